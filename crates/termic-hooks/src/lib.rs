@@ -1,0 +1,7 @@
+//! Install, remove and verify termic's lifecycle hooks in each agent's own
+//! global config, without ever losing a byte of the user's settings.
+//!
+//! Plan, then apply: an install or removal first becomes an `InstallPlan`
+//! (the exact files and bytes to write), which the caller shows the user,
+//! then applies atomically. Nothing here reads `$HOME` or a global: every
+//! entry point takes a `Paths` value, so tests run against a fixture HOME.
