@@ -1,6 +1,21 @@
-//! The `termic` binary: CLI, task runtime, TUI. The logic lives in
-//! `termic-hooks` (config installs) and `termic-signal` (state engine).
-fn main() {
-    eprintln!("termic: not built yet");
-    std::process::exit(2);
+//! The `termic` binary: a thin CLI over the libraries. `termic-hooks` owns
+//! config installs, `termic-signal` owns the state engine; this crate owns
+//! the task runtime (PTYs), the TUI and the glue.
+
+mod commands;
+mod paths;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = commands::Cli::parse();
+    match commands::dispatch(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("termic: {err:#}");
+            ExitCode::from(commands::EXIT_FAILURE)
+        }
+    }
 }

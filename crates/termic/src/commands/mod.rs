@@ -1,0 +1,55 @@
+//! The CLI: one file per command, typed args whose doc comments are the help.
+
+mod completions;
+mod demo;
+mod hooks;
+mod replay;
+mod run;
+mod workspace;
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+/// Exit code for any error not given its own code by a command.
+pub const EXIT_FAILURE: u8 = 1;
+
+/// termic: a terminal workspace for coding agents that tells you, per task,
+/// whether the agent is working, needs you, or is done.
+///
+/// Run `termic` in a project directory to open the workspace.
+#[derive(Debug, Parser)]
+#[command(name = "termic", version, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub workspace: workspace::WorkspaceArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Open the workspace with one task already running.
+    Run(run::RunArgs),
+    /// Install, remove and check lifecycle hooks in agent configs.
+    #[command(subcommand)]
+    Hooks(hooks::HooksCommand),
+    /// Replay a recording through the state engine and print the transitions.
+    Replay(replay::ReplayArgs),
+    /// Try termic with simulated agents in a throwaway HOME.
+    Demo(demo::DemoArgs),
+    /// Print shell completions.
+    Completions(completions::CompletionsArgs),
+}
+
+pub fn dispatch(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        None => workspace::run(cli.workspace),
+        Some(Command::Run(args)) => run::run(cli.workspace, args),
+        Some(Command::Hooks(cmd)) => hooks::run(cmd),
+        Some(Command::Replay(args)) => replay::run(args),
+        Some(Command::Demo(args)) => demo::run(args),
+        Some(Command::Completions(args)) => completions::run(args),
+    }
+}
