@@ -5,3 +5,11 @@
 //! (the exact files and bytes to write), which the caller shows the user,
 //! then applies atomically. Nothing here reads `$HOME` or a global: every
 //! entry point takes a `Paths` value, so tests run against a fixture HOME.
+
+pub mod agents;
+pub mod edit;
+pub mod fsio;
+pub mod manifest;
+pub mod plan;
+pub mod status;
+pub mod target;

@@ -9,8 +9,16 @@
 //!
 //! - [`wire`]: the hook-to-termic OSC 777 format (shared with `termic-hooks`).
 //! - [`signal`]: what the scanner reports to the engine.
+//! - [`scanner`]: PTY bytes to [`signal::Signal`]s (a vte state machine).
+//! - [`profile`]: per-agent detection data (title patterns, notify filters).
+//! - [`engine`]: the state machine.
+//! - [`replay`]: asciicast v2 recordings in, transition timeline out.
 //!
 //! Data flows one way: bytes -> scanner -> signals -> engine -> transitions.
 
+pub mod engine;
+pub mod profile;
+pub mod replay;
+pub mod scanner;
 pub mod signal;
 pub mod wire;

@@ -2,8 +2,13 @@
 //! config installs, `termic-signal` owns the state engine; this crate owns
 //! the task runtime (PTYs), the TUI and the glue.
 
+mod agents;
+mod app;
 mod commands;
+mod notify;
 mod paths;
+mod runtime;
+mod ui;
 
 use std::process::ExitCode;
 

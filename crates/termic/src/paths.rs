@@ -23,7 +23,9 @@ impl TermicPaths {
         let home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
             .map(PathBuf::from)
-            .context("HOME is not set: termic needs it to find agent configs (set HOME and retry)")?;
+            .context(
+                "HOME is not set: termic needs it to find agent configs (set HOME and retry)",
+            )?;
         let strategy = etcetera::choose_base_strategy().ok();
         let data_dir = match std::env::var_os("TERMIC_DATA_DIR").filter(|v| !v.is_empty()) {
             Some(dir) => PathBuf::from(dir),

@@ -1,0 +1,1 @@
+//! A scripted local model server for driving real agent CLIs offline.
