@@ -1,18 +1,9 @@
-//! The `termic` binary: a thin CLI over the libraries. `termic-hooks` owns
-//! config installs, `termic-signal` owns the state engine; this crate owns
-//! the task runtime (PTYs), the TUI and the glue.
-
-mod agents;
-mod app;
-mod commands;
-mod notify;
-mod paths;
-mod runtime;
-mod ui;
+//! The `termic` binary: a thin CLI over the `termic` library (see `lib.rs`).
 
 use std::process::ExitCode;
 
 use clap::Parser;
+use termic::commands;
 
 fn main() -> ExitCode {
     let cli = commands::Cli::parse();

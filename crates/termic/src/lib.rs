@@ -1,0 +1,12 @@
+//! The `termic` crate: the binary's modules as a library, so integration
+//! tests under `tests/` can drive the task runtime and the TUI directly.
+//! `termic-hooks` owns config installs, `termic-signal` owns the state
+//! engine; this crate owns the task runtime (PTYs), the TUI and the glue.
+
+pub mod agents;
+pub mod app;
+pub mod commands;
+pub mod notify;
+pub mod paths;
+pub mod runtime;
+pub mod ui;
