@@ -1,0 +1,134 @@
+// The body of termic's opencode plugin; `opencode.rs` prepends the header
+// and the WIRE constants generated from termic_signal::wire.
+//
+// It runs IN-PROCESS inside opencode, with no timeout and no exit code, so
+// every handler is wrapped on its own: a throw here must never reach
+// opencode (in tool.execute.before it would block the tool).
+
+import fs from "node:fs";
+
+const GUARD = Symbol.for("termic.opencode.plugin");
+const TASK_ID = /^[A-Za-z0-9-]+$/;
+
+function taskId() {
+  const id = process.env.TERMIC_TASK_ID;
+  if (typeof id !== "string" || id.length > WIRE.maxTaskIdLen || !TASK_ID.test(id)) return null;
+  return id;
+}
+
+// Opens $TERMIC_PTY by name (the controlling terminal is not the route),
+// writes one sequence, closes it.
+// Only a character device is opened, so a stale path can never create a file
+// or block on a FIFO. Every error is swallowed.
+function emit(event, fields) {
+  try {
+    const id = taskId();
+    const pty = process.env.TERMIC_PTY;
+    if (!id || !pty) return;
+    if (!fs.statSync(pty).isCharacterDevice()) return;
+    let body = `${WIRE.prefix};${event};${id}`;
+    for (const [key, value] of fields) body += `;${key}=${value}`;
+    const c = fs.constants;
+    const fd = fs.openSync(pty, c.O_WRONLY | (c.O_NOCTTY || 0) | (c.O_NONBLOCK || 0));
+    try {
+      fs.writeSync(fd, `\u001b]${body}\u0007`);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    // Reporting is best effort; opencode must never see our failure.
+  }
+}
+
+function guarded(fn) {
+  return async (...args) => {
+    try {
+      await fn(...args);
+    } catch {
+      // Swallowed on purpose, see the top of the file.
+    }
+  };
+}
+
+function withTimeout(promise, ms) {
+  return Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms, undefined))]);
+}
+
+export const TermicPlugin = async (input) => {
+  // Loaded twice (plugin/ and plugins/, or two copies): register once.
+  if (globalThis[GUARD]) return {};
+  globalThis[GUARD] = true;
+  if (!taskId()) return {};
+
+  const client = input && input.client;
+  const parentOf = new Map(); // sessionID -> parentID ("" for a root session)
+  const errored = new Set(); // sessions whose turn ended in session.error
+  const ended = new Set(); // root sessions already reported done/interrupted this turn
+
+  async function isSubagent(sessionID) {
+    if (!sessionID) return false;
+    if (!parentOf.has(sessionID) && client && client.session && client.session.get) {
+      try {
+        const res = await withTimeout(client.session.get({ path: { id: sessionID } }), 500);
+        const info = res && (res.data || res);
+        if (info && typeof info === "object") parentOf.set(sessionID, info.parentID || "");
+      } catch {
+        // Unknown: treat as a root session.
+      }
+    }
+    return Boolean(parentOf.get(sessionID));
+  }
+
+  function remember(info) {
+    if (info && typeof info.id === "string") parentOf.set(info.id, info.parentID || "");
+  }
+
+  async function idle(sessionID, hook) {
+    if (await isSubagent(sessionID)) return;
+    const key = sessionID || "";
+    if (ended.has(key)) return; // session.status idle and session.idle: one report
+    ended.add(key);
+    const interrupted = errored.delete(key) || errored.delete("");
+    emit(interrupted ? WIRE.interrupted : WIRE.done, [["hook", hook]]);
+  }
+
+  return {
+    "chat.message": guarded(async (msg) => {
+      if (!msg || typeof msg !== "object") return;
+      const sessionID = msg.sessionID || "";
+      if (await isSubagent(sessionID)) return;
+      ended.delete(sessionID);
+      errored.delete(sessionID);
+      emit(WIRE.working, [["hook", "chat.message"]]);
+    }),
+    event: guarded(async ({ event }) => {
+      const type = event && event.type;
+      const p = (event && event.properties) || {};
+      switch (type) {
+        case "session.created":
+        case "session.updated":
+          remember(p.info);
+          break;
+        case "permission.asked":
+        case "permission.updated":
+          emit(WIRE.attention, [["hook", type], ["kind", "permission"]]);
+          break;
+        case "permission.replied":
+          emit(WIRE.released, [["hook", type]]);
+          break;
+        case "session.error":
+          if (!(await isSubagent(p.sessionID))) errored.add(p.sessionID || "");
+          break;
+        case "session.status":
+          if (p.status && p.status.type === "idle") await idle(p.sessionID, type);
+          else if (p.status && p.status.type === "busy") ended.delete(p.sessionID || "");
+          break;
+        case "session.idle":
+          await idle(p.sessionID, type);
+          break;
+        default:
+          break;
+      }
+    }),
+  };
+};

@@ -1,0 +1,141 @@
+//! Grok: UserPromptSubmit (working), Notification (attention, only for
+//! `notificationType` permission_prompt), Stop (done) and StopCancelled
+//! (interrupted; grok 1.0.5, skipped as unknown by 0.2.111), in termic's own
+//! `~/.grok/hooks/termic.json` (Claude-compatible shape, removal is a delete).
+//!
+//! Transport: the script writes the raw sequence to `$TERMIC_PTY` by name.
+//! Grok runs hooks with no controlling terminal, so `/dev/tty` fails
+//! (measured on 1.0.5).
+
+use termic_signal::wire::{field, HookEvent};
+
+use super::script::{PayloadRule, ScriptSpec, Transport};
+use super::{AgentAdapter, AgentSchema, ConfigEntry, HookRegistration, Support};
+
+pub struct Grok;
+
+/// Grok's own config, read (never written) for the Claude-hooks opt-out.
+pub const CONFIG_TOML: &str = "config.toml";
+
+const fn grok_script(
+    hook: &'static str,
+    purpose: &'static str,
+    event: HookEvent,
+    static_fields: &'static [(&'static str, &'static str)],
+    payload: PayloadRule,
+) -> ScriptSpec {
+    ScriptSpec {
+        agent: "grok",
+        hook,
+        purpose,
+        event,
+        static_fields,
+        payload,
+        transport: Transport::PtyByName,
+        silent_under_grok: false,
+    }
+}
+
+static REGISTRATIONS: [HookRegistration; 4] = [
+    HookRegistration {
+        event: "UserPromptSubmit",
+        script: grok_script(
+            "UserPromptSubmit",
+            "tells termic a turn started.",
+            HookEvent::Working,
+            &[],
+            PayloadRule::None,
+        ),
+        file_name: "user-prompt-submit.sh",
+        status_message: "termic: reporting that a turn started",
+    },
+    HookRegistration {
+        event: "Notification",
+        script: grok_script(
+            "Notification",
+            "tells termic a permission prompt waits for you.",
+            HookEvent::Attention,
+            &[(field::KIND, "permission")],
+            PayloadRule::GrokPermissionPromptOnly,
+        ),
+        file_name: "notification.sh",
+        status_message: "termic: reporting that you are needed",
+    },
+    HookRegistration {
+        event: "Stop",
+        script: grok_script(
+            "Stop",
+            "tells termic the turn ended.",
+            HookEvent::Done,
+            &[],
+            PayloadRule::None,
+        ),
+        file_name: "stop.sh",
+        status_message: "termic: reporting that the turn ended",
+    },
+    HookRegistration {
+        event: "StopCancelled",
+        script: grok_script(
+            "StopCancelled",
+            "tells termic the turn was cancelled.",
+            HookEvent::Interrupted,
+            &[],
+            PayloadRule::None,
+        ),
+        file_name: "stop-cancelled.sh",
+        status_message: "termic: reporting that the turn was cancelled",
+    },
+];
+
+impl AgentAdapter for Grok {
+    fn id(&self) -> &'static str {
+        "grok"
+    }
+    fn support(&self) -> Support {
+        Support::Hooks(AgentSchema::Grok)
+    }
+    fn registrations(&self) -> &'static [HookRegistration] {
+        &REGISTRATIONS
+    }
+    fn config_entry(&self) -> ConfigEntry {
+        ConfigEntry::OwnClaudeShape {
+            file: "hooks/termic.json",
+        }
+    }
+}
+
+/// Whether `~/.grok/config.toml` turns off the hooks grok reads from
+/// Claude's files (`[compat.claude] hooks = false`). Read only: termic never
+/// writes grok's config. `Err` carries the parse error text.
+pub fn claude_hooks_disabled(config_toml: &str) -> Result<bool, String> {
+    let doc: toml_edit::DocumentMut = config_toml.parse().map_err(|e| format!("{e}"))?;
+    Ok(doc
+        .get("compat")
+        .and_then(|c| c.get("claude"))
+        .and_then(|c| c.get("hooks"))
+        .and_then(|h| h.as_bool())
+        == Some(false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_claude_hooks_opt_out() {
+        assert_eq!(claude_hooks_disabled(""), Ok(false));
+        assert_eq!(
+            claude_hooks_disabled("[compat.claude]\nhooks = false\n"),
+            Ok(true)
+        );
+        assert_eq!(
+            claude_hooks_disabled("[compat]\nclaude = { hooks = false }\n"),
+            Ok(true)
+        );
+        assert_eq!(
+            claude_hooks_disabled("[compat.claude]\nhooks = true\n"),
+            Ok(false)
+        );
+        assert!(claude_hooks_disabled("[compat.claude\n").is_err());
+    }
+}

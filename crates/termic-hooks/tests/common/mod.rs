@@ -1,0 +1,77 @@
+//! Helpers shared by the integration tests: a real pty pair whose slave path
+//! stands in for `TERMIC_PTY`, and reading back what landed on the master.
+
+#![allow(dead_code)]
+
+use std::ffi::CStr;
+use std::fs::File;
+use std::io::Read;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+/// A pty opened with `openpty`, slave in raw mode so bytes pass unchanged.
+pub struct Pty {
+    master: File,
+    _slave: OwnedFd,
+    pub slave_path: String,
+}
+
+impl Pty {
+    pub fn open() -> Pty {
+        let (mut master, mut slave) = (0, 0);
+        // SAFETY: openpty writes two fds; null name/termios/winsize are allowed.
+        let rc = unsafe {
+            libc::openpty(
+                &mut master,
+                &mut slave,
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
+        assert_eq!(rc, 0, "openpty failed");
+        // SAFETY: both fds were just returned by openpty and are owned here.
+        let (master, slave) = unsafe { (File::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+        // SAFETY: termios is plain data; tcgetattr fills it.
+        unsafe {
+            let mut t: libc::termios = std::mem::zeroed();
+            assert_eq!(libc::tcgetattr(slave.as_raw_fd(), &mut t), 0);
+            libc::cfmakeraw(&mut t);
+            assert_eq!(libc::tcsetattr(slave.as_raw_fd(), libc::TCSANOW, &t), 0);
+            let flags = libc::fcntl(master.as_raw_fd(), libc::F_GETFL);
+            libc::fcntl(master.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+        // SAFETY: ttyname returns a pointer to a static buffer, copied at once.
+        let slave_path = unsafe {
+            let p = libc::ttyname(slave.as_raw_fd());
+            assert!(!p.is_null(), "ttyname failed");
+            CStr::from_ptr(p).to_string_lossy().into_owned()
+        };
+        Pty {
+            master,
+            _slave: slave,
+            slave_path,
+        }
+    }
+
+    /// Everything written to the slave so far (waits briefly for stragglers).
+    pub fn drain(&mut self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut buf = [0u8; 4096];
+        let deadline = Instant::now() + Duration::from_millis(100);
+        loop {
+            match self.master.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if Instant::now() > deadline {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(e) => panic!("reading the pty master: {e}"),
+            }
+        }
+        out
+    }
+}

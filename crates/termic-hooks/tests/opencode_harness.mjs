@@ -1,0 +1,126 @@
+// Loads termic's opencode plugin the way opencode does (import the module,
+// call each exported function with a context, keep the returned hooks) and
+// drives it with a fake event bus. Bytes go to $TERMIC_PTY (a real pty the
+// Rust test reads); a JSON summary goes to stdout.
+//
+// usage: node opencode_harness.mjs <plugin.js> <scenario>
+
+import fs from "node:fs";
+import { pathToFileURL } from "node:url";
+
+const [pluginPath, scenario] = process.argv.slice(2);
+const url = pathToFileURL(pluginPath).href;
+
+const summary = { scenario, threw: [], hookKeys: [], secondHookKeys: null };
+
+async function load(copy, client) {
+  const mod = await import(`${url}?copy=${copy}`);
+  const hooks = [];
+  for (const fn of Object.values(mod)) {
+    if (typeof fn === "function") hooks.push(await fn({ client, directory: "/x", worktree: "/x" }));
+  }
+  return hooks;
+}
+
+// Calls a hook the way opencode does and records whether anything escaped.
+async function call(hooks, name, ...args) {
+  for (const h of hooks) {
+    if (typeof h[name] !== "function") continue;
+    try {
+      await h[name](...args);
+    } catch (e) {
+      summary.threw.push(`${name}: ${e && e.message}`);
+    }
+  }
+}
+
+const ev = (type, properties) => ({ event: { type, properties } });
+const created = (id, parentID) => ev("session.created", { info: { id, parentID, title: "t" } });
+const status = (sessionID, type) => ev("session.status", { sessionID, status: { type } });
+
+async function main() {
+  let client = {};
+  if (scenario === "subagent-via-client" || scenario === "throwing-write") {
+    client = {
+      session: {
+        get: async ({ path }) => {
+          if (scenario === "throwing-write") throw new Error("client down");
+          return { data: { id: path.id, parentID: path.id === "child" ? "root" : undefined } };
+        },
+      },
+    };
+  }
+  if (scenario === "throwing-write") {
+    fs.writeSync = () => {
+      throw new Error("write failed");
+    };
+  }
+  const hooks = await load(1, client);
+  summary.hookKeys = Object.keys(hooks[0] || {}).sort();
+
+  switch (scenario) {
+    case "map":
+    case "no-task-id":
+    case "throwing-write": {
+      await call(hooks, "event", created("root"));
+      await call(hooks, "chat.message", { sessionID: "root" }, { message: {}, parts: [] });
+      await call(hooks, "event", status("root", "busy"));
+      await call(hooks, "event", ev("permission.asked", { id: "p1", sessionID: "root", permission: "edit" }));
+      await call(hooks, "event", ev("permission.replied", { sessionID: "root", requestID: "p1", reply: "once" }));
+      await call(hooks, "event", ev("permission.updated", { id: "p2", sessionID: "root" }));
+      await call(hooks, "event", status("root", "idle"));
+      await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
+      await call(hooks, "chat.message", { sessionID: "root" }, { message: {}, parts: [] });
+      await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
+      // Malformed input must not throw either.
+      await call(hooks, "event", { event: null });
+      await call(hooks, "event", {});
+      await call(hooks, "event", ev("session.status", undefined));
+      await call(hooks, "chat.message", undefined, undefined);
+      break;
+    }
+    case "subagent": {
+      await call(hooks, "event", created("root"));
+      await call(hooks, "chat.message", { sessionID: "root" });
+      await call(hooks, "event", created("child", "root"));
+      await call(hooks, "chat.message", { sessionID: "child" });
+      await call(hooks, "event", ev("session.error", { sessionID: "child", error: { name: "x" } }));
+      await call(hooks, "event", status("child", "idle"));
+      await call(hooks, "event", ev("session.idle", { sessionID: "child" }));
+      await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
+      break;
+    }
+    case "subagent-via-client": {
+      // No session.created seen: the plugin asks the client for the parent.
+      await call(hooks, "chat.message", { sessionID: "root" });
+      await call(hooks, "event", ev("session.idle", { sessionID: "child" }));
+      await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
+      break;
+    }
+    case "error-then-idle": {
+      await call(hooks, "event", created("root"));
+      await call(hooks, "chat.message", { sessionID: "root" });
+      await call(hooks, "event", ev("session.error", { sessionID: "root", error: { name: "MessageAbortedError" } }));
+      await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
+      await call(hooks, "event", status("root", "idle"));
+      await call(hooks, "chat.message", { sessionID: "root" });
+      await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
+      break;
+    }
+    case "double-load": {
+      const second = await load(2, client);
+      summary.secondHookKeys = Object.keys(second[0] || {}).sort();
+      const both = hooks.concat(second);
+      await call(both, "event", created("root"));
+      await call(both, "chat.message", { sessionID: "root" });
+      await call(both, "event", ev("permission.asked", { id: "p1", sessionID: "root" }));
+      await call(both, "event", ev("session.idle", { sessionID: "root" }));
+      break;
+    }
+    default:
+      throw new Error(`unknown scenario ${scenario}`);
+  }
+  process.stdout.write(JSON.stringify(summary));
+}
+
+main();
