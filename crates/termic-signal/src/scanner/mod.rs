@@ -1,0 +1,142 @@
+//! PTY output bytes to [`Signal`]s, in stream order.
+//!
+//! [`Scanner`] wraps a vte [`Parser`](vte::Parser) with a private
+//! [`Perform`]: vte tracks escape-sequence state, and the performer turns the
+//! few sequences termic cares about into signals: window titles (OSC 0/2),
+//! notifications (OSC 9, 777 and kitty's 99), progress (OSC 9;4), termic hook
+//! messages (OSC 777;termic), native program status (OSC 7501), a bare BEL, and
+//! visible output. Everything else (CSI, DCS, other OSCs) is parsed and dropped.
+//!
+//! ```
+//! use termic_signal::scanner::Scanner;
+//! use termic_signal::signal::Signal;
+//!
+//! let mut scanner = Scanner::new();
+//! let mut out = Vec::new();
+//! scanner.feed(b"\x1b]0;\xe2\x9c\xb3 Claude", &mut out);
+//! scanner.feed(b" Code\x07", &mut out); // split anywhere: same signals
+//! assert_eq!(out, vec![Signal::Title("\u{2733} Claude Code".into())]);
+//! ```
+//!
+//! Memory is bounded whatever the agent prints: vte is built without its `std`
+//! feature, so its OSC buffer is a fixed [`MAX_OSC_BYTES`] array (an OSC that
+//! fills it is dropped, not truncated), and the only state kept here is the
+//! bounded OSC 99 chunk table in [`kitty`].
+
+mod kitty;
+mod native;
+mod osc;
+
+use vte::{Parser, Perform};
+
+use crate::signal::Signal;
+use kitty::KittyAssembler;
+
+/// Longest OSC payload (all parameters, without their `;` separators) the
+/// scanner accepts. Longer sequences are dropped whole: a truncated title or
+/// hook message would be a lie. 8 KiB is far above anything measured (titles
+/// are under 200 bytes, a Claude 7501 `msg=` a few hundred) and twice kitty's
+/// 4 KiB notification chunk.
+pub const MAX_OSC_BYTES: usize = 8192;
+
+/// Turns PTY output into [`Signal`]s. One per task; keeps state across
+/// [`feed`](Scanner::feed) calls so a sequence split at any byte is seen whole.
+pub struct Scanner {
+    parser: Parser<MAX_OSC_BYTES>,
+    kitty: KittyAssembler,
+}
+
+impl Default for Scanner {
+    fn default() -> Self {
+        Scanner::new()
+    }
+}
+
+impl std::fmt::Debug for Scanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scanner")
+            .field("kitty_pending", &self.kitty.pending_count())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Scanner {
+    pub fn new() -> Scanner {
+        Scanner {
+            // `new_with_size` only exists when vte's `std` feature is off. If a
+            // dependency ever turns it on (cargo unifies features), this stops
+            // compiling instead of silently making the OSC buffer unbounded.
+            parser: Parser::<MAX_OSC_BYTES>::new_with_size(),
+            kitty: KittyAssembler::default(),
+        }
+    }
+
+    /// Scan `bytes` and push what they signal onto `out`, in stream order.
+    ///
+    /// At most one [`Signal::Activity`] is pushed per call, at the position of
+    /// the first visible output in `bytes`: the engine only needs to know that
+    /// the agent painted something, and this keeps the hot path to one flag.
+    pub fn feed(&mut self, bytes: &[u8], out: &mut Vec<Signal>) {
+        let mut performer = SignalPerformer {
+            out,
+            kitty: &mut self.kitty,
+            activity_seen: false,
+        };
+        self.parser.advance(&mut performer, bytes);
+    }
+
+    /// Heap bytes this scanner holds beyond its fixed size (the OSC 99 chunk
+    /// table). Bounded by [`kitty::MAX_RETAINED_BYTES`]; tests pin that.
+    pub fn retained_heap_bytes(&self) -> usize {
+        self.kitty.retained_heap_bytes()
+    }
+
+    /// Upper bound of [`retained_heap_bytes`](Scanner::retained_heap_bytes).
+    pub const MAX_RETAINED_HEAP_BYTES: usize = kitty::MAX_RETAINED_BYTES;
+}
+
+/// The vte callback sink for one `feed` call.
+struct SignalPerformer<'a> {
+    out: &'a mut Vec<Signal>,
+    kitty: &'a mut KittyAssembler,
+    activity_seen: bool,
+}
+
+impl SignalPerformer<'_> {
+    #[inline(always)]
+    fn activity(&mut self) {
+        if !self.activity_seen {
+            self.activity_seen = true;
+            self.out.push(Signal::Activity);
+        }
+    }
+}
+
+const BEL: u8 = 0x07;
+const LF: u8 = 0x0a;
+
+impl Perform for SignalPerformer<'_> {
+    #[inline(always)]
+    fn print(&mut self, _c: char) {
+        self.activity();
+    }
+
+    #[inline]
+    fn execute(&mut self, byte: u8) {
+        match byte {
+            // vte never executes the BEL that ends an OSC, so this one is bare.
+            BEL => self.out.push(Signal::Bell),
+            LF => self.activity(),
+            _ => {}
+        }
+    }
+
+    fn osc_dispatch(&mut self, params: &[&[u8]], _bell_terminated: bool) {
+        // Both terminators are accepted: Claude re-emits ST-ended sequences
+        // with BEL, and other agents use either.
+        osc::dispatch(params, self.kitty, self.out);
+    }
+}
+
+#[cfg(test)]
+mod tests;
