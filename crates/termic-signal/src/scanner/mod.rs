@@ -18,12 +18,13 @@
 //! assert_eq!(out, vec![Signal::Title("\u{2733} Claude Code".into())]);
 //! ```
 //!
-//! Memory is bounded whatever the agent prints: vte is built without its `std`
-//! feature, so its OSC buffer is a fixed [`MAX_OSC_BYTES`] array (an OSC that
-//! fills it is dropped, not truncated), and the only state kept here is the
+//! Memory is bounded whatever the agent prints: [`limit`] cuts off any OSC
+//! longer than [`MAX_OSC_BYTES`] before vte has buffered more than that (the
+//! OSC is dropped whole, not truncated), and the only other state is the
 //! bounded OSC 99 chunk table in [`kitty`].
 
 mod kitty;
+mod limit;
 mod native;
 mod osc;
 
@@ -31,8 +32,9 @@ use vte::{Parser, Perform};
 
 use crate::signal::Signal;
 use kitty::KittyAssembler;
+use limit::{OscLimiter, Step};
 
-/// Longest OSC payload (all parameters, without their `;` separators) the
+/// Longest OSC body (the bytes between `ESC ]` and the terminator) the
 /// scanner accepts. Longer sequences are dropped whole: a truncated title or
 /// hook message would be a lie. 8 KiB is far above anything measured (titles
 /// are under 200 bytes, a Claude 7501 `msg=` a few hundred) and twice kitty's
@@ -43,6 +45,7 @@ pub const MAX_OSC_BYTES: usize = 8192;
 /// [`feed`](Scanner::feed) calls so a sequence split at any byte is seen whole.
 pub struct Scanner {
     parser: Parser<MAX_OSC_BYTES>,
+    limiter: OscLimiter,
     kitty: KittyAssembler,
 }
 
@@ -63,10 +66,10 @@ impl std::fmt::Debug for Scanner {
 impl Scanner {
     pub fn new() -> Scanner {
         Scanner {
-            // `new_with_size` only exists when vte's `std` feature is off. If a
-            // dependency ever turns it on (cargo unifies features), this stops
-            // compiling instead of silently making the OSC buffer unbounded.
-            parser: Parser::<MAX_OSC_BYTES>::new_with_size(),
+            // Without vte's `std` feature the buffer is this fixed size; with
+            // it, `limit` keeps it there.
+            parser: Parser::<MAX_OSC_BYTES>::default(),
+            limiter: OscLimiter::default(),
             kitty: KittyAssembler::default(),
         }
     }
@@ -81,8 +84,30 @@ impl Scanner {
             out,
             kitty: &mut self.kitty,
             activity_seen: false,
+            drop_next_osc: false,
         };
-        self.parser.advance(&mut performer, bytes);
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let step = self.limiter.next(rest);
+            let taken = match step {
+                Step::Parse(n) => {
+                    self.parser.advance(&mut performer, &rest[..n]);
+                    n
+                }
+                Step::ParseThenAbort(n) => {
+                    self.parser.advance(&mut performer, &rest[..n]);
+                    // CAN ends the OSC in vte (dispatching what it holds,
+                    // which we drop) and is otherwise a no-op for us.
+                    performer.drop_next_osc = true;
+                    self.parser.advance(&mut performer, &[CAN]);
+                    debug_assert!(!performer.drop_next_osc, "vte was not in an OSC");
+                    performer.drop_next_osc = false;
+                    n
+                }
+                Step::Skip(n) => n,
+            };
+            rest = &rest[taken..];
+        }
     }
 
     /// Heap bytes this scanner holds beyond its fixed size (the OSC 99 chunk
@@ -100,6 +125,8 @@ struct SignalPerformer<'a> {
     out: &'a mut Vec<Signal>,
     kitty: &'a mut KittyAssembler,
     activity_seen: bool,
+    /// Set while feeding the CAN that aborts an over-long OSC.
+    drop_next_osc: bool,
 }
 
 impl SignalPerformer<'_> {
@@ -114,6 +141,7 @@ impl SignalPerformer<'_> {
 
 const BEL: u8 = 0x07;
 const LF: u8 = 0x0a;
+const CAN: u8 = 0x18;
 
 impl Perform for SignalPerformer<'_> {
     #[inline(always)]
@@ -132,6 +160,9 @@ impl Perform for SignalPerformer<'_> {
     }
 
     fn osc_dispatch(&mut self, params: &[&[u8]], _bell_terminated: bool) {
+        if std::mem::take(&mut self.drop_next_osc) {
+            return;
+        }
         // Both terminators are accepted: Claude re-emits ST-ended sequences
         // with BEL, and other agents use either.
         osc::dispatch(params, self.kitty, self.out);

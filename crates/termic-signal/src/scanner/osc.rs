@@ -4,7 +4,7 @@
 //! so a title or body with more than 15 `;` in it arrives cut at that point.
 
 use super::kitty::KittyAssembler;
-use super::{native, MAX_OSC_BYTES};
+use super::native;
 use crate::signal::{NotifySource, Signal};
 use crate::wire;
 
@@ -13,11 +13,6 @@ pub(super) fn dispatch(params: &[&[u8]], kitty: &mut KittyAssembler, out: &mut V
     let Some((&number, rest)) = params.split_first() else {
         return;
     };
-    if filled_the_buffer(params) {
-        // vte stopped storing bytes at MAX_OSC_BYTES: what we have is a
-        // prefix of something hostile or broken. Drop it whole.
-        return;
-    }
     let signal = match number {
         b"0" | b"2" => title(rest),
         b"9" => osc9(rest),
@@ -28,12 +23,6 @@ pub(super) fn dispatch(params: &[&[u8]], kitty: &mut KittyAssembler, out: &mut V
         _ => None,
     };
     out.extend(signal);
-}
-
-/// True when the OSC reached vte's fixed buffer size, i.e. was (probably)
-/// truncated. vte stores the parameters back to back without their `;`.
-fn filled_the_buffer(params: &[&[u8]]) -> bool {
-    params.iter().map(|p| p.len()).sum::<usize>() >= MAX_OSC_BYTES
 }
 
 /// Rejoin parameters vte split on `;`.

@@ -217,15 +217,146 @@ fn csi_dcs_and_other_escapes_are_silent() {
 }
 
 #[test]
-fn an_osc_that_fills_the_buffer_is_dropped_and_the_next_one_works() {
-    let mut bytes = b"\x1b]0;".to_vec();
-    bytes.extend(std::iter::repeat_n(b'x', MAX_OSC_BYTES * 3));
-    bytes.extend_from_slice(b"\x07\x1b]0;next\x07");
-    assert_eq!(scan(&bytes), [title("next")]);
-    // Just under the limit is kept whole.
-    let just_under = format!("\x1b]0;{}\x07", "y".repeat(MAX_OSC_BYTES - 2));
+fn an_osc_over_the_limit_is_dropped_whole_and_the_next_one_works() {
+    // Body = "0;" + title: exactly MAX_OSC_BYTES is kept, one more is not.
+    let at_limit = "y".repeat(MAX_OSC_BYTES - 2);
     assert_eq!(
-        scan(just_under.as_bytes()),
-        [title(&"y".repeat(MAX_OSC_BYTES - 2))]
+        scan(format!("\x1b]0;{at_limit}\x07").as_bytes()),
+        [title(&at_limit)]
     );
+    let over = "y".repeat(MAX_OSC_BYTES - 1);
+    for end in ["\x07", "\x1b\\", "\x18", "\x1a"] {
+        let bytes = format!("\x1b]0;{over}{end}\x1b]0;next\x07");
+        assert_eq!(scan(bytes.as_bytes()), [title("next")], "ended by {end:?}");
+    }
+    // The BEL ending a dropped OSC is not a bell; a later one is.
+    let bytes = format!("\x1b]9;{}\x07\x07", "z".repeat(3 * MAX_OSC_BYTES));
+    assert_eq!(scan(bytes.as_bytes()), [Signal::Bell]);
+}
+
+#[test]
+fn the_limit_holds_across_feed_calls() {
+    let mut scanner = Scanner::new();
+    let mut out = Vec::new();
+    scanner.feed(b"\x1b]0;", &mut out);
+    for _ in 0..MAX_OSC_BYTES {
+        scanner.feed(b"ab", &mut out);
+    }
+    scanner.feed(b"\x07\x1b]0;", &mut out);
+    scanner.feed(b"after\x07", &mut out);
+    assert_eq!(out, [title("after")]);
+}
+
+/// The limiter must mirror vte exactly: on input whose OSCs are all within
+/// the limit it changes nothing, and an over-long OSC costs that OSC only.
+/// The reference runs vte with no limiter (its `std` buffer grows freely in
+/// tests) and drops over-long OSCs after the fact.
+mod limiter_matches_vte {
+    use super::*;
+    use proptest::prelude::*;
+
+    struct Reference<'a> {
+        inner: SignalPerformer<'a>,
+    }
+
+    impl Perform for Reference<'_> {
+        fn print(&mut self, c: char) {
+            self.inner.print(c)
+        }
+        fn execute(&mut self, byte: u8) {
+            self.inner.execute(byte)
+        }
+        fn osc_dispatch(&mut self, params: &[&[u8]], bell: bool) {
+            // Body length: params plus the `;` between them. The soup below
+            // never has more than 16 params (vte keeps them all) nor C0
+            // controls inside an OSC (vte skips those, the limit counts them).
+            let len = params.iter().map(|p| p.len() + 1).sum::<usize>() - 1;
+            if len <= MAX_OSC_BYTES {
+                self.inner.osc_dispatch(params, bell)
+            }
+        }
+    }
+
+    fn reference(bytes: &[u8]) -> Vec<Signal> {
+        let mut out = Vec::new();
+        let mut kitty = KittyAssembler::default();
+        let mut performer = Reference {
+            inner: SignalPerformer {
+                out: &mut out,
+                kitty: &mut kitty,
+                activity_seen: false,
+                drop_next_osc: false,
+            },
+        };
+        Parser::<MAX_OSC_BYTES>::default().advance(&mut performer, bytes);
+        out
+    }
+
+    fn soup() -> impl Strategy<Value = Vec<u8>> {
+        let filler = prop_oneof![
+            Just(MAX_OSC_BYTES - 3),
+            Just(MAX_OSC_BYTES - 2),
+            Just(MAX_OSC_BYTES - 1),
+            Just(MAX_OSC_BYTES),
+            0usize..64,
+        ]
+        .prop_map(|n| vec![b'x'; n]);
+        let token = prop_oneof![
+            Just(b"\x1b]0;".to_vec()),
+            Just(b"\x1b]9;".to_vec()),
+            Just(b"\x1b]".to_vec()),
+            Just(b"\x1b".to_vec()),
+            Just(b"\x1b\\".to_vec()),
+            Just(b"\x07".to_vec()),
+            Just(b"\x18".to_vec()),
+            Just(b"\x1a".to_vec()),
+            Just(b"\x1b[".to_vec()),
+            Just(b"\x1bP".to_vec()),
+            Just(b"\x1b ".to_vec()),
+            Just(vec![0x1b, 0x80, b']']),
+            Just(vec![0x1b, 0x05, b']']),
+            Just(b";".to_vec()),
+            Just(b"0;".to_vec()),
+            Just(b"9;".to_vec()),
+            Just(b"]".to_vec()),
+            filler,
+        ];
+        proptest::collection::vec(token, 0..16).prop_map(|t| t.concat())
+    }
+
+    /// Every way out of vte's Escape state, each followed by `]` and an
+    /// over-long body: the limiter must agree with vte on whether that
+    /// `]` opened an OSC.
+    #[test]
+    fn on_every_escape_state_exit() {
+        let long = "x".repeat(MAX_OSC_BYTES + 1);
+        for after_esc in [
+            &[][..],
+            &[0x18],
+            &[0x1a],
+            &[0x1b],
+            &[0x05],
+            &[0x7f],
+            &[0x80],
+            &[0xff],
+            b" ",
+            b"(",
+            b"[",
+            b"P",
+            b"X",
+        ] {
+            let mut bytes = b"\x1b".to_vec();
+            bytes.extend_from_slice(after_esc);
+            bytes.extend_from_slice(format!("]0;{long}\x07\x07\x1b]0;t\x07").as_bytes());
+            assert_eq!(scan(&bytes), reference(&bytes), "ESC {after_esc:?} ]");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+        #[test]
+        fn on_random_escape_soup(bytes in soup()) {
+            prop_assert_eq!(scan(&bytes), reference(&bytes));
+        }
+    }
 }
