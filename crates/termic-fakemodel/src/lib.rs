@@ -1,1 +1,22 @@
 //! A scripted local model server for driving real agent CLIs offline.
+//!
+//! It speaks the Anthropic Messages API (Claude Code), OpenAI chat
+//! completions (opencode, grok) and the Responses API (codex, grok's title
+//! call), always streaming, and answers from a [`Scenario`]: the step of a
+//! turn is how many tool calls the model already made since the user's
+//! prompt, so after a tool result it answers with text and the turn ends.
+//! Every request is logged ([`LogEntry`]) for assertions.
+
+pub mod anthropic;
+pub mod chat;
+pub mod http;
+pub mod log;
+pub mod responses;
+pub mod scenario;
+pub mod server;
+pub mod sse;
+pub mod turn;
+
+pub use log::LogEntry;
+pub use scenario::{Scenario, ScenarioName};
+pub use server::{FakeModel, FakeModelError, ServerConfig};

@@ -1,0 +1,253 @@
+//! The Anthropic Messages API as Claude Code uses it:
+//! `POST /v1/messages?beta=true` with `stream: true`, answered with
+//! message_start, ping, content blocks (text_delta / input_json_delta),
+//! message_delta and message_stop.
+
+use serde_json::{json, Value};
+
+use crate::sse::{named, Frame};
+use crate::turn::{content_text, summarize, Answer, ToolSpec, Turn};
+
+fn has_block(message: &Value, kind: &str) -> bool {
+    message["content"]
+        .as_array()
+        .is_some_and(|blocks| blocks.iter().any(|b| b["type"] == kind))
+}
+
+/// Reads the turn out of a Messages request. The prompt is the last USER
+/// message that is not a tool result: Claude may append `role: "system"`
+/// entries after it, so the last message is not the one to read.
+pub fn analyze(body: &Value) -> Turn {
+    let tools: Vec<ToolSpec> = body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| {
+                    let name = t["name"].as_str()?;
+                    Some(ToolSpec {
+                        name: name.to_string(),
+                        schema: t["input_schema"].clone(),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let messages = body["messages"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let prompt_at = messages
+        .iter()
+        .rposition(|m| m["role"] == "user" && !has_block(m, "tool_result"));
+    let after = prompt_at.map_or(messages, |i| &messages[i + 1..]);
+    let tool_calls_made = after
+        .iter()
+        .filter(|m| m["role"] == "assistant" && has_block(m, "tool_use"))
+        .count();
+    let tool_results = after
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| {
+            let text = summarize(&content_text(&b["content"]));
+            if b["is_error"] == true {
+                format!("error: {text}")
+            } else {
+                text
+            }
+        })
+        .collect();
+    Turn {
+        side: tools.is_empty(),
+        tools,
+        tool_calls_made,
+        last_user: prompt_at
+            .map(|i| summarize(&content_text(&messages[i]["content"])))
+            .unwrap_or_default(),
+        tool_results,
+        json_schema: None,
+    }
+}
+
+/// The SSE frames for an answer. `id` makes message and tool ids unique.
+pub fn render(answer: &Answer, model: &str, id: u64) -> Vec<Frame> {
+    let mut frames = vec![
+        Frame::now(named(
+            "message_start",
+            &json!({"type": "message_start", "message": {
+                "id": format!("msg_fake{id}"), "type": "message", "role": "assistant", "model": model,
+                "content": [], "stop_reason": null, "stop_sequence": null,
+                "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        )),
+        Frame::now(named("ping", &json!({"type": "ping"}))),
+    ];
+    let mut index = 0;
+    let mut timed = answer.timed_chunks().peekable();
+    if timed.peek().is_some() {
+        let start = json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}});
+        frames.push(Frame::now(named("content_block_start", &start)));
+        for (delay, chunk) in timed {
+            let delta = json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": chunk}});
+            frames.push(Frame {
+                delay,
+                bytes: named("content_block_delta", &delta),
+            });
+        }
+        frames.push(Frame::now(named(
+            "content_block_stop",
+            &json!({"type": "content_block_stop", "index": index}),
+        )));
+        index += 1;
+    }
+    if let Some(call) = &answer.call {
+        let start = json!({"type": "content_block_start", "index": index, "content_block": {
+            "type": "tool_use", "id": format!("toolu_fake{id}"), "name": call.name, "input": {}}});
+        frames.push(Frame {
+            delay: answer.tool_delay(),
+            bytes: named("content_block_start", &start),
+        });
+        let args = call.args.to_string();
+        let (a, b) = args.split_at(args.len() / 2);
+        for part in [a, b] {
+            let delta = json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": part}});
+            frames.push(Frame::now(named("content_block_delta", &delta)));
+        }
+        frames.push(Frame::now(named(
+            "content_block_stop",
+            &json!({"type": "content_block_stop", "index": index}),
+        )));
+    }
+    let stop_reason = if answer.call.is_some() {
+        "tool_use"
+    } else {
+        "end_turn"
+    };
+    frames.push(Frame::now(named(
+        "message_delta",
+        &json!({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": null}, "usage": {"output_tokens": 10}}),
+    )));
+    frames.push(Frame::now(named(
+        "message_stop",
+        &json!({"type": "message_stop"}),
+    )));
+    frames
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::turn::ToolCall;
+    use std::time::Duration;
+
+    fn events(frames: &[Frame]) -> Vec<Value> {
+        frames
+            .iter()
+            .map(|f| {
+                let text = String::from_utf8(f.bytes.clone()).unwrap();
+                let data = text.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+                let event = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("event: "))
+                    .unwrap();
+                let value: Value = serde_json::from_str(data).unwrap();
+                assert_eq!(value["type"], event, "event name and type field agree");
+                value
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_prompt_is_the_last_user_message_even_when_system_entries_follow() {
+        let body = json!({"tools": [{"name": "Write", "input_schema": {}}], "messages": [
+            {"role": "user", "content": "old"},
+            {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+            {"role": "user", "content": [{"type": "text", "text": "make out.txt"}]},
+            {"role": "system", "content": "reminder"},
+        ]});
+        let turn = analyze(&body);
+        assert_eq!(turn.last_user, "make out.txt");
+        assert_eq!(turn.tool_calls_made, 0);
+        assert!(!turn.side);
+    }
+
+    #[test]
+    fn a_tool_result_advances_the_step_and_is_summarised() {
+        let body = json!({"tools": [{"name": "Write"}], "messages": [
+            {"role": "user", "content": "make out.txt"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Write", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "File created"}]},
+        ]});
+        let turn = analyze(&body);
+        assert_eq!(
+            (turn.tool_calls_made, turn.last_user.as_str()),
+            (1, "make out.txt")
+        );
+        assert_eq!(turn.tool_results, vec!["File created"]);
+    }
+
+    #[test]
+    fn a_request_without_tools_is_a_side_request() {
+        assert!(analyze(&json!({"messages": [{"role": "user", "content": "title?"}]})).side);
+    }
+
+    #[test]
+    fn text_then_tool_use_is_well_formed() {
+        let answer = Answer {
+            lead: Duration::from_millis(5),
+            chunks: vec!["Hel".into(), "lo".into()],
+            interval: Duration::from_millis(7),
+            call: Some(ToolCall {
+                name: "Write".into(),
+                args: json!({"file_path": "/p", "content": "x"}),
+            }),
+        };
+        let frames = render(&answer, "m", 3);
+        let evs = events(&frames);
+        let types: Vec<&str> = evs.iter().map(|e| e["type"].as_str().unwrap()).collect();
+        assert_eq!(
+            types,
+            [
+                "message_start",
+                "ping",
+                "content_block_start",
+                "content_block_delta",
+                "content_block_delta",
+                "content_block_stop",
+                "content_block_start",
+                "content_block_delta",
+                "content_block_delta",
+                "content_block_stop",
+                "message_delta",
+                "message_stop",
+            ]
+        );
+        assert_eq!(frames[3].delay, Duration::from_millis(5));
+        assert_eq!(frames[4].delay, Duration::from_millis(7));
+        assert_eq!(evs[6]["content_block"]["name"], "Write");
+        assert_eq!(evs[6]["index"], 1);
+        let json_text: String = evs[7..9]
+            .iter()
+            .map(|e| e["delta"]["partial_json"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            serde_json::from_str::<Value>(&json_text).unwrap()["file_path"],
+            "/p"
+        );
+        assert_eq!(evs[10]["delta"]["stop_reason"], "tool_use");
+    }
+
+    #[test]
+    fn plain_text_ends_the_turn() {
+        let answer = Answer {
+            lead: Duration::ZERO,
+            chunks: vec!["Hi".into()],
+            interval: Duration::ZERO,
+            call: None,
+        };
+        let evs = events(&render(&answer, "m", 1));
+        assert_eq!(evs[evs.len() - 2]["delta"]["stop_reason"], "end_turn");
+    }
+}

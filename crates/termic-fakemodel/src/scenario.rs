@@ -1,0 +1,268 @@
+//! What the fake model answers, per scenario and per step of a turn. Pure:
+//! the step comes in as a value (how many tool calls the model already made
+//! since the user's prompt), the answer goes out as a value.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The scripted behaviours an agent can be driven through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScenarioName {
+    /// One short text answer.
+    Plain,
+    /// A file-write tool call (a permission prompt), then text.
+    Write,
+    /// Claude's AskUserQuestion tool call, then text.
+    Ask,
+    /// Text streamed over several seconds, so the busy state can be seen and
+    /// Escape can interrupt it.
+    Slow,
+    /// Several read-only tool calls with pauses, then text.
+    Multi,
+}
+
+impl ScenarioName {
+    pub const ALL: [ScenarioName; 5] = [
+        ScenarioName::Plain,
+        ScenarioName::Write,
+        ScenarioName::Ask,
+        ScenarioName::Slow,
+        ScenarioName::Multi,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScenarioName::Plain => "plain",
+            ScenarioName::Write => "write",
+            ScenarioName::Ask => "ask",
+            ScenarioName::Slow => "slow",
+            ScenarioName::Multi => "multi",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<ScenarioName> {
+        ScenarioName::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+}
+
+/// A scenario with its parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scenario {
+    pub name: ScenarioName,
+    /// Absolute path of the file the write scenario creates (and the
+    /// directory the multi scenario reads from).
+    pub write_path: PathBuf,
+    /// How long the slow answer streams for.
+    pub slow_for: Duration,
+    /// Tool calls in the multi scenario.
+    pub steps: usize,
+    /// Pause before each multi-scenario tool call.
+    pub step_pause: Duration,
+}
+
+impl Scenario {
+    pub fn new(name: ScenarioName, write_path: impl Into<PathBuf>) -> Scenario {
+        Scenario {
+            name,
+            write_path: write_path.into(),
+            slow_for: Duration::from_secs(10),
+            steps: 4,
+            step_pause: Duration::from_millis(1500),
+        }
+    }
+}
+
+/// A tool call, described by intent; each API module maps it onto the tools
+/// the agent actually offered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    Write {
+        path: PathBuf,
+        content: String,
+    },
+    Read {
+        path: PathBuf,
+    },
+    Ask {
+        question: String,
+        header: String,
+        options: Vec<String>,
+    },
+}
+
+/// The model's answer to one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// Text in `chunks`, one every `interval`, after waiting `lead`.
+    Text {
+        lead: Duration,
+        chunks: Vec<String>,
+        interval: Duration,
+    },
+    /// An optional sentence, then one tool call, after waiting `lead`.
+    Tool {
+        lead: Duration,
+        preface: Option<String>,
+        action: Action,
+    },
+}
+
+impl Reply {
+    pub fn text(text: &str) -> Reply {
+        Reply::Text {
+            lead: Duration::ZERO,
+            chunks: split_chunks(text, 3),
+            interval: Duration::ZERO,
+        }
+    }
+}
+
+pub const PLAIN_ANSWER: &str = "Hello from the fake model.";
+pub const WRITE_CONTENT: &str = "hello from the fake model\n";
+pub const AFTER_TOOL_ANSWER: &str = "Done. The tool call finished.";
+pub const SLOW_ANSWER_WORDS: usize = 40;
+
+/// The answer for a turn in which the model already made `tool_calls_made`
+/// tool calls since the user's prompt.
+pub fn reply(scenario: &Scenario, tool_calls_made: usize) -> Reply {
+    let first = tool_calls_made == 0;
+    match scenario.name {
+        ScenarioName::Plain => Reply::text(PLAIN_ANSWER),
+        ScenarioName::Write if first => Reply::Tool {
+            lead: Duration::ZERO,
+            preface: None,
+            action: Action::Write {
+                path: scenario.write_path.clone(),
+                content: WRITE_CONTENT.to_string(),
+            },
+        },
+        ScenarioName::Ask if first => Reply::Tool {
+            lead: Duration::ZERO,
+            preface: None,
+            action: Action::Ask {
+                question: "Which color do you like?".to_string(),
+                header: "Color".to_string(),
+                options: vec!["Red".to_string(), "Blue".to_string()],
+            },
+        },
+        ScenarioName::Write | ScenarioName::Ask => Reply::text(AFTER_TOOL_ANSWER),
+        ScenarioName::Slow => {
+            let words: Vec<String> = (1..=SLOW_ANSWER_WORDS)
+                .map(|i| format!("word{i} "))
+                .collect();
+            Reply::Text {
+                lead: Duration::ZERO,
+                interval: scenario.slow_for / SLOW_ANSWER_WORDS as u32,
+                chunks: words,
+            }
+        }
+        ScenarioName::Multi if tool_calls_made < scenario.steps => Reply::Tool {
+            lead: scenario.step_pause,
+            preface: Some(format!(
+                "Step {} of {}.",
+                tool_calls_made + 1,
+                scenario.steps
+            )),
+            action: Action::Read {
+                path: scenario.write_path.with_file_name("README.md"),
+            },
+        },
+        ScenarioName::Multi => Reply::text(&format!("All {} steps done.", scenario.steps)),
+    }
+}
+
+/// Splits `text` into at most `n` non-empty pieces on char boundaries.
+pub fn split_chunks(text: &str, n: usize) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.is_empty() {
+        return vec![String::new()];
+    }
+    let size = chars.len().div_ceil(n.max(1));
+    chars.chunks(size).map(|c| c.iter().collect()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(name: ScenarioName) -> Scenario {
+        Scenario::new(name, "/p/out.txt")
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for name in ScenarioName::ALL {
+            assert_eq!(ScenarioName::parse(name.as_str()), Some(name));
+        }
+        assert_eq!(ScenarioName::parse("nope"), None);
+    }
+
+    #[test]
+    fn write_asks_for_the_tool_then_ends_the_turn_with_text() {
+        let s = scenario(ScenarioName::Write);
+        let Reply::Tool {
+            action: Action::Write { path, content },
+            ..
+        } = reply(&s, 0)
+        else {
+            panic!("first step must be the write tool call");
+        };
+        assert_eq!(path, PathBuf::from("/p/out.txt"));
+        assert_eq!(content, WRITE_CONTENT);
+        assert_eq!(reply(&s, 1), Reply::text(AFTER_TOOL_ANSWER));
+    }
+
+    #[test]
+    fn ask_offers_two_options_then_ends_the_turn() {
+        let s = scenario(ScenarioName::Ask);
+        assert!(
+            matches!(reply(&s, 0), Reply::Tool { action: Action::Ask { ref options, .. }, .. } if options.len() == 2)
+        );
+        assert!(matches!(reply(&s, 1), Reply::Text { .. }));
+    }
+
+    #[test]
+    fn slow_spreads_its_words_over_the_configured_time() {
+        let mut s = scenario(ScenarioName::Slow);
+        s.slow_for = Duration::from_secs(8);
+        let Reply::Text {
+            chunks, interval, ..
+        } = reply(&s, 0)
+        else {
+            panic!()
+        };
+        assert_eq!(chunks.len(), SLOW_ANSWER_WORDS);
+        assert_eq!(interval * chunks.len() as u32, Duration::from_secs(8));
+    }
+
+    #[test]
+    fn multi_makes_the_configured_number_of_tool_calls() {
+        let mut s = scenario(ScenarioName::Multi);
+        s.steps = 3;
+        for step in 0..3 {
+            let Reply::Tool {
+                preface,
+                action: Action::Read { path },
+                lead,
+            } = reply(&s, step)
+            else {
+                panic!("step {step} must be a tool call");
+            };
+            assert_eq!(preface.unwrap(), format!("Step {} of 3.", step + 1));
+            assert_eq!(path, PathBuf::from("/p/README.md"));
+            assert_eq!(lead, s.step_pause);
+        }
+        assert_eq!(reply(&s, 3), Reply::text("All 3 steps done."));
+    }
+
+    #[test]
+    fn chunks_rejoin_to_the_text() {
+        for text in ["", "a", "héllo wörld", "abcdefghij"] {
+            for n in 1..5 {
+                let chunks = split_chunks(text, n);
+                assert!(chunks.len() <= n.max(1));
+                assert_eq!(chunks.concat(), text);
+            }
+        }
+    }
+}

@@ -1,0 +1,425 @@
+//! What a request says about the conversation (which tools were offered,
+//! how far the turn got, what the user and the tools said), in one shape for
+//! all three APIs, and the mapping of an intended tool call onto the tools
+//! the agent really offered.
+
+use serde_json::{json, Map, Value};
+
+use std::time::Duration;
+
+use crate::scenario::{self, Action, Reply, Scenario};
+
+/// A tool the agent offered: its name and its JSON schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    pub name: String,
+    pub schema: Value,
+}
+
+/// The facts of one request that decide the answer.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Turn {
+    pub tools: Vec<ToolSpec>,
+    /// Tool calls the model made since the user's last prompt.
+    pub tool_calls_made: usize,
+    /// The user's last prompt, summarised.
+    pub last_user: String,
+    /// Tool results since that prompt, summarised.
+    pub tool_results: Vec<String>,
+    /// A side request (a session title, no tools): answered with a title.
+    pub side: bool,
+    /// The JSON schema the answer must follow, when the request set one.
+    pub json_schema: Option<Value>,
+}
+
+/// A concrete tool call for the wire.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub name: String,
+    pub args: Value,
+}
+
+const SUMMARY_CHARS: usize = 200;
+
+/// Whitespace collapsed, cut to a readable length.
+pub fn summarize(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= SUMMARY_CHARS {
+        return flat;
+    }
+    let cut: String = flat.chars().take(SUMMARY_CHARS).collect();
+    format!("{cut}...")
+}
+
+/// Text of a content value that is either a string or a list of parts with a
+/// `text` field. Parts that are injected context (`<system-reminder>` and
+/// similar) are left out when anything else is there.
+pub fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => {
+            let texts: Vec<&str> = parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect();
+            let own: Vec<&str> = texts
+                .iter()
+                .copied()
+                .filter(|t| !t.trim_start().starts_with("<system-reminder>"))
+                .collect();
+            if own.is_empty() {
+                texts.join(" ")
+            } else {
+                own.join(" ")
+            }
+        }
+        _ => String::new(),
+    }
+}
+
+fn find_tool<'a>(tools: &'a [ToolSpec], names: &[&str]) -> Option<&'a ToolSpec> {
+    names
+        .iter()
+        .find_map(|n| tools.iter().find(|t| t.name == *n))
+}
+
+fn properties(schema: &Value) -> Vec<&str> {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// The schema's property for a file path (`file_path`, `filePath`, ...).
+fn path_key(schema: &Value) -> String {
+    let props = properties(schema);
+    ["file_path", "filePath", "path"]
+        .iter()
+        .find(|k| props.contains(k))
+        .map(|k| k.to_string())
+        .or_else(|| {
+            props
+                .iter()
+                .find(|p| p.to_lowercase().contains("path"))
+                .map(|p| p.to_string())
+        })
+        .unwrap_or_else(|| "file_path".to_string())
+}
+
+fn content_key(schema: &Value) -> String {
+    let props = properties(schema);
+    props
+        .iter()
+        .find(|p| p.to_lowercase().contains("content"))
+        .map(|p| p.to_string())
+        .unwrap_or_else(|| "content".to_string())
+}
+
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// Maps an intended action onto one of the offered tools. `None` when the
+/// agent offered nothing that fits (the caller answers with text instead).
+pub fn resolve(action: &Action, tools: &[ToolSpec]) -> Option<ToolCall> {
+    let call = |tool: &ToolSpec, args: Map<String, Value>| ToolCall {
+        name: tool.name.clone(),
+        args: Value::Object(args),
+    };
+    let exec = find_tool(tools, &["exec_command"]);
+    match action {
+        Action::Write { path, content } => {
+            if let Some(tool) = find_tool(tools, &["Write", "write", "write_file"]) {
+                let mut args = Map::new();
+                args.insert(path_key(&tool.schema), json!(path));
+                args.insert(content_key(&tool.schema), json!(content));
+                return Some(call(tool, args));
+            }
+            // Codex: an escalated command is what raises its approval prompt.
+            let tool = exec?;
+            let cmd = format!(
+                "printf %s {} > {}",
+                shell_quote(content),
+                shell_quote(&path.to_string_lossy())
+            );
+            let args = json!({
+                "cmd": cmd,
+                "sandbox_permissions": "require_escalated",
+                "justification": "The fake model wants to create a file.",
+            });
+            Some(ToolCall {
+                name: tool.name.clone(),
+                args,
+            })
+        }
+        Action::Read { path } => {
+            if let Some(tool) = find_tool(tools, &["Read", "read", "read_file", "view"]) {
+                let mut args = Map::new();
+                args.insert(path_key(&tool.schema), json!(path));
+                return Some(call(tool, args));
+            }
+            let tool = exec?;
+            let cmd = format!("cat {}", shell_quote(&path.to_string_lossy()));
+            Some(ToolCall {
+                name: tool.name.clone(),
+                args: json!({ "cmd": cmd }),
+            })
+        }
+        Action::Ask {
+            question,
+            header,
+            options,
+        } => {
+            let tool = find_tool(tools, &["AskUserQuestion"])?;
+            let options: Vec<Value> = options
+                .iter()
+                .map(|o| json!({"label": o, "description": format!("Pick {o}.")}))
+                .collect();
+            let args = json!({"questions": [{
+                "question": question, "header": header, "options": options, "multiSelect": false,
+            }]});
+            Some(ToolCall {
+                name: tool.name.clone(),
+                args,
+            })
+        }
+    }
+}
+
+/// An answer that satisfies a JSON schema's object properties with short
+/// strings (enough for the title requests agents make).
+pub fn answer_for_schema(schema: &Value) -> String {
+    let mut obj = Map::new();
+    for key in properties(schema) {
+        obj.insert(key.to_string(), json!("Fake task"));
+    }
+    Value::Object(obj).to_string()
+}
+
+/// The text a side request (a title) gets.
+pub fn side_answer(turn: &Turn) -> String {
+    match &turn.json_schema {
+        Some(schema) => answer_for_schema(schema),
+        None => "Fake task".to_string(),
+    }
+}
+
+/// What to stream back: text, or text then one tool call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// Wait before the first content byte.
+    pub lead: Duration,
+    pub chunks: Vec<String>,
+    /// Wait before each text chunk after the first.
+    pub interval: Duration,
+    pub call: Option<ToolCall>,
+}
+
+impl Answer {
+    fn text(text: &str) -> Answer {
+        Answer {
+            lead: Duration::ZERO,
+            chunks: scenario::split_chunks(text, 3),
+            interval: Duration::ZERO,
+            call: None,
+        }
+    }
+
+    /// Each text chunk with the wait before it.
+    pub fn timed_chunks(&self) -> impl Iterator<Item = (Duration, &str)> {
+        self.chunks
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (if i == 0 { self.lead } else { self.interval }, c.as_str()))
+    }
+
+    /// The wait before the tool call: the lead, unless text came first.
+    pub fn tool_delay(&self) -> Duration {
+        if self.chunks.is_empty() {
+            self.lead
+        } else {
+            Duration::ZERO
+        }
+    }
+
+    /// One line for the request log.
+    pub fn summary(&self) -> String {
+        match &self.call {
+            Some(call) => format!("tool {} {}", call.name, summarize(&call.args.to_string())),
+            None => format!("text {}", summarize(&self.chunks.concat())),
+        }
+    }
+}
+
+/// Told to the agent when it offered no tool that fits the scenario's step.
+pub const NO_TOOL_ANSWER: &str = "The fake model found no tool for this step.";
+
+/// The answer to one request under `scenario`.
+pub fn plan(scenario: &Scenario, turn: &Turn) -> Answer {
+    if turn.side {
+        return Answer::text(&side_answer(turn));
+    }
+    match scenario::reply(scenario, turn.tool_calls_made) {
+        Reply::Text {
+            lead,
+            chunks,
+            interval,
+        } => Answer {
+            lead,
+            chunks,
+            interval,
+            call: None,
+        },
+        Reply::Tool {
+            lead,
+            preface,
+            action,
+        } => match resolve(&action, &turn.tools) {
+            Some(call) => Answer {
+                lead,
+                chunks: preface.into_iter().collect(),
+                interval: Duration::ZERO,
+                call: Some(call),
+            },
+            None => Answer::text(NO_TOOL_ANSWER),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn tool(name: &str, props: &[&str]) -> ToolSpec {
+        let properties: Map<String, Value> = props
+            .iter()
+            .map(|p| (p.to_string(), json!({"type": "string"})))
+            .collect();
+        ToolSpec {
+            name: name.to_string(),
+            schema: json!({"type": "object", "properties": properties}),
+        }
+    }
+
+    fn write() -> Action {
+        Action::Write {
+            path: PathBuf::from("/p/out.txt"),
+            content: "hi".to_string(),
+        }
+    }
+
+    #[test]
+    fn write_uses_the_agents_own_argument_names() {
+        let claude = resolve(&write(), &[tool("Write", &["file_path", "content"])]).unwrap();
+        assert_eq!(
+            claude.args,
+            json!({"file_path": "/p/out.txt", "content": "hi"})
+        );
+        let opencode = resolve(
+            &write(),
+            &[
+                tool("read", &["filePath"]),
+                tool("write", &["content", "filePath"]),
+            ],
+        )
+        .unwrap();
+        assert_eq!(opencode.name, "write");
+        assert_eq!(
+            opencode.args,
+            json!({"filePath": "/p/out.txt", "content": "hi"})
+        );
+    }
+
+    #[test]
+    fn write_falls_back_to_an_escalated_command_for_codex() {
+        let call = resolve(
+            &write(),
+            &[tool("exec_command", &["cmd", "sandbox_permissions"])],
+        )
+        .unwrap();
+        assert_eq!(call.name, "exec_command");
+        assert_eq!(call.args["sandbox_permissions"], "require_escalated");
+        assert_eq!(call.args["cmd"], "printf %s 'hi' > '/p/out.txt'");
+    }
+
+    #[test]
+    fn an_action_without_a_fitting_tool_resolves_to_nothing() {
+        let ask = Action::Ask {
+            question: "q".into(),
+            header: "h".into(),
+            options: vec!["a".into()],
+        };
+        assert_eq!(resolve(&ask, &[tool("write", &["filePath"])]), None);
+        assert_eq!(resolve(&write(), &[]), None);
+    }
+
+    #[test]
+    fn ask_builds_claudes_question_shape() {
+        let ask = Action::Ask {
+            question: "Which?".into(),
+            header: "H".into(),
+            options: vec!["Red".into(), "Blue".into()],
+        };
+        let call = resolve(&ask, &[tool("AskUserQuestion", &["questions"])]).unwrap();
+        assert_eq!(call.args["questions"][0]["options"][1]["label"], "Blue");
+        assert_eq!(call.args["questions"][0]["multiSelect"], false);
+    }
+
+    #[test]
+    fn content_text_skips_injected_reminders() {
+        let content = json!([{"type": "text", "text": "<system-reminder>x</system-reminder>"}, {"type": "text", "text": "make a file"}]);
+        assert_eq!(content_text(&content), "make a file");
+        assert_eq!(content_text(&json!("plain")), "plain");
+    }
+
+    #[test]
+    fn summaries_are_flat_and_bounded() {
+        assert_eq!(summarize("a\n  b"), "a b");
+        let long = "x".repeat(500);
+        assert_eq!(summarize(&long).chars().count(), SUMMARY_CHARS + 3);
+    }
+
+    #[test]
+    fn plan_steps_through_the_scenario_and_answers_side_requests_with_a_title() {
+        let s = Scenario::new(crate::ScenarioName::Write, "/p/out.txt");
+        let tools = vec![tool("Write", &["file_path", "content"])];
+        let first = plan(
+            &s,
+            &Turn {
+                tools: tools.clone(),
+                ..Turn::default()
+            },
+        );
+        assert_eq!(first.call.unwrap().name, "Write");
+        let after = plan(
+            &s,
+            &Turn {
+                tools: tools.clone(),
+                tool_calls_made: 1,
+                ..Turn::default()
+            },
+        );
+        assert_eq!(
+            (after.call, after.chunks.concat()),
+            (None, scenario::AFTER_TOOL_ANSWER.to_string())
+        );
+        let side = plan(
+            &s,
+            &Turn {
+                side: true,
+                ..Turn::default()
+            },
+        );
+        assert_eq!(side.chunks.concat(), "Fake task");
+        let no_tool = plan(&s, &Turn::default());
+        assert_eq!(no_tool.chunks.concat(), NO_TOOL_ANSWER);
+    }
+
+    #[test]
+    fn schema_answers_fill_every_property() {
+        let schema = json!({"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]});
+        assert_eq!(answer_for_schema(&schema), r#"{"title":"Fake task"}"#);
+    }
+}
