@@ -1,0 +1,12 @@
+//! The config writer's integration tests, in one binary: pure edits,
+//! fixtures, the real users' corpus, property tests and the file I/O edge.
+
+#[path = "writer_suite/support.rs"]
+mod support;
+
+#[path = "writer_suite/claude.rs"]
+mod claude;
+#[path = "writer_suite/corpus.rs"]
+mod corpus;
+#[path = "writer_suite/named.rs"]
+mod named;
