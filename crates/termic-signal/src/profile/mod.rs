@@ -1,1 +1,215 @@
-//! (in progress)
+//! Per-agent detection data: what an agent's window title says about its
+//! turn, and which of its notifications do not mean "needs you".
+//!
+//! Each agent is one small module holding a static [`AgentProfile`]: rules are
+//! data (a regex, the state it means, and why, with the version it was
+//! measured on), evaluated in order, first match wins. [`AgentProfile::explain`]
+//! and [`AgentProfile::explain_notify`] list every rule evaluated and its
+//! result, for the Signal Inspector.
+//!
+//! ```
+//! use termic_signal::profile::{profile_for, wants_attention, TitleState};
+//!
+//! assert_eq!(profile_for("claude").classify_title("✳ Claude Code"), TitleState::Idle);
+//! assert!(!wants_attention("claude", "Claude is waiting for your input"));
+//! assert_eq!(profile_for("my-own-agent").id, "generic");
+//! ```
+
+mod agy;
+mod claude;
+mod codex;
+mod explain;
+mod generic;
+mod grok;
+mod opencode;
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+pub use explain::{NotifyExplanation, RuleCheck, TitleExplanation};
+
+/// What a window title says about the agent's turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TitleState {
+    /// The agent is working (a spinner is animating).
+    Busy,
+    /// The agent is at its prompt.
+    Idle,
+    /// The agent is blocked on the user.
+    NeedsYou,
+    /// The title carries no state.
+    Unknown,
+}
+
+impl TitleState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TitleState::Busy => "busy",
+            TitleState::Idle => "idle",
+            TitleState::NeedsYou => "needs you",
+            TitleState::Unknown => "unknown",
+        }
+    }
+}
+
+/// A title pattern: when `pattern` matches the whole title string (use
+/// anchors), the title means `state`.
+#[derive(Debug)]
+pub struct TitleRule {
+    /// Stable id shown in the Inspector, `<agent>.<name>`.
+    pub id: &'static str,
+    /// A `regex` crate pattern.
+    pub pattern: &'static str,
+    pub state: TitleState,
+    /// What was measured, on which version, and why the pattern is shaped so.
+    pub why: &'static str,
+}
+
+/// A notification body that does not mean the agent needs the user.
+#[derive(Debug)]
+pub struct NotifyIgnore {
+    pub id: &'static str,
+    /// Ignored when the body contains this text.
+    pub contains: &'static str,
+    pub why: &'static str,
+}
+
+/// Everything termic knows about reading one agent's terminal.
+#[derive(Debug)]
+pub struct AgentProfile {
+    /// The agent id (a user-defined agent passes its base id).
+    pub id: &'static str,
+    /// Other names that resolve to this profile (e.g. an OSC 7501 `app=`).
+    pub aliases: &'static [&'static str],
+    /// Versions the rules were measured on.
+    pub measured_on: &'static str,
+    pub title_rules: &'static [TitleRule],
+    pub notify_ignore: &'static [NotifyIgnore],
+    compiled: OnceLock<Vec<Regex>>,
+}
+
+/// Every profile, generic last. Lookup order is this order.
+pub static PROFILES: &[&AgentProfile] = &[
+    &claude::PROFILE,
+    &codex::PROFILE,
+    &grok::PROFILE,
+    &agy::PROFILE,
+    &opencode::PROFILE,
+    &generic::PROFILE,
+];
+
+/// The profile for an agent id or alias; the generic profile (no title
+/// states, every notification counts) for anything unknown.
+pub fn profile_for(agent_id: &str) -> &'static AgentProfile {
+    PROFILES
+        .iter()
+        .copied()
+        .find(|p| p.id == agent_id || p.aliases.contains(&agent_id))
+        .unwrap_or(&generic::PROFILE)
+}
+
+/// Does a notification with this body from this agent mean "needs you"?
+pub fn wants_attention(agent: &str, body: &str) -> bool {
+    profile_for(agent).wants_attention(body)
+}
+
+impl AgentProfile {
+    const fn new(
+        id: &'static str,
+        aliases: &'static [&'static str],
+        measured_on: &'static str,
+        title_rules: &'static [TitleRule],
+        notify_ignore: &'static [NotifyIgnore],
+    ) -> AgentProfile {
+        AgentProfile {
+            id,
+            aliases,
+            measured_on,
+            title_rules,
+            notify_ignore,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The title rules' regexes, compiled on first use. Every pattern is
+    /// checked to compile by a test, so the `expect` cannot fire in a build
+    /// that passed its tests.
+    fn regexes(&self) -> &[Regex] {
+        self.compiled.get_or_init(|| {
+            self.title_rules
+                .iter()
+                .map(|r| {
+                    Regex::new(r.pattern).expect("profile title patterns are tested to compile")
+                })
+                .collect()
+        })
+    }
+
+    /// The state this title means: the first matching rule's, else Unknown.
+    pub fn classify_title(&self, title: &str) -> TitleState {
+        self.title_rules
+            .iter()
+            .zip(self.regexes())
+            .find(|(_, re)| re.is_match(title))
+            .map_or(TitleState::Unknown, |(rule, _)| rule.state)
+    }
+
+    /// Every title rule evaluated against `title`, and the verdict.
+    pub fn explain(&self, title: &str) -> TitleExplanation {
+        let checks: Vec<RuleCheck> = self
+            .title_rules
+            .iter()
+            .zip(self.regexes())
+            .map(|(rule, re)| RuleCheck {
+                rule_id: rule.id,
+                test: rule.pattern,
+                outcome: rule.state.as_str(),
+                matched: re.is_match(title),
+                why: rule.why,
+            })
+            .collect();
+        let decided_by = self
+            .title_rules
+            .iter()
+            .zip(&checks)
+            .find(|(_, check)| check.matched)
+            .map(|(rule, _)| rule);
+        TitleExplanation {
+            agent: self.id,
+            title: title.to_string(),
+            state: decided_by.map_or(TitleState::Unknown, |r| r.state),
+            decided_by: decided_by.map(|r| r.id),
+            checks,
+        }
+    }
+
+    /// Does a notification with this body mean the agent needs the user?
+    pub fn wants_attention(&self, body: &str) -> bool {
+        !self.notify_ignore.iter().any(|r| body.contains(r.contains))
+    }
+
+    /// Every notification filter evaluated against `body`, and the verdict.
+    pub fn explain_notify(&self, body: &str) -> NotifyExplanation {
+        let checks: Vec<RuleCheck> = self
+            .notify_ignore
+            .iter()
+            .map(|rule| RuleCheck {
+                rule_id: rule.id,
+                test: rule.contains,
+                outcome: "ignored",
+                matched: body.contains(rule.contains),
+                why: rule.why,
+            })
+            .collect();
+        NotifyExplanation {
+            agent: self.id,
+            body: body.to_string(),
+            wants_attention: !checks.iter().any(|c| c.matched),
+            checks,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,42 @@
+//! Claude Code. Measured on 2.1.332 (real-agents README) and 2.1.250 (plan).
+
+use super::{AgentProfile, NotifyIgnore, TitleRule, TitleState};
+
+pub(super) static PROFILE: AgentProfile = AgentProfile::new(
+    "claude",
+    &["claude-code"],
+    "Claude Code 2.1.332 (titles, 7501), 2.1.250 (notify filter)",
+    &[
+        TitleRule {
+            id: "claude.busy-glyph",
+            // U+25D0..U+25D3, the quarter-circle spinner family.
+            pattern: r"^[\x{25D0}-\x{25D3}] ",
+            state: TitleState::Busy,
+            why:
+                "2.1.332 alternates '◐ Claude Code' and '◑ Claude Code' every 960 ms while a turn \
+                  runs (OSC 0 only); the other two frames of the family are accepted too. After a \
+                  focus-out the glyph stops alternating but stays a busy glyph.",
+        },
+        TitleRule {
+            id: "claude.idle-glyph",
+            pattern: r"^\x{2733}( |$)",
+            state: TitleState::Idle,
+            why: "'✳ Claude Code' (U+2733) at the prompt. It also shows while blocked on a \
+                  permission prompt (painted ~25 ms before PermissionRequest fires), so idle here \
+                  is never proof of done: hooks or OSC 7501 correct it.",
+        },
+        TitleRule {
+            id: "claude.plain-title",
+            pattern: r"^Claude Code$",
+            state: TitleState::Unknown,
+            why: "once termic answers the OSC 7501 probe, 2.1.332 drops the glyph and the title \
+                  says nothing about state; OSC 7501 carries it instead. Not idle.",
+        },
+    ],
+    &[NotifyIgnore {
+        id: "claude.waiting-nudge",
+        contains: "is waiting for your input",
+        why: "Claude's idle nudge ('Claude is waiting for your input'), sent seconds after a turn \
+              or a prompt, is not a new block. termic's own attention message never contains it.",
+    }],
+);
