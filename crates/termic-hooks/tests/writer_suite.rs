@@ -8,5 +8,7 @@ mod support;
 mod claude;
 #[path = "writer_suite/corpus.rs"]
 mod corpus;
+#[path = "writer_suite/fsio.rs"]
+mod fsio;
 #[path = "writer_suite/named.rs"]
 mod named;

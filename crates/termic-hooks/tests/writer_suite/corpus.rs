@@ -34,7 +34,7 @@ fn corpus_dir() -> PathBuf {
 
 /// The corpus files of one agent, or None (with a notice) when the corpus
 /// is not on this machine.
-fn corpus_files(agent: &str) -> Option<Vec<(String, String)>> {
+pub fn corpus_files(agent: &str) -> Option<Vec<(String, String)>> {
     let dir = corpus_dir().join(agent);
     if !dir.is_dir() {
         eprintln!(
@@ -59,7 +59,7 @@ fn corpus_files(agent: &str) -> Option<Vec<(String, String)>> {
     Some(files.iter().map(read).collect())
 }
 
-fn is_strict(text: &str) -> bool {
+pub fn is_strict(text: &str) -> bool {
     serde_json::from_str::<serde_json::Value>(text.trim_start_matches('\u{feff}'))
         .is_ok_and(|v| v.is_object())
 }

@@ -1,0 +1,93 @@
+//! The I/O edge for users' config files: read a snapshot, write atomically,
+//! never lose a concurrent writer's edit, delete only what is ours.
+//!
+//! # API
+//!
+//! - [`read_config`]`(path)` gives a [`Snapshot`]: the bytes (`None` when
+//!   the file does not exist), the RESOLVED target path (a symlink, as
+//!   dotfiles managers make, is followed with a bounded `read_link` loop; a
+//!   dangling link is an error, never an overwrite) and [`FileMeta`] (mode,
+//!   owner, dev/ino, length, mtime).
+//! - [`write_atomic`]`(snapshot, bytes, options)`: temp file in the target's
+//!   own directory, the target's mode (and owner when we may), write, fsync,
+//!   then re-read the target and refuse with [`FsError::ConcurrentChange`]
+//!   if it no longer holds the snapshot's bytes, else rename over it and
+//!   fsync the directory. A link stays a link; only its target changes. A
+//!   new file gets [`WriteOptions::new_file_mode`] (0644; 0755 for scripts)
+//!   and its missing parent directories are created (and reported).
+//! - [`edit_file`]`(path, options, f)`: read, apply the pure edit `f`,
+//!   write; when another writer (the agent itself rewrites settings.json)
+//!   got in between, re-read and re-apply `f`, up to [`EDIT_ATTEMPTS`]
+//!   times, so their edit is never lost. `f` may also ask to delete the
+//!   file (only if it still holds the bytes `f` saw).
+//! - [`delete_if_unchanged`]`(path, expected)`: delete a file we own only if
+//!   its bytes are what we wrote.
+//! - [`create_dirs`]`(dir)` / [`remove_dir_if_empty`]`(dir)`: directories we
+//!   create, recorded so removal takes away exactly those.
+//! - [`backup_once`]`(original, backup)`: copy the original to the backup
+//!   path only if no backup exists yet (first install wins).
+//!
+//! The re-read before the rename narrows the race with another writer to
+//! the instant between that read and the rename; no agent takes a lock on
+//! its config, so nothing can close it fully.
+
+mod owned;
+mod snapshot;
+mod write;
+
+pub use owned::{
+    backup_once, create_dirs, delete_if_unchanged, remove_dir_if_empty, BackupOutcome,
+    DeleteOutcome,
+};
+pub use snapshot::{read_config, resolve_target, FileMeta, Snapshot};
+pub use write::{
+    edit_file, write_atomic, Change, EditFileError, EditOutcome, WriteOptions, WriteReport,
+    EDIT_ATTEMPTS,
+};
+
+use std::path::PathBuf;
+
+/// A failed file operation. Each names the file and says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum FsError {
+    #[error("could not read {path}: {source}. Check that it exists and that you may read it")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{link} is a symbolic link to {target}, which does not exist; termic will not replace the link. \
+         Create the target or remove the link, then try again"
+    )]
+    DanglingLink { link: PathBuf, target: PathBuf },
+    #[error("{path}: too many levels of symbolic links (a loop?); fix the links, then try again")]
+    LinkLoop { path: PathBuf },
+    #[error("{path} is not a regular file; termic only edits files. Move it away, then try again")]
+    NotAFile { path: PathBuf },
+    #[error("could not write {path}: {source}. The file was not changed")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{path} changed while termic was editing it (another program, maybe the agent, wrote it); nothing \
+         was written. Try again"
+    )]
+    ConcurrentChange { path: PathBuf },
+}
+
+impl FsError {
+    fn read(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        FsError::Read {
+            path: path.into(),
+            source,
+        }
+    }
+
+    fn write(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        FsError::Write {
+            path: path.into(),
+            source,
+        }
+    }
+}
