@@ -5,8 +5,10 @@
 
 pub mod agents;
 pub mod app;
+pub mod clock;
 pub mod commands;
 pub mod notify;
 pub mod paths;
+pub mod replies;
 pub mod runtime;
 pub mod ui;

@@ -1,0 +1,317 @@
+//! Finding terminal queries in an output stream, across read boundaries.
+//!
+//! A small byte state machine (ESC, CSI, OSC, DCS and other strings) that
+//! reports only what termic answers or tracks, each with the offset just past
+//! its final byte so the caller can bring the screen model up to exactly that
+//! point before answering (a cursor report must see the bytes before it and
+//! none after). Buffers are bounded: a query is short, so a long OSC or DCS
+//! is skipped, never stored.
+
+/// A sequence the responder cares about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Query {
+    /// `CSI c` / `CSI 0 c`.
+    PrimaryDa,
+    /// `CSI > c` / `CSI > 0 c`.
+    SecondaryDa,
+    /// `CSI 5 n`.
+    Status,
+    /// `CSI 6 n` (`private` for the DEC form `CSI ? 6 n`).
+    CursorPosition { private: bool },
+    /// `CSI > q` / `CSI > 0 q`.
+    XtVersion,
+    /// `CSI ? n $ p` (private) or `CSI n $ p` (ANSI).
+    ModeReport { mode: u16, private: bool },
+    /// `CSI ? u`: kitty keyboard flags. Not supported: no reply, so the DA1
+    /// that every prober sends after it says so.
+    KittyKeyboard,
+    /// `OSC 10 ; ?`, `OSC 11 ; ?`, `OSC 12 ; ?` (fg, bg, cursor).
+    DynamicColor { which: u16, st: bool },
+    /// `OSC 4 ; n ; ?` (one per index asked, several may share one OSC).
+    Palette { index: u8, st: bool },
+    /// `OSC 7501 ; ?...`: the program-status probe (Claude Code).
+    NativeProbe,
+    /// `OSC 99 ; ...p=? ; ...`: kitty notification capability query. Not
+    /// supported: no reply (opentui follows it with DA1).
+    KittyNotifyQuery,
+    /// `DCS + q <hex names> ST` (XTGETTCAP), names as sent.
+    TermcapQuery { names: String },
+    /// `CSI ? n h` / `CSI ? n l` for a mode the screen model does not track.
+    SetMode { mode: u16, on: bool },
+}
+
+/// A query and where it ends in the chunk it was found in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// Offset just past the query's last byte in the chunk passed to `scan`.
+    pub end: usize,
+    pub query: Query,
+}
+
+/// Private modes tracked here because the vt100 screen model ignores them.
+pub const TRACKED_MODES: [u16; 4] = [1004, 1007, 2026, 2031];
+
+const MAX_CSI: usize = 32;
+const MAX_STRING: usize = 256;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Ground,
+    Escape,
+    Csi,
+    Osc,
+    OscEsc,
+    Dcs,
+    DcsEsc,
+    /// SOS, PM, APC: skipped to ST.
+    Skip,
+    SkipEsc,
+}
+
+/// The incremental scanner. Feed every output chunk in order.
+#[derive(Debug)]
+pub struct ReplyScanner {
+    state: State,
+    buf: Vec<u8>,
+    overflow: bool,
+}
+
+impl Default for ReplyScanner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ReplyScanner {
+    pub fn new() -> Self {
+        ReplyScanner {
+            state: State::Ground,
+            buf: Vec::with_capacity(MAX_STRING),
+            overflow: false,
+        }
+    }
+
+    /// Queries in `bytes`, in stream order.
+    pub fn scan(&mut self, bytes: &[u8]) -> Vec<Found> {
+        let mut found = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.state == State::Ground {
+                // Fast path: plain text up to the next ESC.
+                match bytes[i..].iter().position(|&b| b == 0x1b) {
+                    Some(skip) => i += skip,
+                    None => break,
+                }
+            }
+            let byte = bytes[i];
+            i += 1;
+            self.step(byte, |query| found.push(Found { end: i, query }));
+        }
+        found
+    }
+
+    fn start(&mut self, state: State) {
+        self.state = state;
+        self.buf.clear();
+        self.overflow = false;
+    }
+
+    fn push(&mut self, byte: u8, cap: usize) {
+        if self.buf.len() < cap {
+            self.buf.push(byte);
+        } else {
+            self.overflow = true;
+        }
+    }
+
+    fn step(&mut self, byte: u8, mut emit: impl FnMut(Query)) {
+        match self.state {
+            State::Ground => {
+                if byte == 0x1b {
+                    self.state = State::Escape;
+                }
+            }
+            State::Escape => match byte {
+                b'[' => self.start(State::Csi),
+                b']' => self.start(State::Osc),
+                b'P' => self.start(State::Dcs),
+                b'X' | b'^' | b'_' => self.start(State::Skip),
+                0x1b => {}
+                _ => self.state = State::Ground,
+            },
+            State::Csi => match byte {
+                0x20..=0x3f => self.push(byte, MAX_CSI),
+                0x40..=0x7e => {
+                    self.state = State::Ground;
+                    if !self.overflow {
+                        csi_queries(&self.buf, byte, &mut emit);
+                    }
+                }
+                0x1b => self.state = State::Escape,
+                0x18 | 0x1a => self.state = State::Ground,
+                _ => {} // C0 controls inside CSI execute and do not end it
+            },
+            State::Osc => match byte {
+                0x07 => {
+                    self.state = State::Ground;
+                    self.osc_end(false, &mut emit);
+                }
+                0x1b => self.state = State::OscEsc,
+                0x18 | 0x1a => self.state = State::Ground,
+                _ => self.push(byte, MAX_STRING),
+            },
+            State::OscEsc => {
+                // ESC ends the string whatever follows; `\` completes ST.
+                self.osc_end(true, &mut emit);
+                if byte == b'\\' {
+                    self.state = State::Ground;
+                } else {
+                    self.state = State::Escape;
+                    self.step(byte, emit);
+                }
+            }
+            State::Dcs => match byte {
+                0x1b => self.state = State::DcsEsc,
+                0x18 | 0x1a => self.state = State::Ground,
+                _ => self.push(byte, MAX_STRING),
+            },
+            State::DcsEsc => {
+                if !self.overflow {
+                    if let Some(names) = self.buf.strip_prefix(b"+q") {
+                        emit(Query::TermcapQuery {
+                            names: String::from_utf8_lossy(names).into_owned(),
+                        });
+                    }
+                }
+                if byte == b'\\' {
+                    self.state = State::Ground;
+                } else {
+                    self.state = State::Escape;
+                    self.step(byte, emit);
+                }
+            }
+            State::Skip => match byte {
+                0x1b => self.state = State::SkipEsc,
+                0x18 | 0x1a => self.state = State::Ground,
+                _ => {}
+            },
+            State::SkipEsc => {
+                if byte == b'\\' {
+                    self.state = State::Ground;
+                } else {
+                    self.state = State::Escape;
+                    self.step(byte, emit);
+                }
+            }
+        }
+    }
+
+    fn osc_end(&mut self, st: bool, emit: &mut impl FnMut(Query)) {
+        if self.overflow {
+            return;
+        }
+        osc_queries(&self.buf, st, emit);
+    }
+}
+
+/// Split `?1;2$` into leader, numeric params and intermediates.
+fn split_csi(buf: &[u8]) -> (Option<u8>, &[u8], &[u8]) {
+    let (leader, rest) = match buf.first() {
+        Some(&b @ (b'<' | b'=' | b'>' | b'?')) => (Some(b), &buf[1..]),
+        _ => (None, buf),
+    };
+    let params_end = rest
+        .iter()
+        .position(|b| !(b.is_ascii_digit() || *b == b';' || *b == b':'))
+        .unwrap_or(rest.len());
+    (leader, &rest[..params_end], &rest[params_end..])
+}
+
+fn numbers(params: &[u8]) -> impl Iterator<Item = Option<u16>> + '_ {
+    params.split(|&b| b == b';').map(|p| {
+        if p.is_empty() {
+            Some(0)
+        } else {
+            std::str::from_utf8(p).ok()?.parse().ok()
+        }
+    })
+}
+
+fn csi_queries(buf: &[u8], fin: u8, emit: &mut impl FnMut(Query)) {
+    let (leader, params, inter) = split_csi(buf);
+    let zero = params.is_empty() || params == b"0";
+    match (leader, inter, fin) {
+        (None, b"", b'c') if zero => emit(Query::PrimaryDa),
+        (Some(b'>'), b"", b'c') if zero => emit(Query::SecondaryDa),
+        (None, b"", b'n') if params == b"5" => emit(Query::Status),
+        (None, b"", b'n') if params == b"6" => emit(Query::CursorPosition { private: false }),
+        (Some(b'?'), b"", b'n') if params == b"6" => emit(Query::CursorPosition { private: true }),
+        (Some(b'>'), b"", b'q') if zero => emit(Query::XtVersion),
+        (Some(b'?'), b"", b'u') if params.is_empty() => emit(Query::KittyKeyboard),
+        (leader @ (None | Some(b'?')), b"$", b'p') => {
+            if let Some(Some(mode)) = numbers(params).next() {
+                emit(Query::ModeReport {
+                    mode,
+                    private: leader.is_some(),
+                });
+            }
+        }
+        (Some(b'?'), b"", b'h' | b'l') => {
+            for mode in numbers(params).flatten() {
+                if TRACKED_MODES.contains(&mode) {
+                    emit(Query::SetMode {
+                        mode,
+                        on: fin == b'h',
+                    });
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn osc_queries(buf: &[u8], st: bool, emit: &mut impl FnMut(Query)) {
+    let mut parts = buf.split(|&b| b == b';');
+    let number = parts.next().unwrap_or_default();
+    match number {
+        b"10" | b"11" | b"12" => {
+            // `OSC 10 ; ? ; ?` asks fg then bg (xterm's chained form).
+            let base: u16 = if number == b"10" {
+                10
+            } else if number == b"11" {
+                11
+            } else {
+                12
+            };
+            for (offset, part) in parts.enumerate() {
+                let which = base + offset as u16;
+                if part == b"?" && which <= 12 {
+                    emit(Query::DynamicColor { which, st });
+                }
+            }
+        }
+        b"4" => {
+            let rest: Vec<&[u8]> = parts.collect();
+            for pair in rest.chunks(2) {
+                if let [index, b"?"] = pair {
+                    if let Some(index) = std::str::from_utf8(index)
+                        .ok()
+                        .and_then(|s| s.parse::<u8>().ok())
+                    {
+                        emit(Query::Palette { index, st });
+                    }
+                }
+            }
+        }
+        b"7501" if parts.next().is_some_and(|data| data.starts_with(b"?")) => {
+            emit(Query::NativeProbe);
+        }
+        b"99" => {
+            let metadata = parts.next().unwrap_or_default();
+            if metadata.split(|&b| b == b':').any(|kv| kv == b"p=?") {
+                emit(Query::KittyNotifyQuery);
+            }
+        }
+        _ => {}
+    }
+}

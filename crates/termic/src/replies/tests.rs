@@ -1,0 +1,213 @@
+use std::num::NonZeroU16;
+
+use super::*;
+
+fn parser() -> vt100::Parser {
+    vt100::Parser::new(
+        NonZeroU16::new(24).unwrap(),
+        NonZeroU16::new(80).unwrap(),
+        0,
+    )
+}
+
+/// Feed `chunks` in order; return all replies as one string.
+fn run_with(responder: &mut Responder, chunks: &[&[u8]]) -> String {
+    let mut p = parser();
+    let mut out = Vec::new();
+    for chunk in chunks {
+        for reply in apply_with_replies(responder, &mut p, chunk) {
+            out.extend(reply);
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+fn run(chunks: &[&[u8]]) -> String {
+    run_with(&mut Responder::default(), chunks)
+}
+
+#[test]
+fn primary_and_secondary_device_attributes() {
+    assert_eq!(run(&[b"\x1b[c"]), "\x1b[?62;22c");
+    assert_eq!(run(&[b"\x1b[0c"]), "\x1b[?62;22c");
+    assert_eq!(run(&[b"\x1b[>c"]), "\x1b[>0;100;0c");
+    assert_eq!(run(&[b"\x1b[>0c"]), "\x1b[>0;100;0c");
+    // `CSI = c` (tertiary DA) and `CSI 1 c` are not asked by any agent: no reply.
+    assert_eq!(run(&[b"\x1b[=c\x1b[1c"]), "");
+}
+
+#[test]
+fn status_and_cursor_position_reports() {
+    assert_eq!(run(&[b"\x1b[5n"]), "\x1b[0n");
+    assert_eq!(run(&[b"\x1b[6n"]), "\x1b[1;1R");
+    assert_eq!(run(&[b"\x1b[3;7H\x1b[?6n"]), "\x1b[?3;7R");
+}
+
+#[test]
+fn cursor_report_sees_bytes_before_the_query_and_none_after() {
+    // Text after the query in the SAME chunk must not move the reported cursor.
+    assert_eq!(run(&[b"ab\x1b[6ncdef"]), "\x1b[1;3R");
+    // Two queries in one chunk each see their own prefix.
+    assert_eq!(run(&[b"ab\x1b[6n\r\nxyz\x1b[6n"]), "\x1b[1;3R\x1b[2;4R");
+    // opencode's OSC 66 width probe: termic ignores OSC 66, so the cursor
+    // does not move and the program learns the feature is missing.
+    assert_eq!(run(&[b"\x1b[H\x1b]66;w=1; \x1b\\\x1b[6n"]), "\x1b[1;1R");
+}
+
+#[test]
+fn sequences_split_across_reads_are_answered_once() {
+    assert_eq!(run(&[b"\x1b", b"[", b"6", b"n"]), "\x1b[1;1R");
+    assert_eq!(
+        run(&[b"\x1b]11", b";?\x1b", b"\\"]),
+        "\x1b]11;rgb:0000/0000/0000\x1b\\"
+    );
+    assert_eq!(run(&[b"xx\x1b]7501;", b"?\x07"]), "\x1b]7501;?\x1b\\");
+    // Split DA1 after a cursor move: the reply still sees the move.
+    assert_eq!(run(&[b"\x1b[2;2H\x1b[", b"6n"]), "\x1b[2;2R");
+}
+
+#[test]
+fn xtversion_names_termic_and_its_version() {
+    let reply = run(&[b"\x1b[>0q"]);
+    assert_eq!(
+        reply,
+        format!("\x1bP>|termic({})\x1b\\", env!("CARGO_PKG_VERSION"))
+    );
+    assert_eq!(run(&[b"\x1b[>q"]), reply);
+    // DECSCUSR (`CSI 2 SP q`) is not a query.
+    assert_eq!(run(&[b"\x1b[2 q"]), "");
+}
+
+#[test]
+fn colour_queries_match_the_query_terminator() {
+    let mut r = Responder::new(ReplyConfig {
+        foreground: Rgb(0xff, 0x80, 0x01),
+        background: Rgb(0x10, 0x20, 0x30),
+        ..ReplyConfig::default()
+    });
+    assert_eq!(
+        run_with(&mut r, &[b"\x1b]10;?\x07"]),
+        "\x1b]10;rgb:ffff/8080/0101\x07"
+    );
+    assert_eq!(
+        run_with(&mut r, &[b"\x1b]11;?\x1b\\"]),
+        "\x1b]11;rgb:1010/2020/3030\x1b\\"
+    );
+    // Chained form: OSC 10 ; ? ; ? asks fg then bg.
+    assert_eq!(
+        run_with(&mut r, &[b"\x1b]10;?;?\x07"]),
+        "\x1b]10;rgb:ffff/8080/0101\x07\x1b]11;rgb:1010/2020/3030\x07"
+    );
+    // Setting a colour is not a query.
+    assert_eq!(run_with(&mut r, &[b"\x1b]11;#000000\x07"]), "");
+}
+
+#[test]
+fn palette_queries_answer_each_index_asked() {
+    assert_eq!(run(&[b"\x1b]4;1;?\x07"]), "\x1b]4;1;rgb:cdcd/0000/0000\x07");
+    assert_eq!(
+        run(&[b"\x1b]4;16;?;255;?\x1b\\"]),
+        "\x1b]4;16;rgb:0000/0000/0000\x1b\\\x1b]4;255;rgb:eeee/eeee/eeee\x1b\\"
+    );
+    assert_eq!(palette(196), Rgb(255, 0, 0));
+    assert_eq!(palette(232), Rgb(8, 8, 8));
+    assert_eq!(run(&[b"\x1b]4;300;?\x07"]), "");
+}
+
+#[test]
+fn mode_reports_reflect_the_screen_model() {
+    assert_eq!(run(&[b"\x1b[?2004$p"]), "\x1b[?2004;2$y");
+    assert_eq!(run(&[b"\x1b[?2004h\x1b[?2004$p"]), "\x1b[?2004;1$y");
+    assert_eq!(run(&[b"\x1b[?1049h\x1b[?1049$p"]), "\x1b[?1049;1$y");
+    assert_eq!(
+        run(&[b"\x1b[?1000h\x1b[?1006h\x1b[?1006$p"]),
+        "\x1b[?1006;1$y"
+    );
+    // Codex's 1007 and opentui's 2026: not implemented, reported as unknown.
+    assert_eq!(run(&[b"\x1b[?1007$p"]), "\x1b[?1007;0$y");
+    assert_eq!(run(&[b"\x1b[?2026$p"]), "\x1b[?2026;0$y");
+    // ANSI form.
+    assert_eq!(run(&[b"\x1b[4$p"]), "\x1b[4;0$y");
+}
+
+#[test]
+fn focus_reporting_is_tracked_and_reported() {
+    let mut r = Responder::default();
+    assert_eq!(run_with(&mut r, &[b"\x1b[?1004$p"]), "\x1b[?1004;2$y");
+    assert!(!r.focus_reporting());
+    assert_eq!(
+        run_with(&mut r, &[b"\x1b[?2004;1004h\x1b[?1004$p"]),
+        "\x1b[?1004;1$y"
+    );
+    assert!(r.focus_reporting());
+    run_with(&mut r, &[b"\x1b[?1004l"]);
+    assert!(!r.focus_reporting());
+}
+
+#[test]
+fn kitty_queries_get_silence_so_the_following_da1_answers() {
+    // Codex: CSI ? u then DA1. opentui: OSC 99 p=? then (later) DA1.
+    assert_eq!(run(&[b"\x1b[?u\x1b[c"]), "\x1b[?62;22c");
+    assert_eq!(
+        run(&[b"\x1b]99;i=opentui-notifications:p=?;\x1b\\\x1b]1337;Capabilities\x1b\\\x1b[c"]),
+        "\x1b[?62;22c"
+    );
+    // A kitty keyboard PUSH (Claude's `CSI > 5 u`) is not a query.
+    assert_eq!(run(&[b"\x1b[>5u"]), "");
+}
+
+#[test]
+fn native_probe_is_answered_unless_turned_off() {
+    assert_eq!(run(&[b"\x1b]7501;?\x07"]), "\x1b]7501;?\x1b\\");
+    assert_eq!(run(&[b"\x1b]7501;?\x1b\\"]), "\x1b]7501;?\x1b\\");
+    // A status report is not a probe.
+    assert_eq!(run(&[b"\x1b]7501;state=idle:app=claude-code\x07"]), "");
+    let mut off = Responder::new(ReplyConfig {
+        native_probe: false,
+        ..ReplyConfig::default()
+    });
+    assert_eq!(run_with(&mut off, &[b"\x1b]7501;?\x07"]), "");
+}
+
+#[test]
+fn termcap_query_gets_the_not_valid_reply() {
+    assert_eq!(run(&[b"\x1bP+q4d73\x1b\\"]), "\x1bP0+r4d73\x1b\\");
+}
+
+#[test]
+fn queries_inside_strings_and_oversized_strings_are_ignored() {
+    // A CSI 6n inside an OSC title is text of the title, not a query.
+    assert_eq!(run(&[b"\x1b]0;x\x1b[6n"]), "\x1b[1;1R");
+    // ...but an ESC does end the OSC (as vte does), so the CSI above counts.
+    let long = format!("\x1b]11;{}?\x07", "x".repeat(1000));
+    assert_eq!(run(&[long.as_bytes()]), "");
+    // APC (kitty graphics query) is skipped whole.
+    assert_eq!(run(&[b"\x1b_Gi=31337,a=q;AAAA\x1b\\\x1b[5n"]), "\x1b[0n");
+}
+
+#[test]
+fn real_startup_bursts_get_every_expected_reply() {
+    // Codex 0.171.0, as measured (README of real-agents).
+    let codex = b"\x1b[?2004h\x1b[>4;0m\x1b[>7u\x1b[?1004h\x1b[?u\x1b[?1007$p\x1b[c\x1b[6n\x1b]10;?\x1b\\\x1b]11;?\x1b\\";
+    assert_eq!(
+        run(&[codex]),
+        "\x1b[?1007;0$y\x1b[?62;22c\x1b[1;1R\x1b]10;rgb:d0d0/d0d0/d0d0\x1b\\\x1b]11;rgb:0000/0000/0000\x1b\\"
+    );
+    // Claude Code 2.1.332 start-up: the probe and XTVERSION.
+    let claude = b"\x1b]7501;?\x07\x1b[>0q\x1b[>5u\x1b[?2004h\x1b[?2031h\x1b[?1004h\x1b[?1049h";
+    assert_eq!(
+        run(&[claude]),
+        format!(
+            "\x1b]7501;?\x1b\\\x1bP>|termic({})\x1b\\",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+}
+
+#[test]
+fn rgb_parses_config_hex() {
+    assert_eq!(Rgb::parse_hex("#1e2F30"), Some(Rgb(0x1e, 0x2f, 0x30)));
+    assert_eq!(Rgb::parse_hex("1e2f30"), None);
+    assert_eq!(Rgb::parse_hex("#1e2f3"), None);
+    assert_eq!(Rgb::parse_hex("#gg0000"), None);
+}

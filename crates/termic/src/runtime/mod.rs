@@ -1,0 +1,389 @@
+//! The task runtime: every task is a command in its own PTY, with the env
+//! contract of design.md, one reader thread feeding its screen model, and an
+//! exit waiter. The UI drives it through [`Runtime`] and hears back through
+//! a channel of [`RuntimeEvent`]s.
+//!
+//! - [`env`]: the spawn env contract (pure).
+//! - [`spawn`]: PTY open (under one process-wide lock) and child start.
+//! - [`reader`]: the reader thread (screen, terminal replies, dirty flag).
+//! - [`session`]: ending a task's whole process group and session.
+//! - [`task`]: state shared by the threads of one task.
+
+pub mod env;
+pub mod reader;
+pub mod session;
+pub mod spawn;
+pub mod task;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::num::NonZeroU16;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender};
+use portable_pty::PtySize;
+
+use crate::clock::Clock;
+use crate::replies::{ReplyConfig, Responder};
+
+use task::TaskShared;
+
+/// Default scrollback kept per task, in lines.
+pub const DEFAULT_SCROLLBACK: usize = 10_000;
+
+/// How long the exit waiter lets the reader drain after the child exits.
+const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);
+
+/// termic's handle for a task (not the secret `TERMIC_TASK_ID`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TaskId(pub u64);
+
+/// Terminal size in cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TermSize {
+    pub rows: u16,
+    pub cols: u16,
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct TaskSpec {
+    /// Shown in the sidebar and written to the event log.
+    pub name: String,
+    /// Agent id (built-in or config-defined), for profiles and logs.
+    pub agent: String,
+    /// Program and arguments; the program is looked up on PATH.
+    pub argv: Vec<OsString>,
+    pub cwd: PathBuf,
+    /// The agent definition's own env, applied before the contract variables.
+    pub env: Vec<(OsString, OsString)>,
+    pub size: TermSize,
+}
+
+/// Whether a task's child is still running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskStatus {
+    Running,
+    /// Exit code, or `None` when a signal ended it.
+    Exited(Option<i32>),
+}
+
+/// What the runtime tells the UI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuntimeEvent {
+    /// New output: redraw when convenient. Sent once until the UI reads the
+    /// screen with [`Runtime::with_screen`].
+    Dirty(TaskId),
+    /// The child exited (after its last output was read).
+    Exited(TaskId, Option<i32>),
+}
+
+/// A task's fixed facts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskMeta {
+    pub id: TaskId,
+    pub name: String,
+    pub agent: String,
+    /// The `TERMIC_TASK_ID` given to the child.
+    pub task_id: String,
+    /// The `TERMIC_PTY` given to the child.
+    pub pty_path: PathBuf,
+    /// Child pid: also its process group and session id (a session leader).
+    pub pid: i32,
+    pub started_ms: u64,
+}
+
+/// A task as the UI lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskInfo {
+    pub meta: TaskMeta,
+    pub status: TaskStatus,
+}
+
+/// Settings that apply to every task.
+#[derive(Debug, Clone)]
+pub struct RuntimeConfig {
+    pub term_program: String,
+    pub scrollback: usize,
+    pub replies: ReplyConfig,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        RuntimeConfig {
+            term_program: env::DEFAULT_TERM_PROGRAM.to_owned(),
+            scrollback: DEFAULT_SCROLLBACK,
+            replies: ReplyConfig::default(),
+        }
+    }
+}
+
+/// Why a runtime call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    #[error("no command to run: the agent's command is empty (set `command` in config.toml)")]
+    EmptyCommand,
+    #[error("cannot start the task in {0}: it is not a directory (pick an existing directory)")]
+    CwdMissing(PathBuf),
+    #[error("cannot {what}: {message}")]
+    Pty { what: &'static str, message: String },
+    #[error("cannot start `{command}`: {message}")]
+    Spawn { command: String, message: String },
+    #[error("no task {0:?} (it was removed)")]
+    NoSuchTask(TaskId),
+    #[error("cannot {what} for task {id:?}: {source}")]
+    Io {
+        id: TaskId,
+        what: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+struct Inner {
+    tasks: Mutex<BTreeMap<TaskId, Arc<TaskShared>>>,
+    next_id: AtomicU64,
+    events: Sender<RuntimeEvent>,
+    config: RuntimeConfig,
+    clock: Arc<dyn Clock>,
+}
+
+impl Drop for Inner {
+    /// Quitting termic must not leave agents running behind it.
+    fn drop(&mut self) {
+        let tasks = self.tasks.get_mut().unwrap_or_else(|e| e.into_inner());
+        for task in tasks.values() {
+            if task.status() == TaskStatus::Running {
+                session::end_session(task.meta.pid);
+            }
+        }
+    }
+}
+
+/// The task runtime. Cheap to clone; every clone drives the same tasks.
+#[derive(Clone)]
+pub struct Runtime {
+    inner: Arc<Inner>,
+}
+
+fn nonzero(v: u16) -> NonZeroU16 {
+    NonZeroU16::new(v).unwrap_or(NonZeroU16::MIN)
+}
+
+impl Runtime {
+    /// A runtime and the receiving end of its event channel.
+    pub fn new(config: RuntimeConfig, clock: Arc<dyn Clock>) -> (Runtime, Receiver<RuntimeEvent>) {
+        let (events, receiver) = crossbeam_channel::unbounded();
+        let inner = Inner {
+            tasks: Mutex::new(BTreeMap::new()),
+            next_id: AtomicU64::new(1),
+            events,
+            config,
+            clock,
+        };
+        (
+            Runtime {
+                inner: Arc::new(inner),
+            },
+            receiver,
+        )
+    }
+
+    pub fn config(&self) -> &RuntimeConfig {
+        &self.inner.config
+    }
+
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.inner.clock
+    }
+
+    /// Start a task. Its output starts flowing to the screen model at once.
+    pub fn spawn(&self, spec: TaskSpec) -> Result<TaskId, RuntimeError> {
+        let config = &self.inner.config;
+        let spawned = spawn::spawn(&spec, &config.term_program)?;
+        let id = TaskId(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
+        let parser = vt100::Parser::new(
+            nonzero(spec.size.rows),
+            nonzero(spec.size.cols),
+            config.scrollback,
+        );
+        let shared = Arc::new(TaskShared {
+            meta: TaskMeta {
+                id,
+                name: spec.name,
+                agent: spec.agent,
+                task_id: spawned.task_id,
+                pty_path: spawned.pty_path,
+                pid: spawned.pid,
+                started_ms: self.inner.clock.now_ms(),
+            },
+            clock: Arc::clone(&self.inner.clock),
+            dirty: AtomicBool::new(false),
+            focus_reporting: AtomicBool::new(false),
+            parser: Mutex::new(parser),
+            writer: Mutex::new(spawned.writer),
+            master: Mutex::new(spawned.master),
+            status: Mutex::new(TaskStatus::Running),
+            events: self.inner.events.clone(),
+        });
+        self.lock_tasks().insert(id, Arc::clone(&shared));
+
+        let (done_tx, done_rx) = crossbeam_channel::bounded::<()>(1);
+        let reader_shared = Arc::clone(&shared);
+        let responder = Responder::new(config.replies.clone());
+        let reader = spawned.reader;
+        let spawn_thread = |name: String, f: Box<dyn FnOnce() + Send>| {
+            thread::Builder::new()
+                .name(name)
+                .spawn(f)
+                .map_err(|e| RuntimeError::Io {
+                    id,
+                    what: "start a thread",
+                    source: e,
+                })
+        };
+        spawn_thread(
+            format!("termic-read-{}", id.0),
+            Box::new(move || {
+                reader::run(reader, reader_shared, responder);
+                let _ = done_tx.send(());
+            }),
+        )?;
+        let mut child = spawned.child;
+        let waiter_shared = Arc::clone(&shared);
+        spawn_thread(
+            format!("termic-wait-{}", id.0),
+            Box::new(move || {
+                let code = match child.wait() {
+                    Ok(status) if status.signal().is_none() => {
+                        i32::try_from(status.exit_code()).ok()
+                    }
+                    _ => None,
+                };
+                // Let the reader take the last output first; a leftover
+                // process holding the PTY is ended so the reader can finish.
+                if done_rx.recv_timeout(DRAIN_AFTER_EXIT).is_err() {
+                    session::end_session(waiter_shared.meta.pid);
+                    let _ = done_rx.recv_timeout(session::KILL_GRACE * 2);
+                } else if session::session_alive(waiter_shared.meta.pid) {
+                    session::end_session(waiter_shared.meta.pid);
+                }
+                waiter_shared.set_status(TaskStatus::Exited(code));
+                waiter_shared.send(RuntimeEvent::Exited(waiter_shared.meta.id, code));
+            }),
+        )?;
+        Ok(id)
+    }
+
+    fn lock_tasks(&self) -> std::sync::MutexGuard<'_, BTreeMap<TaskId, Arc<TaskShared>>> {
+        self.inner.tasks.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn task(&self, id: TaskId) -> Result<Arc<TaskShared>, RuntimeError> {
+        self.lock_tasks()
+            .get(&id)
+            .cloned()
+            .ok_or(RuntimeError::NoSuchTask(id))
+    }
+
+    /// Every task, oldest first.
+    pub fn tasks(&self) -> Vec<TaskInfo> {
+        self.lock_tasks().values().map(|t| info(t)).collect()
+    }
+
+    pub fn info(&self, id: TaskId) -> Option<TaskInfo> {
+        self.task(id).ok().map(|t| info(&t))
+    }
+
+    /// Read the task's screen model (for drawing). Clears the dirty flag
+    /// first, so output arriving meanwhile yields a new `Dirty`. Keep `f`
+    /// short: the reader waits for this lock.
+    pub fn with_screen<R>(&self, id: TaskId, f: impl FnOnce(&vt100::Screen) -> R) -> Option<R> {
+        let task = self.task(id).ok()?;
+        task.dirty.store(false, Ordering::Release);
+        let parser = task.lock_parser();
+        Some(f(parser.screen()))
+    }
+
+    /// Scroll the task's view back `rows` lines (0 = live).
+    pub fn set_scrollback(&self, id: TaskId, rows: usize) -> Result<(), RuntimeError> {
+        let task = self.task(id)?;
+        task.lock_parser().screen_mut().set_scrollback(rows);
+        Ok(())
+    }
+
+    /// Whether the program asked for focus in/out reports.
+    pub fn wants_focus_events(&self, id: TaskId) -> bool {
+        self.task(id)
+            .map(|t| t.focus_reporting.load(Ordering::Relaxed))
+            .unwrap_or(false)
+    }
+
+    /// Send bytes to the task's input (keys, paste, focus reports).
+    pub fn write_input(&self, id: TaskId, bytes: &[u8]) -> Result<(), RuntimeError> {
+        let task = self.task(id)?;
+        let mut writer = task.lock_writer();
+        writer
+            .write_all(bytes)
+            .and_then(|()| writer.flush())
+            .map_err(|source| RuntimeError::Io {
+                id,
+                what: "write input",
+                source,
+            })
+    }
+
+    /// Resize the PTY (the child gets SIGWINCH) and the screen model.
+    pub fn resize(&self, id: TaskId, size: TermSize) -> Result<(), RuntimeError> {
+        let task = self.task(id)?;
+        task.lock_master()
+            .resize(PtySize {
+                rows: size.rows.max(1),
+                cols: size.cols.max(1),
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .map_err(|e| RuntimeError::Io {
+                id,
+                what: "resize the PTY",
+                source: std::io::Error::other(format!("{e:#}")),
+            })?;
+        task.lock_parser()
+            .set_size(nonzero(size.rows), nonzero(size.cols));
+        Ok(())
+    }
+
+    /// End the task's whole process group and session (SIGHUP, SIGTERM,
+    /// then SIGKILL after a grace period). `Exited` follows on the channel.
+    pub fn kill(&self, id: TaskId) -> Result<(), RuntimeError> {
+        let task = self.task(id)?;
+        if task.status() == TaskStatus::Running {
+            session::end_session(task.meta.pid);
+        }
+        Ok(())
+    }
+
+    /// Forget a task (killing it first if it still runs). Closing its PTY
+    /// master is the hang-up a real terminal gives when its window closes.
+    pub fn remove(&self, id: TaskId) -> Result<(), RuntimeError> {
+        let task = self
+            .lock_tasks()
+            .remove(&id)
+            .ok_or(RuntimeError::NoSuchTask(id))?;
+        if task.status() == TaskStatus::Running {
+            session::end_session(task.meta.pid);
+        }
+        Ok(())
+    }
+}
+
+fn info(task: &TaskShared) -> TaskInfo {
+    TaskInfo {
+        meta: task.meta.clone(),
+        status: task.status(),
+    }
+}

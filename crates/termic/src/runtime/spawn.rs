@@ -1,0 +1,142 @@
+//! Opening a PTY and starting a task's command in it with the env contract.
+//!
+//! portable-pty (0.9) does the `openpty`, the `setsid` + `TIOCSCTTY` in the
+//! child, and closes stray fds. Two things here are ours: the slave path is
+//! read under ONE process-wide lock (see [`PTY_OPEN_LOCK`]), and the slave
+//! handle is dropped right after spawn, or the reader would never see EOF.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize};
+
+use super::env::{env_changes, new_task_id, EnvFacts};
+use super::{RuntimeError, TaskSpec};
+
+/// Held while a PTY is opened and its slave name read. The plan's reason:
+/// `ptsname` returns a static buffer (no `_r` variant on macOS), so two
+/// concurrent spawns could read each other's device name. portable-pty uses
+/// `ttyname_r` on the slave fd today; the lock keeps that true whatever the
+/// backend does and costs microseconds per spawn.
+static PTY_OPEN_LOCK: Mutex<()> = Mutex::new(());
+
+/// A started task: the master side, the child, and its identity.
+pub struct Spawned {
+    pub master: Box<dyn MasterPty + Send>,
+    pub reader: Box<dyn Read + Send>,
+    pub writer: Box<dyn Write + Send>,
+    pub child: Box<dyn Child + Send + Sync>,
+    pub pid: i32,
+    pub pty_path: PathBuf,
+    pub task_id: String,
+}
+
+fn pty_err(what: &'static str) -> impl FnOnce(anyhow::Error) -> RuntimeError {
+    move |source| RuntimeError::Pty {
+        what,
+        message: format!("{source:#}"),
+    }
+}
+
+/// Open a PTY at `spec.size` and spawn `spec.argv` in it.
+pub fn spawn(spec: &TaskSpec, term_program: &str) -> Result<Spawned, RuntimeError> {
+    let Some(program) = spec.argv.first() else {
+        return Err(RuntimeError::EmptyCommand);
+    };
+    if !spec.cwd.is_dir() {
+        // portable-pty would silently fall back to $HOME.
+        return Err(RuntimeError::CwdMissing(spec.cwd.clone()));
+    }
+    let size = PtySize {
+        rows: spec.size.rows.max(1),
+        cols: spec.size.cols.max(1),
+        pixel_width: 0,
+        pixel_height: 0,
+    };
+    let (pair, pty_path) = {
+        let _guard = PTY_OPEN_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let pair = native_pty_system()
+            .openpty(size)
+            .map_err(pty_err("open a PTY"))?;
+        let path = pair.master.tty_name().ok_or(RuntimeError::Pty {
+            what: "read the PTY slave name",
+            message: "the master has no tty name".into(),
+        })?;
+        (pair, path)
+    };
+    let task_id = new_task_id().map_err(|e| RuntimeError::Pty {
+        what: "draw a random task id",
+        message: e.to_string(),
+    })?;
+
+    let mut cmd = CommandBuilder::new(program);
+    cmd.args(&spec.argv[1..]);
+    cmd.cwd(&spec.cwd);
+    let parent: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+    let changes = env_changes(
+        parent.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str())),
+        &EnvFacts {
+            task_id: &task_id,
+            pty_path: Some(pty_path.as_os_str()),
+            term_program,
+            agent_env: &spec.env,
+        },
+    );
+    for name in &changes.remove {
+        cmd.env_remove(name);
+    }
+    for (name, value) in &changes.set {
+        cmd.env(name, value);
+    }
+
+    let child = pair
+        .slave
+        .spawn_command(cmd)
+        .map_err(|source| RuntimeError::Spawn {
+            command: display_argv(&spec.argv),
+            message: format!("{source:#}"),
+        })?;
+    // The child has its own copies; ours would keep the PTY open forever.
+    drop(pair.slave);
+    let pid = child
+        .process_id()
+        .and_then(|p| i32::try_from(p).ok())
+        .ok_or(RuntimeError::Pty {
+            what: "read the child's pid",
+            message: "no pid".into(),
+        })?;
+    let reader = pair
+        .master
+        .try_clone_reader()
+        .map_err(pty_err("clone the PTY reader"))?;
+    let writer = pair
+        .master
+        .take_writer()
+        .map_err(pty_err("take the PTY writer"))?;
+    Ok(Spawned {
+        master: pair.master,
+        reader,
+        writer,
+        child,
+        pid,
+        pty_path,
+        task_id,
+    })
+}
+
+/// `a b 'c d'`-ish rendering of an argv for error messages.
+pub fn display_argv(argv: &[OsString]) -> String {
+    argv.iter()
+        .map(|a| {
+            let s = a.to_string_lossy();
+            if s.contains(' ') || s.is_empty() {
+                format!("'{s}'")
+            } else {
+                s.into_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

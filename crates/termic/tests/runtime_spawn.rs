@@ -1,0 +1,192 @@
+//! The task runtime against real PTYs: exit, output, input, resize, kill,
+//! terminal replies end to end, scrollback.
+
+mod runtime_support;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use runtime_support::*;
+use termic::runtime::{RuntimeEvent, TaskStatus, TermSize};
+
+const T: Duration = Duration::from_secs(10);
+
+#[test]
+fn exit_status_is_reported_after_the_last_output() {
+    let (rt, events) = runtime();
+    let id = rt.spawn(sh("exit", "printf 'last words'; exit 3")).unwrap();
+    assert_eq!(wait_exit(&rt, &events, id, T), Some(3));
+    let text = rt.with_screen(id, |s| s.contents()).unwrap();
+    assert!(text.contains("last words"), "screen: {text:?}");
+    assert_eq!(rt.info(id).unwrap().status, TaskStatus::Exited(Some(3)));
+}
+
+#[test]
+fn dirty_is_sent_once_until_the_screen_is_read() {
+    let (rt, events) = runtime();
+    let id = rt
+        .spawn(sh(
+            "dirty",
+            "i=0; while [ $i -lt 200 ]; do echo line $i; i=$((i+1)); done",
+        ))
+        .unwrap();
+    wait_exit(&rt, &events, id, T);
+    // Nobody read the screen, so at most one Dirty was queued for 200 lines.
+    let dirties = events
+        .try_iter()
+        .filter(|e| *e == RuntimeEvent::Dirty(id))
+        .count();
+    assert!(dirties <= 1, "{dirties} Dirty events without a redraw");
+    let text = rt.with_screen(id, |s| s.contents()).unwrap();
+    assert!(text.contains("line 199"));
+}
+
+#[test]
+fn input_reaches_the_child_and_its_echo_the_screen() {
+    let (rt, events) = runtime();
+    let id = rt.spawn(sh("cat", "head -n1")).unwrap();
+    rt.write_input(id, b"hello termic\r").unwrap();
+    assert_eq!(wait_exit(&rt, &events, id, T), Some(0));
+    let text = rt.with_screen(id, |s| s.contents()).unwrap();
+    // Once as the tty's echo, once as head's output.
+    assert_eq!(text.matches("hello termic").count(), 2, "screen: {text:?}");
+}
+
+#[test]
+fn resize_reaches_the_pty_and_the_screen_model() {
+    let (rt, events) = runtime();
+    let id = rt.spawn(sh("size", "read x; stty size")).unwrap();
+    rt.resize(
+        id,
+        TermSize {
+            rows: 30,
+            cols: 100,
+        },
+    )
+    .unwrap();
+    rt.write_input(id, b"\r").unwrap();
+    wait_exit(&rt, &events, id, T);
+    let (text, size) = rt.with_screen(id, |s| (s.contents(), s.size())).unwrap();
+    assert!(text.contains("30 100"), "screen: {text:?}");
+    assert_eq!((size.0.get(), size.1.get()), (30, 100));
+}
+
+#[test]
+fn cursor_report_reaches_the_child_in_order() {
+    let (rt, events) = runtime();
+    // Raw mode, print two chars, ask for the cursor, read the 6-byte reply.
+    let script = "stty -icanon -echo min 6; printf 'ab\\033[6n'; \
+                  r=$(dd bs=6 count=1 2>/dev/null); printf '\\ngot:%s' \"$r\" | od -An -c | tr -s ' '";
+    let id = rt.spawn(sh("dsr", script)).unwrap();
+    assert_eq!(
+        wait_exit(&rt, &events, id, Duration::from_secs(10)),
+        Some(0)
+    );
+    let text = rt.with_screen(id, |s| s.contents()).unwrap();
+    // The reply is ESC [ 1 ; 3 R: row 1, column 3 (after "ab").
+    assert!(text.contains("033 [ 1 ; 3 R"), "screen: {text:?}");
+}
+
+/// The pid a script printed as `bg=<pid>`.
+fn background_pid(rt: &termic::runtime::Runtime, id: termic::runtime::TaskId) -> i32 {
+    let text = wait_screen(rt, id, T, |t| t.contains("bg="));
+    text.split("bg=")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .expect("background pid on screen")
+}
+
+#[test]
+fn kill_ends_the_whole_session_including_other_process_groups() {
+    let (rt, events) = runtime();
+    // With job control (set -m) the background job gets its OWN process
+    // group, like Codex's app-server escaping a plain killpg.
+    let id = rt
+        .spawn(sh("kill", "set -m; sleep 1000 & echo bg=$!; sleep 1000"))
+        .unwrap();
+    let bg = background_pid(&rt, id);
+    assert!(alive(bg));
+    rt.kill(id).unwrap();
+    assert_eq!(wait_exit(&rt, &events, id, T), None, "ended by a signal");
+    assert!(wait_dead(bg, T), "background job {bg} survived the kill");
+}
+
+#[test]
+fn leftovers_that_ignore_hangup_are_ended_when_the_task_exits() {
+    let (rt, events) = runtime();
+    // The Codex shape: the main process quits, a helper lives on holding the PTY.
+    let id = rt
+        .spawn(sh(
+            "left",
+            "(trap '' HUP; exec sleep 1000) & echo bg=$!; sleep 0.2; exit 0",
+        ))
+        .unwrap();
+    let bg = background_pid(&rt, id);
+    assert_eq!(wait_exit(&rt, &events, id, T), Some(0));
+    assert!(
+        wait_dead(bg, T),
+        "leftover {bg} still running after the task exited"
+    );
+}
+
+#[test]
+fn scrollback_keeps_the_configured_number_of_lines() {
+    let (rt, events) = runtime();
+    let id = rt.spawn(sh("scroll", "seq 1 12000")).unwrap();
+    wait_exit(&rt, &events, id, T);
+    rt.set_scrollback(id, usize::MAX).unwrap();
+    let kept = rt.with_screen(id, |s| s.scrollback()).unwrap();
+    assert_eq!(kept, 10_000);
+}
+
+#[test]
+fn concurrent_spawns_each_get_their_own_pty_path() {
+    let (rt, events) = runtime();
+    let script = "printf 'tty=%s env=%s end\\n' \"$(tty)\" \"$TERMIC_PTY\"; read x";
+    let handles: Vec<_> = (0..16)
+        .map(|i| {
+            let rt = rt.clone();
+            std::thread::spawn(move || rt.spawn(sh(&format!("t{i}"), script)).unwrap())
+        })
+        .collect();
+    let ids: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let mut seen = HashSet::new();
+    for &id in &ids {
+        let text = wait_screen(&rt, id, T, |t| t.contains(" end"));
+        let line = text.lines().find(|l| l.starts_with("tty=")).unwrap();
+        let tty = line
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .trim_start_matches("tty=");
+        let env = line
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .trim_start_matches("env=");
+        assert_eq!(tty, env, "child's tty differs from its TERMIC_PTY");
+        assert_eq!(PathBuf::from(env), rt.info(id).unwrap().meta.pty_path);
+        assert!(seen.insert(env.to_owned()), "{env} given to two live tasks");
+    }
+    for &id in &ids {
+        rt.write_input(id, b"\r").unwrap();
+    }
+    for &id in &ids {
+        wait_exit(&rt, &events, id, T);
+    }
+}
+
+#[test]
+fn spawn_errors_name_the_problem() {
+    let (rt, _events) = runtime();
+    let mut spec = sh("x", "true");
+    spec.cwd = PathBuf::from("/no/such/dir");
+    let err = rt.spawn(spec).unwrap_err().to_string();
+    assert!(err.contains("/no/such/dir"), "{err}");
+    let mut spec = sh("x", "true");
+    spec.argv = vec!["termic-no-such-program".into()];
+    let err = rt.spawn(spec).unwrap_err().to_string();
+    assert!(err.contains("termic-no-such-program"), "{err}");
+}

@@ -1,0 +1,90 @@
+//! Shared helpers for the runtime integration tests (included with `mod`).
+
+#![allow(dead_code)]
+
+use std::ffi::OsString;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Receiver;
+use termic::clock::SystemClock;
+use termic::runtime::{
+    Runtime, RuntimeConfig, RuntimeEvent, TaskId, TaskSpec, TaskStatus, TermSize,
+};
+
+pub fn runtime() -> (Runtime, Receiver<RuntimeEvent>) {
+    Runtime::new(RuntimeConfig::default(), Arc::new(SystemClock::new()))
+}
+
+pub fn sh(name: &str, script: &str) -> TaskSpec {
+    TaskSpec {
+        name: name.to_owned(),
+        agent: "shell".to_owned(),
+        argv: vec!["sh".into(), "-c".into(), script.into()],
+        cwd: std::env::temp_dir(),
+        env: Vec::<(OsString, OsString)>::new(),
+        size: TermSize { rows: 24, cols: 80 },
+    }
+}
+
+/// Wait until the task has exited (its `Exited` event was sent) and
+/// return its code. Other tasks' events are left to their own waits.
+pub fn wait_exit(
+    rt: &Runtime,
+    events: &Receiver<RuntimeEvent>,
+    id: TaskId,
+    timeout: Duration,
+) -> Option<i32> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(TaskStatus::Exited(code)) = rt.info(id).map(|i| i.status) {
+            return code;
+        }
+        if Instant::now() > deadline {
+            panic!("task {id:?} did not exit within {timeout:?}");
+        }
+        let _ = events.recv_timeout(Duration::from_millis(20));
+    }
+}
+
+/// Poll the screen until `pred` holds (tests only; the runtime never polls).
+pub fn wait_screen(
+    rt: &Runtime,
+    id: TaskId,
+    timeout: Duration,
+    pred: impl Fn(&str) -> bool,
+) -> String {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let text = rt.with_screen(id, |s| s.contents()).unwrap_or_default();
+        if pred(&text) {
+            return text;
+        }
+        if Instant::now() > deadline {
+            panic!("screen never matched within {timeout:?}; it shows:\n{text}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Alive means present in /proc and not a zombie.
+pub fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let rest = &stat[stat.rfind(')').unwrap() + 1..];
+            rest.split_ascii_whitespace().next() != Some("Z")
+        }
+        Err(_) => false,
+    }
+}
+
+pub fn wait_dead(pid: i32, timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    while Instant::now() < deadline {
+        if !alive(pid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    !alive(pid)
+}
