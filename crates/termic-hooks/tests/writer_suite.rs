@@ -12,3 +12,5 @@ mod corpus;
 mod fsio;
 #[path = "writer_suite/named.rs"]
 mod named;
+#[path = "writer_suite/props.rs"]
+mod props;

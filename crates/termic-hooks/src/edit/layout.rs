@@ -168,7 +168,10 @@ pub(crate) fn append(
         };
     }
     let inner = &body[container.open + 1..container.close];
-    let text = if inner.contains('\n') || is_root || !style.one_line {
+    let text = if inner.contains('\n')
+        || is_root
+        || (!style.one_line && starts_its_line(body, container.open))
+    {
         let outer = line_indent(body, container.open);
         let indent = format!("{outer}{}", style.unit);
         let closing = if inner.contains('\n') {
@@ -188,6 +191,18 @@ pub(crate) fn append(
         start: container.open + 1,
         end: container.close,
         text,
+    }
+}
+
+/// Whether the bracket at `open` is the first value on its line (maybe
+/// after its key): then a new child goes on its own line. An empty
+/// container in the middle of a one-line structure stays one line.
+fn starts_its_line(body: &str, open: usize) -> bool {
+    let line_start = body[..open].rfind('\n').map_or(0, |i| i + 1);
+    let prefix = body[line_start..open].trim();
+    match prefix.strip_suffix(':') {
+        Some(key) => serde_json::from_str::<String>(key.trim_end()).is_ok(),
+        None => prefix.is_empty() || prefix == "[" || prefix == ",",
     }
 }
 
