@@ -1,0 +1,68 @@
+//! Every timing the engine uses, in one table. docs/state-machine.md carries
+//! the same table (a test checks they agree), with the reasoning behind each value.
+
+/// All durations are milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Constants {
+    /// Title idle (and no visible output) this long ends a turn as done.
+    pub settle_ms: u64,
+    /// Title idle this long ends the turn even though output kept coming.
+    pub settle_ceiling_ms: u64,
+    /// No output bytes at all this long: the fallback asks the user to look.
+    pub byte_quiet_ms: u64,
+    /// Screen hash unchanged this long while bytes still arrive: same fallback.
+    pub settled_screen_ms: u64,
+    /// No new scrollback lines (after some arrived this turn) and no busy
+    /// title this long: same fallback.
+    pub scrollback_stable_ms: u64,
+    /// No busy sign at all (busy title, Enter, hook or native working) this long: same fallback.
+    pub absolute_ceiling_ms: u64,
+    /// A hook's permission attention waits this long before the badge moves,
+    /// so a request resolved by a rule or reviewer never rings.
+    pub permission_debounce_ms: u64,
+    /// Escape / Ctrl-C then the title going idle within this window is an interrupt.
+    pub interrupt_title_window_ms: u64,
+    /// Escape / Ctrl-C then this long without output is an interrupt.
+    pub interrupt_quiet_grace_ms: u64,
+    /// Enter, then visible output within this window, starts a turn (no hooks).
+    pub submit_activity_window_ms: u64,
+    /// A done followed by an attention within this window is a false done.
+    pub false_done_window_ms: u64,
+}
+
+impl Default for Constants {
+    fn default() -> Self {
+        Constants {
+            settle_ms: 5_000,
+            settle_ceiling_ms: 90_000,
+            byte_quiet_ms: 12_000,
+            settled_screen_ms: 20_000,
+            scrollback_stable_ms: 60_000,
+            absolute_ceiling_ms: 600_000,
+            permission_debounce_ms: 1_000,
+            interrupt_title_window_ms: 3_000,
+            interrupt_quiet_grace_ms: 15_000,
+            submit_activity_window_ms: 3_000,
+            false_done_window_ms: 10_000,
+        }
+    }
+}
+
+impl Constants {
+    /// `(name, value)` for every constant, in table order (docs and Inspector).
+    pub fn table(&self) -> [(&'static str, u64); 11] {
+        [
+            ("settle_ms", self.settle_ms),
+            ("settle_ceiling_ms", self.settle_ceiling_ms),
+            ("byte_quiet_ms", self.byte_quiet_ms),
+            ("settled_screen_ms", self.settled_screen_ms),
+            ("scrollback_stable_ms", self.scrollback_stable_ms),
+            ("absolute_ceiling_ms", self.absolute_ceiling_ms),
+            ("permission_debounce_ms", self.permission_debounce_ms),
+            ("interrupt_title_window_ms", self.interrupt_title_window_ms),
+            ("interrupt_quiet_grace_ms", self.interrupt_quiet_grace_ms),
+            ("submit_activity_window_ms", self.submit_activity_window_ms),
+            ("false_done_window_ms", self.false_done_window_ms),
+        ]
+    }
+}

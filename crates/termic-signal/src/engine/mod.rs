@@ -1,0 +1,284 @@
+//! The state machine: timestamped facts in, transitions with reasons out.
+//!
+//! [`Engine`] is pure and deterministic. Time is `u64` milliseconds on the
+//! caller's monotonic clock, passed into every call; the engine never reads a
+//! clock, spawns a thread or touches a file. The caller feeds it output bytes
+//! (scanned internally), keys, focus and hook facts, calls [`Engine::tick`]
+//! at [`Engine::next_deadline`], and shows the returned [`Transition`]s.
+//!
+//! Files: `types` (public vocabulary), `constants` (the one timing table),
+//! `keys` (input bytes to keys), `timers` (derived deadlines), `log`
+//! (Inspector timeline), `rules/*` (one file per rule group). The rules and
+//! their reasons are described in docs/state-machine.md.
+
+mod constants;
+mod keys;
+mod log;
+mod rules;
+mod timers;
+mod titles;
+mod types;
+
+pub use constants::Constants;
+pub use log::LOG_CAPACITY;
+pub use timers::TimerKind;
+pub use titles::TitleClass;
+pub use types::{
+    Attention, EngineConfig, Key, LogEntry, LogKind, Reason, Rule, ScreenFacts, State, Transition,
+};
+
+use crate::signal::Signal;
+use log::Log;
+use timers::Timers;
+
+/// A hook's permission attention waiting out its debounce.
+#[derive(Debug, Clone)]
+struct PendingAttention {
+    at: u64,
+    attention: Attention,
+    detail: String,
+}
+
+/// Escape or Ctrl-C pressed during a turn, waiting for evidence it took effect.
+#[derive(Debug, Clone, Copy)]
+struct PendingInterrupt {
+    key: Key,
+    at: u64,
+}
+
+/// What the caller's screen model last reported, with when each part changed.
+#[derive(Debug, Clone, Copy)]
+struct ScreenTrack {
+    facts: ScreenFacts,
+    hash_changed_at: u64,
+    lines_changed_at: u64,
+    /// Scrollback grew during the current turn (so stability means something).
+    grew_this_turn: bool,
+}
+
+/// One task's state machine. See the module docs.
+#[derive(Debug)]
+pub struct Engine {
+    config: EngineConfig,
+    state: State,
+    since: u64,
+    watched: bool,
+    native_seen: bool,
+    /// One done per submit: set by Enter, hook working or native working,
+    /// spent by a done.
+    done_token: bool,
+    turn_started_at: u64,
+    last_bytes_at: u64,
+    last_activity_at: u64,
+    title: String,
+    title_class: TitleClass,
+    title_class_since: u64,
+    /// Last busy sign: a busy title change, Enter, hook or native working.
+    last_busy_at: u64,
+    submit_at: Option<u64>,
+    screen: Option<ScreenTrack>,
+    pending_attention: Option<PendingAttention>,
+    pending_interrupt: Option<PendingInterrupt>,
+    /// The current needs-you came from a fallback (which one, and whether a
+    /// key was pressed since: typing echo is not the agent resuming).
+    fallback: Option<(Rule, bool)>,
+    last_done_at: Option<u64>,
+    false_done_count: u32,
+    native_probe: bool,
+    timers: Timers,
+    log: Log,
+}
+
+impl Engine {
+    pub fn new(config: EngineConfig) -> Engine {
+        Engine {
+            config,
+            state: State::Idle,
+            since: 0,
+            watched: false,
+            native_seen: false,
+            done_token: true,
+            turn_started_at: 0,
+            last_bytes_at: 0,
+            last_activity_at: 0,
+            title: String::new(),
+            title_class: TitleClass::Unknown,
+            title_class_since: 0,
+            last_busy_at: 0,
+            submit_at: None,
+            screen: None,
+            pending_attention: None,
+            pending_interrupt: None,
+            fallback: None,
+            last_done_at: None,
+            false_done_count: 0,
+            native_probe: false,
+            timers: Timers::default(),
+            log: Log::default(),
+        }
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    /// Output bytes from the PTY, scanned for signals.
+    pub fn feed_output(&mut self, now: u64, bytes: &[u8]) -> Vec<Transition> {
+        let mut out = Vec::new();
+        if bytes.is_empty() || !self.begin(now, &mut out) {
+            return out;
+        }
+        let signals = titles::scan(bytes);
+        self.note_output(now);
+        for signal in signals {
+            self.handle_signal(now, signal, &mut out);
+        }
+        self.finish(now);
+        out
+    }
+
+    /// One already-scanned signal (tests and replay). It counts as output
+    /// arriving at `now`, since every signal came from output bytes.
+    pub fn on_signal(&mut self, now: u64, signal: Signal) -> Vec<Transition> {
+        let mut out = Vec::new();
+        if self.begin(now, &mut out) {
+            self.note_output(now);
+            self.handle_signal(now, signal, &mut out);
+            self.finish(now);
+        }
+        out
+    }
+
+    /// A key the user pressed in this task.
+    pub fn key(&mut self, now: u64, key: Key) -> Vec<Transition> {
+        let mut out = Vec::new();
+        if self.begin(now, &mut out) {
+            self.handle_key(now, key);
+            self.finish(now);
+        }
+        out
+    }
+
+    /// Whether the user is watching this task (focused task AND outer terminal
+    /// focused). Interrupt keys only count while watched. Fires no timers:
+    /// the next call that returns transitions does.
+    pub fn focus(&mut self, now: u64, watched: bool) {
+        if self.watched != watched && self.state != State::Exited {
+            self.watched = watched;
+            let text = if watched { "watched" } else { "not watched" };
+            self.log.push(now, LogKind::Fact, text.to_string());
+        }
+    }
+
+    /// Whether this agent's hooks are installed and wired. While true the
+    /// heuristics that can end a turn stand down (their timers are dropped).
+    pub fn set_hooks_wired(&mut self, now: u64, wired: bool) {
+        if self.config.hooks_wired != wired && self.state != State::Exited {
+            self.config.hooks_wired = wired;
+            let text = if wired {
+                "hooks wired: the heuristics stand down"
+            } else {
+                "hooks not wired: the heuristics are active"
+            };
+            self.log.push(now, LogKind::Fact, text.to_string());
+            self.finish(now);
+        }
+    }
+
+    /// The caller's screen model after output was applied.
+    pub fn screen(&mut self, now: u64, facts: ScreenFacts) -> Vec<Transition> {
+        let mut out = Vec::new();
+        if self.begin(now, &mut out) {
+            self.handle_screen(now, facts, &mut out);
+            self.finish(now);
+        }
+        out
+    }
+
+    /// The agent process exited (`None`: killed by a signal or unknown).
+    pub fn exited(&mut self, now: u64, code: Option<i32>) -> Vec<Transition> {
+        let mut out = Vec::new();
+        if self.begin(now, &mut out) {
+            let detail = match code {
+                Some(c) => format!("process exited with code {c}"),
+                None => "process ended without an exit code".to_string(),
+            };
+            self.go(now, State::Exited, Rule::Exit, detail, None, &mut out);
+            self.finish(now);
+        }
+        out
+    }
+
+    /// Fire every timer due at or before `now`.
+    pub fn tick(&mut self, now: u64) -> Vec<Transition> {
+        let mut out = Vec::new();
+        if self.begin(now, &mut out) {
+            self.finish(now);
+        }
+        out
+    }
+
+    /// When [`Engine::tick`] must next be called; `None` when no timer is armed.
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.timers.earliest().map(|(at, _)| at)
+    }
+
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    /// Time of the last transition (0 before any).
+    pub fn since(&self) -> u64 {
+        self.since
+    }
+
+    /// An OSC 7501 report arrived for this task: it governs the turn.
+    pub fn native_status_seen(&self) -> bool {
+        self.native_seen
+    }
+
+    /// Times a done was followed by an attention within the false-done window.
+    pub fn false_done_count(&self) -> u32 {
+        self.false_done_count
+    }
+
+    /// True once after the agent probed `OSC 7501 ; ?`: the caller should
+    /// answer `ESC ] 7501 ; ? ESC \` so the agent reports its state natively.
+    pub fn take_native_probe(&mut self) -> bool {
+        std::mem::take(&mut self.native_probe)
+    }
+
+    /// The Inspector timeline since the last drain.
+    pub fn drain_log(&mut self) -> Vec<LogEntry> {
+        self.log.drain()
+    }
+
+    /// Common entry: fires timers already due, then says whether input may be
+    /// processed (nothing moves an exited task).
+    fn begin(&mut self, now: u64, out: &mut Vec<Transition>) -> bool {
+        self.fire_due(now, out);
+        self.state != State::Exited
+    }
+
+    /// Common exit: re-derive the timers from the new state. A deadline
+    /// already in the past is due now (never before input already handled).
+    fn finish(&mut self, now: u64) {
+        let fresh = self.deadlines().map(|d| d.map(|d| d.max(now)));
+        self.timers.update(now, fresh, &mut self.log);
+    }
+
+    fn fire_due(&mut self, now: u64, out: &mut Vec<Transition>) {
+        while let Some((at, kind)) = self.timers.earliest().filter(|(at, _)| *at <= now) {
+            self.timers.fired(kind);
+            self.log.push(at, LogKind::Timer, format!("{} fired", kind.as_str()));
+            self.fire(at, kind, out);
+            self.finish(at);
+        }
+    }
+
+    /// Hooks are wired or native status was seen: only they (or an
+    /// interrupt, or exit) end a turn.
+    fn governed(&self) -> bool {
+        self.config.hooks_wired || self.native_seen
+    }
+}

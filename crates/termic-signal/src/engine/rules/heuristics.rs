@@ -1,0 +1,176 @@
+//! Timed rules. Without hooks or native status a turn's end is inferred:
+//! the settle timer (title idle), its 90 s ceiling, and the fallbacks that
+//! cannot tell done from waiting (byte-quiet, settled screen, scrollback
+//! stability, the absolute ceiling), so they ask the user to look instead of
+//! claiming a done. All of them stand down while hooks or native status own
+//! the turn. The permission debounce and the interrupt quiet grace are timers
+//! too and apply in every mode.
+
+use crate::engine::timers::TimerKind;
+use crate::engine::titles::TitleClass;
+use crate::engine::types::{Attention, Rule, State, Transition};
+use crate::engine::Engine;
+
+impl Engine {
+    /// Every timer's deadline, derived from the current fields.
+    pub(in crate::engine) fn deadlines(&self) -> [Option<u64>; 8] {
+        let c = &self.config.constants;
+        let mut due = [None; 8];
+        let mut set = |kind: TimerKind, at: u64| due[kind as usize] = Some(at);
+        if self.state == State::Exited {
+            return due;
+        }
+        if let Some(p) = self.pending_interrupt {
+            set(
+                TimerKind::InterruptQuiet,
+                p.at.max(self.last_bytes_at) + c.interrupt_quiet_grace_ms,
+            );
+        }
+        if let Some(p) = &self.pending_attention {
+            set(TimerKind::PermissionDebounce, p.at + c.permission_debounce_ms);
+        }
+        if self.state != State::Working || self.governed() || self.pending_attention.is_some() {
+            return due;
+        }
+        let start = self.turn_started_at;
+        if self.title_class == TitleClass::Idle {
+            let idle_since = self.title_class_since.max(start);
+            set(
+                TimerKind::Settle,
+                idle_since.max(self.last_activity_at) + c.settle_ms,
+            );
+            set(TimerKind::SettleCeiling, idle_since + c.settle_ceiling_ms);
+        }
+        if self.pending_interrupt.is_some() {
+            // The interrupt's own quiet grace owns silence right now.
+            return due;
+        }
+        set(
+            TimerKind::ByteQuiet,
+            self.last_bytes_at.max(start) + c.byte_quiet_ms,
+        );
+        if let Some(screen) = &self.screen {
+            set(
+                TimerKind::SettledScreen,
+                screen.hash_changed_at.max(start) + c.settled_screen_ms,
+            );
+            if screen.grew_this_turn {
+                set(
+                    TimerKind::ScrollbackStable,
+                    screen.lines_changed_at.max(self.last_busy_at) + c.scrollback_stable_ms,
+                );
+            }
+        }
+        set(
+            TimerKind::AbsoluteCeiling,
+            self.last_busy_at.max(start) + c.absolute_ceiling_ms,
+        );
+        due
+    }
+
+    /// A timer fell due at `at`.
+    pub(in crate::engine) fn fire(&mut self, at: u64, kind: TimerKind, out: &mut Vec<Transition>) {
+        let c = self.config.constants;
+        match kind {
+            TimerKind::InterruptQuiet => {
+                if let Some(p) = self.pending_interrupt.take() {
+                    let detail = format!(
+                        "{}, then no output for {} ms",
+                        p.key.as_str(),
+                        c.interrupt_quiet_grace_ms
+                    );
+                    self.go(at, State::Interrupted, Rule::InterruptQuiet, detail, None, out);
+                }
+            }
+            TimerKind::PermissionDebounce => {
+                if let Some(p) = self.pending_attention.take() {
+                    self.raise_attention(at, Rule::HookAttention, p.detail, p.attention, out);
+                }
+            }
+            TimerKind::Settle => {
+                let idle_for = at - self.title_class_since.max(self.turn_started_at);
+                let mut detail = format!("title idle for {idle_for} ms");
+                if idle_for != c.settle_ms {
+                    detail.push_str(&format!(", no output for {} ms", c.settle_ms));
+                }
+                self.end_turn(at, Rule::Settle, detail, out);
+            }
+            TimerKind::SettleCeiling => {
+                let detail = format!(
+                    "title idle for {} ms while output continued",
+                    c.settle_ceiling_ms
+                );
+                self.end_turn(at, Rule::SettleCeiling, detail, out);
+            }
+            TimerKind::ByteQuiet => {
+                let what = format!("no output for {} ms", c.byte_quiet_ms);
+                self.fallback(at, Rule::ByteQuiet, what, out);
+            }
+            TimerKind::SettledScreen => {
+                let what = format!("screen unchanged for {} ms", c.settled_screen_ms);
+                self.fallback(at, Rule::SettledScreen, what, out);
+            }
+            TimerKind::ScrollbackStable => {
+                let what = format!(
+                    "no new lines and no busy title for {} ms",
+                    c.scrollback_stable_ms
+                );
+                self.fallback(at, Rule::ScrollbackStable, what, out);
+            }
+            TimerKind::AbsoluteCeiling => {
+                let what = format!("no busy sign for {} ms", c.absolute_ceiling_ms);
+                self.fallback(at, Rule::AbsoluteCeiling, what, out);
+            }
+        }
+    }
+
+    /// The fallbacks' outcome: the agent stopped showing work, and nothing
+    /// says whether it finished or is waiting. Claiming done would be the
+    /// false done this engine exists to prevent, so it asks the user to look.
+    fn fallback(&mut self, at: u64, rule: Rule, what: String, out: &mut Vec<Transition>) {
+        let attention = Attention::new(
+            "unsure",
+            Some(format!("{what}: finished or waiting for you")),
+        );
+        let detail = format!("{what}; cannot tell done from waiting");
+        self.go(at, State::NeedsYou, rule, detail, Some(attention), out);
+        self.fallback = Some((rule, false));
+    }
+
+    /// The caller's screen model after output.
+    pub(in crate::engine) fn handle_screen(
+        &mut self,
+        now: u64,
+        facts: crate::engine::ScreenFacts,
+        out: &mut Vec<Transition>,
+    ) {
+        match &mut self.screen {
+            None => {
+                self.screen = Some(crate::engine::ScreenTrack {
+                    facts,
+                    hash_changed_at: now,
+                    lines_changed_at: now,
+                    grew_this_turn: false,
+                });
+            }
+            Some(track) => {
+                let changed = facts.hash != track.facts.hash;
+                let grew = facts.scrollback_lines > track.facts.scrollback_lines;
+                if changed {
+                    track.hash_changed_at = now;
+                }
+                if facts.scrollback_lines != track.facts.scrollback_lines {
+                    track.lines_changed_at = now;
+                    track.grew_this_turn |= grew;
+                }
+                track.facts = facts;
+                if changed {
+                    self.resume_after_fallback(now, Rule::SettledScreen, "the screen changed", out);
+                }
+                if grew {
+                    self.resume_after_fallback(now, Rule::ScrollbackStable, "new lines", out);
+                }
+            }
+        }
+    }
+}

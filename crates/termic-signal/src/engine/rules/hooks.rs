@@ -1,0 +1,96 @@
+//! Hook messages (docs/protocol.md): the agent reporting its own turn.
+//!
+//! A message whose task id is not this task's is recorded, never obeyed: it
+//! may be a `cat` of a hostile file or another task's hook on a reused PTY.
+
+use crate::engine::types::{Attention, LogKind, Rule, State, Transition};
+use crate::engine::{Engine, PendingAttention};
+use crate::wire::{field, HookEvent, HookMessage};
+
+impl Engine {
+    pub(in crate::engine) fn on_hook(
+        &mut self,
+        now: u64,
+        msg: HookMessage,
+        out: &mut Vec<Transition>,
+    ) {
+        let named = match msg.field(field::HOOK) {
+            Some(hook) => format!("{} ({hook})", msg.event),
+            None => msg.event.to_string(),
+        };
+        if msg.task_id != self.config.task_id {
+            self.log.push(
+                now,
+                LogKind::Signal,
+                format!(
+                    "hook {named} for another task (id {:?}): recorded, not obeyed",
+                    msg.task_id
+                ),
+            );
+            return;
+        }
+        self.log.push(now, LogKind::Signal, format!("hook {named}"));
+        match msg.event {
+            HookEvent::Working => {
+                self.refresh_token(now);
+                self.cancel_pending_attention(now, "hook working");
+                self.go(now, State::Working, Rule::HookWorking, named, None, out);
+            }
+            HookEvent::Attention => self.hook_attention(now, &msg, named, out),
+            HookEvent::Released => {
+                self.cancel_pending_attention(now, "hook released");
+                if self.state == State::NeedsYou {
+                    self.go(now, State::Working, Rule::HookReleased, named, None, out);
+                }
+            }
+            HookEvent::Done if msg.field(field::BACKGROUND) == Some("1") => self.log.push(
+                now,
+                LogKind::Fact,
+                "done with background tasks still running: stays working".to_string(),
+            ),
+            HookEvent::Done if self.state.in_turn() => {
+                self.end_turn(now, Rule::HookDone, named, out);
+            }
+            HookEvent::Interrupted if self.state.in_turn() => {
+                self.go(now, State::Interrupted, Rule::HookInterrupted, named, None, out);
+            }
+            HookEvent::Done | HookEvent::Interrupted => self.log.push(
+                now,
+                LogKind::Fact,
+                format!("hook {named} ignored: no turn is running"),
+            ),
+        }
+    }
+
+    /// Permission requests can be resolved without a human (a rule, another
+    /// hook, a reviewer agent), so they wait out a short debounce; questions
+    /// and plans always need a person and show at once.
+    fn hook_attention(
+        &mut self,
+        now: u64,
+        msg: &HookMessage,
+        named: String,
+        out: &mut Vec<Transition>,
+    ) {
+        let kind = msg.field(field::KIND).unwrap_or("permission");
+        let attention = Attention::new(kind, None);
+        let detail = format!("attention kind={kind} ({named})");
+        let debounce = self.config.constants.permission_debounce_ms;
+        if kind != "permission" || debounce == 0 || self.state == State::NeedsYou {
+            self.raise_attention(now, Rule::HookAttention, detail, attention, out);
+            return;
+        }
+        if self.pending_attention.is_none() {
+            self.log.push(
+                now,
+                LogKind::Fact,
+                format!("permission attention held {debounce} ms in case it resolves by itself"),
+            );
+            self.pending_attention = Some(PendingAttention {
+                at: now,
+                attention,
+                detail: format!("{detail}, held {debounce} ms"),
+            });
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! Keys: Enter refreshes the done token; Escape and Ctrl-C are interrupt
+//! evidence, never an interrupt on their own (opencode ignores the first
+//! Escape and keeps streaming).
+
+use crate::engine::titles::TitleClass;
+use crate::engine::types::{Key, LogKind, Rule, State, Transition};
+use crate::engine::{Engine, PendingInterrupt};
+
+impl Engine {
+    pub(in crate::engine) fn handle_key(&mut self, now: u64, key: Key) {
+        if let Some((_, pressed)) = &mut self.fallback {
+            *pressed = true;
+        }
+        match key {
+            Key::Submit => {
+                self.log.push(now, LogKind::Key, "Enter".to_string());
+                self.refresh_token(now);
+                self.submit_at = Some(now);
+                self.pending_interrupt = None;
+            }
+            Key::Escape | Key::CtrlC => self.interrupt_key(now, key),
+            Key::Other => {}
+        }
+    }
+
+    fn interrupt_key(&mut self, now: u64, key: Key) {
+        let name = key.as_str();
+        if !self.state.in_turn() {
+            self.log.push(now, LogKind::Key, format!("{name} (no turn running)"));
+        } else if !self.watched {
+            self.log.push(
+                now,
+                LogKind::Key,
+                format!("{name} ignored: the task is not being watched"),
+            );
+        } else {
+            self.log.push(
+                now,
+                LogKind::Key,
+                format!("{name}: an interrupt if the title goes idle or the output stops"),
+            );
+            self.pending_interrupt = Some(PendingInterrupt { key, at: now });
+        }
+    }
+
+    /// The title went idle: with an interrupt key pressed within the window,
+    /// the turn was interrupted.
+    pub(in crate::engine) fn interrupt_by_title(&mut self, now: u64, out: &mut Vec<Transition>) {
+        debug_assert_eq!(self.title_class, TitleClass::Idle);
+        let Some(p) = self.pending_interrupt else {
+            return;
+        };
+        let after = now.saturating_sub(p.at);
+        if after <= self.config.constants.interrupt_title_window_ms {
+            let detail = format!("{}, then the title went idle {after} ms later", p.key.as_str());
+            self.go(now, State::Interrupted, Rule::InterruptTitle, detail, None, out);
+        }
+    }
+}

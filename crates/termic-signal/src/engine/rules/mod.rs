@@ -1,0 +1,16 @@
+//! The rules, one file per group. Each file adds methods to `Engine`.
+//!
+//! - `turn`: the one place state changes (`go`), the done token, the
+//!   false-done signature, turn start and end.
+//! - `signals`: titles, notifications, activity and the other scanner signals.
+//! - `hooks`: termic hook messages (wire format v1).
+//! - `native`: OSC 7501 program status.
+//! - `keys`: Enter, and Escape / Ctrl-C as interrupt evidence.
+//! - `heuristics`: the timers (settle, fallbacks, ceilings, debounce, interrupt quiet).
+
+mod heuristics;
+mod hooks;
+mod keys;
+mod native;
+mod signals;
+mod turn;

@@ -1,0 +1,200 @@
+//! Scanner signals: titles, notifications, activity, and the ones only logged.
+
+use crate::engine::titles::{classify_title, wants_attention, TitleClass};
+use crate::engine::types::{Attention, LogKind, Rule, State, Transition};
+use crate::engine::Engine;
+use crate::signal::Signal;
+
+impl Engine {
+    pub(in crate::engine) fn handle_signal(
+        &mut self,
+        now: u64,
+        signal: Signal,
+        out: &mut Vec<Transition>,
+    ) {
+        match signal {
+            Signal::Activity => self.on_activity(now, out),
+            Signal::Title(title) => self.on_title(now, title, out),
+            Signal::Notify { source, body } => self.on_notify(now, source, body, out),
+            Signal::Hook(msg) => self.on_hook(now, msg, out),
+            Signal::Native(status) => self.on_native(now, status, out),
+            Signal::HookRejected { raw, error } => self.log.push(
+                now,
+                LogKind::Signal,
+                format!("rejected hook message ({error}): {raw:?}"),
+            ),
+            Signal::NativeProbe => {
+                self.native_probe = true;
+                self.log.push(
+                    now,
+                    LogKind::Signal,
+                    "native status probe (OSC 7501 ; ?): answer it".to_string(),
+                );
+            }
+            Signal::Progress { state, value } => self.log.push(
+                now,
+                LogKind::Signal,
+                format!("progress state={state} value={value:?} (not used)"),
+            ),
+            Signal::Bell => {
+                self.log
+                    .push(now, LogKind::Signal, "bell (not used: ambiguous)".to_string());
+            }
+        }
+    }
+
+    /// Any output bytes. An interrupt key the agent ignored shows up as
+    /// output that continues past the window.
+    pub(in crate::engine) fn note_output(&mut self, now: u64) {
+        self.last_bytes_at = now;
+        if let Some(p) = self.pending_interrupt {
+            if now > p.at + self.config.constants.interrupt_title_window_ms {
+                self.pending_interrupt = None;
+                self.log.push(
+                    now,
+                    LogKind::Fact,
+                    format!(
+                        "{} at {} did not take: output continued",
+                        p.key.as_str(),
+                        p.at
+                    ),
+                );
+            }
+        }
+    }
+
+    fn on_activity(&mut self, now: u64, out: &mut Vec<Transition>) {
+        self.last_activity_at = now;
+        if self.resume_after_fallback(now, Rule::ByteQuiet, "output resumed", out) {
+            return;
+        }
+        let Some(submit_at) = self.submit_at else {
+            return;
+        };
+        if now.saturating_sub(submit_at) > self.config.constants.submit_activity_window_ms {
+            self.submit_at = None;
+            return;
+        }
+        if !self.governed() && self.state != State::Working {
+            let detail = format!("Enter, then output {} ms later", now - submit_at);
+            self.go(now, State::Working, Rule::SubmitActivity, detail, None, out);
+        }
+    }
+
+    fn on_title(&mut self, now: u64, title: String, out: &mut Vec<Transition>) {
+        if title == self.title {
+            return;
+        }
+        let class = classify_title(&self.config.agent, &title);
+        self.log.push(
+            now,
+            LogKind::Signal,
+            format!("title {title:?} ({})", class_name(class)),
+        );
+        if class != self.title_class {
+            self.title_class = class;
+            self.title_class_since = now;
+        }
+        if class == TitleClass::Busy {
+            self.last_busy_at = now;
+            self.cancel_pending_attention(now, "the title went busy");
+        }
+        if class == TitleClass::Idle {
+            self.interrupt_by_title(now, out);
+        }
+        if self.native_seen {
+            // Native status reports blocked and working exactly; a title
+            // frame painted around it (Codex holds its Action Required title
+            // ~1 s) would only add a flicker.
+            self.title = title;
+            return;
+        }
+        match class {
+            TitleClass::Busy => {
+                let resumes = self.state == State::NeedsYou;
+                let starts = !self.governed() && !self.state.in_turn();
+                if resumes || starts {
+                    let detail = format!("busy {title:?}");
+                    self.go(now, State::Working, Rule::TitleBusy, detail, None, out);
+                }
+            }
+            TitleClass::NeedsYou => {
+                let detail = format!("needs you {title:?}");
+                let attention = Attention::new("title", Some(title.clone()));
+                self.raise_attention(now, Rule::TitleNeedsYou, detail, attention, out);
+            }
+            TitleClass::Idle | TitleClass::Unknown => {}
+        }
+        self.title = title;
+    }
+
+    fn on_notify(
+        &mut self,
+        now: u64,
+        source: crate::signal::NotifySource,
+        body: String,
+        out: &mut Vec<Transition>,
+    ) {
+        if !wants_attention(&self.config.agent, &body) {
+            self.log.push(
+                now,
+                LogKind::Signal,
+                format!("notification {source:?} {body:?} (ignored by the agent's notify filter)"),
+            );
+            return;
+        }
+        if self.native_seen {
+            self.log.push(
+                now,
+                LogKind::Signal,
+                format!("notification {source:?} {body:?} (not used: native status governs)"),
+            );
+            return;
+        }
+        self.log.push(
+            now,
+            LogKind::Signal,
+            format!("notification {source:?} {body:?}"),
+        );
+        let detail = format!("notification {body:?}");
+        let attention = Attention::new("notification", Some(body));
+        self.raise_attention(now, Rule::Notification, detail, attention, out);
+    }
+
+    /// The agent shows work again after `rule`'s fallback asked the user to
+    /// look, and no key was pressed since (so it is not typing echo).
+    pub(in crate::engine) fn resume_after_fallback(
+        &mut self,
+        now: u64,
+        rule: Rule,
+        what: &str,
+        out: &mut Vec<Transition>,
+    ) -> bool {
+        if self.state != State::NeedsYou || self.fallback != Some((rule, false)) {
+            return false;
+        }
+        let detail = format!("{what} after the {} fallback, with no key pressed", rule.as_str());
+        self.go(now, State::Working, Rule::QuietResume, detail, None, out);
+        true
+    }
+
+    /// A resolution signal arrived before the debounced attention was shown.
+    pub(in crate::engine) fn cancel_pending_attention(&mut self, now: u64, why: &str) {
+        if self.pending_attention.take().is_some() {
+            self.log.push(
+                now,
+                LogKind::Fact,
+                format!("held attention dropped: {why} first"),
+            );
+        }
+    }
+}
+
+fn class_name(class: TitleClass) -> &'static str {
+    match class {
+        TitleClass::Busy => "busy",
+        TitleClass::Idle => "idle",
+        TitleClass::NeedsYou => "needs you",
+        TitleClass::Unknown => "no state",
+    }
+}

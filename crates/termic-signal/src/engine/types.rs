@@ -1,0 +1,325 @@
+//! The engine's public vocabulary: states, transitions, reasons, keys, config.
+
+use std::fmt;
+
+use super::constants::Constants;
+
+/// What the badge says about a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum State {
+    /// No turn running (start-up, or a turn ended without a done to report).
+    Idle,
+    /// A turn is running.
+    Working,
+    /// The agent is blocked on the user (permission, question, or a fallback
+    /// that cannot tell waiting from done).
+    NeedsYou,
+    /// The turn finished.
+    Done,
+    /// The user interrupted the turn (no badge, no bell, no done spent).
+    Interrupted,
+    /// The process exited. Terminal: nothing moves the task after this.
+    Exited,
+}
+
+impl State {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Idle => "idle",
+            State::Working => "working",
+            State::NeedsYou => "needs_you",
+            State::Done => "done",
+            State::Interrupted => "interrupted",
+            State::Exited => "exited",
+        }
+    }
+
+    /// Working or needs you: a turn is open.
+    pub fn in_turn(self) -> bool {
+        matches!(self, State::Working | State::NeedsYou)
+    }
+}
+
+impl fmt::Display for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Every named rule that can move a task. One variant per rule, so the
+/// Inspector, the docs and the tests all use the same names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rule {
+    HookWorking,
+    HookAttention,
+    HookReleased,
+    HookDone,
+    HookInterrupted,
+    NativeWorking,
+    NativeBlocked,
+    NativeDone,
+    NativeIdle,
+    NativeClear,
+    TitleBusy,
+    TitleNeedsYou,
+    Notification,
+    SubmitActivity,
+    QuietResume,
+    Settle,
+    SettleCeiling,
+    ByteQuiet,
+    SettledScreen,
+    ScrollbackStable,
+    AbsoluteCeiling,
+    InterruptTitle,
+    InterruptQuiet,
+    Exit,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 24] = [
+        Rule::HookWorking,
+        Rule::HookAttention,
+        Rule::HookReleased,
+        Rule::HookDone,
+        Rule::HookInterrupted,
+        Rule::NativeWorking,
+        Rule::NativeBlocked,
+        Rule::NativeDone,
+        Rule::NativeIdle,
+        Rule::NativeClear,
+        Rule::TitleBusy,
+        Rule::TitleNeedsYou,
+        Rule::Notification,
+        Rule::SubmitActivity,
+        Rule::QuietResume,
+        Rule::Settle,
+        Rule::SettleCeiling,
+        Rule::ByteQuiet,
+        Rule::SettledScreen,
+        Rule::ScrollbackStable,
+        Rule::AbsoluteCeiling,
+        Rule::InterruptTitle,
+        Rule::InterruptQuiet,
+        Rule::Exit,
+    ];
+
+    /// Stable snake_case id (traces, JSON, docs).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::HookWorking => "hook_working",
+            Rule::HookAttention => "hook_attention",
+            Rule::HookReleased => "hook_released",
+            Rule::HookDone => "hook_done",
+            Rule::HookInterrupted => "hook_interrupted",
+            Rule::NativeWorking => "native_working",
+            Rule::NativeBlocked => "native_blocked",
+            Rule::NativeDone => "native_done",
+            Rule::NativeIdle => "native_idle",
+            Rule::NativeClear => "native_clear",
+            Rule::TitleBusy => "title_busy",
+            Rule::TitleNeedsYou => "title_needs_you",
+            Rule::Notification => "notification",
+            Rule::SubmitActivity => "submit_activity",
+            Rule::QuietResume => "quiet_resume",
+            Rule::Settle => "settle",
+            Rule::SettleCeiling => "settle_ceiling",
+            Rule::ByteQuiet => "byte_quiet",
+            Rule::SettledScreen => "settled_screen",
+            Rule::ScrollbackStable => "scrollback_stable",
+            Rule::AbsoluteCeiling => "absolute_ceiling",
+            Rule::InterruptTitle => "interrupt_title",
+            Rule::InterruptQuiet => "interrupt_quiet",
+            Rule::Exit => "exit",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+
+    /// The short source shown before the detail: "hook: done (Stop)".
+    pub fn label(self) -> &'static str {
+        match self {
+            Rule::HookWorking
+            | Rule::HookAttention
+            | Rule::HookReleased
+            | Rule::HookDone
+            | Rule::HookInterrupted => "hook",
+            Rule::NativeWorking
+            | Rule::NativeBlocked
+            | Rule::NativeDone
+            | Rule::NativeIdle
+            | Rule::NativeClear => "native",
+            Rule::TitleBusy | Rule::TitleNeedsYou => "title",
+            Rule::Notification => "notify",
+            Rule::SubmitActivity => "submit",
+            Rule::QuietResume => "resume",
+            Rule::Settle => "settle",
+            Rule::SettleCeiling | Rule::AbsoluteCeiling => "ceiling",
+            Rule::ByteQuiet | Rule::SettledScreen | Rule::ScrollbackStable => "fallback",
+            Rule::InterruptTitle | Rule::InterruptQuiet => "interrupt",
+            Rule::Exit => "exit",
+        }
+    }
+
+    /// True for the guessing rules that stand down when hooks or native
+    /// status own the turn.
+    pub fn is_heuristic_end(self) -> bool {
+        matches!(
+            self,
+            Rule::Settle
+                | Rule::SettleCeiling
+                | Rule::ByteQuiet
+                | Rule::SettledScreen
+                | Rule::ScrollbackStable
+                | Rule::AbsoluteCeiling
+        )
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a transition happened: the rule and a human-readable detail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reason {
+    pub rule: Rule,
+    pub detail: String,
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.rule.label(), self.detail)
+    }
+}
+
+/// What the agent needs from the user, for the badge and the notification.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Attention {
+    /// `permission`, `question`, `plan`, `notification`, `title`, `unsure`.
+    pub kind: Option<String>,
+    /// Human-readable text, e.g. `approve Write: src/main.rs`.
+    pub message: Option<String>,
+}
+
+impl Attention {
+    pub fn new(kind: &str, message: Option<String>) -> Attention {
+        Attention {
+            kind: Some(kind.to_string()),
+            message,
+        }
+    }
+}
+
+/// One state change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transition {
+    /// Milliseconds on the caller's clock (a timer's transition carries the
+    /// timer's deadline, even when `tick` was called late).
+    pub at: u64,
+    pub from: State,
+    pub to: State,
+    pub reason: Reason,
+    /// Set when `to` is [`State::NeedsYou`].
+    pub attention: Option<Attention>,
+}
+
+impl fmt::Display for Transition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} -> {} ({})", self.at, self.from, self.to, self.reason)
+    }
+}
+
+/// A keystroke the engine cares about (everything else is `Other`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Key {
+    /// Enter: submits a prompt or answers a prompt.
+    Submit,
+    Escape,
+    CtrlC,
+    Other,
+}
+
+impl Key {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Key::Submit => "Enter",
+            Key::Escape => "Escape",
+            Key::CtrlC => "Ctrl-C",
+            Key::Other => "other key",
+        }
+    }
+}
+
+/// How the engine is set up for one task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineConfig {
+    /// Profile id (`claude`, `codex`, `grok`, `agy`, `opencode`; anything
+    /// else gets the generic profile). Clones pass their base agent.
+    pub agent: String,
+    /// This task's `TERMIC_TASK_ID`; hook messages with another id are recorded, not obeyed.
+    pub task_id: String,
+    /// That agent's hooks are installed, verified and wired for this task.
+    pub hooks_wired: bool,
+    pub constants: Constants,
+}
+
+impl EngineConfig {
+    pub fn new(agent: &str, task_id: &str, hooks_wired: bool) -> EngineConfig {
+        EngineConfig {
+            agent: agent.to_string(),
+            task_id: task_id.to_string(),
+            hooks_wired,
+            constants: Constants::default(),
+        }
+    }
+}
+
+/// What the caller's screen model says right now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ScreenFacts {
+    /// Hash of the visible screen contents (any stable hash).
+    pub hash: u64,
+    /// Lines that have scrolled off the top so far.
+    pub scrollback_lines: usize,
+}
+
+/// What kind of Inspector timeline entry this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LogKind {
+    Signal,
+    Key,
+    Timer,
+    Transition,
+    Fact,
+}
+
+impl LogKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogKind::Signal => "signal",
+            LogKind::Key => "key",
+            LogKind::Timer => "timer",
+            LogKind::Transition => "transition",
+            LogKind::Fact => "fact",
+        }
+    }
+}
+
+/// One line of the Signal Inspector's timeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEntry {
+    pub at: u64,
+    pub kind: LogKind,
+    pub text: String,
+}
+
+impl fmt::Display for LogEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} {}", self.at, self.kind.as_str(), self.text)
+    }
+}
