@@ -16,17 +16,18 @@ mod keys;
 mod log;
 mod rules;
 mod timers;
-mod titles;
 mod types;
 
+pub use crate::profile::TitleState;
 pub use constants::Constants;
 pub use log::LOG_CAPACITY;
 pub use timers::TimerKind;
-pub use titles::TitleClass;
 pub use types::{
     Attention, EngineConfig, Key, LogEntry, LogKind, Reason, Rule, ScreenFacts, State, Transition,
 };
 
+use crate::profile::{profile_for, AgentProfile};
+use crate::scanner::Scanner;
 use crate::signal::Signal;
 use log::Log;
 use timers::Timers;
@@ -60,6 +61,10 @@ struct ScreenTrack {
 #[derive(Debug)]
 pub struct Engine {
     config: EngineConfig,
+    profile: &'static AgentProfile,
+    scanner: Scanner,
+    /// Reused by `feed_output` so scanning allocates nothing per chunk.
+    scratch: Vec<Signal>,
     state: State,
     since: u64,
     watched: bool,
@@ -71,7 +76,7 @@ pub struct Engine {
     last_bytes_at: u64,
     last_activity_at: u64,
     title: String,
-    title_class: TitleClass,
+    title_class: TitleState,
     title_class_since: u64,
     /// Last busy sign: a busy title change, Enter, hook or native working.
     last_busy_at: u64,
@@ -92,7 +97,10 @@ pub struct Engine {
 impl Engine {
     pub fn new(config: EngineConfig) -> Engine {
         Engine {
+            profile: profile_for(&config.agent),
             config,
+            scanner: Scanner::new(),
+            scratch: Vec::new(),
             state: State::Idle,
             since: 0,
             watched: false,
@@ -102,7 +110,7 @@ impl Engine {
             last_bytes_at: 0,
             last_activity_at: 0,
             title: String::new(),
-            title_class: TitleClass::Unknown,
+            title_class: TitleState::Unknown,
             title_class_since: 0,
             last_busy_at: 0,
             submit_at: None,
@@ -128,11 +136,13 @@ impl Engine {
         if bytes.is_empty() || !self.begin(now, &mut out) {
             return out;
         }
-        let signals = titles::scan(bytes);
+        let mut signals = std::mem::take(&mut self.scratch);
+        self.scanner.feed(bytes, &mut signals);
         self.note_output(now);
-        for signal in signals {
+        for signal in signals.drain(..) {
             self.handle_signal(now, signal, &mut out);
         }
+        self.scratch = signals;
         self.finish(now);
         out
     }
@@ -270,7 +280,8 @@ impl Engine {
     fn fire_due(&mut self, now: u64, out: &mut Vec<Transition>) {
         while let Some((at, kind)) = self.timers.earliest().filter(|(at, _)| *at <= now) {
             self.timers.fired(kind);
-            self.log.push(at, LogKind::Timer, format!("{} fired", kind.as_str()));
+            self.log
+                .push(at, LogKind::Timer, format!("{} fired", kind.as_str()));
             self.fire(at, kind, out);
             self.finish(at);
         }

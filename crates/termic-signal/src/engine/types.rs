@@ -230,7 +230,11 @@ pub struct Transition {
 
 impl fmt::Display for Transition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {} -> {} ({})", self.at, self.from, self.to, self.reason)
+        write!(
+            f,
+            "{} {} -> {} ({})",
+            self.at, self.from, self.to, self.reason
+        )
     }
 }
 

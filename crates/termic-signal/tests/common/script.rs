@@ -217,7 +217,11 @@ pub fn parse(text: &str) -> Script {
             "every" => {
                 // every MS until T EVENT [| EVENT]...
                 let mut it = rest.splitn(4, ' ');
-                let step: u64 = it.next().unwrap().parse().unwrap_or_else(|_| panic!("{}", ctx()));
+                let step: u64 = it
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap_or_else(|_| panic!("{}", ctx()));
                 assert_eq!(it.next(), Some("until"), "{}", ctx());
                 let until = time(it.next().unwrap(), now);
                 let alts: Vec<Event> = it
@@ -353,7 +357,11 @@ pub fn check(name: &str, text: &str) -> Outcome {
         assert_eq!(outcome.engine.false_done_count(), n, "{name}: false_done");
     }
     if let Some(b) = script.native_seen {
-        assert_eq!(outcome.engine.native_status_seen(), b, "{name}: native_seen");
+        assert_eq!(
+            outcome.engine.native_status_seen(),
+            b,
+            "{name}: native_seen"
+        );
     }
     outcome
 }

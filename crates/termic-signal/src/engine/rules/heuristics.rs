@@ -7,9 +7,9 @@
 //! too and apply in every mode.
 
 use crate::engine::timers::TimerKind;
-use crate::engine::titles::TitleClass;
 use crate::engine::types::{Attention, Rule, State, Transition};
 use crate::engine::Engine;
+use crate::profile::TitleState;
 
 impl Engine {
     /// Every timer's deadline, derived from the current fields.
@@ -27,13 +27,16 @@ impl Engine {
             );
         }
         if let Some(p) = &self.pending_attention {
-            set(TimerKind::PermissionDebounce, p.at + c.permission_debounce_ms);
+            set(
+                TimerKind::PermissionDebounce,
+                p.at + c.permission_debounce_ms,
+            );
         }
         if self.state != State::Working || self.governed() || self.pending_attention.is_some() {
             return due;
         }
         let start = self.turn_started_at;
-        if self.title_class == TitleClass::Idle {
+        if self.title_class == TitleState::Idle {
             let idle_since = self.title_class_since.max(start);
             set(
                 TimerKind::Settle,
@@ -79,7 +82,14 @@ impl Engine {
                         p.key.as_str(),
                         c.interrupt_quiet_grace_ms
                     );
-                    self.go(at, State::Interrupted, Rule::InterruptQuiet, detail, None, out);
+                    self.go(
+                        at,
+                        State::Interrupted,
+                        Rule::InterruptQuiet,
+                        detail,
+                        None,
+                        out,
+                    );
                 }
             }
             TimerKind::PermissionDebounce => {

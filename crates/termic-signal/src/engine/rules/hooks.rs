@@ -52,7 +52,14 @@ impl Engine {
                 self.end_turn(now, Rule::HookDone, named, out);
             }
             HookEvent::Interrupted if self.state.in_turn() => {
-                self.go(now, State::Interrupted, Rule::HookInterrupted, named, None, out);
+                self.go(
+                    now,
+                    State::Interrupted,
+                    Rule::HookInterrupted,
+                    named,
+                    None,
+                    out,
+                );
             }
             HookEvent::Done | HookEvent::Interrupted => self.log.push(
                 now,

@@ -2,9 +2,9 @@
 //! evidence, never an interrupt on their own (opencode ignores the first
 //! Escape and keeps streaming).
 
-use crate::engine::titles::TitleClass;
 use crate::engine::types::{Key, LogKind, Rule, State, Transition};
 use crate::engine::{Engine, PendingInterrupt};
+use crate::profile::TitleState;
 
 impl Engine {
     pub(in crate::engine) fn handle_key(&mut self, now: u64, key: Key) {
@@ -26,7 +26,8 @@ impl Engine {
     fn interrupt_key(&mut self, now: u64, key: Key) {
         let name = key.as_str();
         if !self.state.in_turn() {
-            self.log.push(now, LogKind::Key, format!("{name} (no turn running)"));
+            self.log
+                .push(now, LogKind::Key, format!("{name} (no turn running)"));
         } else if !self.watched {
             self.log.push(
                 now,
@@ -46,14 +47,24 @@ impl Engine {
     /// The title went idle: with an interrupt key pressed within the window,
     /// the turn was interrupted.
     pub(in crate::engine) fn interrupt_by_title(&mut self, now: u64, out: &mut Vec<Transition>) {
-        debug_assert_eq!(self.title_class, TitleClass::Idle);
+        debug_assert_eq!(self.title_class, TitleState::Idle);
         let Some(p) = self.pending_interrupt else {
             return;
         };
         let after = now.saturating_sub(p.at);
         if after <= self.config.constants.interrupt_title_window_ms {
-            let detail = format!("{}, then the title went idle {after} ms later", p.key.as_str());
-            self.go(now, State::Interrupted, Rule::InterruptTitle, detail, None, out);
+            let detail = format!(
+                "{}, then the title went idle {after} ms later",
+                p.key.as_str()
+            );
+            self.go(
+                now,
+                State::Interrupted,
+                Rule::InterruptTitle,
+                detail,
+                None,
+                out,
+            );
         }
     }
 }

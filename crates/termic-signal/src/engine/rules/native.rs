@@ -21,7 +21,8 @@ impl Engine {
             );
         }
         let summary = describe(&status);
-        self.log.push(now, LogKind::Signal, format!("native {summary}"));
+        self.log
+            .push(now, LogKind::Signal, format!("native {summary}"));
         match status.state {
             NativeState::Working => {
                 self.refresh_token(now);
@@ -44,7 +45,14 @@ impl Engine {
             }
             NativeState::Clear if self.state.in_turn() => {
                 let detail = "status cleared during a turn".to_string();
-                self.go(now, State::Interrupted, Rule::NativeClear, detail, None, out);
+                self.go(
+                    now,
+                    State::Interrupted,
+                    Rule::NativeClear,
+                    detail,
+                    None,
+                    out,
+                );
             }
             NativeState::Done | NativeState::Idle | NativeState::Clear => {}
         }

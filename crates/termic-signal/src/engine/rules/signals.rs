@@ -1,8 +1,8 @@
 //! Scanner signals: titles, notifications, activity, and the ones only logged.
 
-use crate::engine::titles::{classify_title, wants_attention, TitleClass};
 use crate::engine::types::{Attention, LogKind, Rule, State, Transition};
 use crate::engine::Engine;
+use crate::profile::TitleState;
 use crate::signal::Signal;
 
 impl Engine {
@@ -37,8 +37,11 @@ impl Engine {
                 format!("progress state={state} value={value:?} (not used)"),
             ),
             Signal::Bell => {
-                self.log
-                    .push(now, LogKind::Signal, "bell (not used: ambiguous)".to_string());
+                self.log.push(
+                    now,
+                    LogKind::Signal,
+                    "bell (not used: ambiguous)".to_string(),
+                );
             }
         }
     }
@@ -85,7 +88,7 @@ impl Engine {
         if title == self.title {
             return;
         }
-        let class = classify_title(&self.config.agent, &title);
+        let class = self.profile.classify_title(&title);
         self.log.push(
             now,
             LogKind::Signal,
@@ -95,11 +98,11 @@ impl Engine {
             self.title_class = class;
             self.title_class_since = now;
         }
-        if class == TitleClass::Busy {
+        if class == TitleState::Busy {
             self.last_busy_at = now;
             self.cancel_pending_attention(now, "the title went busy");
         }
-        if class == TitleClass::Idle {
+        if class == TitleState::Idle {
             self.interrupt_by_title(now, out);
         }
         if self.native_seen {
@@ -110,7 +113,7 @@ impl Engine {
             return;
         }
         match class {
-            TitleClass::Busy => {
+            TitleState::Busy => {
                 let resumes = self.state == State::NeedsYou;
                 let starts = !self.governed() && !self.state.in_turn();
                 if resumes || starts {
@@ -118,12 +121,12 @@ impl Engine {
                     self.go(now, State::Working, Rule::TitleBusy, detail, None, out);
                 }
             }
-            TitleClass::NeedsYou => {
+            TitleState::NeedsYou => {
                 let detail = format!("needs you {title:?}");
                 let attention = Attention::new("title", Some(title.clone()));
                 self.raise_attention(now, Rule::TitleNeedsYou, detail, attention, out);
             }
-            TitleClass::Idle | TitleClass::Unknown => {}
+            TitleState::Idle | TitleState::Unknown => {}
         }
         self.title = title;
     }
@@ -135,7 +138,7 @@ impl Engine {
         body: String,
         out: &mut Vec<Transition>,
     ) {
-        if !wants_attention(&self.config.agent, &body) {
+        if !self.profile.wants_attention(&body) {
             self.log.push(
                 now,
                 LogKind::Signal,
@@ -173,7 +176,10 @@ impl Engine {
         if self.state != State::NeedsYou || self.fallback != Some((rule, false)) {
             return false;
         }
-        let detail = format!("{what} after the {} fallback, with no key pressed", rule.as_str());
+        let detail = format!(
+            "{what} after the {} fallback, with no key pressed",
+            rule.as_str()
+        );
         self.go(now, State::Working, Rule::QuietResume, detail, None, out);
         true
     }
@@ -190,11 +196,9 @@ impl Engine {
     }
 }
 
-fn class_name(class: TitleClass) -> &'static str {
+fn class_name(class: TitleState) -> &'static str {
     match class {
-        TitleClass::Busy => "busy",
-        TitleClass::Idle => "idle",
-        TitleClass::NeedsYou => "needs you",
-        TitleClass::Unknown => "no state",
+        TitleState::Unknown => "no state",
+        other => other.as_str(),
     }
 }

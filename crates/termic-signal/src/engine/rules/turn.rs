@@ -42,9 +42,14 @@ impl Engine {
             from,
             to,
             reason: crate::engine::Reason { rule, detail },
-            attention: if to == State::NeedsYou { attention } else { None },
+            attention: if to == State::NeedsYou {
+                attention
+            } else {
+                None
+            },
         };
-        self.log.push(at, LogKind::Transition, transition.to_string());
+        self.log
+            .push(at, LogKind::Transition, transition.to_string());
         out.push(transition);
     }
 
