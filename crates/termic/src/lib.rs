@@ -7,6 +7,8 @@ pub mod agents;
 pub mod app;
 pub mod clock;
 pub mod commands;
+pub mod config;
+pub mod docker;
 pub mod notify;
 pub mod paths;
 pub mod replies;

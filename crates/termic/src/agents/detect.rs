@@ -1,0 +1,96 @@
+//! "Detected" means the agent's program is on PATH. A pure function over a
+//! PATH value and an injected executable check, so tests need no real PATH.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use super::AgentDef;
+
+/// Where `program` resolves on `path_var`, or `None`. A program containing
+/// `/` is checked as given (relative to nothing: it must be absolute to count).
+pub fn find_on_path(
+    program: &str,
+    path_var: &OsStr,
+    is_executable: impl Fn(&Path) -> bool,
+) -> Option<PathBuf> {
+    if program.is_empty() {
+        return None;
+    }
+    if program.contains('/') {
+        let p = PathBuf::from(program);
+        return (p.is_absolute() && is_executable(&p)).then_some(p);
+    }
+    std::env::split_paths(path_var)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+}
+
+/// Whether `agent` is detected (for a Docker agent: whether `docker` is).
+pub fn is_detected(
+    agent: &AgentDef,
+    path_var: &OsStr,
+    is_executable: impl Fn(&Path) -> bool,
+) -> bool {
+    find_on_path(agent.program(), path_var, is_executable).is_some()
+}
+
+/// The real check: a regular file with an execute bit.
+pub fn is_executable_file(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::{AgentDef, DockerOptions};
+
+    fn only(paths: &'static [&'static str]) -> impl Fn(&Path) -> bool {
+        move |p: &Path| paths.iter().any(|x| Path::new(x) == p)
+    }
+
+    #[test]
+    fn finds_the_first_match_in_path_order() {
+        let path = OsStr::new("/a:/b:/c");
+        let found = find_on_path("claude", path, only(&["/b/claude", "/c/claude"]));
+        assert_eq!(found, Some(PathBuf::from("/b/claude")));
+        assert_eq!(find_on_path("codex", path, only(&["/b/claude"])), None);
+    }
+
+    #[test]
+    fn empty_path_entries_do_not_mean_the_current_directory() {
+        let found = find_on_path("claude", OsStr::new(":/x"), only(&["claude"]));
+        assert_eq!(found, None);
+    }
+
+    #[test]
+    fn a_program_with_a_slash_is_checked_as_given() {
+        let path = OsStr::new("/a");
+        assert!(find_on_path("/opt/bin/claude", path, only(&["/opt/bin/claude"])).is_some());
+        assert!(find_on_path("bin/claude", path, only(&["bin/claude"])).is_none());
+    }
+
+    #[test]
+    fn docker_agents_are_detected_by_docker() {
+        let mut agent = AgentDef::builtin("claude").unwrap();
+        agent.docker = Some(DockerOptions {
+            image: "img".into(),
+        });
+        let path = OsStr::new("/usr/bin");
+        assert!(!is_detected(&agent, path, only(&["/usr/bin/claude"])));
+        assert!(is_detected(&agent, path, only(&["/usr/bin/docker"])));
+    }
+
+    #[test]
+    fn real_check_wants_an_executable_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("tool");
+        std::fs::write(&file, "#!/bin/sh\n").unwrap();
+        assert!(!is_executable_file(&file));
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(is_executable_file(&file));
+        assert!(!is_executable_file(dir.path()));
+    }
+}

@@ -1,0 +1,178 @@
+//! Which agents termic can run: the built-ins (claude, codex, grok, agy,
+//! opencode) plus user-defined agents and clones from config.toml.
+//!
+//! An agent is a command line with an id. A user-defined agent names a
+//! built-in `base`: that base decides its detection profile (termic-signal)
+//! and its hooks schema (termic-hooks), while the agent's own id decides its
+//! Docker config dir. `[agents.claude]` (an id equal to a built-in) adjusts
+//! the built-in itself.
+//!
+//! - [`detect`]: "detected" = the command is on PATH (pure).
+//! - [`user`]: parsing `[agents.<id>]` tables.
+
+pub mod detect;
+pub mod user;
+
+use termic_hooks::agents::AgentSchema;
+
+/// Built-in agent ids and their commands, in the order the UI lists them.
+pub const BUILTINS: [(&str, &str); 5] = [
+    ("claude", "claude"),
+    ("codex", "codex"),
+    ("grok", "grok"),
+    ("agy", "agy"),
+    ("opencode", "opencode"),
+];
+
+/// Where an agent definition came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    BuiltIn,
+    /// Defined (or adjusted) in config.toml.
+    Config,
+}
+
+/// How a Docker agent runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DockerOptions {
+    /// The image to run, e.g. `ghcr.io/me/claude:latest`.
+    pub image: String,
+}
+
+/// One runnable agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentDef {
+    /// Unique id: the sidebar label, the event log's `agent`, the Docker dir name.
+    pub id: String,
+    /// The built-in this agent is (or is a clone of).
+    pub base: String,
+    /// Program and fixed arguments; never empty.
+    pub command: Vec<String>,
+    /// Arguments appended after `command`.
+    pub args: Vec<String>,
+    /// Extra environment for the agent's process.
+    pub env: Vec<(String, String)>,
+    pub docker: Option<DockerOptions>,
+    pub origin: Origin,
+}
+
+impl AgentDef {
+    /// A built-in with its default command.
+    pub fn builtin(id: &str) -> Option<AgentDef> {
+        let (id, program) = BUILTINS.iter().find(|(b, _)| *b == id)?;
+        Some(AgentDef {
+            id: (*id).to_owned(),
+            base: (*id).to_owned(),
+            command: vec![(*program).to_owned()],
+            args: Vec::new(),
+            env: Vec::new(),
+            docker: None,
+            origin: Origin::BuiltIn,
+        })
+    }
+
+    /// The detection profile id for termic-signal (`profile_for`).
+    pub fn profile_id(&self) -> &str {
+        &self.base
+    }
+
+    /// The hooks schema, for agents termic can install hooks for.
+    pub fn schema(&self) -> Option<AgentSchema> {
+        AgentSchema::from_id(&self.base)
+    }
+
+    /// The program looked up on PATH to call this agent detected.
+    pub fn program(&self) -> &str {
+        if self.docker.is_some() {
+            "docker"
+        } else {
+            &self.command[0]
+        }
+    }
+
+    /// The agent's own command line (no Docker wrapping): command, args, extra.
+    pub fn command_line(&self, extra: &[String]) -> Vec<String> {
+        self.command
+            .iter()
+            .chain(&self.args)
+            .chain(extra)
+            .cloned()
+            .collect()
+    }
+}
+
+/// Every agent: built-ins first (adjusted by config), then config-only agents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentRegistry {
+    agents: Vec<AgentDef>,
+}
+
+impl AgentRegistry {
+    /// The built-ins with `defined` applied (same id replaces, new ids append).
+    pub fn new(defined: Vec<AgentDef>) -> Self {
+        let mut agents: Vec<AgentDef> = BUILTINS
+            .iter()
+            .filter_map(|(id, _)| AgentDef::builtin(id))
+            .collect();
+        for def in defined {
+            match agents.iter_mut().find(|a| a.id == def.id) {
+                Some(slot) => *slot = def,
+                None => agents.push(def),
+            }
+        }
+        AgentRegistry { agents }
+    }
+
+    pub fn all(&self) -> &[AgentDef] {
+        &self.agents
+    }
+
+    pub fn get(&self, id: &str) -> Option<&AgentDef> {
+        self.agents.iter().find(|a| a.id == id)
+    }
+
+    /// Ids, for error messages ("one of ...").
+    pub fn ids(&self) -> Vec<&str> {
+        self.agents.iter().map(|a| a.id.as_str()).collect()
+    }
+}
+
+impl Default for AgentRegistry {
+    fn default() -> Self {
+        AgentRegistry::new(Vec::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_are_their_own_base_and_map_to_schemas() {
+        let reg = AgentRegistry::default();
+        assert_eq!(reg.ids(), ["claude", "codex", "grok", "agy", "opencode"]);
+        let claude = reg.get("claude").unwrap();
+        assert_eq!(claude.profile_id(), "claude");
+        assert_eq!(claude.schema(), Some(AgentSchema::Claude));
+        // Codex needs no hooks: no schema.
+        assert_eq!(reg.get("codex").unwrap().schema(), None);
+    }
+
+    #[test]
+    fn config_agents_replace_builtins_by_id_and_append_clones() {
+        let mut adjusted = AgentDef::builtin("claude").unwrap();
+        adjusted.args = vec!["--verbose".into()];
+        adjusted.origin = Origin::Config;
+        let clone = AgentDef {
+            id: "claude-work".into(),
+            origin: Origin::Config,
+            ..AgentDef::builtin("claude").unwrap()
+        };
+        let reg = AgentRegistry::new(vec![adjusted.clone(), clone]);
+        assert_eq!(reg.get("claude"), Some(&adjusted));
+        assert_eq!(reg.all().len(), 6);
+        let c = reg.get("claude-work").unwrap();
+        assert_eq!(c.schema(), Some(AgentSchema::Claude));
+        assert_eq!(c.command_line(&["-p".into()]), ["claude", "-p"]);
+    }
+}

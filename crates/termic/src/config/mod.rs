@@ -1,0 +1,258 @@
+//! termic's own config file, `<config_dir>/config.toml`: user-defined agents
+//! and the settings the UI persists (hooks consent per agent, wizard shown,
+//! notifications, prefix key, the OSC 7501 probe reply, TERM_PROGRAM,
+//! scrollback, the colours reported to agents).
+//!
+//! Reading is strict about types and values (an error names the file, line
+//! and fix) and lenient about unknown keys (a newer termic's config still
+//! loads). Writing goes through [`edit`]: toml_edit keeps the user's comments
+//! and formatting, and the file is replaced atomically.
+//!
+//! ```toml
+//! [terminal]
+//! term_program = "iTerm.app"   # what agents see in TERM_PROGRAM
+//! scrollback = 10000
+//! native_probe_reply = true    # answer Claude Code's OSC 7501 probe
+//! foreground = "#d0d0d0"       # reported to OSC 10 queries
+//! background = "#000000"       # reported to OSC 11 queries
+//!
+//! [ui]
+//! prefix_key = "C-]"
+//! wizard_shown = true
+//!
+//! [notifications]
+//! bell = true
+//! desktop = true
+//! osc_fallback = true
+//!
+//! [hooks]                      # your consent, per agent
+//! claude = true
+//!
+//! [agents.claude-work]         # a clone
+//! base = "claude"
+//! args = ["--model", "opus"]
+//! env = { CLAUDE_CONFIG_DIR = "/home/me/.claude-work" }
+//! ```
+
+pub mod edit;
+pub mod source;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::agents::{user, AgentDef, AgentRegistry};
+use crate::replies::{ReplyConfig, Rgb};
+use crate::runtime::{env::DEFAULT_TERM_PROGRAM, RuntimeConfig, DEFAULT_SCROLLBACK};
+
+pub use source::Source;
+
+/// The file name inside the config dir.
+pub const CONFIG_FILE: &str = "config.toml";
+
+/// Largest scrollback accepted, in lines (memory is ~the line count times the width).
+pub const MAX_SCROLLBACK: u64 = 1_000_000;
+
+/// Why the config could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}:{line}:{col}: {message} (fix: {fix})", path = path.display())]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        col: usize,
+        message: String,
+        fix: String,
+    },
+    #[error("cannot read {path}: {source}", path = path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {path}: {message}", path = path.display())]
+    Write { path: PathBuf, message: String },
+}
+
+/// How attention reaches the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Notifications {
+    pub bell: bool,
+    pub desktop: bool,
+    /// OSC 777/9 to the outer terminal when no desktop service exists.
+    pub osc_fallback: bool,
+}
+
+impl Default for Notifications {
+    fn default() -> Self {
+        Notifications {
+            bell: true,
+            desktop: true,
+            osc_fallback: true,
+        }
+    }
+}
+
+/// Everything in config.toml except the agents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    pub term_program: String,
+    pub scrollback: usize,
+    pub native_probe_reply: bool,
+    pub foreground: Option<Rgb>,
+    pub background: Option<Rgb>,
+    /// `None`: the UI's default.
+    pub prefix_key: Option<String>,
+    pub wizard_shown: bool,
+    pub notifications: Notifications,
+    /// The user's consent to hooks, per agent id (absent = not given).
+    pub hooks_consent: BTreeMap<String, bool>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            term_program: DEFAULT_TERM_PROGRAM.to_owned(),
+            scrollback: DEFAULT_SCROLLBACK,
+            native_probe_reply: true,
+            foreground: None,
+            background: None,
+            prefix_key: None,
+            wizard_shown: false,
+            notifications: Notifications::default(),
+            hooks_consent: BTreeMap::new(),
+        }
+    }
+}
+
+impl Settings {
+    pub fn hooks_consent(&self, agent: &str) -> bool {
+        self.hooks_consent.get(agent).copied().unwrap_or(false)
+    }
+
+    /// The runtime's view of these settings.
+    pub fn runtime_config(&self) -> RuntimeConfig {
+        let defaults = ReplyConfig::default();
+        RuntimeConfig {
+            term_program: self.term_program.clone(),
+            scrollback: self.scrollback,
+            replies: ReplyConfig {
+                native_probe: self.native_probe_reply,
+                foreground: self.foreground.unwrap_or(defaults.foreground),
+                background: self.background.unwrap_or(defaults.background),
+                ..defaults
+            },
+        }
+    }
+}
+
+/// A loaded config.toml.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Where it was read from (it may not exist yet).
+    pub path: PathBuf,
+    pub settings: Settings,
+    pub agents: AgentRegistry,
+}
+
+impl Config {
+    pub fn path_in(config_dir: &Path) -> PathBuf {
+        config_dir.join(CONFIG_FILE)
+    }
+
+    /// Read `<config_dir>/config.toml`; a missing file is the defaults.
+    pub fn load(config_dir: &Path) -> Result<Config, ConfigError> {
+        let path = Self::path_in(config_dir);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Self::parse(&path, &text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config {
+                path,
+                settings: Settings::default(),
+                agents: AgentRegistry::default(),
+            }),
+            Err(source) => Err(ConfigError::Read { path, source }),
+        }
+    }
+
+    /// Parse config text (pure).
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        let src = Source { path, text };
+        let doc = toml_edit::Document::parse(text).map_err(|e| {
+            src.error(
+                e.span(),
+                format!("not valid TOML: {}", e.message().trim()),
+                "correct the syntax at that spot (see https://toml.io)",
+            )
+        })?;
+        let root = doc.as_table();
+        let settings = parse_settings(&src, root)?;
+        let defined: Vec<AgentDef> = user::parse_agents(&src, root)?;
+        Ok(Config {
+            path: path.to_path_buf(),
+            settings,
+            agents: AgentRegistry::new(defined),
+        })
+    }
+}
+
+fn parse_colour(
+    src: &Source<'_>,
+    table: &toml_edit::Table,
+    key: &str,
+) -> Result<Option<Rgb>, ConfigError> {
+    let Some(text) = src.string(table, key)? else {
+        return Ok(None);
+    };
+    Rgb::parse_hex(&text).map(Some).ok_or_else(|| {
+        src.error(
+            table.get(key).and_then(|i| i.span()),
+            format!("`{key}` must be a colour like \"#1e1e1e\""),
+            format!("write `{key} = \"#rrggbb\"`"),
+        )
+    })
+}
+
+fn parse_settings(src: &Source<'_>, root: &toml_edit::Table) -> Result<Settings, ConfigError> {
+    let mut s = Settings::default();
+    if let Some(t) = src.table(root, "terminal")? {
+        if let Some(v) = src.string(t, "term_program")? {
+            s.term_program = v;
+        }
+        if let Some(v) = src.uint(t, "scrollback", MAX_SCROLLBACK)? {
+            s.scrollback = v as usize;
+        }
+        if let Some(v) = src.bool(t, "native_probe_reply")? {
+            s.native_probe_reply = v;
+        }
+        s.foreground = parse_colour(src, t, "foreground")?;
+        s.background = parse_colour(src, t, "background")?;
+    }
+    if let Some(t) = src.table(root, "ui")? {
+        s.prefix_key = src.string(t, "prefix_key")?;
+        if let Some(v) = src.bool(t, "wizard_shown")? {
+            s.wizard_shown = v;
+        }
+    }
+    if let Some(t) = src.table(root, "notifications")? {
+        let n = &mut s.notifications;
+        for (key, slot) in [
+            ("bell", &mut n.bell),
+            ("desktop", &mut n.desktop),
+            ("osc_fallback", &mut n.osc_fallback),
+        ] {
+            if let Some(v) = src.bool(t, key)? {
+                *slot = v;
+            }
+        }
+    }
+    if let Some(t) = src.table(root, "hooks")? {
+        for (agent, _) in t.iter() {
+            if let Some(v) = src.bool(t, agent)? {
+                s.hooks_consent.insert(agent.to_owned(), v);
+            }
+        }
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests;

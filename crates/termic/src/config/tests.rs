@@ -1,0 +1,168 @@
+use std::path::Path;
+
+use super::*;
+use crate::agents::Origin;
+
+fn parse(text: &str) -> Result<Config, ConfigError> {
+    Config::parse(Path::new("/cfg/config.toml"), text)
+}
+
+fn err(text: &str) -> String {
+    parse(text).unwrap_err().to_string()
+}
+
+#[test]
+fn empty_file_is_the_defaults() {
+    let c = parse("").unwrap();
+    assert_eq!(c.settings, Settings::default());
+    assert_eq!(c.agents.all().len(), 5);
+    assert!(c.settings.native_probe_reply);
+    assert_eq!(c.settings.term_program, "iTerm.app");
+    assert_eq!(c.settings.scrollback, 10_000);
+}
+
+#[test]
+fn every_setting_is_read() {
+    let c = parse(
+        r##"
+[terminal]
+term_program = "WezTerm"
+scrollback = 500
+native_probe_reply = false
+foreground = "#ffffff"
+background = "#101010"
+
+[ui]
+prefix_key = "C-g"
+wizard_shown = true
+
+[notifications]
+bell = false
+desktop = false
+osc_fallback = true
+
+[hooks]
+claude = true
+opencode = false
+"##,
+    )
+    .unwrap();
+    let s = &c.settings;
+    assert_eq!(s.term_program, "WezTerm");
+    assert_eq!(s.scrollback, 500);
+    assert!(!s.native_probe_reply);
+    assert_eq!(s.background, Some(Rgb(0x10, 0x10, 0x10)));
+    assert_eq!(s.prefix_key.as_deref(), Some("C-g"));
+    assert!(s.wizard_shown);
+    assert_eq!(
+        s.notifications,
+        Notifications {
+            bell: false,
+            desktop: false,
+            osc_fallback: true
+        }
+    );
+    assert!(s.hooks_consent("claude"));
+    assert!(!s.hooks_consent("opencode"));
+    assert!(!s.hooks_consent("grok"));
+    let rc = s.runtime_config();
+    assert_eq!(rc.term_program, "WezTerm");
+    assert!(!rc.replies.native_probe);
+    assert_eq!(rc.replies.foreground, Rgb(0xff, 0xff, 0xff));
+}
+
+#[test]
+fn clones_and_adjusted_builtins_are_read() {
+    let c = parse(
+        r#"
+[agents.claude]
+args = ["--verbose"]
+
+[agents.claude-work]
+base = "claude"
+command = ["/opt/claude/bin/claude"]
+args = ["--model", "opus"]
+env = { CLAUDE_CONFIG_DIR = "/home/me/.claude-work" }
+
+[agents.boxed]
+base = "opencode"
+docker = true
+image = "ghcr.io/me/opencode:1"
+"#,
+    )
+    .unwrap();
+    let claude = c.agents.get("claude").unwrap();
+    assert_eq!(claude.command_line(&[]), ["claude", "--verbose"]);
+    assert_eq!(claude.origin, Origin::Config);
+    let work = c.agents.get("claude-work").unwrap();
+    assert_eq!(work.base, "claude");
+    assert_eq!(
+        work.command_line(&[]),
+        ["/opt/claude/bin/claude", "--model", "opus"]
+    );
+    assert_eq!(
+        work.env,
+        [(
+            "CLAUDE_CONFIG_DIR".to_owned(),
+            "/home/me/.claude-work".to_owned()
+        )]
+    );
+    let boxed = c.agents.get("boxed").unwrap();
+    assert_eq!(
+        boxed.docker.as_ref().unwrap().image,
+        "ghcr.io/me/opencode:1"
+    );
+    assert_eq!(boxed.command_line(&[]), ["opencode"]);
+}
+
+#[test]
+fn syntax_errors_name_file_line_and_fix() {
+    let e = err("[ui]\nwizard_shown = tru\n");
+    assert!(e.starts_with("/cfg/config.toml:2:"), "{e}");
+    assert!(e.contains("not valid TOML"), "{e}");
+    assert!(e.contains("fix:"), "{e}");
+}
+
+#[test]
+fn type_errors_name_the_key_and_its_line() {
+    let e = err("[terminal]\n\nscrollback = \"lots\"\n");
+    assert!(e.starts_with("/cfg/config.toml:3:14:"), "{e}");
+    assert!(e.contains("`scrollback` must be a whole number"), "{e}");
+    let e = err("[hooks]\nclaude = \"yes\"\n");
+    assert!(e.starts_with("/cfg/config.toml:2:"), "{e}");
+    assert!(e.contains("claude = true"), "{e}");
+    let e = err("ui = 3\n");
+    assert!(e.contains("`ui` must be a table"), "{e}");
+    let e = err("[terminal]\nbackground = \"black\"\n");
+    assert!(e.contains("#rrggbb"), "{e}");
+}
+
+#[test]
+fn agent_errors_say_how_to_fix_them() {
+    let e = err("[agents.mine]\ncommand = [\"x\"]\n");
+    assert!(e.starts_with("/cfg/config.toml:1:"), "{e}");
+    assert!(e.contains("has no `base`"), "{e}");
+    assert!(e.contains("claude, codex, grok, agy, opencode"), "{e}");
+    let e = err("[agents.mine]\nbase = \"gemini\"\n");
+    assert!(e.starts_with("/cfg/config.toml:2:"), "{e}");
+    assert!(e.contains("unknown base agent `gemini`"), "{e}");
+    let e = err("[agents.mine]\nbase = \"claude\"\ndocker = true\n");
+    assert!(e.contains("names no image"), "{e}");
+    let e = err("[agents.claude]\nbase = \"codex\"\n");
+    assert!(e.contains("adjusts the built-in claude"), "{e}");
+    let e = err("[agents.\"a b\"]\nbase = \"claude\"\n");
+    assert!(e.contains("may only use letters"), "{e}");
+    let e = err("[agents.mine]\nbase = \"claude\"\ncommand = []\n");
+    assert!(e.contains("`command` must name a program"), "{e}");
+}
+
+#[test]
+fn missing_file_loads_defaults_and_unreadable_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = Config::load(dir.path()).unwrap();
+    assert_eq!(c.path, dir.path().join("config.toml"));
+    assert_eq!(c.settings, Settings::default());
+    std::fs::create_dir(dir.path().join("config.toml")).unwrap();
+    let e = Config::load(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("cannot read"), "{e}");
+}
