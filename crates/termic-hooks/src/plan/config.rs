@@ -1,0 +1,121 @@
+//! termic's entry in each config shape: what it looks like for a target,
+//! how ours is recognised, and the install and removal edits (delegated to
+//! the pure JSON editor in `crate::edit`).
+
+use serde_json::{json, Value};
+
+use crate::agents::{shell_quote, ConfigEntry, HookRegistration, HOOKS_DIR, HOOK_TIMEOUT_SECS};
+use crate::edit::{self, Edit, EditError, EventHandler, InstallRecord};
+use crate::target::InstallTarget;
+
+/// The command an agent runs for one registration, as written in its config.
+pub fn command(target: &InstallTarget, reg: &HookRegistration) -> String {
+    shell_quote(&target.agent_path(&reg.rel_path()))
+}
+
+/// The prefix every command of ours starts with (after unquoting).
+pub fn ours_prefix(target: &InstallTarget) -> String {
+    format!("{}/", target.agent_path(HOOKS_DIR))
+}
+
+pub fn is_ours(target: &InstallTarget) -> impl Fn(&str) -> bool {
+    let prefix = ours_prefix(target);
+    move |cmd: &str| edit::command_has_prefix(cmd, &prefix)
+}
+
+/// The handlers termic wants in a Claude-compatible file. Synchronous (an
+/// `async` hook's terminalSequence is dropped), a timeout, and no control
+/// field: termic observes, it never gates.
+pub fn claude_shape_handlers(target: &InstallTarget, entry: ConfigEntry) -> Vec<EventHandler> {
+    let regs = target.schema().adapter().registrations();
+    regs.iter()
+        .map(|reg| {
+            let mut handler = json!({
+                "type": "command",
+                "command": command(target, reg),
+                "timeout": HOOK_TIMEOUT_SECS,
+            });
+            // Claude shows statusMessage while the hook runs; grok's shape
+            // is only Claude-compatible, so it gets the measured minimum.
+            if matches!(entry, ConfigEntry::MergeClaudeShape { .. }) {
+                handler["statusMessage"] = json!(reg.status_message);
+            }
+            EventHandler::new(reg.event, handler)
+        })
+        .collect()
+}
+
+/// agy's named entry: handlers DIRECTLY under each event. Wrapped in a
+/// `{matcher, hooks}` group they register with an empty command (measured).
+pub fn agy_entry(target: &InstallTarget) -> Value {
+    let mut entry = serde_json::Map::new();
+    entry.insert("enabled".into(), json!(true));
+    for reg in target.schema().adapter().registrations() {
+        entry.insert(
+            reg.event.into(),
+            json!([{ "type": "command", "command": command(target, reg) }]),
+        );
+    }
+    Value::Object(entry)
+}
+
+/// The install edit of `text` (`None`: no file yet).
+pub fn install_edit(
+    target: &InstallTarget,
+    entry: ConfigEntry,
+    text: Option<&str>,
+    record: &InstallRecord,
+) -> Result<Edit, EditError> {
+    match entry {
+        ConfigEntry::MergeClaudeShape { .. } | ConfigEntry::OwnClaudeShape { .. } => {
+            let wanted = claude_shape_handlers(target, entry);
+            edit::install_claude_hooks(text, &wanted, &is_ours(target), record)
+        }
+        ConfigEntry::NamedAgyEntry { name, .. } => {
+            edit::install_named_entry(text, name, &agy_entry(target), record)
+        }
+        ConfigEntry::LoadedByLocation => Err(EditError::Internal("no config entry".into())),
+    }
+}
+
+/// The structural removal: our entries out, containers we created gone.
+pub fn remove_edit(
+    target: &InstallTarget,
+    entry: ConfigEntry,
+    text: &str,
+    written: &[EventHandler],
+    record: &InstallRecord,
+) -> Result<Edit, EditError> {
+    match entry {
+        ConfigEntry::MergeClaudeShape { .. } | ConfigEntry::OwnClaudeShape { .. } => {
+            edit::remove_claude_hooks(text, written, &is_ours(target), record)
+        }
+        ConfigEntry::NamedAgyEntry { name, .. } => edit::remove_named_entry(text, name, record),
+        ConfigEntry::LoadedByLocation => Err(EditError::Internal("no config entry".into())),
+    }
+}
+
+/// Without a manifest, every handler with our path prefix counts as written
+/// by termic (so all of them go).
+pub fn ours_now(target: &InstallTarget, entry: ConfigEntry, text: &str) -> Result<Vec<EventHandler>, EditError> {
+    match entry {
+        ConfigEntry::MergeClaudeShape { .. } | ConfigEntry::OwnClaudeShape { .. } => {
+            Ok(edit::query_claude_hooks(text, &is_ours(target))?.ours)
+        }
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// True when a file of our own holds nothing any more (`{}`, or only empty
+/// `hooks` containers): it can be deleted.
+pub fn holds_nothing(text: &str) -> bool {
+    fn empty(v: &Value) -> bool {
+        match v {
+            Value::Object(m) => m.values().all(empty),
+            Value::Array(a) => a.iter().all(empty),
+            _ => false,
+        }
+    }
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    serde_json::from_str::<Value>(body).is_ok_and(|v| empty(&v))
+}

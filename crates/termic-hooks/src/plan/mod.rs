@@ -1,0 +1,162 @@
+//! InstallPlan: the exact file changes an install or removal makes, built
+//! by pure functions from a [`Snapshot`] of the files as they are now.
+//!
+//! The caller reads the snapshot at the edge (`apply::read_snapshot`), shows
+//! the plan (paths, what each file is, before and after bytes), and applies
+//! it (`apply::apply`). Nothing in this module touches the filesystem or a
+//! clock: the install time comes in through [`InstallFacts`].
+
+mod config;
+mod install;
+mod remove;
+
+pub(crate) use config::{command as config_command, is_ours, ours_prefix};
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+pub use install::plan_install;
+pub use remove::plan_remove;
+
+use crate::agents::claude;
+use crate::edit::EditError;
+
+/// One file as it is on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileState {
+    pub bytes: Vec<u8>,
+    /// Permission bits (`0o644`).
+    pub mode: u32,
+}
+
+/// The files (and missing directories) a plan or status looks at.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    files: BTreeMap<PathBuf, FileState>,
+    missing_dirs: BTreeSet<PathBuf>,
+}
+
+impl Snapshot {
+    pub fn insert_file(&mut self, path: PathBuf, bytes: Vec<u8>, mode: u32) {
+        self.files.insert(path, FileState { bytes, mode });
+    }
+    /// Records that `dir` does not exist (an install would create it).
+    pub fn insert_missing_dir(&mut self, dir: PathBuf) {
+        self.missing_dirs.insert(dir);
+    }
+    pub fn file(&self, path: &Path) -> Option<&FileState> {
+        self.files.get(path)
+    }
+    pub fn dir_missing(&self, dir: &Path) -> bool {
+        self.missing_dirs.contains(dir)
+    }
+}
+
+/// Facts from outside the files, passed in as values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct InstallFacts {
+    /// Seconds since the Unix epoch, recorded in the manifest.
+    pub now_unix: u64,
+    /// `claude --version`, when claude is on PATH.
+    pub claude_version: Option<(u32, u32, u32)>,
+}
+
+/// What a change does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    CreateDir,
+    Create,
+    Modify,
+    Delete,
+    /// Remove a directory only if it is empty when the plan is applied.
+    RemoveDirIfEmpty,
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Action::CreateDir => "create dir",
+            Action::Create => "create",
+            Action::Modify => "change",
+            Action::Delete => "delete",
+            Action::RemoveDirIfEmpty => "remove dir if empty",
+        })
+    }
+}
+
+/// One file change, with the bytes it expects to find and the bytes it writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub action: Action,
+    pub path: PathBuf,
+    /// What the file holds now (`None` when it does not exist).
+    pub before: Option<Vec<u8>>,
+    /// What it will hold (`None` for deletes and directories).
+    pub after: Option<Vec<u8>>,
+    /// Mode of a created file.
+    pub mode: Option<u32>,
+    /// What the file is, for the user: "hook script", "settings (merge)".
+    pub what: &'static str,
+}
+
+/// Everything one install or removal of one target changes, in apply order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstallPlan {
+    pub agent_id: String,
+    /// `host` or `docker:<agent_id>`.
+    pub target: String,
+    pub changes: Vec<Change>,
+    /// Entries termic recognises as its own but leaves alone, because the
+    /// user edited them (removal reports these).
+    pub left_alone: Vec<String>,
+}
+
+impl InstallPlan {
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+
+    /// One line per change: `  create  /home/u/.claude/termic-hooks/stop.sh  (hook script)`.
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        for c in &self.changes {
+            out.push_str(&format!(
+                "  {:<19} {}  ({})\n",
+                c.action.to_string(),
+                c.path.display(),
+                c.what
+            ));
+        }
+        for l in &self.left_alone {
+            out.push_str(&format!("  left alone: {l}\n"));
+        }
+        out
+    }
+}
+
+/// Why an install or removal was not planned. Nothing is written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    #[error(
+        "{path}: disableAllHooks is set, so Claude Code would run no hook at all; termic installed \
+         nothing. Remove disableAllHooks from that file if you want termic's hooks"
+    )]
+    DisableAllHooks { path: PathBuf },
+    #[error(
+        "Claude Code {}.{}.{} is too old: hook output (terminalSequence) needs {}.{}.{} or newer. \
+         Update Claude Code (`claude update`), then install again",
+        found.0, found.1, found.2, claude::MIN_VERSION.0, claude::MIN_VERSION.1, claude::MIN_VERSION.2
+    )]
+    ClaudeTooOld { found: (u32, u32, u32) },
+    #[error("{path}: {source}")]
+    Config { path: PathBuf, source: EditError },
+}
+
+/// Hex SHA-256, as the manifest records it.
+pub(crate) fn sha256(bytes: &[u8]) -> String {
+    crate::edit::sha256_hex(bytes)
+}
+
+#[cfg(test)]
+mod tests;
