@@ -7,6 +7,7 @@
 //! entry point takes a `Paths` value, so tests run against a fixture HOME.
 
 pub mod agents;
+pub mod apply;
 pub mod edit;
 pub mod fsio;
 pub mod manifest;

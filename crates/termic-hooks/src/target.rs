@@ -132,7 +132,14 @@ impl InstallTarget {
     ) -> Result<Self, TargetError> {
         let dir = paths.home.join(schema.home_config_dir());
         let agent_dir = dir.to_string_lossy().into_owned();
-        Self::checked(schema.id().to_string(), schema, TargetKind::Host, dir, agent_dir, forbidden)
+        Self::checked(
+            schema.id().to_string(),
+            schema,
+            TargetKind::Host,
+            dir,
+            agent_dir,
+            forbidden,
+        )
     }
 
     /// `<data_dir>/docker-agents/<agent.id>/`, with the schema of the

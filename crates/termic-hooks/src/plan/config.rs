@@ -97,7 +97,11 @@ pub fn remove_edit(
 
 /// Without a manifest, every handler with our path prefix counts as written
 /// by termic (so all of them go).
-pub fn ours_now(target: &InstallTarget, entry: ConfigEntry, text: &str) -> Result<Vec<EventHandler>, EditError> {
+pub fn ours_now(
+    target: &InstallTarget,
+    entry: ConfigEntry,
+    text: &str,
+) -> Result<Vec<EventHandler>, EditError> {
     match entry {
         ConfigEntry::MergeClaudeShape { .. } | ConfigEntry::OwnClaudeShape { .. } => {
             Ok(edit::query_claude_hooks(text, &is_ours(target))?.ours)

@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{config, sha256, Action, Change, FileState, InstallFacts, InstallPlan, PlanError, Snapshot};
+use super::{
+    config, sha256, Action, Change, FileState, InstallFacts, InstallPlan, PlanError, Snapshot,
+};
 use crate::agents::{claude, AgentSchema, ConfigEntry, BACKUP_DIR, MANIFEST_FILE};
 use crate::edit::{self, EditError};
 use crate::manifest::{ConfigRecord, Manifest, OwnedFile, PreInstallText, SCHEMA_VERSION};
@@ -42,22 +44,28 @@ pub fn plan_install(
         let text = utf8(&path, current)?;
         if matches!(entry, ConfigEntry::MergeClaudeShape { .. }) {
             if let Some(t) = text {
-                let q = edit::query_claude_hooks(t, &config::is_ours(target)).map_err(|source| {
-                    PlanError::Config {
-                        path: path.clone(),
-                        source,
-                    }
-                })?;
+                let q =
+                    edit::query_claude_hooks(t, &config::is_ours(target)).map_err(|source| {
+                        PlanError::Config {
+                            path: path.clone(),
+                            source,
+                        }
+                    })?;
                 if q.disable_all_hooks {
                     return Err(PlanError::DisableAllHooks { path });
                 }
             }
         }
-        let prev_rec = previous.as_ref().and_then(|m| m.config.as_ref()).filter(|c| c.file == file);
+        let prev_rec = previous
+            .as_ref()
+            .and_then(|m| m.config.as_ref())
+            .filter(|c| c.file == file);
         let record = prev_rec.map(|c| c.record.clone()).unwrap_or_default();
-        let edit = config::install_edit(target, entry, text, &record).map_err(|source| PlanError::Config {
-            path: path.clone(),
-            source,
+        let edit = config::install_edit(target, entry, text, &record).map_err(|source| {
+            PlanError::Config {
+                path: path.clone(),
+                source,
+            }
         })?;
         let after = edit.text.into_bytes();
         config_record = Some(ConfigRecord {
@@ -70,22 +78,37 @@ pub fn plan_install(
             },
             record: edit.record,
         });
+        // Back up a shared config once, the first time termic touches it.
         let shared = !matches!(entry, ConfigEntry::OwnClaudeShape { .. });
-        if let (Some(cur), true, None) = (current, shared, &backup) {
+        if let (Some(cur), true, None, None) = (current, shared, &backup, prev_rec) {
             let rel = format!("{BACKUP_DIR}/{}", file.rsplit('/').next().unwrap_or(file));
             let bpath = target.path(&rel);
             if snap.file(&bpath).is_none() {
-                changes.push(write_change(&bpath, None, cur.bytes.clone(), PRIVATE_MODE, "one-time backup of your config"));
+                changes.push(write_change(
+                    &bpath,
+                    None,
+                    cur.bytes.clone(),
+                    PRIVATE_MODE,
+                    "one-time backup of your config",
+                ));
             }
             backup = Some(rel);
         }
         if edit.changed {
             let what = match entry {
-                ConfigEntry::MergeClaudeShape { .. } => "your settings: termic's hook entries added",
+                ConfigEntry::MergeClaudeShape { .. } => {
+                    "your settings: termic's hook entries added"
+                }
                 ConfigEntry::NamedAgyEntry { .. } => "your hooks file: termic's named entry added",
                 _ => "termic's hook config",
             };
-            config_change = Some(write_change(&path, current, after, current.map_or(0o644, |c| c.mode), what));
+            config_change = Some(write_change(
+                &path,
+                current,
+                after,
+                current.map_or(0o644, |c| c.mode),
+                what,
+            ));
         }
     }
 
@@ -102,12 +125,19 @@ pub fn plan_install(
         if current.is_some_and(|c| c.bytes == bytes && c.mode == asset.mode) {
             continue;
         }
-        let what = if asset.mode & 0o111 != 0 { "hook script" } else { "plugin" };
+        let what = if asset.mode & 0o111 != 0 {
+            "hook script"
+        } else {
+            "plugin"
+        };
         changes.push(write_change(&path, current, bytes, asset.mode, what));
     }
     changes.extend(config_change);
 
-    let mut created_dirs = previous.as_ref().map(|m| m.created_dirs.clone()).unwrap_or_default();
+    let mut created_dirs = previous
+        .as_ref()
+        .map(|m| m.created_dirs.clone())
+        .unwrap_or_default();
     let mut manifest = Manifest {
         schema_version: SCHEMA_VERSION,
         termic_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -139,7 +169,13 @@ pub fn plan_install(
     manifest.created_dirs = created_dirs;
     let manifest_bytes = manifest.to_bytes();
     if manifest_current.map(|m| &m.bytes) != Some(&manifest_bytes) {
-        changes.push(write_change(&manifest_path, manifest_current, manifest_bytes, PRIVATE_MODE, "termic's install manifest"));
+        changes.push(write_change(
+            &manifest_path,
+            manifest_current,
+            manifest_bytes,
+            PRIVATE_MODE,
+            "termic's install manifest",
+        ));
     }
 
     let mut ordered: Vec<Change> = dirs
@@ -181,7 +217,9 @@ fn utf8<'a>(path: &Path, current: Option<&'a FileState>) -> Result<Option<&'a st
 fn pre_install(current: Option<&FileState>, prev: Option<&ConfigRecord>) -> PreInstallText {
     match (current, prev) {
         (None, _) => PreInstallText::Absent,
-        (Some(cur), Some(rec)) if sha256(&cur.bytes) == rec.last_written_sha256 => rec.pre_install.clone(),
+        (Some(cur), Some(rec)) if sha256(&cur.bytes) == rec.last_written_sha256 => {
+            rec.pre_install.clone()
+        }
         (Some(_), Some(_)) => PreInstallText::Unknown,
         (Some(cur), None) => match String::from_utf8(cur.bytes.clone()) {
             Ok(text) => PreInstallText::Text(text),
@@ -190,9 +228,19 @@ fn pre_install(current: Option<&FileState>, prev: Option<&ConfigRecord>) -> PreI
     }
 }
 
-fn write_change(path: &Path, current: Option<&FileState>, after: Vec<u8>, mode: u32, what: &'static str) -> Change {
+fn write_change(
+    path: &Path,
+    current: Option<&FileState>,
+    after: Vec<u8>,
+    mode: u32,
+    what: &'static str,
+) -> Change {
     Change {
-        action: if current.is_some() { Action::Modify } else { Action::Create },
+        action: if current.is_some() {
+            Action::Modify
+        } else {
+            Action::Create
+        },
         path: path.to_path_buf(),
         before: current.map(|c| c.bytes.clone()),
         after: Some(after),

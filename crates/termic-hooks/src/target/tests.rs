@@ -33,16 +33,29 @@ fn guard(fx: &Fx) -> ForbiddenRoots {
 fn docker_target_writes_the_container_path_host_target_writes_the_host_path() {
     let fx = fx();
     let host = InstallTarget::host(AgentSchema::Claude, &fx.paths, &guard(&fx)).unwrap();
-    let docker = InstallTarget::docker(&AgentRef::builtin(AgentSchema::Claude), &fx.paths, &guard(&fx)).unwrap();
+    let docker = InstallTarget::docker(
+        &AgentRef::builtin(AgentSchema::Claude),
+        &fx.paths,
+        &guard(&fx),
+    )
+    .unwrap();
     let rel = "termic-hooks/stop.sh";
-    assert_eq!(host.path(rel), fx.paths.home.join(".claude/termic-hooks/stop.sh"));
+    assert_eq!(
+        host.path(rel),
+        fx.paths.home.join(".claude/termic-hooks/stop.sh")
+    );
     assert_eq!(
         host.agent_path(rel),
-        fx.paths.home.join(".claude/termic-hooks/stop.sh").to_string_lossy()
+        fx.paths
+            .home
+            .join(".claude/termic-hooks/stop.sh")
+            .to_string_lossy()
     );
     assert_eq!(
         docker.path(rel),
-        fx.paths.data_dir.join("docker-agents/claude/termic-hooks/stop.sh")
+        fx.paths
+            .data_dir
+            .join("docker-agents/claude/termic-hooks/stop.sh")
     );
     assert_eq!(docker.agent_path(rel), "/root/.claude/termic-hooks/stop.sh");
     assert_eq!(container_config_dir(AgentSchema::Claude), "/root/.claude");
@@ -65,7 +78,10 @@ fn a_cloned_agent_resolves_its_own_dir_but_claudes_schema_shape() {
     assert_eq!(t.schema(), AgentSchema::Claude);
     assert_eq!(t.agent_id(), "claude-work");
     assert_eq!(t.dir(), fx.paths.data_dir.join("docker-agents/claude-work"));
-    assert_eq!(t.agent_path("termic-hooks/stop.sh"), "/root/.claude/termic-hooks/stop.sh");
+    assert_eq!(
+        t.agent_path("termic-hooks/stop.sh"),
+        "/root/.claude/termic-hooks/stop.sh"
+    );
     assert!(t.owned_rel_paths().contains(&"settings.json".to_string()));
     // A clone of nothing termic knows has no schema.
     let stray = AgentRef {
@@ -99,11 +115,18 @@ fn every_install_target_resolves_to_a_global_or_termic_owned_path() {
         for t in targets_for(schema, &[clone.clone()], &fx.paths, &guard(&fx)).unwrap() {
             let base = match t.kind() {
                 TargetKind::Host => fx.paths.home.join(schema.home_config_dir()),
-                TargetKind::Docker { agent_id } => fx.paths.data_dir.join("docker-agents").join(agent_id),
+                TargetKind::Docker { agent_id } => {
+                    fx.paths.data_dir.join("docker-agents").join(agent_id)
+                }
             };
             for rel in t.owned_rel_paths() {
                 let p = t.path(&rel);
-                assert!(p.starts_with(&base), "{} escapes {}", p.display(), base.display());
+                assert!(
+                    p.starts_with(&base),
+                    "{} escapes {}",
+                    p.display(),
+                    base.display()
+                );
                 assert!(!p.starts_with(&fx.repo));
             }
         }
@@ -123,7 +146,12 @@ fn every_install_target_resolves_to_a_global_or_termic_owned_path() {
         home: fx.paths.home.clone(),
         data_dir: fx.repo.join("worktrees/t1/.termic"),
     };
-    assert!(InstallTarget::docker(&AgentRef::builtin(AgentSchema::Agy), &data_inside, &guard(&fx)).is_err());
+    assert!(InstallTarget::docker(
+        &AgentRef::builtin(AgentSchema::Agy),
+        &data_inside,
+        &guard(&fx)
+    )
+    .is_err());
 
     // The agent's config dir a symlink into the repo (the worktree trick).
     std::fs::create_dir_all(fx.repo.join(".claude")).unwrap();
@@ -132,7 +160,11 @@ fn every_install_target_resolves_to_a_global_or_termic_owned_path() {
 
     // A single config file symlinked into the repo, even dangling.
     std::fs::create_dir_all(fx.paths.home.join(".grok/hooks")).unwrap();
-    symlink(fx.repo.join("missing/termic.json"), fx.paths.home.join(".grok/hooks/termic.json")).unwrap();
+    symlink(
+        fx.repo.join("missing/termic.json"),
+        fx.paths.home.join(".grok/hooks/termic.json"),
+    )
+    .unwrap();
     let err = InstallTarget::host(AgentSchema::Grok, &fx.paths, &guard(&fx)).unwrap_err();
     assert!(err.to_string().contains("never a project's"), "{err}");
 

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod tree;
+
 use std::ffi::CStr;
 use std::fs::File;
 use std::io::Read;

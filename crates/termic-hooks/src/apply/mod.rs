@@ -1,0 +1,150 @@
+//! The I/O edge of an install: read a target's files into a [`Snapshot`],
+//! apply an [`InstallPlan`], and the install/remove loops that re-plan when
+//! a concurrent writer (the agent itself rewriting its settings) changed a
+//! file between the read and the write, so no edit of theirs is lost.
+
+mod atomic;
+
+use std::io;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::agents::BACKUP_DIR;
+use crate::plan::{self, Action, InstallFacts, InstallPlan, PlanError, Snapshot};
+use crate::status;
+use crate::target::InstallTarget;
+
+/// How many times an install re-reads and re-plans after losing a race.
+const MAX_ATTEMPTS: usize = 3;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    #[error("{0}")]
+    Plan(#[from] PlanError),
+    #[error("{path}: {source}. Nothing after this file was written; fix the cause and run the command again")]
+    Io { path: PathBuf, source: io::Error },
+    #[error(
+        "{path} kept changing while termic wrote it (another program is rewriting it); nothing of theirs \
+         was overwritten. Close that program (often the agent itself) and try again"
+    )]
+    KeptChanging { path: PathBuf },
+}
+
+/// Reads every file a plan or status of `target` may look at.
+pub fn read_snapshot(target: &InstallTarget) -> Result<Snapshot, ApplyError> {
+    let mut snap = Snapshot::default();
+    let mut rels = target.owned_rel_paths();
+    if let Some(file) = target.schema().adapter().config_entry().file() {
+        rels.push(format!(
+            "{BACKUP_DIR}/{}",
+            file.rsplit('/').next().unwrap_or(file)
+        ));
+    }
+    rels.extend(
+        status::extra_files(target.schema())
+            .iter()
+            .map(|s| s.to_string()),
+    );
+    for rel in rels {
+        let path = target.path(&rel);
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                let mode = std::fs::metadata(&path)
+                    .map(|m| m.permissions().mode() & 0o7777)
+                    .map_err(|source| io_err(&path, source))?;
+                snap.insert_file(path, bytes, mode);
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                for anc in path.ancestors().skip(1) {
+                    if anc.as_os_str().is_empty() || std::fs::symlink_metadata(anc).is_ok() {
+                        break;
+                    }
+                    snap.insert_missing_dir(anc.to_path_buf());
+                }
+            }
+            Err(source) => return Err(io_err(&path, source)),
+        }
+    }
+    Ok(snap)
+}
+
+/// Applies `plan` in order. A file that no longer holds the bytes the plan
+/// expected stops the apply with `Conflict` (nothing of it is overwritten).
+fn apply_once(plan: &InstallPlan) -> Result<Outcome, ApplyError> {
+    for c in &plan.changes {
+        match c.action {
+            Action::CreateDir => match std::fs::create_dir(&c.path) {
+                Err(e) if e.kind() != io::ErrorKind::AlreadyExists => {
+                    return Err(io_err(&c.path, e))
+                }
+                _ => {}
+            },
+            Action::Create | Action::Modify => {
+                let after = c.after.as_deref().unwrap_or_default();
+                match atomic::write_if_unchanged(&c.path, c.before.as_deref(), after, c.mode) {
+                    Ok(()) => {}
+                    Err(atomic::WriteError::Changed) => return Ok(Outcome::Conflict),
+                    Err(atomic::WriteError::Io(source)) => return Err(io_err(&c.path, source)),
+                }
+            }
+            Action::Delete => match std::fs::read(&c.path) {
+                Ok(now) if Some(&now) != c.before.as_ref() => return Ok(Outcome::Conflict),
+                Ok(_) => std::fs::remove_file(&c.path).map_err(|e| io_err(&c.path, e))?,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_err(&c.path, e)),
+            },
+            // Only when empty: anything the user (or the agent) put there stays.
+            Action::RemoveDirIfEmpty => {
+                let _ = std::fs::remove_dir(&c.path);
+            }
+        }
+    }
+    Ok(Outcome::Done)
+}
+
+enum Outcome {
+    Done,
+    Conflict,
+}
+
+/// Applies a plan the user has seen; when a file changed underneath, re-reads
+/// and re-plans with `replan` (up to a bound) so the other writer's edit is
+/// kept. Returns the plan that was finally applied.
+pub fn apply(
+    target: &InstallTarget,
+    first: InstallPlan,
+    replan: impl Fn(&InstallTarget, &Snapshot) -> Result<InstallPlan, PlanError>,
+) -> Result<InstallPlan, ApplyError> {
+    let mut plan = first;
+    for _ in 0..MAX_ATTEMPTS {
+        if let Outcome::Done = apply_once(&plan)? {
+            return Ok(plan);
+        }
+        plan = replan(target, &read_snapshot(target)?)?;
+    }
+    let path = plan
+        .changes
+        .iter()
+        .find(|c| c.before.is_some())
+        .map_or_else(|| target.dir().to_path_buf(), |c| c.path.clone());
+    Err(ApplyError::KeptChanging { path })
+}
+
+/// Reads, plans and applies an install of `target` in one go.
+pub fn install(target: &InstallTarget, facts: &InstallFacts) -> Result<InstallPlan, ApplyError> {
+    let first = plan::plan_install(target, &read_snapshot(target)?, facts)?;
+    apply(target, first, |t, s| plan::plan_install(t, s, facts))
+}
+
+/// Reads, plans and applies a removal of `target` in one go.
+pub fn remove(target: &InstallTarget) -> Result<InstallPlan, ApplyError> {
+    let first = plan::plan_remove(target, &read_snapshot(target)?)?;
+    apply(target, first, plan::plan_remove)
+}
+
+fn io_err(path: &Path, source: io::Error) -> ApplyError {
+    ApplyError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
