@@ -10,7 +10,7 @@ mod config;
 mod install;
 mod remove;
 
-pub(crate) use config::{command as config_command, is_ours, ours_prefix};
+pub(crate) use config::{command as config_command, is_ours};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;

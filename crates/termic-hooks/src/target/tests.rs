@@ -112,7 +112,7 @@ fn every_install_target_resolves_to_a_global_or_termic_owned_path() {
         base: Some("opencode".into()),
     };
     for schema in AgentSchema::ALL {
-        for t in targets_for(schema, &[clone.clone()], &fx.paths, &guard(&fx)).unwrap() {
+        for t in targets_for(schema, std::slice::from_ref(&clone), &fx.paths, &guard(&fx)).unwrap() {
             let base = match t.kind() {
                 TargetKind::Host => fx.paths.home.join(schema.home_config_dir()),
                 TargetKind::Docker { agent_id } => {
@@ -170,7 +170,7 @@ fn every_install_target_resolves_to_a_global_or_termic_owned_path() {
 
     // A relative or dotted spelling of the repo still matches.
     let dotted = ForbiddenRoots::new([fx.repo.join("a/..")]).unwrap();
-    assert_eq!(dotted.roots(), [fx.repo.clone()]);
+    assert_eq!(dotted.roots(), std::slice::from_ref(&fx.repo));
     // Unrelated agents are unaffected.
     assert!(InstallTarget::host(AgentSchema::Opencode, &fx.paths, &guard(&fx)).is_ok());
 }

@@ -1,0 +1,211 @@
+//! Verified status on a fixture HOME: each state, checked on disk.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+
+use common::tree::HomeFixture;
+use termic_hooks::agents::AgentSchema;
+use termic_hooks::apply::{self, read_snapshot};
+use termic_hooks::plan::InstallFacts;
+use termic_hooks::status::{status_report, target_status, wired, Reason, State};
+use termic_hooks::target::{AgentRef, InstallTarget};
+
+const FACTS: InstallFacts = InstallFacts {
+    now_unix: 1_790_000_000,
+    claude_version: Some((2, 1, 332)),
+};
+
+fn state(fx: &HomeFixture, schema: AgentSchema, facts: &InstallFacts) -> State {
+    let t = InstallTarget::host(schema, &fx.paths, &fx.no_guard()).unwrap();
+    target_status(&t, &read_snapshot(&t).unwrap(), facts).state
+}
+
+fn install(fx: &HomeFixture, schema: AgentSchema) {
+    let t = InstallTarget::host(schema, &fx.paths, &fx.no_guard()).unwrap();
+    apply::install(&t, &FACTS).unwrap();
+}
+
+fn reasons(s: State) -> Vec<Reason> {
+    match s {
+        State::NotWired(r) => r,
+        other => panic!("expected not wired, got {other:?}"),
+    }
+}
+
+#[test]
+fn not_installed_then_wired_for_every_agent() {
+    let fx = HomeFixture::new();
+    for schema in AgentSchema::ALL {
+        assert_eq!(
+            state(&fx, schema, &FACTS),
+            State::NotInstalled,
+            "{}",
+            schema.id()
+        );
+        install(&fx, schema);
+        assert_eq!(state(&fx, schema, &FACTS), State::Wired, "{}", schema.id());
+    }
+    let report = status_report(&[], &fx.paths, &fx.no_guard(), &FACTS);
+    for schema in AgentSchema::ALL {
+        assert!(wired(&report, schema.id()));
+    }
+    assert!(!wired(&report, "codex"));
+    let codex = report.target("codex", "-").unwrap();
+    assert_eq!(
+        codex.state,
+        State::NotNeeded("not needed (its terminal already reports this)")
+    );
+    for id in ["gemini", "copilot", "cursor"] {
+        assert_eq!(
+            report.target(id, "-").unwrap().state,
+            State::NotSupported("not supported yet")
+        );
+    }
+}
+
+#[test]
+fn an_entry_removed_by_someone_else_is_not_wired() {
+    let fx = HomeFixture::new();
+    install(&fx, AgentSchema::Claude);
+    // The user (or a tool) rewrites the file without our entries.
+    fx.write(".claude/settings.json", b"{\"model\": \"opus\"}\n");
+    let r = reasons(state(&fx, AgentSchema::Claude, &FACTS));
+    assert_eq!(r.len(), 3, "{r:?}");
+    assert!(r.iter().all(|r| matches!(r, Reason::EntryMissing { .. })));
+    assert!(r[0].to_string().contains("something rewrote the file"));
+}
+
+#[test]
+fn a_script_that_is_missing_not_executable_or_changed_is_not_wired() {
+    let fx = HomeFixture::new();
+    install(&fx, AgentSchema::Claude);
+    let dir = fx.paths.home.join(".claude/termic-hooks");
+    std::fs::set_permissions(dir.join("stop.sh"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::remove_file(dir.join("user-prompt-submit.sh")).unwrap();
+    std::fs::write(dir.join("permission-request.sh"), b"#!/bin/sh\nexit 0\n").unwrap();
+    let r = reasons(state(&fx, AgentSchema::Claude, &FACTS));
+    assert!(
+        r.contains(&Reason::ScriptNotExecutable(dir.join("stop.sh"))),
+        "{r:?}"
+    );
+    assert!(r.contains(&Reason::ScriptMissing(dir.join("user-prompt-submit.sh"))));
+    assert!(r.contains(&Reason::ScriptChanged(dir.join("permission-request.sh"))));
+}
+
+#[test]
+fn disable_all_hooks_async_and_an_old_claude_are_not_wired() {
+    let fx = HomeFixture::new();
+    install(&fx, AgentSchema::Claude);
+    let path = fx.paths.home.join(".claude/settings.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replacen('{', "{\"disableAllHooks\": true,", 1)).unwrap();
+    let r = reasons(state(&fx, AgentSchema::Claude, &FACTS));
+    assert_eq!(r, [Reason::DisableAllHooks(path.clone())]);
+
+    std::fs::write(
+        &path,
+        text.replace("\"timeout\": 5", "\"timeout\": 5, \"async\": true"),
+    )
+    .unwrap();
+    let r = reasons(state(&fx, AgentSchema::Claude, &FACTS));
+    assert_eq!(r.len(), 3);
+    assert!(r[0].to_string().contains("async"));
+
+    std::fs::write(&path, &text).unwrap();
+    let old = InstallFacts {
+        claude_version: Some((2, 1, 100)),
+        ..FACTS
+    };
+    assert_eq!(
+        reasons(state(&fx, AgentSchema::Claude, &old)),
+        [Reason::AgentTooOld { found: (2, 1, 100) }]
+    );
+}
+
+#[test]
+fn a_malformed_config_is_an_error_with_line_and_column() {
+    let fx = HomeFixture::new();
+    install(&fx, AgentSchema::Claude);
+    fx.write(".claude/settings.json", b"{\n  \"model\": \"opus\",,\n}\n");
+    match state(&fx, AgentSchema::Claude, &FACTS) {
+        State::Error(e) => assert!(e.contains("settings.json") && e.contains("line 2"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn agy_wrapped_in_a_matcher_group_or_only_in_the_dead_path_is_not_wired() {
+    let fx = HomeFixture::new();
+    install(&fx, AgentSchema::Agy);
+    let live = fx.paths.home.join(".gemini/config/hooks.json");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&live).unwrap()).unwrap();
+    let mut wrapped = v.clone();
+    for event in ["PreInvocation", "Stop"] {
+        let h = wrapped["termic"][event][0].clone();
+        wrapped["termic"][event] = serde_json::json!([{ "matcher": "*", "hooks": [h] }]);
+    }
+    std::fs::write(&live, serde_json::to_vec_pretty(&wrapped).unwrap()).unwrap();
+    let r = reasons(state(&fx, AgentSchema::Agy, &FACTS));
+    assert_eq!(r.len(), 2);
+    assert!(r[0].to_string().contains("matcher group"), "{}", r[0]);
+
+    // The entry moved to antigravity-cli/hooks.json: loads, never runs.
+    std::fs::remove_file(&live).unwrap();
+    fx.write(
+        ".gemini/antigravity-cli/hooks.json",
+        &serde_json::to_vec_pretty(&v).unwrap(),
+    );
+    let r = reasons(state(&fx, AgentSchema::Agy, &FACTS));
+    assert!(
+        matches!(r[..], [Reason::AgyEntryOnlyInDeadPath(_)]),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn opencode_with_a_copy_in_the_legacy_plugin_dir_is_not_wired() {
+    let fx = HomeFixture::new();
+    install(&fx, AgentSchema::Opencode);
+    fx.write(".config/opencode/plugin/termic.js", b"// old copy\n");
+    let r = reasons(state(&fx, AgentSchema::Opencode, &FACTS));
+    assert!(matches!(r[..], [Reason::PluginAlsoInLegacyDir(_)]), "{r:?}");
+}
+
+#[test]
+fn grok_status_reports_the_claude_hooks_opt_out_and_docker_pty_agents_are_not_wired() {
+    let fx = HomeFixture::new();
+    install(&fx, AgentSchema::Grok);
+    fx.write(".grok/config.toml", b"[compat.claude]\nhooks = false\n");
+    let report = status_report(&[], &fx.paths, &fx.no_guard(), &FACTS);
+    let grok = report.target("grok", "host").unwrap();
+    assert_eq!(grok.state, State::Wired);
+    assert!(grok.notes[0].contains("ignores"), "{:?}", grok.notes);
+    // Docker rows appear once their dir exists.
+    assert!(report.target("grok", "docker:grok").is_none());
+    let t = InstallTarget::docker(
+        &AgentRef::builtin(AgentSchema::Grok),
+        &fx.paths,
+        &fx.no_guard(),
+    )
+    .unwrap();
+    apply::install(&t, &FACTS).unwrap();
+    let report = status_report(&[], &fx.paths, &fx.no_guard(), &FACTS);
+    let docker = report.target("grok", "docker:grok").unwrap();
+    assert_eq!(
+        docker.state,
+        State::NotWired(vec![Reason::NoTerminalInDocker])
+    );
+    let t = InstallTarget::docker(
+        &AgentRef::builtin(AgentSchema::Claude),
+        &fx.paths,
+        &fx.no_guard(),
+    )
+    .unwrap();
+    apply::install(&t, &FACTS).unwrap();
+    let report = status_report(&[], &fx.paths, &fx.no_guard(), &FACTS);
+    assert_eq!(
+        report.target("claude", "docker:claude").unwrap().state,
+        State::Wired
+    );
+}
