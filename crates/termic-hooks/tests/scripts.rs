@@ -127,8 +127,11 @@ fn speak(reg: &HookRegistration, env: &[(&str, &str)], payload: &[u8]) -> (Run, 
     let mut pty = Pty::open();
     let mut full_env = vec![("TERMIC_TASK_ID", TASK)];
     full_env.extend_from_slice(env);
-    let run = fx.run(&script, &full_env, Stdin::Bytes(payload), Some(&mut pty));
+    let mut run = fx.run(&script, &full_env, Stdin::Bytes(payload), Some(&mut pty));
     assert_eq!(run.code, Some(0));
+    if run.pty.is_empty() {
+        run.pty = pty.drain_within(Duration::from_secs(1));
+    }
     let channel = match reg.script.transport {
         Transport::TerminalSequence => {
             assert!(run.pty.is_empty(), "claude's script must not touch the pty");
@@ -333,8 +336,12 @@ fn every_script_is_silent_without_or_with_a_hostile_task_id() {
         Stdin::Bytes(b""),
         Some(&mut pty),
     );
+    let got = match run.pty.is_empty() {
+        true => pty.drain_within(Duration::from_secs(2)),
+        false => run.pty,
+    };
     assert_eq!(
-        run.pty,
+        got,
         reg.script.message(&max, &[]).to_sequence().into_bytes()
     );
 }
@@ -449,32 +456,33 @@ fn a_large_payload_is_read_and_still_gives_the_right_answer() {
 
 #[test]
 fn stdin_that_never_closes_cannot_hold_a_script_past_its_bound() {
-    let bound = Duration::from_secs(u64::from(PAYLOAD_MAX_SECONDS) + 2);
-    for (schema, reg) in all_registrations() {
-        let fx = Fixture::new();
-        let script = fx.script(reg);
-        let mut pty = Pty::open();
-        let partial = br#"{"tool_name":"ExitPlanMode","notificationType":"permission_prompt","#;
-        let run = fx.run(
-            &script,
-            &[("TERMIC_TASK_ID", TASK)],
-            Stdin::NeverClosed(partial),
-            Some(&mut pty),
-        );
-        assert_eq!(run.code, Some(0));
-        assert!(
-            run.elapsed < bound,
-            "{} {} took {:?}",
-            schema.id(),
-            reg.event,
-            run.elapsed
-        );
-        // A payload cut off by the bound is dropped (head's buffer dies with
-        // it), so the script answers with its default rather than not at all.
-        if reg.event == "PermissionRequest" {
-            assert_eq!(run.stdout, expected(&reg.script, &[("kind", "permission")]));
+    let bound = Duration::from_secs(u64::from(PAYLOAD_MAX_SECONDS) + 3);
+    // In parallel: each run waits out the bound.
+    std::thread::scope(|s| {
+        for (schema, reg) in all_registrations() {
+            s.spawn(move || {
+                let fx = Fixture::new();
+                let script = fx.script(reg);
+                let mut pty = Pty::open();
+                let partial =
+                    br#"{"tool_name":"ExitPlanMode","notificationType":"permission_prompt","#;
+                let run = fx.run(
+                    &script,
+                    &[("TERMIC_TASK_ID", TASK)],
+                    Stdin::NeverClosed(partial),
+                    Some(&mut pty),
+                );
+                assert_eq!(run.code, Some(0));
+                let took = run.elapsed;
+                assert!(took < bound, "{} {} took {took:?}", schema.id(), reg.event);
+                // A payload cut off by the bound is dropped (head's buffer dies
+                // with it), so the script answers with its default.
+                if reg.event == "PermissionRequest" {
+                    assert_eq!(run.stdout, expected(&reg.script, &[("kind", "permission")]));
+                }
+            });
         }
-    }
+    });
 }
 
 #[test]

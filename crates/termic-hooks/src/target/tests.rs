@@ -112,7 +112,8 @@ fn every_install_target_resolves_to_a_global_or_termic_owned_path() {
         base: Some("opencode".into()),
     };
     for schema in AgentSchema::ALL {
-        for t in targets_for(schema, std::slice::from_ref(&clone), &fx.paths, &guard(&fx)).unwrap() {
+        for t in targets_for(schema, std::slice::from_ref(&clone), &fx.paths, &guard(&fx)).unwrap()
+        {
             let base = match t.kind() {
                 TargetKind::Host => fx.paths.home.join(schema.home_config_dir()),
                 TargetKind::Docker { agent_id } => {

@@ -56,15 +56,26 @@ impl Pty {
         }
     }
 
-    /// Everything written to the slave so far (waits briefly for stragglers).
+    /// Everything written to the slave so far. Linux hands pty output to
+    /// the master through a work queue, so bytes can trail the writer's
+    /// exit: this waits up to 100 ms of quiet.
     pub fn drain(&mut self) -> Vec<u8> {
+        self.drain_within(Duration::from_millis(100))
+    }
+
+    /// Like `drain`, but waits up to `first` for the first byte (for a
+    /// loaded machine, when bytes are expected).
+    pub fn drain_within(&mut self, first: Duration) -> Vec<u8> {
         let mut out = Vec::new();
         let mut buf = [0u8; 4096];
-        let deadline = Instant::now() + Duration::from_millis(100);
+        let mut deadline = Instant::now() + first;
         loop {
             match self.master.read(&mut buf) {
                 Ok(0) => break,
-                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Ok(n) => {
+                    out.extend_from_slice(&buf[..n]);
+                    deadline = Instant::now() + Duration::from_millis(100);
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                     if Instant::now() > deadline {
                         break;
