@@ -14,3 +14,4 @@ pub mod paths;
 pub mod replies;
 pub mod runtime;
 pub mod ui;
+pub mod worktree;

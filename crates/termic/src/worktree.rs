@@ -1,0 +1,270 @@
+//! New tasks in their own git worktree, in a termic-owned place:
+//! `<data_dir>/worktrees/<repo>-<hash of the repo path>/<task>` on branch
+//! `termic/<task>`.
+//!
+//! The repository's own agent config dirs (`.claude`, `.grok`, `.agents`,
+//! `.opencode`) are symlinked from the repo root into the worktree when they
+//! exist there and the worktree has none (an untracked `.claude` would
+//! otherwise be missing from every worktree). termic never writes into them.
+//! Removal is `git worktree remove`; the branch is kept (it holds the work).
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Agent config dirs linked into new worktrees.
+pub const LINKED_DIRS: [&str; 4] = [".claude", ".grok", ".agents", ".opencode"];
+
+/// Why a worktree operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum WorktreeError {
+    #[error("{dir} is not inside a git repository (start termic in a repository, or run the task in the current directory)", dir = dir.display())]
+    NotARepo { dir: PathBuf },
+    #[error("`git {args}` failed in {dir}: {stderr}", dir = dir.display())]
+    Git {
+        dir: PathBuf,
+        args: String,
+        stderr: String,
+    },
+    #[error("cannot run git: {0} (install git or put it on PATH)")]
+    NoGit(#[source] std::io::Error),
+    #[error("cannot link {link} to {target}: {source}", link = link.display(), target = target.display())]
+    Link {
+        link: PathBuf,
+        target: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A created worktree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Worktree {
+    pub repo_root: PathBuf,
+    pub path: PathBuf,
+    pub branch: String,
+    /// Links made into the worktree, e.g. `<worktree>/.claude`.
+    pub linked: Vec<PathBuf>,
+}
+
+/// A name usable as a directory and a git branch component: letters, digits,
+/// `.`, `_` and `-`; anything else becomes `-`. Never empty, never starts
+/// with `.` or `-`, no `..`, no `.lock` ending.
+pub fn slug(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    while s.contains("..") {
+        s = s.replace("..", ".");
+    }
+    let s = s
+        .trim_start_matches(['.', '-'])
+        .trim_end_matches(['.', '-']);
+    let s = s.strip_suffix(".lock").unwrap_or(s);
+    if s.is_empty() {
+        "task".to_owned()
+    } else {
+        s.chars().take(60).collect()
+    }
+}
+
+/// FNV-1a 64: stable across builds (unlike std's hasher), enough to keep
+/// two repos with the same name apart.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// `<data_dir>/worktrees/<repo name>-<8 hex of the repo path hash>`.
+pub fn repo_worktrees_dir(data_dir: &Path, repo_root: &Path) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    let name = repo_root
+        .file_name()
+        .map_or_else(|| "repo".to_owned(), |n| slug(&n.to_string_lossy()));
+    let hash = fnv1a(repo_root.as_os_str().as_bytes());
+    data_dir
+        .join("worktrees")
+        .join(format!("{name}-{:08x}", hash >> 32))
+}
+
+fn git(dir: &Path, args: &[&OsStr]) -> Result<String, WorktreeError> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .map_err(WorktreeError::NoGit)?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_owned())
+    } else {
+        Err(WorktreeError::Git {
+            dir: dir.to_path_buf(),
+            args: args
+                .iter()
+                .map(|a| a.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join(" "),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        })
+    }
+}
+
+/// The top of the repository containing `dir`.
+pub fn repo_root(dir: &Path) -> Result<PathBuf, WorktreeError> {
+    match git(dir, &["rev-parse".as_ref(), "--show-toplevel".as_ref()]) {
+        Ok(top) => Ok(PathBuf::from(top)),
+        Err(WorktreeError::Git { .. }) => Err(WorktreeError::NotARepo {
+            dir: dir.to_path_buf(),
+        }),
+        Err(e) => Err(e),
+    }
+}
+
+fn branch_exists(repo: &Path, branch: &str) -> Result<bool, WorktreeError> {
+    let reference = format!("refs/heads/{branch}");
+    match git(
+        repo,
+        &[
+            "show-ref".as_ref(),
+            "--verify".as_ref(),
+            "--quiet".as_ref(),
+            reference.as_ref(),
+        ],
+    ) {
+        Ok(_) => Ok(true),
+        Err(WorktreeError::Git { .. }) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Create a worktree for task `name` of the repository containing `dir`,
+/// on a new branch from the current HEAD. A taken name gets `-2`, `-3`...
+pub fn create(data_dir: &Path, dir: &Path, name: &str) -> Result<Worktree, WorktreeError> {
+    let repo_root = repo_root(dir)?;
+    let parent = repo_worktrees_dir(data_dir, &repo_root);
+    let base = slug(name);
+    let mut n = 1;
+    let (path, branch) = loop {
+        let leaf = if n == 1 {
+            base.clone()
+        } else {
+            format!("{base}-{n}")
+        };
+        let path = parent.join(&leaf);
+        let branch = format!("termic/{leaf}");
+        if !path.exists() && !branch_exists(&repo_root, &branch)? {
+            break (path, branch);
+        }
+        n += 1;
+    };
+    git(
+        &repo_root,
+        &[
+            "worktree".as_ref(),
+            "add".as_ref(),
+            "-b".as_ref(),
+            branch.as_ref(),
+            path.as_os_str(),
+        ],
+    )?;
+    let linked = link_agent_dirs(&repo_root, &path)?;
+    Ok(Worktree {
+        repo_root,
+        path,
+        branch,
+        linked,
+    })
+}
+
+/// Symlink each of [`LINKED_DIRS`] present at the repo root and absent in
+/// the worktree (a tracked dir is already checked out there).
+pub fn link_agent_dirs(repo_root: &Path, worktree: &Path) -> Result<Vec<PathBuf>, WorktreeError> {
+    let mut linked = Vec::new();
+    for name in LINKED_DIRS {
+        let target = repo_root.join(name);
+        let link = worktree.join(name);
+        if !target.is_dir() || std::fs::symlink_metadata(&link).is_ok() {
+            continue;
+        }
+        std::os::unix::fs::symlink(&target, &link).map_err(|source| WorktreeError::Link {
+            link: link.clone(),
+            target: target.clone(),
+            source,
+        })?;
+        linked.push(link);
+    }
+    Ok(linked)
+}
+
+/// Remove the links [`link_agent_dirs`] made (only links that still point
+/// at the repo root's dir of the same name).
+fn unlink_agent_dirs(repo_root: &Path, worktree: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    for name in LINKED_DIRS {
+        let link = worktree.join(name);
+        let ours = std::fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink())
+            && std::fs::read_link(&link).is_ok_and(|t| t == repo_root.join(name));
+        if ours && std::fs::remove_file(&link).is_ok() {
+            removed.push(link);
+        }
+    }
+    removed
+}
+
+/// `git worktree remove` (with `--force` when asked: uncommitted changes
+/// are then lost). termic's own links go first, since git counts them as
+/// untracked files and would refuse; they are put back if git refuses for
+/// another reason. The branch stays.
+pub fn remove(repo_root: &Path, path: &Path, force: bool) -> Result<(), WorktreeError> {
+    let unlinked = unlink_agent_dirs(repo_root, path);
+    let mut args: Vec<&OsStr> = vec!["worktree".as_ref(), "remove".as_ref()];
+    if force {
+        args.push("--force".as_ref());
+    }
+    args.push(path.as_os_str());
+    let result = git(repo_root, &args).map(|_| ());
+    if result.is_err() && !unlinked.is_empty() {
+        let _ = link_agent_dirs(repo_root, path);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_safe_directory_and_branch_names() {
+        assert_eq!(slug("fix the bug"), "fix-the-bug");
+        assert_eq!(slug("../../etc"), "etc");
+        assert_eq!(slug("a..b"), "a.b");
+        assert_eq!(slug("-x-"), "x");
+        assert_eq!(slug("name.lock"), "name");
+        assert_eq!(slug("ünï"), "n");
+        assert_eq!(slug("///"), "task");
+        assert_eq!(slug(&"x".repeat(100)).len(), 60);
+    }
+
+    #[test]
+    fn repo_dir_name_is_stable_and_keeps_same_named_repos_apart() {
+        let d = Path::new("/data");
+        let a = repo_worktrees_dir(d, Path::new("/home/u/proj"));
+        let b = repo_worktrees_dir(d, Path::new("/home/v/proj"));
+        assert_ne!(a, b);
+        assert_eq!(a, repo_worktrees_dir(d, Path::new("/home/u/proj")));
+        let leaf = a.file_name().unwrap().to_str().unwrap();
+        assert!(
+            leaf.starts_with("proj-") && leaf.len() == "proj-".len() + 8,
+            "{leaf}"
+        );
+        assert!(a.starts_with("/data/worktrees"));
+    }
+}
