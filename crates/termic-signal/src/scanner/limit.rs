@@ -10,7 +10,8 @@
 //! The mirror follows vte 0.15 exactly: every state goes to Escape on ESC;
 //! Escape stays on C0 (but CAN/SUB), DEL and bytes >= 0x80, enters the OSC
 //! string on `]` and leaves for something else on any other byte; the OSC
-//! string ends on BEL, CAN, SUB or ESC.
+//! string ends on BEL, CAN, SUB or ESC. Outside an OSC it only looks at `]`
+//! bytes, so it costs one `memchr` per chunk on most output.
 
 use super::MAX_OSC_BYTES;
 
@@ -59,20 +60,22 @@ impl OscLimiter {
         let mut i = 0;
         while i < bytes.len() {
             match self.state {
-                Mirror::Other => match memchr::memchr(ESC, &bytes[i..]) {
-                    Some(k) => {
-                        i += k + 1;
-                        self.state = Mirror::Escape;
-                    }
-                    None => i = bytes.len(),
-                },
-                Mirror::Escape => {
-                    self.state = match bytes[i] {
-                        b']' => Mirror::Osc(0),
-                        CAN | SUB | 0x20..=0x7e => Mirror::Other,
-                        _ => Mirror::Escape,
+                Mirror::Other | Mirror::Escape => {
+                    // Only `]` can open an OSC, so jump from one to the next
+                    // (rare in output outside OSCs) instead of visiting every
+                    // escape sequence.
+                    let before = self.state;
+                    let Some(k) = memchr::memchr(b']', &bytes[i..]) else {
+                        self.state = escape_state_at(bytes, i, bytes.len(), before);
+                        return Step::Parse(bytes.len());
                     };
-                    i += 1;
+                    let at = i + k;
+                    self.state = if escape_state_at(bytes, i, at, before) == Mirror::Escape {
+                        Mirror::Osc(0)
+                    } else {
+                        Mirror::Other
+                    };
+                    i = at + 1;
                 }
                 Mirror::Osc(len) => {
                     let rest = &bytes[i..];
@@ -120,4 +123,26 @@ impl OscLimiter {
             }
         }
     }
+}
+
+/// Bytes that leave vte's Escape state where it is: C0 controls but CAN and
+/// SUB, ESC itself, DEL and everything from 0x80.
+fn stays_in_escape(byte: u8) -> bool {
+    matches!(byte, 0x00..=0x17 | 0x19 | 0x1b..=0x1f | 0x7f..=0xff)
+}
+
+/// Is vte in its Escape state just before `bytes[at]`, given its state at
+/// `bytes[from]` (Escape or Other, no OSC in between)? Every state goes to
+/// Escape on ESC, and only [`stays_in_escape`] bytes keep it there, so it is
+/// decided by walking back to the nearest byte that is not one of those.
+fn escape_state_at(bytes: &[u8], from: usize, at: usize, state_at_from: Mirror) -> Mirror {
+    for &byte in bytes[from..at].iter().rev() {
+        if byte == ESC {
+            return Mirror::Escape;
+        }
+        if !stays_in_escape(byte) {
+            return Mirror::Other;
+        }
+    }
+    state_at_from
 }

@@ -80,12 +80,7 @@ impl Scanner {
     /// the first visible output in `bytes`: the engine only needs to know that
     /// the agent painted something, and this keeps the hot path to one flag.
     pub fn feed(&mut self, bytes: &[u8], out: &mut Vec<Signal>) {
-        let mut performer = SignalPerformer {
-            out,
-            kitty: &mut self.kitty,
-            activity_seen: false,
-            drop_next_osc: false,
-        };
+        let mut performer = SignalPerformer::new(out, &mut self.kitty);
         let mut rest = bytes;
         while !rest.is_empty() {
             let step = self.limiter.next(rest);
@@ -108,6 +103,7 @@ impl Scanner {
             };
             rest = &rest[taken..];
         }
+        performer.flush_activity();
     }
 
     /// Heap bytes this scanner holds beyond its fixed size (the OSC 99 chunk
@@ -124,18 +120,38 @@ impl Scanner {
 struct SignalPerformer<'a> {
     out: &'a mut Vec<Signal>,
     kitty: &'a mut KittyAssembler,
-    activity_seen: bool,
+    /// Visible output seen in this call. `print` only sets this flag (a
+    /// branch-free store, since vte calls it per character); the Activity
+    /// signal is placed when the next signal, or the end of the call, comes.
+    visible: bool,
+    activity_sent: bool,
     /// Set while feeding the CAN that aborts an over-long OSC.
     drop_next_osc: bool,
 }
 
-impl SignalPerformer<'_> {
-    #[inline(always)]
-    fn activity(&mut self) {
-        if !self.activity_seen {
-            self.activity_seen = true;
+impl<'a> SignalPerformer<'a> {
+    fn new(out: &'a mut Vec<Signal>, kitty: &'a mut KittyAssembler) -> Self {
+        SignalPerformer {
+            out,
+            kitty,
+            visible: false,
+            activity_sent: false,
+            drop_next_osc: false,
+        }
+    }
+
+    /// Report Activity once, if visible output came before this point.
+    #[inline]
+    fn flush_activity(&mut self) {
+        if self.visible && !self.activity_sent {
+            self.activity_sent = true;
             self.out.push(Signal::Activity);
         }
+    }
+
+    fn push(&mut self, signal: Signal) {
+        self.flush_activity();
+        self.out.push(signal);
     }
 }
 
@@ -146,15 +162,15 @@ const CAN: u8 = 0x18;
 impl Perform for SignalPerformer<'_> {
     #[inline(always)]
     fn print(&mut self, _c: char) {
-        self.activity();
+        self.visible = true;
     }
 
     #[inline]
     fn execute(&mut self, byte: u8) {
         match byte {
             // vte never executes the BEL that ends an OSC, so this one is bare.
-            BEL => self.out.push(Signal::Bell),
-            LF => self.activity(),
+            BEL => self.push(Signal::Bell),
+            LF => self.visible = true,
             _ => {}
         }
     }
@@ -165,7 +181,9 @@ impl Perform for SignalPerformer<'_> {
         }
         // Both terminators are accepted: Claude re-emits ST-ended sequences
         // with BEL, and other agents use either.
-        osc::dispatch(params, self.kitty, self.out);
+        if let Some(signal) = osc::dispatch(params, self.kitty) {
+            self.push(signal);
+        }
     }
 }
 

@@ -9,11 +9,9 @@ use crate::signal::{NotifySource, Signal};
 use crate::wire;
 
 /// Route one OSC by its number.
-pub(super) fn dispatch(params: &[&[u8]], kitty: &mut KittyAssembler, out: &mut Vec<Signal>) {
-    let Some((&number, rest)) = params.split_first() else {
-        return;
-    };
-    let signal = match number {
+pub(super) fn dispatch(params: &[&[u8]], kitty: &mut KittyAssembler) -> Option<Signal> {
+    let (&number, rest) = params.split_first()?;
+    match number {
         b"0" | b"2" => title(rest),
         b"9" => osc9(rest),
         b"777" => osc777(params),
@@ -21,8 +19,7 @@ pub(super) fn dispatch(params: &[&[u8]], kitty: &mut KittyAssembler, out: &mut V
         b"7501" => native::parse(rest),
         // OSC 1 (icon name), colours, palette, hyperlinks, clipboard...: not signals.
         _ => None,
-    };
-    out.extend(signal);
+    }
 }
 
 /// Rejoin parameters vte split on `;`.

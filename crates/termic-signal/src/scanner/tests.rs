@@ -281,14 +281,10 @@ mod limiter_matches_vte {
         let mut out = Vec::new();
         let mut kitty = KittyAssembler::default();
         let mut performer = Reference {
-            inner: SignalPerformer {
-                out: &mut out,
-                kitty: &mut kitty,
-                activity_seen: false,
-                drop_next_osc: false,
-            },
+            inner: SignalPerformer::new(&mut out, &mut kitty),
         };
         Parser::<MAX_OSC_BYTES>::default().advance(&mut performer, bytes);
+        performer.inner.flush_activity();
         out
     }
 
@@ -315,6 +311,9 @@ mod limiter_matches_vte {
             Just(b"\x1b ".to_vec()),
             Just(vec![0x1b, 0x80, b']']),
             Just(vec![0x1b, 0x05, b']']),
+            Just(vec![0x1b, 0x05, 0xe6, 0x97, 0xa5, 0x1b, b']']),
+            Just(vec![0x1b, 0x80]),
+            Just("日本".as_bytes().to_vec()),
             Just(b";".to_vec()),
             Just(b"0;".to_vec()),
             Just(b"9;".to_vec()),
@@ -357,6 +356,27 @@ mod limiter_matches_vte {
         #[test]
         fn on_random_escape_soup(bytes in soup()) {
             prop_assert_eq!(scan(&bytes), reference(&bytes));
+        }
+
+        #[test]
+        fn on_random_escape_soup_split_anywhere(
+            bytes in soup(),
+            cuts in proptest::collection::vec(0usize..40_000, 1..8),
+        ) {
+            let mut cuts = cuts;
+            cuts.sort_unstable();
+            let mut scanner = Scanner::new();
+            let mut out = Vec::new();
+            let mut start = 0;
+            for cut in cuts.into_iter().chain([bytes.len()]) {
+                let cut = cut.clamp(start, bytes.len());
+                scanner.feed(&bytes[start..cut], &mut out);
+                start = cut;
+            }
+            let without_activity = |v: Vec<Signal>| -> Vec<Signal> {
+                v.into_iter().filter(|s| *s != Signal::Activity).collect()
+            };
+            prop_assert_eq!(without_activity(out), without_activity(reference(&bytes)));
         }
     }
 }
