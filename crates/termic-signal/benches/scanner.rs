@@ -99,7 +99,7 @@ fn frame(rng: &mut Lcg, n: usize, out: &mut Vec<u8>) {
 }
 
 fn agent_output() -> Vec<u8> {
-    let mut rng = Lcg(0x7e2a_1c);
+    let mut rng = Lcg(0x007e_2a1c);
     let mut out = Vec::with_capacity(TARGET_BYTES + 4096);
     let mut n = 0;
     while out.len() < TARGET_BYTES {
