@@ -62,7 +62,16 @@ impl Fixture {
             cmd.env(k, v);
         }
         let start = Instant::now();
-        let mut child = cmd.spawn().unwrap();
+        // A script written by one thread can be "text file busy" for a moment
+        // while another thread's fork still holds the write handle.
+        let mut child = loop {
+            match cmd.spawn() {
+                Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => {
+                    std::thread::sleep(Duration::from_millis(10))
+                }
+                other => break other.unwrap(),
+            }
+        };
         let mut input = child.stdin.take().unwrap();
         let keep_open = match stdin {
             Stdin::Bytes(b) => {
