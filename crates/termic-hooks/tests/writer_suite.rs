@@ -8,9 +8,13 @@ mod support;
 mod claude;
 #[path = "writer_suite/corpus.rs"]
 mod corpus;
+#[path = "writer_suite/fixtures.rs"]
+mod fixtures;
 #[path = "writer_suite/fsio.rs"]
 mod fsio;
 #[path = "writer_suite/named.rs"]
 mod named;
 #[path = "writer_suite/props.rs"]
 mod props;
+#[path = "writer_suite/restore.rs"]
+mod restore;

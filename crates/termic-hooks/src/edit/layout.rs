@@ -275,13 +275,21 @@ pub(crate) fn render_entries(
     format!("{{{nl}{}{nl}{indent}}}", items.join(&format!(",{nl}")))
 }
 
+/// serde_json maps sort their keys; a hook handler reads best with these
+/// first, the way every vendor example writes it.
+const LEADING_KEYS: [&str; 2] = ["type", "command"];
+
 fn write_value(out: &mut String, value: &Value, style: &Style, indent: Option<&str>) {
     let child_indent = indent.map(|i| format!("{i}{}", style.unit));
     let child_indent = child_indent.as_deref();
     match value {
         Value::Object(map) if !map.is_empty() => {
-            let entries: Vec<(String, String)> = map
+            let leading = LEADING_KEYS.iter().filter_map(|k| map.get_key_value(*k));
+            let rest = map
                 .iter()
+                .filter(|(k, _)| !LEADING_KEYS.contains(&k.as_str()));
+            let entries: Vec<(String, String)> = leading
+                .chain(rest)
                 .map(|(k, v)| (k.clone(), render(v, style, child_indent)))
                 .collect();
             out.push_str(&render_entries(&entries, style, indent));

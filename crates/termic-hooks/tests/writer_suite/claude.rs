@@ -404,7 +404,7 @@ fn crlf_line_ends_are_kept() {
 #[test]
 fn tab_indents_are_kept() {
     let text = round_trip("{\n\t\"model\": \"opus\",\n\t\"hooks\": {\n\t\t\"Stop\": []\n\t}\n}\n");
-    assert!(text.contains("\n\t\t\"Stop\": [\n\t\t\t{\n\t\t\t\t\"hooks\": [\n\t\t\t\t\t{\n\t\t\t\t\t\t\"command\""), "{text}");
+    assert!(text.contains("\n\t\t\"Stop\": [\n\t\t\t{\n\t\t\t\t\"hooks\": [\n\t\t\t\t\t{\n\t\t\t\t\t\t\"type\": \"command\",\n\t\t\t\t\t\t\"command\""), "{text}");
     assert!(
         !text.contains("  "),
         "no spaces used for indentation: {text}"

@@ -1,0 +1,147 @@
+//! The hand-written fixture corpus (tests/fixtures): realistic configs in
+//! varied styles. Install, query, install again, remove: byte-identical.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use termic_hooks::edit::{
+    install_claude_hooks, install_named_entry, query_claude_hooks, query_named_entry,
+    remove_claude_hooks, remove_named_entry, InstallRecord,
+};
+
+use crate::support::{is_ours, wanted, without_ours};
+
+fn fixtures(kind: &str) -> Vec<(PathBuf, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(kind);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| (p.clone(), std::fs::read_to_string(&p).unwrap()))
+        .collect()
+}
+
+#[test]
+fn claude_fixtures_round_trip_byte_for_byte() {
+    let files = fixtures("claude");
+    assert!(
+        files.len() >= 15,
+        "the fixture corpus has at least 15 Claude configs"
+    );
+    for (path, original) in &files {
+        let name = path.file_name().unwrap().to_string_lossy();
+        let before = query_claude_hooks(original, &is_ours).unwrap();
+        let installed = install_claude_hooks(
+            Some(original),
+            &wanted(),
+            &is_ours,
+            &InstallRecord::default(),
+        )
+        .unwrap();
+        assert!(installed.changed, "{name}");
+        assert_eq!(
+            installed.text.starts_with('\u{feff}'),
+            original.starts_with('\u{feff}'),
+            "{name}: BOM"
+        );
+        assert_eq!(
+            installed.text.contains("\r\n"),
+            original.contains("\r\n"),
+            "{name}: line ends"
+        );
+        assert_eq!(
+            installed.text.ends_with('\n'),
+            original.ends_with('\n'),
+            "{name}: final newline"
+        );
+        assert_eq!(
+            without_ours(&installed.text),
+            without_ours(original),
+            "{name}: user content"
+        );
+        let status = query_claude_hooks(&installed.text, &is_ours).unwrap();
+        assert_eq!(status.ours.len(), wanted().len(), "{name}");
+        assert!(wanted().iter().all(|w| status.ours.contains(w)), "{name}");
+        let again = install_claude_hooks(
+            Some(&installed.text),
+            &wanted(),
+            &is_ours,
+            &installed.record,
+        )
+        .unwrap();
+        assert!(
+            !again.changed && again.text == installed.text,
+            "{name}: second install"
+        );
+        let removed =
+            remove_claude_hooks(&installed.text, &wanted(), &is_ours, &installed.record).unwrap();
+        assert!(
+            query_claude_hooks(&removed.text, &is_ours)
+                .unwrap()
+                .ours
+                .is_empty(),
+            "{name}"
+        );
+        if before.ours.is_empty() {
+            assert!(
+                removed.text == *original,
+                "{name}: not byte-identical after remove:\n{}",
+                removed.text
+            );
+        } else {
+            // An older termic install: replaced by ours, so removal takes it away too.
+            assert_eq!(
+                without_ours(&removed.text),
+                without_ours(original),
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn agy_fixtures_round_trip_byte_for_byte() {
+    let files = fixtures("agy");
+    assert!(files.len() >= 3);
+    let entry = json!({
+        "enabled": true,
+        "PreInvocation": [{"type": "command", "command": "/home/u/.gemini/termic-hooks/pre-invocation.sh"}],
+        "Stop": [{"type": "command", "command": "/home/u/.gemini/termic-hooks/stop.sh"}],
+    });
+    for (path, original) in &files {
+        let name = path.file_name().unwrap().to_string_lossy();
+        let had_ours = query_named_entry(original, "termic").unwrap().is_some();
+        let installed =
+            install_named_entry(Some(original), "termic", &entry, &InstallRecord::default())
+                .unwrap();
+        assert_eq!(
+            query_named_entry(&installed.text, "termic").unwrap(),
+            Some(entry.clone()),
+            "{name}"
+        );
+        assert_eq!(
+            installed.text.contains("\r\n"),
+            original.contains("\r\n"),
+            "{name}: line ends"
+        );
+        let again = install_named_entry(Some(&installed.text), "termic", &entry, &installed.record)
+            .unwrap();
+        assert!(!again.changed, "{name}");
+        let removed = remove_named_entry(&installed.text, "termic", &installed.record).unwrap();
+        let expected = remove_named_entry(original, "termic", &InstallRecord::default())
+            .unwrap()
+            .text;
+        assert_eq!(removed.text, expected, "{name}");
+        if !had_ours {
+            assert_eq!(
+                removed.text, *original,
+                "{name}: not byte-identical after remove"
+            );
+        }
+    }
+}
