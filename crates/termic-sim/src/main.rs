@@ -1,5 +1,104 @@
-//! `termic-sim AGENT SCENARIO`: run one simulated agent (see the crate docs).
-fn main() {
-    eprintln!("termic-sim: not built yet");
-    std::process::exit(2);
+//! `termic-sim AGENT SCENARIO`: run one simulated coding agent in this
+//! terminal (see the crate docs and `--help`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use termic_sim::config::grok::GrokVersion;
+use termic_sim::runner::RunOptions;
+use termic_sim::scenario::{Scenario, BUILTINS};
+use termic_sim::{AgentKind, SimConfig};
+
+/// Simulate a coding agent (claude, grok, agy, opencode, codex) the way the
+/// real one was measured to behave: its hook config, hooks, titles and OSCs.
+///
+/// Keys: Enter submits a prompt; 1, y or Enter approve a prompt as the real
+/// agent does; Escape and Ctrl-C interrupt a turn; Ctrl-C or Ctrl-D at the
+/// prompt exit. The scenario `hooks-list` prints what the agent resolved
+/// from its config (like `agy -p "/hooks"`) and exits.
+#[derive(Debug, Parser)]
+#[command(name = "termic-sim", version)]
+struct Cli {
+    /// claude, grok, agy, opencode or codex.
+    agent: String,
+    /// A built-in scenario name, a scenario file, or `hooks-list`.
+    scenario: String,
+    /// Run scenario time this many times faster.
+    #[arg(long, default_value_t = 1.0)]
+    speed: f64,
+    /// Which grok to simulate.
+    #[arg(long, default_value = "1.0.5", value_parser = ["0.2.111", "1.0.5"])]
+    grok_version: String,
+    /// Claude: never send the OSC 7501 probe (an older Claude).
+    #[arg(long)]
+    no_native: bool,
+    /// Claude: how long to wait for the probe reply, in ms.
+    #[arg(long, default_value_t = 1000)]
+    probe_wait_ms: u64,
+    /// Claude: ms between a hook's exit and its terminalSequence landing.
+    #[arg(long, default_value_t = 15)]
+    seq_delay_ms: u64,
+    /// Submit prompts without waiting for Enter.
+    #[arg(long)]
+    auto: bool,
+    /// With --auto: approve prompts after this many ms of scenario time.
+    #[arg(long)]
+    auto_approve_ms: Option<u64>,
+    /// Exit when the scenario ends instead of sitting at the prompt.
+    #[arg(long)]
+    exit_at_end: bool,
+    /// Append a JSON line per action (hook spawn and exit, titles, keys).
+    #[arg(long)]
+    trace: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let Some(agent) = AgentKind::parse(&cli.agent) else {
+        eprintln!(
+            "termic-sim: unknown agent {:?} (claude, grok, agy, opencode, codex)",
+            cli.agent
+        );
+        return ExitCode::from(2);
+    };
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/"));
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let cfg = SimConfig {
+        agent,
+        grok_version: GrokVersion::parse(&cli.grok_version).unwrap_or(GrokVersion::V1_0_5),
+        probe: !cli.no_native,
+        probe_wait_ms: cli.probe_wait_ms,
+        speed: cli.speed,
+        seq_delay_ms: cli.seq_delay_ms,
+        run: RunOptions {
+            auto: cli.auto,
+            auto_approve_ms: cli.auto_approve_ms,
+            exit_at_end: cli.exit_at_end,
+        },
+        trace: cli.trace,
+        home,
+        cwd,
+    };
+    if cli.scenario == "hooks-list" {
+        print!("{}", termic_sim::hooks_listing(&cfg));
+        return ExitCode::SUCCESS;
+    }
+    let scenario = match Scenario::load(&cli.scenario) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("termic-sim: {e}");
+            let _ = BUILTINS;
+            return ExitCode::from(2);
+        }
+    };
+    match termic_sim::simulate(&cfg, &scenario) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("termic-sim: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -1,0 +1,405 @@
+//! Claude Code (2.1.332, with the plan's 2.1.250 measurements where newer
+//! ones are missing). Titles: `✳ Claude Code` idle, `◐`/`◑` alternating
+//! every 960 ms while busy, the IDLE glyph ~25 ms before PermissionRequest
+//! fires while blocked; OSC 9 "Claude needs your permission" with the
+//! Notification hook 6 s into a permission prompt. OSC 7501 only once the
+//! terminal answers the start-up probe, and then the title drops the glyph.
+//! Hooks: matching handlers run in parallel; a synchronous hook's
+//! `terminalSequence` is written to the PTY a few ms after it exits if it
+//! passes the allowlist; an `async` hook's is dropped.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::{draw_prompt, Agent, Answer, Block, Cx, Phase, Reaction, TimerId};
+use crate::config::{claude as config, Handler, Registry};
+use crate::hookrun;
+use crate::input::{Input, Key};
+use crate::osc::{self, NativeState};
+use crate::payload;
+
+const APP: &str = "claude-code";
+const IDLE: &str = "✳ Claude Code";
+const SPIN: [&str; 2] = ["◐ Claude Code", "◑ Claude Code"];
+const NATIVE_TITLE: &str = "Claude Code";
+/// Claude's default hook timeout.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+const NOTIFY: TimerId = 1;
+const FOLLOW_UP_AGENT: TimerId = 2;
+
+pub struct Claude {
+    hooks: Registry,
+    /// `--no-native`: an older Claude that never probes.
+    probe: bool,
+    probe_wait_ms: u64,
+    native: bool,
+    spin: usize,
+    blocked_tool: String,
+    subagents_started: bool,
+}
+
+impl Claude {
+    pub fn new(cx: &Cx, probe: bool, probe_wait_ms: u64) -> Claude {
+        Claude {
+            hooks: config::load(&cx.home, &cx.cwd),
+            probe,
+            probe_wait_ms,
+            native: false,
+            spin: 0,
+            blocked_tool: String::new(),
+            subagents_started: false,
+        }
+    }
+
+    fn busy_title(&self, cx: &Cx) {
+        if !self.native {
+            cx.title(SPIN[self.spin % 2]);
+        }
+    }
+
+    fn idle_title(&self, cx: &Cx) {
+        if !self.native {
+            cx.title(IDLE);
+        }
+    }
+
+    fn status(&self, cx: &Cx, state: NativeState) {
+        if self.native {
+            cx.write(&osc::native_status(&state, APP, osc::ST));
+            cx.trace("native", json!({ "state": format!("{state:?}") }));
+        }
+    }
+
+    /// Run the hooks for `event`: sync ones in parallel (their
+    /// terminalSequence lands `seq_delay_ms` after they exit), async ones in
+    /// the background with their output dropped.
+    fn fire(&self, cx: &Cx, event: &str, tool: Option<&str>, payload: Value) {
+        let handlers = self.hooks.handlers(event, tool);
+        if handlers.is_empty() {
+            return;
+        }
+        let project = cx.cwd.display().to_string();
+        let env = move |_: &Handler| vec![("CLAUDE_PROJECT_DIR".to_string(), project.clone())];
+        let (background, sync): (Vec<_>, Vec<_>) = handlers.into_iter().partition(|h| h.is_async);
+        for h in background {
+            let (cwd, out, bytes, env) =
+                (cx.cwd.clone(), cx.out.clone(), payload.to_string(), env(&h));
+            let event = event.to_string();
+            std::thread::spawn(move || {
+                let r = hookrun::run(
+                    &h,
+                    bytes.as_bytes(),
+                    &env,
+                    &cwd,
+                    hookrun::timeout_for(&h, DEFAULT_TIMEOUT),
+                );
+                out.lock().unwrap().trace_at(
+                    r.exit_ts,
+                    "hook_async_exit",
+                    json!({ "event": event, "command": h.command, "dropped_output": !r.stdout.is_empty() }),
+                );
+            });
+        }
+        for (h, r) in cx.run_hooks(event, &sync, &payload, &env, DEFAULT_TIMEOUT, true) {
+            if let Some(seq) = terminal_sequence(&r.stdout) {
+                self.emit_sequence(cx, event, &h, seq);
+            }
+        }
+    }
+
+    fn emit_sequence(&self, cx: &Cx, event: &str, h: &Handler, seq: String) {
+        let Some(allowed) = osc::claude_allowlist(&seq) else {
+            cx.trace(
+                "seq_refused",
+                json!({ "event": event, "command": h.command, "seq": seq }),
+            );
+            return;
+        };
+        let out = cx.out.clone();
+        let delay = Duration::from_millis(cx.opts.seq_delay_ms);
+        let event = event.to_string();
+        std::thread::spawn(move || {
+            std::thread::sleep(delay);
+            let mut o = out.lock().unwrap();
+            o.write(&allowed);
+            o.trace("seq_written", json!({ "event": event, "seq": allowed }));
+        });
+    }
+
+    fn block_state(&self, cx: &Cx, b: &Block) -> NativeState {
+        match b {
+            Block::Permission { tool, arg } => NativeState::Blocked {
+                kind: "permission",
+                msg: format!("approve {tool}: {}", cx.cwd.join(arg).display()),
+            },
+            Block::Question { text, options } => NativeState::Blocked {
+                kind: "question",
+                msg: format!("answer: {text} ({})", options.join(" · ")),
+            },
+            Block::Plan { text } => NativeState::Blocked {
+                kind: "permission",
+                msg: format!("approve plan: {text}"),
+            },
+        }
+    }
+}
+
+/// The `terminalSequence` of a hook's stdout JSON, if any.
+pub fn terminal_sequence(stdout: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(stdout).ok()?.trim();
+    let v: Value = serde_json::from_str(text).ok()?;
+    v.get("terminalSequence")?.as_str().map(str::to_owned)
+}
+
+impl Agent for Claude {
+    fn startup(&mut self, cx: &mut Cx) {
+        if self.probe {
+            cx.write(osc::NATIVE_PROBE);
+        }
+        cx.write("\x1b[>0q\x1b[>5u\x1b[?2004h\x1b[?2031h\x1b[?1004h\x1b[?1049h");
+        cx.write("\x1b[?1000h\x1b[?1002h\x1b[?1003h\x1b[?1006h");
+        if self.probe {
+            // Bounded wait for the reply; anything else read meanwhile is kept.
+            let deadline = Instant::now() + Duration::from_millis(self.probe_wait_ms);
+            let mut other = Vec::new();
+            while Instant::now() < deadline {
+                match cx.next_input(deadline) {
+                    Some(Input::Osc(o)) if osc::is_probe_reply(&o) => {
+                        self.native = true;
+                        break;
+                    }
+                    Some(i) => other.push(i),
+                    None if cx.at_eof() => break,
+                    None => {}
+                }
+            }
+            other.into_iter().for_each(|i| cx.push_back(i));
+            cx.trace("probe", json!({ "answered": self.native }));
+        }
+        cx.title(if self.native { NATIVE_TITLE } else { IDLE });
+        self.status(cx, NativeState::Idle);
+        cx.line("Claude Code (termic-sim)");
+        for note in &self.hooks.notes {
+            cx.line(&format!("  settings: {note}"));
+        }
+        self.fire(
+            cx,
+            "SessionStart",
+            None,
+            payload::claude(&cx.session, "SessionStart", json!({"source": "startup"})),
+        );
+        cx.write("> ");
+    }
+
+    fn on_input(&mut self, _cx: &mut Cx, input: &Input) {
+        if let Input::Focus(f) = input {
+            _cx.focused = *f;
+        }
+    }
+
+    fn tick_ms(&self, phase: Phase) -> Option<u64> {
+        (phase == Phase::Busy).then_some(960)
+    }
+
+    fn tick(&mut self, cx: &mut Cx, _phase: Phase) {
+        // Unfocused, the glyph stays busy but stops alternating (measured).
+        if cx.focused {
+            self.spin += 1;
+            self.busy_title(cx);
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx, id: TimerId) {
+        match id {
+            NOTIFY => {
+                let p = payload::claude(
+                    &cx.session,
+                    "Notification",
+                    json!({
+                        "message": format!("Claude needs your permission to use {}", self.blocked_tool),
+                        "notification_type": "permission_prompt",
+                    }),
+                );
+                self.fire(cx, "Notification", None, p);
+                cx.write(&osc::notify9("Claude needs your permission"));
+                cx.trace("notify9", json!({ "text": "Claude needs your permission" }));
+            }
+            FOLLOW_UP_AGENT => {
+                let p = payload::claude(
+                    &cx.session,
+                    "SubagentStop",
+                    json!({ "agent_type": "", "last_assistant_message": "Suggested follow-up: run the tests", "stop_hook_active": false }),
+                );
+                self.fire(cx, "SubagentStop", None, p);
+            }
+            _ => {}
+        }
+    }
+
+    fn submit(&mut self, cx: &mut Cx, prompt: &str) {
+        let entered = cx.clock.now();
+        cx.cancel(FOLLOW_UP_AGENT);
+        cx.line("");
+        cx.line(&format!("> {prompt}"));
+        cx.sleep(10);
+        self.fire(
+            cx,
+            "UserPromptSubmit",
+            None,
+            payload::claude(&cx.session, "UserPromptSubmit", json!({ "prompt": prompt })),
+        );
+        self.spin = 0;
+        self.busy_title(cx);
+        if self.native {
+            cx.sleep((entered + 90).saturating_sub(cx.clock.now()));
+            self.status(cx, NativeState::Working);
+        }
+        cx.line("● Thinking…");
+    }
+
+    fn say(&mut self, cx: &mut Cx, text: &str) {
+        cx.line(&format!("● {text}"));
+    }
+
+    fn tool(&mut self, cx: &mut Cx, name: &str, arg: &str) {
+        cx.line(&format!("● {name}({arg})"));
+    }
+
+    fn block(&mut self, cx: &mut Cx, b: &Block) {
+        let (tool, input, heading, options): (&str, Value, String, Vec<&str>) = match b {
+            Block::Permission { tool, arg } => (
+                tool,
+                json!({ "file_path": cx.cwd.join(arg), "content": "hello\n" }),
+                format!("Do you want to create {arg}?"),
+                vec![
+                    "Yes",
+                    "Yes, allow all edits during this session",
+                    "No, and tell Claude what to do differently (esc)",
+                ],
+            ),
+            Block::Question { text, options } => (
+                "AskUserQuestion",
+                json!({ "questions": [{ "question": text, "options": options.iter().map(|o| json!({"label": o})).collect::<Vec<_>>() }] }),
+                text.clone(),
+                options.iter().map(String::as_str).collect(),
+            ),
+            Block::Plan { text } => (
+                "ExitPlanMode",
+                json!({ "plan": text }),
+                format!("Here is Claude's plan: {text}\r\nWould you like to proceed?"),
+                vec![
+                    "Yes, and auto-accept edits",
+                    "Yes, and manually approve edits",
+                    "No, keep planning",
+                ],
+            ),
+        };
+        self.blocked_tool = tool.to_string();
+        // The title claims idle as the prompt opens, before the hook fires.
+        self.idle_title(cx);
+        self.status(cx, self.block_state(cx, b));
+        draw_prompt(cx, &heading, &options);
+        cx.sleep(25);
+        let p = payload::claude(
+            &cx.session,
+            "PermissionRequest",
+            json!({ "tool_name": tool, "tool_input": input, "permission_suggestions": [], "effort": "medium" }),
+        );
+        self.fire(cx, "PermissionRequest", Some(tool), p);
+        if matches!(b, Block::Permission { .. }) {
+            cx.schedule(6000, NOTIFY);
+        }
+    }
+
+    fn answer_for(&self, b: &Block, key: Key) -> Option<Answer> {
+        match (b, key) {
+            (Block::Question { options, .. }, Key::Char(c)) => {
+                let n = c.to_digit(10)? as usize;
+                (1..=options.len()).contains(&n).then_some(Answer::Approve)
+            }
+            (_, Key::Enter | Key::Char('1' | '2' | 'y')) => Some(Answer::Approve),
+            (Block::Question { .. }, _) => None,
+            (_, Key::Char('3' | 'n')) => Some(Answer::Reject),
+            _ => None,
+        }
+    }
+
+    fn unblock(&mut self, cx: &mut Cx, _b: &Block, a: Answer) -> bool {
+        cx.cancel(NOTIFY);
+        if a == Answer::Reject {
+            cx.line("  ⎿  User rejected");
+            self.idle_title(cx);
+            self.status(cx, NativeState::Idle);
+            return false;
+        }
+        self.busy_title(cx);
+        self.status(cx, NativeState::Working);
+        true
+    }
+
+    fn subagents(&mut self, cx: &mut Cx, count: u32, quiet: bool) {
+        if !self.subagents_started {
+            self.subagents_started = true;
+            for n in 1..=count {
+                cx.line(&format!("● Task(audit part {n})"));
+            }
+        }
+        // Measured: the title claims idle for part of a subagent run.
+        if quiet {
+            self.idle_title(cx);
+        } else {
+            self.busy_title(cx);
+        }
+    }
+
+    fn subagents_done(&mut self, cx: &mut Cx, count: u32) {
+        self.subagents_started = false;
+        for _ in 0..count {
+            let p = payload::claude(
+                &cx.session,
+                "SubagentStop",
+                json!({ "agent_type": "general-purpose", "stop_hook_active": false }),
+            );
+            self.fire(cx, "SubagentStop", None, p);
+        }
+    }
+
+    fn stop(&mut self, cx: &mut Cx, last: &str) {
+        self.fire(
+            cx,
+            "Stop",
+            None,
+            payload::claude_stop(&cx.session, last, vec![]),
+        );
+        cx.sleep(12);
+        self.idle_title(cx);
+        self.status(cx, NativeState::Done);
+        // Claude's follow-up-suggestion agent, ~1.8 s after every Stop.
+        cx.schedule(1800, FOLLOW_UP_AGENT);
+        cx.write("> ");
+    }
+
+    fn interrupt(&mut self, cx: &mut Cx, key: Key, _phase: Phase) -> Reaction {
+        cx.cancel(NOTIFY);
+        cx.sleep(if key == Key::CtrlC { 40 } else { 110 });
+        self.idle_title(cx);
+        self.status(cx, NativeState::Idle);
+        cx.line("  ⎿  Interrupted by user");
+        cx.write("> ");
+        Reaction::Interrupted
+    }
+
+    fn exit(&mut self, cx: &mut Cx) {
+        self.status(cx, NativeState::Clear);
+        cx.write("\x1b[?1049l\x1b[?1004l\x1b[?2004l\x1b[<u");
+    }
+
+    fn paint_activity(&mut self, cx: &mut Cx, elapsed_ms: u64) {
+        cx.write(&format!(
+            "\r\x1b[K✻ Working… ({}s · esc to interrupt)",
+            elapsed_ms / 1000
+        ));
+    }
+}

@@ -1,0 +1,235 @@
+//! Claude Code's settings files (`hooks.<Event>[] = {matcher?, hooks: [handler]}`),
+//! read the way 2.1.332 was measured to read them: strict JSON or nothing, a
+//! `hooks` that is not an object ignored (the rest applies), `disableAllHooks`
+//! honoured. Grok reads the same files with the same shape (see `grok.rs`).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{parse_strict_json, Handler, Registry};
+
+/// One handler found in a Claude-shaped `hooks` object, with its position
+/// (`<event>[group].hooks[index]`, which grok turns into `GROK_HOOK_NAME`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    pub event: String,
+    pub group: usize,
+    pub index: usize,
+    pub handler: Handler,
+}
+
+/// What one settings file says about hooks.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SettingsFile {
+    pub disable_all_hooks: Option<bool>,
+    pub hooks: Vec<Found>,
+    pub notes: Vec<String>,
+}
+
+/// Parse one settings file. `Err` means the agent rejects the whole file.
+pub fn parse_settings(bytes: &[u8], source: &Path) -> Result<SettingsFile, String> {
+    let value = parse_strict_json(bytes)?;
+    let Value::Object(top) = value else {
+        return Err("settings must be a JSON object".into());
+    };
+    let mut file = SettingsFile {
+        disable_all_hooks: top.get("disableAllHooks").and_then(Value::as_bool),
+        ..SettingsFile::default()
+    };
+    match top.get("hooks") {
+        None => {}
+        Some(Value::Object(_)) => {
+            file.hooks = hooks_object(top.get("hooks"), source, &mut file.notes);
+        }
+        Some(_) => file.notes.push(format!(
+            "{}: hooks is not an object, ignored",
+            source.display()
+        )),
+    }
+    Ok(file)
+}
+
+/// The handlers of a Claude-shaped `hooks` object, in file order.
+pub fn hooks_object(hooks: Option<&Value>, source: &Path, notes: &mut Vec<String>) -> Vec<Found> {
+    let mut out = Vec::new();
+    let Some(Value::Object(events)) = hooks else {
+        return out;
+    };
+    for (event, groups) in events {
+        let Value::Array(groups) = groups else {
+            notes.push(format!(
+                "{}: hooks.{event} is not a list, ignored",
+                source.display()
+            ));
+            continue;
+        };
+        for (gi, group) in groups.iter().enumerate() {
+            let matcher = group
+                .get("matcher")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let Some(Value::Array(handlers)) = group.get("hooks") else {
+                notes.push(format!(
+                    "{}: hooks.{event}[{gi}] has no hooks list",
+                    source.display()
+                ));
+                continue;
+            };
+            for (hi, h) in handlers.iter().enumerate() {
+                match command_handler(h, matcher.clone(), source) {
+                    Some(handler) => out.push(Found {
+                        event: event.clone(),
+                        group: gi,
+                        index: hi,
+                        handler,
+                    }),
+                    None => notes.push(format!(
+                        "{}: hooks.{event}[{gi}].hooks[{hi}] is not a command hook, skipped",
+                        source.display()
+                    )),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `{"type": "command", "command": ..., "args"?, "timeout"?, "async"?}`.
+pub fn command_handler(h: &Value, matcher: Option<String>, source: &Path) -> Option<Handler> {
+    if h.get("type").and_then(Value::as_str) != Some("command") {
+        return None;
+    }
+    let command = h.get("command").and_then(Value::as_str)?.to_string();
+    let args = h.get("args").and_then(Value::as_array).map(|a| {
+        a.iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect()
+    });
+    Some(Handler {
+        command,
+        args,
+        timeout_s: h.get("timeout").and_then(Value::as_f64),
+        is_async: h.get("async").and_then(Value::as_bool).unwrap_or(false),
+        matcher,
+        name: String::new(),
+        source: source.to_path_buf(),
+        runs: true,
+    })
+}
+
+/// The files Claude Code reads, lowest precedence first: the user's
+/// `~/.claude/settings.json` and `settings.local.json`, then the project's
+/// `.claude/` pair (skipped when the project is `$HOME` itself).
+pub fn settings_paths(home: &Path, cwd: &Path) -> Vec<PathBuf> {
+    let user = home.join(".claude");
+    let mut paths = vec![user.join("settings.json"), user.join("settings.local.json")];
+    let project = cwd.join(".claude");
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    if !same(&project, &user) {
+        paths.push(project.join("settings.json"));
+        paths.push(project.join("settings.local.json"));
+    }
+    paths
+}
+
+/// Load every settings file: hooks from all of them run (merged), and
+/// `disableAllHooks` from the highest-precedence file that sets it wins.
+pub fn load(home: &Path, cwd: &Path) -> Registry {
+    let mut reg = Registry::default();
+    let mut disabled = None;
+    for path in settings_paths(home, cwd) {
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        match parse_settings(&bytes, &path) {
+            Ok(file) => {
+                disabled = file.disable_all_hooks.or(disabled);
+                reg.notes.extend(file.notes);
+                reg.hooks
+                    .extend(file.hooks.into_iter().map(|f| (f.event, f.handler)));
+            }
+            Err(e) => reg.notes.push(format!(
+                "{}: {e}; the whole file is ignored",
+                path.display()
+            )),
+        }
+    }
+    if disabled == Some(true) {
+        reg.notes
+            .push("disableAllHooks is set: no hook runs".into());
+        reg.hooks.clear();
+    }
+    reg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<SettingsFile, String> {
+        parse_settings(s.as_bytes(), Path::new("/h/.claude/settings.json"))
+    }
+
+    #[test]
+    fn reads_groups_matchers_and_handler_fields() {
+        let f = parse(
+            r#"{"model":"x","hooks":{"PermissionRequest":[{"matcher":"Write","hooks":[
+                {"type":"command","command":"/p.sh","timeout":5},
+                {"type":"command","command":"/q.sh","async":true},
+                {"type":"prompt","prompt":"no"}]}],
+              "Stop":[{"hooks":[{"type":"command","command":"/a b/x.sh","args":["Arg"]}]}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(f.hooks.len(), 3);
+        let h = &f.hooks[0].handler;
+        assert_eq!(
+            (h.command.as_str(), h.timeout_s, h.is_async),
+            ("/p.sh", Some(5.0), false)
+        );
+        assert_eq!(h.matcher.as_deref(), Some("Write"));
+        assert!(f.hooks[1].handler.is_async);
+        assert_eq!(f.hooks[2].event, "Stop");
+        assert_eq!(f.hooks[2].handler.args, Some(vec!["Arg".to_string()]));
+        assert_eq!(f.notes.len(), 1, "the prompt-type hook is skipped");
+    }
+
+    #[test]
+    fn jsonc_rejects_the_whole_file() {
+        assert!(parse(
+            r#"{"hooks":{}, // comment
+        }"#
+        )
+        .is_err());
+        assert!(parse(r#"{"hooks":{},}"#).is_err());
+    }
+
+    #[test]
+    fn hooks_not_an_object_is_ignored_but_the_rest_applies() {
+        let f = parse(r#"{"hooks":[1,2],"disableAllHooks":true}"#).unwrap();
+        assert!(f.hooks.is_empty());
+        assert_eq!(f.disable_all_hooks, Some(true));
+        assert!(f.notes[0].contains("not an object"));
+    }
+
+    #[test]
+    fn duplicate_hooks_key_last_wins() {
+        let f = parse(
+            r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/first"}]}]},
+                "hooks":{"Stop":[{"hooks":[{"type":"command","command":"/last"}]}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(f.hooks.len(), 1);
+        assert_eq!(f.hooks[0].handler.command, "/last");
+    }
+
+    #[test]
+    fn bom_is_accepted() {
+        let bytes = b"\xef\xbb\xbf{\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"/s\"}]}]}}";
+        let f = parse_settings(bytes, Path::new("/s")).unwrap();
+        assert_eq!(f.hooks.len(), 1);
+    }
+}

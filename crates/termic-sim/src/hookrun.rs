@@ -1,0 +1,213 @@
+//! Running one hook the way the real agents do: a child process in a new
+//! session (so it has NO controlling terminal and `/dev/tty` fails, as
+//! measured), the payload JSON on its stdin, the agent's env inherited plus
+//! the agent's stamps, and killed with its process group after the timeout.
+
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::clock::unix_ms;
+use crate::config::Handler;
+
+/// What came back from one hook run.
+#[derive(Debug, Clone)]
+pub struct HookResult {
+    pub stdout: Vec<u8>,
+    /// Exit code; `None` when killed or not started.
+    pub rc: Option<i32>,
+    pub timed_out: bool,
+    /// Unix ms when the process was started and when it ended.
+    pub spawn_ts: f64,
+    pub exit_ts: f64,
+    /// Why it could not start, if it did not.
+    pub error: Option<String>,
+}
+
+/// The agent's timeout for `h`, given the agent's default.
+pub fn timeout_for(h: &Handler, default: Duration) -> Duration {
+    match h.timeout_s {
+        Some(s) if s.is_finite() && s > 0.0 => Duration::from_secs_f64(s),
+        _ => default,
+    }
+}
+
+fn command_for(h: &Handler) -> Command {
+    match &h.args {
+        Some(args) => {
+            let mut c = Command::new(&h.command);
+            c.args(args);
+            c
+        }
+        None => {
+            let mut c = Command::new("/bin/sh");
+            c.arg("-c").arg(&h.command);
+            c
+        }
+    }
+}
+
+/// Run `h` to completion or timeout. Never fails: a hook that cannot start
+/// is reported in `error`, and the agent carries on.
+pub fn run(
+    h: &Handler,
+    payload: &[u8],
+    env: &[(String, String)],
+    cwd: &Path,
+    timeout: Duration,
+) -> HookResult {
+    let mut cmd = command_for(h);
+    cmd.current_dir(cwd)
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    // SAFETY: setsid is async-signal-safe; it detaches the child from our
+    // controlling terminal, which is how the agents run their hooks.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let spawn_ts = unix_ms();
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return HookResult {
+                stdout: Vec::new(),
+                rc: None,
+                timed_out: false,
+                spawn_ts,
+                exit_ts: unix_ms(),
+                error: Some(format!("cannot run {}: {e}", h.command)),
+            }
+        }
+    };
+    let pid = child.id() as libc::pid_t;
+    if let Some(mut stdin) = child.stdin.take() {
+        let payload = payload.to_vec();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&payload);
+        });
+    }
+    let (out_tx, out_rx) = mpsc::channel();
+    if let Some(mut stdout) = child.stdout.take() {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = stdout.read_to_end(&mut buf);
+            let _ = out_tx.send(buf);
+        });
+    }
+    let (exit_tx, exit_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = exit_tx.send(child.wait().ok().and_then(|s| s.code()));
+    });
+    let (rc, timed_out) = match exit_rx.recv_timeout(timeout) {
+        Ok(rc) => (rc, false),
+        Err(_) => {
+            // SAFETY: plain kill(2) on the hook's own process group.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+            let _ = exit_rx.recv_timeout(Duration::from_secs(1));
+            (None, true)
+        }
+    };
+    let exit_ts = unix_ms();
+    // A grandchild may hold stdout open; do not wait for it forever.
+    let stdout = out_rx
+        .recv_timeout(Duration::from_millis(200))
+        .unwrap_or_default();
+    HookResult {
+        stdout,
+        rc,
+        timed_out,
+        spawn_ts,
+        exit_ts,
+        error: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn handler(cmd: &str, timeout_s: Option<f64>) -> Handler {
+        Handler {
+            command: cmd.into(),
+            args: None,
+            timeout_s,
+            is_async: false,
+            matcher: None,
+            name: String::new(),
+            source: PathBuf::new(),
+            runs: true,
+        }
+    }
+
+    #[test]
+    fn payload_in_stdout_out_env_through() {
+        let h = handler("read line; printf '%s|%s' \"$line\" \"$STAMP\"", None);
+        let r = run(
+            &h,
+            b"{\"a\":1}\n",
+            &[("STAMP".into(), "x".into())],
+            Path::new("/"),
+            Duration::from_secs(5),
+        );
+        assert_eq!(String::from_utf8_lossy(&r.stdout), "{\"a\":1}|x");
+        assert_eq!(r.rc, Some(0));
+        assert!(r.exit_ts >= r.spawn_ts);
+    }
+
+    #[test]
+    fn no_controlling_terminal() {
+        let h = handler(
+            "if (exec 3>/dev/tty) 2>/dev/null; then echo tty; else echo notty; fi",
+            None,
+        );
+        let r = run(&h, b"", &[], Path::new("/"), Duration::from_secs(5));
+        assert_eq!(String::from_utf8_lossy(&r.stdout).trim(), "notty");
+    }
+
+    #[test]
+    fn timeout_kills_the_process_group() {
+        let h = handler("sleep 30 & sleep 30", Some(0.3));
+        let started = std::time::Instant::now();
+        let r = run(
+            &h,
+            b"",
+            &[],
+            Path::new("/"),
+            timeout_for(&h, Duration::from_secs(60)),
+        );
+        assert!(r.timed_out);
+        assert_eq!(r.rc, None);
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn no_shell_form_with_args() {
+        let mut h = handler("/bin/echo", None);
+        h.args = Some(vec!["a b".into(), "c".into()]);
+        let r = run(&h, b"", &[], Path::new("/"), Duration::from_secs(5));
+        assert_eq!(String::from_utf8_lossy(&r.stdout), "a b c\n");
+    }
+
+    #[test]
+    fn a_missing_program_is_reported_not_fatal() {
+        let mut h = handler("/no/such/hook", None);
+        h.args = Some(vec![]);
+        let r = run(&h, b"", &[], Path::new("/"), Duration::from_secs(5));
+        assert!(r.error.is_some());
+    }
+}

@@ -1,0 +1,433 @@
+//! Claude Code: settings rules, hook execution, terminalSequence and the
+//! allowlist, titles, Notification/OSC 9, OSC 7501, interrupts, timeouts.
+
+use std::time::Duration;
+
+use crate::harness::{claude_hooks, events, is, Home, Sim, SimOpts, SEC, TASK_ID};
+
+const WIRE_ATTENTION: &str = "\x1b]777;termic;v1;attention;task-0123-abcd;kind=permission\x07";
+
+fn approve_permission(sim: &Sim) {
+    sim.wait_for("Do you want to create out.txt?", 5 * SEC);
+    sim.send(b"1");
+}
+
+#[test]
+fn sync_hook_sequence_lands_after_the_hook_returns() {
+    let home = Home::new();
+    home.write(
+        ".claude/settings.json",
+        &claude_hooks(&[("PermissionRequest", "perm")], &home, ""),
+    );
+    home.rec_prints(
+        "perm",
+        r#"{"terminalSequence":"\u001b]777;termic;v1;attention;task-0123-abcd;kind=permission\u0007"}"#,
+    );
+    let sim = Sim::auto("claude", "permission", &home, &[]);
+    sim.wait_for(WIRE_ATTENTION, 5 * SEC);
+    let trace = sim.trace();
+    let exit = events(&trace, "hook_exit")
+        .into_iter()
+        .find(|v| v["event"] == "PermissionRequest")
+        .unwrap()["ts"]
+        .as_f64()
+        .unwrap();
+    let written = sim.wait_trace("seq_written", |v| v["ev"] == "seq_written", SEC)["ts"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        written - exit >= 10.0,
+        "landed {}ms after the hook exited",
+        written - exit
+    );
+    // The idle glyph is painted BEFORE PermissionRequest fires (measured ~25 ms).
+    let spawn = events(&trace, "hook_spawn")
+        .into_iter()
+        .find(|v| v["event"] == "PermissionRequest")
+        .unwrap()["ts"]
+        .as_f64()
+        .unwrap();
+    let idle = events(&trace, "title")
+        .into_iter()
+        .rev()
+        .find(|v| v["title"] == "✳ Claude Code" && v["ts"].as_f64().unwrap() <= spawn)
+        .expect("idle title before the hook");
+    assert!(spawn - idle["ts"].as_f64().unwrap() >= 20.0);
+    let out = sim.output();
+    assert!(out.find("\x1b]0;✳ Claude Code\x07").unwrap() < out.find(WIRE_ATTENTION).unwrap());
+    let run = &home.runs()[0];
+    assert_eq!(run.tty, "fail", "hooks run with no controlling terminal");
+    assert_eq!(run.task_id, TASK_ID, "the agent's env reaches the hook");
+    assert_eq!(run.payload["hook_event_name"], "PermissionRequest");
+    assert_eq!(run.payload["tool_name"], "Write");
+    for k in [
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "prompt_id",
+        "permission_mode",
+        "tool_input",
+        "permission_suggestions",
+    ] {
+        assert!(run.payload.get(k).is_some(), "{k} missing: {}", run.payload);
+    }
+    approve_permission(&sim);
+}
+
+#[test]
+fn async_hook_runs_but_its_sequence_is_dropped() {
+    let home = Home::new();
+    home.write(
+        ".claude/settings.json",
+        &claude_hooks(&[("UserPromptSubmit", "ups")], &home, r#","async":true"#),
+    );
+    home.rec_prints(
+        "ups",
+        r#"{"terminalSequence":"\u001b]777;termic;v1;working;task-0123-abcd\u0007"}"#,
+    );
+    let sim = Sim::auto("claude", "simple", &home, &[]);
+    sim.wait_trace("async exit", |v| v["ev"] == "hook_async_exit", 5 * SEC);
+    sim.wait_for("pong", 5 * SEC);
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(home.run_names(), vec!["ups"]);
+    assert!(
+        !sim.output().contains("777;termic"),
+        "async terminalSequence must never land"
+    );
+}
+
+#[test]
+fn allowlist_refuses_other_sequences_and_reemits_st_as_bel() {
+    let home = Home::new();
+    home.write(
+        ".claude/settings.json",
+        &claude_hooks(&[("UserPromptSubmit", "ups"), ("Stop", "stop")], &home, ""),
+    );
+    // OSC 52 (clipboard) is not on the allowlist; OSC 9 with a digit body neither.
+    home.rec_prints("ups", r#"{"terminalSequence":"\u001b]52;c;aGk=\u0007"}"#);
+    home.rec_prints(
+        "stop",
+        r#"{"terminalSequence":"\u001b]777;termic;v1;done;task-0123-abcd\u001b\\"}"#,
+    );
+    let sim = Sim::auto("claude", "simple", &home, &[]);
+    sim.wait_for("\x1b]777;termic;v1;done;task-0123-abcd\x07", 5 * SEC);
+    assert!(!sim.output().contains("]52;"));
+    assert!(sim
+        .trace()
+        .iter()
+        .any(|v| v["ev"] == "seq_refused" && v["event"] == "UserPromptSubmit"));
+}
+
+#[test]
+fn jsonc_settings_are_rejected_whole_and_local_settings_still_apply() {
+    let home = Home::new();
+    let good = claude_hooks(&[("Stop", "stop")], &home, "");
+    home.write(".claude/settings.json", &format!("// my settings\n{good}"));
+    home.write(
+        ".claude/settings.local.json",
+        &claude_hooks(&[("UserPromptSubmit", "local")], &home, ""),
+    );
+    let sim = Sim::auto("claude", "simple", &home, &[]);
+    sim.wait_for("Invalid or malformed JSON", 5 * SEC);
+    sim.wait_for("pong", 5 * SEC);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(home.run_names(), vec!["local"]);
+}
+
+#[test]
+fn disable_all_hooks_runs_nothing() {
+    let home = Home::new();
+    let mut s = claude_hooks(&[("UserPromptSubmit", "ups"), ("Stop", "stop")], &home, "");
+    s.insert_str(1, r#""disableAllHooks": true, "#);
+    home.write(".claude/settings.json", &s);
+    let sim = Sim::auto("claude", "simple", &home, &[]);
+    sim.wait_for("pong", 5 * SEC);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(home.runs().is_empty());
+}
+
+#[test]
+fn bom_settings_fire_and_payloads_use_claude_field_names() {
+    let home = Home::new();
+    let s = claude_hooks(&[("UserPromptSubmit", "ups"), ("Stop", "stop")], &home, "");
+    home.write(".claude/settings.json", &format!("\u{feff}{s}"));
+    let sim = Sim::auto("claude", "simple", &home, &[]);
+    sim.wait_trace("stop hook", is("hook_exit", "event", "Stop"), 5 * SEC);
+    let runs = home.runs();
+    assert_eq!(runs[0].payload["prompt"], "Reply with the single word pong");
+    assert_eq!(runs[1].payload["hook_event_name"], "Stop");
+    for k in [
+        "stop_hook_active",
+        "last_assistant_message",
+        "background_tasks",
+        "session_crons",
+    ] {
+        assert!(runs[1].payload.get(k).is_some(), "{k}");
+    }
+    assert_eq!(runs[1].payload["last_assistant_message"], "pong");
+}
+
+#[test]
+fn native_status_only_after_the_probe_is_answered() {
+    let home = Home::new();
+    let sim = Sim::spawn(
+        "claude",
+        "permission",
+        &home,
+        SimOpts {
+            args: &["--auto"],
+            answer_probe: true,
+            ..Default::default()
+        },
+    );
+    sim.wait_for(
+        "state=blocked:app=claude-code:kind=permission:msg=",
+        5 * SEC,
+    );
+    let out = sim.output();
+    assert!(
+        out.starts_with("\x1b]7501;?\x1b\\"),
+        "the probe comes first"
+    );
+    let idle = out
+        .find("\x1b]7501;state=idle:app=claude-code\x1b\\")
+        .unwrap();
+    let working = out.find("state=working:app=claude-code").unwrap();
+    assert!(idle < working);
+    assert!(
+        out.contains("\x1b]0;Claude Code\x07"),
+        "the title drops the glyph"
+    );
+    assert!(!out.contains("◐ Claude Code"));
+    // base64("approve Write: <cwd>/out.txt")
+    let msg = out
+        .split("kind=permission:msg=")
+        .nth(1)
+        .unwrap()
+        .split('\x1b')
+        .next()
+        .unwrap();
+    use base64::Engine as _;
+    let text = String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(msg)
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        text.starts_with("approve Write: ") && text.ends_with("/out.txt"),
+        "{text}"
+    );
+    approve_permission(&sim);
+    sim.wait_for("state=done:app=claude-code", 5 * SEC);
+}
+
+#[test]
+fn unanswered_probe_and_no_native_fall_back_to_glyph_titles() {
+    let home = Home::new();
+    let sim = Sim::auto("claude", "simple", &home, &["--probe-wait-ms", "100"]);
+    sim.wait_for("pong", 5 * SEC);
+    sim.wait_for("\x1b]0;✳ Claude Code\x07> ", 5 * SEC);
+    let out = sim.output();
+    assert!(out.contains("\x1b]7501;?"));
+    assert!(!out.contains("7501;state"));
+    assert!(out.contains("\x1b]0;◐ Claude Code\x07"));
+
+    let old = Sim::spawn(
+        "claude",
+        "simple",
+        &home,
+        SimOpts {
+            args: &["--auto", "--no-native"],
+            answer_probe: true,
+            ..Default::default()
+        },
+    );
+    old.wait_for("pong", 5 * SEC);
+    assert!(
+        !old.output().contains("7501"),
+        "an older Claude never probes"
+    );
+}
+
+#[test]
+fn spinner_alternates_every_960ms() {
+    let home = Home::new();
+    let sim = Sim::auto("claude", "interrupt", &home, &["--probe-wait-ms", "20"]);
+    std::thread::sleep(Duration::from_millis(2200));
+    let trace = sim.trace();
+    let spins: Vec<f64> = events(&trace, "title")
+        .into_iter()
+        .filter(|v| v["title"] != "✳ Claude Code")
+        .map(|v| v["ts"].as_f64().unwrap())
+        .collect();
+    assert!(spins.len() >= 3, "{spins:?}");
+    let gap = spins[2] - spins[1];
+    assert!((900.0..1100.0).contains(&gap), "gap {gap}");
+    let titles: Vec<&str> = events(&trace, "title")
+        .iter()
+        .map(|v| v["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        &titles[1..4],
+        ["◐ Claude Code", "◑ Claude Code", "◐ Claude Code"]
+    );
+}
+
+#[test]
+fn notification_hook_and_osc9_six_seconds_into_a_permission_prompt() {
+    let home = Home::new();
+    home.write(
+        ".claude/settings.json",
+        &claude_hooks(
+            &[("PermissionRequest", "perm"), ("Notification", "note")],
+            &home,
+            "",
+        ),
+    );
+    // --speed 10: 6 s becomes 600 ms.
+    let sim = Sim::auto(
+        "claude",
+        "permission",
+        &home,
+        &["--speed", "10", "--probe-wait-ms", "20"],
+    );
+    sim.wait_for("\x1b]9;Claude needs your permission\x07", 5 * SEC);
+    let trace = sim.trace();
+    let perm = sim.wait_trace("perm", is("hook_spawn", "event", "PermissionRequest"), SEC)["ts"]
+        .as_f64()
+        .unwrap();
+    let note = events(&trace, "hook_spawn")
+        .into_iter()
+        .find(|v| v["event"] == "Notification")
+        .unwrap()["ts"]
+        .as_f64()
+        .unwrap();
+    assert!((550.0..900.0).contains(&(note - perm)), "{}", note - perm);
+    let runs = home.runs();
+    assert_eq!(runs[1].payload["notification_type"], "permission_prompt");
+    assert!(runs[1].payload.get("permission_mode").is_none());
+    approve_permission(&sim);
+}
+
+#[test]
+fn question_and_plan_report_their_tool_names() {
+    for (scenario, tool, key) in [
+        ("question", "AskUserQuestion", b"2"),
+        ("plan", "ExitPlanMode", b"1"),
+    ] {
+        let home = Home::new();
+        home.write(
+            ".claude/settings.json",
+            &claude_hooks(
+                &[("PermissionRequest", "perm"), ("Stop", "stop")],
+                &home,
+                "",
+            ),
+        );
+        let sim = Sim::auto("claude", scenario, &home, &["--probe-wait-ms", "20"]);
+        sim.wait_trace(
+            "perm",
+            is("hook_exit", "event", "PermissionRequest"),
+            5 * SEC,
+        );
+        sim.send(key);
+        sim.wait_trace("stop", is("hook_exit", "event", "Stop"), 5 * SEC);
+        assert_eq!(home.runs()[0].payload["tool_name"], tool);
+    }
+}
+
+#[test]
+fn escape_and_ctrl_c_paint_idle_and_fire_no_hook() {
+    for (key, lo, hi) in [(&b"\x1b"[..], 100.0, 400.0), (&b"\x03"[..], 30.0, 300.0)] {
+        let home = Home::new();
+        home.write(
+            ".claude/settings.json",
+            &claude_hooks(&[("Stop", "stop")], &home, ""),
+        );
+        let sim = Sim::auto("claude", "interrupt", &home, &["--probe-wait-ms", "20"]);
+        sim.wait_for("Working", 5 * SEC);
+        sim.send(key);
+        let k = sim.wait_trace("key", |v| v["ev"] == "key", SEC)["ts"]
+            .as_f64()
+            .unwrap();
+        let idle = sim.wait_trace(
+            "idle",
+            |v| {
+                v["ev"] == "title" && v["title"] == "✳ Claude Code" && v["ts"].as_f64().unwrap() > k
+            },
+            SEC,
+        );
+        let dt = idle["ts"].as_f64().unwrap() - k;
+        assert!((lo..hi).contains(&dt), "idle {dt} ms after {key:?}");
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(home.runs().is_empty(), "no hook on an interrupt");
+    }
+}
+
+#[test]
+fn a_hook_that_never_returns_is_killed_at_its_timeout() {
+    let home = Home::new();
+    home.write_exec("bin/hang.sh", "#!/bin/sh\nsleep 300\n");
+    home.write(
+        ".claude/settings.json",
+        &format!(
+            r#"{{"hooks":{{"Stop":[{{"hooks":[{{"type":"command","command":"{}","timeout":1}}]}}]}}}}"#,
+            home.path().join("bin/hang.sh").display()
+        ),
+    );
+    let sim = Sim::auto("claude", "hook-timeout", &home, &["--probe-wait-ms", "20"]);
+    let exit = sim.wait_trace("timeout", is("hook_exit", "event", "Stop"), 5 * SEC);
+    assert_eq!(exit["timed_out"], true);
+    sim.wait_for("\x1b]0;✳ Claude Code\x07> ", 2 * SEC);
+    let spawn = events(&sim.trace(), "hook_spawn")[0]["ts"]
+        .as_f64()
+        .unwrap();
+    let dt = exit["ts"].as_f64().unwrap() - spawn;
+    assert!((950.0..2000.0).contains(&dt), "{dt}");
+}
+
+#[test]
+fn subagent_run_looks_idle_in_parts_and_stops_once() {
+    let home = Home::new();
+    home.write(
+        ".claude/settings.json",
+        &claude_hooks(&[("Stop", "stop"), ("SubagentStop", "sub")], &home, ""),
+    );
+    // 8.5 minutes at --speed 100.
+    let sim = Sim::auto(
+        "claude",
+        "subagents",
+        &home,
+        &["--speed", "100", "--probe-wait-ms", "20"],
+    );
+    sim.wait_trace("stop", is("hook_exit", "event", "Stop"), 15 * SEC);
+    let trace = sim.trace();
+    let stop_ts = sim.wait_trace("stop", is("hook_spawn", "event", "Stop"), SEC)["ts"]
+        .as_f64()
+        .unwrap();
+    let titles: Vec<(&str, f64)> = events(&trace, "title")
+        .iter()
+        .map(|v| (v["title"].as_str().unwrap(), v["ts"].as_f64().unwrap()))
+        .collect();
+    let idle_before_stop = titles
+        .iter()
+        .filter(|(t, ts)| *t == "✳ Claude Code" && *ts < stop_ts)
+        .count();
+    assert!(
+        idle_before_stop >= 3,
+        "the title claims idle during the run: {titles:?}"
+    );
+    let runs = home.runs();
+    assert_eq!(runs.iter().filter(|r| r.name == "stop").count(), 1);
+    let real_subagents = runs
+        .iter()
+        .filter(|r| r.name == "sub" && r.payload["agent_type"] == "general-purpose");
+    assert_eq!(real_subagents.count(), 4);
+    // The follow-up-suggestion agent: SubagentStop with an empty agent_type after Stop.
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(home
+        .runs()
+        .iter()
+        .any(|r| r.name == "sub" && r.payload["agent_type"] == ""));
+}
