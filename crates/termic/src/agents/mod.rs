@@ -9,8 +9,10 @@
 //!
 //! - [`detect`]: "detected" = the command is on PATH (pure).
 //! - [`user`]: parsing `[agents.<id>]` tables.
+//! - [`launch`]: an agent plus a name and a place to a runtime `TaskSpec`.
 
 pub mod detect;
+pub mod launch;
 pub mod user;
 
 use termic_hooks::agents::AgentSchema;

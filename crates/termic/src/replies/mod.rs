@@ -181,9 +181,9 @@ impl Responder {
 /// Apply `chunk` to `parser` and collect the replies, each computed against
 /// the screen exactly as it is right after its query. This is the ordering
 /// rule: `printf 'ab\033[6n'` reports column 3, never a later column.
-pub fn apply_with_replies(
+pub fn apply_with_replies<CB: vt100::Callbacks>(
     responder: &mut Responder,
-    parser: &mut vt100::Parser,
+    parser: &mut vt100::Parser<CB>,
     chunk: &[u8],
 ) -> Vec<Vec<u8>> {
     let found = responder.scan(chunk);

@@ -7,15 +7,17 @@
 //! - [`spawn`]: PTY open (under one process-wide lock) and child start.
 //! - [`reader`]: the reader thread (screen, terminal replies, dirty flag).
 //! - [`session`]: ending a task's whole process group and session.
+//! - [`signals`]: the task's signal engine and recorder, fed under one lock.
 //! - [`task`]: state shared by the threads of one task.
 
 pub mod env;
 pub mod reader;
 pub mod session;
+pub mod signals;
 pub mod spawn;
 pub mod task;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::num::NonZeroU16;
 use std::path::PathBuf;
@@ -26,10 +28,13 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
 use portable_pty::PtySize;
+use termic_signal::engine::{Engine, EngineConfig, LogEntry, Transition};
 
 use crate::clock::Clock;
+use crate::eventlog::EventLog;
 use crate::replies::{ReplyConfig, Responder};
 
+use signals::{ScrollCounter, TaskSignals};
 use task::TaskShared;
 
 /// Default scrollback kept per task, in lines.
@@ -61,6 +66,9 @@ pub struct TaskSpec {
     pub cwd: PathBuf,
     /// The agent definition's own env, applied before the contract variables.
     pub env: Vec<(OsString, OsString)>,
+    /// Detection profile for the signal engine: the agent's base built-in
+    /// (`claude` for a claude clone); anything unknown is generic.
+    pub profile: String,
     pub size: TermSize,
 }
 
@@ -78,7 +86,13 @@ pub enum RuntimeEvent {
     /// New output: redraw when convenient. Sent once until the UI reads the
     /// screen with [`Runtime::with_screen`].
     Dirty(TaskId),
-    /// The child exited (after its last output was read).
+    /// The engine moved the task to a new state (already in the event log).
+    Transition(TaskId, Transition),
+    /// The task's next timer is now earlier than [`Runtime::next_deadline`]
+    /// said: ask again and re-plan the sleep.
+    DeadlineChanged(TaskId),
+    /// The child exited (after its last output was read and the engine was
+    /// told; the `Exited` transition came just before this).
     Exited(TaskId, Option<i32>),
 }
 
@@ -144,12 +158,21 @@ pub enum RuntimeError {
     },
 }
 
+/// A poisoned lock only means a thread panicked mid-update; the data (a
+/// screen, a writer) is still usable, so take it rather than cascade.
+pub(crate) fn lock<T: ?Sized>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 struct Inner {
     tasks: Mutex<BTreeMap<TaskId, Arc<TaskShared>>>,
     next_id: AtomicU64,
     events: Sender<RuntimeEvent>,
     config: RuntimeConfig,
     clock: Arc<dyn Clock>,
+    /// Verified hooks status per agent id (the tui computes it).
+    hooks_wired: Mutex<HashMap<String, bool>>,
+    event_log: Mutex<Option<Arc<EventLog>>>,
 }
 
 impl Drop for Inner {
@@ -184,6 +207,8 @@ impl Runtime {
             events,
             config,
             clock,
+            hooks_wired: Mutex::new(HashMap::new()),
+            event_log: Mutex::new(None),
         };
         (
             Runtime {
@@ -206,11 +231,14 @@ impl Runtime {
         let config = &self.inner.config;
         let spawned = spawn::spawn(&spec, &config.term_program)?;
         let id = TaskId(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
-        let parser = vt100::Parser::new(
+        let parser = vt100::Parser::new_with_callbacks(
             nonzero(spec.size.rows),
             nonzero(spec.size.cols),
             config.scrollback,
+            ScrollCounter::default(),
         );
+        let wired = self.hooks_wired_for(&spec.agent);
+        let engine = Engine::new(EngineConfig::new(&spec.profile, &spawned.task_id, wired));
         let shared = Arc::new(TaskShared {
             meta: TaskMeta {
                 id,
@@ -225,6 +253,8 @@ impl Runtime {
             dirty: AtomicBool::new(false),
             focus_reporting: AtomicBool::new(false),
             parser: Mutex::new(parser),
+            signals: Mutex::new(TaskSignals::new(engine, None)),
+            event_log: lock(&self.inner.event_log).clone(),
             writer: Mutex::new(spawned.writer),
             master: Mutex::new(spawned.master),
             status: Mutex::new(TaskStatus::Running),
@@ -272,6 +302,9 @@ impl Runtime {
                 } else if session::session_alive(waiter_shared.meta.pid) {
                     session::end_session(waiter_shared.meta.pid);
                 }
+                let now = waiter_shared.clock.now_ms();
+                let transitions = waiter_shared.lock_signals().exited(now, code);
+                waiter_shared.publish(transitions);
                 waiter_shared.set_status(TaskStatus::Exited(code));
                 waiter_shared.send(RuntimeEvent::Exited(waiter_shared.meta.id, code));
             }),
@@ -280,7 +313,91 @@ impl Runtime {
     }
 
     fn lock_tasks(&self) -> std::sync::MutexGuard<'_, BTreeMap<TaskId, Arc<TaskShared>>> {
-        self.inner.tasks.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.inner.tasks)
+    }
+
+    fn all_tasks(&self) -> Vec<Arc<TaskShared>> {
+        self.lock_tasks().values().cloned().collect()
+    }
+
+    fn hooks_wired_for(&self, agent: &str) -> bool {
+        lock(&self.inner.hooks_wired)
+            .get(agent)
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// Append every transition from now on to `log` (`None`: stop).
+    /// Applies to tasks spawned after the call.
+    pub fn set_event_log(&self, log: Option<EventLog>) {
+        *lock(&self.inner.event_log) = log.map(Arc::new);
+    }
+
+    /// The verified hooks status of agent `agent` (by agent id). Tasks of
+    /// that agent, running and future, get it; while wired the engine's
+    /// heuristics stand down for them.
+    pub fn set_hooks_wired(&self, agent: &str, wired: bool) {
+        lock(&self.inner.hooks_wired).insert(agent.to_owned(), wired);
+        let now = self.inner.clock.now_ms();
+        for task in self.all_tasks() {
+            if task.meta.agent == agent {
+                let mut signals = task.lock_signals();
+                signals.hooks_wired(now, wired);
+                task.check_deadline(&mut signals);
+            }
+        }
+    }
+
+    /// Which task the user is watching (the focused one while the outer
+    /// terminal has focus), or `None`. Every task's engine is told.
+    pub fn set_watched(&self, watched: Option<TaskId>) {
+        let now = self.inner.clock.now_ms();
+        for task in self.all_tasks() {
+            task.lock_signals()
+                .focus(now, Some(task.meta.id) == watched);
+        }
+    }
+
+    /// Fire every engine timer due at `now` (refreshing screen facts
+    /// first, so a settle check sees the final screen). Transitions arrive
+    /// on the channel.
+    pub fn tick(&self, now: u64) {
+        for task in self.all_tasks() {
+            if task.status() != TaskStatus::Running {
+                continue;
+            }
+            let facts = signals::screen_facts(&task.lock_parser());
+            let transitions = {
+                let mut signals = task.lock_signals();
+                let mut out = signals.screen(now, facts);
+                out.extend(signals.tick(now));
+                out
+            };
+            task.publish(transitions);
+        }
+    }
+
+    /// The earliest engine timer over all tasks: sleep until then (or until
+    /// an event) and call [`Runtime::tick`]. `None`: nothing is armed.
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.all_tasks()
+            .iter()
+            .filter_map(|t| t.lock_signals().announce_deadline())
+            .min()
+    }
+
+    /// Read the task's engine (state, since, native status seen...).
+    pub fn with_engine<R>(&self, id: TaskId, f: impl FnOnce(&Engine) -> R) -> Option<R> {
+        let task = self.task(id).ok()?;
+        let signals = task.lock_signals();
+        Some(f(&signals.engine))
+    }
+
+    /// The Inspector timeline entries since the last call for this task.
+    pub fn drain_log(&self, id: TaskId) -> Vec<LogEntry> {
+        self.task(id)
+            .map(|t| t.lock_signals().engine.drain_log())
+            .unwrap_or_default()
     }
 
     fn task(&self, id: TaskId) -> Result<Arc<TaskShared>, RuntimeError> {
@@ -324,8 +441,18 @@ impl Runtime {
     }
 
     /// Send bytes to the task's input (keys, paste, focus reports).
+    /// The engine sees the keys (Enter, Escape, Ctrl-C) before the agent
+    /// can react to them.
     pub fn write_input(&self, id: TaskId, bytes: &[u8]) -> Result<(), RuntimeError> {
         let task = self.task(id)?;
+        let now = self.inner.clock.now_ms();
+        let transitions = {
+            let mut signals = task.lock_signals();
+            let out = signals.input(now, bytes);
+            task.check_deadline(&mut signals);
+            out
+        };
+        task.publish(transitions);
         let mut writer = task.lock_writer();
         writer
             .write_all(bytes)
@@ -354,6 +481,8 @@ impl Runtime {
             })?;
         task.lock_parser()
             .set_size(nonzero(size.rows), nonzero(size.cols));
+        let now = self.inner.clock.now_ms();
+        task.lock_signals().resize(now, size.cols, size.rows);
         Ok(())
     }
 

@@ -2,7 +2,9 @@
 //!
 //! It blocks on `read` (no polling), and for every chunk, in order: applies
 //! it to the screen model with terminal replies computed at the right point,
-//! writes those replies back to the agent, and marks the task dirty. The UI is only told "dirty" once until
+//! writes those replies back to the agent, feeds the signal engine (and the
+//! recorder) the chunk and, at most every 50 ms, the screen facts, publishes
+//! transitions, and marks the task dirty. The UI is only told "dirty" once until
 //! it draws, so output is never throttled by rendering and the event channel
 //! never floods.
 
@@ -12,6 +14,7 @@ use std::sync::Arc;
 
 use crate::replies::{apply_with_replies, Responder};
 
+use super::signals::screen_facts;
 use super::task::TaskShared;
 use super::RuntimeEvent;
 
@@ -29,9 +32,12 @@ pub fn run(mut reader: Box<dyn Read + Send>, shared: Arc<TaskShared>, mut respon
             Err(_) => break,
         };
         let chunk = &buf[..n];
-        let replies = {
+        let now = shared.clock.now_ms();
+        let facts_due = shared.lock_signals().facts_due(now);
+        let (replies, facts) = {
             let mut parser = shared.lock_parser();
-            apply_with_replies(&mut responder, &mut parser, chunk)
+            let replies = apply_with_replies(&mut responder, &mut parser, chunk);
+            (replies, facts_due.then(|| screen_facts(&parser)))
         };
         shared
             .focus_reporting
@@ -45,6 +51,16 @@ pub fn run(mut reader: Box<dyn Read + Send>, shared: Arc<TaskShared>, mut respon
             }
             let _ = writer.flush();
         }
+        let transitions = {
+            let mut signals = shared.lock_signals();
+            let mut out = signals.output(now, chunk);
+            if let Some(facts) = facts {
+                out.extend(signals.screen(now, facts));
+            }
+            shared.check_deadline(&mut signals);
+            out
+        };
+        shared.publish(transitions);
         if !shared.dirty.swap(true, Ordering::AcqRel) {
             shared.send(RuntimeEvent::Dirty(shared.meta.id));
         }

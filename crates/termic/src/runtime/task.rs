@@ -9,9 +9,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use crossbeam_channel::Sender;
 use portable_pty::MasterPty;
 
-use crate::clock::Clock;
+use termic_signal::engine::Transition;
 
-use super::{RuntimeEvent, TaskMeta, TaskStatus};
+use crate::clock::Clock;
+use crate::eventlog::{EventLog, TaskLabel};
+
+use super::signals::{ScrollCounter, TaskSignals};
+use super::{lock, RuntimeEvent, TaskMeta, TaskStatus};
 
 /// The parts of a task that outlive the spawn call.
 pub struct TaskShared {
@@ -21,22 +25,49 @@ pub struct TaskShared {
     pub dirty: AtomicBool,
     /// The program asked for focus in/out reports (`CSI ? 1004 h`).
     pub focus_reporting: AtomicBool,
-    pub(super) parser: Mutex<vt100::Parser>,
+    pub(super) parser: Mutex<vt100::Parser<ScrollCounter>>,
+    pub(super) signals: Mutex<TaskSignals>,
+    pub(super) event_log: Option<Arc<EventLog>>,
     pub(super) writer: Mutex<Box<dyn Write + Send>>,
     pub(super) master: Mutex<Box<dyn MasterPty + Send>>,
     pub(super) status: Mutex<TaskStatus>,
     pub(super) events: Sender<RuntimeEvent>,
 }
 
-/// A poisoned lock only means another thread panicked mid-update; the data
-/// (a screen, a writer) is still usable, so take it rather than cascade.
-fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 impl TaskShared {
-    pub fn lock_parser(&self) -> MutexGuard<'_, vt100::Parser> {
+    pub fn lock_parser(&self) -> MutexGuard<'_, vt100::Parser<ScrollCounter>> {
         lock(&self.parser)
+    }
+
+    pub fn lock_signals(&self) -> MutexGuard<'_, TaskSignals> {
+        lock(&self.signals)
+    }
+
+    /// Tell the UI (and the event log) about transitions, in order.
+    pub fn publish(&self, transitions: Vec<Transition>) {
+        for t in transitions {
+            if let Some(log) = &self.event_log {
+                let now = self.clock.now_ms();
+                let ts = self
+                    .clock
+                    .wall_ms()
+                    .saturating_sub(now.saturating_sub(t.at));
+                let label = TaskLabel {
+                    task: &self.meta.name,
+                    agent: &self.meta.agent,
+                };
+                // A full disk must not stop an agent: the UI still gets it.
+                let _ = log.append(ts, label, &t);
+            }
+            self.send(RuntimeEvent::Transition(self.meta.id, t));
+        }
+    }
+
+    /// After feeding the engine: wake the UI if a timer moved earlier.
+    pub fn check_deadline(&self, signals: &mut TaskSignals) {
+        if signals.deadline_moved_earlier() {
+            self.send(RuntimeEvent::DeadlineChanged(self.meta.id));
+        }
     }
 
     pub fn lock_writer(&self) -> MutexGuard<'_, Box<dyn Write + Send>> {

@@ -23,6 +23,7 @@ pub fn sh(name: &str, script: &str) -> TaskSpec {
         argv: vec!["sh".into(), "-c".into(), script.into()],
         cwd: std::env::temp_dir(),
         env: Vec::<(OsString, OsString)>::new(),
+        profile: "generic".to_owned(),
         size: TermSize { rows: 24, cols: 80 },
     }
 }

@@ -1,0 +1,147 @@
+//! One task's signal engine, its recorder, and the screen facts it is fed.
+//!
+//! Everything the engine learns about a task goes through [`TaskSignals`],
+//! which records it first (when recording) and then feeds the engine, under
+//! one lock: the recording is then a faithful, ordered copy of the engine's
+//! inputs. It also remembers the deadline it last announced, so the UI is
+//! woken when a task's next timer moves EARLIER than what it planned for.
+
+use termic_signal::engine::{Engine, Key, ScreenFacts, Transition};
+
+use crate::record::TaskRecorder;
+
+/// Screen facts are computed at most this often from the reader (they are
+/// also refreshed at every tick, so the last state is never missed).
+pub const SCREEN_FACTS_EVERY_MS: u64 = 50;
+
+/// A vt100 callback counting rows dropped off a full scrollback, so
+/// `scrollback_len + dropped` keeps growing after the buffer is full.
+#[derive(Debug, Default)]
+pub struct ScrollCounter {
+    pub dropped: usize,
+}
+
+impl vt100::Callbacks for ScrollCounter {
+    fn on_scroll(&mut self, _contents: vt100::capture::RowContents<'_>, _alternate_screen: bool) {
+        self.dropped += 1;
+    }
+}
+
+/// FNV-1a over the visible rows: any stable hash will do for "changed?".
+pub fn screen_facts(parser: &vt100::Parser<ScrollCounter>) -> ScreenFacts {
+    let screen = parser.screen();
+    let (_, cols) = screen.size();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for row in screen.rows(0, cols.get()) {
+        for b in row.bytes().chain(std::iter::once(b'\n')) {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    ScreenFacts {
+        hash,
+        scrollback_lines: screen.scrollback_len() + parser.callbacks().dropped,
+    }
+}
+
+/// The engine side of a task.
+pub struct TaskSignals {
+    pub engine: Engine,
+    recorder: Option<Box<dyn TaskRecorder>>,
+    last_facts: Option<(u64, ScreenFacts)>,
+    announced_deadline: Option<u64>,
+}
+
+impl TaskSignals {
+    pub fn new(engine: Engine, recorder: Option<Box<dyn TaskRecorder>>) -> Self {
+        TaskSignals {
+            engine,
+            recorder,
+            last_facts: None,
+            announced_deadline: None,
+        }
+    }
+
+    fn rec(&mut self, f: impl FnOnce(&mut dyn TaskRecorder)) {
+        if let Some(r) = self.recorder.as_deref_mut() {
+            f(r);
+        }
+    }
+
+    /// Whether screen facts are due (rate limit for the reader).
+    pub fn facts_due(&self, now: u64) -> bool {
+        self.last_facts
+            .is_none_or(|(at, _)| now.saturating_sub(at) >= SCREEN_FACTS_EVERY_MS)
+    }
+
+    pub fn output(&mut self, now: u64, bytes: &[u8]) -> Vec<Transition> {
+        self.rec(|r| r.output(now, bytes));
+        self.engine.feed_output(now, bytes)
+    }
+
+    /// Feed facts only when they changed (a replay then sees the same calls).
+    pub fn screen(&mut self, now: u64, facts: ScreenFacts) -> Vec<Transition> {
+        let changed = self.last_facts.is_none_or(|(_, last)| last != facts);
+        self.last_facts = Some((now, facts));
+        if !changed {
+            return Vec::new();
+        }
+        self.rec(|r| r.screen(now, facts));
+        self.engine.screen(now, facts)
+    }
+
+    pub fn input(&mut self, now: u64, bytes: &[u8]) -> Vec<Transition> {
+        self.rec(|r| r.input(now, bytes));
+        let mut out = Vec::new();
+        for key in Key::from_input_bytes(bytes) {
+            out.extend(self.engine.key(now, key));
+        }
+        out
+    }
+
+    pub fn resize(&mut self, now: u64, cols: u16, rows: u16) {
+        self.rec(|r| r.resize(now, cols, rows));
+    }
+
+    pub fn focus(&mut self, now: u64, watched: bool) {
+        self.rec(|r| r.focus(now, watched));
+        self.engine.focus(now, watched);
+    }
+
+    pub fn hooks_wired(&mut self, now: u64, wired: bool) {
+        self.rec(|r| r.hooks_wired(now, wired));
+        self.engine.set_hooks_wired(now, wired);
+    }
+
+    pub fn exited(&mut self, now: u64, code: Option<i32>) -> Vec<Transition> {
+        self.rec(|r| r.exit(now, code));
+        let out = self.engine.exited(now, code);
+        // Nothing is fed after exit: drop the recorder so its file is flushed.
+        self.recorder = None;
+        out
+    }
+
+    pub fn tick(&mut self, now: u64) -> Vec<Transition> {
+        self.engine.tick(now)
+    }
+
+    /// True when the engine's next deadline is now earlier than the one the
+    /// UI was last told about (or there was none): the UI must re-plan.
+    pub fn deadline_moved_earlier(&mut self) -> bool {
+        let next = self.engine.next_deadline();
+        let earlier = match (next, self.announced_deadline) {
+            (Some(n), Some(a)) => n < a,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        if earlier || next.is_none() {
+            self.announced_deadline = next;
+        }
+        earlier
+    }
+
+    /// The UI asked for the deadline: it now plans for this one.
+    pub fn announce_deadline(&mut self) -> Option<u64> {
+        self.announced_deadline = self.engine.next_deadline();
+        self.announced_deadline
+    }
+}

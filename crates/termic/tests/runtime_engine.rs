@@ -1,0 +1,133 @@
+//! The runtime feeding the signal engine: transitions from real PTY output,
+//! keys from input, timers through tick/next_deadline on a controlled clock,
+//! the event log, and exit.
+
+mod runtime_support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use runtime_support::*;
+use termic::clock::ManualClock;
+use termic::eventlog::EventLog;
+use termic::runtime::{Runtime, RuntimeConfig, RuntimeEvent, TaskId};
+use termic_signal::engine::{State, Transition};
+
+const T: Duration = Duration::from_secs(10);
+
+fn transitions(
+    events: &crossbeam_channel::Receiver<RuntimeEvent>,
+    id: TaskId,
+    until: State,
+) -> Vec<Transition> {
+    let mut out = Vec::new();
+    let deadline = std::time::Instant::now() + T;
+    while std::time::Instant::now() < deadline {
+        match events.recv_timeout(Duration::from_millis(100)) {
+            Ok(RuntimeEvent::Transition(got, t)) if got == id => {
+                let done = t.to == until;
+                out.push(t);
+                if done {
+                    return out;
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("never reached {until:?}; saw {out:?}");
+}
+
+#[test]
+fn native_status_from_the_pty_moves_the_task_and_is_logged() {
+    let dir = tempfile::tempdir().unwrap();
+    let log_path = dir.path().join("events.jsonl");
+    let (rt, events) = runtime();
+    rt.set_event_log(Some(EventLog::open(&log_path).unwrap()));
+    let mut spec = sh(
+        "native",
+        "printf '\\033]7501;state=working:app=codex\\007'; sleep 0.2; \
+         printf '\\033]7501;state=blocked:app=codex:kind=permission\\007'; sleep 0.2; \
+         printf '\\033]7501;state=done:app=codex\\007'; read x",
+    );
+    spec.agent = "codex".into();
+    spec.profile = "codex".into();
+    let id = rt.spawn(spec).unwrap();
+    let seen = transitions(&events, id, State::Done);
+    let states: Vec<_> = seen.iter().map(|t| t.to).collect();
+    assert_eq!(states, [State::Working, State::NeedsYou, State::Done]);
+    assert_eq!(
+        seen[1].attention.as_ref().and_then(|a| a.kind.as_deref()),
+        Some("permission")
+    );
+    rt.write_input(id, b"\r").unwrap();
+    let rest = transitions(&events, id, State::Exited);
+    assert_eq!(rest.last().unwrap().from, State::Done);
+    wait_exit(&rt, &events, id, T);
+
+    let text = std::fs::read_to_string(&log_path).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let tos: Vec<&str> = lines.iter().map(|l| l["to"].as_str().unwrap()).collect();
+    assert_eq!(tos, ["working", "needs_you", "done", "exited"]);
+    assert!(lines
+        .iter()
+        .all(|l| l["task"] == "native" && l["agent"] == "codex"));
+    assert_eq!(lines[1]["attention"]["kind"], "permission");
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let ts = lines[0]["ts"].as_u64().unwrap();
+    assert!(
+        ts <= now_ms && now_ms - ts < 60_000,
+        "ts {ts} is not recent ms since epoch"
+    );
+}
+
+#[test]
+fn timers_fire_only_through_tick_on_the_injected_clock() {
+    let clock = Arc::new(ManualClock::new(1_000, 1_700_000_000_000));
+    let (rt, events) = Runtime::new(RuntimeConfig::default(), clock.clone());
+    let mut spec = sh(
+        "timer",
+        "stty -echo; read x; printf 'working on it\\n'; read y",
+    );
+    spec.profile = "generic".into();
+    let id = rt.spawn(spec).unwrap();
+    wait_screen(&rt, id, T, |_| true);
+    rt.write_input(id, b"go\r").unwrap();
+    wait_screen(&rt, id, T, |s| s.contains("working on it"));
+    std::thread::sleep(Duration::from_millis(100));
+    let state = rt.with_engine(id, |e| e.state()).unwrap();
+    let deadline = rt
+        .next_deadline()
+        .expect("a timer is armed after a turn started");
+    assert!(deadline > 1_000, "deadline {deadline}");
+    // Real time passing does nothing: the clock has not moved.
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(rt.with_engine(id, |e| e.state()).unwrap(), state);
+    // Moving the clock past every deadline and ticking does.
+    let mut moved = false;
+    for _ in 0..20 {
+        let Some(d) = rt.next_deadline() else { break };
+        clock.set(d);
+        rt.tick(d);
+        if rt.with_engine(id, |e| e.state()).unwrap() != state {
+            moved = true;
+            break;
+        }
+    }
+    assert!(moved, "no timer moved the task from {state:?}");
+    let got: Vec<_> = events
+        .try_iter()
+        .filter_map(|e| match e {
+            RuntimeEvent::Transition(t, tr) if t == id => Some(tr),
+            _ => None,
+        })
+        .collect();
+    assert!(!got.is_empty());
+    assert!(got.iter().all(|t| t.at >= 1_000));
+    rt.kill(id).unwrap();
+}
