@@ -69,6 +69,7 @@ pub fn analyze(body: &Value) -> Turn {
             .unwrap_or_default(),
         tool_results,
         json_schema: None,
+        forced_tool: None,
     }
 }
 

@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use crate::sse::{data, done_marker, Frame};
-use crate::turn::{content_text, summarize, Answer, ToolSpec, Turn};
+use crate::turn::{content_text, forced_tool, summarize, Answer, ToolSpec, Turn};
 
 /// Reads the turn out of a chat-completions request.
 pub fn analyze(body: &Value) -> Turn {
@@ -44,8 +44,10 @@ pub fn analyze(body: &Value) -> Turn {
         .collect();
     let json_schema = (body["response_format"]["type"] == "json_schema")
         .then(|| body["response_format"]["json_schema"]["schema"].clone());
+    let forced_tool = forced_tool(body);
     Turn {
-        side: tools.is_empty(),
+        side: tools.is_empty() || forced_tool.is_some(),
+        forced_tool,
         tools,
         tool_calls_made,
         last_user: prompt_at

@@ -7,14 +7,18 @@
 //! prompt, so after a tool result it answers with text and the turn ends.
 //! Every request is logged ([`LogEntry`]) for assertions.
 
+pub mod agents;
 pub mod anthropic;
 pub mod chat;
 pub mod http;
 pub mod log;
+pub mod pty;
+pub mod recorder;
 pub mod responses;
 pub mod scenario;
 pub mod server;
 pub mod sse;
+pub mod trace;
 pub mod turn;
 
 pub use log::LogEntry;

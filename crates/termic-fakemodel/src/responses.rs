@@ -5,24 +5,29 @@
 use serde_json::{json, Value};
 
 use crate::sse::{named, Frame};
-use crate::turn::{content_text, summarize, Answer, ToolSpec, Turn};
+use crate::turn::{content_text, forced_tool, summarize, Answer, ToolSpec, Turn};
 
 /// Reads the turn out of a Responses request.
 pub fn analyze(body: &Value) -> Turn {
-    let tools: Vec<ToolSpec> = body["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .filter_map(|t| {
-                    Some(ToolSpec {
-                        name: t["name"].as_str()?.to_string(),
-                        schema: t["parameters"].clone(),
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut tools = Vec::new();
+    collect_tools(&body["tools"], &mut tools);
+    // Codex 0.171 in "code mode" sends no top-level tools: they arrive in an
+    // `additional_tools` input item, nested in namespaces, and exec_command
+    // is reachable only inside the `exec` JS tool. A plain function_call to
+    // exec_command is still honoured (measured), so offer it.
+    for item in body["input"].as_array().into_iter().flatten() {
+        if item["type"] == "additional_tools" {
+            collect_tools(&item["tools"], &mut tools);
+            if item["tools"].to_string().contains("exec_command")
+                && !tools.iter().any(|t| t.name == "exec_command")
+            {
+                tools.push(ToolSpec {
+                    name: "exec_command".to_string(),
+                    schema: Value::Null,
+                });
+            }
+        }
+    }
     let json_schema = (body["text"]["format"]["type"] == "json_schema")
         .then(|| body["text"]["format"]["schema"].clone());
     let (items, single_prompt) = match &body["input"] {
@@ -52,13 +57,29 @@ pub fn analyze(body: &Value) -> Turn {
         .or_else(|| prompt_at.map(|i| content_text(&items[i]["content"])))
         .map(|t| summarize(&t))
         .unwrap_or_default();
+    let forced_tool = forced_tool(body);
     Turn {
-        side: tools.is_empty() || json_schema.is_some(),
+        side: tools.is_empty() || json_schema.is_some() || forced_tool.is_some(),
+        forced_tool,
         tools,
         tool_calls_made,
         last_user,
         tool_results,
         json_schema,
+    }
+}
+
+/// Function tools in a tools list, namespaces flattened.
+fn collect_tools(list: &Value, out: &mut Vec<ToolSpec>) {
+    for tool in list.as_array().into_iter().flatten() {
+        if tool["type"] == "namespace" {
+            collect_tools(&tool["tools"], out);
+        } else if let Some(name) = tool["name"].as_str() {
+            out.push(ToolSpec {
+                name: name.to_string(),
+                schema: tool["parameters"].clone(),
+            });
+        }
     }
 }
 
@@ -197,6 +218,30 @@ mod tests {
         assert!(turn.side);
         assert_eq!(turn.last_user, "name this thread");
         assert_eq!(crate::turn::side_answer(&turn), r#"{"title":"Fake task"}"#);
+    }
+
+    #[test]
+    fn codex_code_mode_tools_in_an_input_item_count_and_offer_exec_command() {
+        let body = json!({"input": [
+            {"type": "additional_tools", "tools": [{"type": "namespace", "name": "functions", "tools": [
+                {"type": "custom", "name": "exec", "description": "await tools.exec_command(...)"},
+                {"type": "function", "name": "wait", "parameters": {}}]}]},
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "make a file"}]},
+        ]});
+        let turn = analyze(&body);
+        assert!(!turn.side);
+        let names: Vec<&str> = turn.tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["exec", "wait", "exec_command"]);
+    }
+
+    #[test]
+    fn grok_title_request_forces_its_title_tool() {
+        let body = json!({"tools": [{"type": "function", "name": "session_title", "parameters": {"properties": {"session_title": {}}}}],
+            "tool_choice": {"type": "function", "name": "session_title"},
+            "input": [{"type": "message", "role": "user", "content": "<user_query>\ncount\n</user_query>"}]});
+        let turn = analyze(&body);
+        assert!(turn.side);
+        assert_eq!(turn.forced_tool.as_deref(), Some("session_title"));
     }
 
     #[test]

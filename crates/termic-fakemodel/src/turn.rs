@@ -30,6 +30,9 @@ pub struct Turn {
     pub side: bool,
     /// The JSON schema the answer must follow, when the request set one.
     pub json_schema: Option<Value>,
+    /// A tool the request forces the model to call (`tool_choice`); grok
+    /// asks for its session title this way.
+    pub forced_tool: Option<String>,
 }
 
 /// A concrete tool call for the wire.
@@ -197,6 +200,19 @@ pub fn answer_for_schema(schema: &Value) -> String {
     Value::Object(obj).to_string()
 }
 
+/// The tool a `tool_choice` forces: `{"type": "function", "name": X}`
+/// (Responses) or `{"type": "function", "function": {"name": X}}` (chat).
+pub fn forced_tool(body: &Value) -> Option<String> {
+    let choice = &body["tool_choice"];
+    if choice["type"] != "function" {
+        return None;
+    }
+    choice["name"]
+        .as_str()
+        .or_else(|| choice["function"]["name"].as_str())
+        .map(str::to_string)
+}
+
 /// The text a side request (a title) gets.
 pub fn side_answer(turn: &Turn) -> String {
     match &turn.json_schema {
@@ -257,6 +273,22 @@ pub const NO_TOOL_ANSWER: &str = "The fake model found no tool for this step.";
 
 /// The answer to one request under `scenario`.
 pub fn plan(scenario: &Scenario, turn: &Turn) -> Answer {
+    if let Some(forced) = &turn.forced_tool {
+        if let Some(tool) = turn.tools.iter().find(|t| &t.name == forced) {
+            let args: Value = serde_json::from_str(&answer_for_schema(&tool.schema))
+                .unwrap_or_else(|_| json!({}));
+            let call = ToolCall {
+                name: tool.name.clone(),
+                args,
+            };
+            return Answer {
+                lead: Duration::ZERO,
+                chunks: Vec::new(),
+                interval: Duration::ZERO,
+                call: Some(call),
+            };
+        }
+    }
     if turn.side {
         return Answer::text(&side_answer(turn));
     }
@@ -413,6 +445,23 @@ mod tests {
             },
         );
         assert_eq!(side.chunks.concat(), "Fake task");
+        let title_tool = ToolSpec {
+            name: "session_title".into(),
+            schema: json!({"properties": {"session_title": {"type": "string"}}}),
+        };
+        let forced = plan(
+            &s,
+            &Turn {
+                side: true,
+                tools: vec![title_tool],
+                forced_tool: Some("session_title".into()),
+                ..Turn::default()
+            },
+        );
+        assert_eq!(
+            forced.call.unwrap().args,
+            json!({"session_title": "Fake task"})
+        );
         let no_tool = plan(&s, &Turn::default());
         assert_eq!(no_tool.chunks.concat(), NO_TOOL_ANSWER);
     }

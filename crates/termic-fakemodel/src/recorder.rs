@@ -1,0 +1,193 @@
+//! Hook recorders for measurements: every lifecycle hook an agent offers is
+//! registered against one script (or, for opencode, one plugin) that appends
+//! `<unix ms> <event> <GROK_HOOK_EVENT or -> <payload on one line>` to
+//! `$HOME/rec/hooks.log`. They print nothing, so they never change what the
+//! agent puts on the terminal.
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use crate::agents::Agent;
+
+const SCRIPT: &str = r#"#!/bin/sh
+ts=$(date +%s%3N)
+payload=$(cat | tr '\n' ' ')
+printf '%s %s %s %s\n' "$ts" "$1" "${GROK_HOOK_EVENT:--}" "$payload" >> "$HOME/rec/hooks.log"
+exit 0
+"#;
+
+const PLUGIN: &str = r#"import fs from "fs";
+const log = process.env.HOME + "/rec/hooks.log";
+const w = (name, data) => {
+  try { fs.appendFileSync(log, `${Date.now()} ${name} - ${JSON.stringify(data ?? {}).slice(0, 600)}\n`); } catch {}
+};
+export const Recorder = async () => ({
+  event: async ({ event }) => w(event.type, event.properties),
+  "chat.message": async (input) => w("chat.message", input),
+  "permission.ask": async (input) => w("permission.ask", input),
+});
+"#;
+
+const CLAUDE_EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "Notification",
+    "Stop",
+    "SubagentStop",
+    "PermissionDenied",
+    "SessionEnd",
+    "StopFailure",
+];
+const GROK_EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "Notification",
+    "Stop",
+    "StopCancelled",
+    "PermissionDenied",
+    "SessionEnd",
+    "PostToolUseFailure",
+];
+
+/// The log a recorder writes to.
+pub fn log_path(home: &Path) -> PathBuf {
+    home.join("rec/hooks.log")
+}
+
+fn hooks_object(script: &Path, events: &[&str]) -> Value {
+    let mut hooks = Map::new();
+    for event in events {
+        let command = format!("'{}' {event}", script.display());
+        hooks.insert(
+            event.to_string(),
+            json!([{"hooks": [{"type": "command", "command": command}]}]),
+        );
+    }
+    Value::Object(hooks)
+}
+
+/// Registers the recorder for `agent` under `home`. For claude it merges
+/// into `~/.claude/settings.json` (which `Agent::prepare` wrote); grok gets
+/// its own `~/.grok/hooks/recorder.json`; opencode a plugin; codex nothing
+/// (its hooks need a trust modal, and it reports natively).
+pub fn install(agent: Agent, home: &Path) -> io::Result<()> {
+    let dir = home.join("rec");
+    fs::create_dir_all(&dir)?;
+    let script = dir.join("hook.sh");
+    fs::write(&script, SCRIPT)?;
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755))?;
+    match agent {
+        Agent::Claude => {
+            let path = home.join(".claude/settings.json");
+            let mut settings: Value = fs::read_to_string(&path)
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok())
+                .unwrap_or_else(|| json!({}));
+            settings["hooks"] = hooks_object(&script, CLAUDE_EVENTS);
+            fs::create_dir_all(home.join(".claude"))?;
+            fs::write(path, format!("{settings:#}\n"))
+        }
+        Agent::Grok => {
+            fs::create_dir_all(home.join(".grok/hooks"))?;
+            let file = json!({"hooks": hooks_object(&script, GROK_EVENTS)});
+            fs::write(
+                home.join(".grok/hooks/recorder.json"),
+                format!("{file:#}\n"),
+            )
+        }
+        Agent::Opencode => {
+            let plugins = home.join(".config/opencode/plugins");
+            fs::create_dir_all(&plugins)?;
+            fs::write(plugins.join("recorder.js"), PLUGIN)
+        }
+        Agent::Codex => Ok(()),
+    }
+}
+
+/// One recorded hook.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookRecord {
+    pub ts_ms: f64,
+    pub event: String,
+    /// `GROK_HOOK_EVENT` when grok ran the hook.
+    pub grok_event: Option<String>,
+    pub payload: String,
+}
+
+/// Parses the recorder log (missing file: no records).
+pub fn read(home: &Path) -> Vec<HookRecord> {
+    let text = fs::read_to_string(log_path(home)).unwrap_or_default();
+    text.lines().filter_map(parse_line).collect()
+}
+
+fn parse_line(line: &str) -> Option<HookRecord> {
+    let mut parts = line.splitn(4, ' ');
+    let ts_ms = parts.next()?.parse().ok()?;
+    let event = parts.next()?.to_string();
+    let grok = parts.next()?;
+    Some(HookRecord {
+        ts_ms,
+        event,
+        grok_event: (grok != "-").then(|| grok.to_string()),
+        payload: parts.next().unwrap_or("").trim().to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_script_and_plugin_lines() {
+        let r = parse_line("1700000000123 Stop stop {\"a\": 1} ").unwrap();
+        assert_eq!(
+            (
+                r.ts_ms,
+                r.event.as_str(),
+                r.grok_event.as_deref(),
+                r.payload.as_str()
+            ),
+            (1.700000000123e12, "Stop", Some("stop"), "{\"a\": 1}")
+        );
+        let p = parse_line("1700000000123 permission.asked - {}").unwrap();
+        assert_eq!(p.grok_event, None);
+        assert!(parse_line("garbage").is_none());
+    }
+
+    #[test]
+    fn the_script_records_event_and_payload() {
+        let home = std::env::temp_dir().join(format!("fakemodel-rec-{}", std::process::id()));
+        fs::create_dir_all(&home).unwrap();
+        install(Agent::Codex, &home).unwrap();
+        let status = std::process::Command::new(home.join("rec/hook.sh"))
+            .arg("Stop")
+            .env("HOME", &home)
+            .env("GROK_HOOK_EVENT", "stop")
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin.take().unwrap().write_all(b"{\"x\":\n1}")?;
+                c.wait()
+            })
+            .unwrap();
+        assert!(status.success());
+        let records = read(&home);
+        assert_eq!(records.len(), 1);
+        assert_eq!(
+            (records[0].event.as_str(), records[0].grok_event.as_deref()),
+            ("Stop", Some("stop"))
+        );
+        assert_eq!(records[0].payload, "{\"x\": 1}");
+        fs::remove_dir_all(home).unwrap();
+    }
+}
