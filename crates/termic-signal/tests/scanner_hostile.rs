@@ -123,3 +123,17 @@ fn a_terminated_osc_at_exactly_the_limit_is_kept() {
     let out = feed_all(&mut scanner, &[bytes.as_bytes()]);
     assert_eq!(out.len(), 1);
 }
+
+#[test]
+fn invalid_utf8_in_titles_is_replaced_however_it_is_split() {
+    // \xff is never UTF-8; \xe2\x9c is a cut-off 3-byte character.
+    let bytes = b"\x1b]0;a\xff\xe2\x9c\x1b\\\x1b]2;\xf0\x9f\x98\x80 ok\x07";
+    let want = [
+        Signal::Title("a\u{fffd}\u{fffd}".into()),
+        Signal::Title("\u{1f600} ok".into()),
+    ];
+    for cut in 0..=bytes.len() {
+        let out = feed_all(&mut Scanner::new(), &[&bytes[..cut], &bytes[cut..]]);
+        assert_eq!(out, want, "cut at {cut}");
+    }
+}

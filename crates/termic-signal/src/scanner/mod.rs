@@ -1,6 +1,6 @@
 //! PTY output bytes to [`Signal`]s, in stream order.
 //!
-//! [`Scanner`] wraps a vte [`Parser`](vte::Parser) with a private
+//! [`Scanner`] wraps a [`vte::Parser`] with a private
 //! [`Perform`]: vte tracks escape-sequence state, and the performer turns the
 //! few sequences termic cares about into signals: window titles (OSC 0/2),
 //! notifications (OSC 9, 777 and kitty's 99), progress (OSC 9;4), termic hook
@@ -18,10 +18,10 @@
 //! assert_eq!(out, vec![Signal::Title("\u{2733} Claude Code".into())]);
 //! ```
 //!
-//! Memory is bounded whatever the agent prints: [`limit`] cuts off any OSC
+//! Memory is bounded whatever the agent prints: `limit.rs` cuts off any OSC
 //! longer than [`MAX_OSC_BYTES`] before vte has buffered more than that (the
 //! OSC is dropped whole, not truncated), and the only other state is the
-//! bounded OSC 99 chunk table in [`kitty`].
+//! bounded OSC 99 chunk table in `kitty.rs`.
 
 mod kitty;
 mod limit;
@@ -107,7 +107,7 @@ impl Scanner {
     }
 
     /// Heap bytes this scanner holds beyond its fixed size (the OSC 99 chunk
-    /// table). Bounded by [`kitty::MAX_RETAINED_BYTES`]; tests pin that.
+    /// table). Bounded by [`Scanner::MAX_RETAINED_HEAP_BYTES`]; tests pin that.
     pub fn retained_heap_bytes(&self) -> usize {
         self.kitty.retained_heap_bytes()
     }
