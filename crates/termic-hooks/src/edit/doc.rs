@@ -44,7 +44,14 @@ pub(crate) fn parse_root(body: &str) -> Result<Object<'_>, EditError> {
     let parsed =
         jsonc_parser::parse_to_ast(body, &CollectOptions::default(), &ParseOptions::default())
             .map_err(|err| {
-                EditError::Internal(format!("strict JSON the AST parser refused: {err}"))
+                // Valid JSON the AST parser cannot hold, e.g. a lone surrogate
+                // escape `"\ud800"` (JSON.parse accepts it, Rust strings cannot).
+                let (line, column) = line_column(body, err.range().start);
+                EditError::Unsupported {
+                    line,
+                    column,
+                    reason: err.kind().to_string(),
+                }
             })?;
     match parsed.value {
         Some(Node::Object(root)) => Ok(root),

@@ -186,6 +186,15 @@ pub enum EditError {
     },
     #[error("the file is not UTF-8 text (first bad byte at offset {offset}); termic will not rewrite it")]
     NotUtf8 { offset: usize },
+    #[error(
+        "the file is valid JSON, but termic cannot edit it safely (line {line}, column {column}: {reason}). \
+         Edit that spot by hand, then try again"
+    )]
+    Unsupported {
+        line: usize,
+        column: usize,
+        reason: String,
+    },
     #[error("the file's top level is {found}, not an object; termic will not rewrite it")]
     TopLevelNotObject { found: &'static str },
     #[error(

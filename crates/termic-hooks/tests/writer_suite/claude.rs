@@ -450,3 +450,32 @@ fn missing_final_newline_is_kept() {
     let text = round_trip("{\n  \"model\": \"opus\"\n}");
     assert!(text.ends_with("\n}"));
 }
+
+#[test]
+fn valid_json_the_editor_cannot_hold_is_refused_with_its_place() {
+    let text = "{\n  \"s\": \"\\ud800\"\n}";
+    let err = install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default())
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            EditError::Unsupported {
+                line: 2,
+                column: 9,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("unpaired high surrogate"), "{err}");
+}
+
+#[test]
+fn blank_lines_around_the_object_and_no_indentation_are_kept() {
+    round_trip("\n\n  {\"a\": 1}  \n\n");
+    let text = round_trip("{\r\n\"a\": 1\r\n}");
+    assert!(
+        text.starts_with("{\r\n\"a\": 1,\r\n\"hooks\": {\r\n"),
+        "{text:?}"
+    );
+}

@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use termic_hooks::edit::{
-    install_claude_hooks, install_named_entry, query_claude_hooks, query_named_entry,
-    remove_claude_hooks, remove_named_entry, Edit, EditError, InstallRecord,
+    install_claude_hooks, install_named_entry, query_named_entry, remove_named_entry, EditError,
+    InstallRecord,
 };
 
-use crate::support::{is_ours, wanted, without_ours};
+pub use crate::support::is_strict;
+use crate::support::{agy_entry, claude_round_trip, is_ours, wanted};
 
 /// TERMIC_CORPUS_DIR, else `<manifest>/../../../shared/corpus` (the main
 /// checkout's view of /work/shared/corpus), else the nearest ancestor's
@@ -59,11 +60,6 @@ pub fn corpus_files(agent: &str) -> Option<Vec<(String, String)>> {
     Some(files.iter().map(read).collect())
 }
 
-pub fn is_strict(text: &str) -> bool {
-    serde_json::from_str::<serde_json::Value>(text.trim_start_matches('\u{feff}'))
-        .is_ok_and(|v| v.is_object())
-}
-
 /// Runs `round_trip` on strict files and checks the others are refused.
 /// Returns (passed, refused).
 fn run(files: &[(String, String)], round_trip: impl Fn(&str, &str)) -> (usize, usize) {
@@ -91,59 +87,18 @@ fn run(files: &[(String, String)], round_trip: impl Fn(&str, &str)) -> (usize, u
     (passed, refused)
 }
 
-/// Install, query, reinstall, remove. `None` when the file is strict JSON
-/// but its `hooks` is not an object (refused by design, nothing written).
-fn claude_round_trip(name: &str, text: &str) -> Option<Edit> {
-    let installed =
-        match install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default()) {
-            Ok(edit) => edit,
-            Err(EditError::NotAnObject { key, .. }) if key == "hooks" => {
-                let value: serde_json::Value = serde_json::from_str(text).unwrap();
-                assert!(!value["hooks"].is_object(), "{name}");
-                return None;
-            }
-            Err(err) => panic!("{name}: install refused: {err}"),
-        };
-    assert!(installed.changed, "{name}");
-    assert!(
-        is_strict(&installed.text),
-        "{name}: output is not strict JSON"
-    );
-    assert_eq!(
-        without_ours(&installed.text),
-        without_ours(text),
-        "{name}: user content changed"
-    );
-    let status = query_claude_hooks(&installed.text, &is_ours).unwrap();
-    assert_eq!(status.ours.len(), wanted().len(), "{name}");
-    let again = install_claude_hooks(
-        Some(&installed.text),
-        &wanted(),
-        &is_ours,
-        &installed.record,
-    )
-    .unwrap();
-    assert!(!again.changed, "{name}: second install changed the file");
-    let removed =
-        remove_claude_hooks(&installed.text, &wanted(), &is_ours, &installed.record).unwrap();
-    assert!(
-        removed.text == text,
-        "{name}: install then remove is not byte-identical:\n{}",
-        removed.text
-    );
-    Some(installed)
-}
-
 #[test]
 fn real_claude_settings_round_trip_byte_for_byte() {
     let Some(files) = corpus_files("claude") else {
         return;
     };
     let shape_refused = std::cell::Cell::new(0);
-    let (strict, refused) = run(&files, |name, text| {
-        if claude_round_trip(name, text).is_none() {
-            shape_refused.set(shape_refused.get() + 1);
-        }
+    let (strict, refused) = run(&files, |name, text| match claude_round_trip(name, text) {
+        Some((_, removed)) => assert!(
+            removed == text,
+            "{name}: install then remove is not byte-identical"
+        ),
+        None => shape_refused.set(shape_refused.get() + 1),
     });
     let passed = strict - shape_refused.get();
     eprintln!(
@@ -164,10 +119,7 @@ fn real_gemini_and_agy_files_round_trip_byte_for_byte() {
     let Some(files) = corpus_files("gemini") else {
         return;
     };
-    let entry = json!({
-        "PreInvocation": [{"type": "command", "command": "/home/u/.gemini/termic-hooks/pre-invocation.sh"}],
-        "Stop": [{"type": "command", "command": "/home/u/.gemini/termic-hooks/stop.sh"}],
-    });
+    let entry = agy_entry();
     let (passed, refused) = run(&files, |name, text| {
         let installed =
             install_named_entry(Some(text), "termic", &entry, &InstallRecord::default()).unwrap();
@@ -182,7 +134,12 @@ fn real_gemini_and_agy_files_round_trip_byte_for_byte() {
             removed.text == text,
             "{name}: named entry round trip is not byte-identical"
         );
-        claude_round_trip(name, text);
+        let (_, removed) =
+            claude_round_trip(name, text).expect("every gemini file has an object hooks or none");
+        assert!(
+            removed == text,
+            "{name}: Claude-shape round trip is not byte-identical"
+        );
     });
     eprintln!("corpus gemini: {passed} passed (named entry and Claude shape), {refused} refused as not strict JSON");
     assert_eq!(passed + refused, files.len());

@@ -3,13 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
 use termic_hooks::edit::{
-    install_claude_hooks, install_named_entry, query_claude_hooks, query_named_entry,
-    remove_claude_hooks, remove_named_entry, InstallRecord,
+    install_named_entry, query_claude_hooks, query_named_entry, remove_named_entry, InstallRecord,
 };
 
-use crate::support::{is_ours, wanted, without_ours};
+use crate::support::{agy_entry, claude_round_trip, is_ours, without_ours};
 
 fn fixtures(kind: &str) -> Vec<(PathBuf, String)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -35,70 +33,19 @@ fn claude_fixtures_round_trip_byte_for_byte() {
     );
     for (path, original) in &files {
         let name = path.file_name().unwrap().to_string_lossy();
-        let before = query_claude_hooks(original, &is_ours).unwrap();
-        let installed = install_claude_hooks(
-            Some(original),
-            &wanted(),
-            &is_ours,
-            &InstallRecord::default(),
-        )
-        .unwrap();
-        assert!(installed.changed, "{name}");
-        assert_eq!(
-            installed.text.starts_with('\u{feff}'),
-            original.starts_with('\u{feff}'),
-            "{name}: BOM"
-        );
-        assert_eq!(
-            installed.text.contains("\r\n"),
-            original.contains("\r\n"),
-            "{name}: line ends"
-        );
-        assert_eq!(
-            installed.text.ends_with('\n'),
-            original.ends_with('\n'),
-            "{name}: final newline"
-        );
-        assert_eq!(
-            without_ours(&installed.text),
-            without_ours(original),
-            "{name}: user content"
-        );
-        let status = query_claude_hooks(&installed.text, &is_ours).unwrap();
-        assert_eq!(status.ours.len(), wanted().len(), "{name}");
-        assert!(wanted().iter().all(|w| status.ours.contains(w)), "{name}");
-        let again = install_claude_hooks(
-            Some(&installed.text),
-            &wanted(),
-            &is_ours,
-            &installed.record,
-        )
-        .unwrap();
-        assert!(
-            !again.changed && again.text == installed.text,
-            "{name}: second install"
-        );
-        let removed =
-            remove_claude_hooks(&installed.text, &wanted(), &is_ours, &installed.record).unwrap();
-        assert!(
-            query_claude_hooks(&removed.text, &is_ours)
-                .unwrap()
-                .ours
-                .is_empty(),
-            "{name}"
-        );
-        if before.ours.is_empty() {
-            assert!(
-                removed.text == *original,
-                "{name}: not byte-identical after remove:\n{}",
-                removed.text
-            );
-        } else {
+        let had_ours = !query_claude_hooks(original, &is_ours)
+            .unwrap()
+            .ours
+            .is_empty();
+        let (_, removed) =
+            claude_round_trip(&name, original).expect("fixtures have an object hooks");
+        if had_ours {
             // An older termic install: replaced by ours, so removal takes it away too.
-            assert_eq!(
-                without_ours(&removed.text),
-                without_ours(original),
-                "{name}"
+            assert_eq!(without_ours(&removed), without_ours(original), "{name}");
+        } else {
+            assert!(
+                removed == *original,
+                "{name}: not byte-identical after remove:\n{removed}"
             );
         }
     }
@@ -108,11 +55,7 @@ fn claude_fixtures_round_trip_byte_for_byte() {
 fn agy_fixtures_round_trip_byte_for_byte() {
     let files = fixtures("agy");
     assert!(files.len() >= 3);
-    let entry = json!({
-        "enabled": true,
-        "PreInvocation": [{"type": "command", "command": "/home/u/.gemini/termic-hooks/pre-invocation.sh"}],
-        "Stop": [{"type": "command", "command": "/home/u/.gemini/termic-hooks/stop.sh"}],
-    });
+    let entry = agy_entry();
     for (path, original) in &files {
         let name = path.file_name().unwrap().to_string_lossy();
         let had_ours = query_named_entry(original, "termic").unwrap().is_some();

@@ -1,7 +1,10 @@
 //! Shared values: termic's handlers as an adapter would build them.
 
 use serde_json::{json, Value};
-use termic_hooks::edit::{command_has_prefix, EventHandler};
+use termic_hooks::edit::{
+    command_has_prefix, install_claude_hooks, query_claude_hooks, remove_claude_hooks, Edit,
+    EditError, EventHandler, InstallRecord,
+};
 
 pub const PREFIX: &str = "/home/u/.claude/termic-hooks/";
 
@@ -79,4 +82,82 @@ pub fn without_ours(text: &str) -> Value {
         value.as_object_mut().expect("object").remove("hooks");
     }
     value
+}
+
+/// The entry an agy adapter would own.
+pub fn agy_entry() -> Value {
+    json!({
+        "enabled": true,
+        "PreInvocation": [{"type": "command", "command": "/home/u/.gemini/termic-hooks/pre-invocation.sh"}],
+        "Stop": [{"type": "command", "command": "/home/u/.gemini/termic-hooks/stop.sh"}],
+    })
+}
+
+pub fn is_strict(text: &str) -> bool {
+    serde_json::from_str::<Value>(text.trim_start_matches('\u{feff}')).is_ok_and(|v| v.is_object())
+}
+
+/// Install, check, query, reinstall, remove. Returns the install and the
+/// removal's text; `None` when the file is strict JSON but its `hooks` is
+/// not an object (refused by design, nothing written).
+pub fn claude_round_trip(name: &str, text: &str) -> Option<(Edit, String)> {
+    let installed =
+        match install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default()) {
+            Ok(edit) => edit,
+            Err(EditError::NotAnObject { key, .. }) if key == "hooks" => {
+                let value: Value = serde_json::from_str(text).unwrap();
+                assert!(!value["hooks"].is_object(), "{name}");
+                return None;
+            }
+            Err(err) => panic!("{name}: install refused: {err}"),
+        };
+    assert!(installed.changed, "{name}");
+    assert!(
+        is_strict(&installed.text),
+        "{name}: output is not strict JSON"
+    );
+    assert_eq!(
+        without_ours(&installed.text),
+        without_ours(text),
+        "{name}: user content changed"
+    );
+    assert_eq!(
+        installed.text.starts_with('\u{feff}'),
+        text.starts_with('\u{feff}'),
+        "{name}: BOM"
+    );
+    assert_eq!(
+        installed.text.contains("\r\n"),
+        text.contains("\r\n"),
+        "{name}: line ends"
+    );
+    assert_eq!(
+        installed.text.ends_with('\n'),
+        text.ends_with('\n'),
+        "{name}: final newline"
+    );
+    let status = query_claude_hooks(&installed.text, &is_ours).unwrap();
+    assert_eq!(status.ours.len(), wanted().len(), "{name}");
+    assert!(wanted().iter().all(|w| status.ours.contains(w)), "{name}");
+    let again = install_claude_hooks(
+        Some(&installed.text),
+        &wanted(),
+        &is_ours,
+        &installed.record,
+    )
+    .unwrap();
+    assert!(
+        !again.changed && again.text == installed.text,
+        "{name}: second install changed the file"
+    );
+    let removed =
+        remove_claude_hooks(&installed.text, &wanted(), &is_ours, &installed.record).unwrap();
+    assert!(
+        query_claude_hooks(&removed.text, &is_ours)
+            .unwrap()
+            .ours
+            .is_empty(),
+        "{name}"
+    );
+    Some((installed, removed.text))
 }
