@@ -5,6 +5,8 @@ mod harness;
 
 mod fidelity {
     mod agy;
+    /// Real termic hooks (installed by termic-hooks) run by the simulators.
+    mod chain;
     mod claude;
     mod codex;
     mod grok;
