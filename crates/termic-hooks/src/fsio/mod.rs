@@ -15,6 +15,9 @@
 //!   fsync the directory. A link stays a link; only its target changes. A
 //!   new file gets [`WriteOptions::new_file_mode`] (0644; 0755 for scripts)
 //!   and its missing parent directories are created (and reported).
+//! - [`write_if_unchanged`]`(path, before, after, options)`: the same for a
+//!   caller that planned from bytes it read earlier (a shown plan): reads
+//!   afresh and refuses unless the file still holds `before`.
 //! - [`edit_file`]`(path, options, f)`: read, apply the pure edit `f`,
 //!   write; when another writer (the agent itself rewrites settings.json)
 //!   got in between, re-read and re-apply `f`, up to [`EDIT_ATTEMPTS`]
@@ -41,8 +44,8 @@ pub use owned::{
 };
 pub use snapshot::{read_config, resolve_target, FileMeta, Snapshot};
 pub use write::{
-    edit_file, write_atomic, Change, EditFileError, EditOutcome, WriteOptions, WriteReport,
-    EDIT_ATTEMPTS,
+    edit_file, write_atomic, write_if_unchanged, Change, EditFileError, EditOutcome, WriteOptions,
+    WriteReport, EDIT_ATTEMPTS,
 };
 
 use std::path::PathBuf;

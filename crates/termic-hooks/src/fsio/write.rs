@@ -92,6 +92,24 @@ pub fn write_atomic(
     })
 }
 
+/// For a caller that planned from bytes it read earlier: replaces the file
+/// at `path` (through links) with `after` only if it still holds `before`
+/// (`None`: absent), else [`FsError::ConcurrentChange`] and nothing written.
+pub fn write_if_unchanged(
+    path: &Path,
+    before: Option<&[u8]>,
+    after: &[u8],
+    options: &WriteOptions<'_>,
+) -> Result<WriteReport, FsError> {
+    let snapshot = read_config(path)?;
+    if snapshot.bytes.as_deref() != before {
+        return Err(FsError::ConcurrentChange {
+            path: path.to_path_buf(),
+        });
+    }
+    write_atomic(&snapshot, after, options)
+}
+
 fn parent_dir(path: &Path) -> &Path {
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,

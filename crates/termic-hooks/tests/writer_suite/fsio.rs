@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use termic_hooks::edit::{install_claude_hooks, remove_claude_hooks, EditError, InstallRecord};
 use termic_hooks::fsio::{
     backup_once, create_dirs, delete_if_unchanged, edit_file, read_config, remove_dir_if_empty,
-    write_atomic, BackupOutcome, Change, DeleteOutcome, EditFileError, FsError, WriteOptions,
-    EDIT_ATTEMPTS,
+    write_atomic, write_if_unchanged, BackupOutcome, Change, DeleteOutcome, EditFileError, FsError,
+    WriteOptions, EDIT_ATTEMPTS,
 };
 
 use crate::support::{is_ours, wanted};
@@ -404,4 +404,41 @@ fn backup_is_taken_once_and_never_overwritten() {
         "the first original wins"
     );
     assert!(temp_files(backup.parent().unwrap()).is_empty());
+}
+
+#[test]
+fn write_if_unchanged_writes_only_over_the_bytes_the_plan_saw() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.json");
+    write(&real, SETTINGS, 0o600);
+    let link = dir.path().join("settings.json");
+    std::os::unix::fs::symlink("real.json", &link).unwrap();
+    let stale = write_if_unchanged(&link, Some(b"{}"), b"{\"x\": 1}", &WriteOptions::default());
+    assert!(
+        matches!(stale, Err(FsError::ConcurrentChange { .. })),
+        "{stale:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), SETTINGS);
+    let report = write_if_unchanged(
+        &link,
+        Some(SETTINGS.as_bytes()),
+        b"{\"x\": 1}",
+        &WriteOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(report.target, real);
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), "{\"x\": 1}");
+    assert_eq!(mode(&real), 0o600);
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let absent = dir.path().join("new.json");
+    assert!(write_if_unchanged(&absent, Some(b"{}"), b"{}", &WriteOptions::default()).is_err());
+    write_if_unchanged(&absent, None, b"{}", &WriteOptions::default()).unwrap();
+    assert_eq!(mode(&absent), 0o644);
+    let dangling = dir.path().join("dangling.json");
+    std::os::unix::fs::symlink("gone/x.json", &dangling).unwrap();
+    let err = write_if_unchanged(&dangling, None, b"{}", &WriteOptions::default()).unwrap_err();
+    assert!(matches!(err, FsError::DanglingLink { .. }), "{err:?}");
 }
