@@ -442,3 +442,77 @@ fn write_if_unchanged_writes_only_over_the_bytes_the_plan_saw() {
     let err = write_if_unchanged(&dangling, None, b"{}", &WriteOptions::default()).unwrap_err();
     assert!(matches!(err, FsError::DanglingLink { .. }), "{err:?}");
 }
+
+#[test]
+fn a_directory_or_non_utf8_file_is_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let as_dir = dir.path().join("settings.json");
+    std::fs::create_dir(&as_dir).unwrap();
+    let err = install_at(&as_dir, &WriteOptions::default()).unwrap_err();
+    assert!(
+        matches!(err, EditFileError::Fs(FsError::NotAFile { .. })),
+        "{err:?}"
+    );
+    assert!(as_dir.is_dir());
+
+    let latin1 = dir.path().join("latin1.json");
+    std::fs::write(&latin1, b"{\"name\": \"caf\xe9\"}").unwrap();
+    let err = install_at(&latin1, &WriteOptions::default()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            EditFileError::Edit {
+                source: EditError::NotUtf8 { offset: 13 },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(std::fs::read(&latin1).unwrap(), b"{\"name\": \"caf\xe9\"}");
+}
+
+/// The whole flow a caller runs: back up once, install, the user touches
+/// nothing, uninstall restores the original bytes exactly (mode too).
+#[test]
+fn backup_install_uninstall_on_disk_restores_the_original_bytes() {
+    use termic_hooks::edit::{sha256_hex, uninstall, PreInstall, Uninstall};
+
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    let original = "{\"hooks\": {\"Stop\": [ ]},\n \"model\" : \"opus\"}";
+    write(&settings, original, 0o600);
+    let backup = home
+        .path()
+        .join(".claude/termic-hooks/backup/settings.json");
+    assert_eq!(
+        backup_once(&settings, &backup).unwrap(),
+        BackupOutcome::Created
+    );
+    let outcome = install_at(&settings, &WriteOptions::default()).unwrap();
+    let Change::Write(written) = outcome.applied else {
+        panic!("installed")
+    };
+    let last_written = sha256_hex(&written);
+
+    let saved = std::fs::read(&backup).unwrap();
+    let outcome = edit_file(&settings, &WriteOptions::default(), |snapshot| {
+        let current = snapshot.bytes.as_deref().unwrap_or_default();
+        let structural =
+            |_: &str| -> Result<termic_hooks::edit::Edit, EditError> { unreachable!("untouched") };
+        Ok::<_, EditError>(
+            match uninstall(
+                current,
+                &last_written,
+                PreInstall::Bytes(&saved),
+                structural,
+            )? {
+                Uninstall::RestoreOriginal(bytes) => Change::Write(bytes),
+                other => panic!("expected a restore, got {other:?}"),
+            },
+        )
+    })
+    .unwrap();
+    assert!(matches!(outcome.applied, Change::Write(_)));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+    assert_eq!(mode(&settings), 0o600);
+}

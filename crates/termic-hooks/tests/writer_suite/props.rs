@@ -333,3 +333,46 @@ proptest! {
         prop_assert_eq!(&removed.text, &original);
     }
 }
+
+/// The user's own edit after termic's install: a new first key in the top
+/// level object, made as plain text so it does not depend on the editor.
+fn user_adds_a_first_key(text: &str) -> String {
+    let open = text.find('{').expect("an object");
+    format!(
+        "{}{{\"user-added\": [1, \"x\"],{}",
+        &text[..open],
+        &text[open + 1..]
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn remove_keeps_what_the_user_changed_after_install((doc, style) in document()) {
+        let original = print(&doc, &style);
+        prop_assume!(!strict(&original).as_object().unwrap().is_empty());
+        let installed = install_claude_hooks(Some(&original), &wanted(), &is_ours, &InstallRecord::default()).unwrap();
+        let edited = user_adds_a_first_key(&installed.text);
+        let removed = remove_claude_hooks(&edited, &wanted(), &is_ours, &installed.record).unwrap();
+        prop_assert_eq!(removed.text, user_adds_a_first_key(&original));
+    }
+
+    #[test]
+    fn a_hand_edited_handler_survives_removal((doc, style) in document()) {
+        let original = print(&doc, &style);
+        let installed = install_claude_hooks(Some(&original), &wanted(), &is_ours, &InstallRecord::default()).unwrap();
+        let ours = query_claude_hooks(&installed.text, &is_ours).unwrap().ours;
+        // Change the Stop handler's status text, wherever and however it is written.
+        let edited = installed.text.replacen("\"termic: done\"", "\"termic: done (mine)\"", 1);
+        prop_assert_ne!(&edited, &installed.text);
+        let removed = remove_claude_hooks(&edited, &wanted(), &is_ours, &installed.record).unwrap();
+        prop_assert_eq!(removed.left_alone.len(), 1);
+        prop_assert_eq!(&removed.left_alone[0].event, "Stop");
+        prop_assert_eq!(&removed.left_alone[0].handler["statusMessage"], "termic: done (mine)");
+        let left = query_claude_hooks(&removed.text, &is_ours).unwrap().ours;
+        prop_assert_eq!(left, removed.left_alone.clone());
+        prop_assert_eq!(ours.len(), wanted().len());
+        strict(&removed.text);
+    }
+}
