@@ -169,7 +169,7 @@ fn scrollback_stability_ends_a_turn_that_only_animates_in_place() {
          +0 screen 1 0
          +1000 screen 2 5
          +1000 screen 3 9
-         every 500 until 100000 activity | screen 4 9 | activity | screen 5 9
+         every 500 until 100000 activity || screen 4 9 || activity || screen 5 9
          expect 10 idle -> working submit_activity
          expect 62010 working -> needs_you scrollback_stable kind=unsure",
     );

@@ -10,8 +10,8 @@
 //! horizon 60000           header: tick up to this time at the end (default: last event + 60000)
 //! 0 key enter             event at an absolute ms time
 //! +30 title ◐ Claude Code event relative to the previous event
-//! every 960 until 60000 title ◐ Claude Code | title ◑ Claude Code
-//!                         repeat (cycling through alternatives) from the previous time
+//! every 960 until 60000 title ◐ Claude Code || title ◑ Claude Code
+//!                         repeat (cycling through alternatives split by ` || `) from the previous time
 //! expect 34787 working -> done settle [kind=permission]
 //! expect false_done 1     also: native_seen true|false
 //! ```
@@ -227,7 +227,7 @@ pub fn parse(text: &str) -> Script {
                 let alts: Vec<Event> = it
                     .next()
                     .unwrap()
-                    .split(" | ")
+                    .split(" || ")
                     .map(|e| parse_event(e.trim(), &s.task))
                     .collect();
                 let mut i = 0;

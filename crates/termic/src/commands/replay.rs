@@ -1,11 +1,24 @@
-//! `termic replay FILE`.
+//! `termic replay FILE`: run a recording through the state engine offline and
+//! print what the badge would have said, when, and why.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::{Context, Result};
 use clap::Args;
+use serde_json::json;
+use termic_signal::engine::Transition;
+use termic_signal::replay::{
+    read_recording_file, replay_recording, ReplayOptions, DEFAULT_TAIL_MS,
+};
 
+/// Replay a recording through the state engine and print the transitions.
+///
+/// Examples:
+///   termic replay session.cast
+///   termic replay session.cast --json | jq .reason
+///   termic replay session.cast --log
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
     /// An asciicast v2 recording written by `termic --record DIR`.
@@ -13,8 +26,137 @@ pub struct ReplayArgs {
     /// Print one JSON object per transition instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Print the whole Inspector timeline (signals, keys, timers), not only transitions.
+    #[arg(long, conflicts_with = "json")]
+    pub log: bool,
+    /// Keep timers running this many milliseconds after the last event.
+    #[arg(long, default_value_t = DEFAULT_TAIL_MS)]
+    pub tail_ms: u64,
 }
 
-pub fn run(_args: ReplayArgs) -> Result<ExitCode> {
-    bail!("termic replay is not built yet")
+pub fn run(args: ReplayArgs) -> Result<ExitCode> {
+    let recording = read_recording_file(&args.file)?;
+    let options = ReplayOptions {
+        tail_ms: args.tail_ms,
+        ..ReplayOptions::default()
+    };
+    let outcome = replay_recording(&recording, &options);
+    let mut out = std::io::stdout().lock();
+    let written = if args.json {
+        outcome
+            .transitions
+            .iter()
+            .try_for_each(|t| writeln!(out, "{}", json_line(t)))
+    } else if args.log {
+        outcome.log.iter().try_for_each(|e| {
+            writeln!(
+                out,
+                "{:>10}  {:<10}  {}",
+                seconds(e.at),
+                e.kind.as_str(),
+                e.text
+            )
+        })
+    } else {
+        write_table(&mut out, &outcome.transitions)
+    };
+    match written {
+        // `termic replay x | head` closing the pipe is not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        other => other
+            .context("cannot write to standard output")
+            .map(|()| ExitCode::SUCCESS),
+    }
+}
+
+fn seconds(ms: u64) -> String {
+    format!("{}.{:03}", ms / 1000, ms % 1000)
+}
+
+fn json_line(t: &Transition) -> serde_json::Value {
+    let mut line = json!({
+        "at": t.at,
+        "from": t.from.as_str(),
+        "to": t.to.as_str(),
+        "rule": t.reason.rule.as_str(),
+        "reason": t.reason.to_string(),
+    });
+    if let Some(a) = &t.attention {
+        line["attention"] = json!({ "kind": a.kind, "message": a.message });
+    }
+    line
+}
+
+fn write_table(out: &mut impl Write, transitions: &[Transition]) -> std::io::Result<()> {
+    if transitions.is_empty() {
+        return writeln!(out, "no transitions: the task stayed idle");
+    }
+    writeln!(
+        out,
+        "{:>10}  {:<11}  {:<11}  reason",
+        "at (s)", "from", "to"
+    )?;
+    for t in transitions {
+        let mut reason = t.reason.to_string();
+        if let Some(message) = t.attention.as_ref().and_then(|a| a.message.as_ref()) {
+            reason.push_str(&format!(" [{message}]"));
+        }
+        writeln!(
+            out,
+            "{:>10}  {:<11}  {:<11}  {reason}",
+            seconds(t.at),
+            t.from.as_str(),
+            t.to.as_str()
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use termic_signal::engine::{Attention, Reason, Rule, State};
+
+    fn needs_you() -> Transition {
+        Transition {
+            at: 30_807,
+            from: State::Working,
+            to: State::NeedsYou,
+            reason: Reason {
+                rule: Rule::NativeBlocked,
+                detail: "blocked kind=permission".into(),
+            },
+            attention: Some(Attention::new(
+                "permission",
+                Some("approve Write: a.rs".into()),
+            )),
+        }
+    }
+
+    #[test]
+    fn table_shows_seconds_states_reason_and_the_prompt_text() {
+        let mut out = Vec::new();
+        write_table(&mut out, &[needs_you()]).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let row = text.lines().nth(1).unwrap();
+        assert_eq!(
+            row,
+            "    30.807  working      needs_you    native: blocked kind=permission [approve Write: a.rs]"
+        );
+        let mut empty = Vec::new();
+        write_table(&mut empty, &[]).unwrap();
+        assert!(String::from_utf8(empty)
+            .unwrap()
+            .starts_with("no transitions"));
+    }
+
+    #[test]
+    fn json_lines_carry_at_from_to_reason_and_attention() {
+        let line = json_line(&needs_you());
+        assert_eq!(line["at"], 30_807);
+        assert_eq!(line["from"], "working");
+        assert_eq!(line["to"], "needs_you");
+        assert_eq!(line["reason"], "native: blocked kind=permission");
+        assert_eq!(line["attention"]["kind"], "permission");
+    }
 }

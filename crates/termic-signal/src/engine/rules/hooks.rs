@@ -36,7 +36,7 @@ impl Engine {
                 self.cancel_pending_attention(now, "hook working");
                 self.go(now, State::Working, Rule::HookWorking, named, None, out);
             }
-            HookEvent::Attention => self.hook_attention(now, &msg, named, out),
+            HookEvent::Attention => self.hook_attention(now, &msg, out),
             HookEvent::Released => {
                 self.cancel_pending_attention(now, "hook released");
                 if self.state == State::NeedsYou {
@@ -72,16 +72,13 @@ impl Engine {
     /// Permission requests can be resolved without a human (a rule, another
     /// hook, a reviewer agent), so they wait out a short debounce; questions
     /// and plans always need a person and show at once.
-    fn hook_attention(
-        &mut self,
-        now: u64,
-        msg: &HookMessage,
-        named: String,
-        out: &mut Vec<Transition>,
-    ) {
+    fn hook_attention(&mut self, now: u64, msg: &HookMessage, out: &mut Vec<Transition>) {
         let kind = msg.field(field::KIND).unwrap_or("permission");
         let attention = Attention::new(kind, None);
-        let detail = format!("attention kind={kind} ({named})");
+        let detail = match msg.field(field::HOOK) {
+            Some(hook) => format!("attention kind={kind} ({hook})"),
+            None => format!("attention kind={kind}"),
+        };
         let debounce = self.config.constants.permission_debounce_ms;
         if kind != "permission" || debounce == 0 || self.state == State::NeedsYou {
             self.raise_attention(now, Rule::HookAttention, detail, attention, out);

@@ -1,0 +1,195 @@
+//! The recording format: asciicast v2 with termic's facts.
+//!
+//! Line 1 is the header, a JSON object:
+//! `{"version":2,"width":W,"height":H,"timestamp":T,"termic":{"agent":"claude","task_id":"..","hooks_wired":true}}`.
+//! Every other line is one event, `[seconds, code, data]`:
+//!
+//! | code | data | meaning |
+//! |---|---|---|
+//! | `o` | text | PTY output |
+//! | `i` | text | keys the user sent to the task |
+//! | `r` | `COLSxROWS` | resize |
+//! | `m` | `termic:focus=1` / `termic:focus=0` | the user started / stopped watching the task |
+//! | `m` | `termic:hooks_wired=1` / `=0` | the agent's hooks became wired / unwired |
+//! | `m` | `termic:exit=CODE` (empty CODE: no code) | the process exited |
+//! | `m` | `termic:screen=HASH/LINES` | the runtime's screen facts (hash in hex) |
+//!
+//! Unknown codes and markers without the `termic:` prefix are skipped, so a
+//! plain asciinema recording replays too.
+
+use serde::Deserialize;
+
+use crate::engine::ScreenFacts;
+
+/// termic's facts about the recorded task (the header's `termic` object).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+pub struct TaskFacts {
+    #[serde(default = "generic")]
+    pub agent: String,
+    #[serde(default)]
+    pub task_id: String,
+    #[serde(default)]
+    pub hooks_wired: bool,
+}
+
+fn generic() -> String {
+    "generic".to_string()
+}
+
+impl Default for TaskFacts {
+    fn default() -> Self {
+        TaskFacts {
+            agent: generic(),
+            task_id: String::new(),
+            hooks_wired: false,
+        }
+    }
+}
+
+/// The header line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordingHeader {
+    pub width: u16,
+    pub height: u16,
+    /// Unix seconds when recording began, if known.
+    pub timestamp: Option<u64>,
+    pub termic: TaskFacts,
+}
+
+/// A fact that is not bytes, carried as an asciicast marker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Marker {
+    Focus(bool),
+    HooksWired(bool),
+    Exit(Option<i32>),
+    Screen(ScreenFacts),
+}
+
+impl Marker {
+    pub const PREFIX: &'static str = "termic:";
+
+    /// The marker's label, e.g. `termic:focus=1`.
+    pub fn label(&self) -> String {
+        let flag = |b: bool| if b { "1" } else { "0" };
+        match self {
+            Marker::Focus(w) => format!("{}focus={}", Self::PREFIX, flag(*w)),
+            Marker::HooksWired(w) => format!("{}hooks_wired={}", Self::PREFIX, flag(*w)),
+            Marker::Exit(code) => match code {
+                Some(c) => format!("{}exit={c}", Self::PREFIX),
+                None => format!("{}exit=", Self::PREFIX),
+            },
+            Marker::Screen(f) => {
+                format!("{}screen={:x}/{}", Self::PREFIX, f.hash, f.scrollback_lines)
+            }
+        }
+    }
+
+    /// Parse a marker label: `Ok(None)` for a marker that is not termic's.
+    pub fn parse(label: &str) -> Result<Option<Marker>, String> {
+        let Some(rest) = label.strip_prefix(Self::PREFIX) else {
+            return Ok(None);
+        };
+        let (key, value) = rest
+            .split_once('=')
+            .ok_or_else(|| format!("marker {label:?} has no '='"))?;
+        let flag = |v: &str| match v {
+            "1" => Ok(true),
+            "0" => Ok(false),
+            _ => Err(format!("marker {label:?}: expected 1 or 0")),
+        };
+        let marker = match key {
+            "focus" => Marker::Focus(flag(value)?),
+            "hooks_wired" => Marker::HooksWired(flag(value)?),
+            "exit" if value.is_empty() => Marker::Exit(None),
+            "exit" => {
+                Marker::Exit(Some(value.parse().map_err(|_| {
+                    format!("marker {label:?}: exit code is not a number")
+                })?))
+            }
+            "screen" => {
+                let bad = || format!("marker {label:?}: expected screen=HEXHASH/LINES");
+                let (hash, lines) = value.split_once('/').ok_or_else(bad)?;
+                Marker::Screen(ScreenFacts {
+                    hash: u64::from_str_radix(hash, 16).map_err(|_| bad())?,
+                    scrollback_lines: lines.parse().map_err(|_| bad())?,
+                })
+            }
+            // A newer termic's fact: skip it rather than refuse the file.
+            _ => return Ok(None),
+        };
+        Ok(Some(marker))
+    }
+}
+
+/// One recorded event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordedEvent {
+    Output(Vec<u8>),
+    Input(Vec<u8>),
+    Resize { cols: u16, rows: u16 },
+    Marker(Marker),
+}
+
+/// A whole recording, times in milliseconds from its start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recording {
+    pub header: RecordingHeader,
+    pub events: Vec<(u64, RecordedEvent)>,
+}
+
+#[derive(Deserialize)]
+struct RawHeader {
+    version: u32,
+    #[serde(default)]
+    width: u16,
+    #[serde(default)]
+    height: u16,
+    #[serde(default)]
+    timestamp: Option<u64>,
+    #[serde(default)]
+    termic: Option<TaskFacts>,
+}
+
+pub(super) fn parse_header(line: &str) -> Result<RecordingHeader, String> {
+    let raw: RawHeader =
+        serde_json::from_str(line).map_err(|e| format!("header is not asciicast JSON: {e}"))?;
+    if raw.version != 2 {
+        return Err(format!(
+            "asciicast version {} is not supported (expected 2)",
+            raw.version
+        ));
+    }
+    Ok(RecordingHeader {
+        width: raw.width,
+        height: raw.height,
+        timestamp: raw.timestamp,
+        termic: raw.termic.unwrap_or_default(),
+    })
+}
+
+/// One event line; `Ok(None)` for an event code termic does not use.
+pub(super) fn parse_event(line: &str) -> Result<Option<(f64, RecordedEvent)>, String> {
+    let (secs, code, data): (f64, String, String) = serde_json::from_str(line)
+        .map_err(|e| format!("event is not [seconds, code, data]: {e}"))?;
+    if !secs.is_finite() || secs < 0.0 {
+        return Err(format!("event time {secs} is not a non-negative number"));
+    }
+    let event = match code.as_str() {
+        "o" => RecordedEvent::Output(data.into_bytes()),
+        "i" => RecordedEvent::Input(data.into_bytes()),
+        "r" => {
+            let bad = || format!("resize {data:?} is not COLSxROWS");
+            let (c, r) = data.split_once('x').ok_or_else(bad)?;
+            RecordedEvent::Resize {
+                cols: c.parse().map_err(|_| bad())?,
+                rows: r.parse().map_err(|_| bad())?,
+            }
+        }
+        "m" => match Marker::parse(&data)? {
+            Some(m) => RecordedEvent::Marker(m),
+            None => return Ok(None),
+        },
+        _ => return Ok(None),
+    };
+    Ok(Some((secs, event)))
+}

@@ -1,0 +1,245 @@
+//! Property tests: random output bytes, signals, keys, facts and time steps.
+//! The engine never panics, never reports two dones for one submit, and while
+//! hooks are wired or native status was seen, reports done only when a hook
+//! or the native status said so.
+
+use proptest::prelude::*;
+use termic_signal::engine::{Engine, EngineConfig, Key, Rule, ScreenFacts, State, Transition};
+use termic_signal::signal::{NativeState, NotifySource, ProgramStatus, Signal};
+use termic_signal::wire::{HookEvent, HookMessage};
+
+const TASK: &str = "task-1";
+
+#[derive(Debug, Clone)]
+enum Input {
+    Bytes(Vec<u8>),
+    Signal(Signal),
+    Key(Key),
+    Focus(bool),
+    Wired(bool),
+    Screen(u64, usize),
+    Exit(Option<i32>),
+    Tick,
+}
+
+fn title() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "✳ Claude Code",
+        "◐ Claude Code",
+        "◑ Claude Code",
+        "Claude Code",
+        "⠋ work | proj",
+        "[ ! ] Action Required | x | proj",
+        "proj",
+        "⠋ - Thinking - grok",
+        "⚠ Action Required - ⠋ - Running: write - grok",
+        "Plan - grok",
+        "OC | session",
+        "",
+    ])
+    .prop_map(str::to_string)
+}
+
+fn hook() -> impl Strategy<Value = HookMessage> {
+    let event = prop::sample::select(HookEvent::ALL.to_vec());
+    let task = prop::sample::select(vec![TASK, TASK, TASK, "other-task"]);
+    let extra = prop::sample::select(vec![
+        None,
+        Some(("kind", "permission")),
+        Some(("kind", "question")),
+        Some(("background", "1")),
+        Some(("hook", "Stop")),
+    ]);
+    (event, task, extra).prop_map(|(e, t, x)| {
+        let m = HookMessage::new(e, t);
+        match x {
+            Some((k, v)) => m.with(k, v),
+            None => m,
+        }
+    })
+}
+
+fn native() -> impl Strategy<Value = ProgramStatus> {
+    let state = prop::sample::select(vec![
+        NativeState::Working,
+        NativeState::Blocked,
+        NativeState::Done,
+        NativeState::Idle,
+        NativeState::Clear,
+    ]);
+    (state, any::<bool>()).prop_map(|(state, kind)| ProgramStatus {
+        state,
+        app: Some("codex".into()),
+        kind: kind.then(|| "permission".to_string()),
+        id: None,
+        progress: None,
+        message: None,
+        title: None,
+    })
+}
+
+fn signal() -> impl Strategy<Value = Signal> {
+    prop_oneof![
+        4 => Just(Signal::Activity),
+        3 => title().prop_map(Signal::Title),
+        1 => prop::sample::select(vec!["Claude needs your permission", "Claude is waiting for your input"])
+            .prop_map(|b| Signal::Notify { source: NotifySource::Osc9, body: b.into() }),
+        1 => Just(Signal::Bell),
+        2 => hook().prop_map(Signal::Hook),
+        1 => native().prop_map(Signal::Native),
+        1 => Just(Signal::NativeProbe),
+    ]
+}
+
+/// Output bytes: random, or fragments of real sequences (split anywhere).
+fn bytes() -> impl Strategy<Value = Vec<u8>> {
+    let fragments = prop::sample::select(vec![
+        "\x1b]0;◐ Claude Code\x07".as_bytes().to_vec(),
+        "\x1b]0;✳ Claude Code\x07".as_bytes().to_vec(),
+        b"\x1b]777;termic;v1;working;task-1;hook=UserPromptSubmit\x07".to_vec(),
+        b"\x1b]777;termic;v1;done;task-1;hook=Stop\x07".to_vec(),
+        b"\x1b]777;termic;v1;attention;task-1;kind=permission\x07".to_vec(),
+        b"\x1b]7501;state=working:app=codex\x1b\\".to_vec(),
+        b"\x1b]7501;state=done:app=codex\x1b\\".to_vec(),
+        b"\x1b]9;Claude needs your permission\x07".to_vec(),
+        b"hello \x1b[31mworld\x1b[0m\r\n".to_vec(),
+    ]);
+    prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..64),
+        (fragments, any::<prop::sample::Index>()).prop_map(|(f, i)| {
+            let cut = i.index(f.len() + 1);
+            f[..cut].to_vec()
+        }),
+    ]
+}
+
+fn input() -> impl Strategy<Value = Input> {
+    prop_oneof![
+        3 => bytes().prop_map(Input::Bytes),
+        6 => signal().prop_map(Input::Signal),
+        3 => prop::sample::select(vec![Key::Submit, Key::Escape, Key::CtrlC, Key::Other]).prop_map(Input::Key),
+        1 => any::<bool>().prop_map(Input::Focus),
+        1 => any::<bool>().prop_map(Input::Wired),
+        1 => (0u64..4, 0usize..4).prop_map(|(h, l)| Input::Screen(h, l)),
+        1 => prop::option::of(-1i32..3).prop_map(Input::Exit),
+        2 => Just(Input::Tick),
+    ]
+}
+
+/// Time steps from a millisecond to past the 10-minute ceiling.
+fn step() -> impl Strategy<Value = u64> {
+    prop_oneof![0u64..50, 50u64..2_000, 2_000u64..20_000, 20_000u64..700_000]
+}
+
+/// Does this input license a new done (a "submit" in the invariant's sense)?
+fn is_submit(input: &Input) -> bool {
+    match input {
+        Input::Key(Key::Submit) => true,
+        Input::Signal(Signal::Hook(m)) => m.task_id == TASK && m.event == HookEvent::Working,
+        Input::Signal(Signal::Native(s)) => s.state == NativeState::Working,
+        // Raw bytes can carry a working message; count any chunk that might.
+        Input::Bytes(b) => b.windows(7).any(|w| w == b"working"),
+        _ => false,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn engine_invariants_hold(
+        agent in prop::sample::select(vec!["claude", "codex", "grok", "agy", "opencode", "generic"]),
+        wired in any::<bool>(),
+        script in prop::collection::vec((step(), input()), 1..120),
+    ) {
+        let mut engine = Engine::new(EngineConfig::new(agent, TASK, wired));
+        let mut now = 0u64;
+        let mut dones_since_submit = 0;
+        let mut last_at = 0;
+        let mut last_state = State::Idle;
+        for (dt, input) in script {
+            now += dt;
+            // Timers due before this input fire first, as the runtime does.
+            let mut out: Vec<Transition> = Vec::new();
+            while let Some(d) = engine.next_deadline().filter(|d| *d <= now) {
+                prop_assert!(d >= last_at, "deadline {d} before the last transition {last_at}");
+                out.extend(engine.tick(d));
+            }
+            let governed = engine.config().hooks_wired || engine.native_status_seen();
+            only_authorities_end_turns(governed, &out)?;
+            check(&engine, &out, &mut dones_since_submit, &mut last_at, &mut last_state)?;
+            // Judge the governing facts before the input can change them.
+            let governed = engine.config().hooks_wired || engine.native_status_seen();
+            let submit = is_submit(&input);
+            let out = match input.clone() {
+                Input::Bytes(b) => engine.feed_output(now, &b),
+                Input::Signal(s) => engine.on_signal(now, s),
+                Input::Key(k) => engine.key(now, k),
+                Input::Focus(w) => { engine.focus(now, w); Vec::new() }
+                Input::Wired(w) => { engine.set_hooks_wired(now, w); Vec::new() }
+                Input::Screen(h, l) => engine.screen(now, ScreenFacts { hash: h, scrollback_lines: l }),
+                Input::Exit(c) => engine.exited(now, c),
+                Input::Tick => engine.tick(now),
+            };
+            if submit {
+                dones_since_submit = 0;
+            }
+            only_authorities_end_turns(governed || engine.config().hooks_wired, &out)?;
+            check(&engine, &out, &mut dones_since_submit, &mut last_at, &mut last_state)?;
+        }
+        // Whatever happened, an exited engine stays exited and arms nothing.
+        if engine.state() == State::Exited {
+            prop_assert_eq!(engine.next_deadline(), None);
+        }
+    }
+}
+
+/// While hooks are wired or native status was seen, a done comes only from them.
+fn only_authorities_end_turns(governed: bool, out: &[Transition]) -> Result<(), TestCaseError> {
+    for t in out {
+        if governed && t.to == State::Done {
+            prop_assert!(
+                matches!(t.reason.rule, Rule::HookDone | Rule::NativeDone),
+                "done by {} while hooks or native status own the turn",
+                t.reason
+            );
+        }
+        if governed {
+            prop_assert!(
+                !t.reason.rule.is_heuristic_end(),
+                "{} while governed",
+                t.reason
+            );
+        }
+    }
+    Ok(())
+}
+
+fn check(
+    engine: &Engine,
+    out: &[Transition],
+    dones_since_submit: &mut u32,
+    last_at: &mut u64,
+    last_state: &mut State,
+) -> Result<(), TestCaseError> {
+    for t in out {
+        prop_assert_eq!(t.from, *last_state, "transitions chain");
+        prop_assert!(t.from != t.to);
+        prop_assert!(
+            t.at >= *last_at,
+            "time went backwards: {} < {}",
+            t.at,
+            *last_at
+        );
+        prop_assert_eq!(t.attention.is_some(), t.to == State::NeedsYou);
+        prop_assert!(*last_state != State::Exited, "left exited");
+        if t.to == State::Done {
+            *dones_since_submit += 1;
+            prop_assert!(*dones_since_submit <= 1, "two dones for one submit");
+        }
+        *last_at = t.at;
+        *last_state = t.to;
+    }
+    prop_assert_eq!(engine.state(), *last_state);
+    Ok(())
+}
