@@ -1,12 +1,13 @@
 //! Files and directories termic owns: delete only what is ours, create and
 //! remove our directories, keep one backup of the user's original.
 
-use std::fs::{DirBuilder, File, OpenOptions};
-use std::io::{ErrorKind, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::fs::{DirBuilder, File};
+use std::io::ErrorKind;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 use super::snapshot::read_config;
+use super::write::TempFile;
 use super::FsError;
 
 /// What [`delete_if_unchanged`] found.
@@ -101,19 +102,13 @@ pub fn backup_once(original: &Path, backup: &Path) -> Result<BackupOutcome, FsEr
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     create_dirs(dir)?;
-    let temp = dir.join(format!(".termic-backup-{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&temp)?;
-        file.write_all(&bytes)?;
-        file.sync_all()?;
-        // A hard link never replaces an existing backup (rename would).
-        std::fs::hard_link(&temp, backup)
-    })();
-    let _ = std::fs::remove_file(&temp);
+    // The temp file is 0600 from creation and removed when dropped.
+    let temp = TempFile::create(dir, backup)?;
+    // A hard link never replaces an existing backup (rename would).
+    let written = temp
+        .write_synced(&bytes)
+        .and_then(|()| std::fs::hard_link(temp.path(), backup));
+    drop(temp);
     match written {
         Ok(()) => {
             let _ = sync_dir(dir);

@@ -117,14 +117,15 @@ fn parent_dir(path: &Path) -> &Path {
     }
 }
 
-/// A temp file next to the target, removed unless committed.
-struct TempFile {
+/// A temp file (0600, unique name) next to the target, removed unless
+/// committed.
+pub(crate) struct TempFile {
     path: PathBuf,
     file: Option<File>,
 }
 
 impl TempFile {
-    fn create(dir: &Path, target: &Path) -> Result<Self, FsError> {
+    pub(crate) fn create(dir: &Path, target: &Path) -> Result<Self, FsError> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let name = target
             .file_name()
@@ -148,6 +149,17 @@ impl TempFile {
                 Err(err) => return Err(FsError::write(target, err)),
             }
         }
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes the bytes and syncs, keeping the private 0600 mode.
+    pub(crate) fn write_synced(&self, bytes: &[u8]) -> std::io::Result<()> {
+        let mut file = self.file.as_ref().expect("open until commit");
+        file.write_all(bytes)?;
+        file.sync_all()
     }
 
     /// Writes the bytes, gives the target's mode and owner, syncs.

@@ -516,3 +516,30 @@ fn backup_install_uninstall_on_disk_restores_the_original_bytes() {
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
     assert_eq!(mode(&settings), 0o600);
 }
+
+#[test]
+fn concurrent_backups_make_exactly_one_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = dir.path().join("settings.json");
+    write(&original, SETTINGS, 0o644);
+    let backup = dir.path().join("backup/settings.json");
+    let outcomes: Vec<BackupOutcome> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..8)
+            .map(|_| s.spawn(|| backup_once(&original, &backup).unwrap()))
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    assert_eq!(
+        outcomes
+            .iter()
+            .filter(|o| **o == BackupOutcome::Created)
+            .count(),
+        1,
+        "{outcomes:?}"
+    );
+    assert!(outcomes
+        .iter()
+        .all(|o| matches!(o, BackupOutcome::Created | BackupOutcome::AlreadyExists)));
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), SETTINGS);
+    assert!(temp_files(backup.parent().unwrap()).is_empty());
+}
