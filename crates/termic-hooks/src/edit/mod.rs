@@ -49,7 +49,9 @@
 //! that is not an object, a `hooks` that is not an object, an event value
 //! that is not an array, and a duplicate key on the path we edit (the agent
 //! reads the last duplicate, so an edit to another would do nothing).
-//! Nothing of the user's is ever "repaired".
+//! Valid JSON the editor cannot hold (a lone surrogate escape such as
+//! `"\ud800"`) is refused as [`EditError::Unsupported`]. Nothing of the
+//! user's is ever "repaired".
 
 mod claude;
 mod command;
