@@ -159,5 +159,19 @@ pub fn claude_round_trip(name: &str, text: &str) -> Option<(Edit, String)> {
             .is_empty(),
         "{name}"
     );
+    // An upgrade from an older schema, then removal, ends in the same bytes.
+    let v1 = install_claude_hooks(
+        Some(text),
+        &wanted_v1(),
+        &is_ours,
+        &InstallRecord::default(),
+    )
+    .unwrap();
+    let v2 = install_claude_hooks(Some(&v1.text), &wanted(), &is_ours, &v1.record).unwrap();
+    let after_upgrade = remove_claude_hooks(&v2.text, &wanted(), &is_ours, &v2.record).unwrap();
+    assert!(
+        after_upgrade.text == removed.text,
+        "{name}: removal after an upgrade differs"
+    );
     Some((installed, removed.text))
 }
