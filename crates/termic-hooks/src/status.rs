@@ -193,10 +193,10 @@ fn ser_state<S: serde::Serializer>(state: &State, s: S) -> Result<S::Ok, S::Erro
     m.end()
 }
 
-/// Reads every agent's targets and verifies each. Docker targets are listed
-/// when their dir exists (a Docker task ran there, or hooks were installed).
+/// Reads every agent's targets and verifies each: the host target, and a
+/// Docker target for each agent in `docker_agents`.
 pub fn status_report(
-    agents: &[AgentRef],
+    docker_agents: &[AgentRef],
     paths: &Paths,
     forbidden: &ForbiddenRoots,
     facts: &InstallFacts,
@@ -206,11 +206,10 @@ pub fn status_report(
         let targets = match adapter.support() {
             Support::NotNeeded(s) => vec![no_install(State::NotNeeded(s))],
             Support::NotSupported(s) => vec![no_install(State::NotSupported(s))],
-            Support::Hooks(schema) => match targets_for(schema, agents, paths, forbidden) {
+            Support::Hooks(schema) => match targets_for(schema, docker_agents, paths, forbidden) {
                 Err(e) => vec![no_install(State::Error(e.to_string()))],
                 Ok(ts) => ts
                     .iter()
-                    .filter(|t| *t.kind() == TargetKind::Host || t.dir().is_dir())
                     .map(|t| match read_snapshot(t) {
                         Ok(snap) => target_status(t, &snap, facts),
                         Err(ApplyError::Io { path, source }) => TargetStatus {

@@ -233,23 +233,23 @@ impl InstallTarget {
     }
 }
 
-/// Every target one agent's toggle covers: the host target of its schema
-/// and a Docker target for it and for each clone whose base it is.
+/// Every target one agent's toggle covers: the host target of its schema,
+/// and a Docker target for each agent in `docker_agents` (the built-in
+/// itself or a clone) whose schema it is. The caller lists the agents that
+/// run in Docker; each gets its own dir, keyed on its own id.
 pub fn targets_for(
     schema: AgentSchema,
-    agents: &[AgentRef],
+    docker_agents: &[AgentRef],
     paths: &Paths,
     forbidden: &ForbiddenRoots,
 ) -> Result<Vec<InstallTarget>, TargetError> {
     let mut targets = vec![InstallTarget::host(schema, paths, forbidden)?];
-    let mut docker_ids: Vec<AgentRef> = vec![AgentRef::builtin(schema)];
-    for agent in agents {
-        if agent.schema() == Some(schema) && !docker_ids.iter().any(|a| a.id == agent.id) {
-            docker_ids.push(agent.clone());
+    let mut seen: Vec<&str> = Vec::new();
+    for agent in docker_agents {
+        if agent.schema() == Some(schema) && !seen.contains(&agent.id.as_str()) {
+            seen.push(&agent.id);
+            targets.push(InstallTarget::docker(agent, paths, forbidden)?);
         }
-    }
-    for agent in &docker_ids {
-        targets.push(InstallTarget::docker(agent, paths, forbidden)?);
     }
     Ok(targets)
 }

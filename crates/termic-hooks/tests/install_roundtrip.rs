@@ -19,6 +19,13 @@ fn host(fx: &HomeFixture, schema: AgentSchema) -> InstallTarget {
     InstallTarget::host(schema, &fx.paths, &fx.no_guard()).unwrap()
 }
 
+fn every_builtin() -> Vec<AgentRef> {
+    AgentSchema::ALL
+        .into_iter()
+        .map(AgentRef::builtin)
+        .collect()
+}
+
 const USER_SETTINGS: &str = "{\r\n\t\"model\": \"opus\",\r\n\t\"hooks\": {\r\n\t\t\"Stop\": [\r\n\t\t\t{ \"hooks\": [ { \"type\": \"command\", \"command\": \"say done\" } ] }\r\n\t\t]\r\n\t},\r\n\t\"env\": { \"A\": \"\\u00e9\\/\" }\r\n}";
 
 #[test]
@@ -31,7 +38,7 @@ fn every_agent_installs_and_removes_back_to_the_exact_tree() {
     );
     let before = tree(&fx.paths.home);
     for schema in AgentSchema::ALL {
-        for t in targets_for(schema, &[], &fx.paths, &fx.no_guard()).unwrap() {
+        for t in targets_for(schema, &every_builtin(), &fx.paths, &fx.no_guard()).unwrap() {
             apply::install(&t, &FACTS).unwrap();
             // Installing again changes nothing.
             let again = plan::plan_install(&t, &read_snapshot(&t).unwrap(), &FACTS).unwrap();
@@ -46,7 +53,7 @@ fn every_agent_installs_and_removes_back_to_the_exact_tree() {
     }
     assert_ne!(tree(&fx.paths.home), before);
     for schema in AgentSchema::ALL {
-        for t in targets_for(schema, &[], &fx.paths, &fx.no_guard()).unwrap() {
+        for t in targets_for(schema, &every_builtin(), &fx.paths, &fx.no_guard()).unwrap() {
             let p = apply::remove(&t).unwrap();
             assert!(p.left_alone.is_empty(), "{:?}", p.left_alone);
         }
@@ -143,6 +150,7 @@ fn a_cloned_agent_resolves_its_own_dir_but_claudes_schema_shape() {
         base: Some("claude".into()),
     };
     let targets = targets_for(AgentSchema::Claude, &[clone], &fx.paths, &fx.no_guard()).unwrap();
+    assert_eq!(targets.len(), 2);
     for t in &targets {
         apply::install(t, &FACTS).unwrap();
     }

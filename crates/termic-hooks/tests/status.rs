@@ -177,12 +177,20 @@ fn grok_status_reports_the_claude_hooks_opt_out_and_docker_pty_agents_are_not_wi
     let fx = HomeFixture::new();
     install(&fx, AgentSchema::Grok);
     fx.write(".grok/config.toml", b"[compat.claude]\nhooks = false\n");
-    let report = status_report(&[], &fx.paths, &fx.no_guard(), &FACTS);
+    let docker_agents = [
+        AgentRef::builtin(AgentSchema::Grok),
+        AgentRef::builtin(AgentSchema::Claude),
+    ];
+    let report = status_report(&docker_agents, &fx.paths, &fx.no_guard(), &FACTS);
     let grok = report.target("grok", "host").unwrap();
     assert_eq!(grok.state, State::Wired);
     assert!(grok.notes[0].contains("ignores"), "{:?}", grok.notes);
-    // Docker rows appear once their dir exists.
-    assert!(report.target("grok", "docker:grok").is_none());
+    // A Docker agent's row says not installed until it is.
+    assert_eq!(
+        report.target("grok", "docker:grok").unwrap().state,
+        State::NotInstalled
+    );
+    assert!(report.target("opencode", "docker:opencode").is_none());
     let t = InstallTarget::docker(
         &AgentRef::builtin(AgentSchema::Grok),
         &fx.paths,
@@ -190,7 +198,7 @@ fn grok_status_reports_the_claude_hooks_opt_out_and_docker_pty_agents_are_not_wi
     )
     .unwrap();
     apply::install(&t, &FACTS).unwrap();
-    let report = status_report(&[], &fx.paths, &fx.no_guard(), &FACTS);
+    let report = status_report(&docker_agents, &fx.paths, &fx.no_guard(), &FACTS);
     let docker = report.target("grok", "docker:grok").unwrap();
     assert_eq!(
         docker.state,
@@ -203,7 +211,7 @@ fn grok_status_reports_the_claude_hooks_opt_out_and_docker_pty_agents_are_not_wi
     )
     .unwrap();
     apply::install(&t, &FACTS).unwrap();
-    let report = status_report(&[], &fx.paths, &fx.no_guard(), &FACTS);
+    let report = status_report(&docker_agents, &fx.paths, &fx.no_guard(), &FACTS);
     assert_eq!(
         report.target("claude", "docker:claude").unwrap().state,
         State::Wired

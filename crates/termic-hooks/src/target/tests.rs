@@ -70,7 +70,11 @@ fn a_cloned_agent_resolves_its_own_dir_but_claudes_schema_shape() {
         id: "claude-work".into(),
         base: Some("claude".into()),
     };
-    let agents = [clone.clone(), AgentRef::builtin(AgentSchema::Grok)];
+    let agents = [
+        AgentRef::builtin(AgentSchema::Claude),
+        clone.clone(),
+        AgentRef::builtin(AgentSchema::Grok),
+    ];
     let targets = targets_for(AgentSchema::Claude, &agents, &fx.paths, &guard(&fx)).unwrap();
     let labels: Vec<String> = targets.iter().map(InstallTarget::label).collect();
     assert_eq!(labels, ["host", "docker:claude", "docker:claude-work"]);
