@@ -1,0 +1,152 @@
+//! What every `termic hooks` subcommand needs, read once at the edge:
+//! HOME and the data dir, the agents that run in Docker (from config.toml),
+//! the repository around the working directory (never written into), and
+//! `claude --version` when claude is on PATH.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use termic_hooks::agents::{self, claude, AgentAdapter, AgentSchema, Support};
+use termic_hooks::plan::InstallFacts;
+use termic_hooks::target::{targets_for, AgentRef, ForbiddenRoots, InstallTarget, Paths};
+
+use crate::agents::detect;
+use crate::config::Config;
+
+/// Longest `claude --version` may take before termic stops waiting.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(3);
+
+pub struct Context {
+    pub paths: Paths,
+    /// Agents that run in Docker: each has its own Docker target.
+    pub docker_agents: Vec<AgentRef>,
+    /// Clones by id, mapped to their base (`termic hooks install my-claude`).
+    clones: Vec<(String, String)>,
+    pub forbidden: ForbiddenRoots,
+    /// A warning to print once (an unreadable config.toml).
+    pub warning: Option<String>,
+}
+
+impl Context {
+    pub fn from_env() -> Result<Context> {
+        let p = crate::paths::TermicPaths::from_env()?;
+        let (agents, warning) = match Config::load(&p.config_dir) {
+            Ok(c) => (c.agents.all().to_vec(), None),
+            Err(e) => (
+                crate::agents::AgentRegistry::default().all().to_vec(),
+                Some(format!("{e}; using the built-in agents only")),
+            ),
+        };
+        let docker_agents = agents
+            .iter()
+            .filter(|a| a.docker.is_some() && a.schema().is_some())
+            .map(|a| AgentRef {
+                id: a.id.clone(),
+                base: Some(a.base.clone()),
+            })
+            .collect();
+        let clones = agents
+            .iter()
+            .filter(|a| a.id != a.base)
+            .map(|a| (a.id.clone(), a.base.clone()))
+            .collect();
+        // The repository around the working directory is a task's project:
+        // nothing may resolve under it. Unless the repository IS HOME (a
+        // dotfiles repo at ~): then ~/.claude is the global config anyway.
+        let cwd = std::env::current_dir()?;
+        let home_real = p.home.canonicalize().unwrap_or_else(|_| p.home.clone());
+        let roots: Vec<_> = crate::worktree::repo_root(&cwd)
+            .ok()
+            .filter(|root| home_real != root.canonicalize().unwrap_or_else(|_| root.clone()))
+            .into_iter()
+            .collect();
+        Ok(Context {
+            paths: Paths {
+                home: p.home,
+                data_dir: p.data_dir,
+            },
+            docker_agents,
+            clones,
+            forbidden: ForbiddenRoots::new(roots)?,
+            warning,
+        })
+    }
+
+    /// The adapter for a name given on the command line (a clone means its base).
+    pub fn adapter(&self, name: &str) -> Result<&'static dyn AgentAdapter, String> {
+        let base = self
+            .clones
+            .iter()
+            .find(|(id, _)| id == name)
+            .map_or(name, |(_, base)| base.as_str());
+        agents::adapter(base).ok_or_else(|| {
+            format!(
+                "unknown agent {name:?}: use one of {}",
+                agents::known_ids().join(", ")
+            )
+        })
+    }
+
+    /// The schema to install for `name`, or why there is nothing to install.
+    pub fn schema(&self, name: &str) -> Result<AgentSchema, String> {
+        match self.adapter(name)?.support() {
+            Support::Hooks(schema) => Ok(schema),
+            Support::NotNeeded(why) | Support::NotSupported(why) => {
+                Err(format!("{name}: {why}; nothing to install"))
+            }
+        }
+    }
+
+    pub fn targets(&self, schema: AgentSchema) -> Result<Vec<InstallTarget>, String> {
+        targets_for(schema, &self.docker_agents, &self.paths, &self.forbidden)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Install time and the claude version (only looked up when needed).
+    pub fn facts(&self, need_claude: bool) -> InstallFacts {
+        let now_unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let claude_version = if need_claude { claude_version() } else { None };
+        InstallFacts {
+            now_unix,
+            claude_version,
+        }
+    }
+}
+
+/// `claude --version`, bounded in time; `None` when claude is not on PATH
+/// or says nothing parseable.
+fn claude_version() -> Option<(u32, u32, u32)> {
+    let path_var = std::env::var_os("PATH")?;
+    let exe = detect::find_on_path("claude", &path_var, detect::is_executable_file)?;
+    run_bounded(&exe, &["--version"], VERSION_TIMEOUT).and_then(|out| claude::parse_version(&out))
+}
+
+fn run_bounded(exe: &Path, args: &[&str], limit: Duration) -> Option<String> {
+    let mut child = Command::new(exe)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if start.elapsed() < limit => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let mut out = String::new();
+    child.stdout.take()?.read_to_string(&mut out).ok()?;
+    Some(out)
+}

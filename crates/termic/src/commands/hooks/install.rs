@@ -1,0 +1,144 @@
+//! `termic hooks install <agent>...`
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use anyhow::Result;
+use clap::Args;
+use termic_hooks::agents::AgentSchema;
+use termic_hooks::apply;
+use termic_hooks::plan::{self, InstallFacts, InstallPlan};
+use termic_hooks::status::target_status;
+use termic_hooks::target::InstallTarget;
+
+use super::context::Context;
+use super::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
+
+/// Install termic's lifecycle hooks for one or more agents.
+///
+/// Writes only global, per-user files (never a project's): for claude,
+/// scripts in ~/.claude/termic-hooks/ and entries in ~/.claude/settings.json;
+/// for grok, ~/.grok/hooks/termic.json; for agy, a `termic` entry in
+/// ~/.gemini/config/hooks.json; for opencode, ~/.config/opencode/plugins/termic.js.
+/// Agents that run in Docker (config.toml) get the same files in
+/// <data dir>/docker-agents/<agent>/. Your other settings keep their exact bytes,
+/// and `termic hooks remove` gives them back.
+///
+/// The exact files are listed before anything is written; on a terminal
+/// termic then asks to go ahead (skip with --yes).
+///
+/// Examples:
+///   termic hooks install claude
+///   termic hooks install claude opencode --dry-run
+///   termic hooks install grok --yes
+///
+/// Exit codes: 0 installed (or nothing to do), 1 error or cancelled,
+/// 2 unknown agent or nothing to install for it, 3 refused (a malformed
+/// config, disableAllHooks, Claude Code older than 2.1.141, a target
+/// inside a project); nothing is written for a refused agent.
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct InstallArgs {
+    /// Agents: claude, grok, agy, opencode (or a clone's id).
+    #[arg(required = true, value_name = "AGENT")]
+    pub agents: Vec<String>,
+    /// Show the files that would change, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not ask before writing.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
+    if let Some(w) = &ctx.warning {
+        eprintln!("termic: warning: {w}");
+    }
+    let mut schemas = Vec::new();
+    for name in &args.agents {
+        match ctx.schema(name) {
+            Ok(s) if !schemas.contains(&s) => schemas.push(s),
+            Ok(_) => {}
+            Err(msg) => {
+                eprintln!("termic: {msg}");
+                return Ok(EXIT_USAGE);
+            }
+        }
+    }
+    let facts = ctx.facts(schemas.contains(&AgentSchema::Claude));
+    let mut refused = false;
+    let mut planned: Vec<(InstallTarget, InstallPlan)> = Vec::new();
+    for schema in schemas {
+        match plan_agent(ctx, schema, &facts) {
+            Ok(plans) => planned.extend(plans),
+            Err(msg) => {
+                eprintln!("termic: {}: not installed: {msg}", schema.id());
+                refused = true;
+            }
+        }
+    }
+    let refused_code = if refused { EXIT_REFUSED } else { EXIT_OK };
+    if planned.iter().all(|(_, p)| p.is_empty()) {
+        if !planned.is_empty() {
+            println!("Nothing to do: the hooks are already installed.");
+        }
+        return Ok(refused_code);
+    }
+    println!("termic will write these files:");
+    for (t, p) in &planned {
+        if !p.is_empty() {
+            println!("{} ({}):\n{}", t.agent_id(), t.label(), p.describe());
+        }
+    }
+    if args.dry_run {
+        println!("Dry run: nothing was written.");
+        return Ok(refused_code);
+    }
+    if !args.yes && std::io::stdin().is_terminal() && !confirm()? {
+        println!("Nothing was written.");
+        return Ok(1);
+    }
+    for (t, p) in planned {
+        let agent = format!("{} ({})", t.agent_id(), t.label());
+        match apply::apply(&t, p, |t, s| plan::plan_install(t, s, &facts)) {
+            Ok(_) => {
+                let state = apply::read_snapshot(&t)
+                    .map(|s| target_status(&t, &s, &facts).state.summary())
+                    .unwrap_or_else(|e| e.to_string());
+                println!("{agent}: {state}");
+            }
+            Err(e) => {
+                eprintln!("termic: {agent}: {e}");
+                return Ok(if matches!(e, apply::ApplyError::Plan(_)) {
+                    EXIT_REFUSED
+                } else {
+                    1
+                });
+            }
+        }
+    }
+    Ok(refused_code)
+}
+
+/// Plans every target of one agent; any refusal refuses the whole agent
+/// (one toggle covers host and Docker).
+fn plan_agent(
+    ctx: &Context,
+    schema: AgentSchema,
+    facts: &InstallFacts,
+) -> Result<Vec<(InstallTarget, InstallPlan)>, String> {
+    let mut out = Vec::new();
+    for t in ctx.targets(schema)? {
+        let snap = apply::read_snapshot(&t).map_err(|e| e.to_string())?;
+        let p = plan::plan_install(&t, &snap, facts).map_err(|e| e.to_string())?;
+        out.push((t, p));
+    }
+    Ok(out)
+}
+
+fn confirm() -> Result<bool> {
+    print!("Write these files? [y/N] ");
+    std::io::stdout().flush()?;
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line)?;
+    Ok(matches!(line.trim(), "y" | "Y" | "yes" | "Yes"))
+}

@@ -1,0 +1,95 @@
+//! `termic hooks remove <agent>...`
+
+use anyhow::Result;
+use clap::Args;
+use termic_hooks::apply;
+use termic_hooks::plan;
+
+use super::context::Context;
+use super::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
+
+/// Remove termic's hooks for one or more agents, from the host and from
+/// every Docker agent dir.
+///
+/// Works whether or not termic thinks hooks are on, and without termic's
+/// manifest (termic's entries are known by their path). When a config file
+/// is still exactly what termic wrote, you get back its exact bytes from
+/// before the install; otherwise only termic's entries go and your later
+/// changes stay. An entry of termic's that you edited is left alone and
+/// listed.
+///
+/// Examples:
+///   termic hooks remove claude
+///   termic hooks remove claude grok agy opencode
+///
+/// Exit codes: 0 removed (or nothing to remove), 1 error, 2 unknown agent,
+/// 3 refused (a malformed config: fix it by hand, then run again).
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct RemoveArgs {
+    /// Agents: claude, grok, agy, opencode (or a clone's id).
+    #[arg(required = true, value_name = "AGENT")]
+    pub agents: Vec<String>,
+    /// Show the files that would change, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
+    let mut schemas = Vec::new();
+    for name in &args.agents {
+        match ctx.schema(name) {
+            Ok(s) if !schemas.contains(&s) => schemas.push(s),
+            Ok(_) => {}
+            Err(msg) => {
+                eprintln!("termic: {msg}");
+                return Ok(EXIT_USAGE);
+            }
+        }
+    }
+    let mut code = EXIT_OK;
+    for schema in schemas {
+        let targets = match ctx.targets(schema) {
+            Ok(t) => t,
+            Err(msg) => {
+                eprintln!("termic: {}: {msg}", schema.id());
+                code = EXIT_REFUSED;
+                continue;
+            }
+        };
+        for t in targets {
+            let agent = format!("{} ({})", t.agent_id(), t.label());
+            let planned = apply::read_snapshot(&t)
+                .map_err(|e| e.to_string())
+                .and_then(|s| plan::plan_remove(&t, &s).map_err(|e| e.to_string()));
+            let p = match planned {
+                Ok(p) => p,
+                Err(msg) => {
+                    eprintln!("termic: {agent}: nothing removed: {msg}");
+                    code = EXIT_REFUSED;
+                    continue;
+                }
+            };
+            if p.is_empty() {
+                println!("{agent}: nothing to remove");
+                continue;
+            }
+            println!("{agent}:\n{}", p.describe());
+            if args.dry_run {
+                continue;
+            }
+            match apply::apply(&t, p, plan::plan_remove) {
+                Ok(done) if done.left_alone.is_empty() => println!("{agent}: removed"),
+                Ok(_) => println!("{agent}: removed, except the entries listed as left alone"),
+                Err(e) => {
+                    eprintln!("termic: {agent}: {e}");
+                    code = 1;
+                }
+            }
+        }
+    }
+    if args.dry_run {
+        println!("Dry run: nothing was written.");
+    }
+    Ok(code)
+}

@@ -1,0 +1,401 @@
+//! `termic hooks` run as the real binary against a fixture HOME.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SETTINGS: &str = "{\n    \"$schema\": \"https://json.schemastore.org/claude-code-settings.json\",\n    \"permissions\": {\n        \"allow\": [\"Bash(git status)\"],\n        \"defaultMode\": \"default\"\n    },\n    \"hooks\": {\n        \"Stop\": [\n            {\n                \"hooks\": [\n                    {\n                        \"type\": \"command\",\n                        \"command\": \"afplay /System/Library/Sounds/Glass.aiff\"\n                    }\n                ]\n            }\n        ]\n    },\n    \"statusLine\": {\"type\": \"command\", \"command\": \"~/.claude/statusline.sh\"},\n    \"env\": {\"NAME\": \"Ren\\u00e9e\"}\n}";
+
+struct Fx {
+    tmp: tempfile::TempDir,
+}
+
+impl Fx {
+    fn new() -> Fx {
+        let fx = Fx {
+            tmp: tempfile::tempdir().unwrap(),
+        };
+        std::fs::create_dir_all(fx.home()).unwrap();
+        std::fs::create_dir_all(fx.root().join("bin")).unwrap();
+        fx.fake_claude("2.1.332 (Claude Code)");
+        fx
+    }
+    fn root(&self) -> PathBuf {
+        self.tmp.path().canonicalize().unwrap()
+    }
+    fn home(&self) -> PathBuf {
+        self.root().join("home")
+    }
+    /// A `claude` on PATH that prints `version`.
+    fn fake_claude(&self, version: &str) {
+        let p = self.root().join("bin/claude");
+        std::fs::write(&p, format!("#!/bin/sh\necho '{version}'\n")).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    fn write(&self, rel: &str, bytes: &[u8]) {
+        let p = self.home().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+    fn termic_in(&self, cwd: &Path, args: &[&str]) -> Output {
+        let path = format!(
+            "{}:/usr/local/bin:/usr/bin:/bin",
+            self.root().join("bin").display()
+        );
+        Command::new(env!("CARGO_BIN_EXE_termic"))
+            .args(args)
+            .current_dir(cwd)
+            .env_clear()
+            .env("PATH", path)
+            .env("HOME", self.home())
+            .env("TERMIC_DATA_DIR", self.root().join("data"))
+            .env("TERMIC_CONFIG_DIR", self.root().join("config"))
+            .output()
+            .unwrap()
+    }
+    fn termic(&self, args: &[&str]) -> Output {
+        self.termic_in(&self.root(), args)
+    }
+    /// `termic hooks status --json`: state key per (agent, target).
+    fn states(&self) -> BTreeMap<(String, String), serde_json::Value> {
+        let out = self.termic(&["hooks", "status", "--json"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut m = BTreeMap::new();
+        for a in v["agents"].as_array().unwrap() {
+            for t in a["targets"].as_array().unwrap() {
+                let key = (
+                    a["agent"].as_str().unwrap().to_string(),
+                    t["target"].as_str().unwrap().to_string(),
+                );
+                m.insert(key, t["state"].clone());
+            }
+        }
+        m
+    }
+    fn claude_state(&self) -> serde_json::Value {
+        self.states()[&("claude".to_string(), "host".to_string())].clone()
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Files (bytes and mode) and symlinks under `root`; directories by name.
+fn tree(root: &Path) -> BTreeMap<PathBuf, (Vec<u8>, u32)> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, (Vec<u8>, u32)>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            let rel = p.strip_prefix(root).unwrap().to_path_buf();
+            if m.is_dir() {
+                out.insert(rel, (Vec::new(), m.permissions().mode()));
+                walk(root, &p, out);
+            } else {
+                out.insert(rel, (std::fs::read(&p).unwrap(), m.permissions().mode()));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+#[test]
+fn install_claude_then_remove_leaves_every_file_byte_identical() {
+    let fx = Fx::new();
+    fx.write(".claude/settings.json", SETTINGS.as_bytes());
+    fx.write(".claude/statusline.sh", b"#!/bin/sh\necho hi\n");
+    let before = tree(&fx.home());
+    let out = fx.termic(&["hooks", "install", "claude", "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("termic will write these files:"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("settings.json"));
+    assert!(
+        stdout.contains("claude (host): installed and wired"),
+        "{stdout}"
+    );
+    let settings = std::fs::read_to_string(fx.home().join(".claude/settings.json")).unwrap();
+    assert!(settings.contains("afplay") && settings.contains("termic-hooks/stop.sh"));
+    assert_ne!(tree(&fx.home()), before);
+
+    let out = fx.termic(&["hooks", "remove", "claude"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(tree(&fx.home()), before);
+    // Removing again finds nothing and still succeeds.
+    let out = fx.termic(&["hooks", "remove", "claude"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("nothing to remove"));
+}
+
+#[test]
+fn dry_run_writes_nothing() {
+    let fx = Fx::new();
+    fx.write(".claude/settings.json", SETTINGS.as_bytes());
+    let before = tree(&fx.root());
+    let out = fx.termic(&[
+        "hooks",
+        "install",
+        "claude",
+        "grok",
+        "agy",
+        "opencode",
+        "--dry-run",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("Dry run: nothing was written."));
+    for f in [
+        ".claude/termic-hooks/stop.sh",
+        ".grok/hooks/termic.json",
+        ".gemini/config/hooks.json",
+        ".config/opencode/plugins/termic.js",
+    ] {
+        assert!(stdout.contains(f), "{f} not listed:\n{stdout}");
+    }
+    assert_eq!(tree(&fx.root()), before);
+}
+
+#[test]
+fn status_tells_the_truth_in_each_state() {
+    let fx = Fx::new();
+    let s = fx.states();
+    assert_eq!(s[&("claude".into(), "host".into())]["key"], "not_installed");
+    assert_eq!(s[&("codex".into(), "-".into())]["key"], "not_needed");
+    assert_eq!(
+        s[&("codex".into(), "-".into())]["summary"],
+        "not needed (its terminal already reports this)"
+    );
+    for id in ["gemini", "copilot", "cursor"] {
+        assert_eq!(s[&(id.into(), "-".into())]["summary"], "not supported yet");
+    }
+
+    assert_eq!(
+        fx.termic(&["hooks", "install", "claude", "--yes"])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(fx.claude_state()["key"], "wired");
+
+    // A script loses its execute bit.
+    let stop = fx.home().join(".claude/termic-hooks/stop.sh");
+    std::fs::set_permissions(&stop, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let st = fx.claude_state();
+    assert_eq!(st["key"], "not_wired");
+    assert!(
+        st["reasons"][0]
+            .as_str()
+            .unwrap()
+            .contains("not executable"),
+        "{st}"
+    );
+    std::fs::set_permissions(&stop, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(fx.claude_state()["key"], "wired");
+
+    // Something rewrites settings.json without our entries.
+    let settings = fx.home().join(".claude/settings.json");
+    let ours = std::fs::read(&settings).unwrap();
+    std::fs::write(&settings, b"{\"model\": \"opus\"}\n").unwrap();
+    let st = fx.claude_state();
+    assert_eq!(st["key"], "not_wired");
+    assert!(
+        st["reasons"][0]
+            .as_str()
+            .unwrap()
+            .contains("something rewrote the file"),
+        "{st}"
+    );
+
+    // disableAllHooks.
+    let text_ours = String::from_utf8(ours.clone()).unwrap();
+    std::fs::write(
+        &settings,
+        text_ours.replacen('{', "{\"disableAllHooks\": true, ", 1),
+    )
+    .unwrap();
+    let st = fx.claude_state();
+    assert_eq!(st["key"], "not_wired");
+    assert!(
+        st["reasons"][0]
+            .as_str()
+            .unwrap()
+            .contains("disableAllHooks"),
+        "{st}"
+    );
+
+    // A malformed file: an error naming it with line and column.
+    std::fs::write(&settings, b"{\n  \"model\": \"opus\"\n  \"x\": 1\n}\n").unwrap();
+    let st = fx.claude_state();
+    assert_eq!(st["key"], "error");
+    let summary = st["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("settings.json") && summary.contains("line 3"),
+        "{summary}"
+    );
+
+    // An old Claude Code.
+    std::fs::write(&settings, &ours).unwrap();
+    fx.fake_claude("2.1.100 (Claude Code)");
+    let st = fx.claude_state();
+    assert_eq!(st["key"], "not_wired");
+    assert!(
+        st["reasons"][0].as_str().unwrap().contains("2.1.100"),
+        "{st}"
+    );
+
+    // The human form says the same.
+    let human = text(&fx.termic(&["hooks", "status"]).stdout);
+    assert!(
+        human.contains("installed but NOT wired") && human.contains("2.1.100"),
+        "{human}"
+    );
+}
+
+#[test]
+fn refusals_exit_3_and_write_nothing() {
+    let fx = Fx::new();
+    fx.write(".claude/settings.json", b"{\"disableAllHooks\": true}\n");
+    let before = tree(&fx.root());
+    let out = fx.termic(&["hooks", "install", "claude", "--yes"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        text(&out.stderr).contains("disableAllHooks"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(tree(&fx.root()), before);
+
+    fx.write(".claude/settings.json", b"{\"model\": \"opus\",}\n");
+    let before = tree(&fx.root());
+    let out = fx.termic(&["hooks", "install", "claude", "--yes"]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("settings.json") && err.contains("line 1"),
+        "{err}"
+    );
+    assert_eq!(tree(&fx.root()), before);
+
+    let fx = Fx::new();
+    fx.fake_claude("2.1.140 (Claude Code)");
+    let out = fx.termic(&["hooks", "install", "claude", "--yes"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(text(&out.stderr).contains("2.1.141"));
+    assert!(!fx.home().join(".claude").exists());
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let fx = Fx::new();
+    let out = fx.termic(&["hooks", "install", "emacs"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown agent"));
+    let out = fx.termic(&["hooks", "install", "codex"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("not needed"));
+    assert_eq!(fx.termic(&["hooks", "install"]).status.code(), Some(2));
+    let help = text(&fx.termic(&["hooks", "install", "--help"]).stdout);
+    assert!(
+        help.contains("Exit codes") && help.contains("3 refused"),
+        "{help}"
+    );
+}
+
+#[test]
+fn installing_every_agent_from_inside_a_git_repository_leaves_it_untouched() {
+    let fx = Fx::new();
+    let repo = fx.root().join("project");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    git(&repo, &["init", "-q"]);
+    std::fs::write(repo.join("src/main.rs"), b"fn main() {}\n").unwrap();
+    // A project-level config the user already has: termic must not touch it.
+    std::fs::create_dir_all(repo.join(".claude")).unwrap();
+    std::fs::write(
+        repo.join(".claude/settings.json"),
+        b"{\"model\": \"haiku\"}\n",
+    )
+    .unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "init"]);
+    let before = tree(&repo);
+    let sub = repo.join("src");
+    let out = fx.termic_in(
+        &sub,
+        &[
+            "hooks", "install", "claude", "grok", "agy", "opencode", "--yes",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(git(&repo, &["status", "--porcelain", "--ignored"]), "");
+    assert_eq!(tree(&repo), before);
+    for f in [
+        ".claude/settings.json",
+        ".grok/hooks/termic.json",
+        ".gemini/config/hooks.json",
+        ".config/opencode/plugins/termic.js",
+    ] {
+        assert!(fx.home().join(f).is_file(), "{f}");
+    }
+    let out = fx.termic_in(
+        &sub,
+        &["hooks", "remove", "claude", "grok", "agy", "opencode"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(tree(&repo), before);
+}
+
+#[test]
+fn a_home_inside_the_working_repository_is_refused() {
+    let fx = Fx::new();
+    let repo = fx.root().join("home");
+    git(&repo, &["init", "-q"]);
+    let project = repo.join("work/project");
+    std::fs::create_dir_all(&project).unwrap();
+    git(&project, &["init", "-q"]);
+    // HOME is a dotfiles repo: installing from ~ itself is allowed...
+    let out = fx.termic_in(&repo, &["hooks", "install", "claude", "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // ...but a project whose tree holds the config dir is never written.
+    let out = fx.termic_in(&fx.home(), &["hooks", "remove", "claude"]);
+    assert_eq!(out.status.code(), Some(0));
+    let inner = Fx::new();
+    let proj = inner.root().join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    git(&proj, &["init", "-q"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_termic"))
+        .args(["hooks", "install", "opencode", "--yes"])
+        .current_dir(&proj)
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", proj.join("nested-home"))
+        .env("TERMIC_DATA_DIR", inner.root().join("data"))
+        .env("TERMIC_CONFIG_DIR", inner.root().join("config"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("never a project's"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!proj.join("nested-home").exists());
+}
