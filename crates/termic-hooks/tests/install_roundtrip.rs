@@ -372,3 +372,19 @@ fn a_home_with_a_space_and_a_quote_still_installs_a_working_recognisable_command
     apply::remove(&t).unwrap();
     assert!(!home.join(".claude").exists());
 }
+
+#[test]
+fn reinstalling_repairs_a_script_that_lost_its_execute_bit() {
+    let fx = HomeFixture::new();
+    let t = host(&fx, AgentSchema::Grok);
+    apply::install(&t, &FACTS).unwrap();
+    let stop = fx.paths.home.join(".grok/termic-hooks/stop.sh");
+    std::fs::set_permissions(&stop, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let p = plan::plan_install(&t, &read_snapshot(&t).unwrap(), &FACTS).unwrap();
+    assert_eq!(p.changes.len(), 1, "{}", p.describe());
+    apply::install(&t, &FACTS).unwrap();
+    assert_eq!(
+        std::fs::metadata(&stop).unwrap().permissions().mode() & 0o777,
+        0o755
+    );
+}

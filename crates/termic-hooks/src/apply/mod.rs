@@ -3,13 +3,12 @@
 //! a concurrent writer (the agent itself rewriting its settings) changed a
 //! file between the read and the write, so no edit of theirs is lost.
 
-mod atomic;
-
 use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::agents::BACKUP_DIR;
+use crate::fsio::{self, DeleteOutcome, FsError, WriteOptions};
 use crate::plan::{self, Action, InstallFacts, InstallPlan, PlanError, Snapshot};
 use crate::status;
 use crate::target::InstallTarget;
@@ -21,6 +20,8 @@ const MAX_ATTEMPTS: usize = 3;
 pub enum ApplyError {
     #[error("{0}")]
     Plan(#[from] PlanError),
+    #[error("{0}")]
+    Fs(#[from] FsError),
     #[error("{path}: {source}. Nothing after this file was written; fix the cause and run the command again")]
     Io { path: PathBuf, source: io::Error },
     #[error(
@@ -81,21 +82,37 @@ fn apply_once(plan: &InstallPlan) -> Result<Outcome, ApplyError> {
             },
             Action::Create | Action::Modify => {
                 let after = c.after.as_deref().unwrap_or_default();
-                match atomic::write_if_unchanged(&c.path, c.before.as_deref(), after, c.mode) {
-                    Ok(()) => {}
-                    Err(atomic::WriteError::Changed) => return Ok(Outcome::Conflict),
-                    Err(atomic::WriteError::Io(source)) => return Err(io_err(&c.path, source)),
+                let options = WriteOptions {
+                    new_file_mode: c.mode.unwrap_or(0o644),
+                    ..WriteOptions::default()
+                };
+                match fsio::write_if_unchanged(&c.path, c.before.as_deref(), after, &options) {
+                    Ok(_) => {}
+                    Err(FsError::ConcurrentChange { .. }) => return Ok(Outcome::Conflict),
+                    Err(e) => return Err(e.into()),
+                }
+                // An existing file keeps its mode through the write; a file we
+                // own (a script that lost its execute bit) gets ours back.
+                if let Some(mode) = c.mode {
+                    let now = std::fs::metadata(&c.path).map_err(|e| io_err(&c.path, e))?;
+                    if now.permissions().mode() & 0o7777 != mode {
+                        std::fs::set_permissions(&c.path, std::fs::Permissions::from_mode(mode))
+                            .map_err(|e| io_err(&c.path, e))?;
+                    }
                 }
             }
-            Action::Delete => match std::fs::read(&c.path) {
-                Ok(now) if Some(&now) != c.before.as_ref() => return Ok(Outcome::Conflict),
-                Ok(_) => std::fs::remove_file(&c.path).map_err(|e| io_err(&c.path, e))?,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => return Err(io_err(&c.path, e)),
-            },
+            Action::Delete => {
+                let before = c.before.as_deref().unwrap_or_default();
+                match fsio::delete_if_unchanged(&c.path, before)? {
+                    DeleteOutcome::Deleted | DeleteOutcome::Missing => {}
+                    DeleteOutcome::Changed => return Ok(Outcome::Conflict),
+                    // A dotfiles manager's link: never ours to delete.
+                    DeleteOutcome::IsLink => {}
+                }
+            }
             // Only when empty: anything the user (or the agent) put there stays.
             Action::RemoveDirIfEmpty => {
-                let _ = std::fs::remove_dir(&c.path);
+                fsio::remove_dir_if_empty(&c.path)?;
             }
         }
     }
