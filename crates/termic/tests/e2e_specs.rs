@@ -1,0 +1,13 @@
+//! End-to-end specs: termic's real hooks, installed into a fixture HOME,
+//! fired by simulated agents (`termic-sim`) running as termic tasks in real
+//! PTYs, judged by the event log. docs/e2e-coverage.md maps each behaviour
+//! to its spec.
+
+#[path = "e2e_specs/support.rs"]
+mod support;
+
+#[path = "e2e_specs/attention.rs"]
+mod attention;
+
+#[path = "e2e_specs/turns.rs"]
+mod turns;

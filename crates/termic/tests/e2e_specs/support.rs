@@ -1,0 +1,285 @@
+//! The end-to-end fixture: a throwaway HOME, termic's data and config dirs,
+//! termic's real hooks installed by termic-hooks, simulated agents
+//! (`termic-sim`, built next to the termic binary) running as termic tasks in
+//! real PTYs through the task runtime and the signal engine, and the event
+//! log they produce.
+
+#![allow(dead_code)]
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use termic::clock::{Clock, SystemClock};
+use termic::eventlog::EventLog;
+use termic::runtime::{Runtime, RuntimeConfig, RuntimeEvent, TaskId, TaskSpec, TermSize};
+use termic_hooks::agents::AgentSchema;
+use termic_hooks::apply;
+use termic_hooks::plan::InstallFacts;
+use termic_hooks::target::{InstallTarget, Paths};
+
+pub const SEC: Duration = Duration::from_secs(1);
+
+const FACTS: InstallFacts = InstallFacts {
+    now_unix: 1_790_000_000,
+    claude_version: Some((2, 1, 332)),
+};
+
+/// The simulator binary, built by cargo next to `termic` (it is a bin of
+/// the workspace crate `termic-sim`).
+pub fn sim_binary() -> PathBuf {
+    let termic = Path::new(env!("CARGO_BIN_EXE_termic"));
+    let sim = termic.with_file_name("termic-sim");
+    assert!(
+        sim.exists(),
+        "the agent simulator is missing at {}: build it with `cargo build -p termic-sim` \
+         (or run the whole suite with `cargo test --workspace`, which builds it)",
+        sim.display()
+    );
+    sim
+}
+
+/// A throwaway HOME, project dir and termic dirs.
+pub struct Fixture {
+    pub root: tempfile::TempDir,
+}
+
+impl Fixture {
+    pub fn new() -> Fixture {
+        let f = Fixture {
+            root: tempfile::tempdir().unwrap(),
+        };
+        for d in ["home", "project", "data", "config"] {
+            std::fs::create_dir_all(f.root.path().join(d)).unwrap();
+        }
+        f
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    pub fn project(&self) -> PathBuf {
+        self.root.path().join("project")
+    }
+
+    pub fn paths(&self) -> Paths {
+        Paths {
+            home: self.home(),
+            data_dir: self.root.path().join("data"),
+        }
+    }
+
+    /// Install termic's hooks for `schemas` (host targets), as the Settings
+    /// toggle does.
+    pub fn install(&self, schemas: &[AgentSchema]) {
+        for s in schemas {
+            let t = InstallTarget::host(*s, &self.paths(), &Default::default()).unwrap();
+            apply::install(&t, &FACTS).unwrap();
+        }
+    }
+
+    pub fn log_path(&self) -> PathBuf {
+        self.root.path().join("events.jsonl")
+    }
+
+    pub fn trace_path(&self, name: &str) -> PathBuf {
+        self.root.path().join(format!("trace-{name}.jsonl"))
+    }
+}
+
+/// A runtime driven like the UI drives it (ticks at engine deadlines), with
+/// the event log on.
+pub struct Session {
+    pub rt: Runtime,
+    stop: Arc<AtomicBool>,
+    pub log: PathBuf,
+    driver: Option<std::thread::JoinHandle<()>>,
+    pub transitions: Arc<Mutex<Vec<(TaskId, String)>>>,
+}
+
+impl Session {
+    pub fn start(fx: &Fixture, config: RuntimeConfig) -> Session {
+        let clock: Arc<dyn Clock> = Arc::new(SystemClock::new());
+        let (rt, events) = Runtime::new(config, Arc::clone(&clock));
+        rt.set_event_log(Some(EventLog::open(&fx.log_path()).unwrap()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let transitions = Arc::new(Mutex::new(Vec::new()));
+        let (rt2, stop2, tr) = (rt.clone(), stop.clone(), transitions.clone());
+        let driver = std::thread::spawn(move || {
+            while !stop2.load(Ordering::Relaxed) {
+                let now = clock.now_ms();
+                let wait = rt2
+                    .next_deadline()
+                    .map(|d| Duration::from_millis(d.saturating_sub(now)))
+                    .unwrap_or(Duration::from_millis(50))
+                    .min(Duration::from_millis(50));
+                match events.recv_timeout(wait) {
+                    Ok(RuntimeEvent::Dirty(id)) => {
+                        rt2.with_screen(id, |s| s.cursor_position());
+                    }
+                    Ok(RuntimeEvent::Transition(id, t)) => {
+                        tr.lock().unwrap().push((id, t.to.as_str().to_string()));
+                    }
+                    Ok(_) => {}
+                    Err(_) => rt2.tick(clock.now_ms()),
+                }
+            }
+        });
+        Session {
+            rt,
+            stop,
+            log: fx.log_path(),
+            driver: Some(driver),
+            transitions,
+        }
+    }
+
+    /// Start `termic-sim AGENT SCENARIO ARGS` as task `name`, with HOME set
+    /// to the fixture's and a trace file.
+    pub fn spawn(
+        &self,
+        fx: &Fixture,
+        name: &str,
+        agent: &str,
+        scenario: &str,
+        args: &[&str],
+    ) -> TaskId {
+        let mut argv: Vec<OsString> = vec![sim_binary().into(), agent.into(), scenario.into()];
+        argv.extend(args.iter().map(OsString::from));
+        argv.push("--trace".into());
+        argv.push(fx.trace_path(name).into());
+        self.rt
+            .spawn(TaskSpec {
+                name: name.to_owned(),
+                agent: agent.to_owned(),
+                argv,
+                cwd: fx.project(),
+                env: vec![("HOME".into(), fx.home().into())],
+                profile: agent.to_owned(),
+                size: TermSize {
+                    rows: 40,
+                    cols: 120,
+                },
+            })
+            .unwrap()
+    }
+
+    pub fn send(&self, id: TaskId, bytes: &[u8]) {
+        self.rt.write_input(id, bytes).unwrap();
+    }
+
+    /// Event log lines for task `name`.
+    pub fn events(&self, name: &str) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["task"] == name)
+            .collect()
+    }
+
+    /// `to:rule` for each of task `name`'s transitions, in order.
+    pub fn steps(&self, name: &str) -> Vec<String> {
+        self.events(name)
+            .iter()
+            .map(|v| {
+                format!(
+                    "{}:{}",
+                    v["to"].as_str().unwrap_or(""),
+                    v["rule"].as_str().unwrap_or("")
+                )
+            })
+            .collect()
+    }
+
+    /// States only (`working`, `needs_you`, ...).
+    pub fn states(&self, name: &str) -> Vec<String> {
+        self.events(name)
+            .iter()
+            .map(|v| v["to"].as_str().unwrap_or("").to_owned())
+            .collect()
+    }
+
+    /// Wait until task `name` has a transition to `state`; returns its line.
+    pub fn wait_state(&self, name: &str, state: &str, timeout: Duration) -> Value {
+        let end = Instant::now() + timeout;
+        while Instant::now() < end {
+            if let Some(v) = self.events(name).into_iter().find(|v| v["to"] == state) {
+                return v;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!(
+            "{name} never reached {state} in {timeout:?}; transitions: {:?}",
+            self.steps(name)
+        );
+    }
+
+    /// Wait for the `n`-th (1-based) transition of task `name` to `state`.
+    pub fn wait_nth(&self, name: &str, state: &str, n: usize, timeout: Duration) -> Value {
+        let end = Instant::now() + timeout;
+        while Instant::now() < end {
+            if let Some(v) = self
+                .events(name)
+                .into_iter()
+                .filter(|v| v["to"] == state)
+                .nth(n - 1)
+            {
+                return v;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!(
+            "{name}: no transition #{n} to {state} in {timeout:?}; transitions: {:?}",
+            self.steps(name)
+        );
+    }
+
+    /// The screen of task `id`, as text.
+    pub fn screen(&self, id: TaskId) -> String {
+        self.rt
+            .with_screen(id, |s| s.contents())
+            .unwrap_or_default()
+    }
+
+    pub fn wait_screen(&self, id: TaskId, needle: &str, timeout: Duration) {
+        let end = Instant::now() + timeout;
+        while Instant::now() < end {
+            if self.screen(id).contains(needle) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("{needle:?} never on screen; it shows:\n{}", self.screen(id));
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.rt.tasks() {
+            let _ = self.rt.kill(t.meta.id);
+        }
+        if let Some(d) = self.driver.take() {
+            let _ = d.join();
+        }
+    }
+}
+
+/// Records of kind `ev` in a simulator trace file.
+pub fn trace(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Count of `state` in `states`.
+pub fn count(states: &[String], state: &str) -> usize {
+    states.iter().filter(|s| *s == state).count()
+}

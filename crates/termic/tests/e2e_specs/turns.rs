@@ -1,0 +1,222 @@
+//! How turns end: interrupts (interrupted, never done), the compressed
+//! 8.5-minute subagent run (one done, at Stop), agy's done from its Stop
+//! hook, Codex's native status, and the prose question no agent reports.
+
+use std::time::Duration;
+
+use termic::runtime::RuntimeConfig;
+use termic_hooks::agents::AgentSchema;
+
+use super::support::{count, trace, Fixture, Session, SEC};
+
+fn no_native() -> RuntimeConfig {
+    let mut c = RuntimeConfig::default();
+    c.replies.native_probe = false;
+    c
+}
+
+/// Start `agent` on the long `interrupt` scenario, wait until it is
+/// working, press `keys` (with a pause between them), and return the session.
+fn interrupted(
+    fx: &Fixture,
+    config: RuntimeConfig,
+    agent: &str,
+    args: &[&str],
+    keys: &[&[u8]],
+) -> Session {
+    let s = Session::start(fx, config);
+    if agent != "codex" {
+        s.rt.set_hooks_wired(agent, true);
+    }
+    let id = s.spawn(fx, "t", agent, "interrupt", args);
+    // The keystroke counts as evidence only while the user watches the tab.
+    s.rt.set_watched(Some(id));
+    s.wait_state("t", "working", 10 * SEC);
+    std::thread::sleep(Duration::from_millis(800));
+    for k in keys {
+        s.send(id, k);
+        std::thread::sleep(Duration::from_millis(400));
+    }
+    s
+}
+
+fn assert_interrupted(s: &Session, within: Duration, rules: &[&str]) {
+    let line = s.wait_state("t", "interrupted", within);
+    assert!(rules.contains(&line["rule"].as_str().unwrap()), "{line}");
+    std::thread::sleep(Duration::from_millis(300));
+    let states = s.states("t");
+    assert_eq!(
+        count(&states, "done"),
+        0,
+        "an interrupt is not a done: {:?}",
+        s.steps("t")
+    );
+    assert_eq!(count(&states, "needs_you"), 0, "{:?}", s.steps("t"));
+}
+
+#[test]
+fn claude_escape_and_ctrl_c_end_the_turn_as_interrupted() {
+    for key in [&b"\x1b"[..], &b"\x03"[..]] {
+        let fx = Fixture::new();
+        fx.install(&[AgentSchema::Claude]);
+        let s = interrupted(&fx, no_native(), "claude", &["--auto"], &[key]);
+        assert_interrupted(&s, 5 * SEC, &["interrupt_title"]);
+    }
+}
+
+#[test]
+fn claude_native_escape_is_interrupted() {
+    let fx = Fixture::new();
+    fx.install(&[AgentSchema::Claude]);
+    let s = interrupted(
+        &fx,
+        RuntimeConfig::default(),
+        "claude",
+        &["--auto"],
+        &[b"\x1b"],
+    );
+    assert_interrupted(&s, 5 * SEC, &["native_idle", "interrupt_title"]);
+}
+
+#[test]
+fn grok_1_0_5_escape_is_interrupted_by_stop_cancelled() {
+    let fx = Fixture::new();
+    fx.install(&[AgentSchema::Grok]);
+    let s = interrupted(
+        &fx,
+        RuntimeConfig::default(),
+        "grok",
+        &["--auto"],
+        &[b"\x1b"],
+    );
+    assert_interrupted(&s, 5 * SEC, &["hook_interrupted"]);
+}
+
+#[test]
+fn opencode_needs_two_escapes_and_reports_interrupted() {
+    let fx = Fixture::new();
+    fx.install(&[AgentSchema::Opencode]);
+    let s = interrupted(
+        &fx,
+        RuntimeConfig::default(),
+        "opencode",
+        &["--auto"],
+        &[b"\x1b"],
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(s.states("t"), ["working"], "one Escape leaves it streaming");
+    let id = s.rt.tasks()[0].meta.id;
+    s.send(id, b"\x1b");
+    assert_interrupted(&s, 5 * SEC, &["hook_interrupted"]);
+}
+
+#[test]
+fn codex_escape_is_interrupted_not_done() {
+    let fx = Fixture::new();
+    let s = interrupted(
+        &fx,
+        RuntimeConfig::default(),
+        "codex",
+        &["--auto"],
+        &[b"\x1b"],
+    );
+    assert_interrupted(&s, 5 * SEC, &["native_idle", "interrupt_title"]);
+}
+
+#[test]
+fn agy_escape_is_interrupted_once_the_terminal_goes_quiet() {
+    let fx = Fixture::new();
+    fx.install(&[AgentSchema::Agy]);
+    let s = interrupted(
+        &fx,
+        RuntimeConfig::default(),
+        "agy",
+        &["--auto"],
+        &[b"\x1b"],
+    );
+    // agy publishes nothing: only the quiet after the key (15 s grace) says so.
+    assert_interrupted(&s, 25 * SEC, &["interrupt_quiet"]);
+}
+
+#[test]
+fn subagent_run_ends_done_exactly_once_at_stop() {
+    let fx = Fixture::new();
+    fx.install(&[AgentSchema::Claude]);
+    let s = Session::start(&fx, no_native());
+    s.rt.set_hooks_wired("claude", true);
+    // 8.5 minutes at --speed 100; the title claims idle for ~30% of it.
+    let _id = s.spawn(
+        &fx,
+        "t",
+        "claude",
+        "subagents",
+        &["--auto", "--speed", "100"],
+    );
+    let done = s.wait_state("t", "done", 20 * SEC);
+    assert_eq!(done["rule"], "hook_done");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(s.states("t"), ["working", "done"], "{:?}", s.steps("t"));
+    let t = trace(&fx.trace_path("t"));
+    let stop = t
+        .iter()
+        .find(|v| v["ev"] == "hook_spawn" && v["event"] == "Stop")
+        .unwrap()["ts"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        done["ts"].as_f64().unwrap() >= stop.floor(),
+        "done comes from Stop, not before it"
+    );
+    let idle_titles = t
+        .iter()
+        .filter(|v| {
+            v["ev"] == "title" && v["title"] == "✳ Claude Code" && v["ts"].as_f64().unwrap() < stop
+        })
+        .count();
+    assert!(
+        idle_titles >= 3,
+        "the run did look idle at times ({idle_titles})"
+    );
+}
+
+#[test]
+fn agy_done_comes_from_its_stop_hook() {
+    let fx = Fixture::new();
+    fx.install(&[AgentSchema::Agy]);
+    let s = Session::start(&fx, RuntimeConfig::default());
+    s.rt.set_hooks_wired("agy", true);
+    let _id = s.spawn(&fx, "t", "agy", "simple", &["--auto"]);
+    let working = s.wait_state("t", "working", 10 * SEC);
+    assert_eq!(working["rule"], "hook_working");
+    let done = s.wait_state("t", "done", 10 * SEC);
+    assert_eq!(done["rule"], "hook_done");
+}
+
+#[test]
+fn codex_native_status_blocks_and_finishes() {
+    let fx = Fixture::new();
+    let s = Session::start(&fx, RuntimeConfig::default());
+    let id = s.spawn(&fx, "t", "codex", "permission", &["--auto"]);
+    let needs = s.wait_state("t", "needs_you", 10 * SEC);
+    assert_eq!(needs["rule"], "native_blocked");
+    assert_eq!(needs["attention"]["kind"], "permission");
+    std::thread::sleep(Duration::from_millis(1500));
+    s.send(id, b"y");
+    let done = s.wait_state("t", "done", 10 * SEC);
+    assert_eq!(done["rule"], "native_done");
+    assert_eq!(count(&s.states("t"), "needs_you"), 1, "{:?}", s.steps("t"));
+}
+
+#[test]
+fn prose_question_ends_as_done_on_every_agent() {
+    // The gap the plan says closes on no agent: a question asked in prose is
+    // a normal end of turn. termic reports done, honestly, and no more.
+    let fx = Fixture::new();
+    fx.install(&[AgentSchema::Claude]);
+    let s = Session::start(&fx, no_native());
+    s.rt.set_hooks_wired("claude", true);
+    let _id = s.spawn(&fx, "t", "claude", "prose-question", &["--auto"]);
+    let done = s.wait_state("t", "done", 10 * SEC);
+    assert_eq!(done["rule"], "hook_done");
+    assert_eq!(count(&s.states("t"), "needs_you"), 0);
+}
