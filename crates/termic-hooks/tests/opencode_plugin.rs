@@ -51,12 +51,22 @@ fn run(scenario: &str, task_id: Option<&str>) -> Outcome {
     }
 }
 
-fn seq(event: HookEvent, hook: &str, kind: bool) -> String {
-    let mut m = HookMessage::new(event, TASK).with("hook", hook);
-    if kind {
-        m = m.with("kind", "permission");
-    }
-    m.to_sequence()
+/// Runs `scenario` with a valid task id and checks the exact bytes on the
+/// pty: one message per (event, hook, has kind=permission).
+fn assert_writes(scenario: &str, msgs: &[(HookEvent, &str, bool)]) -> Outcome {
+    let out = run(scenario, Some(TASK));
+    let want: String = msgs
+        .iter()
+        .map(|(event, hook, kind)| {
+            let m = HookMessage::new(*event, TASK).with("hook", hook);
+            match kind {
+                true => m.with("kind", "permission").to_sequence(),
+                false => m.to_sequence(),
+            }
+        })
+        .collect();
+    assert_eq!(text(&out.pty), want, "{scenario}");
+    out
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -65,23 +75,23 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn each_event_maps_to_its_wire_message_and_idle_reports_once() {
-    let out = run("map", Some(TASK));
+    let out = assert_writes(
+        "map",
+        &[
+            (HookEvent::Working, "chat.message", false),
+            (HookEvent::Attention, "permission.asked", true),
+            (HookEvent::Released, "permission.replied", false),
+            (HookEvent::Attention, "permission.updated", true),
+            // session.status idle reports; the session.idle that follows does not.
+            (HookEvent::Done, "session.status", false),
+            (HookEvent::Working, "chat.message", false),
+            (HookEvent::Done, "session.idle", false),
+        ],
+    );
     assert_eq!(
         out.summary["hookKeys"],
         serde_json::json!(["chat.message", "event"])
     );
-    let want = [
-        seq(HookEvent::Working, "chat.message", false),
-        seq(HookEvent::Attention, "permission.asked", true),
-        seq(HookEvent::Released, "permission.replied", false),
-        seq(HookEvent::Attention, "permission.updated", true),
-        // session.status idle reports; the session.idle that follows does not.
-        seq(HookEvent::Done, "session.status", false),
-        seq(HookEvent::Working, "chat.message", false),
-        seq(HookEvent::Done, "session.idle", false),
-    ]
-    .concat();
-    assert_eq!(text(&out.pty), want);
 }
 
 #[test]
@@ -96,15 +106,15 @@ fn a_throwing_write_never_escapes_a_handler() {
 
 #[test]
 fn loaded_twice_it_registers_once() {
-    let out = run("double-load", Some(TASK));
+    let out = assert_writes(
+        "double-load",
+        &[
+            (HookEvent::Working, "chat.message", false),
+            (HookEvent::Attention, "permission.asked", true),
+            (HookEvent::Done, "session.idle", false),
+        ],
+    );
     assert_eq!(out.summary["secondHookKeys"], serde_json::json!([]));
-    let want = [
-        seq(HookEvent::Working, "chat.message", false),
-        seq(HookEvent::Attention, "permission.asked", true),
-        seq(HookEvent::Done, "session.idle", false),
-    ]
-    .concat();
-    assert_eq!(text(&out.pty), want);
 }
 
 #[test]
@@ -125,37 +135,37 @@ fn silent_without_or_with_a_malformed_task_id() {
 
 #[test]
 fn a_subagent_going_idle_is_ignored() {
-    let out = run("subagent", Some(TASK));
-    let want = [
-        seq(HookEvent::Working, "chat.message", false),
-        seq(HookEvent::Done, "session.idle", false),
-    ]
-    .concat();
-    assert_eq!(text(&out.pty), want);
+    assert_writes(
+        "subagent",
+        &[
+            (HookEvent::Working, "chat.message", false),
+            (HookEvent::Done, "session.idle", false),
+        ],
+    );
 }
 
 #[test]
 fn an_unknown_session_is_looked_up_through_the_client() {
-    let out = run("subagent-via-client", Some(TASK));
-    let want = [
-        seq(HookEvent::Working, "chat.message", false),
-        seq(HookEvent::Done, "session.idle", false),
-    ]
-    .concat();
-    assert_eq!(text(&out.pty), want);
+    assert_writes(
+        "subagent-via-client",
+        &[
+            (HookEvent::Working, "chat.message", false),
+            (HookEvent::Done, "session.idle", false),
+        ],
+    );
 }
 
 #[test]
 fn an_error_then_idle_is_an_interrupt() {
-    let out = run("error-then-idle", Some(TASK));
-    let want = [
-        seq(HookEvent::Working, "chat.message", false),
-        seq(HookEvent::Interrupted, "session.idle", false),
-        seq(HookEvent::Working, "chat.message", false),
-        seq(HookEvent::Done, "session.idle", false),
-    ]
-    .concat();
-    assert_eq!(text(&out.pty), want);
+    assert_writes(
+        "error-then-idle",
+        &[
+            (HookEvent::Working, "chat.message", false),
+            (HookEvent::Interrupted, "session.idle", false),
+            (HookEvent::Working, "chat.message", false),
+            (HookEvent::Done, "session.idle", false),
+        ],
+    );
 }
 
 #[test]

@@ -270,36 +270,29 @@ fn status_tells_the_truth_in_each_state() {
     );
 }
 
-#[test]
-fn refusals_exit_3_and_write_nothing() {
-    let fx = Fx::new();
-    fx.write(".claude/settings.json", b"{\"disableAllHooks\": true}\n");
-    let before = tree(&fx.root());
-    let out = fx.termic(&["hooks", "install", "claude", "--yes"]);
-    assert_eq!(out.status.code(), Some(3));
-    assert!(
-        text(&out.stderr).contains("disableAllHooks"),
-        "{}",
-        text(&out.stderr)
-    );
-    assert_eq!(tree(&fx.root()), before);
-
-    fx.write(".claude/settings.json", b"{\"model\": \"opus\",}\n");
+/// `termic hooks install claude --yes` exits 3, says `needles` on stderr
+/// and changes no file under the fixture root.
+fn assert_install_refused(fx: &Fx, needles: &[&str]) {
     let before = tree(&fx.root());
     let out = fx.termic(&["hooks", "install", "claude", "--yes"]);
     assert_eq!(out.status.code(), Some(3));
     let err = text(&out.stderr);
-    assert!(
-        err.contains("settings.json") && err.contains("line 1"),
-        "{err}"
-    );
+    for n in needles {
+        assert!(err.contains(n), "{n:?} not in {err}");
+    }
     assert_eq!(tree(&fx.root()), before);
+}
 
+#[test]
+fn refusals_exit_3_and_write_nothing() {
+    let fx = Fx::new();
+    fx.write(".claude/settings.json", b"{\"disableAllHooks\": true}\n");
+    assert_install_refused(&fx, &["disableAllHooks"]);
+    fx.write(".claude/settings.json", b"{\"model\": \"opus\",}\n");
+    assert_install_refused(&fx, &["settings.json", "line 1"]);
     let fx = Fx::new();
     fx.fake_claude("2.1.140 (Claude Code)");
-    let out = fx.termic(&["hooks", "install", "claude", "--yes"]);
-    assert_eq!(out.status.code(), Some(3));
-    assert!(text(&out.stderr).contains("2.1.141"));
+    assert_install_refused(&fx, &["2.1.141"]);
     assert!(!fx.home().join(".claude").exists());
 }
 

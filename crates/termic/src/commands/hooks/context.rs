@@ -100,6 +100,18 @@ impl Context {
         }
     }
 
+    /// The distinct schemas for the names on the command line.
+    pub fn schemas(&self, names: &[String]) -> Result<Vec<AgentSchema>, String> {
+        let mut out = Vec::new();
+        for name in names {
+            let s = self.schema(name)?;
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        Ok(out)
+    }
+
     pub fn targets(&self, schema: AgentSchema) -> Result<Vec<InstallTarget>, String> {
         targets_for(schema, &self.docker_agents, &self.paths, &self.forbidden)
             .map_err(|e| e.to_string())

@@ -53,17 +53,13 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
     if let Some(w) = &ctx.warning {
         eprintln!("termic: warning: {w}");
     }
-    let mut schemas = Vec::new();
-    for name in &args.agents {
-        match ctx.schema(name) {
-            Ok(s) if !schemas.contains(&s) => schemas.push(s),
-            Ok(_) => {}
-            Err(msg) => {
-                eprintln!("termic: {msg}");
-                return Ok(EXIT_USAGE);
-            }
+    let schemas = match ctx.schemas(&args.agents) {
+        Ok(s) => s,
+        Err(msg) => {
+            eprintln!("termic: {msg}");
+            return Ok(EXIT_USAGE);
         }
-    }
+    };
     let facts = ctx.facts(schemas.contains(&AgentSchema::Claude));
     let mut refused = false;
     let mut planned: Vec<(InstallTarget, InstallPlan)> = Vec::new();

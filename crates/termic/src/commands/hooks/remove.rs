@@ -36,17 +36,13 @@ pub struct RemoveArgs {
 }
 
 pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
-    let mut schemas = Vec::new();
-    for name in &args.agents {
-        match ctx.schema(name) {
-            Ok(s) if !schemas.contains(&s) => schemas.push(s),
-            Ok(_) => {}
-            Err(msg) => {
-                eprintln!("termic: {msg}");
-                return Ok(EXIT_USAGE);
-            }
+    let schemas = match ctx.schemas(&args.agents) {
+        Ok(s) => s,
+        Err(msg) => {
+            eprintln!("termic: {msg}");
+            return Ok(EXIT_USAGE);
         }
-    }
+    };
     let mut code = EXIT_OK;
     for schema in schemas {
         let targets = match ctx.targets(schema) {
