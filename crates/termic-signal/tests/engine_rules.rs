@@ -622,3 +622,25 @@ fn exited_is_terminal() {
     );
     assert_eq!(outcome.engine.next_deadline(), None);
 }
+
+// ---- the documented table -------------------------------------------------------------
+
+#[test]
+fn docs_constants_table_matches_the_defaults() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/state-machine.md");
+    let doc = std::fs::read_to_string(path).unwrap();
+    for (name, value) in termic_signal::engine::Constants::default().table() {
+        let row = format!("| `{name}` | {value} |");
+        assert!(
+            doc.contains(&row),
+            "docs/state-machine.md lacks the row {row}"
+        );
+    }
+    for rule in termic_signal::engine::Rule::ALL {
+        let row = format!("| `{}` | {} |", rule.as_str(), rule.label());
+        assert!(
+            doc.contains(&row),
+            "docs/state-machine.md lacks the rule row {row}"
+        );
+    }
+}

@@ -159,6 +159,24 @@ impl Engine {
         out
     }
 
+    /// A batch of already-scanned signals from one output chunk (what
+    /// `feed_output` does after scanning; for callers that scan themselves).
+    pub fn on_signals(
+        &mut self,
+        now: u64,
+        signals: impl IntoIterator<Item = Signal>,
+    ) -> Vec<Transition> {
+        let mut out = Vec::new();
+        if self.begin(now, &mut out) {
+            self.note_output(now);
+            for signal in signals {
+                self.handle_signal(now, signal, &mut out);
+            }
+            self.finish(now);
+        }
+        out
+    }
+
     /// A key the user pressed in this task.
     pub fn key(&mut self, now: u64, key: Key) -> Vec<Transition> {
         let mut out = Vec::new();
