@@ -5,6 +5,7 @@
 
 use proptest::prelude::*;
 use termic_signal::engine::{Engine, EngineConfig, Key, Rule, ScreenFacts, State, Transition};
+use termic_signal::scanner::Scanner;
 use termic_signal::signal::{NativeState, NotifySource, ProgramStatus, Signal};
 use termic_signal::wire::{HookEvent, HookMessage};
 
@@ -131,14 +132,26 @@ fn step() -> impl Strategy<Value = u64> {
     prop_oneof![0u64..50, 50u64..2_000, 2_000u64..20_000, 20_000u64..700_000]
 }
 
+fn is_working_signal(signal: &Signal) -> bool {
+    match signal {
+        Signal::Hook(m) => m.task_id == TASK && m.event == HookEvent::Working,
+        Signal::Native(s) => s.state == NativeState::Working,
+        _ => false,
+    }
+}
+
 /// Does this input license a new done (a "submit" in the invariant's sense)?
-fn is_submit(input: &Input) -> bool {
+/// Raw bytes go through a shadow scanner, so a working message split across
+/// chunks counts in the chunk that completes it, as it does for the engine.
+fn is_submit(input: &Input, shadow: &mut Scanner) -> bool {
     match input {
         Input::Key(Key::Submit) => true,
-        Input::Signal(Signal::Hook(m)) => m.task_id == TASK && m.event == HookEvent::Working,
-        Input::Signal(Signal::Native(s)) => s.state == NativeState::Working,
-        // Raw bytes can carry a working message; count any chunk that might.
-        Input::Bytes(b) => b.windows(7).any(|w| w == b"working"),
+        Input::Signal(signal) => is_working_signal(signal),
+        Input::Bytes(b) => {
+            let mut signals = Vec::new();
+            shadow.feed(b, &mut signals);
+            signals.iter().any(is_working_signal)
+        }
         _ => false,
     }
 }
@@ -157,6 +170,7 @@ proptest! {
         let mut dones_since_submit = 0;
         let mut last_at = 0;
         let mut last_state = State::Idle;
+        let mut shadow = Scanner::new();
         for (dt, input) in script {
             now += dt;
             // Timers due before this input fire first, as the runtime does.
@@ -170,7 +184,7 @@ proptest! {
             check(&engine, &out, &mut dones_since_submit, &mut last_at, &mut last_state)?;
             // Judge the governing facts before the input can change them.
             let governed = engine.config().hooks_wired || engine.native_status_seen();
-            let submit = is_submit(&input);
+            let submit = is_submit(&input, &mut shadow);
             let out = match input.clone() {
                 Input::Bytes(b) => engine.feed_output(now, &b),
                 Input::Signal(s) => engine.on_signal(now, s),
