@@ -1,1 +1,220 @@
-//! (in progress)
+//! Attention delivery: when a task nobody is watching starts needing you or
+//! finishes, ring the bell and send a notification that says what the agent
+//! needs when it told us. The decision is pure ([`decide`]); the writes to the
+//! outer terminal and the desktop call are at the edge ([`Notifier`]).
+//!
+//! Desktop notifications go through notify-rust. Without a notification
+//! service (no session bus, the normal case over SSH) they fall back to an
+//! OSC 777 written to the outer terminal, which Ghostty, WezTerm, iTerm2,
+//! foot and kitty show as a desktop notification (tmux needs passthrough).
+
+use std::io::Write;
+
+use crossbeam_channel::Sender;
+
+/// The user's switches (Settings and the wizard).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotifySettings {
+    pub bell: bool,
+    pub desktop: bool,
+}
+
+/// What a transition asks of the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Attention {
+    /// `detail` is the agent's own words when it gave them (a native
+    /// `blocked` message such as "approve Write: src/main.rs"), else the
+    /// hook's kind (`permission`, `question`).
+    NeedsYou { detail: Option<String> },
+    Done,
+}
+
+/// A task reached a state that may earn attention.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttentionEvent {
+    pub task: String,
+    pub agent: String,
+    pub attention: Attention,
+    /// The user is looking at this task right now.
+    pub watched: bool,
+}
+
+/// What to do about one [`AttentionEvent`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Delivery {
+    pub bell: bool,
+    /// Notification text, when one should be sent.
+    pub notification: Option<String>,
+}
+
+/// Decides the bell and the notification. A watched task earns nothing: the
+/// user sees the badge change. Interrupted and exited never reach here.
+pub fn decide(event: &AttentionEvent, settings: NotifySettings) -> Delivery {
+    if event.watched {
+        return Delivery::default();
+    }
+    let text = match &event.attention {
+        Attention::NeedsYou { detail: Some(d) } => format!("{} ({}) needs you: {d}", event.task, event.agent),
+        Attention::NeedsYou { detail: None } => format!("{} ({}) needs you", event.task, event.agent),
+        Attention::Done => format!("{} ({}) is done", event.task, event.agent),
+    };
+    Delivery {
+        bell: settings.bell,
+        notification: settings.desktop.then_some(text),
+    }
+}
+
+/// The OSC 777 notification bytes for the outer terminal. Control characters
+/// and `;` (the field separator) are replaced so the text cannot end the
+/// sequence or inject another. Inside tmux the sequence is wrapped for
+/// passthrough (tmux needs `allow-passthrough on` to forward it).
+pub fn osc_notification(text: &str, in_tmux: bool) -> Vec<u8> {
+    let clean: String = text
+        .chars()
+        .map(|c| if c.is_control() || c == ';' { ' ' } else { c })
+        .take(200)
+        .collect();
+    let osc = format!("\x1b]777;notify;termic;{clean}\x07");
+    if in_tmux {
+        format!("\x1bPtmux;{}\x1b\\", osc.replace('\x1b', "\x1b\x1b")).into_bytes()
+    } else {
+        osc.into_bytes()
+    }
+}
+
+/// Where desktop notifications go on this machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// Try notify-rust; fall back to the terminal if it fails.
+    Desktop,
+    /// No notification service: straight to the outer terminal.
+    Terminal,
+}
+
+/// macOS always has a notification centre; elsewhere notify-rust needs a
+/// D-Bus session bus.
+pub fn route(is_macos: bool, session_bus: bool) -> Route {
+    if is_macos || session_bus {
+        Route::Desktop
+    } else {
+        Route::Terminal
+    }
+}
+
+/// Sends notifications. Desktop calls run on a short-lived thread so a slow
+/// bus never stalls the UI; a failure comes back on `fallback` as the text,
+/// and the app writes it to the terminal with [`osc_notification`].
+pub struct Notifier {
+    pub route: Route,
+    pub in_tmux: bool,
+    fallback: Sender<String>,
+}
+
+impl Notifier {
+    pub fn from_env(fallback: Sender<String>) -> Self {
+        let session_bus = std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|v| !v.is_empty());
+        Notifier {
+            route: route(cfg!(target_os = "macos"), session_bus),
+            in_tmux: std::env::var_os("TMUX").is_some(),
+            fallback,
+        }
+    }
+
+    /// Rings and notifies. `out` is the outer terminal, written between frames.
+    pub fn deliver(&self, delivery: &Delivery, out: &mut impl Write) -> std::io::Result<()> {
+        if delivery.bell {
+            out.write_all(b"\x07")?;
+        }
+        if let Some(text) = &delivery.notification {
+            match self.route {
+                Route::Terminal => out.write_all(&osc_notification(text, self.in_tmux))?,
+                Route::Desktop => {
+                    let text = text.clone();
+                    let fallback = self.fallback.clone();
+                    std::thread::spawn(move || {
+                        let shown = notify_rust::Notification::new()
+                            .summary("termic")
+                            .body(&text)
+                            .show();
+                        if shown.is_err() {
+                            let _ = fallback.send(text);
+                        }
+                    });
+                }
+            }
+        }
+        out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL_ON: NotifySettings = NotifySettings { bell: true, desktop: true };
+
+    fn event(attention: Attention, watched: bool) -> AttentionEvent {
+        AttentionEvent {
+            task: "fix".into(),
+            agent: "claude".into(),
+            attention,
+            watched,
+        }
+    }
+
+    #[test]
+    fn unwatched_needs_you_says_what_the_agent_needs() {
+        let d = decide(&event(Attention::NeedsYou { detail: Some("approve Write: src/main.rs".into()) }, false), ALL_ON);
+        assert!(d.bell);
+        assert_eq!(d.notification.as_deref(), Some("fix (claude) needs you: approve Write: src/main.rs"));
+        let d = decide(&event(Attention::NeedsYou { detail: None }, false), ALL_ON);
+        assert_eq!(d.notification.as_deref(), Some("fix (claude) needs you"));
+    }
+
+    #[test]
+    fn unwatched_done_rings_and_notifies() {
+        let d = decide(&event(Attention::Done, false), ALL_ON);
+        assert_eq!(d, Delivery { bell: true, notification: Some("fix (claude) is done".into()) });
+    }
+
+    #[test]
+    fn watched_task_earns_nothing() {
+        assert_eq!(decide(&event(Attention::Done, true), ALL_ON), Delivery::default());
+    }
+
+    #[test]
+    fn each_part_can_be_switched_off() {
+        let e = event(Attention::Done, false);
+        let d = decide(&e, NotifySettings { bell: false, desktop: true });
+        assert!(!d.bell && d.notification.is_some());
+        let d = decide(&e, NotifySettings { bell: true, desktop: false });
+        assert!(d.bell && d.notification.is_none());
+    }
+
+    #[test]
+    fn osc_text_cannot_break_out_of_the_sequence() {
+        assert_eq!(osc_notification("a needs you", false), b"\x1b]777;notify;termic;a needs you\x07");
+        assert_eq!(osc_notification("x\x07\x1b]0;evil;y", false), b"\x1b]777;notify;termic;x  ]0 evil y\x07");
+    }
+
+    #[test]
+    fn tmux_gets_passthrough() {
+        assert_eq!(osc_notification("hi", true), b"\x1bPtmux;\x1b\x1b]777;notify;termic;hi\x07\x1b\\");
+    }
+
+    #[test]
+    fn no_bus_means_the_terminal() {
+        assert_eq!(route(false, false), Route::Terminal);
+        assert_eq!(route(false, true), Route::Desktop);
+        assert_eq!(route(true, false), Route::Desktop);
+    }
+
+    #[test]
+    fn terminal_route_writes_bell_then_osc() {
+        let (tx, _rx) = crossbeam_channel::unbounded();
+        let n = Notifier { route: Route::Terminal, in_tmux: false, fallback: tx };
+        let mut out = Vec::new();
+        n.deliver(&Delivery { bell: true, notification: Some("t is done".into()) }, &mut out).unwrap();
+        assert_eq!(out, b"\x07\x1b]777;notify;termic;t is done\x07");
+    }
+}

@@ -1,0 +1,262 @@
+//! Small overlays: help, yes/no confirmations, and the new-task dialog.
+
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::Frame;
+
+/// The key table, as shown by help and the README.
+pub const PREFIX_KEYS: &[(&str, &str)] = &[
+    ("n", "new task"),
+    ("Tab or ]", "next task"),
+    ("Shift-Tab or [", "previous task"),
+    ("1-9", "jump to task"),
+    ("x", "close task"),
+    ("s", "Settings"),
+    ("i", "Inspector"),
+    ("?", "this help"),
+    ("q", "quit"),
+];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelpView {
+    /// The prefix key as typed, e.g. `Ctrl-]`.
+    pub prefix: String,
+}
+
+pub fn render_help(frame: &mut Frame, view: &HelpView) {
+    let inner = super::modal(frame, "Help", 64, PREFIX_KEYS.len() as u16 + 9);
+    let mut lines = vec![
+        Line::from("Every key goes to the focused agent, except the prefix key."),
+        Line::from(format!("Press {} then:", view.prefix)),
+        Line::from(""),
+    ];
+    for (key, what) in PREFIX_KEYS {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {key:<16}"), Style::new().add_modifier(Modifier::BOLD)),
+            Span::raw(*what),
+        ]));
+    }
+    lines.push(Line::from(vec![
+        Span::styled(format!("  {:<16}", view.prefix), Style::new().add_modifier(Modifier::BOLD)),
+        Span::raw(format!("send {} itself to the agent", view.prefix)),
+    ]));
+    lines.push(Line::from(""));
+    lines.push(Line::styled("Esc close", Style::new().add_modifier(Modifier::DIM)));
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// What a confirmation is for; the app acts on it when the user says yes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfirmAction {
+    Quit,
+    /// Close the task with this runtime id.
+    CloseTask { task: u64, has_worktree: bool },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfirmView {
+    pub title: String,
+    pub body: Vec<String>,
+    pub action: ConfirmAction,
+}
+
+impl ConfirmView {
+    pub fn quit(running: usize) -> Self {
+        let noun = if running == 1 { "task is" } else { "tasks are" };
+        ConfirmView {
+            title: "Quit termic?".into(),
+            body: vec![format!("{running} {noun} still running. Quitting stops them.")],
+            action: ConfirmAction::Quit,
+        }
+    }
+
+    pub fn close_task(task: u64, name: &str, worktree: Option<&str>) -> Self {
+        let mut body = vec![format!("Close {name}? Its agent is stopped.")];
+        if let Some(path) = worktree {
+            body.push(format!("Its worktree is {path}."));
+        }
+        ConfirmView {
+            title: "Close task".into(),
+            body,
+            action: ConfirmAction::CloseTask {
+                task,
+                has_worktree: worktree.is_some(),
+            },
+        }
+    }
+
+    fn keys(&self) -> &'static str {
+        match self.action {
+            ConfirmAction::CloseTask { has_worktree: true, .. } => {
+                "y close and keep the worktree   w close and remove the worktree   n cancel"
+            }
+            ConfirmAction::CloseTask { .. } => "y close   n cancel",
+            ConfirmAction::Quit => "y quit   n cancel",
+        }
+    }
+}
+
+pub fn render_confirm(frame: &mut Frame, view: &ConfirmView) {
+    let inner = super::modal(frame, &view.title, 84, view.body.len() as u16 + 5);
+    let mut lines: Vec<Line> = view.body.iter().map(|l| Line::from(l.clone())).collect();
+    lines.push(Line::from(""));
+    lines.push(Line::styled(view.keys(), Style::new().fg(Color::Cyan)));
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+/// An agent the new-task dialog offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentChoice {
+    pub id: String,
+    /// Its command is on PATH.
+    pub detected: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NewTaskField {
+    Agent,
+    Name,
+    Where,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewTaskView {
+    /// Detected agents first.
+    pub agents: Vec<AgentChoice>,
+    pub agent: usize,
+    pub name: String,
+    pub worktree: bool,
+    /// A worktree is possible (the current dir is in a git repository).
+    pub in_repo: bool,
+    pub field: NewTaskField,
+}
+
+impl NewTaskView {
+    pub fn new(mut agents: Vec<AgentChoice>, in_repo: bool) -> Self {
+        agents.sort_by_key(|a| !a.detected);
+        NewTaskView {
+            agents,
+            agent: 0,
+            name: String::new(),
+            worktree: false,
+            in_repo,
+            field: NewTaskField::Agent,
+        }
+    }
+
+    pub fn next_field(&mut self, forward: bool) {
+        use NewTaskField::*;
+        self.field = match (self.field, forward) {
+            (Agent, true) | (Where, false) => Name,
+            (Name, true) => Where,
+            (Where, true) | (Name, false) => Agent,
+            (Agent, false) => Where,
+        };
+    }
+
+    /// Left/Right on the agent or where field.
+    pub fn cycle(&mut self, forward: bool) {
+        match self.field {
+            NewTaskField::Agent if !self.agents.is_empty() => {
+                let n = self.agents.len();
+                self.agent = if forward { (self.agent + 1) % n } else { (self.agent + n - 1) % n };
+            }
+            NewTaskField::Where if self.in_repo => self.worktree = !self.worktree,
+            _ => {}
+        }
+    }
+
+    pub fn selected_agent(&self) -> Option<&AgentChoice> {
+        self.agents.get(self.agent)
+    }
+}
+
+pub fn render_new_task(frame: &mut Frame, view: &NewTaskView) {
+    let inner = super::modal(frame, "New task", 70, 12);
+    let focus = |f: NewTaskField| {
+        if view.field == f {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::new()
+        }
+    };
+    let agent = match view.selected_agent() {
+        Some(a) if a.detected => a.id.clone(),
+        Some(a) => format!("{} (not found on PATH)", a.id),
+        None => "no agents defined".into(),
+    };
+    let name = if view.name.is_empty() { "(from the agent)".to_string() } else { view.name.clone() };
+    let place = match (view.worktree, view.in_repo) {
+        (true, _) => "a new git worktree",
+        (false, true) => "this directory",
+        (false, false) => "this directory (not a git repository)",
+    };
+    let lines = vec![
+        Line::from(vec![Span::raw("Agent  < "), Span::styled(agent, focus(NewTaskField::Agent)), Span::raw(" >")]),
+        Line::from(vec![Span::raw("Name     "), Span::styled(name, focus(NewTaskField::Name))]),
+        Line::from(vec![Span::raw("Where  < "), Span::styled(place, focus(NewTaskField::Where)), Span::raw(" >")]),
+        Line::from(""),
+        Line::styled(
+            "Tab next field  Left/Right change  type a name  Enter start  Esc cancel",
+            Style::new().add_modifier(Modifier::DIM),
+        ),
+    ];
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::testing::{draw, text};
+
+    #[test]
+    fn help_lists_every_prefix_key() {
+        let s = text(&draw(70, 22, |f| render_help(f, &HelpView { prefix: "Ctrl-]".into() })));
+        assert!(s.contains("Press Ctrl-] then:"), "{s}");
+        for (key, what) in PREFIX_KEYS {
+            assert!(s.contains(key) && s.contains(what), "{key} {s}");
+        }
+        assert!(s.contains("send Ctrl-] itself to the agent"), "{s}");
+    }
+
+    #[test]
+    fn close_offers_worktree_removal_only_when_there_is_one() {
+        let v = ConfirmView::close_task(3, "fix", Some("/data/worktrees/fix"));
+        let s = text(&draw(90, 10, |f| render_confirm(f, &v)));
+        assert!(s.contains("Close fix? Its agent is stopped."), "{s}");
+        assert!(s.contains("w close and remove the worktree"), "{s}");
+        let v = ConfirmView::close_task(3, "fix", None);
+        let s = text(&draw(90, 10, |f| render_confirm(f, &v)));
+        assert!(!s.contains("worktree"), "{s}");
+    }
+
+    #[test]
+    fn quit_counts_running_tasks() {
+        let s = text(&draw(90, 10, |f| render_confirm(f, &ConfirmView::quit(2))));
+        assert!(s.contains("2 tasks are still running."), "{s}");
+    }
+
+    #[test]
+    fn new_task_puts_detected_agents_first_and_cycles() {
+        let agents = vec![
+            AgentChoice { id: "agy".into(), detected: false },
+            AgentChoice { id: "claude".into(), detected: true },
+        ];
+        let mut v = NewTaskView::new(agents, false);
+        assert_eq!(v.selected_agent().unwrap().id, "claude");
+        let s = text(&draw(80, 14, |f| render_new_task(f, &v)));
+        assert!(s.contains("Agent  < claude >"), "{s}");
+        assert!(s.contains("this directory (not a git repository)"), "{s}");
+        v.cycle(true);
+        assert_eq!(v.selected_agent().unwrap().id, "agy");
+        v.next_field(true);
+        v.next_field(true);
+        v.cycle(true);
+        assert!(!v.worktree, "no worktree outside a repository");
+        v.in_repo = true;
+        v.cycle(true);
+        let s = text(&draw(80, 14, |f| render_new_task(f, &v)));
+        assert!(s.contains("agy (not found on PATH)") && s.contains("a new git worktree"), "{s}");
+    }
+}

@@ -1,0 +1,165 @@
+//! The TUI: every screen is a pure render of a view model (no I/O, no clock),
+//! so each one is tested by drawing it to ratatui's `TestBackend`.
+//!
+//! - [`layout`]: where the sidebar, the task pane and the status line go.
+//! - [`sidebar`]: the task list with badges ([`sidebar::TaskView`]).
+//! - [`pane`]: the focused task's terminal, drawn from its `vt100::Screen`.
+//! - [`settings`], [`wizard`], [`inspector`], [`dialog`]: the overlays.
+//!
+//! `app.rs` owns the state and fills these view models from the runtime, the
+//! signal engine and the hooks crate; this module only draws.
+
+pub mod dialog;
+pub mod inspector;
+pub mod layout;
+pub mod pane;
+pub mod settings;
+pub mod sidebar;
+pub mod wizard;
+
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::Frame;
+
+use self::sidebar::TaskView;
+
+/// A screen drawn over the workspace. Each variant's state is also its view
+/// model: key handling in `app.rs` mutates it, rendering only reads it.
+#[derive(Debug)]
+pub enum Overlay {
+    Help(dialog::HelpView),
+    Confirm(dialog::ConfirmView),
+    NewTask(dialog::NewTaskView),
+    Settings(settings::SettingsView),
+    Wizard(wizard::WizardView),
+    Inspector(inspector::InspectorView),
+}
+
+/// Everything one frame shows.
+pub struct WorkspaceView<'a> {
+    pub tasks: &'a [TaskView],
+    pub focused: Option<usize>,
+    /// The focused task's screen model.
+    pub screen: Option<&'a vt100::Screen>,
+    pub overlay: Option<&'a Overlay>,
+    /// The prefix key as the user would type it, e.g. `Ctrl-]`.
+    pub prefix_label: &'a str,
+    /// True between the prefix key and the command key.
+    pub prefix_pending: bool,
+    /// A one-line message (an error, a hint) shown in the status line.
+    pub message: Option<&'a str>,
+}
+
+/// Draws one frame.
+pub fn render(frame: &mut Frame, view: &WorkspaceView) {
+    let areas = layout::WorkspaceLayout::new(frame.area());
+    sidebar::render(frame, areas.sidebar, view.tasks, view.focused);
+    match view.screen {
+        Some(screen) => {
+            frame.render_widget(pane::PaneWidget::new(screen), areas.pane);
+            if view.overlay.is_none() {
+                if let Some(pos) = pane::cursor_position(screen, areas.pane) {
+                    frame.set_cursor_position(pos);
+                }
+            }
+        }
+        None => render_empty_pane(frame, areas.pane, view.prefix_label),
+    }
+    render_status(frame, areas.status, view);
+    if let Some(overlay) = view.overlay {
+        render_overlay(frame, overlay);
+    }
+}
+
+fn render_overlay(frame: &mut Frame, overlay: &Overlay) {
+    match overlay {
+        Overlay::Help(v) => dialog::render_help(frame, v),
+        Overlay::Confirm(v) => dialog::render_confirm(frame, v),
+        Overlay::NewTask(v) => dialog::render_new_task(frame, v),
+        Overlay::Settings(v) => settings::render(frame, v),
+        Overlay::Wizard(v) => wizard::render(frame, v),
+        Overlay::Inspector(v) => inspector::render(frame, v),
+    }
+}
+
+fn render_empty_pane(frame: &mut Frame, area: Rect, prefix: &str) {
+    let text = vec![
+        Line::from(""),
+        Line::from("No task is open."),
+        Line::from(format!("Press {prefix} then n to start one, or {prefix} then ? for help.")),
+    ];
+    frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
+}
+
+fn render_status(frame: &mut Frame, area: Rect, view: &WorkspaceView) {
+    let hint = if view.prefix_pending {
+        Span::styled(
+            " prefix: n new  x close  s settings  i inspector  ? help  q quit ",
+            Style::new().fg(Color::Black).bg(Color::Yellow),
+        )
+    } else {
+        Span::styled(
+            format!(" {} ? for help ", view.prefix_label),
+            Style::new().add_modifier(Modifier::DIM),
+        )
+    };
+    let mut spans = vec![hint];
+    if let Some(msg) = view.message {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(msg.to_string(), Style::new().fg(Color::Red)));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// A centred box of at most `width` x `height` cells, cleared, with a title.
+/// Returns the inner area.
+pub(crate) fn modal(frame: &mut Frame, title: &str, width: u16, height: u16) -> Rect {
+    let area = layout::centered(frame.area(), width, height);
+    frame.render_widget(Clear, area);
+    let block = Block::new()
+        .borders(Borders::ALL)
+        .title(Span::styled(format!(" {title} "), Style::new().add_modifier(Modifier::BOLD)));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    inner
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Helpers for render tests: draw to a `TestBackend`, read the text back.
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+
+    pub fn draw(width: u16, height: u16, f: impl FnOnce(&mut ratatui::Frame)) -> Terminal<TestBackend> {
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        terminal.draw(f).unwrap();
+        terminal
+    }
+
+    /// The buffer as one string per row, trailing spaces trimmed.
+    pub fn text_lines(terminal: &Terminal<TestBackend>) -> Vec<String> {
+        let buf = terminal.backend().buffer();
+        (0..buf.area.height)
+            .map(|y| {
+                let mut s = String::new();
+                let mut skip = 0;
+                for x in 0..buf.area.width {
+                    if skip > 0 {
+                        skip -= 1;
+                        continue;
+                    }
+                    let symbol = buf[(x, y)].symbol();
+                    skip = ratatui::text::Span::raw(symbol).width().saturating_sub(1);
+                    s.push_str(symbol);
+                }
+                s.trim_end().to_string()
+            })
+            .collect()
+    }
+
+    pub fn text(terminal: &Terminal<TestBackend>) -> String {
+        text_lines(terminal).join("\n")
+    }
+}

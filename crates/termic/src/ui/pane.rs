@@ -1,0 +1,131 @@
+//! The focused task's terminal: a ratatui widget over a `vt100::Screen`.
+//!
+//! tui-term does not build against vt100 0.18 (crates.md), so this is the
+//! small widget of our own: copy each cell's text, colours and attributes.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Position, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::widgets::Widget;
+
+pub struct PaneWidget<'a> {
+    screen: &'a vt100::Screen,
+}
+
+impl<'a> PaneWidget<'a> {
+    pub fn new(screen: &'a vt100::Screen) -> Self {
+        PaneWidget { screen }
+    }
+}
+
+impl Widget for PaneWidget<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let (rows, cols) = self.screen.size();
+        let height = area.height.min(rows.get());
+        let width = area.width.min(cols.get());
+        for row in 0..height {
+            for col in 0..width {
+                let Some(cell) = self.screen.cell(row, col) else {
+                    continue;
+                };
+                if cell.is_wide_continuation() {
+                    continue;
+                }
+                let out = &mut buf[(area.x + col, area.y + row)];
+                if cell.has_contents() {
+                    out.set_symbol(cell.contents());
+                } else {
+                    out.set_symbol(" ");
+                }
+                out.set_style(cell_style(cell));
+            }
+        }
+    }
+}
+
+/// Where the outer terminal's cursor goes, or `None` when the agent hid it
+/// or it is outside the pane.
+pub fn cursor_position(screen: &vt100::Screen, pane: Rect) -> Option<Position> {
+    if screen.hide_cursor() {
+        return None;
+    }
+    let (row, col) = screen.cursor_position();
+    (row < pane.height && col < pane.width).then(|| Position::new(pane.x + col, pane.y + row))
+}
+
+fn cell_style(cell: &vt100::Cell) -> Style {
+    let mut style = Style::new().fg(color(cell.fgcolor())).bg(color(cell.bgcolor()));
+    let attrs = [
+        (cell.bold(), Modifier::BOLD),
+        (cell.dim(), Modifier::DIM),
+        (cell.italic(), Modifier::ITALIC),
+        (cell.underline(), Modifier::UNDERLINED),
+        (cell.inverse(), Modifier::REVERSED),
+    ];
+    for (on, modifier) in attrs {
+        if on {
+            style = style.add_modifier(modifier);
+        }
+    }
+    style
+}
+
+fn color(c: vt100::Color) -> Color {
+    match c {
+        vt100::Color::Default => Color::Reset,
+        vt100::Color::Idx(i) => Color::Indexed(i),
+        vt100::Color::Rgb(r, g, b) => Color::Rgb(r, g, b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::testing::{draw, text_lines};
+
+    fn screen(rows: u16, cols: u16, bytes: &[u8]) -> vt100::Parser {
+        let nz = |n: u16| std::num::NonZeroU16::new(n).unwrap();
+        let mut p = vt100::Parser::new(nz(rows), nz(cols), 0);
+        p.process(bytes);
+        p
+    }
+
+    #[test]
+    fn copies_text_colours_and_attributes() {
+        let p = screen(3, 10, b"\x1b[1;31mred\x1b[0m \x1b[38;2;1;2;3;48;5;17mrgb\x1b[0m\r\n\x1b[7minv\x1b[4mu");
+        let t = draw(12, 3, |f| f.render_widget(PaneWidget::new(p.screen()), Rect::new(1, 0, 10, 3)));
+        assert_eq!(text_lines(&t)[0], " red rgb");
+        assert_eq!(text_lines(&t)[1], " invu");
+        let buf = t.backend().buffer();
+        assert_eq!(buf[(1, 0)].fg, Color::Indexed(1));
+        assert!(buf[(1, 0)].modifier.contains(Modifier::BOLD));
+        assert_eq!(buf[(5, 0)].fg, Color::Rgb(1, 2, 3));
+        assert_eq!(buf[(5, 0)].bg, Color::Indexed(17));
+        assert!(buf[(1, 1)].modifier.contains(Modifier::REVERSED));
+        assert!(buf[(4, 1)].modifier.contains(Modifier::UNDERLINED));
+        assert_eq!(buf[(4, 0)].fg, Color::Reset);
+    }
+
+    #[test]
+    fn wide_characters_take_two_cells() {
+        let p = screen(1, 6, "a\u{4e2d}b".as_bytes());
+        let t = draw(6, 1, |f| f.render_widget(PaneWidget::new(p.screen()), f.area()));
+        assert_eq!(text_lines(&t)[0], "a\u{4e2d}b");
+    }
+
+    #[test]
+    fn cursor_follows_the_agent_and_hides_when_asked() {
+        let pane = Rect::new(30, 0, 10, 5);
+        let p = screen(5, 10, b"ab\r\ncd");
+        assert_eq!(cursor_position(p.screen(), pane), Some(Position::new(32, 1)));
+        let p = screen(5, 10, b"ab\x1b[?25l");
+        assert_eq!(cursor_position(p.screen(), pane), None);
+    }
+
+    #[test]
+    fn a_smaller_screen_leaves_the_rest_of_the_pane_alone() {
+        let p = screen(1, 3, b"xyz");
+        let t = draw(5, 2, |f| f.render_widget(PaneWidget::new(p.screen()), f.area()));
+        assert_eq!(text_lines(&t), vec!["xyz".to_string(), String::new()]);
+    }
+}

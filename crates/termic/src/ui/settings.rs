@@ -1,0 +1,343 @@
+//! Settings: one hooks row per agent (from the hooks crate's verified
+//! status), notification switches, and the way back into the wizard.
+
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::Frame;
+
+/// What the hooks crate verified on disk for one agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HooksState {
+    NotInstalled,
+    Installed,
+    /// Our files are there but the agent would not run them (why, in words).
+    NotWired { reason: String },
+    /// The agent's terminal already reports its state (codex).
+    NotNeeded { why: String },
+    NotSupported,
+    /// A file could not be read or parsed; nothing was written.
+    Error { file: String, message: String },
+}
+
+/// What a row offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowAction {
+    Install,
+    Reinstall,
+    Remove,
+}
+
+impl RowAction {
+    pub fn label(self) -> &'static str {
+        match self {
+            RowAction::Install => "Install",
+            RowAction::Reinstall => "Reinstall",
+            RowAction::Remove => "Remove",
+        }
+    }
+}
+
+/// One agent's line in Settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HooksRow {
+    pub agent: String,
+    pub state: HooksState,
+    /// Anything of termic's is on disk for this agent: Remove is offered
+    /// whatever the state, so a user can always clean up.
+    pub ours_on_disk: bool,
+    /// An OSC 7501 status report was seen from this agent on some task.
+    pub native_seen: bool,
+    /// Extra help under the row (grok's opt-out, for example).
+    pub help: Option<String>,
+}
+
+impl HooksRow {
+    pub fn actions(&self) -> Vec<RowAction> {
+        let mut out = match self.state {
+            HooksState::NotInstalled => vec![RowAction::Install],
+            HooksState::NotWired { .. } => vec![RowAction::Reinstall],
+            _ => vec![],
+        };
+        if self.ours_on_disk {
+            out.push(RowAction::Remove);
+        }
+        out
+    }
+
+    fn status_text(&self) -> String {
+        match &self.state {
+            HooksState::NotInstalled => "Hooks: not installed".into(),
+            HooksState::Installed => "Hooks: installed".into(),
+            HooksState::NotWired { reason } => format!("Hooks: installed but not wired: {reason}"),
+            HooksState::NotNeeded { why } => format!("Hooks: not needed ({why})"),
+            HooksState::NotSupported => "Hooks: not supported yet".into(),
+            HooksState::Error { file, message } => format!("Hooks: error in {file}: {message}"),
+        }
+    }
+}
+
+/// The notification switches shown in Settings and the wizard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotifyChoices {
+    pub bell: bool,
+    pub desktop: bool,
+}
+
+/// An install or removal waiting for the user's yes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingChange {
+    pub agent: String,
+    pub action: RowAction,
+    /// One line per file, from the InstallPlan: what is written where.
+    pub files: Vec<String>,
+    /// Set when the change would not take effect (e.g. `disableAllHooks`).
+    pub warning: Option<String>,
+}
+
+/// Which line of Settings the cursor is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingsItem {
+    Agent(usize),
+    Bell,
+    Desktop,
+    Wizard,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsView {
+    pub rows: Vec<HooksRow>,
+    pub notify: NotifyChoices,
+    pub selected: usize,
+    pub pending: Option<PendingChange>,
+    /// The result of the last action, shown at the bottom.
+    pub message: Option<String>,
+}
+
+impl SettingsView {
+    pub fn new(rows: Vec<HooksRow>, notify: NotifyChoices) -> Self {
+        SettingsView {
+            rows,
+            notify,
+            selected: 0,
+            pending: None,
+            message: None,
+        }
+    }
+
+    pub fn items(&self) -> Vec<SettingsItem> {
+        let mut items: Vec<_> = (0..self.rows.len()).map(SettingsItem::Agent).collect();
+        items.extend([SettingsItem::Bell, SettingsItem::Desktop, SettingsItem::Wizard]);
+        items
+    }
+
+    pub fn selected_item(&self) -> SettingsItem {
+        let items = self.items();
+        items[self.selected.min(items.len() - 1)]
+    }
+
+    pub fn move_selection(&mut self, delta: isize) {
+        let n = self.items().len() as isize;
+        self.selected = (self.selected as isize + delta).rem_euclid(n) as usize;
+    }
+}
+
+pub fn render(frame: &mut Frame, view: &SettingsView) {
+    let area = frame.area();
+    let inner = super::modal(frame, "Settings", area.width.saturating_sub(4).min(140), area.height.saturating_sub(2));
+    let mut lines = vec![
+        Line::from("Hooks let an agent tell termic its own state. One switch per agent, off by default."),
+        Line::from("They go into the agent's global config only, and Remove restores it exactly."),
+        Line::from(""),
+    ];
+    let selected = view.selected_item();
+    for (i, row) in view.rows.iter().enumerate() {
+        lines.extend(row_lines(row, selected == SettingsItem::Agent(i)));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::styled("Notifications", Style::new().add_modifier(Modifier::BOLD)));
+    lines.push(toggle_line("Bell when a task needs you or is done", view.notify.bell, selected == SettingsItem::Bell));
+    lines.push(toggle_line(
+        "Desktop notification (or OSC 777 to your terminal)",
+        view.notify.desktop,
+        selected == SettingsItem::Desktop,
+    ));
+    lines.push(item_line("Show the first-run wizard again", selected == SettingsItem::Wizard));
+    lines.push(Line::from(""));
+    if let Some(msg) = &view.message {
+        lines.push(Line::styled(msg.clone(), Style::new().fg(Color::Cyan)));
+    }
+    lines.push(Line::styled(
+        "Up/Down choose  Enter do it  i install  r remove  Esc close",
+        Style::new().add_modifier(Modifier::DIM),
+    ));
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+    if let Some(pending) = &view.pending {
+        render_pending(frame, pending);
+    }
+}
+
+fn row_lines(row: &HooksRow, selected: bool) -> Vec<Line<'static>> {
+    let pointer = if selected { "> " } else { "  " };
+    let name_style = if selected {
+        Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED)
+    } else {
+        Style::new().add_modifier(Modifier::BOLD)
+    };
+    let status_style = match row.state {
+        HooksState::Installed => Style::new().fg(Color::Green),
+        HooksState::NotWired { .. } | HooksState::Error { .. } => Style::new().fg(Color::Red),
+        _ => Style::new(),
+    };
+    let mut spans = vec![
+        Span::raw(pointer),
+        Span::styled(format!("{:<10}", row.agent), name_style),
+        Span::styled(row.status_text(), status_style),
+    ];
+    for action in row.actions() {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(format!("[{}]", action.label()), Style::new().fg(Color::Cyan)));
+    }
+    let mut lines = vec![Line::from(spans)];
+    let dim = Style::new().add_modifier(Modifier::DIM);
+    if row.native_seen {
+        lines.push(Line::styled(
+            "            Also reports its state natively (OSC 7501), so hooks are a second channel.",
+            dim,
+        ));
+    }
+    if let Some(help) = &row.help {
+        lines.push(Line::styled(format!("            {help}"), dim));
+    }
+    lines
+}
+
+fn toggle_line(label: &str, on: bool, selected: bool) -> Line<'static> {
+    let mark = if on { "[on] " } else { "[off]" };
+    item_line(&format!("{mark} {label}"), selected)
+}
+
+fn item_line(label: &str, selected: bool) -> Line<'static> {
+    let pointer = if selected { "> " } else { "  " };
+    let style = if selected { Style::new().add_modifier(Modifier::REVERSED) } else { Style::new() };
+    Line::from(vec![Span::raw(pointer), Span::styled(label.to_string(), style)])
+}
+
+fn render_pending(frame: &mut Frame, pending: &PendingChange) {
+    let height = pending.files.len() as u16 + 8;
+    let title = format!("{} hooks for {}", pending.action.label(), pending.agent);
+    let inner = super::modal(frame, &title, 90, height);
+    let verb = match pending.action {
+        RowAction::Remove => "termic will change exactly these files:",
+        _ => "termic will write exactly these files:",
+    };
+    let mut lines = vec![Line::from(verb)];
+    lines.extend(pending.files.iter().map(|f| Line::from(format!("  {f}"))));
+    if let Some(warning) = &pending.warning {
+        lines.push(Line::styled(warning.clone(), Style::new().fg(Color::Red)));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(format!("y {}   n cancel", pending.action.label().to_lowercase())));
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner_rect(inner));
+}
+
+fn inner_rect(r: Rect) -> Rect {
+    Rect::new(r.x + 1, r.y, r.width.saturating_sub(2), r.height)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::testing::{draw, text};
+
+    fn row(agent: &str, state: HooksState, ours: bool) -> HooksRow {
+        HooksRow {
+            agent: agent.into(),
+            state,
+            ours_on_disk: ours,
+            native_seen: false,
+            help: None,
+        }
+    }
+
+    fn all_states() -> Vec<HooksRow> {
+        let mut claude = row("claude", HooksState::NotInstalled, false);
+        claude.native_seen = true;
+        let mut grok = row("grok", HooksState::Installed, true);
+        grok.help = Some("Grok also runs Claude's hooks; opt out with [compat.claude] hooks = false in ~/.grok/config.toml".into());
+        vec![
+            claude,
+            grok,
+            row(
+                "agy",
+                HooksState::NotWired { reason: "the entry in ~/.gemini/config/hooks.json was changed".into() },
+                true,
+            ),
+            row("codex", HooksState::NotNeeded { why: "its terminal already reports this".into() }, false),
+            row("opencode", HooksState::Error { file: "~/.config/opencode/opencode.json".into(), message: "not valid JSON".into() }, false),
+            row("gemini", HooksState::NotSupported, false),
+        ]
+    }
+
+    #[test]
+    fn every_row_state_shows_its_words_and_buttons() {
+        let view = SettingsView::new(all_states(), NotifyChoices { bell: true, desktop: false });
+        let t = draw(140, 36, |f| render(f, &view));
+        let s = text(&t);
+        assert!(s.contains("> claude    Hooks: not installed [Install]"), "{s}");
+        assert!(s.contains("Also reports its state natively (OSC 7501)"), "{s}");
+        assert!(s.contains("  grok      Hooks: installed [Remove]"), "{s}");
+        assert!(s.contains("[compat.claude] hooks = false in ~/.grok/config.toml"), "{s}");
+        assert!(s.contains(
+            "  agy       Hooks: installed but not wired: the entry in ~/.gemini/config/hooks.json was changed [Reinstall] [Remove]"
+        ), "{s}");
+        let codex = s.lines().find(|l| l.contains("codex ")).unwrap();
+        assert!(codex.contains("  codex     Hooks: not needed (its terminal already reports this)"), "{s}");
+        assert!(!codex.contains('['), "codex offers no button: {codex}");
+        assert!(s.contains("  opencode  Hooks: error in ~/.config/opencode/opencode.json: not valid JSON"), "{s}");
+        assert!(s.contains("  gemini    Hooks: not supported yet"), "{s}");
+        assert!(s.contains("[on]  Bell"), "{s}");
+        assert!(s.contains("[off] Desktop notification"), "{s}");
+        assert!(!s.contains('\u{2014}'));
+    }
+
+    #[test]
+    fn remove_is_offered_whenever_our_files_are_on_disk() {
+        let r = row("claude", HooksState::NotInstalled, true);
+        assert_eq!(r.actions(), vec![RowAction::Install, RowAction::Remove]);
+        let r = row("claude", HooksState::Error { file: "f".into(), message: "m".into() }, true);
+        assert_eq!(r.actions(), vec![RowAction::Remove]);
+        let r = row("codex", HooksState::NotNeeded { why: "x".into() }, false);
+        assert!(r.actions().is_empty());
+    }
+
+    #[test]
+    fn pending_install_lists_the_files_before_writing() {
+        let mut view = SettingsView::new(all_states(), NotifyChoices { bell: true, desktop: true });
+        view.pending = Some(PendingChange {
+            agent: "claude".into(),
+            action: RowAction::Install,
+            files: vec!["~/.claude/settings.json (merge 3 entries)".into(), "~/.claude/termic-hooks/permission-request.sh (new)".into()],
+            warning: Some("disableAllHooks is set in ~/.claude/settings.json, so Claude will not run them.".into()),
+        });
+        let t = draw(100, 36, |f| render(f, &view));
+        let s = text(&t);
+        assert!(s.contains("Install hooks for claude"), "{s}");
+        assert!(s.contains("termic will write exactly these files:"), "{s}");
+        assert!(s.contains("~/.claude/termic-hooks/permission-request.sh (new)"), "{s}");
+        assert!(s.contains("disableAllHooks is set"), "{s}");
+        assert!(s.contains("y install   n cancel"), "{s}");
+    }
+
+    #[test]
+    fn selection_wraps_over_rows_and_switches() {
+        let mut view = SettingsView::new(all_states(), NotifyChoices { bell: true, desktop: true });
+        view.move_selection(-1);
+        assert_eq!(view.selected_item(), SettingsItem::Wizard);
+        view.move_selection(-2);
+        assert_eq!(view.selected_item(), SettingsItem::Bell);
+        view.move_selection(3);
+        assert_eq!(view.selected_item(), SettingsItem::Agent(0));
+    }
+}
