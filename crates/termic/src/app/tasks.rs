@@ -1,0 +1,265 @@
+//! The workspace's task list as the UI keeps it: order, focus, each task's
+//! badge and time in state, the unseen marker, and the Inspector timeline.
+//! Pure: the glue in `app.rs` feeds it runtime and engine events with times.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::notify::Attention;
+use crate::ui::inspector::InspectorEntry;
+use crate::ui::sidebar::{Badge, TaskView};
+
+/// One task in the sidebar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskEntry {
+    /// The runtime's handle.
+    pub id: u64,
+    pub name: String,
+    pub agent: String,
+    pub badge: Badge,
+    /// When the task entered `badge`'s state (ms on the app clock).
+    pub since_ms: u64,
+    pub started_ms: u64,
+    /// Reached needs-you or done while not watched; cleared on focus.
+    pub unseen: bool,
+    /// The Inspector timeline, oldest first.
+    pub timeline: Vec<InspectorEntry>,
+    /// The git worktree this task runs in, when termic made one.
+    pub worktree: Option<PathBuf>,
+}
+
+/// Oldest entries are dropped past this many, so a chatty task cannot grow
+/// the Inspector without bound.
+pub const TIMELINE_LIMIT: usize = 5_000;
+
+impl TaskEntry {
+    pub fn new(id: u64, name: String, agent: String, now_ms: u64) -> Self {
+        TaskEntry {
+            id,
+            name,
+            agent,
+            badge: Badge::Idle,
+            since_ms: now_ms,
+            started_ms: now_ms,
+            unseen: false,
+            timeline: Vec::new(),
+            worktree: None,
+        }
+    }
+
+    pub fn view(&self, now_ms: u64) -> TaskView {
+        TaskView {
+            name: self.name.clone(),
+            agent: self.agent.clone(),
+            badge: self.badge.clone(),
+            in_state: Duration::from_millis(now_ms.saturating_sub(self.since_ms)),
+            unseen: self.unseen,
+        }
+    }
+
+    pub fn is_running(&self) -> bool {
+        !matches!(self.badge, Badge::Exited(_))
+    }
+
+    /// Moves the badge. Returns what the user should be told when the new
+    /// state earns attention (needs-you or done); `detail` is the agent's
+    /// words or the hook's kind. Interrupted, idle, working and exited earn nothing.
+    pub fn set_badge(&mut self, badge: Badge, at_ms: u64, watched: bool, detail: Option<String>) -> Option<Attention> {
+        if self.badge == badge {
+            return None;
+        }
+        self.badge = badge;
+        self.since_ms = at_ms;
+        let attention = match &self.badge {
+            Badge::NeedsYou { .. } => Some(Attention::NeedsYou { detail }),
+            Badge::Done => Some(Attention::Done),
+            _ => None,
+        };
+        if attention.is_some() && !watched {
+            self.unseen = true;
+        }
+        attention
+    }
+
+    pub fn push_timeline(&mut self, entries: impl IntoIterator<Item = InspectorEntry>) {
+        self.timeline.extend(entries);
+        if self.timeline.len() > TIMELINE_LIMIT {
+            let excess = self.timeline.len() - TIMELINE_LIMIT;
+            self.timeline.drain(..excess);
+        }
+    }
+}
+
+/// The ordered list and which task has focus.
+#[derive(Debug, Default)]
+pub struct TaskList {
+    pub entries: Vec<TaskEntry>,
+    pub focused: Option<usize>,
+}
+
+impl TaskList {
+    pub fn push(&mut self, entry: TaskEntry) -> usize {
+        self.entries.push(entry);
+        let index = self.entries.len() - 1;
+        self.focus(index);
+        index
+    }
+
+    pub fn focus(&mut self, index: usize) {
+        if let Some(entry) = self.entries.get_mut(index) {
+            entry.unseen = false;
+            self.focused = Some(index);
+        }
+    }
+
+    /// Next (`forward`) or previous task, wrapping.
+    pub fn cycle(&mut self, forward: bool) {
+        let n = self.entries.len();
+        if n == 0 {
+            return;
+        }
+        let current = self.focused.unwrap_or(0);
+        let next = if forward { (current + 1) % n } else { (current + n - 1) % n };
+        self.focus(next);
+    }
+
+    pub fn focused_entry(&self) -> Option<&TaskEntry> {
+        self.focused.and_then(|i| self.entries.get(i))
+    }
+
+    pub fn focused_id(&self) -> Option<u64> {
+        self.focused_entry().map(|e| e.id)
+    }
+
+    pub fn index_of(&self, id: u64) -> Option<usize> {
+        self.entries.iter().position(|e| e.id == id)
+    }
+
+    pub fn get_mut(&mut self, id: u64) -> Option<&mut TaskEntry> {
+        self.entries.iter_mut().find(|e| e.id == id)
+    }
+
+    /// Removes a task; focus moves to the neighbour that took its place.
+    pub fn remove(&mut self, id: u64) -> Option<TaskEntry> {
+        let index = self.index_of(id)?;
+        let entry = self.entries.remove(index);
+        self.focused = match self.entries.len() {
+            0 => None,
+            n => Some(self.focused.unwrap_or(0).min(n - 1)),
+        };
+        if let Some(i) = self.focused {
+            self.focus(i);
+        }
+        Some(entry)
+    }
+
+    pub fn running(&self) -> usize {
+        self.entries.iter().filter(|e| e.is_running()).count()
+    }
+
+    pub fn views(&self, now_ms: u64) -> Vec<TaskView> {
+        self.entries.iter().map(|e| e.view(now_ms)).collect()
+    }
+
+    /// When the sidebar's time labels next change, so the loop wakes then
+    /// and not every frame: the next second while any task has been in its
+    /// state under a minute, else the next minute.
+    pub fn next_label_change(&self, now_ms: u64) -> Option<u64> {
+        self.entries
+            .iter()
+            .map(|e| {
+                let age = now_ms.saturating_sub(e.since_ms);
+                let step = if age < 60_000 { 1_000 } else { 60_000 };
+                now_ms + (step - age % step)
+            })
+            .min()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(n: u64) -> TaskList {
+        let mut l = TaskList::default();
+        for i in 0..n {
+            l.push(TaskEntry::new(i, format!("t{i}"), "claude".into(), 0));
+        }
+        l
+    }
+
+    #[test]
+    fn needs_you_and_done_earn_attention_and_mark_unseen_when_not_watched() {
+        let mut e = TaskEntry::new(1, "t".into(), "claude".into(), 0);
+        assert_eq!(e.set_badge(Badge::Working, 10, false, None), None);
+        let a = e.set_badge(Badge::NeedsYou { kind: Some("permission".into()) }, 20, false, Some("approve Write: a".into()));
+        assert_eq!(a, Some(Attention::NeedsYou { detail: Some("approve Write: a".into()) }));
+        assert!(e.unseen);
+        assert_eq!(e.view(1_020).in_state, Duration::from_secs(1));
+        assert_eq!(e.set_badge(Badge::Done, 30, true, None), Some(Attention::Done));
+    }
+
+    #[test]
+    fn interrupted_and_exited_earn_nothing() {
+        let mut e = TaskEntry::new(1, "t".into(), "claude".into(), 0);
+        e.set_badge(Badge::Working, 1, false, None);
+        assert_eq!(e.set_badge(Badge::Interrupted, 2, false, None), None);
+        assert_eq!(e.set_badge(Badge::Exited(0), 3, false, None), None);
+        assert!(!e.unseen);
+        assert!(!e.is_running());
+    }
+
+    #[test]
+    fn the_same_badge_twice_is_one_attention() {
+        let mut e = TaskEntry::new(1, "t".into(), "claude".into(), 0);
+        assert!(e.set_badge(Badge::Done, 1, false, None).is_some());
+        assert!(e.set_badge(Badge::Done, 2, false, None).is_none());
+    }
+
+    #[test]
+    fn focus_cycles_and_clears_unseen() {
+        let mut l = list(3);
+        assert_eq!(l.focused, Some(2));
+        l.entries[0].unseen = true;
+        l.cycle(true);
+        assert_eq!(l.focused, Some(0));
+        assert!(!l.entries[0].unseen);
+        l.cycle(false);
+        assert_eq!(l.focused, Some(2));
+        l.focus(7);
+        assert_eq!(l.focused, Some(2));
+    }
+
+    #[test]
+    fn removing_keeps_a_sensible_focus() {
+        let mut l = list(3);
+        l.remove(2);
+        assert_eq!(l.focused, Some(1));
+        l.focus(0);
+        l.remove(0);
+        assert_eq!(l.focused_id(), Some(1));
+        l.remove(1);
+        assert_eq!(l.focused, None);
+    }
+
+    #[test]
+    fn labels_change_every_second_then_every_minute() {
+        let mut l = list(1);
+        assert_eq!(l.next_label_change(1_500), Some(2_000));
+        l.entries[0].since_ms = 0;
+        assert_eq!(l.next_label_change(61_000), Some(120_000));
+        assert_eq!(TaskList::default().next_label_change(5), None);
+    }
+
+    #[test]
+    fn timeline_is_bounded() {
+        let mut e = TaskEntry::new(1, "t".into(), "a".into(), 0);
+        let entry = InspectorEntry {
+            at: Duration::ZERO,
+            kind: crate::ui::inspector::EntryKind::Signal,
+            text: "x".into(),
+        };
+        e.push_timeline(std::iter::repeat_n(entry, TIMELINE_LIMIT + 10));
+        assert_eq!(e.timeline.len(), TIMELINE_LIMIT);
+    }
+}
