@@ -4,7 +4,286 @@
 //! - [`keys`]: what a key means (agent bytes or a prefix command). Pure.
 //! - [`tasks`]: the task list, badges, focus and Inspector timelines. Pure.
 //! - [`terminal`]: the outer terminal's modes, restored on every exit.
+//! - [`input_events`]: outer-terminal events applied to the app.
+//! - [`overlays`]: keys inside Settings, the wizard, dialogs.
+//! - [`services`]: what the app needs from agents, worktrees, hooks and config.
+//!
+//! The loop sleeps in one `select!` until input, a runtime event, or the
+//! earliest deadline (the engine's next timer, a sidebar time label, or the
+//! next allowed frame). Redraws are coalesced to at most one per
+//! [`FRAME_MS`], so output is never throttled by drawing.
 
+pub mod input_events;
 pub mod keys;
+pub mod overlays;
+pub mod services;
 pub mod tasks;
 pub mod terminal;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Result;
+use crossbeam_channel::{select, Receiver};
+use ratatui::crossterm::event::Event;
+
+use crate::clock::Clock;
+use crate::input::PrefixKey;
+use crate::notify::{Notifier, NotifySettings};
+use crate::runtime::{Runtime, RuntimeEvent, TaskId, TaskSpec, TermSize};
+use crate::ui::layout::WorkspaceLayout;
+use crate::ui::sidebar::Badge;
+use crate::ui::{Overlay, WorkspaceView};
+
+use self::services::Services;
+use self::tasks::{TaskEntry, TaskList};
+use self::terminal::TerminalGuard;
+
+/// Shortest time between two frames (about 60 per second).
+pub const FRAME_MS: u64 = 16;
+
+/// How the app starts.
+pub struct AppOptions {
+    pub prefix: PrefixKey,
+    pub notify: NotifySettings,
+    /// Open the first-run wizard over the workspace.
+    pub wizard: Option<crate::ui::wizard::WizardView>,
+}
+
+pub struct App {
+    pub runtime: Runtime,
+    pub services: Box<dyn Services>,
+    clock: Arc<dyn Clock>,
+    pub tasks: TaskList,
+    pub overlay: Option<Overlay>,
+    pub prefix: PrefixKey,
+    pub prefix_pending: bool,
+    /// The outer terminal has focus (crossterm FocusGained/FocusLost).
+    pub outer_focused: bool,
+    /// The task whose engine was last told it is watched.
+    watched: Option<TaskId>,
+    /// Outer terminal size (cols, rows).
+    pub size: (u16, u16),
+    pub message: Option<String>,
+    pub notify: NotifySettings,
+    notifier: Notifier,
+    /// Bytes for the outer terminal (bell, OSC notifications), written after
+    /// the next frame so they never land inside one.
+    pending_out: Vec<u8>,
+    needs_draw: bool,
+    pub quit: bool,
+}
+
+impl App {
+    pub fn new(
+        runtime: Runtime,
+        services: Box<dyn Services>,
+        options: AppOptions,
+        notifier: Notifier,
+        size: (u16, u16),
+    ) -> Self {
+        let clock = Arc::clone(runtime.clock());
+        App {
+            runtime,
+            services,
+            clock,
+            tasks: TaskList::default(),
+            overlay: options.wizard.map(Overlay::Wizard),
+            prefix: options.prefix,
+            prefix_pending: false,
+            outer_focused: true,
+            watched: None,
+            size,
+            message: None,
+            notify: options.notify,
+            notifier,
+            pending_out: Vec::new(),
+            needs_draw: true,
+            quit: false,
+        }
+    }
+
+    pub fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
+    }
+
+    /// The size every task's PTY gets.
+    pub fn pty_size(&self) -> TermSize {
+        let (rows, cols) = WorkspaceLayout::pty_size(self.size.0, self.size.1);
+        TermSize { rows, cols }
+    }
+
+    /// Starts a task and focuses it.
+    pub fn spawn(
+        &mut self,
+        mut spec: TaskSpec,
+        worktree: Option<std::path::PathBuf>,
+        hooks_wired: bool,
+    ) -> Result<TaskId> {
+        spec.size = self.pty_size();
+        let name = spec.name.clone();
+        let agent = spec.agent.clone();
+        let _ = hooks_wired;
+        let id = self.runtime.spawn(spec)?;
+        let mut entry = TaskEntry::new(id.0, name, agent, self.now_ms());
+        entry.worktree = worktree;
+        self.tasks.push(entry);
+        self.after_focus_change();
+        Ok(id)
+    }
+
+    /// Tells engines who is watched, and switches mouse capture. Called
+    /// after anything that can change the focused task or outer focus.
+    pub fn after_focus_change(&mut self) {
+        let now = self.now_ms();
+        let watched = self
+            .outer_focused
+            .then(|| self.tasks.focused_id().map(TaskId))
+            .flatten();
+        let _ = now;
+        self.watched = watched;
+        self.needs_draw = true;
+    }
+
+    /// Moves the engines' new log entries into each task's Inspector
+    /// timeline, and refreshes an open Inspector.
+    pub fn refresh_timelines(&mut self) {
+        if let (Some(Overlay::Inspector(view)), Some(entry)) =
+            (&mut self.overlay, self.tasks.focused_entry())
+        {
+            view.entries.clone_from(&entry.timeline);
+        }
+    }
+
+    /// Agents that reported their state natively (OSC 7501) on some task.
+    pub fn native_agents(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    pub fn request_draw(&mut self) {
+        self.needs_draw = true;
+    }
+
+    /// Applies one runtime event.
+    pub fn on_runtime(&mut self, event: RuntimeEvent) {
+        match event {
+            RuntimeEvent::Dirty(id) => {
+                if self.tasks.focused_id() == Some(id.0) {
+                    self.needs_draw = true;
+                }
+            }
+            RuntimeEvent::Exited(id, code) => {
+                let now = self.now_ms();
+                if let Some(entry) = self.tasks.get_mut(id.0) {
+                    entry.set_badge(Badge::Exited(code.unwrap_or(-1)), now, false, None);
+                }
+                self.needs_draw = true;
+            }
+        }
+    }
+
+    /// Builds the frame's view and draws it, then writes pending bell and
+    /// notification bytes.
+    fn draw(&mut self, guard: &mut TerminalGuard) -> Result<()> {
+        let now = self.now_ms();
+        let views = self.tasks.views(now);
+        let focused = self.focused_task();
+        let frame_view = |screen: Option<&vt100::Screen>, frame: &mut ratatui::Frame| {
+            let view = WorkspaceView {
+                tasks: &views,
+                focused: self.tasks.focused,
+                screen,
+                overlay: self.overlay.as_ref(),
+                prefix_label: &self.prefix.label,
+                prefix_pending: self.prefix_pending,
+                message: self.message.as_deref(),
+            };
+            crate::ui::render(frame, &view);
+        };
+        let terminal = &mut guard.terminal;
+        let drawn = focused.and_then(|id| {
+            self.runtime.with_screen(id, |screen| {
+                terminal.draw(|f| frame_view(Some(screen), f)).map(|_| ())
+            })
+        });
+        match drawn {
+            Some(result) => result?,
+            None => {
+                terminal.draw(|f| frame_view(None, f))?;
+            }
+        }
+        if !self.pending_out.is_empty() {
+            guard.write_raw(&std::mem::take(&mut self.pending_out))?;
+        }
+        let mouse = focused
+            .and_then(|id| {
+                self.runtime.with_screen(id, |s| {
+                    s.mouse_protocol_mode() != vt100::MouseProtocolMode::None
+                })
+            })
+            .unwrap_or(false);
+        guard.set_mouse_capture(mouse && self.overlay.is_none())?;
+        Ok(())
+    }
+
+    /// Runs until the user quits. `input` carries outer-terminal events from
+    /// the input thread; `fallback` carries notification texts the desktop
+    /// could not show.
+    pub fn run(
+        &mut self,
+        guard: &mut TerminalGuard,
+        input: Receiver<Event>,
+        runtime_events: Receiver<RuntimeEvent>,
+        fallback: Receiver<String>,
+    ) -> Result<()> {
+        let mut last_frame = 0u64;
+        while !self.quit {
+            let now = self.now_ms();
+            if self.needs_draw && now >= last_frame + FRAME_MS {
+                self.draw(guard)?;
+                last_frame = now;
+                self.needs_draw = false;
+            }
+            let deadline = [
+                self.tasks.next_label_change(now),
+                self.needs_draw.then_some(last_frame + FRAME_MS),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
+            let timeout = match deadline {
+                Some(at) => Duration::from_millis(at.saturating_sub(now)),
+                None => Duration::from_secs(3600),
+            };
+            select! {
+                recv(input) -> ev => match ev {
+                    Ok(ev) => self.on_event(ev),
+                    Err(_) => self.quit = true,
+                },
+                recv(runtime_events) -> ev => {
+                    if let Ok(ev) = ev {
+                        self.on_runtime(ev);
+                    }
+                },
+                recv(fallback) -> text => {
+                    if let Ok(text) = text {
+                        let bytes = crate::notify::osc_notification(&text, self.notifier.in_tmux);
+                        self.pending_out.extend_from_slice(&bytes);
+                        self.needs_draw = true;
+                    }
+                },
+                default(timeout) => {
+                    self.needs_draw = true;
+                },
+            }
+            // Coalesce: take everything already queued before drawing.
+            while let Ok(ev) = runtime_events.try_recv() {
+                self.on_runtime(ev);
+            }
+            while let Ok(ev) = input.try_recv() {
+                self.on_event(ev);
+            }
+        }
+        Ok(())
+    }
+}

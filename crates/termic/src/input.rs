@@ -52,7 +52,9 @@ impl PrefixKey {
     /// Parses `ctrl-X` where X is a letter or one of `@[\]^_`.
     pub fn parse(spec: &str) -> Option<Self> {
         let lower = spec.trim().to_ascii_lowercase();
-        let rest = lower.strip_prefix("ctrl-").or_else(|| lower.strip_prefix("c-"))?;
+        let rest = lower
+            .strip_prefix("ctrl-")
+            .or_else(|| lower.strip_prefix("c-"))?;
         let mut chars = rest.chars();
         let c = chars.next()?;
         if chars.next().is_some() {
@@ -119,7 +121,11 @@ pub fn encode_key(key: &KeyEvent, modes: &InputModes) -> Vec<u8> {
             if alt {
                 out.push(0x1b);
             }
-            match m.contains(KeyModifiers::CONTROL).then(|| ctrl_byte(c)).flatten() {
+            match m
+                .contains(KeyModifiers::CONTROL)
+                .then(|| ctrl_byte(c))
+                .flatten()
+            {
                 Some(b) => out.push(b),
                 None => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
             }
@@ -128,7 +134,11 @@ pub fn encode_key(key: &KeyEvent, modes: &InputModes) -> Vec<u8> {
         KeyCode::Tab => alt_byte(&mut out, alt, b'\t'),
         KeyCode::BackTab => out.extend_from_slice(b"\x1b[Z"),
         KeyCode::Backspace => {
-            let b = if m.contains(KeyModifiers::CONTROL) { 0x08 } else { 0x7f };
+            let b = if m.contains(KeyModifiers::CONTROL) {
+                0x08
+            } else {
+                0x7f
+            };
             alt_byte(&mut out, alt, b);
         }
         KeyCode::Esc => alt_byte(&mut out, alt, 0x1b),
@@ -218,7 +228,9 @@ pub fn encode_mouse(ev: &MouseEvent, col: u16, row: u16, modes: &InputModes) -> 
     };
     let wanted = match modes.mouse_mode {
         Mode::None => false,
-        Mode::Press => !release && !matches!(ev.kind, MouseEventKind::Drag(_) | MouseEventKind::Moved),
+        Mode::Press => {
+            !release && !matches!(ev.kind, MouseEventKind::Drag(_) | MouseEventKind::Moved)
+        }
         Mode::PressRelease => !matches!(ev.kind, MouseEventKind::Drag(_) | MouseEventKind::Moved),
         Mode::ButtonMotion => !matches!(ev.kind, MouseEventKind::Moved),
         Mode::AnyMotion => true,

@@ -26,7 +26,10 @@ fn printable_and_control_keys() {
     let m = InputModes::default();
     assert_eq!(encode_key(&key(KeyCode::Char('c'), CTRL), &m), [0x03]);
     assert_eq!(encode_key(&key(KeyCode::Char('x'), ALT), &m), b"\x1bx");
-    assert_eq!(encode_key(&key(KeyCode::Char('a'), CTRL | ALT), &m), [0x1b, 0x01]);
+    assert_eq!(
+        encode_key(&key(KeyCode::Char('a'), CTRL | ALT), &m),
+        [0x1b, 0x01]
+    );
     assert_eq!(encode_key(&key(KeyCode::Char(' '), CTRL), &m), [0]);
     assert_eq!(plain(KeyCode::Enter), b"\r");
     assert_eq!(encode_key(&key(KeyCode::Enter, ALT), &m), b"\x1b\r");
@@ -46,7 +49,10 @@ fn cursor_keys_follow_application_cursor_mode_and_modifiers() {
     };
     assert_eq!(encode_key(&key(KeyCode::Up, NONE), &app), b"\x1bOA");
     assert_eq!(encode_key(&key(KeyCode::Left, CTRL), &app), b"\x1b[1;5D");
-    assert_eq!(encode_key(&key(KeyCode::Right, SHIFT | ALT), &app), b"\x1b[1;4C");
+    assert_eq!(
+        encode_key(&key(KeyCode::Right, SHIFT | ALT), &app),
+        b"\x1b[1;4C"
+    );
     assert_eq!(plain(KeyCode::Home), b"\x1b[H");
     assert_eq!(plain(KeyCode::End), b"\x1b[F");
 }
@@ -98,7 +104,10 @@ fn paste_is_bracketed_only_when_the_agent_asked() {
         ..m
     };
     assert_eq!(encode_paste("x\ny", &b), b"\x1b[200~x\ny\x1b[201~");
-    assert_eq!(encode_paste("evil\x1b[201~rm", &b), b"\x1b[200~evilrm\x1b[201~");
+    assert_eq!(
+        encode_paste("evil\x1b[201~rm", &b),
+        b"\x1b[200~evilrm\x1b[201~"
+    );
 }
 
 fn mouse(kind: MouseEventKind, m: KeyModifiers) -> MouseEvent {
@@ -123,7 +132,10 @@ fn mouse_goes_only_where_asked_in_the_asked_encoding() {
     assert_eq!(encode_mouse(&down, 4, 2, &sgr).unwrap(), b"\x1b[<0;5;3M");
     let up = mouse(MouseEventKind::Up(MouseButton::Right), CTRL);
     assert_eq!(encode_mouse(&up, 0, 0, &sgr).unwrap(), b"\x1b[<18;1;1m");
-    assert_eq!(encode_mouse(&mouse(MouseEventKind::ScrollDown, NONE), 1, 1, &sgr).unwrap(), b"\x1b[<65;2;2M");
+    assert_eq!(
+        encode_mouse(&mouse(MouseEventKind::ScrollDown, NONE), 1, 1, &sgr).unwrap(),
+        b"\x1b[<65;2;2M"
+    );
     // Motion only in the modes that asked for it.
     let drag = mouse(MouseEventKind::Drag(MouseButton::Left), NONE);
     assert_eq!(encode_mouse(&drag, 0, 0, &sgr), None);
@@ -131,8 +143,14 @@ fn mouse_goes_only_where_asked_in_the_asked_encoding() {
         mouse_mode: MouseProtocolMode::ButtonMotion,
         ..sgr
     };
-    assert_eq!(encode_mouse(&drag, 0, 0, &motion).unwrap(), b"\x1b[<32;1;1M");
-    assert_eq!(encode_mouse(&mouse(MouseEventKind::Moved, NONE), 0, 0, &motion), None);
+    assert_eq!(
+        encode_mouse(&drag, 0, 0, &motion).unwrap(),
+        b"\x1b[<32;1;1M"
+    );
+    assert_eq!(
+        encode_mouse(&mouse(MouseEventKind::Moved, NONE), 0, 0, &motion),
+        None
+    );
     let press_only = InputModes {
         mouse_mode: MouseProtocolMode::Press,
         ..sgr
@@ -147,10 +165,20 @@ fn legacy_mouse_encodings() {
         ..InputModes::default()
     };
     let down = mouse(MouseEventKind::Down(MouseButton::Middle), SHIFT);
-    assert_eq!(encode_mouse(&down, 0, 9, &x10).unwrap(), [0x1b, b'[', b'M', 32 + 5, 33, 42]);
+    assert_eq!(
+        encode_mouse(&down, 0, 9, &x10).unwrap(),
+        [0x1b, b'[', b'M', 32 + 5, 33, 42]
+    );
     let up = mouse(MouseEventKind::Up(MouseButton::Left), NONE);
-    assert_eq!(encode_mouse(&up, 0, 0, &x10).unwrap(), [0x1b, b'[', b'M', 35, 33, 33]);
-    assert_eq!(encode_mouse(&down, 300, 0, &x10), None, "x10 cannot say column 301");
+    assert_eq!(
+        encode_mouse(&up, 0, 0, &x10).unwrap(),
+        [0x1b, b'[', b'M', 35, 33, 33]
+    );
+    assert_eq!(
+        encode_mouse(&down, 300, 0, &x10),
+        None,
+        "x10 cannot say column 301"
+    );
     let utf8 = InputModes {
         mouse_encoding: MouseProtocolEncoding::Utf8,
         ..x10

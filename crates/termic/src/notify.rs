@@ -25,7 +25,9 @@ pub enum Attention {
     /// `detail` is the agent's own words when it gave them (a native
     /// `blocked` message such as "approve Write: src/main.rs"), else the
     /// hook's kind (`permission`, `question`).
-    NeedsYou { detail: Option<String> },
+    NeedsYou {
+        detail: Option<String>,
+    },
     Done,
 }
 
@@ -54,8 +56,12 @@ pub fn decide(event: &AttentionEvent, settings: NotifySettings) -> Delivery {
         return Delivery::default();
     }
     let text = match &event.attention {
-        Attention::NeedsYou { detail: Some(d) } => format!("{} ({}) needs you: {d}", event.task, event.agent),
-        Attention::NeedsYou { detail: None } => format!("{} ({}) needs you", event.task, event.agent),
+        Attention::NeedsYou { detail: Some(d) } => {
+            format!("{} ({}) needs you: {d}", event.task, event.agent)
+        }
+        Attention::NeedsYou { detail: None } => {
+            format!("{} ({}) needs you", event.task, event.agent)
+        }
         Attention::Done => format!("{} ({}) is done", event.task, event.agent),
     };
     Delivery {
@@ -112,7 +118,8 @@ pub struct Notifier {
 
 impl Notifier {
     pub fn from_env(fallback: Sender<String>) -> Self {
-        let session_bus = std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|v| !v.is_empty());
+        let session_bus =
+            std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|v| !v.is_empty());
         Notifier {
             route: route(cfg!(target_os = "macos"), session_bus),
             in_tmux: std::env::var_os("TMUX").is_some(),
@@ -151,7 +158,10 @@ impl Notifier {
 mod tests {
     use super::*;
 
-    const ALL_ON: NotifySettings = NotifySettings { bell: true, desktop: true };
+    const ALL_ON: NotifySettings = NotifySettings {
+        bell: true,
+        desktop: true,
+    };
 
     fn event(attention: Attention, watched: bool) -> AttentionEvent {
         AttentionEvent {
@@ -164,9 +174,20 @@ mod tests {
 
     #[test]
     fn unwatched_needs_you_says_what_the_agent_needs() {
-        let d = decide(&event(Attention::NeedsYou { detail: Some("approve Write: src/main.rs".into()) }, false), ALL_ON);
+        let d = decide(
+            &event(
+                Attention::NeedsYou {
+                    detail: Some("approve Write: src/main.rs".into()),
+                },
+                false,
+            ),
+            ALL_ON,
+        );
         assert!(d.bell);
-        assert_eq!(d.notification.as_deref(), Some("fix (claude) needs you: approve Write: src/main.rs"));
+        assert_eq!(
+            d.notification.as_deref(),
+            Some("fix (claude) needs you: approve Write: src/main.rs")
+        );
         let d = decide(&event(Attention::NeedsYou { detail: None }, false), ALL_ON);
         assert_eq!(d.notification.as_deref(), Some("fix (claude) needs you"));
     }
@@ -174,32 +195,62 @@ mod tests {
     #[test]
     fn unwatched_done_rings_and_notifies() {
         let d = decide(&event(Attention::Done, false), ALL_ON);
-        assert_eq!(d, Delivery { bell: true, notification: Some("fix (claude) is done".into()) });
+        assert_eq!(
+            d,
+            Delivery {
+                bell: true,
+                notification: Some("fix (claude) is done".into())
+            }
+        );
     }
 
     #[test]
     fn watched_task_earns_nothing() {
-        assert_eq!(decide(&event(Attention::Done, true), ALL_ON), Delivery::default());
+        assert_eq!(
+            decide(&event(Attention::Done, true), ALL_ON),
+            Delivery::default()
+        );
     }
 
     #[test]
     fn each_part_can_be_switched_off() {
         let e = event(Attention::Done, false);
-        let d = decide(&e, NotifySettings { bell: false, desktop: true });
+        let d = decide(
+            &e,
+            NotifySettings {
+                bell: false,
+                desktop: true,
+            },
+        );
         assert!(!d.bell && d.notification.is_some());
-        let d = decide(&e, NotifySettings { bell: true, desktop: false });
+        let d = decide(
+            &e,
+            NotifySettings {
+                bell: true,
+                desktop: false,
+            },
+        );
         assert!(d.bell && d.notification.is_none());
     }
 
     #[test]
     fn osc_text_cannot_break_out_of_the_sequence() {
-        assert_eq!(osc_notification("a needs you", false), b"\x1b]777;notify;termic;a needs you\x07");
-        assert_eq!(osc_notification("x\x07\x1b]0;evil;y", false), b"\x1b]777;notify;termic;x  ]0 evil y\x07");
+        assert_eq!(
+            osc_notification("a needs you", false),
+            b"\x1b]777;notify;termic;a needs you\x07"
+        );
+        assert_eq!(
+            osc_notification("x\x07\x1b]0;evil;y", false),
+            b"\x1b]777;notify;termic;x  ]0 evil y\x07"
+        );
     }
 
     #[test]
     fn tmux_gets_passthrough() {
-        assert_eq!(osc_notification("hi", true), b"\x1bPtmux;\x1b\x1b]777;notify;termic;hi\x07\x1b\\");
+        assert_eq!(
+            osc_notification("hi", true),
+            b"\x1bPtmux;\x1b\x1b]777;notify;termic;hi\x07\x1b\\"
+        );
     }
 
     #[test]
@@ -212,9 +263,20 @@ mod tests {
     #[test]
     fn terminal_route_writes_bell_then_osc() {
         let (tx, _rx) = crossbeam_channel::unbounded();
-        let n = Notifier { route: Route::Terminal, in_tmux: false, fallback: tx };
+        let n = Notifier {
+            route: Route::Terminal,
+            in_tmux: false,
+            fallback: tx,
+        };
         let mut out = Vec::new();
-        n.deliver(&Delivery { bell: true, notification: Some("t is done".into()) }, &mut out).unwrap();
+        n.deliver(
+            &Delivery {
+                bell: true,
+                notification: Some("t is done".into()),
+            },
+            &mut out,
+        )
+        .unwrap();
         assert_eq!(out, b"\x07\x1b]777;notify;termic;t is done\x07");
     }
 }

@@ -33,7 +33,12 @@ pub enum KeyRoute {
 }
 
 /// Routes one key. `prefix_pending` is true when the previous key was the prefix.
-pub fn route_key(key: &KeyEvent, prefix: &PrefixKey, prefix_pending: bool, modes: &InputModes) -> KeyRoute {
+pub fn route_key(
+    key: &KeyEvent,
+    prefix: &PrefixKey,
+    prefix_pending: bool,
+    modes: &InputModes,
+) -> KeyRoute {
     if key.kind == KeyEventKind::Release {
         return KeyRoute::Ignored;
     }
@@ -42,7 +47,11 @@ pub fn route_key(key: &KeyEvent, prefix: &PrefixKey, prefix_pending: bool, modes
             return KeyRoute::PrefixStarted;
         }
         let bytes = encode_key(key, modes);
-        return if bytes.is_empty() { KeyRoute::Ignored } else { KeyRoute::Agent(bytes) };
+        return if bytes.is_empty() {
+            KeyRoute::Ignored
+        } else {
+            KeyRoute::Agent(bytes)
+        };
     }
     if prefix.matches(key) {
         // Prefix twice: the agent gets the prefix byte itself.
@@ -84,21 +93,38 @@ mod tests {
     }
 
     fn route(code: KeyCode, m: KeyModifiers, pending: bool) -> KeyRoute {
-        route_key(&key(code, m), &PrefixKey::default_key(), pending, &InputModes::default())
+        route_key(
+            &key(code, m),
+            &PrefixKey::default_key(),
+            pending,
+            &InputModes::default(),
+        )
     }
 
     const NONE: KeyModifiers = KeyModifiers::NONE;
 
     #[test]
     fn keys_go_to_the_agent_unchanged() {
-        assert_eq!(route(KeyCode::Char('n'), NONE, false), KeyRoute::Agent(b"n".to_vec()));
-        assert_eq!(route(KeyCode::Char('c'), KeyModifiers::CONTROL, false), KeyRoute::Agent(vec![3]));
-        assert_eq!(route(KeyCode::Esc, NONE, false), KeyRoute::Agent(vec![0x1b]));
+        assert_eq!(
+            route(KeyCode::Char('n'), NONE, false),
+            KeyRoute::Agent(b"n".to_vec())
+        );
+        assert_eq!(
+            route(KeyCode::Char('c'), KeyModifiers::CONTROL, false),
+            KeyRoute::Agent(vec![3])
+        );
+        assert_eq!(
+            route(KeyCode::Esc, NONE, false),
+            KeyRoute::Agent(vec![0x1b])
+        );
     }
 
     #[test]
     fn prefix_then_command() {
-        assert_eq!(route(KeyCode::Char('5'), KeyModifiers::CONTROL, false), KeyRoute::PrefixStarted);
+        assert_eq!(
+            route(KeyCode::Char('5'), KeyModifiers::CONTROL, false),
+            KeyRoute::PrefixStarted
+        );
         let cases = [
             (KeyCode::Char('n'), PrefixCommand::NewTask),
             (KeyCode::Tab, PrefixCommand::Next),
@@ -116,17 +142,26 @@ mod tests {
         for (code, want) in cases {
             assert_eq!(route(code, NONE, true), KeyRoute::Command(want), "{code:?}");
         }
-        assert_eq!(route(KeyCode::Char('?'), KeyModifiers::SHIFT, true), KeyRoute::Command(PrefixCommand::Help));
+        assert_eq!(
+            route(KeyCode::Char('?'), KeyModifiers::SHIFT, true),
+            KeyRoute::Command(PrefixCommand::Help)
+        );
     }
 
     #[test]
     fn prefix_twice_sends_the_prefix_byte() {
-        assert_eq!(route(KeyCode::Char(']'), KeyModifiers::CONTROL, true), KeyRoute::Agent(vec![0x1d]));
+        assert_eq!(
+            route(KeyCode::Char(']'), KeyModifiers::CONTROL, true),
+            KeyRoute::Agent(vec![0x1d])
+        );
     }
 
     #[test]
     fn unknown_command_is_ignored_not_sent() {
         assert_eq!(route(KeyCode::Char('z'), NONE, true), KeyRoute::Ignored);
-        assert_eq!(route(KeyCode::Char('n'), KeyModifiers::CONTROL, true), KeyRoute::Ignored);
+        assert_eq!(
+            route(KeyCode::Char('n'), KeyModifiers::CONTROL, true),
+            KeyRoute::Ignored
+        );
     }
 }

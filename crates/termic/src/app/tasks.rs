@@ -64,7 +64,13 @@ impl TaskEntry {
     /// Moves the badge. Returns what the user should be told when the new
     /// state earns attention (needs-you or done); `detail` is the agent's
     /// words or the hook's kind. Interrupted, idle, working and exited earn nothing.
-    pub fn set_badge(&mut self, badge: Badge, at_ms: u64, watched: bool, detail: Option<String>) -> Option<Attention> {
+    pub fn set_badge(
+        &mut self,
+        badge: Badge,
+        at_ms: u64,
+        watched: bool,
+        detail: Option<String>,
+    ) -> Option<Attention> {
         if self.badge == badge {
             return None;
         }
@@ -119,7 +125,11 @@ impl TaskList {
             return;
         }
         let current = self.focused.unwrap_or(0);
-        let next = if forward { (current + 1) % n } else { (current + n - 1) % n };
+        let next = if forward {
+            (current + 1) % n
+        } else {
+            (current + n - 1) % n
+        };
         self.focus(next);
     }
 
@@ -192,11 +202,26 @@ mod tests {
     fn needs_you_and_done_earn_attention_and_mark_unseen_when_not_watched() {
         let mut e = TaskEntry::new(1, "t".into(), "claude".into(), 0);
         assert_eq!(e.set_badge(Badge::Working, 10, false, None), None);
-        let a = e.set_badge(Badge::NeedsYou { kind: Some("permission".into()) }, 20, false, Some("approve Write: a".into()));
-        assert_eq!(a, Some(Attention::NeedsYou { detail: Some("approve Write: a".into()) }));
+        let a = e.set_badge(
+            Badge::NeedsYou {
+                kind: Some("permission".into()),
+            },
+            20,
+            false,
+            Some("approve Write: a".into()),
+        );
+        assert_eq!(
+            a,
+            Some(Attention::NeedsYou {
+                detail: Some("approve Write: a".into())
+            })
+        );
         assert!(e.unseen);
         assert_eq!(e.view(1_020).in_state, Duration::from_secs(1));
-        assert_eq!(e.set_badge(Badge::Done, 30, true, None), Some(Attention::Done));
+        assert_eq!(
+            e.set_badge(Badge::Done, 30, true, None),
+            Some(Attention::Done)
+        );
     }
 
     #[test]

@@ -28,7 +28,12 @@ impl TerminalGuard {
         install_panic_hook();
         enable_raw_mode()?;
         let mut stdout = io::stdout();
-        if let Err(e) = execute!(stdout, EnterAlternateScreen, EnableBracketedPaste, EnableFocusChange) {
+        if let Err(e) = execute!(
+            stdout,
+            EnterAlternateScreen,
+            EnableBracketedPaste,
+            EnableFocusChange
+        ) {
             restore();
             return Err(e);
         }

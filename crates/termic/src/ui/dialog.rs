@@ -33,16 +33,25 @@ pub fn render_help(frame: &mut Frame, view: &HelpView) {
     ];
     for (key, what) in PREFIX_KEYS {
         lines.push(Line::from(vec![
-            Span::styled(format!("  {key:<16}"), Style::new().add_modifier(Modifier::BOLD)),
+            Span::styled(
+                format!("  {key:<16}"),
+                Style::new().add_modifier(Modifier::BOLD),
+            ),
             Span::raw(*what),
         ]));
     }
     lines.push(Line::from(vec![
-        Span::styled(format!("  {:<16}", view.prefix), Style::new().add_modifier(Modifier::BOLD)),
+        Span::styled(
+            format!("  {:<16}", view.prefix),
+            Style::new().add_modifier(Modifier::BOLD),
+        ),
         Span::raw(format!("send {} itself to the agent", view.prefix)),
     ]));
     lines.push(Line::from(""));
-    lines.push(Line::styled("Esc close", Style::new().add_modifier(Modifier::DIM)));
+    lines.push(Line::styled(
+        "Esc close",
+        Style::new().add_modifier(Modifier::DIM),
+    ));
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
@@ -51,7 +60,10 @@ pub fn render_help(frame: &mut Frame, view: &HelpView) {
 pub enum ConfirmAction {
     Quit,
     /// Close the task with this runtime id.
-    CloseTask { task: u64, has_worktree: bool },
+    CloseTask {
+        task: u64,
+        has_worktree: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,7 +78,9 @@ impl ConfirmView {
         let noun = if running == 1 { "task is" } else { "tasks are" };
         ConfirmView {
             title: "Quit termic?".into(),
-            body: vec![format!("{running} {noun} still running. Quitting stops them.")],
+            body: vec![format!(
+                "{running} {noun} still running. Quitting stops them."
+            )],
             action: ConfirmAction::Quit,
         }
     }
@@ -88,9 +102,9 @@ impl ConfirmView {
 
     fn keys(&self) -> &'static str {
         match self.action {
-            ConfirmAction::CloseTask { has_worktree: true, .. } => {
-                "y close and keep the worktree   w close and remove the worktree   n cancel"
-            }
+            ConfirmAction::CloseTask {
+                has_worktree: true, ..
+            } => "y close and keep the worktree   w close and remove the worktree   n cancel",
             ConfirmAction::CloseTask { .. } => "y close   n cancel",
             ConfirmAction::Quit => "y quit   n cancel",
         }
@@ -160,7 +174,11 @@ impl NewTaskView {
         match self.field {
             NewTaskField::Agent if !self.agents.is_empty() => {
                 let n = self.agents.len();
-                self.agent = if forward { (self.agent + 1) % n } else { (self.agent + n - 1) % n };
+                self.agent = if forward {
+                    (self.agent + 1) % n
+                } else {
+                    (self.agent + n - 1) % n
+                };
             }
             NewTaskField::Where if self.in_repo => self.worktree = !self.worktree,
             _ => {}
@@ -186,16 +204,31 @@ pub fn render_new_task(frame: &mut Frame, view: &NewTaskView) {
         Some(a) => format!("{} (not found on PATH)", a.id),
         None => "no agents defined".into(),
     };
-    let name = if view.name.is_empty() { "(from the agent)".to_string() } else { view.name.clone() };
+    let name = if view.name.is_empty() {
+        "(from the agent)".to_string()
+    } else {
+        view.name.clone()
+    };
     let place = match (view.worktree, view.in_repo) {
         (true, _) => "a new git worktree",
         (false, true) => "this directory",
         (false, false) => "this directory (not a git repository)",
     };
     let lines = vec![
-        Line::from(vec![Span::raw("Agent  < "), Span::styled(agent, focus(NewTaskField::Agent)), Span::raw(" >")]),
-        Line::from(vec![Span::raw("Name     "), Span::styled(name, focus(NewTaskField::Name))]),
-        Line::from(vec![Span::raw("Where  < "), Span::styled(place, focus(NewTaskField::Where)), Span::raw(" >")]),
+        Line::from(vec![
+            Span::raw("Agent  < "),
+            Span::styled(agent, focus(NewTaskField::Agent)),
+            Span::raw(" >"),
+        ]),
+        Line::from(vec![
+            Span::raw("Name     "),
+            Span::styled(name, focus(NewTaskField::Name)),
+        ]),
+        Line::from(vec![
+            Span::raw("Where  < "),
+            Span::styled(place, focus(NewTaskField::Where)),
+            Span::raw(" >"),
+        ]),
         Line::from(""),
         Line::styled(
             "Tab next field  Left/Right change  type a name  Enter start  Esc cancel",
@@ -212,7 +245,14 @@ mod tests {
 
     #[test]
     fn help_lists_every_prefix_key() {
-        let s = text(&draw(70, 22, |f| render_help(f, &HelpView { prefix: "Ctrl-]".into() })));
+        let s = text(&draw(70, 22, |f| {
+            render_help(
+                f,
+                &HelpView {
+                    prefix: "Ctrl-]".into(),
+                },
+            )
+        }));
         assert!(s.contains("Press Ctrl-] then:"), "{s}");
         for (key, what) in PREFIX_KEYS {
             assert!(s.contains(key) && s.contains(what), "{key} {s}");
@@ -240,8 +280,14 @@ mod tests {
     #[test]
     fn new_task_puts_detected_agents_first_and_cycles() {
         let agents = vec![
-            AgentChoice { id: "agy".into(), detected: false },
-            AgentChoice { id: "claude".into(), detected: true },
+            AgentChoice {
+                id: "agy".into(),
+                detected: false,
+            },
+            AgentChoice {
+                id: "claude".into(),
+                detected: true,
+            },
         ];
         let mut v = NewTaskView::new(agents, false);
         assert_eq!(v.selected_agent().unwrap().id, "claude");
@@ -257,6 +303,9 @@ mod tests {
         v.in_repo = true;
         v.cycle(true);
         let s = text(&draw(80, 14, |f| render_new_task(f, &v)));
-        assert!(s.contains("agy (not found on PATH)") && s.contains("a new git worktree"), "{s}");
+        assert!(
+            s.contains("agy (not found on PATH)") && s.contains("a new git worktree"),
+            "{s}"
+        );
     }
 }

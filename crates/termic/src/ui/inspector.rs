@@ -74,7 +74,12 @@ pub fn visible_rows(height: u16) -> usize {
 pub fn render(frame: &mut Frame, view: &InspectorView) {
     let area = frame.area();
     let title = format!("Inspector: {} ({})", view.task, view.agent);
-    let inner = super::modal(frame, &title, area.width.saturating_sub(4), area.height.saturating_sub(2));
+    let inner = super::modal(
+        frame,
+        &title,
+        area.width.saturating_sub(4),
+        area.height.saturating_sub(2),
+    );
     let rows = inner.height.saturating_sub(2) as usize;
     let first = view.first_visible(rows);
     let mut lines: Vec<Line> = Vec::with_capacity(rows + 2);
@@ -91,7 +96,12 @@ pub fn render(frame: &mut Frame, view: &InspectorView) {
     let position = if view.entries.is_empty() {
         String::new()
     } else {
-        format!("{}-{} of {}  ", first + 1, (first + rows).min(view.entries.len()), view.entries.len())
+        format!(
+            "{}-{} of {}  ",
+            first + 1,
+            (first + rows).min(view.entries.len()),
+            view.entries.len()
+        )
     };
     lines.push(Line::styled(
         format!("{position}Up/Down PgUp/PgDn scroll  Home top  End newest  Esc close"),
@@ -104,7 +114,10 @@ fn entry_line(entry: &InspectorEntry) -> Line<'static> {
     let at = format!("{:>9.3}s  ", entry.at.as_secs_f64());
     let (tag, style) = match entry.kind {
         EntryKind::Signal => ("signal      ", Style::new().add_modifier(Modifier::DIM)),
-        EntryKind::Transition => ("transition  ", Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD)),
+        EntryKind::Transition => (
+            "transition  ",
+            Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+        ),
     };
     Line::from(vec![
         Span::styled(at, Style::new().add_modifier(Modifier::DIM)),
@@ -122,7 +135,11 @@ mod tests {
         (0..n)
             .map(|i| InspectorEntry {
                 at: Duration::from_millis(i as u64 * 1500),
-                kind: if i % 2 == 0 { EntryKind::Signal } else { EntryKind::Transition },
+                kind: if i % 2 == 0 {
+                    EntryKind::Signal
+                } else {
+                    EntryKind::Transition
+                },
                 text: format!("entry {i}"),
             })
             .collect()
@@ -134,7 +151,11 @@ mod tests {
             "fix".into(),
             "claude".into(),
             vec![
-                InspectorEntry { at: Duration::from_millis(1200), kind: EntryKind::Signal, text: "hook attention kind=permission".into() },
+                InspectorEntry {
+                    at: Duration::from_millis(1200),
+                    kind: EntryKind::Signal,
+                    text: "hook attention kind=permission".into(),
+                },
                 InspectorEntry {
                     at: Duration::from_millis(1201),
                     kind: EntryKind::Transition,
@@ -144,7 +165,10 @@ mod tests {
         );
         let s = text(&draw(100, 20, |f| render(f, &view)));
         assert!(s.contains("Inspector: fix (claude)"), "{s}");
-        assert!(s.contains("    1.200s  signal      hook attention kind=permission"), "{s}");
+        assert!(
+            s.contains("    1.200s  signal      hook attention kind=permission"),
+            "{s}"
+        );
         assert!(s.contains("    1.201s  transition  working -> needs_you: hook PermissionRequest (kind=permission)"), "{s}");
         assert!(s.contains("1-2 of 2"), "{s}");
     }

@@ -88,7 +88,9 @@ fn render_empty_pane(frame: &mut Frame, area: Rect, prefix: &str) {
     let text = vec![
         Line::from(""),
         Line::from("No task is open."),
-        Line::from(format!("Press {prefix} then n to start one, or {prefix} then ? for help.")),
+        Line::from(format!(
+            "Press {prefix} then n to start one, or {prefix} then ? for help."
+        )),
     ];
     frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
 }
@@ -118,9 +120,10 @@ fn render_status(frame: &mut Frame, area: Rect, view: &WorkspaceView) {
 pub(crate) fn modal(frame: &mut Frame, title: &str, width: u16, height: u16) -> Rect {
     let area = layout::centered(frame.area(), width, height);
     frame.render_widget(Clear, area);
-    let block = Block::new()
-        .borders(Borders::ALL)
-        .title(Span::styled(format!(" {title} "), Style::new().add_modifier(Modifier::BOLD)));
+    let block = Block::new().borders(Borders::ALL).title(Span::styled(
+        format!(" {title} "),
+        Style::new().add_modifier(Modifier::BOLD),
+    ));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     inner
@@ -132,7 +135,11 @@ pub(crate) mod testing {
     use ratatui::backend::TestBackend;
     use ratatui::Terminal;
 
-    pub fn draw(width: u16, height: u16, f: impl FnOnce(&mut ratatui::Frame)) -> Terminal<TestBackend> {
+    pub fn draw(
+        width: u16,
+        height: u16,
+        f: impl FnOnce(&mut ratatui::Frame),
+    ) -> Terminal<TestBackend> {
         let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
         terminal.draw(f).unwrap();
         terminal

@@ -54,7 +54,9 @@ pub fn cursor_position(screen: &vt100::Screen, pane: Rect) -> Option<Position> {
 }
 
 fn cell_style(cell: &vt100::Cell) -> Style {
-    let mut style = Style::new().fg(color(cell.fgcolor())).bg(color(cell.bgcolor()));
+    let mut style = Style::new()
+        .fg(color(cell.fgcolor()))
+        .bg(color(cell.bgcolor()));
     let attrs = [
         (cell.bold(), Modifier::BOLD),
         (cell.dim(), Modifier::DIM),
@@ -92,8 +94,14 @@ mod tests {
 
     #[test]
     fn copies_text_colours_and_attributes() {
-        let p = screen(3, 10, b"\x1b[1;31mred\x1b[0m \x1b[38;2;1;2;3;48;5;17mrgb\x1b[0m\r\n\x1b[7minv\x1b[4mu");
-        let t = draw(12, 3, |f| f.render_widget(PaneWidget::new(p.screen()), Rect::new(1, 0, 10, 3)));
+        let p = screen(
+            3,
+            10,
+            b"\x1b[1;31mred\x1b[0m \x1b[38;2;1;2;3;48;5;17mrgb\x1b[0m\r\n\x1b[7minv\x1b[4mu",
+        );
+        let t = draw(12, 3, |f| {
+            f.render_widget(PaneWidget::new(p.screen()), Rect::new(1, 0, 10, 3))
+        });
         assert_eq!(text_lines(&t)[0], " red rgb");
         assert_eq!(text_lines(&t)[1], " invu");
         let buf = t.backend().buffer();
@@ -109,7 +117,9 @@ mod tests {
     #[test]
     fn wide_characters_take_two_cells() {
         let p = screen(1, 6, "a\u{4e2d}b".as_bytes());
-        let t = draw(6, 1, |f| f.render_widget(PaneWidget::new(p.screen()), f.area()));
+        let t = draw(6, 1, |f| {
+            f.render_widget(PaneWidget::new(p.screen()), f.area())
+        });
         assert_eq!(text_lines(&t)[0], "a\u{4e2d}b");
     }
 
@@ -117,7 +127,10 @@ mod tests {
     fn cursor_follows_the_agent_and_hides_when_asked() {
         let pane = Rect::new(30, 0, 10, 5);
         let p = screen(5, 10, b"ab\r\ncd");
-        assert_eq!(cursor_position(p.screen(), pane), Some(Position::new(32, 1)));
+        assert_eq!(
+            cursor_position(p.screen(), pane),
+            Some(Position::new(32, 1))
+        );
         let p = screen(5, 10, b"ab\x1b[?25l");
         assert_eq!(cursor_position(p.screen(), pane), None);
     }
@@ -125,7 +138,9 @@ mod tests {
     #[test]
     fn a_smaller_screen_leaves_the_rest_of_the_pane_alone() {
         let p = screen(1, 3, b"xyz");
-        let t = draw(5, 2, |f| f.render_widget(PaneWidget::new(p.screen()), f.area()));
+        let t = draw(5, 2, |f| {
+            f.render_widget(PaneWidget::new(p.screen()), f.area())
+        });
         assert_eq!(text_lines(&t), vec!["xyz".to_string(), String::new()]);
     }
 }

@@ -13,12 +13,19 @@ pub enum HooksState {
     NotInstalled,
     Installed,
     /// Our files are there but the agent would not run them (why, in words).
-    NotWired { reason: String },
+    NotWired {
+        reason: String,
+    },
     /// The agent's terminal already reports its state (codex).
-    NotNeeded { why: String },
+    NotNeeded {
+        why: String,
+    },
     NotSupported,
     /// A file could not be read or parsed; nothing was written.
-    Error { file: String, message: String },
+    Error {
+        file: String,
+        message: String,
+    },
 }
 
 /// What a row offers.
@@ -128,7 +135,11 @@ impl SettingsView {
 
     pub fn items(&self) -> Vec<SettingsItem> {
         let mut items: Vec<_> = (0..self.rows.len()).map(SettingsItem::Agent).collect();
-        items.extend([SettingsItem::Bell, SettingsItem::Desktop, SettingsItem::Wizard]);
+        items.extend([
+            SettingsItem::Bell,
+            SettingsItem::Desktop,
+            SettingsItem::Wizard,
+        ]);
         items
     }
 
@@ -145,9 +156,16 @@ impl SettingsView {
 
 pub fn render(frame: &mut Frame, view: &SettingsView) {
     let area = frame.area();
-    let inner = super::modal(frame, "Settings", area.width.saturating_sub(4).min(140), area.height.saturating_sub(2));
+    let inner = super::modal(
+        frame,
+        "Settings",
+        area.width.saturating_sub(4).min(140),
+        area.height.saturating_sub(2),
+    );
     let mut lines = vec![
-        Line::from("Hooks let an agent tell termic its own state. One switch per agent, off by default."),
+        Line::from(
+            "Hooks let an agent tell termic its own state. One switch per agent, off by default.",
+        ),
         Line::from("They go into the agent's global config only, and Remove restores it exactly."),
         Line::from(""),
     ];
@@ -156,14 +174,24 @@ pub fn render(frame: &mut Frame, view: &SettingsView) {
         lines.extend(row_lines(row, selected == SettingsItem::Agent(i)));
     }
     lines.push(Line::from(""));
-    lines.push(Line::styled("Notifications", Style::new().add_modifier(Modifier::BOLD)));
-    lines.push(toggle_line("Bell when a task needs you or is done", view.notify.bell, selected == SettingsItem::Bell));
+    lines.push(Line::styled(
+        "Notifications",
+        Style::new().add_modifier(Modifier::BOLD),
+    ));
+    lines.push(toggle_line(
+        "Bell when a task needs you or is done",
+        view.notify.bell,
+        selected == SettingsItem::Bell,
+    ));
     lines.push(toggle_line(
         "Desktop notification (or OSC 777 to your terminal)",
         view.notify.desktop,
         selected == SettingsItem::Desktop,
     ));
-    lines.push(item_line("Show the first-run wizard again", selected == SettingsItem::Wizard));
+    lines.push(item_line(
+        "Show the first-run wizard again",
+        selected == SettingsItem::Wizard,
+    ));
     lines.push(Line::from(""));
     if let Some(msg) = &view.message {
         lines.push(Line::styled(msg.clone(), Style::new().fg(Color::Cyan)));
@@ -197,7 +225,10 @@ fn row_lines(row: &HooksRow, selected: bool) -> Vec<Line<'static>> {
     ];
     for action in row.actions() {
         spans.push(Span::raw(" "));
-        spans.push(Span::styled(format!("[{}]", action.label()), Style::new().fg(Color::Cyan)));
+        spans.push(Span::styled(
+            format!("[{}]", action.label()),
+            Style::new().fg(Color::Cyan),
+        ));
     }
     let mut lines = vec![Line::from(spans)];
     let dim = Style::new().add_modifier(Modifier::DIM);
@@ -220,8 +251,15 @@ fn toggle_line(label: &str, on: bool, selected: bool) -> Line<'static> {
 
 fn item_line(label: &str, selected: bool) -> Line<'static> {
     let pointer = if selected { "> " } else { "  " };
-    let style = if selected { Style::new().add_modifier(Modifier::REVERSED) } else { Style::new() };
-    Line::from(vec![Span::raw(pointer), Span::styled(label.to_string(), style)])
+    let style = if selected {
+        Style::new().add_modifier(Modifier::REVERSED)
+    } else {
+        Style::new()
+    };
+    Line::from(vec![
+        Span::raw(pointer),
+        Span::styled(label.to_string(), style),
+    ])
 }
 
 fn render_pending(frame: &mut Frame, pending: &PendingChange) {
@@ -238,8 +276,14 @@ fn render_pending(frame: &mut Frame, pending: &PendingChange) {
         lines.push(Line::styled(warning.clone(), Style::new().fg(Color::Red)));
     }
     lines.push(Line::from(""));
-    lines.push(Line::from(format!("y {}   n cancel", pending.action.label().to_lowercase())));
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner_rect(inner));
+    lines.push(Line::from(format!(
+        "y {}   n cancel",
+        pending.action.label().to_lowercase()
+    )));
+    frame.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: false }),
+        inner_rect(inner),
+    );
 }
 
 fn inner_rect(r: Rect) -> Rect {
@@ -271,31 +315,69 @@ mod tests {
             grok,
             row(
                 "agy",
-                HooksState::NotWired { reason: "the entry in ~/.gemini/config/hooks.json was changed".into() },
+                HooksState::NotWired {
+                    reason: "the entry in ~/.gemini/config/hooks.json was changed".into(),
+                },
                 true,
             ),
-            row("codex", HooksState::NotNeeded { why: "its terminal already reports this".into() }, false),
-            row("opencode", HooksState::Error { file: "~/.config/opencode/opencode.json".into(), message: "not valid JSON".into() }, false),
+            row(
+                "codex",
+                HooksState::NotNeeded {
+                    why: "its terminal already reports this".into(),
+                },
+                false,
+            ),
+            row(
+                "opencode",
+                HooksState::Error {
+                    file: "~/.config/opencode/opencode.json".into(),
+                    message: "not valid JSON".into(),
+                },
+                false,
+            ),
             row("gemini", HooksState::NotSupported, false),
         ]
     }
 
     #[test]
     fn every_row_state_shows_its_words_and_buttons() {
-        let view = SettingsView::new(all_states(), NotifyChoices { bell: true, desktop: false });
+        let view = SettingsView::new(
+            all_states(),
+            NotifyChoices {
+                bell: true,
+                desktop: false,
+            },
+        );
         let t = draw(140, 36, |f| render(f, &view));
         let s = text(&t);
-        assert!(s.contains("> claude    Hooks: not installed [Install]"), "{s}");
-        assert!(s.contains("Also reports its state natively (OSC 7501)"), "{s}");
+        assert!(
+            s.contains("> claude    Hooks: not installed [Install]"),
+            "{s}"
+        );
+        assert!(
+            s.contains("Also reports its state natively (OSC 7501)"),
+            "{s}"
+        );
         assert!(s.contains("  grok      Hooks: installed [Remove]"), "{s}");
-        assert!(s.contains("[compat.claude] hooks = false in ~/.grok/config.toml"), "{s}");
+        assert!(
+            s.contains("[compat.claude] hooks = false in ~/.grok/config.toml"),
+            "{s}"
+        );
         assert!(s.contains(
             "  agy       Hooks: installed but not wired: the entry in ~/.gemini/config/hooks.json was changed [Reinstall] [Remove]"
         ), "{s}");
         let codex = s.lines().find(|l| l.contains("codex ")).unwrap();
-        assert!(codex.contains("  codex     Hooks: not needed (its terminal already reports this)"), "{s}");
+        assert!(
+            codex.contains("  codex     Hooks: not needed (its terminal already reports this)"),
+            "{s}"
+        );
         assert!(!codex.contains('['), "codex offers no button: {codex}");
-        assert!(s.contains("  opencode  Hooks: error in ~/.config/opencode/opencode.json: not valid JSON"), "{s}");
+        assert!(
+            s.contains(
+                "  opencode  Hooks: error in ~/.config/opencode/opencode.json: not valid JSON"
+            ),
+            "{s}"
+        );
         assert!(s.contains("  gemini    Hooks: not supported yet"), "{s}");
         assert!(s.contains("[on]  Bell"), "{s}");
         assert!(s.contains("[off] Desktop notification"), "{s}");
@@ -306,7 +388,14 @@ mod tests {
     fn remove_is_offered_whenever_our_files_are_on_disk() {
         let r = row("claude", HooksState::NotInstalled, true);
         assert_eq!(r.actions(), vec![RowAction::Install, RowAction::Remove]);
-        let r = row("claude", HooksState::Error { file: "f".into(), message: "m".into() }, true);
+        let r = row(
+            "claude",
+            HooksState::Error {
+                file: "f".into(),
+                message: "m".into(),
+            },
+            true,
+        );
         assert_eq!(r.actions(), vec![RowAction::Remove]);
         let r = row("codex", HooksState::NotNeeded { why: "x".into() }, false);
         assert!(r.actions().is_empty());
@@ -314,25 +403,46 @@ mod tests {
 
     #[test]
     fn pending_install_lists_the_files_before_writing() {
-        let mut view = SettingsView::new(all_states(), NotifyChoices { bell: true, desktop: true });
+        let mut view = SettingsView::new(
+            all_states(),
+            NotifyChoices {
+                bell: true,
+                desktop: true,
+            },
+        );
         view.pending = Some(PendingChange {
             agent: "claude".into(),
             action: RowAction::Install,
-            files: vec!["~/.claude/settings.json (merge 3 entries)".into(), "~/.claude/termic-hooks/permission-request.sh (new)".into()],
-            warning: Some("disableAllHooks is set in ~/.claude/settings.json, so Claude will not run them.".into()),
+            files: vec![
+                "~/.claude/settings.json (merge 3 entries)".into(),
+                "~/.claude/termic-hooks/permission-request.sh (new)".into(),
+            ],
+            warning: Some(
+                "disableAllHooks is set in ~/.claude/settings.json, so Claude will not run them."
+                    .into(),
+            ),
         });
         let t = draw(100, 36, |f| render(f, &view));
         let s = text(&t);
         assert!(s.contains("Install hooks for claude"), "{s}");
         assert!(s.contains("termic will write exactly these files:"), "{s}");
-        assert!(s.contains("~/.claude/termic-hooks/permission-request.sh (new)"), "{s}");
+        assert!(
+            s.contains("~/.claude/termic-hooks/permission-request.sh (new)"),
+            "{s}"
+        );
         assert!(s.contains("disableAllHooks is set"), "{s}");
         assert!(s.contains("y install   n cancel"), "{s}");
     }
 
     #[test]
     fn selection_wraps_over_rows_and_switches() {
-        let mut view = SettingsView::new(all_states(), NotifyChoices { bell: true, desktop: true });
+        let mut view = SettingsView::new(
+            all_states(),
+            NotifyChoices {
+                bell: true,
+                desktop: true,
+            },
+        );
         view.move_selection(-1);
         assert_eq!(view.selected_item(), SettingsItem::Wizard);
         view.move_selection(-2);

@@ -14,7 +14,9 @@ pub enum Badge {
     Idle,
     Working,
     /// `kind` is what the agent is blocked on when it said (`permission`, `question`).
-    NeedsYou { kind: Option<String> },
+    NeedsYou {
+        kind: Option<String>,
+    },
     Done,
     Interrupted,
     /// The agent process ended with this status.
@@ -73,9 +75,10 @@ pub fn short_duration(d: Duration) -> String {
 }
 
 pub fn render(frame: &mut Frame, area: Rect, tasks: &[TaskView], focused: Option<usize>) {
-    let block = Block::new()
-        .borders(Borders::RIGHT)
-        .title(Span::styled(" termic ", Style::new().add_modifier(Modifier::BOLD)));
+    let block = Block::new().borders(Borders::RIGHT).title(Span::styled(
+        " termic ",
+        Style::new().add_modifier(Modifier::BOLD),
+    ));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let width = inner.width as usize;
@@ -86,13 +89,20 @@ pub fn render(frame: &mut Frame, area: Rect, tasks: &[TaskView], focused: Option
         lines.push(badge_line(task, width));
     }
     if tasks.is_empty() {
-        lines.push(Line::styled("no tasks", Style::new().add_modifier(Modifier::DIM)));
+        lines.push(Line::styled(
+            "no tasks",
+            Style::new().add_modifier(Modifier::DIM),
+        ));
     }
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
 fn title_line(index: usize, task: &TaskView, focused: bool, width: usize) -> Line<'static> {
-    let number = if index < 9 { format!("{}", index + 1) } else { " ".into() };
+    let number = if index < 9 {
+        format!("{}", index + 1)
+    } else {
+        " ".into()
+    };
     let marker = if task.unseen { "*" } else { " " };
     let left = format!("{number}{marker}{}", task.name);
     let text = spread(&left, &task.agent, width);
@@ -156,7 +166,14 @@ mod tests {
     fn every_badge_state_renders_with_its_time() {
         let tasks = vec![
             task("fix-login", "claude", Badge::Working, 12),
-            task("tests", "opencode", Badge::NeedsYou { kind: Some("permission".into()) }, 75),
+            task(
+                "tests",
+                "opencode",
+                Badge::NeedsYou {
+                    kind: Some("permission".into()),
+                },
+                75,
+            ),
             task("docs", "grok", Badge::NeedsYou { kind: None }, 3),
             task("bench", "codex", Badge::Done, 7200),
             task("spike", "agy", Badge::Interrupted, 1),

@@ -128,14 +128,21 @@ pub fn render(frame: &mut Frame, view: &WizardView) {
     let inner = super::modal(frame, "Welcome to termic", 80, 24);
     let steps = view.steps();
     let header = format!("Step {} of {}", view.step + 1, steps.len());
-    let mut lines = vec![Line::styled(header, Style::new().add_modifier(Modifier::DIM)), Line::from("")];
+    let mut lines = vec![
+        Line::styled(header, Style::new().add_modifier(Modifier::DIM)),
+        Line::from(""),
+    ];
     match view.current() {
         WizardStep::Agents => agents_step(view, &mut lines),
         WizardStep::Hooks => hooks_step(view, &mut lines),
         WizardStep::Notifications => notify_step(view, &mut lines),
     }
     lines.push(Line::from(""));
-    let next = if view.is_last() { "Enter finish" } else { "Enter next" };
+    let next = if view.is_last() {
+        "Enter finish"
+    } else {
+        "Enter next"
+    };
     let back = if view.step > 0 { "  Left back" } else { "" };
     lines.push(Line::styled(
         format!("{next}{back}  Space switch  Esc skip (change it later in Settings)"),
@@ -147,7 +154,9 @@ pub fn render(frame: &mut Frame, view: &WizardView) {
 fn agents_step(view: &WizardView, lines: &mut Vec<Line<'static>>) {
     if view.detected.is_empty() {
         lines.push(Line::from("No agent CLIs were found on your PATH."));
-        lines.push(Line::from("termic can still run any command as a task. Install an agent and it shows up here."));
+        lines.push(Line::from(
+            "termic can still run any command as a task. Install an agent and it shows up here.",
+        ));
         return;
     }
     lines.push(Line::from("Agent CLIs found on your PATH:"));
@@ -157,28 +166,50 @@ fn agents_step(view: &WizardView, lines: &mut Vec<Line<'static>>) {
 }
 
 fn hooks_step(view: &WizardView, lines: &mut Vec<Line<'static>>) {
-    lines.push(Line::from("Hooks let an agent tell termic when it needs you or is done."));
-    lines.push(Line::from("They go into that agent's global config. Off unless you switch them on."));
+    lines.push(Line::from(
+        "Hooks let an agent tell termic when it needs you or is done.",
+    ));
+    lines.push(Line::from(
+        "They go into that agent's global config. Off unless you switch them on.",
+    ));
     lines.push(Line::from(""));
     for (i, choice) in view.hooks.iter().enumerate() {
         let pointer = if i == view.selected { "> " } else { "  " };
         let mark = if choice.install { "[on] " } else { "[off]" };
-        let style = if i == view.selected { Style::new().add_modifier(Modifier::REVERSED) } else { Style::new() };
-        lines.push(Line::styled(format!("{pointer}{mark} {}", choice.agent), style));
+        let style = if i == view.selected {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::new()
+        };
+        lines.push(Line::styled(
+            format!("{pointer}{mark} {}", choice.agent),
+            style,
+        ));
         if choice.install {
             for file in &choice.files {
-                lines.push(Line::styled(format!("        writes {file}"), Style::new().fg(Color::Cyan)));
+                lines.push(Line::styled(
+                    format!("        writes {file}"),
+                    Style::new().fg(Color::Cyan),
+                ));
             }
         }
     }
     for (agent, why) in &view.not_needed {
-        lines.push(Line::styled(format!("  {agent}: not needed ({why})"), Style::new().add_modifier(Modifier::DIM)));
+        lines.push(Line::styled(
+            format!("  {agent}: not needed ({why})"),
+            Style::new().add_modifier(Modifier::DIM),
+        ));
     }
 }
 
 fn notify_step(view: &WizardView, lines: &mut Vec<Line<'static>>) {
-    lines.push(Line::from("When a task you are not watching needs you or is done:"));
-    let items = [("Ring the bell", view.notify.bell), ("Send a desktop notification", view.notify.desktop)];
+    lines.push(Line::from(
+        "When a task you are not watching needs you or is done:",
+    ));
+    let items = [
+        ("Ring the bell", view.notify.bell),
+        ("Send a desktop notification", view.notify.desktop),
+    ];
     for (i, (label, on)) in items.iter().enumerate() {
         let pointer = if i == view.selected { "> " } else { "  " };
         let mark = if *on { "[on] " } else { "[off]" };
@@ -201,17 +232,29 @@ mod tests {
 
     fn wizard(detected: &[&str]) -> WizardView {
         let wireable = ["claude", "grok", "agy", "opencode"];
-        let hooks = detected.iter().filter(|a| wireable.contains(a)).map(|a| choice(a)).collect();
+        let hooks = detected
+            .iter()
+            .filter(|a| wireable.contains(a))
+            .map(|a| choice(a))
+            .collect();
         let not_needed = detected
             .iter()
             .filter(|a| **a == "codex")
-            .map(|a| (a.to_string(), "its terminal already reports this".to_string()))
+            .map(|a| {
+                (
+                    a.to_string(),
+                    "its terminal already reports this".to_string(),
+                )
+            })
             .collect();
         WizardView::new(
             detected.iter().map(|s| s.to_string()).collect(),
             not_needed,
             hooks,
-            NotifyChoices { bell: true, desktop: true },
+            NotifyChoices {
+                bell: true,
+                desktop: true,
+            },
         )
     }
 
@@ -259,15 +302,24 @@ mod tests {
         assert!(!s.contains("grok"), "{s}");
         w.next();
         let s = screen(&w);
-        assert!(s.contains("[off] claude") && s.contains("[off] opencode"), "{s}");
+        assert!(
+            s.contains("[off] claude") && s.contains("[off] opencode"),
+            "{s}"
+        );
         assert!(!s.contains("[off] codex"), "{s}");
-        assert!(s.contains("codex: not needed (its terminal already reports this)"), "{s}");
+        assert!(
+            s.contains("codex: not needed (its terminal already reports this)"),
+            "{s}"
+        );
     }
 
     #[test]
     fn only_codex_skips_the_hooks_step() {
         let w = wizard(&["codex"]);
-        assert_eq!(w.steps(), vec![WizardStep::Agents, WizardStep::Notifications]);
+        assert_eq!(
+            w.steps(),
+            vec![WizardStep::Agents, WizardStep::Notifications]
+        );
     }
 
     #[test]

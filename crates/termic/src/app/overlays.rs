@@ -1,0 +1,261 @@
+//! Keys inside the overlays (help, confirmations, new task, Settings, the
+//! wizard, the Inspector) and what they do.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::services::SettingsAction;
+use super::App;
+use crate::runtime::TaskId;
+use crate::ui::dialog::{ConfirmAction, NewTaskField, NewTaskView};
+use crate::ui::inspector::visible_rows;
+use crate::ui::settings::{RowAction, SettingsItem, SettingsView};
+use crate::ui::Overlay;
+
+impl App {
+    pub(super) fn on_overlay_key(&mut self, key: KeyEvent) {
+        let Some(overlay) = self.overlay.take() else {
+            return;
+        };
+        self.overlay = match overlay {
+            Overlay::Help(_) => None,
+            Overlay::Confirm(view) => self
+                .confirm_key(key, view.action.clone())
+                .then_some(Overlay::Confirm(view)),
+            Overlay::NewTask(view) => self.new_task_key(key, view),
+            Overlay::Settings(view) => self.settings_key(key, view),
+            Overlay::Wizard(view) => self.wizard_key(key, view),
+            Overlay::Inspector(mut view) => {
+                let rows = visible_rows(self.size.1);
+                match key.code {
+                    KeyCode::Esc | KeyCode::Char('q') => None,
+                    code => {
+                        match code {
+                            KeyCode::Up => view.scroll_by(-1, rows),
+                            KeyCode::Down => view.scroll_by(1, rows),
+                            KeyCode::PageUp => view.scroll_by(-(rows as isize), rows),
+                            KeyCode::PageDown => view.scroll_by(rows as isize, rows),
+                            KeyCode::Home => view.scroll_to_top(),
+                            KeyCode::End => view.follow(),
+                            _ => {}
+                        }
+                        Some(Overlay::Inspector(view))
+                    }
+                }
+            }
+        };
+    }
+
+    /// Returns true when the dialog stays open.
+    fn confirm_key(&mut self, key: KeyEvent, action: ConfirmAction) -> bool {
+        let answer = match key.code {
+            KeyCode::Char(c) => c.to_ascii_lowercase(),
+            KeyCode::Esc => 'n',
+            _ => return true,
+        };
+        match (action, answer) {
+            (_, 'n') => false,
+            (ConfirmAction::Quit, 'y') => {
+                self.quit = true;
+                false
+            }
+            (ConfirmAction::CloseTask { task, .. }, 'y') => {
+                self.close_task(task, false);
+                false
+            }
+            (
+                ConfirmAction::CloseTask {
+                    task,
+                    has_worktree: true,
+                },
+                'w',
+            ) => {
+                self.close_task(task, true);
+                false
+            }
+            _ => true,
+        }
+    }
+
+    fn close_task(&mut self, task: u64, remove_worktree: bool) {
+        let _ = self.runtime.remove(TaskId(task));
+        if let Some(entry) = self.tasks.remove(task) {
+            if let (true, Some(path)) = (remove_worktree, entry.worktree) {
+                if let Err(err) = self.services.remove_worktree(&path) {
+                    self.message = Some(format!("{err:#}"));
+                }
+            }
+        }
+        self.after_focus_change();
+    }
+
+    pub fn open_new_task(&mut self) {
+        let view = NewTaskView::new(self.services.agent_choices(), self.services.in_repo());
+        self.overlay = Some(Overlay::NewTask(view));
+    }
+
+    fn new_task_key(&mut self, key: KeyEvent, mut view: NewTaskView) -> Option<Overlay> {
+        match key.code {
+            KeyCode::Esc => return None,
+            KeyCode::Enter => {
+                let Some(agent) = view.selected_agent().map(|a| a.id.clone()) else {
+                    return Some(Overlay::NewTask(view));
+                };
+                let name = (!view.name.trim().is_empty()).then(|| view.name.trim().to_string());
+                if let Err(err) = self.launch(&agent, name.as_deref(), view.worktree) {
+                    self.message = Some(format!("{err:#}"));
+                }
+                return None;
+            }
+            KeyCode::Tab | KeyCode::Down => view.next_field(true),
+            KeyCode::BackTab | KeyCode::Up => view.next_field(false),
+            KeyCode::Left => view.cycle(false),
+            KeyCode::Right => view.cycle(true),
+            KeyCode::Backspace if view.field == NewTaskField::Name => {
+                view.name.pop();
+            }
+            KeyCode::Char(c)
+                if view.field == NewTaskField::Name
+                    && !key.modifiers.contains(KeyModifiers::CONTROL) =>
+            {
+                view.name.push(c)
+            }
+            KeyCode::Char(' ') => view.cycle(true),
+            _ => {}
+        }
+        Some(Overlay::NewTask(view))
+    }
+
+    /// Starts `agent` as a new task (the new-task dialog and `termic run`).
+    pub fn launch(
+        &mut self,
+        agent: &str,
+        name: Option<&str>,
+        worktree: bool,
+    ) -> anyhow::Result<()> {
+        let launch = self
+            .services
+            .launch(agent, name, worktree, self.pty_size())?;
+        self.spawn(launch.spec, launch.worktree, launch.hooks_wired)?;
+        Ok(())
+    }
+
+    pub fn open_settings(&mut self) {
+        let native = self.native_agents();
+        let rows = self.services.hooks_rows(&native);
+        self.overlay = Some(Overlay::Settings(SettingsView::new(
+            rows,
+            self.notify_choices(),
+        )));
+    }
+
+    fn settings_key(&mut self, key: KeyEvent, mut view: SettingsView) -> Option<Overlay> {
+        if let Some(pending) = view.pending.take() {
+            if key.code == KeyCode::Char('y') {
+                let action = SettingsAction {
+                    agent: pending.agent.clone(),
+                    action: pending.action,
+                };
+                view.message = Some(match self.services.apply(&action) {
+                    Ok(msg) => msg,
+                    Err(err) => format!("{err:#}"),
+                });
+                view.rows = self.services.hooks_rows(&self.native_agents());
+            } else if !matches!(key.code, KeyCode::Char('n') | KeyCode::Esc) {
+                view.pending = Some(pending);
+            }
+            return Some(Overlay::Settings(view));
+        }
+        let item = view.selected_item();
+        match (key.code, item) {
+            (KeyCode::Esc | KeyCode::Char('q'), _) => return None,
+            (KeyCode::Up | KeyCode::Char('k'), _) => view.move_selection(-1),
+            (KeyCode::Down | KeyCode::Char('j'), _) => view.move_selection(1),
+            (KeyCode::Enter | KeyCode::Char(' '), SettingsItem::Bell) => {
+                view.notify.bell = !view.notify.bell;
+                self.set_notify(view.notify, &mut view.message);
+            }
+            (KeyCode::Enter | KeyCode::Char(' '), SettingsItem::Desktop) => {
+                view.notify.desktop = !view.notify.desktop;
+                self.set_notify(view.notify, &mut view.message);
+            }
+            (KeyCode::Enter, SettingsItem::Wizard) => {
+                return Some(Overlay::Wizard(self.services.wizard(self.notify_choices())));
+            }
+            (code, SettingsItem::Agent(i)) => {
+                let actions = view.rows[i].actions();
+                let wanted = match code {
+                    KeyCode::Enter => actions.first().copied(),
+                    KeyCode::Char('i') => actions.iter().copied().find(|a| *a != RowAction::Remove),
+                    KeyCode::Char('r') => actions.iter().copied().find(|a| *a == RowAction::Remove),
+                    _ => None,
+                };
+                if let Some(action) = wanted {
+                    let request = SettingsAction {
+                        agent: view.rows[i].agent.clone(),
+                        action,
+                    };
+                    match self.services.plan(&request) {
+                        Ok(pending) => view.pending = Some(pending),
+                        Err(err) => view.message = Some(format!("{err:#}")),
+                    }
+                }
+            }
+            _ => {}
+        }
+        Some(Overlay::Settings(view))
+    }
+
+    fn wizard_key(
+        &mut self,
+        key: KeyEvent,
+        mut view: crate::ui::wizard::WizardView,
+    ) -> Option<Overlay> {
+        match key.code {
+            KeyCode::Esc => {
+                if let Err(err) = self.services.skip_wizard() {
+                    self.message = Some(format!("{err:#}"));
+                }
+                return None;
+            }
+            KeyCode::Enter | KeyCode::Right if !view.is_last() => view.next(),
+            KeyCode::Enter => {
+                match self.services.finish_wizard(&view) {
+                    Ok(msg) => self.message = msg,
+                    Err(err) => self.message = Some(format!("{err:#}")),
+                }
+                self.notify = crate::notify::NotifySettings {
+                    bell: view.notify.bell,
+                    desktop: view.notify.desktop,
+                };
+                return None;
+            }
+            KeyCode::Left | KeyCode::Backspace => view.back(),
+            KeyCode::Up => view.move_selection(-1),
+            KeyCode::Down => view.move_selection(1),
+            KeyCode::Char(' ') => view.toggle(),
+            _ => {}
+        }
+        Some(Overlay::Wizard(view))
+    }
+
+    fn notify_choices(&self) -> crate::ui::settings::NotifyChoices {
+        crate::ui::settings::NotifyChoices {
+            bell: self.notify.bell,
+            desktop: self.notify.desktop,
+        }
+    }
+
+    fn set_notify(
+        &mut self,
+        choices: crate::ui::settings::NotifyChoices,
+        message: &mut Option<String>,
+    ) {
+        self.notify = crate::notify::NotifySettings {
+            bell: choices.bell,
+            desktop: choices.desktop,
+        };
+        if let Err(err) = self.services.save_notify(self.notify) {
+            *message = Some(format!("{err:#}"));
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! What the app asks of the rest of termic: agents and how to launch them,
+//! worktrees, hooks status and changes, and stored settings. The app talks
+//! only to this trait; `commands/workspace.rs` implements it over the real
+//! agents, worktrees, config and `termic_hooks` modules.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::notify::NotifySettings;
+use crate::runtime::{TaskSpec, TermSize};
+use crate::ui::dialog::AgentChoice;
+use crate::ui::settings::{HooksRow, NotifyChoices, PendingChange, RowAction};
+use crate::ui::wizard::WizardView;
+
+/// A task ready to spawn.
+pub struct Launch {
+    pub spec: TaskSpec,
+    /// The worktree termic created for it.
+    pub worktree: Option<PathBuf>,
+    /// That agent's hooks are verified wired (switches the heuristics off).
+    pub hooks_wired: bool,
+}
+
+/// An install or removal the user chose in Settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsAction {
+    pub agent: String,
+    pub action: RowAction,
+}
+
+pub trait Services {
+    /// Every agent that can be started, detected ones first.
+    fn agent_choices(&self) -> Vec<AgentChoice>;
+    /// The workspace directory is inside a git repository.
+    fn in_repo(&self) -> bool;
+    /// Resolves an agent id into a spawnable task (creating a worktree when asked).
+    fn launch(
+        &mut self,
+        agent: &str,
+        name: Option<&str>,
+        worktree: bool,
+        size: TermSize,
+    ) -> Result<Launch>;
+    fn remove_worktree(&mut self, path: &Path) -> Result<()>;
+    /// One row per agent, status re-read from disk. `native_seen` lists the
+    /// agents that reported OSC 7501 on some task.
+    fn hooks_rows(&mut self, native_seen: &[String]) -> Vec<HooksRow>;
+    /// The exact files an action would touch, for the user to confirm.
+    fn plan(&mut self, action: &SettingsAction) -> Result<PendingChange>;
+    /// Applies the action and stores the consent. Returns what to tell the user.
+    fn apply(&mut self, action: &SettingsAction) -> Result<String>;
+    fn save_notify(&mut self, notify: NotifySettings) -> Result<()>;
+    /// The first-run wizard for what is on this machine now.
+    fn wizard(&mut self, notify: NotifyChoices) -> WizardView;
+    /// Applies the wizard's choices and marks it shown. Returns a message.
+    fn finish_wizard(&mut self, view: &WizardView) -> Result<Option<String>>;
+    /// Marks the wizard shown without changing anything.
+    fn skip_wizard(&mut self) -> Result<()>;
+}
