@@ -29,8 +29,9 @@ use ratatui::crossterm::event::Event;
 
 use crate::clock::Clock;
 use crate::input::PrefixKey;
-use crate::notify::{Notifier, NotifySettings};
+use crate::notify::{decide, AttentionEvent, Notifier, NotifySettings};
 use crate::runtime::{Runtime, RuntimeEvent, TaskId, TaskSpec, TermSize};
+use crate::ui::inspector::{EntryKind, InspectorEntry};
 use crate::ui::layout::WorkspaceLayout;
 use crate::ui::sidebar::Badge;
 use crate::ui::{Overlay, WorkspaceView};
@@ -123,7 +124,7 @@ impl App {
         spec.size = self.pty_size();
         let name = spec.name.clone();
         let agent = spec.agent.clone();
-        let _ = hooks_wired;
+        self.runtime.set_hooks_wired(&spec.agent, hooks_wired);
         let id = self.runtime.spawn(spec)?;
         let mut entry = TaskEntry::new(id.0, name, agent, self.now_ms());
         entry.worktree = worktree;
@@ -135,19 +136,25 @@ impl App {
     /// Tells engines who is watched, and switches mouse capture. Called
     /// after anything that can change the focused task or outer focus.
     pub fn after_focus_change(&mut self) {
-        let now = self.now_ms();
         let watched = self
             .outer_focused
             .then(|| self.tasks.focused_id().map(TaskId))
             .flatten();
-        let _ = now;
-        self.watched = watched;
+        if watched != self.watched {
+            self.runtime.set_watched(watched);
+            self.watched = watched;
+        }
         self.needs_draw = true;
     }
 
     /// Moves the engines' new log entries into each task's Inspector
     /// timeline, and refreshes an open Inspector.
     pub fn refresh_timelines(&mut self) {
+        for entry in &mut self.tasks.entries {
+            let log = self.runtime.drain_log(TaskId(entry.id));
+            let started = entry.started_ms;
+            entry.push_timeline(log.iter().map(|e| inspector_entry(e, started)));
+        }
         if let (Some(Overlay::Inspector(view)), Some(entry)) =
             (&mut self.overlay, self.tasks.focused_entry())
         {
@@ -157,7 +164,20 @@ impl App {
 
     /// Agents that reported their state natively (OSC 7501) on some task.
     pub fn native_agents(&self) -> Vec<String> {
-        Vec::new()
+        let mut agents: Vec<String> = self
+            .tasks
+            .entries
+            .iter()
+            .filter(|e| {
+                self.runtime
+                    .with_engine(TaskId(e.id), |engine| engine.native_status_seen())
+                    .unwrap_or(false)
+            })
+            .map(|e| e.agent.clone())
+            .collect();
+        agents.sort();
+        agents.dedup();
+        agents
     }
 
     pub fn request_draw(&mut self) {
@@ -172,6 +192,9 @@ impl App {
                     self.needs_draw = true;
                 }
             }
+            RuntimeEvent::Transition(id, transition) => self.on_transition(id, &transition),
+            // The loop asks for the next deadline before every sleep.
+            RuntimeEvent::DeadlineChanged(_) => {}
             RuntimeEvent::Exited(id, code) => {
                 let now = self.now_ms();
                 if let Some(entry) = self.tasks.get_mut(id.0) {
@@ -180,6 +203,31 @@ impl App {
                 self.needs_draw = true;
             }
         }
+    }
+
+    fn on_transition(&mut self, id: TaskId, t: &termic_signal::engine::Transition) {
+        let watched = self.watched == Some(id);
+        if matches!(self.overlay, Some(Overlay::Inspector(_))) {
+            self.refresh_timelines();
+        }
+        // The runtime's Exited event follows with the exit code.
+        let Some((badge, detail)) = badge_of(t) else {
+            return;
+        };
+        let Some(entry) = self.tasks.get_mut(id.0) else {
+            return;
+        };
+        if let Some(attention) = entry.set_badge(badge, t.at, watched, detail) {
+            let event = AttentionEvent {
+                task: entry.name.clone(),
+                agent: entry.agent.clone(),
+                attention,
+                watched,
+            };
+            let delivery = decide(&event, self.notify);
+            let _ = self.notifier.deliver(&delivery, &mut self.pending_out);
+        }
+        self.needs_draw = true;
     }
 
     /// Builds the frame's view and draws it, then writes pending bell and
@@ -245,6 +293,7 @@ impl App {
                 self.needs_draw = false;
             }
             let deadline = [
+                self.runtime.next_deadline(),
                 self.tasks.next_label_change(now),
                 self.needs_draw.then_some(last_frame + FRAME_MS),
             ]
@@ -273,6 +322,7 @@ impl App {
                     }
                 },
                 default(timeout) => {
+                    self.runtime.tick(self.now_ms());
                     self.needs_draw = true;
                 },
             }
@@ -286,4 +336,40 @@ impl App {
         }
         Ok(())
     }
+}
+/// An engine log entry as an Inspector line, timed from the task's start.
+pub fn inspector_entry(e: &termic_signal::engine::LogEntry, started_ms: u64) -> InspectorEntry {
+    use termic_signal::engine::LogKind;
+    let kind = match e.kind {
+        LogKind::Transition => EntryKind::Transition,
+        _ => EntryKind::Signal,
+    };
+    let text = match e.kind {
+        LogKind::Signal | LogKind::Transition => e.text.clone(),
+        other => format!("{}: {}", other.as_str(), e.text),
+    };
+    InspectorEntry {
+        at: Duration::from_millis(e.at.saturating_sub(started_ms)),
+        kind,
+        text,
+    }
+}
+
+/// The sidebar badge and the notification detail for an engine transition.
+pub fn badge_of(t: &termic_signal::engine::Transition) -> Option<(Badge, Option<String>)> {
+    use termic_signal::engine::State;
+    let attention = t.attention.as_ref();
+    let kind = attention.and_then(|a| a.kind.clone());
+    let detail = attention
+        .and_then(|a| a.message.clone())
+        .or_else(|| kind.clone());
+    let badge = match t.to {
+        State::Idle => Badge::Idle,
+        State::Working => Badge::Working,
+        State::NeedsYou => Badge::NeedsYou { kind },
+        State::Done => Badge::Done,
+        State::Interrupted => Badge::Interrupted,
+        State::Exited => return None,
+    };
+    Some((badge, detail))
 }

@@ -113,16 +113,19 @@ pub fn route(is_macos: bool, session_bus: bool) -> Route {
 pub struct Notifier {
     pub route: Route,
     pub in_tmux: bool,
+    /// The user allows the OSC 777 fallback (Settings: `osc_fallback`).
+    pub osc_fallback: bool,
     fallback: Sender<String>,
 }
 
 impl Notifier {
-    pub fn from_env(fallback: Sender<String>) -> Self {
+    pub fn from_env(fallback: Sender<String>, osc_fallback: bool) -> Self {
         let session_bus =
             std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|v| !v.is_empty());
         Notifier {
             route: route(cfg!(target_os = "macos"), session_bus),
             in_tmux: std::env::var_os("TMUX").is_some(),
+            osc_fallback,
             fallback,
         }
     }
@@ -134,16 +137,19 @@ impl Notifier {
         }
         if let Some(text) = &delivery.notification {
             match self.route {
-                Route::Terminal => out.write_all(&osc_notification(text, self.in_tmux))?,
+                Route::Terminal if self.osc_fallback => {
+                    out.write_all(&osc_notification(text, self.in_tmux))?
+                }
+                Route::Terminal => {}
                 Route::Desktop => {
                     let text = text.clone();
-                    let fallback = self.fallback.clone();
+                    let fallback = self.osc_fallback.then(|| self.fallback.clone());
                     std::thread::spawn(move || {
                         let shown = notify_rust::Notification::new()
                             .summary("termic")
                             .body(&text)
                             .show();
-                        if shown.is_err() {
+                        if let (Err(_), Some(fallback)) = (shown, fallback) {
                             let _ = fallback.send(text);
                         }
                     });
@@ -263,20 +269,22 @@ mod tests {
     #[test]
     fn terminal_route_writes_bell_then_osc() {
         let (tx, _rx) = crossbeam_channel::unbounded();
-        let n = Notifier {
+        let mut n = Notifier {
             route: Route::Terminal,
             in_tmux: false,
+            osc_fallback: true,
             fallback: tx,
         };
+        let delivery = Delivery {
+            bell: true,
+            notification: Some("t is done".into()),
+        };
         let mut out = Vec::new();
-        n.deliver(
-            &Delivery {
-                bell: true,
-                notification: Some("t is done".into()),
-            },
-            &mut out,
-        )
-        .unwrap();
+        n.deliver(&delivery, &mut out).unwrap();
         assert_eq!(out, b"\x07\x1b]777;notify;termic;t is done\x07");
+        n.osc_fallback = false;
+        let mut out = Vec::new();
+        n.deliver(&delivery, &mut out).unwrap();
+        assert_eq!(out, b"\x07", "fallback switched off: the bell only");
     }
 }

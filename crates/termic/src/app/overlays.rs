@@ -101,7 +101,7 @@ impl App {
                     return Some(Overlay::NewTask(view));
                 };
                 let name = (!view.name.trim().is_empty()).then(|| view.name.trim().to_string());
-                if let Err(err) = self.launch(&agent, name.as_deref(), view.worktree) {
+                if let Err(err) = self.launch(&agent, name.as_deref(), view.worktree, &[]) {
                     self.message = Some(format!("{err:#}"));
                 }
                 return None;
@@ -126,20 +126,36 @@ impl App {
     }
 
     /// Starts `agent` as a new task (the new-task dialog and `termic run`).
+    /// Without a name the task is named after the agent, numbered when taken.
     pub fn launch(
         &mut self,
         agent: &str,
         name: Option<&str>,
         worktree: bool,
+        extra_args: &[String],
     ) -> anyhow::Result<()> {
+        let name = match name {
+            Some(n) => n.to_string(),
+            None => unique_name(agent, self.tasks.entries.iter().map(|e| e.name.as_str())),
+        };
+        let size = self.pty_size();
         let launch = self
             .services
-            .launch(agent, name, worktree, self.pty_size())?;
+            .launch(agent, &name, worktree, size, extra_args)?;
         self.spawn(launch.spec, launch.worktree, launch.hooks_wired)?;
         Ok(())
     }
 
+    /// Tells the runtime which agents' hooks are verified wired.
+    pub fn refresh_wired(&mut self) {
+        for (agent, wired) in self.services.wired() {
+            self.runtime.set_hooks_wired(&agent, wired);
+        }
+    }
+
     pub fn open_settings(&mut self) {
+        // Agents rewrite their own configs: status is re-read every time.
+        self.refresh_wired();
         let native = self.native_agents();
         let rows = self.services.hooks_rows(&native);
         self.overlay = Some(Overlay::Settings(SettingsView::new(
@@ -160,6 +176,7 @@ impl App {
                     Err(err) => format!("{err:#}"),
                 });
                 view.rows = self.services.hooks_rows(&self.native_agents());
+                self.refresh_wired();
             } else if !matches!(key.code, KeyCode::Char('n') | KeyCode::Esc) {
                 view.pending = Some(pending);
             }
@@ -219,7 +236,9 @@ impl App {
             }
             KeyCode::Enter | KeyCode::Right if !view.is_last() => view.next(),
             KeyCode::Enter => {
-                match self.services.finish_wizard(&view) {
+                let result = self.services.finish_wizard(&view);
+                self.refresh_wired();
+                match result {
                     Ok(msg) => self.message = msg,
                     Err(err) => self.message = Some(format!("{err:#}")),
                 }
@@ -257,5 +276,34 @@ impl App {
         if let Err(err) = self.services.save_notify(self.notify) {
             *message = Some(format!("{err:#}"));
         }
+    }
+}
+
+/// `agent`, or `agent-2`, `agent-3`... when a task already has that name.
+pub fn unique_name<'a>(agent: &str, taken: impl Iterator<Item = &'a str> + Clone) -> String {
+    (1..)
+        .map(|n| {
+            if n == 1 {
+                agent.to_string()
+            } else {
+                format!("{agent}-{n}")
+            }
+        })
+        .find(|candidate| !taken.clone().any(|t| t == candidate))
+        .expect("an unbounded range always finds a free name")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unique_name;
+
+    #[test]
+    fn default_names_are_numbered_when_taken() {
+        assert_eq!(unique_name("claude", [].into_iter()), "claude");
+        assert_eq!(
+            unique_name("claude", ["claude", "claude-2"].into_iter()),
+            "claude-3"
+        );
+        assert_eq!(unique_name("claude", ["claude-2"].into_iter()), "claude");
     }
 }

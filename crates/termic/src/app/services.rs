@@ -35,17 +35,21 @@ pub trait Services {
     /// The workspace directory is inside a git repository.
     fn in_repo(&self) -> bool;
     /// Resolves an agent id into a spawnable task (creating a worktree when asked).
+    /// `extra_args` go after the agent's own command line.
     fn launch(
         &mut self,
         agent: &str,
-        name: Option<&str>,
+        name: &str,
         worktree: bool,
         size: TermSize,
+        extra_args: &[String],
     ) -> Result<Launch>;
     fn remove_worktree(&mut self, path: &Path) -> Result<()>;
     /// One row per agent, status re-read from disk. `native_seen` lists the
     /// agents that reported OSC 7501 on some task.
     fn hooks_rows(&mut self, native_seen: &[String]) -> Vec<HooksRow>;
+    /// Per agent id: its hooks are verified wired where it runs.
+    fn wired(&mut self) -> Vec<(String, bool)>;
     /// The exact files an action would touch, for the user to confirm.
     fn plan(&mut self, action: &SettingsAction) -> Result<PendingChange>;
     /// Applies the action and stores the consent. Returns what to tell the user.

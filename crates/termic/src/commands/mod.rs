@@ -5,7 +5,7 @@ mod demo;
 mod hooks;
 mod replay;
 mod run;
-mod workspace;
+pub mod workspace;
 
 use std::process::ExitCode;
 

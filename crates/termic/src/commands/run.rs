@@ -1,17 +1,22 @@
-//! `termic run AGENT`.
+//! `termic run AGENT`: the workspace with that task already open.
 
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
 
-use super::workspace::WorkspaceArgs;
+use super::workspace::{open, InitialTask, WorkspaceArgs};
 
+/// Examples:
+///
+///   termic run claude
+///   termic run codex --name review --worktree
+///   termic run mine -- --model fast
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// A built-in agent (claude, codex, grok, agy, opencode) or one defined in config.toml.
     pub agent: String,
-    /// Task name shown in the sidebar.
+    /// Task name shown in the sidebar (default: the agent's id).
     #[arg(long)]
     pub name: Option<String>,
     /// Run the task in a new git worktree of the current repository.
@@ -22,6 +27,12 @@ pub struct RunArgs {
     pub agent_args: Vec<String>,
 }
 
-pub fn run(_ws: WorkspaceArgs, _args: RunArgs) -> Result<ExitCode> {
-    bail!("termic run is not built yet")
+pub fn run(ws: WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
+    let task = InitialTask {
+        agent: args.agent,
+        name: args.name,
+        worktree: args.worktree,
+        args: args.agent_args,
+    };
+    open(ws, Some(task))
 }

@@ -1,10 +1,32 @@
-//! `termic` with no subcommand: the workspace.
+//! `termic` with no subcommand: the workspace in the current directory.
+//! Also the runner `termic run` uses to open it with a task already started.
+//!
+//! - [`services`]: the real agents, worktrees, hooks and settings behind the app.
+//! - [`hooks_rows`]: hooks status to Settings rows and engine facts (pure).
+
+pub mod hooks_rows;
+pub mod services;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use anyhow::{bail, Result};
+use anyhow::{Context, Result};
 use clap::Args;
+use ratatui::crossterm::event;
+
+use crate::app::services::Services;
+use crate::app::terminal::TerminalGuard;
+use crate::app::{App, AppOptions};
+use crate::clock::SystemClock;
+use crate::eventlog::EventLog;
+use crate::input::PrefixKey;
+use crate::notify::{Notifier, NotifySettings};
+use crate::paths::TermicPaths;
+use crate::runtime::Runtime;
+use crate::ui::settings::NotifyChoices;
+
+use self::services::WorkspaceServices;
 
 #[derive(Debug, Args)]
 pub struct WorkspaceArgs {
@@ -16,6 +38,85 @@ pub struct WorkspaceArgs {
     pub record: Option<PathBuf>,
 }
 
-pub fn run(_args: WorkspaceArgs) -> Result<ExitCode> {
-    bail!("the workspace is not built yet")
+/// A task to start as the workspace opens (`termic run`).
+pub struct InitialTask {
+    pub agent: String,
+    pub name: Option<String>,
+    pub worktree: bool,
+    pub args: Vec<String>,
+}
+
+pub fn run(args: WorkspaceArgs) -> Result<ExitCode> {
+    open(args, None)
+}
+
+/// Opens the workspace. The first-run wizard shows only on a plain
+/// `termic`, never in front of a task the user asked for.
+pub fn open(args: WorkspaceArgs, initial: Option<InitialTask>) -> Result<ExitCode> {
+    let paths = TermicPaths::from_env()?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    let mut services = WorkspaceServices::new(paths, cwd, path_var)?;
+    let settings = services.config.settings.clone();
+
+    let (runtime, runtime_events) =
+        Runtime::new(settings.runtime_config(), Arc::new(SystemClock::new()));
+    if let Some(path) = &args.event_log {
+        runtime.set_event_log(Some(EventLog::open(path)?));
+    }
+    if let Some(dir) = &args.record {
+        anyhow::bail!(
+            "--record {} is not available in this build yet: run without it",
+            dir.display()
+        );
+    }
+    let notify = NotifySettings {
+        bell: settings.notifications.bell,
+        desktop: settings.notifications.desktop,
+    };
+    let prefix = match &settings.prefix_key {
+        Some(spec) => PrefixKey::parse(spec).with_context(|| {
+            format!("prefix_key = {spec:?} in {} is not a key termic knows; use ctrl-<letter> or ctrl-]", services.config.path.display())
+        })?,
+        None => PrefixKey::default_key(),
+    };
+    let wizard = (initial.is_none() && !settings.wizard_shown).then(|| {
+        services.wizard(NotifyChoices {
+            bell: notify.bell,
+            desktop: notify.desktop,
+        })
+    });
+
+    let (fallback_tx, fallback_rx) = crossbeam_channel::unbounded();
+    let notifier = Notifier::from_env(fallback_tx, settings.notifications.osc_fallback);
+    let mut guard =
+        TerminalGuard::enter().context("cannot set up the terminal (is stdin a terminal?)")?;
+    let size = ratatui::crossterm::terminal::size()?;
+    let options = AppOptions {
+        prefix,
+        notify,
+        wizard,
+    };
+    let mut app = App::new(runtime, Box::new(services), options, notifier, size);
+    app.refresh_wired();
+    if let Some(task) = initial {
+        app.launch(&task.agent, task.name.as_deref(), task.worktree, &task.args)?;
+    }
+
+    let (input_tx, input_rx) = crossbeam_channel::unbounded();
+    std::thread::Builder::new()
+        .name("termic-input".into())
+        .spawn(move || {
+            while let Ok(ev) = event::read() {
+                if input_tx.send(ev).is_err() {
+                    break;
+                }
+            }
+        })
+        .context("cannot start the input thread")?;
+    let result = app.run(&mut guard, input_rx, runtime_events, fallback_rx);
+    // Ending the app ends every task before the terminal is restored.
+    drop(app);
+    drop(guard);
+    result.map(|()| ExitCode::SUCCESS)
 }

@@ -21,9 +21,9 @@ pub enum HooksState {
         why: String,
     },
     NotSupported,
-    /// A file could not be read or parsed; nothing was written.
+    /// A file could not be read or parsed; nothing was written. The
+    /// message names the file.
     Error {
-        file: String,
         message: String,
     },
 }
@@ -80,7 +80,7 @@ impl HooksRow {
             HooksState::NotWired { reason } => format!("Hooks: installed but not wired: {reason}"),
             HooksState::NotNeeded { why } => format!("Hooks: not needed ({why})"),
             HooksState::NotSupported => "Hooks: not supported yet".into(),
-            HooksState::Error { file, message } => format!("Hooks: error in {file}: {message}"),
+            HooksState::Error { message } => format!("Hooks: error: {message}"),
         }
     }
 }
@@ -330,8 +330,7 @@ mod tests {
             row(
                 "opencode",
                 HooksState::Error {
-                    file: "~/.config/opencode/opencode.json".into(),
-                    message: "not valid JSON".into(),
+                    message: "~/.config/opencode/plugins/termic.js: permission denied".into(),
                 },
                 false,
             ),
@@ -374,7 +373,7 @@ mod tests {
         assert!(!codex.contains('['), "codex offers no button: {codex}");
         assert!(
             s.contains(
-                "  opencode  Hooks: error in ~/.config/opencode/opencode.json: not valid JSON"
+                "  opencode  Hooks: error: ~/.config/opencode/plugins/termic.js: permission denied"
             ),
             "{s}"
         );
@@ -391,7 +390,6 @@ mod tests {
         let r = row(
             "claude",
             HooksState::Error {
-                file: "f".into(),
                 message: "m".into(),
             },
             true,

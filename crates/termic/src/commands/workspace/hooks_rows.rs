@@ -1,0 +1,242 @@
+//! From the hooks crate's verified status to what Settings shows and what
+//! the engine is told. Pure: a `StatusReport` in, rows and facts out.
+
+use termic_hooks::plan::InstallPlan;
+use termic_hooks::status::{AgentStatus, State, StatusReport};
+
+use crate::agents::AgentRegistry;
+use crate::ui::settings::{HooksRow, HooksState};
+
+/// Grok runs Claude's hooks too; this is the user's way out.
+pub const GROK_HELP: &str = "Grok also runs hooks from ~/.claude/settings.json. To stop that, set \
+                             [compat.claude] hooks = false in ~/.grok/config.toml.";
+
+/// One Settings row per agent in the report, in its order.
+pub fn rows(report: &StatusReport, native_seen: &[String]) -> Vec<HooksRow> {
+    report
+        .agents
+        .iter()
+        .map(|a| HooksRow {
+            agent: a.agent.clone(),
+            state: row_state(a),
+            ours_on_disk: ours_on_disk(a),
+            native_seen: native_seen.contains(&a.agent),
+            help: (a.agent == "grok").then(|| GROK_HELP.to_string()),
+        })
+        .collect()
+}
+
+/// The host target decides the row; a Docker target that is not wired
+/// while the host is makes the row say so.
+fn row_state(agent: &AgentStatus) -> HooksState {
+    let Some(host) = agent.targets.first() else {
+        return HooksState::NotSupported;
+    };
+    match &host.state {
+        State::NotInstalled => HooksState::NotInstalled,
+        State::Wired => match agent.targets.iter().skip(1).find_map(|t| match &t.state {
+            State::NotWired(reasons) => Some((t, reasons)),
+            _ => None,
+        }) {
+            Some((t, reasons)) => HooksState::NotWired {
+                reason: format!("{}: {}", t.target, join(reasons)),
+            },
+            None => HooksState::Installed,
+        },
+        State::NotWired(reasons) => HooksState::NotWired {
+            reason: join(reasons),
+        },
+        State::NotNeeded(why) => HooksState::NotNeeded {
+            why: (*why).to_string(),
+        },
+        State::NotSupported(_) => HooksState::NotSupported,
+        State::Error(message) => HooksState::Error {
+            message: message.clone(),
+        },
+    }
+}
+
+fn join(reasons: &[termic_hooks::status::Reason]) -> String {
+    reasons
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Anything of termic's is on disk for this agent, on any target.
+fn ours_on_disk(agent: &AgentStatus) -> bool {
+    agent
+        .targets
+        .iter()
+        .any(|t| matches!(t.state, State::Wired | State::NotWired(_)))
+}
+
+/// Whether each agent in the registry has wired hooks where it runs: the
+/// host target of its base, or its own Docker target for a Docker agent.
+pub fn wired_per_agent(report: &StatusReport, registry: &AgentRegistry) -> Vec<(String, bool)> {
+    registry
+        .all()
+        .iter()
+        .map(|agent| {
+            let wired = agent.schema().is_some_and(|schema| {
+                let base = schema.id();
+                if agent.docker.is_some() {
+                    termic_hooks::status::wired_on(report, base, &format!("docker:{}", agent.id))
+                } else {
+                    termic_hooks::status::wired(report, base)
+                }
+            });
+            (agent.id.clone(), wired)
+        })
+        .collect()
+}
+
+/// The lines Settings shows before writing: one per file a plan touches.
+pub fn plan_lines(plans: &[InstallPlan]) -> Vec<String> {
+    plans
+        .iter()
+        .flat_map(|p| {
+            p.describe()
+                .lines()
+                .map(|l| l.trim().to_string())
+                .collect::<Vec<_>>()
+        })
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+    use termic_hooks::status::{Reason, TargetStatus};
+
+    fn target(name: &str, state: State) -> TargetStatus {
+        TargetStatus {
+            target: name.into(),
+            state,
+            notes: Vec::new(),
+        }
+    }
+
+    fn report(agents: Vec<(&str, Vec<TargetStatus>)>) -> StatusReport {
+        StatusReport {
+            agents: agents
+                .into_iter()
+                .map(|(a, targets)| AgentStatus {
+                    agent: a.into(),
+                    targets,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn every_status_becomes_its_row() {
+        let r = report(vec![
+            ("claude", vec![target("host", State::NotInstalled)]),
+            ("grok", vec![target("host", State::Wired)]),
+            (
+                "agy",
+                vec![target(
+                    "host",
+                    State::NotWired(vec![Reason::ScriptMissing(PathBuf::from(
+                        "/h/.gemini/termic-hooks/stop.sh",
+                    ))]),
+                )],
+            ),
+            (
+                "codex",
+                vec![target(
+                    "-",
+                    State::NotNeeded("its terminal already reports this"),
+                )],
+            ),
+            (
+                "opencode",
+                vec![target(
+                    "host",
+                    State::Error("/h/.config/opencode/x.json: line 3".into()),
+                )],
+            ),
+        ]);
+        let rows = rows(&r, &["claude".to_string()]);
+        assert_eq!(rows[0].state, HooksState::NotInstalled);
+        assert!(rows[0].native_seen && !rows[0].ours_on_disk);
+        assert_eq!(rows[1].state, HooksState::Installed);
+        assert!(rows[1]
+            .help
+            .as_deref()
+            .unwrap()
+            .contains("[compat.claude] hooks = false"));
+        assert_eq!(
+            rows[2].state,
+            HooksState::NotWired {
+                reason: "/h/.gemini/termic-hooks/stop.sh is missing".into()
+            }
+        );
+        assert!(rows[2].ours_on_disk);
+        assert_eq!(
+            rows[3].state,
+            HooksState::NotNeeded {
+                why: "its terminal already reports this".into()
+            }
+        );
+        assert_eq!(
+            rows[4].state,
+            HooksState::Error {
+                message: "/h/.config/opencode/x.json: line 3".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_broken_docker_target_is_not_hidden_behind_a_wired_host() {
+        let r = report(vec![(
+            "claude",
+            vec![
+                target("host", State::Wired),
+                target(
+                    "docker:claude",
+                    State::NotWired(vec![Reason::NoTerminalInDocker]),
+                ),
+            ],
+        )]);
+        match &rows(&r, &[])[0].state {
+            HooksState::NotWired { reason } => {
+                assert!(reason.starts_with("docker:claude: "), "{reason}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn remove_is_offered_when_only_a_docker_target_has_our_files() {
+        let r = report(vec![(
+            "claude",
+            vec![
+                target("host", State::NotInstalled),
+                target("docker:claude", State::Wired),
+            ],
+        )]);
+        assert!(rows(&r, &[])[0].ours_on_disk);
+    }
+
+    #[test]
+    fn wired_follows_the_base_agent() {
+        let r = report(vec![
+            ("claude", vec![target("host", State::Wired)]),
+            ("grok", vec![target("host", State::NotInstalled)]),
+        ]);
+        let cfg = crate::config::Config::parse(
+            std::path::Path::new("/c/config.toml"),
+            "[agents.mine]\nbase = \"claude\"\ncommand = [\"sh\"]\n",
+        )
+        .unwrap();
+        let wired = wired_per_agent(&r, &cfg.agents);
+        assert!(wired.contains(&("claude".into(), true)));
+        assert!(wired.contains(&("mine".into(), true)));
+        assert!(wired.contains(&("grok".into(), false)));
+    }
+}

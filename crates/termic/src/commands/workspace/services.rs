@@ -1,0 +1,380 @@
+//! The real [`Services`]: agents and detection from config.toml and PATH,
+//! worktrees, hooks status and changes through `termic_hooks`, and settings
+//! saved back into config.toml.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{anyhow, Context, Result};
+use termic_hooks::agents::AgentSchema;
+use termic_hooks::plan::{plan_install, plan_remove, InstallFacts, InstallPlan};
+use termic_hooks::status::{status_report, StatusReport};
+use termic_hooks::target::{
+    targets_for, AgentRef, ForbiddenRoots, InstallTarget, Paths, TargetKind,
+};
+
+use super::hooks_rows;
+use crate::agents::detect::{find_on_path, is_executable_file};
+use crate::agents::launch::{task_spec, LaunchRequest};
+use crate::agents::AgentDef;
+use crate::app::services::{Launch, Services, SettingsAction};
+use crate::config::edit::{save, SettingEdit};
+use crate::config::{Config, Notifications};
+use crate::notify::NotifySettings;
+use crate::paths::TermicPaths;
+use crate::runtime::TermSize;
+use crate::ui::dialog::AgentChoice;
+use crate::ui::settings::{HooksRow, NotifyChoices, PendingChange, RowAction};
+use crate::ui::wizard::{HookChoice, WizardView};
+
+/// How long `claude --version` may take before termic stops waiting.
+const VERSION_PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+
+pub struct WorkspaceServices {
+    paths: TermicPaths,
+    /// The directory termic was started in.
+    cwd: PathBuf,
+    /// `$PATH` at start-up: what "detected" means.
+    path_var: OsString,
+    pub config: Config,
+    facts: InstallFacts,
+}
+
+impl WorkspaceServices {
+    pub fn new(paths: TermicPaths, cwd: PathBuf, path_var: OsString) -> Result<Self> {
+        let config = Config::load(&paths.config_dir)?;
+        let mut services = WorkspaceServices {
+            paths,
+            cwd,
+            path_var,
+            config,
+            facts: InstallFacts::default(),
+        };
+        services.facts.claude_version = services.claude_version();
+        Ok(services)
+    }
+
+    fn reload(&mut self) -> Result<()> {
+        self.config = Config::load(&self.paths.config_dir)?;
+        Ok(())
+    }
+
+    fn detected(&self, agent: &AgentDef) -> bool {
+        find_on_path(agent.program(), &self.path_var, is_executable_file).is_some()
+    }
+
+    /// `claude --version` when claude is on PATH, bounded in time.
+    fn claude_version(&self) -> Option<(u32, u32, u32)> {
+        let program = find_on_path("claude", &self.path_var, is_executable_file)?;
+        let mut child = std::process::Command::new(program)
+            .arg("--version")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .ok()?;
+        let start = Instant::now();
+        while child.try_wait().ok()?.is_none() {
+            if start.elapsed() > VERSION_PROBE_TIMEOUT {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let output = child.wait_with_output().ok()?;
+        termic_hooks::agents::claude::parse_version(&String::from_utf8_lossy(&output.stdout))
+    }
+
+    fn hooks_paths(&self) -> Paths {
+        Paths {
+            home: self.paths.home.clone(),
+            data_dir: self.paths.data_dir.clone(),
+        }
+    }
+
+    /// No install may land in the project termic runs in.
+    fn forbidden(&self) -> Result<ForbiddenRoots> {
+        let root = crate::worktree::repo_root(&self.cwd).unwrap_or_else(|_| self.cwd.clone());
+        Ok(ForbiddenRoots::new([root])?)
+    }
+
+    fn agent_refs(&self) -> Vec<AgentRef> {
+        self.config
+            .agents
+            .all()
+            .iter()
+            .map(|a| AgentRef {
+                id: a.id.clone(),
+                base: Some(a.base.clone()),
+            })
+            .collect()
+    }
+
+    pub fn status(&self) -> Result<StatusReport> {
+        let facts = InstallFacts {
+            now_unix: now_unix(),
+            ..self.facts
+        };
+        Ok(status_report(
+            &self.agent_refs(),
+            &self.hooks_paths(),
+            &self.forbidden()?,
+            &facts,
+        ))
+    }
+
+    /// The targets one agent's toggle covers that exist (host always,
+    /// Docker when its dir does).
+    fn targets(&self, agent: &str) -> Result<Vec<InstallTarget>> {
+        let schema = AgentSchema::from_id(agent)
+            .ok_or_else(|| anyhow!("termic cannot install hooks for {agent}"))?;
+        let all = targets_for(
+            schema,
+            &self.agent_refs(),
+            &self.hooks_paths(),
+            &self.forbidden()?,
+        )?;
+        Ok(all
+            .into_iter()
+            .filter(|t| *t.kind() == TargetKind::Host || t.dir().is_dir())
+            .collect())
+    }
+
+    fn plans(&self, action: &SettingsAction) -> Result<Vec<InstallPlan>> {
+        let facts = InstallFacts {
+            now_unix: now_unix(),
+            ..self.facts
+        };
+        self.targets(&action.agent)?
+            .iter()
+            .map(|t| {
+                let snap = termic_hooks::apply::read_snapshot(t)?;
+                let plan = match action.action {
+                    RowAction::Remove => plan_remove(t, &snap)?,
+                    RowAction::Install | RowAction::Reinstall => plan_install(t, &snap, &facts)?,
+                };
+                Ok(plan)
+            })
+            .collect()
+    }
+
+    fn save(&mut self, edits: &[SettingEdit]) -> Result<()> {
+        self.config = save(&self.config.path, edits)?;
+        Ok(())
+    }
+}
+
+fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+impl Services for WorkspaceServices {
+    fn agent_choices(&self) -> Vec<AgentChoice> {
+        self.config
+            .agents
+            .all()
+            .iter()
+            .map(|a| AgentChoice {
+                id: a.id.clone(),
+                detected: self.detected(a),
+            })
+            .collect()
+    }
+
+    fn in_repo(&self) -> bool {
+        crate::worktree::repo_root(&self.cwd).is_ok()
+    }
+
+    fn launch(
+        &mut self,
+        agent: &str,
+        name: &str,
+        worktree: bool,
+        size: TermSize,
+        extra_args: &[String],
+    ) -> Result<Launch> {
+        let def = self.config.agents.get(agent).cloned().ok_or_else(|| {
+            anyhow!(
+                "unknown agent {agent}: use one of {} or define [agents.{agent}] in {}",
+                self.config.agents.ids().join(", "),
+                self.config.path.display()
+            )
+        })?;
+        let (cwd, worktree) = if worktree {
+            let wt = crate::worktree::create(&self.paths.data_dir, &self.cwd, name)?;
+            (wt.path.clone(), Some(wt.path))
+        } else {
+            (self.cwd.clone(), None)
+        };
+        let spec = task_spec(
+            &def,
+            &LaunchRequest {
+                name,
+                cwd,
+                size,
+                data_dir: &self.paths.data_dir,
+                extra_args,
+            },
+        );
+        let hooks_wired = self
+            .wired()
+            .into_iter()
+            .any(|(id, wired)| id == def.id && wired);
+        Ok(Launch {
+            spec,
+            worktree,
+            hooks_wired,
+        })
+    }
+
+    fn remove_worktree(&mut self, path: &Path) -> Result<()> {
+        let repo = crate::worktree::repo_root(&self.cwd)?;
+        crate::worktree::remove(&repo, path, false)
+            .with_context(|| format!("the worktree {} was kept", path.display()))
+    }
+
+    fn hooks_rows(&mut self, native_seen: &[String]) -> Vec<HooksRow> {
+        match self.status() {
+            Ok(report) => hooks_rows::rows(&report, native_seen),
+            Err(err) => vec![HooksRow {
+                agent: "hooks".into(),
+                state: crate::ui::settings::HooksState::Error {
+                    message: format!("{err:#}"),
+                },
+                ours_on_disk: false,
+                native_seen: false,
+                help: None,
+            }],
+        }
+    }
+
+    fn wired(&mut self) -> Vec<(String, bool)> {
+        match self.status() {
+            Ok(report) => hooks_rows::wired_per_agent(&report, &self.config.agents),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    fn plan(&mut self, action: &SettingsAction) -> Result<PendingChange> {
+        let plans = self.plans(action)?;
+        let files = hooks_rows::plan_lines(&plans);
+        if files.is_empty() {
+            return Err(anyhow!("Nothing to change for {}.", action.agent));
+        }
+        Ok(PendingChange {
+            agent: action.agent.clone(),
+            action: action.action,
+            files,
+            warning: None,
+        })
+    }
+
+    fn apply(&mut self, action: &SettingsAction) -> Result<String> {
+        let mut changed = 0;
+        for target in self.targets(&action.agent)? {
+            let plan = match action.action {
+                RowAction::Remove => termic_hooks::apply::remove(&target)?,
+                RowAction::Install | RowAction::Reinstall => termic_hooks::apply::install(
+                    &target,
+                    &InstallFacts {
+                        now_unix: now_unix(),
+                        ..self.facts
+                    },
+                )?,
+            };
+            changed += plan.changes.len();
+        }
+        let on = action.action != RowAction::Remove;
+        self.save(&[SettingEdit::HooksConsent {
+            agent: action.agent.clone(),
+            on,
+        }])?;
+        let verb = if on { "Installed" } else { "Removed" };
+        Ok(format!(
+            "{verb} {} hooks ({changed} changes).",
+            action.agent
+        ))
+    }
+
+    fn save_notify(&mut self, notify: NotifySettings) -> Result<()> {
+        let current = self.config.settings.notifications;
+        self.save(&[SettingEdit::Notifications(Notifications {
+            bell: notify.bell,
+            desktop: notify.desktop,
+            ..current
+        })])
+    }
+
+    fn wizard(&mut self, notify: NotifyChoices) -> WizardView {
+        let _ = self.reload();
+        let detected: Vec<&AgentDef> = self
+            .config
+            .agents
+            .all()
+            .iter()
+            .filter(|a| self.detected(a))
+            .collect();
+        let mut hooks: Vec<HookChoice> = Vec::new();
+        let mut not_needed = Vec::new();
+        for agent in &detected {
+            let Some(schema) = agent.schema() else {
+                if agent.base == "codex" {
+                    not_needed.push((
+                        agent.id.clone(),
+                        "its terminal already reports this".to_string(),
+                    ));
+                }
+                continue;
+            };
+            let id = schema.id().to_string();
+            if hooks.iter().any(|h| h.agent == id) {
+                continue;
+            }
+            let action = SettingsAction {
+                agent: id.clone(),
+                action: RowAction::Install,
+            };
+            let files = self
+                .plans(&action)
+                .map(|p| hooks_rows::plan_lines(&p))
+                .unwrap_or_default();
+            hooks.push(HookChoice {
+                agent: id,
+                install: self.config.settings.hooks_consent(schema.id()),
+                files,
+            });
+        }
+        WizardView::new(
+            detected.iter().map(|a| a.id.clone()).collect(),
+            not_needed,
+            hooks,
+            notify,
+        )
+    }
+
+    fn finish_wizard(&mut self, view: &WizardView) -> Result<Option<String>> {
+        let mut done = Vec::new();
+        for choice in view.hooks.iter().filter(|c| c.install) {
+            let action = SettingsAction {
+                agent: choice.agent.clone(),
+                action: RowAction::Install,
+            };
+            done.push(self.apply(&action)?);
+        }
+        self.save_notify(NotifySettings {
+            bell: view.notify.bell,
+            desktop: view.notify.desktop,
+        })?;
+        self.save(&[SettingEdit::WizardShown(true)])?;
+        Ok((!done.is_empty()).then(|| done.join(" ")))
+    }
+
+    fn skip_wizard(&mut self) -> Result<()> {
+        self.save(&[SettingEdit::WizardShown(true)])
+    }
+}

@@ -1,0 +1,225 @@
+//! End-to-end: the real `termic` binary in a PTY, a fixture HOME, agents
+//! that are small sh scripts printing termic hook sequences, and assertions
+//! on the rendered screen, the event log and the bytes on the outer terminal.
+
+#[path = "tui/harness.rs"]
+mod harness;
+
+use harness::{badge_line, hook, Fixture, Termic};
+
+/// A config-defined agent `fake` (claude-based) running `script`.
+fn fake_agent_config(script: &str) -> String {
+    let escaped = script.replace('\\', "\\\\").replace('"', "\\\"");
+    format!("[agents.fake]\nbase = \"claude\"\ncommand = [\"sh\", \"-c\", \"{escaped}\"]\n")
+}
+
+/// working, then needs you (permission) until a line is typed, then done.
+fn turn_script() -> String {
+    [
+        "sleep 1".to_string(),
+        hook("working", ""),
+        "sleep 1".into(),
+        hook("attention", ";kind=permission"),
+        "read answer".into(),
+        "echo got:$answer".into(),
+        hook("done", ""),
+        "sleep 600".into(),
+    ]
+    .join("; ")
+}
+
+fn wait_badge(t: &Termic, task: &str, badge: &str) -> String {
+    t.wait_for(&format!("{task} badge {badge}"), |s| {
+        badge_line(s, task).is_some_and(|l| l.starts_with(badge))
+    })
+}
+
+#[test]
+fn hook_messages_drive_the_badges_and_the_event_log() {
+    let f = Fixture::new();
+    f.config(&fake_agent_config(&turn_script()));
+    let log = f.event_log();
+    let mut t = Termic::start(
+        &f,
+        &[
+            "--event-log",
+            log.to_str().unwrap(),
+            "run",
+            "fake",
+            "--name",
+            "t1",
+        ],
+    );
+    wait_badge(&t, "t1", "working");
+    wait_badge(&t, "t1", "needs you [permission]");
+    t.send(b"yes\r");
+    let screen = wait_badge(&t, "t1", "done");
+    assert!(
+        screen.contains("got:yes"),
+        "keys reached the agent:\n{screen}"
+    );
+
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let moves: Vec<(String, String)> = lines
+        .iter()
+        .map(|v| {
+            (
+                v["from"].as_str().unwrap().to_string(),
+                v["to"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // Enter answers the prompt, so the engine goes back to working before
+    // the hook's done.
+    let want = [
+        ("idle", "working"),
+        ("working", "needs_you"),
+        ("needs_you", "working"),
+        ("working", "done"),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(moves, want);
+    for v in &lines {
+        assert_eq!(v["task"], "t1");
+        assert_eq!(v["agent"], "fake");
+        assert!(v["ts"].as_u64().unwrap() > 1_600_000_000_000);
+        assert!(!v["reason"].as_str().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn inspector_shows_the_reason_for_a_transition() {
+    let f = Fixture::new();
+    f.config(&fake_agent_config(&turn_script()));
+    let mut t = Termic::start(&f, &["run", "fake", "--name", "t1"]);
+    wait_badge(&t, "t1", "needs you [permission]");
+    t.prefix(b"i");
+    let screen = t.wait_text("Inspector: t1 (fake)");
+    let transition = screen
+        .lines()
+        .find(|l| l.contains("transition") && l.contains("needs_you"))
+        .unwrap_or_else(|| panic!("no needs_you transition shown:\n{screen}"));
+    assert!(
+        transition.to_lowercase().contains("hook"),
+        "reason names the hook: {transition}"
+    );
+    t.send(b"\x1b");
+    t.wait_for("inspector closed", |s| !s.contains("Inspector: t1"));
+}
+
+#[test]
+fn unwatched_task_needing_you_rings_and_notifies_through_the_terminal() {
+    let f = Fixture::new();
+    let script = [
+        "sleep 2".to_string(),
+        hook("working", ""),
+        hook("attention", ";kind=permission"),
+        "sleep 600".into(),
+    ]
+    .join("; ");
+    f.config(&fake_agent_config(&script));
+    let mut t = Termic::start(&f, &["run", "fake", "--name", "bg"]);
+    t.wait_text("bg");
+    // The outer terminal loses focus: nobody watches the task any more.
+    t.send(b"\x1b[O");
+    wait_badge(&t, "bg", "needs you [permission]");
+    // No session bus in the test env, so the OSC 777 fallback is used.
+    t.wait_raw(b"\x1b]777;notify;termic;bg (fake) needs you: permission\x07");
+    // The bell rings right before the notification.
+    t.wait_raw(b"\x07\x1b]777;notify;termic;bg (fake) needs you: permission\x07");
+}
+
+#[test]
+fn watched_task_gets_no_notification() {
+    let f = Fixture::new();
+    let script = [
+        "sleep 1".to_string(),
+        hook("working", ""),
+        hook("done", ""),
+        "sleep 600".into(),
+    ]
+    .join("; ");
+    f.config(&fake_agent_config(&script));
+    let mut t = Termic::start(&f, &["run", "fake", "--name", "fg"]);
+    t.send(b"\x1b[I");
+    wait_badge(&t, "fg", "done");
+    assert!(
+        !harness::contains(&t.raw(), b"]777;notify;termic"),
+        "watched tasks are not notified"
+    );
+}
+
+#[test]
+fn quit_asks_when_tasks_run_and_restores_the_terminal() {
+    let f = Fixture::new();
+    f.config(&fake_agent_config("sleep 600"));
+    let mut t = Termic::start(&f, &["run", "fake", "--name", "q"]);
+    t.wait_text("q");
+    t.prefix(b"q");
+    t.wait_text("1 task is still running.");
+    t.send(b"y");
+    assert_eq!(t.wait_exit(), 0);
+    let raw = t.raw();
+    assert!(
+        harness::contains(&raw, b"\x1b[?1049l"),
+        "left the alternate screen"
+    );
+}
+
+#[test]
+fn help_lists_the_keys() {
+    let f = Fixture::new();
+    f.config(&fake_agent_config("sleep 600"));
+    let mut t = Termic::start(&f, &["run", "fake", "--name", "h"]);
+    t.wait_text("h");
+    t.prefix(b"?");
+    let s = t.wait_text("Press Ctrl-] then:");
+    assert!(s.contains("Inspector") && s.contains("close task"), "{s}");
+}
+
+#[test]
+fn sidebar_and_pane_show_tasks_and_their_output() {
+    let f = Fixture::new();
+    let script = [
+        "printf '\\033[1;32mhello from the agent\\033[0m\\n'".to_string(),
+        hook("working", ""),
+        "sleep 600".into(),
+    ]
+    .join("; ");
+    f.config(&fake_agent_config(&script));
+    let mut t = Termic::start(&f, &["run", "fake", "--name", "first"]);
+    t.wait_text("hello from the agent");
+    // A second task from the new-task dialog: Enter takes the first agent.
+    t.prefix(b"n");
+    t.wait_text("New task");
+    t.send(b"\t");
+    t.send(b"second");
+    t.send(b"\r");
+    let screen = t.wait_for("two tasks", |s| badge_line(s, "second").is_some());
+    println!("{screen}");
+    assert!(
+        badge_line(&screen, "first").is_some_and(|l| l.starts_with("working")),
+        "{screen}"
+    );
+    // The pane sits right of the sidebar.
+    let line = screen
+        .lines()
+        .find(|l| l.contains("hello from the agent"))
+        .unwrap();
+    assert!(line.find("hello").unwrap() >= 30, "{line}");
+    // The new task has focus; prefix then 1 goes back to the first one.
+    t.prefix(b"i");
+    t.wait_text("Inspector: second (fake)");
+    t.send(b"\x1b");
+    t.wait_for("inspector closed", |s| !s.contains("Inspector:"));
+    t.prefix(b"1");
+    t.prefix(b"i");
+    t.wait_text("Inspector: first (fake)");
+}
