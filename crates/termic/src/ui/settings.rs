@@ -16,7 +16,8 @@ pub enum HooksState {
     NotWired {
         reason: String,
     },
-    /// The agent's terminal already reports its state (codex).
+    /// The agent's terminal already reports its state (codex); `why` is
+    /// the whole phrase, e.g. "not needed (its terminal already reports this)".
     NotNeeded {
         why: String,
     },
@@ -78,7 +79,7 @@ impl HooksRow {
             HooksState::NotInstalled => "Hooks: not installed".into(),
             HooksState::Installed => "Hooks: installed".into(),
             HooksState::NotWired { reason } => format!("Hooks: installed but not wired: {reason}"),
-            HooksState::NotNeeded { why } => format!("Hooks: not needed ({why})"),
+            HooksState::NotNeeded { why } => format!("Hooks: {why}"),
             HooksState::NotSupported => "Hooks: not supported yet".into(),
             HooksState::Error { message } => format!("Hooks: error: {message}"),
         }
@@ -323,7 +324,7 @@ mod tests {
             row(
                 "codex",
                 HooksState::NotNeeded {
-                    why: "its terminal already reports this".into(),
+                    why: "not needed (its terminal already reports this)".into(),
                 },
                 false,
             ),

@@ -66,9 +66,11 @@ impl Fixture {
     }
 
     /// Puts an executable named `name` on PATH (a stand-in for an agent CLI).
+    /// It answers `--version` like Claude Code 2.1.332 and otherwise waits.
     pub fn fake_agent(&self, name: &str) {
         let path = self.bin.join(name);
-        std::fs::write(&path, "#!/bin/sh\nexec sleep 600\n").unwrap();
+        let script = "#!/bin/sh\n[ \"$1\" = --version ] && { echo '2.1.332 (Claude Code)'; exit 0; }\nexec sleep 600\n";
+        std::fs::write(&path, script).unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     }

@@ -150,7 +150,7 @@ mod tests {
                 "codex",
                 vec![target(
                     "-",
-                    State::NotNeeded("its terminal already reports this"),
+                    State::NotNeeded("not needed (its terminal already reports this)"),
                 )],
             ),
             (
@@ -180,7 +180,7 @@ mod tests {
         assert_eq!(
             rows[3].state,
             HooksState::NotNeeded {
-                why: "its terminal already reports this".into()
+                why: "not needed (its terminal already reports this)".into()
             }
         );
         assert_eq!(

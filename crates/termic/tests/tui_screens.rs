@@ -1,0 +1,166 @@
+//! End-to-end: the first-run wizard and Settings against a fixture HOME,
+//! driven through the real `termic` binary in a PTY.
+
+#[path = "tui/harness.rs"]
+mod harness;
+
+use harness::{Fixture, Termic};
+
+fn read(path: &std::path::Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+#[test]
+fn wizard_lists_exactly_the_agents_on_path_and_installs_what_was_chosen() {
+    let f = Fixture::new();
+    f.fake_agent("claude");
+    f.fake_agent("codex");
+    let mut t = Termic::start(&f, &[]);
+    let s = t.wait_text("Welcome to termic");
+    assert!(s.contains("Step 1 of 3"), "{s}");
+    assert!(s.contains("Agent CLIs found on your PATH:"), "{s}");
+    let listed: Vec<&str> = s
+        .lines()
+        .filter_map(|l| l.split('│').nth(2))
+        .map(str::trim)
+        .filter(|l| ["claude", "codex", "grok", "agy", "opencode"].contains(l))
+        .collect();
+    assert_eq!(listed, ["claude", "codex"], "{s}");
+
+    t.send(b"\r");
+    let s = t.wait_text("Step 2 of 3");
+    assert!(s.contains("> [off] claude"), "{s}");
+    assert!(
+        s.contains("codex: not needed (its terminal already reports this)"),
+        "{s}"
+    );
+    assert!(!s.contains("[off] codex"), "codex gets no toggle: {s}");
+    t.send(b" ");
+    let s = t.wait_text("> [on]  claude");
+    assert!(
+        s.contains("settings.json"),
+        "the files are named before writing: {s}"
+    );
+    t.send(b"\r");
+    t.wait_text("Step 3 of 3");
+    t.send(b"\r");
+    t.wait_for("wizard closed", |s| !s.contains("Welcome to termic"));
+
+    let settings = read(&f.home.join(".claude/settings.json"));
+    assert!(
+        settings.contains(".claude/termic-hooks/"),
+        "claude hooks installed: {settings}"
+    );
+    let config = read(&f.config_dir.join("config.toml"));
+    assert!(config.contains("wizard_shown = true"), "{config}");
+    assert!(config.contains("claude = true"), "consent stored: {config}");
+
+    // Shown once: the next plain `termic` opens straight to the workspace.
+    t.prefix(b"q");
+    assert_eq!(t.wait_exit(), 0);
+    let t = Termic::start(&f, &[]);
+    let s = t.wait_text("No task is open.");
+    assert!(!s.contains("Welcome to termic"), "{s}");
+}
+
+#[test]
+fn wizard_with_no_agents_says_so_in_two_steps() {
+    let f = Fixture::new();
+    let mut t = Termic::start(&f, &[]);
+    let s = t.wait_text("Step 1 of 2");
+    assert!(s.contains("No agent CLIs were found on your PATH."), "{s}");
+    t.send(b"\x1b");
+    t.wait_for("wizard skipped", |s| !s.contains("Welcome to termic"));
+    t.wait_for("skip is remembered", |_| {
+        read(&f.config_dir.join("config.toml")).contains("wizard_shown = true")
+    });
+}
+
+#[test]
+fn wizard_never_opens_in_front_of_termic_run() {
+    let f = Fixture::new();
+    f.fake_agent("claude");
+    f.config("[agents.fake]\nbase = \"claude\"\ncommand = [\"sh\", \"-c\", \"echo agent is up; sleep 600\"]\n");
+    let t = Termic::start(&f, &["run", "fake"]);
+    let s = t.wait_text("agent is up");
+    assert!(!s.contains("Welcome to termic"), "{s}");
+}
+
+const USER_SETTINGS: &str =
+    "{\n  \"permissions\": {\n    \"defaultMode\": \"default\"\n  },\n  \"theme\": \"dark\"\n}\n";
+
+#[test]
+fn settings_rows_follow_the_fixture_home_and_install_then_remove_restores_the_file() {
+    let f = Fixture::new();
+    std::fs::create_dir_all(f.home.join(".claude")).unwrap();
+    let settings_path = f.home.join(".claude/settings.json");
+    std::fs::write(&settings_path, USER_SETTINGS).unwrap();
+    f.config("[agents.fake]\nbase = \"claude\"\ncommand = [\"sh\", \"-c\", \"sleep 600\"]\n");
+    let mut t = Termic::start(&f, &["run", "fake"]);
+    t.wait_text("fake");
+    t.prefix(b"s");
+    let s = t.wait_text("Settings");
+    assert!(
+        s.contains("> claude    Hooks: not installed [Install]"),
+        "{s}"
+    );
+    assert!(
+        s.contains("codex     Hooks: not needed (its terminal already reports this)"),
+        "{s}"
+    );
+    assert!(
+        s.contains("[compat.claude] hooks = false"),
+        "grok's opt-out is explained: {s}"
+    );
+
+    // Install: the files first, then the write.
+    t.send(b"\r");
+    let s = t.wait_text("Install hooks for claude");
+    assert!(s.contains("termic will write exactly these files:"), "{s}");
+    assert!(s.contains(".claude/settings.json"), "{s}");
+    assert_eq!(
+        read(&settings_path),
+        USER_SETTINGS,
+        "nothing is written before yes"
+    );
+    t.send(b"y");
+    let s = t.wait_text("claude    Hooks: installed [Remove]");
+    assert!(s.contains("Installed claude hooks"), "{s}");
+    let installed = read(&settings_path);
+    assert!(
+        installed.contains("\"theme\": \"dark\""),
+        "the user's keys survive: {installed}"
+    );
+    assert!(installed.contains("\"PermissionRequest\""), "{installed}");
+    assert!(
+        installed.contains(&format!("{}/.claude/termic-hooks/", f.home.display())),
+        "{installed}"
+    );
+    assert!(read(&f.config_dir.join("config.toml")).contains("claude = true"));
+
+    // Remove: the file comes back byte for byte.
+    t.send(b"r");
+    t.wait_text("Remove hooks for claude");
+    t.send(b"y");
+    t.wait_text("claude    Hooks: not installed [Install]");
+    assert_eq!(read(&settings_path), USER_SETTINGS);
+    assert!(read(&f.config_dir.join("config.toml")).contains("claude = false"));
+}
+
+#[test]
+fn settings_explains_disable_all_hooks_instead_of_installing() {
+    let f = Fixture::new();
+    std::fs::create_dir_all(f.home.join(".claude")).unwrap();
+    let settings_path = f.home.join(".claude/settings.json");
+    let text = "{\n  \"disableAllHooks\": true\n}\n";
+    std::fs::write(&settings_path, text).unwrap();
+    f.config("[agents.fake]\nbase = \"claude\"\ncommand = [\"sh\", \"-c\", \"sleep 600\"]\n");
+    let mut t = Termic::start(&f, &["run", "fake"]);
+    t.wait_text("fake");
+    t.prefix(b"s");
+    t.wait_text("> claude    Hooks: not installed [Install]");
+    t.send(b"\r");
+    let s = t.wait_text("disableAllHooks is set");
+    assert!(!s.contains("Installed claude hooks"), "{s}");
+    assert_eq!(read(&settings_path), text);
+}
