@@ -644,3 +644,126 @@ fn docs_constants_table_matches_the_defaults() {
         );
     }
 }
+
+// ---- titles and notifications under native status ------------------------------------
+
+#[test]
+fn needs_you_title_raises_attention_and_busy_title_resumes() {
+    let outcome = check(
+        "title needs you",
+        "agent grok
+         0 key enter
+         +40 title ⠋ - Thinking - grok
+         +2000 title ⚠ Action Required - ⠙ - Running: write - grok
+         +250 title ⚠ Action Required - ⠹ - Running: write - grok
+         +4000 key other
+         +30 title ⠸ - Running: write - grok
+         expect 40 idle -> working title_busy
+         expect 2040 working -> needs_you title_needs_you kind=title
+         expect 6320 needs_you -> working title_busy
+         expect 18320 working -> needs_you byte_quiet kind=unsure",
+    );
+    let message = outcome.transitions[1]
+        .attention
+        .as_ref()
+        .unwrap()
+        .message
+        .clone();
+    assert_eq!(
+        message.as_deref(),
+        Some("⚠ Action Required - ⠙ - Running: write - grok")
+    );
+}
+
+#[test]
+fn under_native_status_titles_and_notifications_move_nothing() {
+    check(
+        "native ignores titles",
+        "agent codex
+         0 native working
+         +100 title [ ! ] Action Required | x | proj
+         +100 notify approval needed
+         +100 native blocked kind=permission
+         +100 title ⠋ x | proj
+         +100 title proj
+         expect 0 idle -> working native_working
+         expect 300 working -> needs_you native_blocked kind=permission",
+    );
+}
+
+#[test]
+fn native_blocked_message_is_the_decoded_prompt_text() {
+    let mut outcome = check(
+        "native message",
+        "agent claude
+         0 bytes \\e]7501;?\\e\\\\
+         +10 bytes \\e]7501;state=working:app=claude-code\\e\\\\
+         +50 bytes \\e]7501;state=blocked:app=claude-code:kind=permission:msg=YXBwcm92ZSBXcml0ZTogYS5ycw==\\e\\\\
+         expect 10 idle -> working native_working
+         expect 60 working -> needs_you native_blocked kind=permission",
+    );
+    let attention = outcome.transitions[1].attention.clone().unwrap();
+    assert_eq!(attention.message.as_deref(), Some("approve Write: a.rs"));
+    assert!(
+        outcome.engine.take_native_probe(),
+        "the probe is reported once"
+    );
+    assert!(!outcome.engine.take_native_probe());
+}
+
+// ---- the Inspector timeline -------------------------------------------------------------
+
+#[test]
+fn the_log_shows_signals_keys_timers_and_transitions() {
+    let mut outcome = check(
+        "log",
+        "agent claude
+         0 key enter
+         +10 title ◐ Claude Code
+         +990 title ✳ Claude Code
+         +1000 title ◐ Claude Code
+         +1000 title ✳ Claude Code
+         expect 10 idle -> working title_busy
+         expect 8000 working -> done settle",
+    );
+    let log: Vec<String> = outcome
+        .engine
+        .drain_log()
+        .iter()
+        .map(|e| format!("{} {} {}", e.at, e.kind.as_str(), e.text))
+        .collect();
+    let wanted = [
+        "0 key Enter",
+        "10 signal title \"◐ Claude Code\" (busy)",
+        "10 transition idle -> working (title: busy \"◐ Claude Code\")",
+        "1000 timer settle armed, due at 6000",
+        "2000 timer settle cancelled",
+        "3000 timer settle armed, due at 8000",
+        "8000 timer settle fired",
+        "8000 transition working -> done (settle: title idle for 5000 ms)",
+    ];
+    for line in wanted {
+        assert!(
+            log.iter().any(|l| l == line),
+            "missing {line:?} in {log:#?}"
+        );
+    }
+    assert!(outcome.engine.drain_log().is_empty(), "drained");
+}
+
+#[test]
+fn a_late_tick_fires_timers_at_their_deadlines_in_order() {
+    use termic_signal::engine::{Engine, EngineConfig, Key, State};
+    use termic_signal::signal::Signal;
+    let mut engine = Engine::new(EngineConfig::new("claude", "t", false));
+    engine.key(0, Key::Submit);
+    engine.on_signal(10, Signal::Title("◐ Claude Code".into()));
+    engine.on_signal(1000, Signal::Title("✳ Claude Code".into()));
+    assert_eq!(engine.next_deadline(), Some(6000));
+    // The caller oversleeps by a minute: the settle still happened at 6000.
+    let out = engine.tick(66_000);
+    assert_eq!(out.len(), 1);
+    assert_eq!((out[0].at, out[0].to), (6000, State::Done));
+    assert_eq!(engine.since(), 6000);
+    assert_eq!(engine.next_deadline(), None);
+}

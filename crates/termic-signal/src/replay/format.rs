@@ -193,3 +193,45 @@ pub(super) fn parse_event(line: &str) -> Result<Option<(f64, RecordedEvent)>, St
     };
     Ok(Some((secs, event)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_round_trip() {
+        let markers = [
+            Marker::Focus(true),
+            Marker::Focus(false),
+            Marker::HooksWired(true),
+            Marker::Exit(Some(-1)),
+            Marker::Exit(None),
+            Marker::Screen(ScreenFacts {
+                hash: 0xdead_beef,
+                scrollback_lines: 42,
+            }),
+        ];
+        for m in markers {
+            assert_eq!(
+                Marker::parse(&m.label()),
+                Ok(Some(m.clone())),
+                "{}",
+                m.label()
+            );
+        }
+        assert_eq!(Marker::label(&Marker::Focus(true)), "termic:focus=1");
+        assert_eq!(Marker::parse("chapter 2"), Ok(None));
+        assert!(Marker::parse("termic:exit=x").is_err());
+    }
+
+    #[test]
+    fn events_parse_and_unknown_codes_are_skipped() {
+        assert_eq!(
+            parse_event(r#"[1.5, "r", "80x24"]"#),
+            Ok(Some((1.5, RecordedEvent::Resize { cols: 80, rows: 24 })))
+        );
+        assert_eq!(parse_event(r#"[1.5, "z", "?"]"#), Ok(None));
+        assert!(parse_header(r#"{"version":2}"#).is_ok());
+        assert!(parse_header(r#"{"version":3}"#).is_err());
+    }
+}

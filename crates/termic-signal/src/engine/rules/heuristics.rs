@@ -113,23 +113,25 @@ impl Engine {
                 self.end_turn(at, Rule::SettleCeiling, detail, out);
             }
             TimerKind::ByteQuiet => {
-                let what = format!("no output for {} ms", c.byte_quiet_ms);
-                self.fallback(at, Rule::ByteQuiet, what, out);
+                self.fallback(at, Rule::ByteQuiet, "no output", c.byte_quiet_ms, out);
             }
             TimerKind::SettledScreen => {
-                let what = format!("screen unchanged for {} ms", c.settled_screen_ms);
-                self.fallback(at, Rule::SettledScreen, what, out);
+                let what = "screen unchanged";
+                self.fallback(at, Rule::SettledScreen, what, c.settled_screen_ms, out);
             }
             TimerKind::ScrollbackStable => {
-                let what = format!(
-                    "no new lines and no busy title for {} ms",
-                    c.scrollback_stable_ms
+                let what = "no new lines and no busy title";
+                self.fallback(
+                    at,
+                    Rule::ScrollbackStable,
+                    what,
+                    c.scrollback_stable_ms,
+                    out,
                 );
-                self.fallback(at, Rule::ScrollbackStable, what, out);
             }
             TimerKind::AbsoluteCeiling => {
-                let what = format!("no busy sign for {} ms", c.absolute_ceiling_ms);
-                self.fallback(at, Rule::AbsoluteCeiling, what, out);
+                let what = "no busy sign";
+                self.fallback(at, Rule::AbsoluteCeiling, what, c.absolute_ceiling_ms, out);
             }
         }
     }
@@ -137,7 +139,15 @@ impl Engine {
     /// The fallbacks' outcome: the agent stopped showing work, and nothing
     /// says whether it finished or is waiting. Claiming done would be the
     /// false done this engine exists to prevent, so it asks the user to look.
-    fn fallback(&mut self, at: u64, rule: Rule, what: String, out: &mut Vec<Transition>) {
+    fn fallback(
+        &mut self,
+        at: u64,
+        rule: Rule,
+        what: &str,
+        for_ms: u64,
+        out: &mut Vec<Transition>,
+    ) {
+        let what = format!("{what} for {for_ms} ms");
         let attention = Attention::new(
             "unsure",
             Some(format!("{what}: finished or waiting for you")),

@@ -48,8 +48,8 @@ impl Engine {
                 None
             },
         };
-        self.log
-            .push(at, LogKind::Transition, transition.to_string());
+        let text = format!("{from} -> {to} ({})", transition.reason);
+        self.log.push(at, LogKind::Transition, text);
         out.push(transition);
     }
 
