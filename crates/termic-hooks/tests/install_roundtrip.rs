@@ -388,3 +388,28 @@ fn reinstalling_repairs_a_script_that_lost_its_execute_bit() {
         0o755
     );
 }
+
+#[test]
+fn install_over_an_older_termic_entry_replaces_it_and_removal_does_not_bring_it_back() {
+    let fx = HomeFixture::new();
+    let old_cmd = fx.paths.home.join(".claude/termic-hooks/notification.sh");
+    let original = format!(
+        "{{\n  \"hooks\": {{\n    \"Notification\": [\n      {{ \"hooks\": [ {{ \"type\": \"command\", \"command\": \"{}\" }} ] }}\n    ],\n    \"Stop\": [ {{ \"hooks\": [ {{ \"type\": \"command\", \"command\": \"say done\" }} ] }} ]\n  }}\n}}\n",
+        old_cmd.display()
+    );
+    fx.write(".claude/settings.json", original.as_bytes());
+    let t = host(&fx, AgentSchema::Claude);
+    apply::install(&t, &FACTS).unwrap();
+    let installed = String::from_utf8(fx.read(".claude/settings.json")).unwrap();
+    assert!(
+        !installed.contains("notification.sh"),
+        "old entry replaced:\n{installed}"
+    );
+    apply::remove(&t).unwrap();
+    let after = String::from_utf8(fx.read(".claude/settings.json")).unwrap();
+    assert!(
+        !after.contains("termic-hooks"),
+        "a stale termic hook came back:\n{after}"
+    );
+    assert!(after.contains("say done"));
+}

@@ -392,3 +392,63 @@ fn a_home_inside_the_working_repository_is_refused() {
     );
     assert!(!proj.join("nested-home").exists());
 }
+
+/// Runs `termic hooks install claude` with a terminal as stdin and `answer`
+/// typed into it.
+fn install_answering(fx: &Fx, answer: &[u8]) -> Output {
+    use std::io::Write;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty fills two fds; null name/termios/winsize are allowed.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0);
+    // SAFETY: both fds were just returned by openpty and are owned here.
+    let (mut master, slave) = unsafe {
+        (
+            std::fs::File::from_raw_fd(master),
+            OwnedFd::from_raw_fd(slave),
+        )
+    };
+    master.write_all(answer).unwrap();
+    let path = format!(
+        "{}:/usr/local/bin:/usr/bin:/bin",
+        fx.root().join("bin").display()
+    );
+    Command::new(env!("CARGO_BIN_EXE_termic"))
+        .args(["hooks", "install", "claude"])
+        .current_dir(fx.root())
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", fx.home())
+        .env("TERMIC_DATA_DIR", fx.root().join("data"))
+        .env("TERMIC_CONFIG_DIR", fx.root().join("config"))
+        .stdin(slave)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn on_a_terminal_install_asks_first_and_no_writes_nothing() {
+    let fx = Fx::new();
+    fx.write(".claude/settings.json", SETTINGS.as_bytes());
+    let before = tree(&fx.root());
+    let out = install_answering(&fx, b"n\n");
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("Write these files? [y/N]"), "{stdout}");
+    assert!(stdout.contains("Nothing was written."), "{stdout}");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(tree(&fx.root()), before);
+
+    let out = install_answering(&fx, b"y\n");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("installed and wired"));
+    assert_eq!(fx.claude_state()["key"], "wired");
+}

@@ -123,3 +123,15 @@ pub fn holds_nothing(text: &str) -> bool {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     serde_json::from_str::<Value>(body).is_ok_and(|v| empty(&v))
 }
+
+/// Whether `text` already holds an entry of ours (by path prefix, or agy's
+/// named entry). Unparseable text counts as not (the edit refuses it anyway).
+pub fn has_ours(target: &InstallTarget, entry: ConfigEntry, text: Option<&str>) -> bool {
+    let Some(text) = text else { return false };
+    match entry {
+        ConfigEntry::NamedAgyEntry { name, .. } => {
+            edit::query_named_entry(text, name).is_ok_and(|v| v.is_some())
+        }
+        _ => ours_now(target, entry, text).is_ok_and(|o| !o.is_empty()),
+    }
+}

@@ -71,7 +71,7 @@ pub fn plan_install(
         config_record = Some(ConfigRecord {
             file: file.to_string(),
             last_written_sha256: sha256(&after),
-            pre_install: pre_install(current, prev_rec),
+            pre_install: pre_install(current, prev_rec, config::has_ours(target, entry, text)),
             written: match entry {
                 ConfigEntry::NamedAgyEntry { .. } => Vec::new(),
                 _ => config::claude_shape_handlers(target, entry),
@@ -214,8 +214,17 @@ fn utf8<'a>(path: &Path, current: Option<&'a FileState>) -> Result<Option<&'a st
 
 /// The file before this install cycle touched it. A previous record stays
 /// valid only while the file is still exactly what termic last wrote.
-fn pre_install(current: Option<&FileState>, prev: Option<&ConfigRecord>) -> PreInstallText {
+///
+/// A file that already holds an entry of ours (an older termic, a lost
+/// manifest) is never "the original": restoring it would bring back a
+/// stale hook, so removal is structural then.
+fn pre_install(
+    current: Option<&FileState>,
+    prev: Option<&ConfigRecord>,
+    holds_ours: bool,
+) -> PreInstallText {
     match (current, prev) {
+        (Some(_), None) if holds_ours => PreInstallText::Unknown,
         (None, _) => PreInstallText::Absent,
         (Some(cur), Some(rec)) if sha256(&cur.bytes) == rec.last_written_sha256 => {
             rec.pre_install.clone()
