@@ -48,7 +48,7 @@ impl Fixture {
         // Only these tools are on PATH, so agent detection sees exactly the
         // fake agents a test puts in `bin`.
         for tool in [
-            "sh", "printf", "sleep", "cat", "echo", "env", "git", "true", "stty",
+            "sh", "printf", "sleep", "cat", "echo", "env", "git", "true", "stty", "head", "od",
         ] {
             for dir in ["/usr/bin", "/bin"] {
                 let src = Path::new(dir).join(tool);

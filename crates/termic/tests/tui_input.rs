@@ -1,0 +1,124 @@
+//! End-to-end: what reaches the agent. Paste, mouse and resize go through the
+//! real `termic` binary to a small sh agent that reports what it received.
+
+#[path = "tui/harness.rs"]
+mod harness;
+
+use harness::{Fixture, Termic};
+
+fn agent(f: &Fixture, script: &str) {
+    let escaped = script.replace('\\', "\\\\").replace('"', "\\\"");
+    f.config(&format!(
+        "[agents.fake]\nbase = \"claude\"\ncommand = [\"sh\", \"-c\", \"{escaped}\"]\n"
+    ));
+}
+
+#[test]
+fn bracketed_paste_and_mouse_reach_the_agent_as_it_asked() {
+    let f = Fixture::new();
+    // Bracketed paste and SGR mouse on; then show the next 24 input bytes.
+    agent(
+        &f,
+        "printf '\\033[?2004h\\033[?1000h\\033[?1006h'; stty raw -echo; echo ready; \
+         head -c 24 | cat -v; echo; echo END; sleep 600",
+    );
+    let mut t = Termic::start(&f, &["run", "fake"]);
+    t.wait_text("ready");
+    // Outer terminal: a bracketed paste, then a left click at column 41,
+    // row 6 (1-based), which is column 11 of the pane (the sidebar is 30 wide).
+    t.send(b"\x1b[200~hi\x1b[201~");
+    t.send(b"\x1b[<0;41;6M");
+    let s = t.wait_text("END");
+    assert!(s.contains("^[[200~hi^[[201~^[[<0;11;6M"), "{s}");
+}
+
+#[test]
+fn without_bracketed_paste_newlines_arrive_as_enter() {
+    let f = Fixture::new();
+    agent(
+        &f,
+        "stty raw -echo; echo ready; head -c 4 | od -An -c; echo END; sleep 600",
+    );
+    let mut t = Termic::start(&f, &["run", "fake"]);
+    t.wait_text("ready");
+    t.send(b"\x1b[200~a\nb\x1b[201~");
+    t.send(b"!");
+    let s = t.wait_text("END");
+    assert!(s.contains("a  \\r   b   !"), "{s}");
+}
+
+#[test]
+fn mouse_is_not_sent_to_an_agent_that_did_not_ask() {
+    let f = Fixture::new();
+    agent(
+        &f,
+        "stty raw -echo; echo ready; head -c 1 | od -An -c; echo END; sleep 600",
+    );
+    let mut t = Termic::start(&f, &["run", "fake"]);
+    t.wait_text("ready");
+    t.send(b"\x1b[<0;41;6M");
+    t.send(b"z");
+    let s = t.wait_text("END");
+    assert!(s.contains("   z"), "only the key arrived: {s}");
+}
+
+#[test]
+fn resizing_the_outer_terminal_resizes_the_agent() {
+    let f = Fixture::new();
+    agent(
+        &f,
+        "trap 'echo size $(stty size)' WINCH; echo ready; while :; do sleep 0.1; done",
+    );
+    let t = Termic::start(&f, &["run", "fake"]);
+    t.wait_text("ready");
+    t.resize(30, 100);
+    // 30 rows less the status line; 100 columns less the 30-column sidebar.
+    t.wait_text("size 29 70");
+}
+
+#[test]
+fn closing_a_worktree_task_can_remove_its_worktree() {
+    let f = Fixture::new();
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(&f.work)
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    std::fs::write(f.work.join("a.txt"), "a\n").unwrap();
+    git(&["add", "a.txt"]);
+    git(&["commit", "-qm", "first"]);
+    agent(&f, "echo in $(pwd); sleep 600");
+    let mut t = Termic::start(&f, &["run", "fake", "--worktree", "--name", "wt1"]);
+    let s = t.wait_text("in /");
+    let dir = s
+        .lines()
+        .find_map(|l| l.split("in ").nth(1))
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(dir.contains("wt1"), "{s}");
+    assert!(
+        std::path::Path::new(&dir).join("a.txt").exists(),
+        "a checkout of the repository"
+    );
+    t.prefix(b"x");
+    let s = t.wait_text("Close wt1? Its agent is stopped.");
+    assert!(s.contains("w close and remove the worktree"), "{s}");
+    t.send(b"w");
+    t.wait_text("No task is open.");
+    let start = std::time::Instant::now();
+    while std::path::Path::new(&dir).exists() {
+        assert!(
+            start.elapsed() < harness::TIMEOUT,
+            "worktree {dir} still there"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
