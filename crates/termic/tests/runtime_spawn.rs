@@ -136,9 +136,17 @@ fn scrollback_keeps_the_configured_number_of_lines() {
     let (rt, events) = runtime();
     let id = rt.spawn(sh("scroll", "seq 1 12000")).unwrap();
     wait_exit(&rt, &events, id, T);
-    rt.set_scrollback(id, usize::MAX).unwrap();
-    let kept = rt.with_screen(id, |s| s.scrollback()).unwrap();
-    assert_eq!(kept, 10_000);
+    assert_eq!(rt.history_len(id), 10_000);
+    // 12000 lines + the final empty row on a 24-row screen: the view 10,000
+    // lines up starts at the oldest kept line.
+    let top = rt
+        .with_scrolled_screen(id, 10_000, |s| {
+            s.contents().lines().next().map(str::to_owned)
+        })
+        .unwrap();
+    assert_eq!(top.as_deref(), Some("1978"));
+    let live = rt.with_scrolled_screen(id, 0, |s| s.contents()).unwrap();
+    assert!(live.contains("12000"));
 }
 
 #[test]

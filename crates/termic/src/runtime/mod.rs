@@ -4,6 +4,7 @@
 //! a channel of [`RuntimeEvent`]s.
 //!
 //! - [`env`]: the spawn env contract (pure).
+//! - [`history`]: compact scrollback outside the screen model.
 //! - [`spawn`]: PTY open (under one process-wide lock) and child start.
 //! - [`reader`]: the reader thread (screen, terminal replies, dirty flag).
 //! - [`session`]: ending a task's whole process group and session.
@@ -11,6 +12,7 @@
 //! - [`task`]: state shared by the threads of one task.
 
 pub mod env;
+pub mod history;
 pub mod reader;
 pub mod session;
 pub mod signals;
@@ -34,7 +36,8 @@ use crate::clock::Clock;
 use crate::eventlog::EventLog;
 use crate::replies::{ReplyConfig, Responder};
 
-use signals::{ScrollCounter, TaskSignals};
+use history::History;
+use signals::TaskSignals;
 use task::TaskShared;
 
 /// Default scrollback kept per task, in lines.
@@ -231,13 +234,15 @@ impl Runtime {
         let config = &self.inner.config;
         let spawned = spawn::spawn(&spec, &config.term_program)?;
         let id = TaskId(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
+        // No scrollback in the screen model: History keeps it compactly.
         let parser = vt100::Parser::new_with_callbacks(
             nonzero(spec.size.rows),
             nonzero(spec.size.cols),
-            config.scrollback,
-            ScrollCounter::default(),
+            0,
+            History::new(config.scrollback),
         );
         let wired = self.hooks_wired_for(&spec.agent);
+        let master_fd = spawned.master.as_raw_fd();
         let engine = Engine::new(EngineConfig::new(&spec.profile, &spawned.task_id, wired));
         let shared = Arc::new(TaskShared {
             meta: TaskMeta {
@@ -279,7 +284,7 @@ impl Runtime {
         spawn_thread(
             format!("termic-read-{}", id.0),
             Box::new(move || {
-                reader::run(reader, reader_shared, responder);
+                reader::run(reader, master_fd, reader_shared, responder);
                 let _ = done_tx.send(());
             }),
         )?;
@@ -426,11 +431,38 @@ impl Runtime {
         Some(f(parser.screen()))
     }
 
-    /// Scroll the task's view back `rows` lines (0 = live).
-    pub fn set_scrollback(&self, id: TaskId, rows: usize) -> Result<(), RuntimeError> {
-        let task = self.task(id)?;
-        task.lock_parser().screen_mut().set_scrollback(rows);
-        Ok(())
+    /// Lines of scrollback kept for the task (the most a view can go back).
+    pub fn history_len(&self, id: TaskId) -> usize {
+        self.task(id)
+            .map(|t| t.lock_parser().callbacks().len())
+            .unwrap_or(0)
+    }
+
+    /// Like [`Runtime::with_screen`], but the view `offset` lines above the
+    /// live screen (0 = live; clamped to [`Runtime::history_len`]). Older
+    /// lines are rebuilt from compact history into a throwaway screen of the
+    /// task's size, so drawing code is the same for both.
+    pub fn with_scrolled_screen<R>(
+        &self,
+        id: TaskId,
+        offset: usize,
+        f: impl FnOnce(&vt100::Screen) -> R,
+    ) -> Option<R> {
+        if offset == 0 {
+            return self.with_screen(id, f);
+        }
+        let task = self.task(id).ok()?;
+        task.dirty.store(false, Ordering::Release);
+        let view = {
+            let parser = task.lock_parser();
+            let screen = parser.screen();
+            let (rows, cols) = screen.size();
+            let live: Vec<String> = screen.rows_formatted(0, cols.get()).collect();
+            parser
+                .callbacks()
+                .view(&live, rows.get(), cols.get(), offset)
+        };
+        Some(f(view.screen()))
     }
 
     /// Whether the program asked for focus in/out reports.

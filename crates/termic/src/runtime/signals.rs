@@ -10,25 +10,14 @@ use termic_signal::engine::{Engine, Key, ScreenFacts, Transition};
 
 use crate::record::TaskRecorder;
 
+use super::history::History;
+
 /// Screen facts are computed at most this often from the reader (they are
 /// also refreshed at every tick, so the last state is never missed).
 pub const SCREEN_FACTS_EVERY_MS: u64 = 50;
 
-/// A vt100 callback counting rows dropped off a full scrollback, so
-/// `scrollback_len + dropped` keeps growing after the buffer is full.
-#[derive(Debug, Default)]
-pub struct ScrollCounter {
-    pub dropped: usize,
-}
-
-impl vt100::Callbacks for ScrollCounter {
-    fn on_scroll(&mut self, _contents: vt100::capture::RowContents<'_>, _alternate_screen: bool) {
-        self.dropped += 1;
-    }
-}
-
 /// FNV-1a over the visible rows: any stable hash will do for "changed?".
-pub fn screen_facts(parser: &vt100::Parser<ScrollCounter>) -> ScreenFacts {
+pub fn screen_facts(parser: &vt100::Parser<History>) -> ScreenFacts {
     let screen = parser.screen();
     let (_, cols) = screen.size();
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
@@ -39,7 +28,7 @@ pub fn screen_facts(parser: &vt100::Parser<ScrollCounter>) -> ScreenFacts {
     }
     ScreenFacts {
         hash,
-        scrollback_lines: screen.scrollback_len() + parser.callbacks().dropped,
+        scrollback_lines: parser.callbacks().pushed(),
     }
 }
 

@@ -14,7 +14,8 @@ use termic_signal::engine::Transition;
 use crate::clock::Clock;
 use crate::eventlog::{EventLog, TaskLabel};
 
-use super::signals::{ScrollCounter, TaskSignals};
+use super::history::History;
+use super::signals::TaskSignals;
 use super::{lock, RuntimeEvent, TaskMeta, TaskStatus};
 
 /// The parts of a task that outlive the spawn call.
@@ -25,7 +26,7 @@ pub struct TaskShared {
     pub dirty: AtomicBool,
     /// The program asked for focus in/out reports (`CSI ? 1004 h`).
     pub focus_reporting: AtomicBool,
-    pub(super) parser: Mutex<vt100::Parser<ScrollCounter>>,
+    pub(super) parser: Mutex<vt100::Parser<History>>,
     pub(super) signals: Mutex<TaskSignals>,
     pub(super) event_log: Option<Arc<EventLog>>,
     pub(super) writer: Mutex<Box<dyn Write + Send>>,
@@ -35,7 +36,7 @@ pub struct TaskShared {
 }
 
 impl TaskShared {
-    pub fn lock_parser(&self) -> MutexGuard<'_, vt100::Parser<ScrollCounter>> {
+    pub fn lock_parser(&self) -> MutexGuard<'_, vt100::Parser<History>> {
         lock(&self.parser)
     }
 
