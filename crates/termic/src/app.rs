@@ -124,10 +124,12 @@ impl App {
         spec.size = self.pty_size();
         let name = spec.name.clone();
         let agent = spec.agent.clone();
+        let profile = spec.profile.clone();
         self.runtime.set_hooks_wired(&spec.agent, hooks_wired);
         let id = self.runtime.spawn(spec)?;
         let mut entry = TaskEntry::new(id.0, name, agent, self.now_ms());
         entry.worktree = worktree;
+        entry.profile = profile;
         self.tasks.push(entry);
         self.after_focus_change();
         Ok(id)
@@ -162,7 +164,8 @@ impl App {
         }
     }
 
-    /// Agents that reported their state natively (OSC 7501) on some task.
+    /// Agents (by the built-in they are based on) that reported their state
+    /// natively (OSC 7501) on some task.
     pub fn native_agents(&self) -> Vec<String> {
         let mut agents: Vec<String> = self
             .tasks
@@ -173,7 +176,7 @@ impl App {
                     .with_engine(TaskId(e.id), |engine| engine.native_status_seen())
                     .unwrap_or(false)
             })
-            .map(|e| e.agent.clone())
+            .map(|e| e.profile.clone())
             .collect();
         agents.sort();
         agents.dedup();
@@ -189,6 +192,9 @@ impl App {
         match event {
             RuntimeEvent::Dirty(id) => {
                 if self.tasks.focused_id() == Some(id.0) {
+                    if matches!(self.overlay, Some(Overlay::Inspector(_))) {
+                        self.refresh_timelines();
+                    }
                     self.needs_draw = true;
                 }
             }

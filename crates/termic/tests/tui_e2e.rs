@@ -223,3 +223,16 @@ fn sidebar_and_pane_show_tasks_and_their_output() {
     t.prefix(b"i");
     t.wait_text("Inspector: first (fake)");
 }
+
+#[test]
+fn an_unknown_agent_is_reported_before_the_screen_is_taken() {
+    let f = Fixture::new();
+    let mut t = Termic::start(&f, &["run", "nosuch"]);
+    assert_eq!(t.wait_exit(), 1);
+    let s = t.wait_text("unknown agent nosuch");
+    assert!(s.contains("claude, codex, grok, agy, opencode"), "{s}");
+    assert!(
+        !harness::contains(&t.raw(), b"\x1b[?1049h"),
+        "the alternate screen was never entered"
+    );
+}

@@ -164,3 +164,30 @@ fn settings_explains_disable_all_hooks_instead_of_installing() {
     assert!(!s.contains("Installed claude hooks"), "{s}");
     assert_eq!(read(&settings_path), text);
 }
+
+#[test]
+fn a_native_status_report_shows_on_the_agents_row_and_in_the_notification() {
+    let f = Fixture::new();
+    // A claude-based agent that speaks OSC 7501: working, then blocked with
+    // its own words (base64 of "approve Write: src/main.rs").
+    let script = "sleep 1; printf '\\033]7501;state=working:app=claude-code\\033\\\\'; \
+                  printf '\\033]7501;state=blocked:app=claude-code:kind=permission:msg=YXBwcm92ZSBXcml0ZTogc3JjL21haW4ucnM=\\033\\\\'; \
+                  sleep 600";
+    let escaped = script.replace('\\', "\\\\").replace('"', "\\\"");
+    f.config(&format!(
+        "[agents.fake]\nbase = \"claude\"\ncommand = [\"sh\", \"-c\", \"{escaped}\"]\n"
+    ));
+    let mut t = Termic::start(&f, &["run", "fake", "--name", "nat"]);
+    t.wait_text("nat");
+    t.send(b"\x1b[O");
+    t.wait_raw(b"\x1b]777;notify;termic;nat (fake) needs you: approve Write: src/main.rs\x07");
+    t.send(b"\x1b[I");
+    t.prefix(b"s");
+    let s = t.wait_text("Settings");
+    let claude_at = s.find("claude    Hooks:").unwrap();
+    let next_row = s[claude_at..].find("grok      Hooks:").unwrap();
+    assert!(
+        s[claude_at..claude_at + next_row].contains("Also reports its state natively (OSC 7501)"),
+        "{s}"
+    );
+}

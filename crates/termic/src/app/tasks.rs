@@ -16,6 +16,9 @@ pub struct TaskEntry {
     pub id: u64,
     pub name: String,
     pub agent: String,
+    /// The built-in the agent is based on (`claude` for a claude clone):
+    /// the Settings row its native reports count for.
+    pub profile: String,
     pub badge: Badge,
     /// When the task entered `badge`'s state (ms on the app clock).
     pub since_ms: u64,
@@ -37,6 +40,7 @@ impl TaskEntry {
         TaskEntry {
             id,
             name,
+            profile: agent.clone(),
             agent,
             badge: Badge::Idle,
             since_ms: now_ms,

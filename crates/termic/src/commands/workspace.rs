@@ -87,6 +87,11 @@ pub fn open(args: WorkspaceArgs, initial: Option<InitialTask>) -> Result<ExitCod
         })
     });
 
+    // An unknown agent is reported before the screen is taken over.
+    if let Some(task) = &initial {
+        services.check_agent(&task.agent)?;
+    }
+
     let (fallback_tx, fallback_rx) = crossbeam_channel::unbounded();
     let notifier = Notifier::from_env(fallback_tx, settings.notifications.osc_fallback);
     let mut guard =

@@ -55,6 +55,17 @@ impl WorkspaceServices {
         Ok(services)
     }
 
+    /// The agent definition for `id`, or an error listing the known ones.
+    pub fn check_agent(&self, id: &str) -> Result<&AgentDef> {
+        self.config.agents.get(id).ok_or_else(|| {
+            anyhow!(
+                "unknown agent {id}: use one of {}, or define [agents.{id}] in {}",
+                self.config.agents.ids().join(", "),
+                self.config.path.display()
+            )
+        })
+    }
+
     fn reload(&mut self) -> Result<()> {
         self.config = Config::load(&self.paths.config_dir)?;
         Ok(())
@@ -198,13 +209,7 @@ impl Services for WorkspaceServices {
         size: TermSize,
         extra_args: &[String],
     ) -> Result<Launch> {
-        let def = self.config.agents.get(agent).cloned().ok_or_else(|| {
-            anyhow!(
-                "unknown agent {agent}: use one of {} or define [agents.{agent}] in {}",
-                self.config.agents.ids().join(", "),
-                self.config.path.display()
-            )
-        })?;
+        let def = self.check_agent(agent)?.clone();
         let (cwd, worktree) = if worktree {
             let wt = crate::worktree::create(&self.paths.data_dir, &self.cwd, name)?;
             (wt.path.clone(), Some(wt.path))
