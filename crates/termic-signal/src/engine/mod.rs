@@ -133,7 +133,11 @@ impl Engine {
     /// Output bytes from the PTY, scanned for signals.
     pub fn feed_output(&mut self, now: u64, bytes: &[u8]) -> Vec<Transition> {
         let mut out = Vec::new();
-        if bytes.is_empty() || !self.begin(now, &mut out) {
+        if !self.begin(now, &mut out) {
+            return out;
+        }
+        if bytes.is_empty() {
+            self.finish(now);
             return out;
         }
         let mut signals = std::mem::take(&mut self.scratch);

@@ -88,11 +88,15 @@ impl Engine {
         if title == self.title {
             return;
         }
-        let class = self.profile.classify_title(&title);
+        // Only changed titles get here (about once a second at most), so
+        // the full explanation is affordable and names the deciding rule.
+        let explained = self.profile.explain(&title);
+        let class = explained.state;
+        let by = explained.decided_by.unwrap_or("no rule matched");
         self.log.push(
             now,
             LogKind::Signal,
-            format!("title {title:?} ({})", class_name(class)),
+            format!("title {title:?} ({}, {by})", class_name(class)),
         );
         if class != self.title_class {
             self.title_class = class;

@@ -1,0 +1,197 @@
+//! The guessing rules: settle, its ceiling, and the fallbacks.
+
+use crate::common::script::check;
+
+// ---- settle (title idle) -------------------------------------------------
+
+#[test]
+fn settle_title_idle_for_5s_is_done() {
+    check(
+        "settle",
+        "agent claude
+         0 key enter
+         +20 activity
+         +30 title ◐ Claude Code
+         +960 title ◑ Claude Code
+         +500 activity
+         +490 title ✳ Claude Code
+         expect 20 idle -> working submit_activity
+         expect 7000 working -> done settle",
+    );
+}
+
+#[test]
+fn settle_waits_for_visible_output_to_stop() {
+    check(
+        "settle postponed",
+        "agent claude
+         0 key enter
+         +10 title ◐ Claude Code
+         +990 title ✳ Claude Code
+         +3000 activity
+         expect 10 idle -> working title_busy
+         expect 9000 working -> done settle",
+    );
+}
+
+#[test]
+fn busy_title_cancels_settle() {
+    check(
+        "busy cancels settle",
+        "agent claude
+         0 key enter
+         +10 title ◐ Claude Code
+         +990 title ✳ Claude Code
+         +4000 title ◐ Claude Code
+         +5000 title ✳ Claude Code
+         expect 10 idle -> working title_busy
+         expect 15000 working -> done settle",
+    );
+}
+
+#[test]
+fn attention_cancels_settle() {
+    // goAttention/cancelSettle: the notification lands before the settle.
+    let outcome = check(
+        "attention cancels settle",
+        "agent claude
+         0 key enter
+         +10 title ◐ Claude Code
+         +990 title ✳ Claude Code
+         +2000 notify Claude needs your permission
+         expect 10 idle -> working title_busy
+         expect 3000 working -> needs_you notification kind=notification",
+    );
+    assert_eq!(outcome.engine.false_done_count(), 0);
+}
+
+#[test]
+fn claude_idle_nudge_is_filtered_and_settle_still_fires() {
+    check(
+        "notify filter",
+        "agent claude
+         0 key enter
+         +10 title ◐ Claude Code
+         +990 title ✳ Claude Code
+         +1000 notify Claude is waiting for your input
+         expect 10 idle -> working title_busy
+         expect 6000 working -> done settle",
+    );
+}
+
+#[test]
+fn settle_ceiling_ends_a_turn_whose_output_never_stops() {
+    check(
+        "settle ceiling",
+        "agent claude
+         0 key enter
+         +10 title ◐ Claude Code
+         +990 title ✳ Claude Code
+         every 1000 until 120000 activity
+         expect 10 idle -> working title_busy
+         expect 91000 working -> done settle_ceiling",
+    );
+}
+
+// ---- fallbacks (no title states) ------------------------------------------
+
+#[test]
+fn byte_quiet_asks_you_to_look_instead_of_claiming_done() {
+    check(
+        "byte quiet",
+        "agent agy
+         0 key enter
+         +100 activity
+         every 500 until 5000 activity
+         expect 100 idle -> working submit_activity
+         expect 16600 working -> needs_you byte_quiet kind=unsure",
+    );
+}
+
+#[test]
+fn output_after_byte_quiet_resumes_working_unless_a_key_was_pressed() {
+    check(
+        "quiet resume",
+        "agent agy
+         0 key enter
+         +100 activity
+         +20000 activity
+         +20000 key other
+         +10 activity
+         expect 100 idle -> working submit_activity
+         expect 12100 working -> needs_you byte_quiet
+         expect 20100 needs_you -> working quiet_resume
+         expect 32100 working -> needs_you byte_quiet",
+    );
+}
+
+#[test]
+fn settled_screen_catches_identical_repaints() {
+    check(
+        "settled screen",
+        "agent opencode
+         0 key enter
+         +50 activity
+         +0 screen 7 0
+         every 1000 until 30000 activity
+         expect 50 idle -> working submit_activity
+         expect 20050 working -> needs_you settled_screen kind=unsure",
+    );
+}
+
+#[test]
+fn screen_change_after_settled_screen_resumes() {
+    check(
+        "settled screen resume",
+        "agent opencode
+         0 key enter
+         +50 activity
+         +0 screen 7 0
+         every 1000 until 22000 activity
+         +0 screen 8 0
+         expect 50 idle -> working submit_activity
+         expect 20050 working -> needs_you settled_screen
+         expect 21050 needs_you -> working quiet_resume
+         expect 33050 working -> needs_you byte_quiet",
+    );
+}
+
+#[test]
+fn scrollback_stability_ends_a_turn_that_only_animates_in_place() {
+    check(
+        "scrollback stable",
+        "agent agy
+         0 key enter
+         +10 activity
+         +0 screen 1 0
+         +1000 screen 2 5
+         +1000 screen 3 9
+         every 500 until 100000 activity || screen 4 9 || activity || screen 5 9
+         expect 10 idle -> working submit_activity
+         expect 62010 working -> needs_you scrollback_stable kind=unsure",
+    );
+}
+
+#[test]
+fn absolute_ceiling_ends_a_turn_with_no_busy_sign_for_10_minutes() {
+    check(
+        "absolute ceiling",
+        "agent claude
+         0 key enter
+         +10 title ◐ Claude Code
+         every 1000 until 700000 activity
+         expect 10 idle -> working title_busy
+         expect 600010 working -> needs_you absolute_ceiling kind=unsure",
+    );
+}
+
+#[test]
+fn enter_without_output_starts_nothing() {
+    check(
+        "submit window",
+        "agent agy
+         0 key enter
+         +5000 activity
+         expect false_done 0",
+    );
+}

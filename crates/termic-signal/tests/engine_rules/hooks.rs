@@ -1,0 +1,177 @@
+//! Hook messages: hooks own the turn, the permission debounce, foreign ids.
+
+use crate::common::script::check;
+
+// ---- hooks own the turn -----------------------------------------------------
+
+#[test]
+fn hooks_wired_silence_every_heuristic_until_the_hook_done() {
+    check(
+        "hooks own the turn",
+        "agent claude
+         hooks on
+         0 key enter
+         +10 hook working hook=UserPromptSubmit
+         +20 title ◐ Claude Code
+         +1000 title ✳ Claude Code
+         +0 screen 1 0
+         +700000 hook done hook=Stop
+         expect 10 idle -> working hook_working
+         expect 701030 working -> done hook_done",
+    );
+}
+
+#[test]
+fn hook_done_while_not_working_is_ignored() {
+    check(
+        "done without working",
+        "agent agy
+         hooks on
+         0 hook done hook=Stop
+         +10 hook interrupted
+         +10 hook working
+         +10 hook done
+         +10 hook done
+         expect 20 idle -> working hook_working
+         expect 30 working -> done hook_done",
+    );
+}
+
+#[test]
+fn claude_stop_with_background_tasks_keeps_working() {
+    check(
+        "background",
+        "agent claude
+         hooks on
+         0 hook working hook=UserPromptSubmit
+         +5000 hook done hook=Stop background=1
+         +60000 hook done hook=Stop
+         expect 0 idle -> working hook_working
+         expect 65000 working -> done hook_done",
+    );
+}
+
+#[test]
+fn hook_message_for_another_task_is_recorded_not_obeyed() {
+    let mut outcome = check(
+        "foreign task",
+        "agent claude
+         hooks on
+         task mine
+         0 hook working task=someone-else
+         +10 hook working
+         +10 hook done task=someone-else
+         +10 hook attention task=someone-else kind=question
+         expect 10 idle -> working hook_working",
+    );
+    let log = outcome.engine.drain_log();
+    assert!(
+        log.iter()
+            .filter(|e| e.text.contains("another task") && e.text.contains("not obeyed"))
+            .count()
+            == 3,
+        "{log:#?}"
+    );
+}
+
+#[test]
+fn setting_hooks_wired_mid_turn_drops_the_settle() {
+    check(
+        "wired mid turn",
+        "agent claude
+         0 key enter
+         +10 title ◐ Claude Code
+         +990 title ✳ Claude Code
+         +1000 wired on
+         +60000 wired off
+         expect 10 idle -> working title_busy
+         expect 62000 working -> done settle",
+    );
+}
+
+// ---- permission debounce -----------------------------------------------------
+
+#[test]
+fn permission_attention_is_held_for_the_debounce() {
+    check(
+        "debounce",
+        "agent claude
+         hooks on
+         0 hook working hook=UserPromptSubmit
+         +30000 title ✳ Claude Code
+         +20 hook attention hook=PermissionRequest kind=permission
+         expect 0 idle -> working hook_working
+         expect 31020 working -> needs_you hook_attention kind=permission",
+    );
+}
+
+#[test]
+fn debounce_is_cancelled_by_busy_title_hook_working_or_release() {
+    for resolve in ["title ◐ Claude Code", "hook working", "hook released"] {
+        check(
+            resolve,
+            &format!(
+                "agent claude
+                 hooks on
+                 0 hook working
+                 +1000 title ✳ Claude Code
+                 +20 hook attention hook=PermissionRequest
+                 +500 {resolve}
+                 +9000 hook done hook=Stop
+                 expect 0 idle -> working hook_working
+                 expect 10520 working -> done hook_done
+                 expect false_done 0"
+            ),
+        );
+    }
+}
+
+#[test]
+fn questions_and_plans_are_not_debounced() {
+    for kind in ["question", "plan"] {
+        check(
+            kind,
+            &format!(
+                "agent claude
+                 hooks on
+                 0 hook working
+                 +100 hook attention kind={kind}
+                 expect 0 idle -> working hook_working
+                 expect 100 working -> needs_you hook_attention kind={kind}"
+            ),
+        );
+    }
+}
+
+#[test]
+fn a_held_attention_keeps_the_settle_from_firing() {
+    // Hooks not reported wired, but a hook speaks: the held attention must
+    // still stop the settle the idle title armed 20 ms earlier.
+    check(
+        "held attention blocks settle",
+        "agent claude
+         0 key enter
+         +10 title ◐ Claude Code
+         +990 title ✳ Claude Code
+         +20 hook attention hook=PermissionRequest
+         expect 10 idle -> working title_busy
+         expect 2020 working -> needs_you hook_attention kind=permission",
+    );
+}
+
+#[test]
+fn released_returns_to_working() {
+    check(
+        "released",
+        "agent opencode
+         hooks on
+         0 hook working hook=chat.message
+         +100 hook attention hook=permission.asked kind=permission
+         +5000 hook released hook=permission.replied
+         +1000 hook done hook=session.idle
+         expect 0 idle -> working hook_working
+         expect 1100 working -> needs_you hook_attention
+         expect 5100 needs_you -> working hook_released
+         expect 6100 working -> done hook_done",
+    );
+}

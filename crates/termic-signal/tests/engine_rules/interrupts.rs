@@ -1,0 +1,84 @@
+//! Escape and Ctrl-C as interrupt evidence; hook interrupts.
+
+use crate::common::script::check;
+
+// ---- interrupts ------------------------------------------------------------------
+
+#[test]
+fn escape_then_idle_title_is_an_interrupt() {
+    for key in ["escape", "ctrlc"] {
+        check(
+            key,
+            &format!(
+                "agent claude
+                 0 key enter
+                 +10 title ◐ Claude Code
+                 +8000 key {key}
+                 +110 title ✳ Claude Code
+                 expect 10 idle -> working title_busy
+                 expect 8120 working -> interrupted interrupt_title"
+            ),
+        );
+    }
+}
+
+#[test]
+fn interrupt_keys_count_only_while_watched() {
+    check(
+        "not watched",
+        "agent claude
+         watched off
+         0 key enter
+         +10 title ◐ Claude Code
+         +8000 key escape
+         +110 title ✳ Claude Code
+         expect 10 idle -> working title_busy
+         expect 13120 working -> done settle",
+    );
+}
+
+#[test]
+fn escape_then_quiet_is_an_interrupt_for_agents_without_titles() {
+    check(
+        "quiet interrupt",
+        "agent agy
+         hooks on
+         0 hook working hook=PreInvocation
+         every 500 until 8000 activity
+         +200 key escape
+         +300 activity
+         expect 0 idle -> working hook_working
+         expect 23500 working -> interrupted interrupt_quiet",
+    );
+}
+
+#[test]
+fn an_escape_the_agent_ignores_interrupts_nothing() {
+    check(
+        "ignored escape",
+        "agent opencode
+         hooks on
+         0 hook working hook=chat.message
+         every 500 until 8000 activity
+         +100 key escape
+         every 500 until 60000 activity
+         +100 hook done hook=session.idle
+         expect 0 idle -> working hook_working
+         expect 59700 working -> done hook_done",
+    );
+}
+
+#[test]
+fn hook_interrupted_ends_the_turn_without_a_done() {
+    check(
+        "hook interrupted",
+        "agent grok
+         hooks on
+         0 hook working hook=UserPromptSubmit
+         +8000 key escape
+         +350 hook interrupted hook=StopCancelled
+         +12 hook done hook=Stop
+         expect 0 idle -> working hook_working
+         expect 8350 working -> interrupted hook_interrupted",
+    );
+}
