@@ -1,1 +1,143 @@
+//! The planners are pure: these build snapshots by hand, no filesystem.
 
+use std::path::PathBuf;
+
+use super::*;
+use crate::agents::AgentSchema;
+use crate::manifest::{Manifest, PreInstallText};
+use crate::target::{AgentRef, ForbiddenRoots, InstallTarget, Paths};
+
+fn paths() -> Paths {
+    Paths {
+        home: PathBuf::from("/nonexistent-home/u"),
+        data_dir: PathBuf::from("/nonexistent-data"),
+    }
+}
+
+fn host(schema: AgentSchema) -> InstallTarget {
+    InstallTarget::host(schema, &paths(), &ForbiddenRoots::default()).unwrap()
+}
+
+const FACTS: InstallFacts = InstallFacts {
+    now_unix: 42,
+    claude_version: None,
+};
+
+/// A snapshot where nothing exists under HOME.
+fn empty_home(t: &InstallTarget) -> Snapshot {
+    let mut s = Snapshot::default();
+    for d in [
+        t.dir().to_path_buf(),
+        t.path("termic-hooks"),
+        t.path("plugins"),
+    ] {
+        s.insert_missing_dir(d);
+    }
+    s
+}
+
+#[test]
+fn a_fresh_claude_install_creates_dirs_first_scripts_before_the_config_and_the_manifest_last() {
+    let t = host(AgentSchema::Claude);
+    let p = plan_install(&t, &empty_home(&t), &FACTS).unwrap();
+    let order: Vec<(Action, String)> = p
+        .changes
+        .iter()
+        .map(|c| {
+            (
+                c.action,
+                c.path
+                    .strip_prefix(t.dir())
+                    .unwrap_or(&c.path)
+                    .display()
+                    .to_string(),
+            )
+        })
+        .collect();
+    let want = [
+        (Action::CreateDir, ""),
+        (Action::CreateDir, "termic-hooks"),
+        (Action::Create, "termic-hooks/user-prompt-submit.sh"),
+        (Action::Create, "termic-hooks/permission-request.sh"),
+        (Action::Create, "termic-hooks/stop.sh"),
+        (Action::Create, "settings.json"),
+        (Action::Create, "termic-hooks/manifest.json"),
+    ];
+    let want: Vec<(Action, String)> = want.iter().map(|(a, p)| (*a, p.to_string())).collect();
+    assert_eq!(order, want);
+    let manifest = Manifest::parse(p.changes.last().unwrap().after.as_ref().unwrap()).unwrap();
+    assert_eq!(manifest.installed_at_unix, 42);
+    let config = manifest.config.unwrap();
+    assert_eq!(config.pre_install, PreInstallText::Absent);
+    assert_eq!(config.written.len(), 3);
+    assert!(manifest.created_dirs.iter().any(|d| d.ends_with(".claude")));
+}
+
+#[test]
+fn the_install_time_comes_from_the_facts_not_a_clock() {
+    let t = host(AgentSchema::Opencode);
+    let a = plan_install(
+        &t,
+        &empty_home(&t),
+        &InstallFacts {
+            now_unix: 1,
+            ..FACTS
+        },
+    )
+    .unwrap();
+    let b = plan_install(
+        &t,
+        &empty_home(&t),
+        &InstallFacts {
+            now_unix: 2,
+            ..FACTS
+        },
+    )
+    .unwrap();
+    let stamp = |p: &InstallPlan| {
+        Manifest::parse(p.changes.last().unwrap().after.as_ref().unwrap())
+            .unwrap()
+            .installed_at_unix
+    };
+    assert_eq!((stamp(&a), stamp(&b)), (1, 2));
+}
+
+#[test]
+fn removing_what_was_never_installed_plans_nothing() {
+    for schema in AgentSchema::ALL {
+        let t = host(schema);
+        let p = plan_remove(&t, &empty_home(&t)).unwrap();
+        assert!(p.is_empty(), "{}: {}", schema.id(), p.describe());
+    }
+}
+
+#[test]
+fn an_old_claude_is_refused_only_on_the_host() {
+    let old = InstallFacts {
+        claude_version: Some((2, 1, 0)),
+        ..FACTS
+    };
+    let t = host(AgentSchema::Claude);
+    assert_eq!(
+        plan_install(&t, &empty_home(&t), &old).unwrap_err(),
+        PlanError::ClaudeTooOld { found: (2, 1, 0) }
+    );
+    // The host's claude says nothing about the container's.
+    let d = InstallTarget::docker(
+        &AgentRef::builtin(AgentSchema::Claude),
+        &paths(),
+        &ForbiddenRoots::default(),
+    )
+    .unwrap();
+    assert!(plan_install(&d, &Snapshot::default(), &old).is_ok());
+}
+
+#[test]
+fn a_non_utf8_config_is_refused_naming_the_file() {
+    let t = host(AgentSchema::Agy);
+    let mut s = empty_home(&t);
+    s.insert_file(t.path("config/hooks.json"), vec![b'{', 0xff, b'}'], 0o644);
+    let err = plan_install(&t, &s, &FACTS).unwrap_err();
+    assert!(err.to_string().contains("config/hooks.json"), "{err}");
+    assert!(plan_remove(&t, &s).is_err());
+}
