@@ -63,13 +63,16 @@ impl Fixture {
         }
         let start = Instant::now();
         // A script written by one thread can be "text file busy" for a moment
-        // while another thread's fork still holds the write handle.
+        // while another thread's fork still holds the write handle; a busy
+        // machine can also refuse a fork for a moment (EAGAIN).
         let mut child = loop {
             match cmd.spawn() {
-                Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => {
+                Err(e) if matches!(e.raw_os_error(), Some(libc::ETXTBSY | libc::EAGAIN)) => {
                     std::thread::sleep(Duration::from_millis(10))
                 }
-                other => break other.unwrap(),
+                other => {
+                    break other.unwrap_or_else(|e| panic!("spawn {}: {e:?}", script.display()))
+                }
             }
         };
         let mut input = child.stdin.take().unwrap();
