@@ -33,8 +33,10 @@ use crate::notify::{decide, AttentionEvent, Notifier, NotifySettings};
 use crate::runtime::{Runtime, RuntimeEvent, TaskId, TaskSpec, TermSize};
 use crate::ui::inspector::{EntryKind, InspectorEntry};
 use crate::ui::layout::WorkspaceLayout;
+use crate::ui::pane::PaneSnapshot;
 use crate::ui::sidebar::Badge;
 use crate::ui::{Overlay, WorkspaceView};
+use ratatui::layout::Rect;
 
 use self::services::Services;
 use self::tasks::{TaskEntry, TaskList};
@@ -236,46 +238,40 @@ impl App {
         self.needs_draw = true;
     }
 
+    /// Copies the focused pane out of its screen model (scrolled back when
+    /// the user asked), holding the task's lock only for the copy.
+    fn pane_snapshot(&self) -> Option<PaneSnapshot> {
+        let entry = self.tasks.focused_entry()?;
+        let pane = WorkspaceLayout::new(Rect::new(0, 0, self.size.0, self.size.1)).pane;
+        self.runtime
+            .with_scrolled_screen(TaskId(entry.id), entry.scroll, |screen| {
+                PaneSnapshot::capture(screen, pane, entry.scroll == 0)
+            })
+    }
+
     /// Builds the frame's view and draws it, then writes pending bell and
     /// notification bytes.
     fn draw(&mut self, guard: &mut TerminalGuard) -> Result<()> {
         let now = self.now_ms();
         let views = self.tasks.views(now);
-        let focused = self.focused_task();
-        let frame_view = |screen: Option<&vt100::Screen>, frame: &mut ratatui::Frame| {
-            let view = WorkspaceView {
-                tasks: &views,
-                focused: self.tasks.focused,
-                screen,
-                overlay: self.overlay.as_ref(),
-                prefix_label: &self.prefix.label,
-                prefix_pending: self.prefix_pending,
-                message: self.message.as_deref(),
-            };
-            crate::ui::render(frame, &view);
+        let pane = self.pane_snapshot();
+        let view = WorkspaceView {
+            tasks: &views,
+            focused: self.tasks.focused,
+            pane: pane.as_ref(),
+            scrolled: self.tasks.focused_entry().map_or(0, |e| e.scroll),
+            overlay: self.overlay.as_ref(),
+            prefix_label: &self.prefix.label,
+            prefix_pending: self.prefix_pending,
+            message: self.message.as_deref(),
         };
-        let terminal = &mut guard.terminal;
-        let drawn = focused.and_then(|id| {
-            self.runtime.with_screen(id, |screen| {
-                terminal.draw(|f| frame_view(Some(screen), f)).map(|_| ())
-            })
-        });
-        match drawn {
-            Some(result) => result?,
-            None => {
-                terminal.draw(|f| frame_view(None, f))?;
-            }
-        }
+        guard
+            .terminal
+            .draw(|frame| crate::ui::render(frame, &view))?;
         if !self.pending_out.is_empty() {
             guard.write_raw(&std::mem::take(&mut self.pending_out))?;
         }
-        let mouse = focused
-            .and_then(|id| {
-                self.runtime.with_screen(id, |s| {
-                    s.mouse_protocol_mode() != vt100::MouseProtocolMode::None
-                })
-            })
-            .unwrap_or(false);
+        let mouse = pane.is_some_and(|p| p.wants_mouse);
         guard.set_mouse_capture(mouse && self.overlay.is_none())?;
         Ok(())
     }

@@ -122,3 +122,23 @@ fn closing_a_worktree_task_can_remove_its_worktree() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+#[test]
+fn prefix_page_up_scrolls_back_and_a_key_returns_to_live() {
+    let f = Fixture::new();
+    agent(&f, "i=1; while [ $i -le 120 ]; do echo line$i; i=$((i+1)); done; echo bottom; stty -echo; read x; echo typed:$x; sleep 600");
+    let mut t = Termic::start(&f, &["run", "fake"]);
+    let s = t.wait_text("bottom");
+    assert!(
+        !s.contains("line60\n") && !s.contains("line60 "),
+        "line 60 is off screen: {s}"
+    );
+    // The pane is 39 rows: two half pages back shows line 60 or so.
+    t.prefix(b"\x1b[5~");
+    t.prefix(b"\x1b[5~");
+    let s = t.wait_text("scrolled back");
+    assert!(s.lines().any(|l| l.contains("line60")), "{s}");
+    t.send(b"ok\r");
+    let s = t.wait_text("typed:ok");
+    assert!(!s.contains("scrolled back"), "{s}");
+}

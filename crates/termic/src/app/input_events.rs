@@ -68,6 +68,7 @@ impl App {
         match route {
             KeyRoute::Agent(bytes) => {
                 if let Some(id) = self.focused_task() {
+                    self.scroll_to_live();
                     self.send(id, &bytes);
                 }
             }
@@ -109,6 +110,7 @@ impl App {
                     prefix: self.prefix.label.clone(),
                 }))
             }
+            PrefixCommand::Scroll { back } => self.scroll(back),
             PrefixCommand::Quit => match self.tasks.running() {
                 0 => self.quit = true,
                 n => self.overlay = Some(Overlay::Confirm(ConfirmView::quit(n))),
@@ -130,6 +132,36 @@ impl App {
         }
     }
 
+    /// Half a pane up or down through the focused task's history.
+    fn scroll(&mut self, back: bool) {
+        let Some(id) = self.focused_task() else {
+            return;
+        };
+        let step = usize::from(self.pty_size().rows / 2).max(1);
+        let max = self.runtime.history_len(id);
+        if let Some(entry) = self.tasks.get_mut(id.0) {
+            entry.scroll = if back {
+                (entry.scroll + step).min(max)
+            } else {
+                entry.scroll.saturating_sub(step)
+            };
+        }
+    }
+
+    /// Typing into the agent shows the live screen again.
+    fn scroll_to_live(&mut self) {
+        if let Some(entry) = self
+            .tasks
+            .focused
+            .and_then(|i| self.tasks.entries.get_mut(i))
+        {
+            if entry.scroll != 0 {
+                entry.scroll = 0;
+                self.request_draw();
+            }
+        }
+    }
+
     fn on_paste(&mut self, text: &str) {
         if let Some(Overlay::NewTask(view)) = &mut self.overlay {
             view.name.extend(text.chars().filter(|c| !c.is_control()));
@@ -140,6 +172,7 @@ impl App {
             return;
         }
         if let Some(id) = self.focused_task() {
+            self.scroll_to_live();
             let bytes = encode_paste(text, &self.input_modes(id));
             self.send(id, &bytes);
         }

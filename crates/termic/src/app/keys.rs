@@ -18,6 +18,10 @@ pub enum PrefixCommand {
     Inspector,
     Help,
     Quit,
+    /// Scroll the focused pane back (`true`) or forward by half a page.
+    Scroll {
+        back: bool,
+    },
 }
 
 /// Where a key goes.
@@ -61,6 +65,8 @@ pub fn route_key(
     let command = match key.code {
         KeyCode::Tab => Some(PrefixCommand::Next),
         KeyCode::BackTab => Some(PrefixCommand::Previous),
+        KeyCode::PageUp => Some(PrefixCommand::Scroll { back: true }),
+        KeyCode::PageDown => Some(PrefixCommand::Scroll { back: false }),
         KeyCode::Char(c) if shift_only => match c {
             'n' => Some(PrefixCommand::NewTask),
             ']' => Some(PrefixCommand::Next),
@@ -138,6 +144,8 @@ mod tests {
             (KeyCode::Char('i'), PrefixCommand::Inspector),
             (KeyCode::Char('?'), PrefixCommand::Help),
             (KeyCode::Char('q'), PrefixCommand::Quit),
+            (KeyCode::PageUp, PrefixCommand::Scroll { back: true }),
+            (KeyCode::PageDown, PrefixCommand::Scroll { back: false }),
         ];
         for (code, want) in cases {
             assert_eq!(route(code, NONE, true), KeyRoute::Command(want), "{code:?}");

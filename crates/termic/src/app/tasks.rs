@@ -29,6 +29,8 @@ pub struct TaskEntry {
     pub timeline: Vec<InspectorEntry>,
     /// The git worktree this task runs in, when termic made one.
     pub worktree: Option<PathBuf>,
+    /// Lines the user scrolled back in this task's pane (0: live).
+    pub scroll: usize,
 }
 
 /// Oldest entries are dropped past this many, so a chatty task cannot grow
@@ -48,6 +50,7 @@ impl TaskEntry {
             unseen: false,
             timeline: Vec::new(),
             worktree: None,
+            scroll: 0,
         }
     }
 

@@ -12,6 +12,7 @@ pub const PREFIX_KEYS: &[(&str, &str)] = &[
     ("Shift-Tab or [", "previous task"),
     ("1-9", "jump to task"),
     ("x", "close task"),
+    ("PgUp/PgDn", "scroll the task back and forward"),
     ("s", "Settings"),
     ("i", "Inspector"),
     ("?", "this help"),

@@ -41,8 +41,10 @@ pub enum Overlay {
 pub struct WorkspaceView<'a> {
     pub tasks: &'a [TaskView],
     pub focused: Option<usize>,
-    /// The focused task's screen model.
-    pub screen: Option<&'a vt100::Screen>,
+    /// The focused task's pane, copied from its screen model.
+    pub pane: Option<&'a pane::PaneSnapshot>,
+    /// Lines the focused pane is scrolled back (0: live).
+    pub scrolled: usize,
     pub overlay: Option<&'a Overlay>,
     /// The prefix key as the user would type it, e.g. `Ctrl-]`.
     pub prefix_label: &'a str,
@@ -56,11 +58,11 @@ pub struct WorkspaceView<'a> {
 pub fn render(frame: &mut Frame, view: &WorkspaceView) {
     let areas = layout::WorkspaceLayout::new(frame.area());
     sidebar::render(frame, areas.sidebar, view.tasks, view.focused);
-    match view.screen {
-        Some(screen) => {
-            frame.render_widget(pane::PaneWidget::new(screen), areas.pane);
+    match view.pane {
+        Some(snapshot) => {
+            snapshot.paint(frame.buffer_mut(), areas.pane);
             if view.overlay.is_none() {
-                if let Some(pos) = pane::cursor_position(screen, areas.pane) {
+                if let Some(pos) = snapshot.cursor {
                     frame.set_cursor_position(pos);
                 }
             }
@@ -98,7 +100,7 @@ fn render_empty_pane(frame: &mut Frame, area: Rect, prefix: &str) {
 fn render_status(frame: &mut Frame, area: Rect, view: &WorkspaceView) {
     let hint = if view.prefix_pending {
         Span::styled(
-            " prefix: n new  x close  s settings  i inspector  ? help  q quit ",
+            " prefix: n new  x close  s settings  i inspector  PgUp/PgDn scroll  ? help  q quit ",
             Style::new().fg(Color::Black).bg(Color::Yellow),
         )
     } else {
@@ -108,6 +110,12 @@ fn render_status(frame: &mut Frame, area: Rect, view: &WorkspaceView) {
         )
     };
     let mut spans = vec![hint];
+    if view.scrolled > 0 {
+        spans.push(Span::styled(
+            format!(" scrolled back {} lines, any key returns ", view.scrolled),
+            Style::new().fg(Color::Black).bg(Color::Cyan),
+        ));
+    }
     if let Some(msg) = view.message {
         spans.push(Span::raw(" "));
         spans.push(Span::styled(msg.to_string(), Style::new().fg(Color::Red)));
@@ -127,6 +135,70 @@ pub(crate) fn modal(frame: &mut Frame, title: &str, width: u16, height: u16) -> 
     let inner = block.inner(area);
     frame.render_widget(block, area);
     inner
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{draw, text_lines};
+    use super::*;
+    use crate::ui::sidebar::Badge;
+
+    fn view<'a>(tasks: &'a [TaskView], pane: Option<&'a pane::PaneSnapshot>) -> WorkspaceView<'a> {
+        WorkspaceView {
+            tasks,
+            focused: Some(0),
+            pane,
+            scrolled: 0,
+            overlay: None,
+            prefix_label: "Ctrl-]",
+            prefix_pending: false,
+            message: None,
+        }
+    }
+
+    #[test]
+    fn workspace_puts_sidebar_pane_status_and_cursor_together() {
+        let tasks = [TaskView {
+            name: "fix".into(),
+            agent: "claude".into(),
+            badge: Badge::Working,
+            in_state: std::time::Duration::from_secs(4),
+            unseen: false,
+        }];
+        let mut parser = vt100::Parser::new(
+            std::num::NonZeroU16::new(3).unwrap(),
+            std::num::NonZeroU16::new(10).unwrap(),
+            0,
+        );
+        parser.process(b"> hi");
+        let pane_area = layout::WorkspaceLayout::new(Rect::new(0, 0, 60, 4)).pane;
+        let snap = pane::PaneSnapshot::capture(parser.screen(), pane_area, true);
+        let mut t = draw(60, 4, |f| render(f, &view(&tasks, Some(&snap))));
+        let lines = text_lines(&t);
+        assert_eq!(lines[0], " termic                      │> hi");
+        assert_eq!(lines[1], "1 fix                  claude│");
+        assert_eq!(lines[2], "  working                  4s│");
+        assert_eq!(lines[3], " Ctrl-] ? for help");
+        t.backend_mut().assert_cursor_position((34, 0));
+    }
+
+    #[test]
+    fn status_line_shows_prefix_scroll_and_messages() {
+        let mut v = view(&[], None);
+        v.prefix_pending = true;
+        v.scrolled = 12;
+        v.message = Some("cannot write input");
+        let t = draw(180, 3, |f| render(f, &v));
+        let status = &text_lines(&t)[2];
+        assert!(status.contains("prefix: n new"), "{status}");
+        assert!(
+            status.contains("scrolled back 12 lines, any key returns"),
+            "{status}"
+        );
+        assert!(status.ends_with("cannot write input"), "{status}");
+        let body = text_lines(&t).join("\n");
+        assert!(body.contains("No task is open."), "{body}");
+    }
 }
 
 #[cfg(test)]

@@ -43,6 +43,46 @@ impl Widget for PaneWidget<'_> {
     }
 }
 
+/// The focused pane copied out of its screen model, so the task's lock is
+/// held only for the copy and never while the outer terminal is written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaneSnapshot {
+    pub buffer: Buffer,
+    /// Where the outer terminal's cursor goes (`None`: hidden).
+    pub cursor: Option<Position>,
+    /// The agent asked for mouse reports.
+    pub wants_mouse: bool,
+}
+
+impl PaneSnapshot {
+    /// Copies `screen` into a buffer covering `pane`. A scrolled-back view
+    /// (`live` false) shows no cursor.
+    pub fn capture(screen: &vt100::Screen, pane: Rect, live: bool) -> Self {
+        let mut buffer = Buffer::empty(pane);
+        PaneWidget::new(screen).render(pane, &mut buffer);
+        PaneSnapshot {
+            buffer,
+            cursor: if live {
+                cursor_position(screen, pane)
+            } else {
+                None
+            },
+            wants_mouse: screen.mouse_protocol_mode() != vt100::MouseProtocolMode::None,
+        }
+    }
+
+    /// Copies the snapshot into `buf`, clipped to `pane` (the frame may have
+    /// been resized since the capture).
+    pub fn paint(&self, buf: &mut Buffer, pane: Rect) {
+        let area = self.buffer.area.intersection(pane).intersection(buf.area);
+        for y in area.top()..area.bottom() {
+            for x in area.left()..area.right() {
+                buf[(x, y)] = self.buffer[(x, y)].clone();
+            }
+        }
+    }
+}
+
 /// Where the outer terminal's cursor goes, or `None` when the agent hid it
 /// or it is outside the pane.
 pub fn cursor_position(screen: &vt100::Screen, pane: Rect) -> Option<Position> {
@@ -133,6 +173,22 @@ mod tests {
         );
         let p = screen(5, 10, b"ab\x1b[?25l");
         assert_eq!(cursor_position(p.screen(), pane), None);
+    }
+
+    #[test]
+    fn snapshot_paints_clipped_and_hides_the_cursor_when_scrolled() {
+        let p = screen(2, 6, b"abcdef\r\nxy");
+        let pane = Rect::new(2, 0, 6, 2);
+        let live = PaneSnapshot::capture(p.screen(), pane, true);
+        assert_eq!(live.cursor, Some(Position::new(4, 1)));
+        assert!(!live.wants_mouse);
+        assert_eq!(PaneSnapshot::capture(p.screen(), pane, false).cursor, None);
+        // The frame shrank to 5 columns: what does not fit is dropped.
+        let t = draw(5, 2, |f| live.paint(f.buffer_mut(), Rect::new(2, 0, 6, 2)));
+        assert_eq!(
+            text_lines(&t),
+            vec!["  abc".to_string(), "  xy".to_string()]
+        );
     }
 
     #[test]
