@@ -94,6 +94,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
         include_str!("../scenarios/hook-timeout.scn"),
     ),
     ("demo", include_str!("../scenarios/demo.scn")),
+    ("bench", include_str!("../scenarios/bench.scn")),
 ];
 
 impl Scenario {

@@ -11,3 +11,6 @@ mod attention;
 
 #[path = "e2e_specs/turns.rs"]
 mod turns;
+
+#[path = "e2e_specs/latency.rs"]
+mod latency;

@@ -123,8 +123,10 @@ impl Claude {
         std::thread::spawn(move || {
             std::thread::sleep(delay);
             let mut o = out.lock().unwrap();
+            // Stamped before the write: termic may act on the bytes at once.
+            let ts = crate::clock::unix_ms();
             o.write(&allowed);
-            o.trace("seq_written", json!({ "event": event, "seq": allowed }));
+            o.trace_at(ts, "seq_written", json!({ "event": event, "seq": allowed }));
         });
     }
 

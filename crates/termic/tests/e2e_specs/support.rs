@@ -91,6 +91,22 @@ impl Fixture {
     }
 }
 
+/// A transition as the UI loop got it.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub id: TaskId,
+    pub to: String,
+    pub rule: String,
+    pub wall_ms: f64,
+}
+
+pub fn unix_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64() * 1000.0)
+        .unwrap_or(0.0)
+}
+
 /// A runtime driven like the UI drives it (ticks at engine deadlines), with
 /// the event log on.
 pub struct Session {
@@ -98,7 +114,9 @@ pub struct Session {
     stop: Arc<AtomicBool>,
     pub log: PathBuf,
     driver: Option<std::thread::JoinHandle<()>>,
-    pub transitions: Arc<Mutex<Vec<(TaskId, String)>>>,
+    /// Every transition as the UI loop received it: task, state, rule and
+    /// the wall time of receipt (Unix ms, sub-millisecond).
+    pub transitions: Arc<Mutex<Vec<Received>>>,
 }
 
 impl Session {
@@ -122,7 +140,12 @@ impl Session {
                         rt2.with_screen(id, |s| s.cursor_position());
                     }
                     Ok(RuntimeEvent::Transition(id, t)) => {
-                        tr.lock().unwrap().push((id, t.to.as_str().to_string()));
+                        tr.lock().unwrap().push(Received {
+                            id,
+                            to: t.to.as_str().to_string(),
+                            rule: t.reason.rule.as_str().to_string(),
+                            wall_ms: unix_ms(),
+                        });
                     }
                     Ok(_) => {}
                     Err(_) => rt2.tick(clock.now_ms()),
