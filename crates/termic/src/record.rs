@@ -4,8 +4,19 @@
 //! [`TaskRecorder`] is what the runtime calls, in exactly the order it feeds
 //! the engine (both happen under one lock), so a replay sees the same facts
 //! in the same order at the same times and reproduces the same transitions.
+//! The file format is termic-signal's (`replay::RecordingWriter`): output,
+//! input and resize events plus `termic:` markers for focus, hooks wired,
+//! screen facts and exit. A write error stops that recording (remembered,
+//! shown by [`AsciicastRecorder::error`]); it never stops the agent.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
 
 use termic_signal::engine::ScreenFacts;
+use termic_signal::replay::{Marker, RecordingHeader, RecordingWriter, TaskFacts};
+
+use crate::worktree::slug;
 
 /// A sink for everything the engine is fed about one task.
 pub trait TaskRecorder: Send {
@@ -16,4 +27,140 @@ pub trait TaskRecorder: Send {
     fn hooks_wired(&mut self, now: u64, wired: bool);
     fn screen(&mut self, now: u64, facts: ScreenFacts);
     fn exit(&mut self, now: u64, code: Option<i32>);
+    /// Push buffered events to disk (at ticks and on shutdown).
+    fn flush(&mut self);
+}
+
+/// What a recording's header says about its task.
+#[derive(Debug, Clone)]
+pub struct RecordingFacts<'a> {
+    pub name: &'a str,
+    /// The engine profile (a clone records its base).
+    pub profile: &'a str,
+    /// The task's `TERMIC_TASK_ID`, so hook messages replay as this task's.
+    pub task_id: &'a str,
+    pub hooks_wired: bool,
+    pub cols: u16,
+    pub rows: u16,
+    /// Monotonic ms at the start: event times are relative to it.
+    pub start_ms: u64,
+    /// Wall ms at the start (header timestamp, file name).
+    pub wall_ms: u64,
+}
+
+/// Writes one task's recording.
+pub struct AsciicastRecorder {
+    path: PathBuf,
+    writer: Option<RecordingWriter<BufWriter<File>>>,
+    error: Option<std::io::Error>,
+}
+
+/// `<name>-<unix seconds>-<n>.cast`, the first `n` that is free.
+pub fn recording_path(dir: &Path, name: &str, wall_ms: u64) -> PathBuf {
+    let base = format!("{}-{}", slug(name), wall_ms / 1000);
+    (1..)
+        .map(|n| dir.join(format!("{base}-{n}.cast")))
+        .find(|p| !p.exists())
+        .expect("an unbounded range always yields a free name")
+}
+
+impl AsciicastRecorder {
+    /// Create the file (and `dir`) and write the header, plus a focus
+    /// marker at time zero: a task starts unwatched, while a replay assumes
+    /// watched unless told otherwise.
+    pub fn create(dir: &Path, facts: &RecordingFacts<'_>) -> std::io::Result<Self> {
+        std::fs::create_dir_all(dir)?;
+        let path = recording_path(dir, facts.name, facts.wall_ms);
+        let file = File::create_new(&path)?;
+        let header = RecordingHeader {
+            width: facts.cols,
+            height: facts.rows,
+            timestamp: Some(facts.wall_ms / 1000),
+            termic: TaskFacts {
+                agent: facts.profile.to_owned(),
+                task_id: facts.task_id.to_owned(),
+                hooks_wired: facts.hooks_wired,
+            },
+        };
+        let mut writer = RecordingWriter::new(BufWriter::new(file), &header, facts.start_ms)?;
+        writer.marker(facts.start_ms, &Marker::Focus(false))?;
+        Ok(AsciicastRecorder {
+            path,
+            writer: Some(writer),
+            error: None,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The write error that stopped this recording, if any.
+    pub fn error(&self) -> Option<&std::io::Error> {
+        self.error.as_ref()
+    }
+
+    fn write(
+        &mut self,
+        f: impl FnOnce(&mut RecordingWriter<BufWriter<File>>) -> std::io::Result<()>,
+    ) {
+        if let Some(w) = self.writer.as_mut() {
+            if let Err(e) = f(w) {
+                self.writer = None;
+                self.error = Some(e);
+            }
+        }
+    }
+}
+
+impl TaskRecorder for AsciicastRecorder {
+    fn output(&mut self, now: u64, bytes: &[u8]) {
+        self.write(|w| w.output(now, bytes));
+    }
+
+    fn input(&mut self, now: u64, bytes: &[u8]) {
+        self.write(|w| w.input(now, bytes));
+    }
+
+    fn resize(&mut self, now: u64, cols: u16, rows: u16) {
+        self.write(|w| w.resize(now, cols, rows));
+    }
+
+    fn focus(&mut self, now: u64, watched: bool) {
+        self.write(|w| w.marker(now, &Marker::Focus(watched)));
+    }
+
+    fn hooks_wired(&mut self, now: u64, wired: bool) {
+        self.write(|w| w.marker(now, &Marker::HooksWired(wired)));
+    }
+
+    fn screen(&mut self, now: u64, facts: ScreenFacts) {
+        self.write(|w| w.marker(now, &Marker::Screen(facts)));
+    }
+
+    fn exit(&mut self, now: u64, code: Option<i32>) {
+        self.write(|w| {
+            w.marker(now, &Marker::Exit(code))?;
+            w.flush()
+        });
+    }
+
+    fn flush(&mut self) {
+        self.write(|w| w.flush());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_slugged_and_never_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = recording_path(dir.path(), "fix the bug", 1_700_000_123_456);
+        assert_eq!(a.file_name().unwrap(), "fix-the-bug-1700000123-1.cast");
+        std::fs::write(&a, "").unwrap();
+        let b = recording_path(dir.path(), "fix the bug", 1_700_000_123_456);
+        assert_eq!(b.file_name().unwrap(), "fix-the-bug-1700000123-2.cast");
+    }
 }

@@ -65,10 +65,9 @@ pub fn open(args: WorkspaceArgs, initial: Option<InitialTask>) -> Result<ExitCod
         runtime.set_event_log(Some(EventLog::open(path)?));
     }
     if let Some(dir) = &args.record {
-        anyhow::bail!(
-            "--record {} is not available in this build yet: run without it",
-            dir.display()
-        );
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the --record directory {}", dir.display()))?;
+        runtime.set_record_dir(Some(dir.clone()));
     }
     let notify = NotifySettings {
         bell: settings.notifications.bell,

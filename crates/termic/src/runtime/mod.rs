@@ -34,6 +34,7 @@ use termic_signal::engine::{Engine, EngineConfig, LogEntry, Transition};
 
 use crate::clock::Clock;
 use crate::eventlog::EventLog;
+use crate::record::{AsciicastRecorder, RecordingFacts, TaskRecorder};
 use crate::replies::{ReplyConfig, Responder};
 
 use history::History;
@@ -150,6 +151,12 @@ pub enum RuntimeError {
     Pty { what: &'static str, message: String },
     #[error("cannot start `{command}`: {message}")]
     Spawn { command: String, message: String },
+    #[error("cannot record into {dir}: {source} (check --record's directory)", dir = dir.display())]
+    Record {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("no task {0:?} (it was removed)")]
     NoSuchTask(TaskId),
     #[error("cannot {what} for task {id:?}: {source}")]
@@ -176,6 +183,7 @@ struct Inner {
     /// Verified hooks status per agent id (the tui computes it).
     hooks_wired: Mutex<HashMap<String, bool>>,
     event_log: Mutex<Option<Arc<EventLog>>>,
+    record_dir: Mutex<Option<PathBuf>>,
 }
 
 impl Drop for Inner {
@@ -183,6 +191,7 @@ impl Drop for Inner {
     fn drop(&mut self) {
         let tasks = self.tasks.get_mut().unwrap_or_else(|e| e.into_inner());
         for task in tasks.values() {
+            task.lock_signals().flush_recording();
             if task.status() == TaskStatus::Running {
                 session::end_session(task.meta.pid);
             }
@@ -212,6 +221,7 @@ impl Runtime {
             clock,
             hooks_wired: Mutex::new(HashMap::new()),
             event_log: Mutex::new(None),
+            record_dir: Mutex::new(None),
         };
         (
             Runtime {
@@ -244,6 +254,28 @@ impl Runtime {
         let wired = self.hooks_wired_for(&spec.agent);
         let master_fd = spawned.master.as_raw_fd();
         let engine = Engine::new(EngineConfig::new(&spec.profile, &spawned.task_id, wired));
+        let recorder = match lock(&self.inner.record_dir).clone() {
+            None => None,
+            Some(dir) => {
+                let facts = RecordingFacts {
+                    name: &spec.name,
+                    profile: &spec.profile,
+                    task_id: &spawned.task_id,
+                    hooks_wired: wired,
+                    cols: spec.size.cols,
+                    rows: spec.size.rows,
+                    start_ms: self.inner.clock.now_ms(),
+                    wall_ms: self.inner.clock.wall_ms(),
+                };
+                match AsciicastRecorder::create(&dir, &facts) {
+                    Ok(r) => Some(Box::new(r) as Box<dyn TaskRecorder>),
+                    Err(source) => {
+                        session::end_session(spawned.pid);
+                        return Err(RuntimeError::Record { dir, source });
+                    }
+                }
+            }
+        };
         let shared = Arc::new(TaskShared {
             meta: TaskMeta {
                 id,
@@ -258,7 +290,7 @@ impl Runtime {
             dirty: AtomicBool::new(false),
             focus_reporting: AtomicBool::new(false),
             parser: Mutex::new(parser),
-            signals: Mutex::new(TaskSignals::new(engine, None)),
+            signals: Mutex::new(TaskSignals::new(engine, recorder)),
             event_log: lock(&self.inner.event_log).clone(),
             writer: Mutex::new(spawned.writer),
             master: Mutex::new(spawned.master),
@@ -336,6 +368,12 @@ impl Runtime {
     /// Applies to tasks spawned after the call.
     pub fn set_event_log(&self, log: Option<EventLog>) {
         *lock(&self.inner.event_log) = log.map(Arc::new);
+    }
+
+    /// Record every task spawned from now on as an asciicast v2 file in
+    /// `dir` (created if missing), replayable with `termic replay`.
+    pub fn set_record_dir(&self, dir: Option<PathBuf>) {
+        *lock(&self.inner.record_dir) = dir;
     }
 
     /// The verified hooks status of agent `agent` (by agent id). Tasks of

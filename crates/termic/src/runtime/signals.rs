@@ -109,8 +109,14 @@ impl TaskSignals {
         out
     }
 
+    /// Fire due timers. Also a quiet moment to put the recording on disk.
     pub fn tick(&mut self, now: u64) -> Vec<Transition> {
+        self.flush_recording();
         self.engine.tick(now)
+    }
+
+    pub fn flush_recording(&mut self) {
+        self.rec(|r| r.flush());
     }
 
     /// True when the engine's next deadline is now earlier than the one the

@@ -1,0 +1,124 @@
+//! `--record`: a task run through the runtime with recording on replays,
+//! through `termic_signal::replay`, to the same transitions at the same
+//! (relative) times.
+
+mod runtime_support;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use runtime_support::*;
+use termic::clock::{Clock, ManualClock};
+use termic::runtime::{Runtime, RuntimeConfig, RuntimeEvent, TaskId, TaskStatus};
+use termic_signal::engine::{State, Transition};
+use termic_signal::replay::{read_recording_file, replay_recording, ReplayOptions};
+
+const START: u64 = 10_000;
+
+/// Collect transitions until one reaches `state`. When nothing arrives for
+/// a while and a timer is armed (the hook attention's debounce), move the
+/// manual clock to it and tick, as the UI does when its sleep ends.
+fn wait_for(
+    rt: &Runtime,
+    clock: &ManualClock,
+    events: &crossbeam_channel::Receiver<RuntimeEvent>,
+    seen: &mut Vec<Transition>,
+    id: TaskId,
+    state: State,
+) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !seen.iter().any(|t| t.to == state) {
+        assert!(
+            Instant::now() < deadline,
+            "never reached {state:?}: {seen:?}"
+        );
+        match events.recv_timeout(Duration::from_millis(200)) {
+            Ok(RuntimeEvent::Transition(got, t)) if got == id => seen.push(t),
+            Ok(_) => {}
+            Err(_) => {
+                if let Some(d) = rt.next_deadline() {
+                    clock.set(d.max(clock.now_ms()));
+                    rt.tick(clock.now_ms());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_recorded_task_replays_to_the_same_transitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(START, 1_764_000_000_000));
+    let (rt, events) = Runtime::new(RuntimeConfig::default(), clock.clone());
+    rt.set_record_dir(Some(dir.path().join("rec")));
+    rt.set_hooks_wired("claude", true);
+    // A fake agent that reports through termic's hook wire format, one step
+    // per line of input, then exits 4.
+    let hook = |event: &str, fields: &str| {
+        format!("printf '\\033]777;termic;v1;{event};%s{fields}\\007' \"$TERMIC_TASK_ID\"")
+    };
+    let script = format!(
+        "stty -echo; {}; read a; {}; printf 'question?'; read b; {}; read c; printf '\\033]0;bye\\007'; exit 4",
+        hook("working", ""),
+        hook("attention", ";kind=permission"),
+        hook("done", ""),
+    );
+    let mut spec = sh("rec task", &script);
+    spec.agent = "claude".into();
+    spec.profile = "claude".into();
+    let id = rt.spawn(spec).unwrap();
+    let mut live = Vec::new();
+    wait_for(&rt, &clock, &events, &mut live, id, State::Working);
+    clock.advance(1_000);
+    rt.set_watched(Some(id));
+    rt.write_input(id, b"y\r").unwrap();
+    wait_for(&rt, &clock, &events, &mut live, id, State::NeedsYou);
+    clock.advance(700);
+    rt.write_input(id, b"\r").unwrap();
+    wait_for(&rt, &clock, &events, &mut live, id, State::Done);
+    clock.advance(300);
+    rt.set_watched(None);
+    rt.write_input(id, b"\r").unwrap();
+    wait_for(&rt, &clock, &events, &mut live, id, State::Exited);
+    while rt.info(id).unwrap().status == TaskStatus::Running {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+
+    let files: Vec<_> = std::fs::read_dir(dir.path().join("rec"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(files[0]
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .starts_with("rec-task-1764000010-"));
+    let recording = read_recording_file(&files[0]).unwrap();
+    assert_eq!(recording.header.termic.agent, "claude");
+    assert!(recording.header.termic.hooks_wired);
+    let replayed = replay_recording(
+        &recording,
+        &ReplayOptions {
+            tail_ms: 0,
+            ..ReplayOptions::default()
+        },
+    )
+    .transitions;
+
+    let shifted: Vec<Transition> = live
+        .iter()
+        .cloned()
+        .map(|mut t| {
+            t.at -= START;
+            t
+        })
+        .collect();
+    assert_eq!(replayed, shifted);
+    let states: Vec<_> = replayed.iter().map(|t| t.to).collect();
+    assert_eq!(
+        states,
+        [State::Working, State::NeedsYou, State::Done, State::Exited]
+    );
+}
