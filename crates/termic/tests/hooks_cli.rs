@@ -137,9 +137,14 @@ fn install_claude_then_remove_leaves_every_file_byte_identical() {
     assert!(settings.contains("afplay") && settings.contains("termic-hooks/stop.sh"));
     assert_ne!(tree(&fx.home()), before);
 
+    // The Settings toggle follows: termic's own config.toml records consent.
+    let consent = || std::fs::read_to_string(fx.root().join("config/config.toml")).unwrap();
+    assert!(consent().contains("claude = true"), "{}", consent());
+
     let out = fx.termic(&["hooks", "remove", "claude"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(tree(&fx.home()), before);
+    assert!(consent().contains("claude = false"), "{}", consent());
     // Removing again finds nothing and still succeeds.
     let out = fx.termic(&["hooks", "remove", "claude"]);
     assert_eq!(out.status.code(), Some(0));

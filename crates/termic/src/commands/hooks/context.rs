@@ -21,6 +21,8 @@ const VERSION_TIMEOUT: Duration = Duration::from_secs(3);
 
 pub struct Context {
     pub paths: Paths,
+    /// termic's own config dir (config.toml: the per-agent consent).
+    config_dir: std::path::PathBuf,
     /// Agents that run in Docker: each has its own Docker target.
     pub docker_agents: Vec<AgentRef>,
     /// Clones by id, mapped to their base (`termic hooks install my-claude`).
@@ -68,6 +70,7 @@ impl Context {
                 home: p.home,
                 data_dir: p.data_dir,
             },
+            config_dir: p.config_dir,
             docker_agents,
             clones,
             forbidden: ForbiddenRoots::new(roots)?,
@@ -110,6 +113,23 @@ impl Context {
             }
         }
         Ok(out)
+    }
+
+    /// Records the agent's hooks toggle in termic's config.toml, as the
+    /// Settings pane does, so the toggle matches what is on disk. A failure
+    /// is only a warning: the hooks themselves are in place or gone.
+    pub fn record_consent(&self, schema: AgentSchema, on: bool) {
+        let path = Config::path_in(&self.config_dir);
+        let edit = crate::config::edit::SettingEdit::HooksConsent {
+            agent: schema.id().to_string(),
+            on,
+        };
+        if let Err(e) = crate::config::edit::save(&path, &[edit]) {
+            eprintln!(
+                "termic: warning: could not record the {} hooks setting: {e}",
+                schema.id()
+            );
+        }
     }
 
     pub fn targets(&self, schema: AgentSchema) -> Result<Vec<InstallTarget>, String> {

@@ -93,8 +93,12 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
         println!("Nothing was written.");
         return Ok(1);
     }
+    let mut installed: Vec<AgentSchema> = Vec::new();
     for (t, p) in planned {
         let agent = format!("{} ({})", t.agent_id(), t.label());
+        if !installed.contains(&t.schema()) {
+            installed.push(t.schema());
+        }
         match apply::apply(&t, p, |t, s| plan::plan_install(t, s, &facts)) {
             Ok(_) => {
                 let state = apply::read_snapshot(&t)
@@ -111,6 +115,9 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
                 });
             }
         }
+    }
+    for schema in installed {
+        ctx.record_consent(schema, true);
     }
     Ok(refused_code)
 }

@@ -44,7 +44,7 @@ pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
         }
     };
     let mut code = EXIT_OK;
-    for schema in schemas {
+    for &schema in &schemas {
         let targets = match ctx.targets(schema) {
             Ok(t) => t,
             Err(msg) => {
@@ -86,6 +86,10 @@ pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
     }
     if args.dry_run {
         println!("Dry run: nothing was written.");
+    } else {
+        for schema in schemas {
+            ctx.record_consent(schema, false);
+        }
     }
     Ok(code)
 }
