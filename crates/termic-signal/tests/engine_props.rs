@@ -257,3 +257,37 @@ fn check(
     prop_assert_eq!(engine.state(), *last_state);
     Ok(())
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A caller whose clock misbehaves (jumps back, repeats) must not crash
+    /// the engine, and the reported states still chain.
+    #[test]
+    fn a_clock_that_jumps_backwards_never_panics(
+        agent in prop::sample::select(vec!["claude", "codex", "agy"]),
+        wired in any::<bool>(),
+        script in prop::collection::vec((0u64..800_000, input()), 1..80),
+    ) {
+        let mut engine = Engine::new(EngineConfig::new(agent, TASK, wired));
+        let mut state = State::Idle;
+        for (now, input) in script {
+            let mut out = engine.tick(now);
+            out.extend(match input {
+                Input::Bytes(b) => engine.feed_output(now, &b),
+                Input::Signal(s) => engine.on_signal(now, s),
+                Input::Key(k) => engine.key(now, k),
+                Input::Focus(w) => { engine.focus(now, w); Vec::new() }
+                Input::Wired(w) => { engine.set_hooks_wired(now, w); Vec::new() }
+                Input::Screen(h, l) => engine.screen(now, ScreenFacts { hash: h, scrollback_lines: l }),
+                Input::Exit(c) => engine.exited(now, c),
+                Input::Tick => engine.tick(now),
+            });
+            for t in out {
+                prop_assert_eq!(t.from, state);
+                state = t.to;
+            }
+            prop_assert_eq!(engine.state(), state);
+        }
+    }
+}

@@ -194,3 +194,27 @@ fn a_late_tick_fires_timers_at_their_deadlines_in_order() {
     assert_eq!(engine.since(), 6000);
     assert_eq!(engine.next_deadline(), None);
 }
+
+#[test]
+fn a_clock_going_backwards_does_not_underflow() {
+    use termic_signal::engine::{Engine, EngineConfig, Key, State};
+    use termic_signal::signal::{NotifySource, Signal};
+    use termic_signal::wire::{HookEvent, HookMessage};
+    let mut engine = Engine::new(EngineConfig::new("claude", "t", true));
+    engine.on_signal(
+        1000,
+        Signal::Hook(HookMessage::new(HookEvent::Working, "t")),
+    );
+    engine.on_signal(5000, Signal::Hook(HookMessage::new(HookEvent::Done, "t")));
+    let out = engine.on_signal(
+        2000,
+        Signal::Notify {
+            source: NotifySource::Osc9,
+            body: "Claude needs your permission".into(),
+        },
+    );
+    assert_eq!(out[0].to, State::NeedsYou);
+    assert_eq!(engine.false_done_count(), 1);
+    engine.key(100, Key::Submit);
+    engine.on_signal(50, Signal::Activity);
+}

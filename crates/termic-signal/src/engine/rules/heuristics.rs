@@ -36,8 +36,8 @@ impl Engine {
             return due;
         }
         let start = self.turn_started_at;
-        if self.title_class == TitleState::Idle {
-            let idle_since = self.title_class_since.max(start);
+        if self.title_state == TitleState::Idle {
+            let idle_since = self.title_state_since.max(start);
             set(
                 TimerKind::Settle,
                 idle_since.max(self.last_activity_at) + c.settle_ms,
@@ -98,7 +98,7 @@ impl Engine {
                 }
             }
             TimerKind::Settle => {
-                let idle_for = at - self.title_class_since.max(self.turn_started_at);
+                let idle_for = at.saturating_sub(self.title_state_since.max(self.turn_started_at));
                 let mut detail = format!("title idle for {idle_for} ms");
                 if idle_for != c.settle_ms {
                     detail.push_str(&format!(", no output for {} ms", c.settle_ms));

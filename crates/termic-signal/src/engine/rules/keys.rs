@@ -47,7 +47,7 @@ impl Engine {
     /// The title went idle: with an interrupt key pressed within the window,
     /// the turn was interrupted.
     pub(in crate::engine) fn interrupt_by_title(&mut self, now: u64, out: &mut Vec<Transition>) {
-        debug_assert_eq!(self.title_class, TitleState::Idle);
+        debug_assert_eq!(self.title_state, TitleState::Idle);
         let Some(p) = self.pending_interrupt else {
             return;
         };

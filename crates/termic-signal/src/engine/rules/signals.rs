@@ -79,7 +79,10 @@ impl Engine {
             return;
         }
         if !self.governed() && self.state != State::Working {
-            let detail = format!("Enter, then output {} ms later", now - submit_at);
+            let detail = format!(
+                "Enter, then output {} ms later",
+                now.saturating_sub(submit_at)
+            );
             self.go(now, State::Working, Rule::SubmitActivity, detail, None, out);
         }
     }
@@ -98,9 +101,9 @@ impl Engine {
             LogKind::Signal,
             format!("title {title:?} ({}, {by})", class_name(class)),
         );
-        if class != self.title_class {
-            self.title_class = class;
-            self.title_class_since = now;
+        if class != self.title_state {
+            self.title_state = class;
+            self.title_state_since = now;
         }
         if class == TitleState::Busy {
             self.last_busy_at = now;

@@ -118,7 +118,7 @@ impl Engine {
                     LogKind::Fact,
                     format!(
                         "false done: the done at {done_at} was followed by needs you {} ms later",
-                        at - done_at
+                        at.saturating_sub(done_at)
                     ),
                 );
             }
