@@ -1,5 +1,7 @@
 //! `termic hooks status [--json]`
 
+use std::io::Write;
+
 use anyhow::Result;
 use clap::Args;
 use termic_hooks::status::{status_report, State};
@@ -33,26 +35,31 @@ pub struct StatusArgs {
 pub fn run(ctx: &Context, args: &StatusArgs) -> Result<u8> {
     let facts = ctx.facts(true);
     let report = status_report(&ctx.docker_agents, &ctx.paths, &ctx.forbidden, &facts);
+    let mut out = String::new();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-        return Ok(EXIT_OK);
-    }
-    if let Some(w) = &ctx.warning {
-        eprintln!("termic: warning: {w}");
-    }
-    for agent in &report.agents {
-        for (i, t) in agent.targets.iter().enumerate() {
-            let name = if i == 0 { agent.agent.as_str() } else { "" };
-            println!("{name:<10}{:<22}{}", t.target, t.state.summary());
-            if let State::NotWired(reasons) = &t.state {
-                for r in reasons {
-                    println!("{:<32}- {r}", "");
+        out = serde_json::to_string_pretty(&report)? + "\n";
+    } else {
+        if let Some(w) = &ctx.warning {
+            eprintln!("termic: warning: {w}");
+        }
+        for agent in &report.agents {
+            for (i, t) in agent.targets.iter().enumerate() {
+                let name = if i == 0 { agent.agent.as_str() } else { "" };
+                out += &format!("{name:<10}{:<22}{}\n", t.target, t.state.summary());
+                if let State::NotWired(reasons) = &t.state {
+                    for r in reasons {
+                        out += &format!("{:<32}- {r}\n", "");
+                    }
                 }
-            }
-            for n in &t.notes {
-                println!("{:<32}note: {n}", "");
+                for n in &t.notes {
+                    out += &format!("{:<32}note: {n}\n", "");
+                }
             }
         }
     }
-    Ok(EXIT_OK)
+    // `termic hooks status | head` closes the pipe early: not an error.
+    match std::io::stdout().lock().write_all(out.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(EXIT_OK),
+    }
 }
