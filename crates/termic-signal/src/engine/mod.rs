@@ -92,6 +92,9 @@ pub struct Engine {
     native_probe: bool,
     timers: Timers,
     log: Log,
+    /// Transitions from timers fired inside `focus` / `set_hooks_wired`
+    /// (which return nothing), handed out by the next call.
+    deferred: Vec<Transition>,
 }
 
 impl Engine {
@@ -123,6 +126,7 @@ impl Engine {
             native_probe: false,
             timers: Timers::default(),
             log: Log::default(),
+            deferred: Vec::new(),
         }
     }
 
@@ -192,20 +196,25 @@ impl Engine {
     }
 
     /// Whether the user is watching this task (focused task AND outer terminal
-    /// focused). Interrupt keys only count while watched. Fires no timers:
-    /// the next call that returns transitions does.
+    /// focused). Interrupt keys only count while watched. Timers already due
+    /// fire first; their transitions come back from the next call that
+    /// returns transitions (this one returns none).
     pub fn focus(&mut self, now: u64, watched: bool) {
-        if self.watched != watched && self.state != State::Exited {
+        let mut out = Vec::new();
+        if self.begin(now, &mut out) && self.watched != watched {
             self.watched = watched;
             let text = if watched { "watched" } else { "not watched" };
             self.log.push(now, LogKind::Fact, text.to_string());
         }
+        self.deferred = out;
     }
 
     /// Whether this agent's hooks are installed and wired. While true the
     /// heuristics that can end a turn stand down (their timers are dropped).
+    /// Timers already due fire first, as in `focus`.
     pub fn set_hooks_wired(&mut self, now: u64, wired: bool) {
-        if self.config.hooks_wired != wired && self.state != State::Exited {
+        let mut out = Vec::new();
+        if self.begin(now, &mut out) && self.config.hooks_wired != wired {
             self.config.hooks_wired = wired;
             let text = if wired {
                 "hooks wired: the heuristics stand down"
@@ -215,6 +224,7 @@ impl Engine {
             self.log.push(now, LogKind::Fact, text.to_string());
             self.finish(now);
         }
+        self.deferred = out;
     }
 
     /// The caller's screen model after output was applied.
@@ -251,8 +261,12 @@ impl Engine {
     }
 
     /// When [`Engine::tick`] must next be called; `None` when no timer is armed.
+    /// Transitions deferred by `focus` / `set_hooks_wired` count as due at once.
     pub fn next_deadline(&self) -> Option<u64> {
-        self.timers.earliest().map(|(at, _)| at)
+        match self.deferred.first() {
+            Some(t) => Some(t.at),
+            None => self.timers.earliest().map(|(at, _)| at),
+        }
     }
 
     pub fn state(&self) -> State {
@@ -285,9 +299,11 @@ impl Engine {
         self.log.drain()
     }
 
-    /// Common entry: fires timers already due, then says whether input may be
-    /// processed (nothing moves an exited task).
+    /// Common entry: hands back transitions deferred by `focus` or
+    /// `set_hooks_wired`, fires timers already due, then says whether input
+    /// may be processed (nothing moves an exited task).
     fn begin(&mut self, now: u64, out: &mut Vec<Transition>) -> bool {
+        out.append(&mut self.deferred);
         self.fire_due(now, out);
         self.state != State::Exited
     }

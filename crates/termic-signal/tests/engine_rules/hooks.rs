@@ -175,3 +175,25 @@ fn released_returns_to_working() {
          expect 6100 working -> done hook_done",
     );
 }
+
+#[test]
+fn wiring_hooks_after_a_settle_fell_due_still_reports_it() {
+    // Live, the runtime may learn the hooks are wired before it ticks; a
+    // replay ticks first. Both must report the same settle at 6000.
+    use termic_signal::engine::{Engine, EngineConfig, Key, State};
+    use termic_signal::signal::Signal;
+    let mut engine = Engine::new(EngineConfig::new("claude", "t", false));
+    engine.key(0, Key::Submit);
+    engine.on_signal(10, Signal::Title("◐ Claude Code".into()));
+    engine.on_signal(1000, Signal::Title("✳ Claude Code".into()));
+    engine.set_hooks_wired(7000, true);
+    assert_eq!(
+        engine.next_deadline(),
+        Some(6000),
+        "the deferred done is due"
+    );
+    let out = engine.tick(7000);
+    assert_eq!(out.len(), 1);
+    assert_eq!((out[0].at, out[0].to), (6000, State::Done));
+    assert_eq!(engine.next_deadline(), None);
+}
