@@ -74,6 +74,14 @@ impl Fx {
         }
         m
     }
+    /// Claude's host row is "not wired" and its first reason says `why`.
+    fn assert_not_wired_because(&self, why: &str) {
+        let st = self.claude_state();
+        assert_eq!(st["key"], "not_wired", "{st}");
+        let first = st["reasons"][0].as_str().unwrap_or_default();
+        assert!(first.contains(why), "{why:?} not in {st}");
+    }
+
     fn claude_state(&self) -> serde_json::Value {
         self.states()[&("claude".to_string(), "host".to_string())].clone()
     }
@@ -204,15 +212,7 @@ fn status_tells_the_truth_in_each_state() {
     // A script loses its execute bit.
     let stop = fx.home().join(".claude/termic-hooks/stop.sh");
     std::fs::set_permissions(&stop, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let st = fx.claude_state();
-    assert_eq!(st["key"], "not_wired");
-    assert!(
-        st["reasons"][0]
-            .as_str()
-            .unwrap()
-            .contains("not executable"),
-        "{st}"
-    );
+    fx.assert_not_wired_because("not executable");
     std::fs::set_permissions(&stop, std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(fx.claude_state()["key"], "wired");
 
@@ -220,15 +220,7 @@ fn status_tells_the_truth_in_each_state() {
     let settings = fx.home().join(".claude/settings.json");
     let ours = std::fs::read(&settings).unwrap();
     std::fs::write(&settings, b"{\"model\": \"opus\"}\n").unwrap();
-    let st = fx.claude_state();
-    assert_eq!(st["key"], "not_wired");
-    assert!(
-        st["reasons"][0]
-            .as_str()
-            .unwrap()
-            .contains("something rewrote the file"),
-        "{st}"
-    );
+    fx.assert_not_wired_because("something rewrote the file");
 
     // disableAllHooks.
     let text_ours = String::from_utf8(ours.clone()).unwrap();
@@ -237,15 +229,7 @@ fn status_tells_the_truth_in_each_state() {
         text_ours.replacen('{', "{\"disableAllHooks\": true, ", 1),
     )
     .unwrap();
-    let st = fx.claude_state();
-    assert_eq!(st["key"], "not_wired");
-    assert!(
-        st["reasons"][0]
-            .as_str()
-            .unwrap()
-            .contains("disableAllHooks"),
-        "{st}"
-    );
+    fx.assert_not_wired_because("disableAllHooks");
 
     // A malformed file: an error naming it with line and column.
     std::fs::write(&settings, b"{\n  \"model\": \"opus\"\n  \"x\": 1\n}\n").unwrap();
@@ -260,12 +244,7 @@ fn status_tells_the_truth_in_each_state() {
     // An old Claude Code.
     std::fs::write(&settings, &ours).unwrap();
     fx.fake_claude("2.1.100 (Claude Code)");
-    let st = fx.claude_state();
-    assert_eq!(st["key"], "not_wired");
-    assert!(
-        st["reasons"][0].as_str().unwrap().contains("2.1.100"),
-        "{st}"
-    );
+    fx.assert_not_wired_because("2.1.100");
 
     // The human form says the same.
     let human = text(&fx.termic(&["hooks", "status"]).stdout);
