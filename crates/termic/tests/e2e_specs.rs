@@ -14,3 +14,9 @@ mod turns;
 
 #[path = "e2e_specs/latency.rs"]
 mod latency;
+
+#[path = "e2e_specs/binary.rs"]
+mod binary;
+
+#[path = "e2e_specs/cli.rs"]
+mod cli;

@@ -1,0 +1,250 @@
+//! Definition of done 1, 2, 5, 6 and 7 through the real binary: hooks off by
+//! default, install and remove restoring every byte, the repository left
+//! untouched, one toggle for host and Docker, needs-you on screen with no
+//! false done, and a task whose hooks are not wired falling back to the
+//! heuristics while termic says so.
+
+use std::process::Command;
+use std::time::Duration;
+
+use super::binary::{tree, TermicPty};
+use super::support::{count, Fixture, SEC};
+
+const ALL: [&str; 4] = ["claude", "grok", "agy", "opencode"];
+
+const USER_CLAUDE: &str = "{\r\n\t\"model\": \"opus\",\r\n\t\"hooks\": {\r\n\t\t\"Stop\": [\r\n\t\t\t{ \"hooks\": [ { \"type\": \"command\", \"command\": \"say done\" } ] }\r\n\t\t]\r\n\t},\r\n\t\"env\": { \"A\": \"\\u00e9\\/\" }\r\n}";
+const USER_AGY: &str = "{\n  \"mine\": {\"enabled\": true, \"Stop\": [{\"type\": \"command\", \"command\": \"x\"}]}\n}\n";
+
+fn user_files(fx: &Fixture) {
+    let home = fx.home();
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(home.join(".claude/settings.json"), USER_CLAUDE).unwrap();
+    std::fs::create_dir_all(home.join(".gemini/config")).unwrap();
+    std::fs::write(home.join(".gemini/config/hooks.json"), USER_AGY).unwrap();
+}
+
+fn hooks(fx: &Fixture, verb: &str, agents: &[&str]) {
+    let mut args = vec!["hooks", verb];
+    args.extend_from_slice(agents);
+    if verb == "install" {
+        args.push("--yes");
+    }
+    let out = fx.termic(&args);
+    assert!(
+        out.status.success(),
+        "termic hooks {verb}: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn host_state(fx: &Fixture, agent: &str) -> String {
+    fx.hooks_status()
+        .into_iter()
+        .find(|(a, t, _)| a == agent && t.contains("host"))
+        .map(|(_, _, s)| s)
+        .unwrap_or_else(|| panic!("no host row for {agent}: {:?}", fx.hooks_status()))
+}
+
+#[test]
+fn hooks_are_off_by_default_and_removal_restores_every_byte() {
+    let fx = Fixture::new();
+    fx.config(&[], "");
+    user_files(&fx);
+    let before = tree(&fx.home());
+    for a in ALL {
+        assert_eq!(host_state(&fx, a), "not_installed", "{a} is off by default");
+    }
+    hooks(&fx, "install", &ALL);
+    for a in ALL {
+        assert_eq!(host_state(&fx, a), "wired", "{a} after install");
+    }
+    assert_ne!(tree(&fx.home()), before);
+    hooks(&fx, "remove", &ALL);
+    for a in ALL {
+        assert_eq!(host_state(&fx, a), "not_installed", "{a} after remove");
+    }
+    let after = tree(&fx.home());
+    let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&after), names(&before));
+    assert!(
+        after == before,
+        "every file is byte-identical after removal"
+    );
+}
+
+fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn installing_every_agent_from_inside_a_repository_leaves_it_untouched() {
+    let fx = Fixture::new();
+    fx.config(&[], "");
+    let repo = fx.project();
+    git(&repo, &["init", "-q"]);
+    std::fs::write(repo.join("README.md"), "hello\n").unwrap();
+    // A project-level agent config the user keeps in the repo.
+    std::fs::create_dir_all(repo.join(".claude")).unwrap();
+    std::fs::write(repo.join(".claude/settings.json"), "{\"model\": \"x\"}\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "init"]);
+    std::fs::write(repo.join("notes.txt"), "untracked\n").unwrap();
+    let status_before = git(&repo, &["status", "--porcelain"]);
+    let work_tree = |t: Vec<(String, Vec<u8>)>| {
+        t.into_iter()
+            .filter(|(n, _)| !n.starts_with(".git/"))
+            .collect::<Vec<_>>()
+    };
+    let before = work_tree(tree(&repo));
+    hooks(&fx, "install", &ALL);
+    assert_eq!(git(&repo, &["status", "--porcelain"]), status_before);
+    assert!(
+        work_tree(tree(&repo)) == before,
+        "every tracked and untracked file is byte-identical"
+    );
+    assert_eq!(status_before, "?? notes.txt\n");
+}
+
+#[test]
+fn one_toggle_covers_the_host_and_docker_targets() {
+    let fx = Fixture::new();
+    fx.config(
+        &[],
+        "[agents.claude-box]\nbase = \"claude\"\ndocker = true\nimage = \"example/claude\"\n",
+    );
+    hooks(&fx, "install", &["claude"]);
+    let rows: Vec<_> = fx
+        .hooks_status()
+        .into_iter()
+        .filter(|(a, _, _)| a.starts_with("claude"))
+        .collect();
+    assert!(rows.len() >= 2, "host and Docker rows: {rows:?}");
+    assert!(rows.iter().all(|(_, _, s)| s == "wired"), "{rows:?}");
+    let docker_settings = fx.data_dir().join("docker-agents/claude-box/settings.json");
+    let text = std::fs::read_to_string(&docker_settings).unwrap();
+    assert!(
+        text.contains("/root/.claude/termic-hooks/"),
+        "container paths inside: {text}"
+    );
+    assert!(
+        !text.contains(&fx.home().display().to_string()),
+        "no host path inside the container config"
+    );
+    hooks(&fx, "remove", &["claude"]);
+    let rows: Vec<_> = fx
+        .hooks_status()
+        .into_iter()
+        .filter(|(a, _, _)| a.starts_with("claude"))
+        .collect();
+    assert!(
+        rows.iter().all(|(_, _, s)| s == "not_installed"),
+        "{rows:?}"
+    );
+}
+
+fn events(fx: &Fixture) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(fx.log_path())
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn wait_event(fx: &Fixture, to: &str, timeout: Duration) -> serde_json::Value {
+    let end = std::time::Instant::now() + timeout;
+    while std::time::Instant::now() < end {
+        if let Some(v) = events(fx).into_iter().find(|v| v["to"] == to) {
+            return v;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("no transition to {to}: {:?}", events(fx));
+}
+
+fn states(fx: &Fixture) -> Vec<String> {
+    events(fx)
+        .iter()
+        .map(|v| v["to"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+const NO_PROBE: &str = "[terminal]\nnative_probe_reply = false\n";
+
+#[test]
+fn run_claude_permission_shows_needs_you_and_never_a_false_done() {
+    let fx = Fixture::new();
+    fx.config(&[("claude", "permission", &["--auto"])], NO_PROBE);
+    hooks(&fx, "install", &["claude"]);
+    let log = fx.log_path().display().to_string();
+    let mut t = TermicPty::start(&fx, &["run", "claude", "--event-log", &log]);
+    let needs = wait_event(&fx, "needs_you", 15 * SEC);
+    assert_eq!(needs["rule"], "hook_attention", "{:?}", events(&fx));
+    t.wait_screen(
+        "the needs-you badge",
+        |s| s.contains("needs you [permission]"),
+        5 * SEC,
+    );
+    std::thread::sleep(Duration::from_millis(6500));
+    assert_eq!(
+        states(&fx),
+        ["working", "needs_you"],
+        "no false done past the settle"
+    );
+    t.send(b"1");
+    let done = wait_event(&fx, "done", 10 * SEC);
+    assert_eq!(done["rule"], "hook_done");
+    // The sidebar shows the badge under the task's name.
+    t.wait_screen(
+        "the done badge",
+        |s| s.lines().any(|l| l.trim_start().starts_with("done ")),
+        5 * SEC,
+    );
+    assert_eq!(count(&states(&fx), "done"), 1);
+    assert!(t.quit(), "termic quits on prefix q");
+}
+
+#[test]
+fn hooks_dropped_by_the_agent_fall_back_to_heuristics_and_say_not_wired() {
+    let fx = Fixture::new();
+    fx.config(&[("claude", "permission", &["--auto"])], NO_PROBE);
+    hooks(&fx, "install", &["claude"]);
+    // The agent rewrites its settings and drops termic's entries.
+    std::fs::write(
+        fx.home().join(".claude/settings.json"),
+        "{\n  \"model\": \"opus\"\n}\n",
+    )
+    .unwrap();
+    assert_eq!(host_state(&fx, "claude"), "not_wired");
+    let log = fx.log_path().display().to_string();
+    let mut t = TermicPty::start(&fx, &["run", "claude", "--event-log", &log]);
+    // Without hooks the title heuristics own the turn again: the idle glyph
+    // while blocked settles into the false done the hooks exist to remove.
+    let done = wait_event(&fx, "done", 15 * SEC);
+    assert!(
+        !done["rule"].as_str().unwrap().starts_with("hook_"),
+        "{done}"
+    );
+    // Settings says so.
+    t.send(b"\x1ds");
+    t.wait_screen(
+        "not wired in Settings",
+        |s| s.contains("installed but not wired"),
+        5 * SEC,
+    );
+}
