@@ -4,6 +4,7 @@
 //! - [`keys`]: what a key means (agent bytes or a prefix command). Pure.
 //! - [`tasks`]: the task list, badges, focus and Inspector timelines. Pure.
 //! - [`terminal`]: the outer terminal's modes, restored on every exit.
+//! - [`earned`]: the one-time offer of hooks after repeated false dones.
 //! - [`input_events`]: outer-terminal events applied to the app.
 //! - [`overlays`]: keys inside Settings, the wizard, dialogs.
 //! - [`services`]: what the app needs from agents, worktrees, hooks and config.
@@ -13,6 +14,7 @@
 //! next allowed frame). Redraws are coalesced to at most one per
 //! [`FRAME_MS`], so output is never throttled by drawing.
 
+pub mod earned;
 pub mod input_events;
 pub mod keys;
 pub mod overlays;
@@ -75,6 +77,9 @@ pub struct App {
     pending_out: Vec<u8>,
     needs_draw: bool,
     pub quit: bool,
+    earned: earned::EarnedPrompt,
+    /// Per agent id: hooks verified wired (from the last status read).
+    wired: std::collections::HashMap<String, bool>,
 }
 
 impl App {
@@ -103,6 +108,8 @@ impl App {
             pending_out: Vec::new(),
             needs_draw: true,
             quit: false,
+            earned: earned::EarnedPrompt::default(),
+            wired: std::collections::HashMap::new(),
         }
     }
 
@@ -163,6 +170,40 @@ impl App {
             (&mut self.overlay, self.tasks.focused_entry())
         {
             view.entries.clone_from(&entry.timeline);
+        }
+    }
+
+    /// Offers hooks once when this task's agent keeps saying done while it
+    /// waits for the user (counted by the engines of all its tasks).
+    fn check_earned_prompt(&mut self, id: TaskId) {
+        let Some(entry) = self.tasks.entries.iter().find(|e| e.id == id.0) else {
+            return;
+        };
+        let (agent, profile) = (entry.agent.clone(), entry.profile.clone());
+        let false_dones: u32 = self
+            .tasks
+            .entries
+            .iter()
+            .filter(|e| e.profile == profile)
+            .filter_map(|e| {
+                self.runtime
+                    .with_engine(TaskId(e.id), |engine| engine.false_done_count())
+            })
+            .sum();
+        let wired = self.wired.get(&agent).copied().unwrap_or(false);
+        if let Some(msg) = self
+            .earned
+            .check(&profile, false_dones, wired, &self.prefix.label)
+        {
+            self.message = Some(msg);
+        }
+    }
+
+    /// Tells the runtime which agents' hooks are verified wired.
+    pub fn refresh_wired(&mut self) {
+        for (agent, wired) in self.services.wired() {
+            self.runtime.set_hooks_wired(&agent, wired);
+            self.wired.insert(agent, wired);
         }
     }
 
@@ -234,6 +275,9 @@ impl App {
             };
             let delivery = decide(&event, self.notify);
             let _ = self.notifier.deliver(&delivery, &mut self.pending_out);
+        }
+        if t.to == termic_signal::engine::State::NeedsYou {
+            self.check_earned_prompt(id);
         }
         self.needs_draw = true;
     }

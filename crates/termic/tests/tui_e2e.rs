@@ -236,3 +236,24 @@ fn an_unknown_agent_is_reported_before_the_screen_is_taken() {
         "the alternate screen was never entered"
     );
 }
+
+#[test]
+fn repeated_false_dones_earn_one_offer_of_hooks() {
+    let f = Fixture::new();
+    // Three turns that say done and then need the user a moment later: the
+    // signature of Claude's idle title while a permission prompt waits.
+    let turn = [
+        hook("working", ""),
+        hook("done", ""),
+        "sleep 0.2".into(),
+        hook("attention", ";kind=permission"),
+        // The engine holds a hook attention for a second before showing it.
+        "sleep 1.5".into(),
+    ]
+    .join("; ");
+    let script = format!("sleep 1; {turn}; {turn}; {turn}; sleep 600");
+    f.config(&fake_agent_config(&script));
+    let t = Termic::start(&f, &["run", "fake", "--name", "fd"]);
+    let s = t.wait_text("claude said done 3 times when it was waiting for you.");
+    assert!(s.contains("Its hooks fix that: Ctrl-] then s."), "{s}");
+}

@@ -146,13 +146,6 @@ impl App {
         Ok(())
     }
 
-    /// Tells the runtime which agents' hooks are verified wired.
-    pub fn refresh_wired(&mut self) {
-        for (agent, wired) in self.services.wired() {
-            self.runtime.set_hooks_wired(&agent, wired);
-        }
-    }
-
     pub fn open_settings(&mut self) {
         // Agents rewrite their own configs: status is re-read every time.
         self.refresh_wired();
