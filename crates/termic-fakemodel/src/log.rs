@@ -64,23 +64,24 @@ impl RequestLog {
     }
 
     /// Marks a request answered and writes its line to the file.
+    ///
+    /// The file line is written before the entry is marked finished, so a
+    /// waiter that sees `finished_ms` also finds the line in the file.
     pub fn finish(&self, index: usize, client_closed: bool) {
-        let line = {
-            let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-            let Some(entry) = entries.get_mut(index) else {
-                return;
-            };
-            entry.finished_ms = Some(unix_ms());
-            entry.client_closed = client_closed;
-            self.changed.notify_all();
-            serde_json::to_string(entry).unwrap_or_default()
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(entry) = entries.get_mut(index) else {
+            return;
         };
+        entry.finished_ms = Some(unix_ms());
+        entry.client_closed = client_closed;
         if let Some(file) = &self.file {
+            let line = serde_json::to_string(entry).unwrap_or_default();
             let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
             // The log is for assertions and people; a failed write must not
             // break the answer the agent is waiting for.
             let _ = writeln!(file, "{line}");
         }
+        self.changed.notify_all();
     }
 
     pub fn entries(&self) -> Vec<LogEntry> {

@@ -81,6 +81,15 @@ fn claude_write_scenario_asks_for_the_tool_then_ends_the_turn_after_the_result()
     assert!(entries[0].reply.starts_with("tool Write"));
     assert_eq!(entries[1].tool_results, vec!["File created successfully"]);
     assert_eq!(entries[1].last_user, "make out.txt");
+    // The client has the whole answer before the server marks it finished:
+    // wait for that, not for the socket.
+    for step in [0, 1] {
+        server
+            .wait_for(Duration::from_secs(10), |e| {
+                e.step == step && e.finished_ms.is_some()
+            })
+            .expect("every request finished");
+    }
     drop(server);
     let lines: Vec<termic_fakemodel::LogEntry> = std::fs::read_to_string(&log)
         .unwrap()
