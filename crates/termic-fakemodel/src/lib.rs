@@ -10,6 +10,7 @@
 pub mod agents;
 pub mod anthropic;
 pub mod chat;
+pub mod drive;
 pub mod http;
 pub mod log;
 pub mod pty;
