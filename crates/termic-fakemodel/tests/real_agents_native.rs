@@ -55,7 +55,12 @@ fn decode_msg(state: &str) -> String {
     .unwrap_or_default()
 }
 
-fn start(cache: &std::path::Path, agent: Agent, scenario: ScenarioName, options: RunOptions) -> AgentRun {
+fn start(
+    cache: &std::path::Path,
+    agent: Agent,
+    scenario: ScenarioName,
+    options: RunOptions,
+) -> AgentRun {
     AgentRun::start(cache, agent, scenario, options).expect("the agent starts and shows its UI")
 }
 

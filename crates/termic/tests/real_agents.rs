@@ -1,0 +1,517 @@
+//! Real agents through termic: the real Claude Code, opencode, grok and Codex
+//! run as termic tasks (the runtime `termic run` uses: PTY, env contract,
+//! terminal replies, signal engine, event log) against the fake model
+//! server, with hooks installed by termic-hooks into a fixture HOME. Every
+//! scenario is asserted on termic's event log.
+//!
+//! Opt-in: set TERMIC_REAL_AGENTS to the cache `.ci/real-agents-install`
+//! filled. Without it every test prints NOT RUN and returns. One agent runs
+//! at a time.
+
+mod real_agents_support;
+
+use std::path::{Path, PathBuf};
+use std::thread;
+
+use real_agents_support::*;
+use termic_fakemodel::agents::Agent;
+use termic_fakemodel::drive::scratch_dir;
+use termic_fakemodel::pty::processes_with_home;
+use termic_fakemodel::ScenarioName;
+use termic_hooks::agents::AgentSchema;
+
+fn assert_needs_you_kind(task: &TermicTask, since: u64, kind: &str) {
+    let needs = task
+        .lines()
+        .into_iter()
+        .find(|l| l.ts >= since && l.to == "needs_you")
+        .unwrap();
+    assert_eq!(
+        needs.kind.as_deref(),
+        Some(kind),
+        "needs you from {}",
+        needs.rule
+    );
+}
+
+#[test]
+fn real_termic_claude_hooks_without_probe_reply_give_needs_you_then_one_done() {
+    let Some(cache) =
+        cache("real_termic_claude_hooks_without_probe_reply_give_needs_you_then_one_done")
+    else {
+        return;
+    };
+    let _one = ONE_AGENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let setup = Setup {
+        hooks: vec![AgentSchema::Claude],
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Write, setup);
+    let (t0, states) = permission_turn(&task, b"\r");
+    assert_honest_turn(&states);
+    assert_needs_you_kind(&task, t0, "permission");
+    let rules: Vec<String> = task.lines().into_iter().map(|l| l.rule).collect();
+    assert!(
+        rules.iter().any(|r| r.contains("hook")),
+        "hooks drove the turn: {rules:?}"
+    );
+    assert_no_termic_file(&task.project);
+}
+
+#[test]
+fn real_termic_claude_native_status_without_hooks_gives_needs_you_then_one_done() {
+    let Some(cache) =
+        cache("real_termic_claude_native_status_without_hooks_gives_needs_you_then_one_done")
+    else {
+        return;
+    };
+    let _one = ONE_AGENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let setup = Setup {
+        probe_reply: true,
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Write, setup);
+    let (_, states) = permission_turn(&task, b"\r");
+    assert_honest_turn(&states);
+    assert!(
+        task.lines().iter().any(|l| l.rule.contains("native")),
+        "native status drove the turn"
+    );
+}
+
+#[test]
+fn real_termic_claude_native_status_and_hooks_agree_one_needs_you_one_done() {
+    let Some(cache) =
+        cache("real_termic_claude_native_status_and_hooks_agree_one_needs_you_one_done")
+    else {
+        return;
+    };
+    let _one = ONE_AGENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let setup = Setup {
+        probe_reply: true,
+        hooks: vec![AgentSchema::Claude],
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Write, setup);
+    let (_, states) = permission_turn(&task, b"\r");
+    assert_honest_turn(&states);
+    assert_eq!(
+        states.iter().filter(|s| *s == "needs_you").count(),
+        1,
+        "{states:?}"
+    );
+}
+
+#[test]
+fn real_termic_claude_without_hooks_or_probe_reply_records_what_happens() {
+    let Some(cache) = cache("real_termic_claude_without_hooks_or_probe_reply_records_what_happens")
+    else {
+        return;
+    };
+    let _one = ONE_AGENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Write, Setup::default());
+    let t0 = task.prompt("create the file out.txt please");
+    task.server
+        .wait_for(60 * SEC, |e| !e.side && e.reply.starts_with("tool"))
+        .expect("tool call");
+    // Blocked on the prompt for 12 s: past the 5 s settle and the 6 s nudge.
+    thread::sleep(12 * SEC);
+    let blocked: Vec<String> = task.states(t0);
+    task.report("claude, no hooks, no probe reply, while blocked");
+    task.keys(b"\r");
+    thread::sleep(8 * SEC);
+    task.report("claude, no hooks, no probe reply, after approval");
+    // What the plan predicts: the idle glyph while blocked gives a false done
+    // (or, at best, a fallback needs-you); never a clean needs-you from a hook.
+    assert!(
+        blocked.first().map(String::as_str) == Some("working"),
+        "{blocked:?}"
+    );
+    assert!(
+        blocked.iter().any(|s| s == "done" || s == "needs_you"),
+        "while blocked termic moved to done or needs_you by heuristics: {blocked:?}"
+    );
+    assert!(task
+        .lines()
+        .iter()
+        .all(|l| !l.rule.contains("hook") && !l.rule.contains("native")));
+}
+
+#[test]
+fn real_termic_claude_escape_is_interrupted_not_done() {
+    let Some(cache) = cache("real_termic_claude_escape_is_interrupted_not_done") else {
+        return;
+    };
+    let _one = ONE_AGENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let setup = Setup {
+        probe_reply: true,
+        hooks: vec![AgentSchema::Claude],
+        slow_for: Some(20 * SEC),
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Slow, setup);
+    let t0 = task.prompt("count slowly");
+    task.wait_state("working", t0, 30 * SEC).expect("working");
+    thread::sleep(3 * SEC);
+    let t_esc = task.keys(b"\x1b");
+    let line = task.wait_state("interrupted", t_esc, 10 * SEC);
+    task.report("claude escape");
+    let line = line.expect("interrupted");
+    eprintln!(
+        "claude: interrupted {} ms after Escape ({})",
+        line.ts - t_esc,
+        line.rule
+    );
+    thread::sleep(3 * SEC);
+    assert!(
+        !task.states(t0).iter().any(|s| s == "done"),
+        "{:?}",
+        task.states(t0)
+    );
+}
+
+#[test]
+fn real_termic_claude_ask_user_question_needs_you_as_a_question() {
+    let Some(cache) = cache("real_termic_claude_ask_user_question_needs_you_as_a_question") else {
+        return;
+    };
+    let _one = ONE_AGENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let setup = Setup {
+        hooks: vec![AgentSchema::Claude],
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Ask, setup);
+    let t0 = task.prompt("ask me a color");
+    let needs = task.wait_state("needs_you", t0, 60 * SEC);
+    task.report("claude ask");
+    assert_eq!(needs.expect("needs you").kind.as_deref(), Some("question"));
+    thread::sleep(SEC);
+    let t_key = task.keys(b"\r");
+    task.wait_state("done", t_key, 60 * SEC)
+        .expect("done after the answer");
+}
+
+#[test]
+fn real_termic_claude_from_inside_tmux_still_reports() {
+    let Some(cache) = cache("real_termic_claude_from_inside_tmux_still_reports") else {
+        return;
+    };
+    let _one = ONE_AGENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    // termic itself started inside tmux: the child must not see it.
+    std::env::set_var("TMUX", "/tmp/tmux-0/default,4242,0");
+    std::env::set_var("TMUX_PANE", "%3");
+    let setup = Setup {
+        hooks: vec![AgentSchema::Claude],
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Write, setup);
+    std::env::remove_var("TMUX");
+    std::env::remove_var("TMUX_PANE");
+    let (_, states) = permission_turn(&task, b"\r");
+    assert_honest_turn(&states);
+}
+
+#[test]
+fn real_claude_outside_termic_with_hooks_installed_prints_no_termic_sequence() {
+    let Some(cache) =
+        cache("real_claude_outside_termic_with_hooks_installed_prints_no_termic_sequence")
+    else {
+        return;
+    };
+    let _one = ONE_AGENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    use termic_fakemodel::drive::{AgentRun, RunOptions};
+    fn install_claude(home: &Path) {
+        install_hooks(home, &[AgentSchema::Claude]);
+    }
+    let opts = RunOptions {
+        before_spawn: Some(install_claude),
+        ..RunOptions::default()
+    };
+    let mut run = AgentRun::start(&cache, Agent::Claude, ScenarioName::Write, opts).unwrap();
+    let t0 = run.prompt("create the file out.txt please").unwrap();
+    run.server
+        .wait_for(60 * SEC, |e| !e.side && e.reply.starts_with("tool"))
+        .expect("tool call");
+    thread::sleep(2 * SEC);
+    run.keys(b"\r").unwrap();
+    run.server
+        .wait_for(60 * SEC, |e| {
+            !e.side && e.step == 1 && e.finished_ms.is_some()
+        })
+        .expect("turn ended");
+    thread::sleep(2 * SEC);
+    let text = String::from_utf8_lossy(&run.pty.output()).into_owned();
+    assert!(
+        !text.contains("777;termic"),
+        "a termic sequence outside termic"
+    );
+    assert!(t0 > 0.0 && run.project.join("out.txt").exists());
+}
+
+#[test]
+fn real_termic_opencode_permission_asked_replied_and_one_done() {
+    let Some(cache) = cache("real_termic_opencode_permission_asked_replied_and_one_done") else {
+        return;
+    };
+    let _one = ONE_AGENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let setup = Setup {
+        hooks: vec![AgentSchema::Opencode],
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, Agent::Opencode, ScenarioName::Write, setup);
+    let (t0, states) = permission_turn(&task, b"\r");
+    assert_honest_turn(&states);
+    assert_needs_you_kind(&task, t0, "permission");
+    let needs = states.iter().position(|s| s == "needs_you").unwrap();
+    assert_eq!(
+        states.get(needs + 1).map(String::as_str),
+        Some("working"),
+        "released back to working: {states:?}"
+    );
+    assert_no_termic_file(&task.project);
+}
+
+#[test]
+fn real_termic_grok_notification_then_one_done_and_idle_prompt_changes_nothing() {
+    let Some(cache) =
+        cache("real_termic_grok_notification_then_one_done_and_idle_prompt_changes_nothing")
+    else {
+        return;
+    };
+    let _one = ONE_AGENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let env = vec![(
+        "GROK_IDLE_NOTIFICATION_DELAY_MS".to_string(),
+        "3000".to_string(),
+    )];
+    // Both installs: grok also runs termic's claude hooks, which must stay silent.
+    let setup = Setup {
+        hooks: vec![AgentSchema::Claude, AgentSchema::Grok],
+        env,
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, Agent::Grok, ScenarioName::Write, setup);
+    let (t0, _) = permission_turn(&task, b"3");
+    thread::sleep(3 * SEC); // the idle_prompt notification lands 3 s after Stop
+    let states = task.states(t0);
+    assert_honest_turn(&states);
+    // termic's claude scripts ran under grok too (both installed) and must
+    // have said nothing: every hook message the engine saw is grok's.
+    let hook_signals: Vec<String> = task
+        .timeline()
+        .into_iter()
+        .filter(|e| e.contains(" signal hook"))
+        .collect();
+    eprintln!("grok hook signals: {hook_signals:#?}");
+    assert!(!hook_signals.is_empty(), "grok's own hooks reported");
+    // Grok's install also uses UserPromptSubmit and Stop: a claude script
+    // that spoke would double them (or bring a PermissionRequest).
+    let count = |what: &str| hook_signals.iter().filter(|e| e.contains(what)).count();
+    assert_eq!(
+        (
+            count("(UserPromptSubmit)"),
+            count("(Stop)"),
+            count("PermissionRequest")
+        ),
+        (1, 1, 0),
+        "{hook_signals:?}"
+    );
+}
+
+#[test]
+fn real_termic_grok_with_claude_compat_off_still_reports() {
+    let Some(cache) = cache("real_termic_grok_with_claude_compat_off_still_reports") else {
+        return;
+    };
+    let _one = ONE_AGENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    fn compat_off(home: &Path) {
+        let path = home.join(".grok/config.toml");
+        let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+        text.push_str("\n[compat.claude]\nhooks = false\n");
+        std::fs::write(path, text).unwrap();
+    }
+    let setup = Setup {
+        hooks: vec![AgentSchema::Claude, AgentSchema::Grok],
+        before: Some(compat_off),
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, Agent::Grok, ScenarioName::Write, setup);
+    let (_, states) = permission_turn(&task, b"3");
+    assert_honest_turn(&states);
+}
+
+#[test]
+fn real_termic_grok_escape_is_interrupted_by_key_and_idle_title() {
+    let Some(cache) = cache("real_termic_grok_escape_is_interrupted_by_key_and_idle_title") else {
+        return;
+    };
+    let _one = ONE_AGENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let setup = Setup {
+        hooks: vec![AgentSchema::Grok],
+        slow_for: Some(20 * SEC),
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, Agent::Grok, ScenarioName::Slow, setup);
+    let t0 = task.prompt("count slowly");
+    task.wait_state("working", t0, 30 * SEC).expect("working");
+    thread::sleep(3 * SEC);
+    let t_esc = task.keys(b"\x1b");
+    let line = task.wait_state("interrupted", t_esc, 10 * SEC);
+    task.report("grok escape");
+    let line = line.expect("interrupted");
+    eprintln!(
+        "grok: interrupted {} ms after Escape ({})",
+        line.ts - t_esc,
+        line.rule
+    );
+    thread::sleep(3 * SEC);
+    assert!(!task.states(t0).iter().any(|s| s == "done"));
+}
+
+#[test]
+fn real_termic_codex_needs_you_from_native_status_and_its_app_server_ends() {
+    let Some(cache) =
+        cache("real_termic_codex_needs_you_from_native_status_and_its_app_server_ends")
+    else {
+        return;
+    };
+    let _one = ONE_AGENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let task = TermicTask::start(&cache, Agent::Codex, ScenarioName::Write, Setup::default());
+    let (t0, states) = permission_turn(&task, b"y");
+    assert_honest_turn(&states);
+    let needs = task
+        .lines()
+        .into_iter()
+        .find(|l| l.ts >= t0 && l.to == "needs_you")
+        .unwrap();
+    assert!(
+        needs.rule.contains("native"),
+        "needs you came from {}",
+        needs.rule
+    );
+    let tool_call = task
+        .server
+        .requests()
+        .into_iter()
+        .find(|e| !e.side && e.reply.starts_with("tool"))
+        .unwrap();
+    let after_tool = needs.ts as i64 - tool_call.ts_ms as i64;
+    eprintln!("codex: needs you {after_tool} ms after the model's tool call");
+    assert!(after_tool < 800, "needs you {after_tool} ms after the tool call: the title (held ~1 s) was not what moved it");
+    let home = task.home.clone();
+    assert!(processes_with_home(&home).len() > 1);
+    drop(task);
+    assert!(
+        processes_with_home(&home).is_empty(),
+        "codex processes survived the task"
+    );
+}
+
+#[test]
+fn real_termic_codex_escape_is_interrupted_not_done() {
+    let Some(cache) = cache("real_termic_codex_escape_is_interrupted_not_done") else {
+        return;
+    };
+    let _one = ONE_AGENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let setup = Setup {
+        slow_for: Some(20 * SEC),
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, Agent::Codex, ScenarioName::Slow, setup);
+    let t0 = task.prompt("count slowly");
+    task.wait_state("working", t0, 30 * SEC).expect("working");
+    thread::sleep(3 * SEC);
+    let t_esc = task.keys(b"\x1b");
+    let line = task.wait_state("interrupted", t_esc, 10 * SEC);
+    task.report("codex escape");
+    let line = line.expect("interrupted");
+    eprintln!(
+        "codex: interrupted {} ms after Escape ({})",
+        line.ts - t_esc,
+        line.rule
+    );
+    assert!(!task.states(t0).iter().any(|s| s == "done"));
+}
+
+#[test]
+fn real_agents_fixture_home_is_byte_identical_after_install_and_remove() {
+    let Some(cache) = cache("real_agents_fixture_home_is_byte_identical_after_install_and_remove")
+    else {
+        return;
+    };
+    let root = scratch_dir("home-roundtrip");
+    let (home, project) = (root.join("home"), root.join("proj"));
+    for agent in Agent::ALL {
+        agent
+            .prepare(&cache, &home, &project, "http://127.0.0.1:9")
+            .unwrap();
+    }
+    let before = snapshot(&home);
+    let all = [
+        AgentSchema::Claude,
+        AgentSchema::Grok,
+        AgentSchema::Opencode,
+    ];
+    install_hooks(&home, &all);
+    assert_ne!(snapshot(&home), before, "the install wrote something");
+    remove_hooks(&home, &all);
+    let after = snapshot(&home);
+    let changed: Vec<&PathBuf> = after
+        .keys()
+        .chain(before.keys())
+        .filter(|k| after.get(*k) != before.get(*k))
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "changed by install then remove: {changed:?}"
+    );
+    assert!(snapshot(&project).is_empty());
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+#[test]
+fn real_termic_codex_start_up_is_not_a_turn() {
+    let Some(cache) = cache("real_termic_codex_start_up_is_not_a_turn") else {
+        return;
+    };
+    let _one = ONE_AGENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    // Codex 0.171.0 sends state=idle, working, idle at start-up with no
+    // prompt: that must not show as a turn, let alone an interrupted one.
+    let task = TermicTask::start(&cache, Agent::Codex, ScenarioName::Plain, Setup::default());
+    thread::sleep(3 * SEC);
+    task.report("codex start-up");
+    assert!(
+        task.states(0).is_empty(),
+        "transitions before any prompt: {:?}",
+        task.states(0)
+    );
+}
