@@ -257,3 +257,24 @@ fn repeated_false_dones_earn_one_offer_of_hooks() {
     let s = t.wait_text("claude said done 3 times when it was waiting for you.");
     assert!(s.contains("Its hooks fix that: Ctrl-] then s."), "{s}");
 }
+
+#[test]
+fn an_interrupt_earns_no_bell_and_no_notification() {
+    let f = Fixture::new();
+    let script = [
+        "sleep 1".to_string(),
+        hook("working", ""),
+        "sleep 0.5".into(),
+        hook("interrupted", ""),
+        "sleep 600".into(),
+    ]
+    .join("; ");
+    f.config(&fake_agent_config(&script));
+    let mut t = Termic::start(&f, &["run", "fake", "--name", "int"]);
+    t.wait_text("int");
+    t.send(b"\x1b[O");
+    wait_badge(&t, "int", "interrupted");
+    let raw = t.raw();
+    assert!(!raw.contains(&0x07), "no bell");
+    assert!(!harness::contains(&raw, b"]777;notify"), "no notification");
+}
