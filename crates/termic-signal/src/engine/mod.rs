@@ -269,6 +269,22 @@ impl Engine {
         }
     }
 
+    /// Every armed timer and its deadline, earliest first (for the Inspector:
+    /// "settle due in 3.2 s").
+    pub fn armed_timers(&self) -> Vec<(TimerKind, u64)> {
+        self.timers.armed()
+    }
+
+    /// Hooks are wired or native status was seen: the heuristics stand down.
+    pub fn is_governed(&self) -> bool {
+        self.governed()
+    }
+
+    /// The last window title and what the agent's profile says it means.
+    pub fn title(&self) -> (&str, TitleState) {
+        (&self.title, self.title_state)
+    }
+
     pub fn state(&self) -> State {
         self.state
     }

@@ -76,6 +76,17 @@ impl Timers {
         self.due[kind as usize] = None;
     }
 
+    /// Every armed timer, earliest first.
+    pub fn armed(&self) -> Vec<(TimerKind, u64)> {
+        let mut armed: Vec<(TimerKind, u64)> = TimerKind::ALL
+            .into_iter()
+            .zip(self.due)
+            .filter_map(|(k, d)| d.map(|d| (k, d)))
+            .collect();
+        armed.sort_by_key(|(_, d)| *d);
+        armed
+    }
+
     /// The earliest deadline and its timer.
     pub fn earliest(&self) -> Option<(u64, TimerKind)> {
         TimerKind::ALL

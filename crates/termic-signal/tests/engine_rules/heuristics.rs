@@ -195,3 +195,27 @@ fn enter_without_output_starts_nothing() {
          expect false_done 0",
     );
 }
+
+#[test]
+fn the_inspector_can_see_armed_timers_title_and_governance() {
+    use termic_signal::engine::{Engine, EngineConfig, Key, TimerKind, TitleState};
+    use termic_signal::signal::Signal;
+    let mut engine = Engine::new(EngineConfig::new("claude", "t", false));
+    engine.key(0, Key::Submit);
+    engine.on_signal(10, Signal::Title("◐ Claude Code".into()));
+    engine.on_signal(1000, Signal::Title("✳ Claude Code".into()));
+    assert_eq!(
+        engine.armed_timers(),
+        vec![
+            (TimerKind::Settle, 6000),
+            (TimerKind::ByteQuiet, 13000),
+            (TimerKind::SettleCeiling, 91000),
+            (TimerKind::AbsoluteCeiling, 600010),
+        ]
+    );
+    assert_eq!(engine.title(), ("✳ Claude Code", TitleState::Idle));
+    assert!(!engine.is_governed());
+    engine.set_hooks_wired(1500, true);
+    assert!(engine.is_governed());
+    assert_eq!(engine.armed_timers(), vec![]);
+}
