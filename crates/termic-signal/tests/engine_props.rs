@@ -185,16 +185,7 @@ proptest! {
             // Judge the governing facts before the input can change them.
             let governed = engine.config().hooks_wired || engine.native_status_seen();
             let submit = is_submit(&input, &mut shadow);
-            let out = match input.clone() {
-                Input::Bytes(b) => engine.feed_output(now, &b),
-                Input::Signal(s) => engine.on_signal(now, s),
-                Input::Key(k) => engine.key(now, k),
-                Input::Focus(w) => { engine.focus(now, w); Vec::new() }
-                Input::Wired(w) => { engine.set_hooks_wired(now, w); Vec::new() }
-                Input::Screen(h, l) => engine.screen(now, ScreenFacts { hash: h, scrollback_lines: l }),
-                Input::Exit(c) => engine.exited(now, c),
-                Input::Tick => engine.tick(now),
-            };
+            let out = apply(&mut engine, now, input);
             if submit {
                 dones_since_submit = 0;
             }
@@ -205,6 +196,32 @@ proptest! {
         if engine.state() == State::Exited {
             prop_assert_eq!(engine.next_deadline(), None);
         }
+    }
+}
+
+/// Feed one input to the engine, as the runtime would.
+fn apply(engine: &mut Engine, now: u64, input: Input) -> Vec<Transition> {
+    match input {
+        Input::Bytes(b) => engine.feed_output(now, &b),
+        Input::Signal(s) => engine.on_signal(now, s),
+        Input::Key(k) => engine.key(now, k),
+        Input::Focus(w) => {
+            engine.focus(now, w);
+            Vec::new()
+        }
+        Input::Wired(w) => {
+            engine.set_hooks_wired(now, w);
+            Vec::new()
+        }
+        Input::Screen(hash, lines) => engine.screen(
+            now,
+            ScreenFacts {
+                hash,
+                scrollback_lines: lines,
+            },
+        ),
+        Input::Exit(c) => engine.exited(now, c),
+        Input::Tick => engine.tick(now),
     }
 }
 
@@ -273,16 +290,7 @@ proptest! {
         let mut state = State::Idle;
         for (now, input) in script {
             let mut out = engine.tick(now);
-            out.extend(match input {
-                Input::Bytes(b) => engine.feed_output(now, &b),
-                Input::Signal(s) => engine.on_signal(now, s),
-                Input::Key(k) => engine.key(now, k),
-                Input::Focus(w) => { engine.focus(now, w); Vec::new() }
-                Input::Wired(w) => { engine.set_hooks_wired(now, w); Vec::new() }
-                Input::Screen(h, l) => engine.screen(now, ScreenFacts { hash: h, scrollback_lines: l }),
-                Input::Exit(c) => engine.exited(now, c),
-                Input::Tick => engine.tick(now),
-            });
+            out.extend(apply(&mut engine, now, input));
             for t in out {
                 prop_assert_eq!(t.from, state);
                 state = t.to;
