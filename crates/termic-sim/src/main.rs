@@ -51,6 +51,9 @@ struct Cli {
     /// Append a JSON line per action (hook spawn and exit, titles, keys).
     #[arg(long)]
     trace: Option<PathBuf>,
+    /// A line to print at start-up, before the agent's own output.
+    #[arg(long)]
+    banner: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
             auto: cli.auto,
             auto_approve_ms: cli.auto_approve_ms,
             exit_at_end: cli.exit_at_end,
+            banner: cli.banner,
         },
         trace: cli.trace,
         home,

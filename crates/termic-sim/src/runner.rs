@@ -32,6 +32,9 @@ pub struct RunOptions {
     pub auto_approve_ms: Option<u64>,
     /// Exit when the scenario ends instead of idling.
     pub exit_at_end: bool,
+    /// Printed once the agent has started (`termic demo` says whose HOME
+    /// this is).
+    pub banner: Option<String>,
 }
 
 pub struct Runner<'a> {
@@ -61,6 +64,10 @@ impl<'a> Runner<'a> {
     /// Play the scenario; returns when the agent exits.
     pub fn run(&mut self, scenario: &Scenario) {
         self.agent.startup(self.cx);
+        if let Some(b) = &self.opts.banner {
+            self.cx.line("");
+            self.cx.line(b);
+        }
         let mut i = 0;
         let mut phase = Phase::Idle;
         let mut last_say = String::new();

@@ -20,3 +20,6 @@ mod binary;
 
 #[path = "e2e_specs/cli.rs"]
 mod cli;
+
+#[path = "e2e_specs/demo.rs"]
+mod demo;

@@ -1,13 +1,229 @@
-//! `termic demo` (built with the simulators).
+//! `termic demo`: the workspace with simulated agents, for a machine with no
+//! agents installed. Everything happens in a throwaway directory: its own
+//! HOME (where termic's hooks are installed for the simulated agents, through
+//! termic-hooks as the Settings toggle would), termic config and data dirs,
+//! and a small project. The user's real HOME is never read or written.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::{Context, Result};
 use clap::Args;
+use termic_hooks::agents::AgentSchema;
+use termic_hooks::apply;
+use termic_hooks::plan::InstallFacts;
+use termic_hooks::target::{ForbiddenRoots, InstallTarget, Paths};
 
+use super::workspace::{open_with, InitialTask, WorkspaceArgs};
+
+/// Try termic with simulated agents, without touching your real HOME.
+///
+/// Makes a throwaway directory, installs termic's hooks there for simulated
+/// claude, grok, agy and opencode (codex needs none), and opens the
+/// workspace with one task per agent looping a demo: a plain turn, then one
+/// that asks your permission, so its badge turns to "needs you". Focus the
+/// task and press 1 (or y, or Enter) to approve, or wait 20 s. Ctrl-] i
+/// opens the Inspector, Ctrl-] s Settings, Ctrl-] q quits. The directory is
+/// deleted when you quit.
+///
+/// Examples:
+///   termic demo
+///   termic demo --speed 2 --keep
 #[derive(Debug, Args)]
-pub struct DemoArgs {}
+#[command(verbatim_doc_comment)]
+pub struct DemoArgs {
+    /// Run the simulated agents this many times faster.
+    #[arg(long, default_value_t = 1.0)]
+    pub speed: f64,
+    /// Keep the throwaway directory when you quit (its path is printed).
+    #[arg(long)]
+    pub keep: bool,
+}
 
-pub fn run(_args: DemoArgs) -> Result<ExitCode> {
-    bail!("termic demo is not built yet")
+/// The simulated agents, each with the hooks schema termic installs for it.
+const AGENTS: [(&str, Option<AgentSchema>); 5] = [
+    ("claude", Some(AgentSchema::Claude)),
+    ("grok", Some(AgentSchema::Grok)),
+    ("agy", Some(AgentSchema::Agy)),
+    ("opencode", Some(AgentSchema::Opencode)),
+    ("codex", None),
+];
+
+/// The agent simulator: next to this binary (a cargo build puts it there),
+/// else on PATH.
+fn simulator() -> Result<PathBuf> {
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|d| d.join("termic-sim")));
+    if let Some(p) = beside.filter(|p| p.is_file()) {
+        return Ok(p);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join("termic-sim"))
+        .find(|p| p.is_file())
+        .context("termic demo needs the agent simulator `termic-sim`, which is not next to termic or on PATH: build it with `cargo build -p termic-sim`")
+}
+
+/// The throwaway directory's layout.
+struct DemoDirs {
+    root: PathBuf,
+    home: PathBuf,
+    config: PathBuf,
+    data: PathBuf,
+    project: PathBuf,
+}
+
+impl DemoDirs {
+    fn create() -> Result<DemoDirs> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let root =
+            std::env::temp_dir().join(format!("termic-demo-{}-{nanos:x}", std::process::id()));
+        let dirs = DemoDirs {
+            home: root.join("home"),
+            config: root.join("config"),
+            data: root.join("data"),
+            project: root.join("project"),
+            root,
+        };
+        for d in [&dirs.home, &dirs.config, &dirs.data, &dirs.project] {
+            std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+        }
+        std::fs::write(
+            dirs.project.join("README.md"),
+            "# demo project\n\nA throwaway project for `termic demo`.\n",
+        )?;
+        Ok(dirs)
+    }
+}
+
+/// Install termic's hooks into the throwaway HOME, as the Settings toggle
+/// would into a real one.
+fn install_hooks(dirs: &DemoDirs) -> Result<()> {
+    let paths = Paths {
+        home: dirs.home.clone(),
+        data_dir: dirs.data.clone(),
+    };
+    let facts = InstallFacts {
+        now_unix: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+        claude_version: None,
+    };
+    for schema in AGENTS.iter().filter_map(|(_, s)| *s) {
+        let target = InstallTarget::host(schema, &paths, &ForbiddenRoots::default())?;
+        apply::install(&target, &facts)
+            .with_context(|| format!("cannot install the demo hooks for {}", schema.id()))?;
+    }
+    Ok(())
+}
+
+fn toml_string(s: &str) -> String {
+    toml_edit::Value::from(s).to_string()
+}
+
+/// config.toml: the wizard skipped, hooks consented for the simulated
+/// agents, and each built-in agent's command pointing at the simulator.
+fn config_text(sim: &Path, dirs: &DemoDirs, speed: f64) -> String {
+    let banner = format!(
+        "termic demo: a simulated agent. HOME is {} (throwaway); your real HOME is not read or changed.",
+        dirs.home.display()
+    );
+    let mut text = String::from("[ui]\nwizard_shown = true\n\n[hooks]\n");
+    for (agent, schema) in AGENTS {
+        if schema.is_some() {
+            text.push_str(&format!("{agent} = true\n"));
+        }
+    }
+    for (agent, _) in AGENTS {
+        let argv = [
+            sim.display().to_string(),
+            agent.to_string(),
+            "demo".into(),
+            "--auto".into(),
+            "--auto-approve-ms".into(),
+            "20000".into(),
+            "--speed".into(),
+            speed.to_string(),
+            "--banner".into(),
+            banner.clone(),
+        ];
+        let items: Vec<String> = argv.iter().map(|a| toml_string(a)).collect();
+        text.push_str(&format!(
+            "\n[agents.{agent}]\ncommand = [{}]\n",
+            items.join(", ")
+        ));
+    }
+    text
+}
+
+pub fn run(ws: WorkspaceArgs, args: DemoArgs) -> Result<ExitCode> {
+    let sim = simulator()?;
+    let dirs = DemoDirs::create()?;
+    let result = demo(ws, &args, &sim, &dirs);
+    if args.keep {
+        eprintln!("termic demo: kept {}", dirs.root.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dirs.root);
+    }
+    eprintln!("termic demo: your real HOME was not read or changed.");
+    result
+}
+
+fn demo(mut ws: WorkspaceArgs, args: &DemoArgs, sim: &Path, dirs: &DemoDirs) -> Result<ExitCode> {
+    // Paths given on the command line keep meaning what they meant here.
+    ws.event_log = ws.event_log.map(std::path::absolute).transpose()?;
+    ws.record = ws.record.map(std::path::absolute).transpose()?;
+    install_hooks(dirs)?;
+    let config = dirs.config.join("config.toml");
+    std::fs::write(&config, config_text(sim, dirs, args.speed))
+        .with_context(|| format!("cannot write {}", config.display()))?;
+    // termic and every task it starts see only the throwaway dirs. Set
+    // before any thread exists.
+    std::env::set_var("HOME", &dirs.home);
+    std::env::set_var("TERMIC_CONFIG_DIR", &dirs.config);
+    std::env::set_var("TERMIC_DATA_DIR", &dirs.data);
+    std::env::set_current_dir(&dirs.project)?;
+    let tasks = AGENTS
+        .iter()
+        .map(|(agent, _)| InitialTask {
+            agent: agent.to_string(),
+            name: Some(format!("{agent}-demo")),
+            worktree: false,
+            args: Vec::new(),
+        })
+        .collect();
+    open_with(ws, tasks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_points_every_agent_at_the_simulator_and_parses() {
+        let dirs = DemoDirs {
+            root: "/t".into(),
+            home: "/t/home".into(),
+            config: "/t/config".into(),
+            data: "/t/data".into(),
+            project: "/t/project".into(),
+        };
+        let text = config_text(Path::new("/bin dir/termic-sim"), &dirs, 2.0);
+        let doc: toml_edit::DocumentMut = text.parse().unwrap();
+        for (agent, schema) in AGENTS {
+            let cmd = doc["agents"][agent]["command"].as_array().unwrap();
+            assert_eq!(cmd.get(0).unwrap().as_str(), Some("/bin dir/termic-sim"));
+            assert_eq!(cmd.get(1).unwrap().as_str(), Some(agent));
+            assert_eq!(
+                doc["hooks"].get(agent).and_then(|v| v.as_bool()),
+                schema.map(|_| true)
+            );
+        }
+        assert!(text.contains("your real HOME is not read or changed"));
+    }
 }

@@ -49,7 +49,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Some(Command::Run(args)) => run::run(cli.workspace, args),
         Some(Command::Hooks(cmd)) => hooks::run(cmd),
         Some(Command::Replay(args)) => replay::run(args),
-        Some(Command::Demo(args)) => demo::run(args),
+        Some(Command::Demo(args)) => demo::run(cli.workspace, args),
         Some(Command::Completions(args)) => completions::run(args),
     }
 }

@@ -53,6 +53,12 @@ pub fn run(args: WorkspaceArgs) -> Result<ExitCode> {
 /// Opens the workspace. The first-run wizard shows only on a plain
 /// `termic`, never in front of a task the user asked for.
 pub fn open(args: WorkspaceArgs, initial: Option<InitialTask>) -> Result<ExitCode> {
+    open_with(args, initial.into_iter().collect())
+}
+
+/// [`open`] with any number of tasks started as it opens (`termic demo`
+/// starts one per simulated agent).
+pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitCode> {
     let paths = TermicPaths::from_env()?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let path_var = std::env::var_os("PATH").unwrap_or_default();
@@ -79,7 +85,7 @@ pub fn open(args: WorkspaceArgs, initial: Option<InitialTask>) -> Result<ExitCod
         })?,
         None => PrefixKey::default_key(),
     };
-    let wizard = (initial.is_none() && !settings.wizard_shown).then(|| {
+    let wizard = (initial.is_empty() && !settings.wizard_shown).then(|| {
         services.wizard(NotifyChoices {
             bell: notify.bell,
             desktop: notify.desktop,
@@ -87,7 +93,7 @@ pub fn open(args: WorkspaceArgs, initial: Option<InitialTask>) -> Result<ExitCod
     });
 
     // An unknown agent is reported before the screen is taken over.
-    if let Some(task) = &initial {
+    for task in &initial {
         services.check_agent(&task.agent)?;
     }
 
@@ -103,7 +109,7 @@ pub fn open(args: WorkspaceArgs, initial: Option<InitialTask>) -> Result<ExitCod
     };
     let mut app = App::new(runtime, Box::new(services), options, notifier, size);
     app.refresh_wired();
-    if let Some(task) = initial {
+    for task in initial {
         app.launch(&task.agent, task.name.as_deref(), task.worktree, &task.args)?;
     }
 
