@@ -14,23 +14,26 @@ cargo build --release -q -p termic --example headless
 HEADLESS=$TARGET/release/examples/headless
 GEN="python3 $HERE/gen_output.py $MIB"
 
-now() { date +%s.%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 : > /tmp/termic-bench-script.$$
 : > /tmp/termic-bench-termic.$$
+# /usr/bin/time reports wall and CPU (user+sys, children included: both
+# sides include the same generator, so the CPU difference is termic's own).
 i=1
 while [ "$i" -le "$ROUNDS" ]; do
-    t0=$(now); script -qfc "$GEN" /dev/null > /dev/null; t1=$(now)
-    echo "$t1 - $t0" | bc >> /tmp/termic-bench-script.$$
-    t0=$(now); "$HEADLESS" --rows 45 --cols 160 -- $GEN > /tmp/termic-bench-out.$$; t1=$(now)
-    echo "$t1 - $t0" | bc >> /tmp/termic-bench-termic.$$
+    /usr/bin/time -f "%e %U %S" -a -o /tmp/termic-bench-script.$$ script -qfc "$GEN" /dev/null > /dev/null
+    /usr/bin/time -f "%e %U %S" -a -o /tmp/termic-bench-termic.$$ "$HEADLESS" --rows 45 --cols 160 -- $GEN > /tmp/termic-bench-out.$$
     i=$((i + 1))
 done
-S=$(median < /tmp/termic-bench-script.$$)
-T=$(median < /tmp/termic-bench-termic.$$)
-echo "bare pump (script) rounds: $(tr '\n' ' ' < /tmp/termic-bench-script.$$)"
-echo "termic headless rounds:    $(tr '\n' ' ' < /tmp/termic-bench-termic.$$)"
+wall() { awk '{print $1}' "$1" | median; }
+cpu() { awk '{print $2 + $3}' "$1" | median; }
+SW=$(wall /tmp/termic-bench-script.$$); SC=$(cpu /tmp/termic-bench-script.$$)
+TW=$(wall /tmp/termic-bench-termic.$$); TC=$(cpu /tmp/termic-bench-termic.$$)
+echo "bare pump (script) rounds, wall user sys: $(tr '\n' ';' < /tmp/termic-bench-script.$$)"
+echo "termic headless rounds, wall user sys:    $(tr '\n' ';' < /tmp/termic-bench-termic.$$)"
 echo "termic last run: $(cat /tmp/termic-bench-out.$$)"
-printf 'median: bare %.2fs, termic %.2fs, ratio %.2fx (%s MiB, %s rounds)\n' "$S" "$T" "$(echo "$T / $S" | bc -l)" "$MIB" "$ROUNDS"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+printf 'median wall: bare %.2fs, termic %.2fs, ratio %.2fx\n' "$SW" "$TW" "$(echo "$TW / $SW" | bc -l)"
+printf 'median CPU:  bare %.2fs, termic %.2fs (termic own: %.2fs) (%s MiB, %s rounds)\n' "$SC" "$TC" "$(echo "$TC - $SC" | bc -l)" "$MIB" "$ROUNDS"
 rm -f /tmp/termic-bench-script.$$ /tmp/termic-bench-termic.$$ /tmp/termic-bench-out.$$

@@ -131,3 +131,22 @@ fn timers_fire_only_through_tick_on_the_injected_clock() {
     assert!(got.iter().all(|t| t.at >= 1_000));
     rt.kill(id).unwrap();
 }
+
+#[test]
+fn a_timer_armed_by_new_input_wakes_the_ui() {
+    let clock = Arc::new(ManualClock::new(5_000, 0));
+    let (rt, events) = Runtime::new(RuntimeConfig::default(), clock.clone());
+    let id = rt.spawn(sh("wake", "stty -echo; read x; echo busy; read y")).unwrap();
+    wait_screen(&rt, id, T, |_| true);
+    // The UI planned its sleep: nothing armed yet.
+    assert_eq!(rt.next_deadline(), None);
+    while events.try_recv().is_ok() {}
+    // Enter starts a turn and the output arms a heuristic timer: the UI,
+    // asleep with no deadline, must hear about it.
+    rt.write_input(id, b"go\r").unwrap();
+    let woke = std::iter::from_fn(|| events.recv_timeout(T).ok())
+        .any(|e| e == RuntimeEvent::DeadlineChanged(id));
+    assert!(woke);
+    assert!(rt.next_deadline().is_some());
+    rt.kill(id).unwrap();
+}

@@ -1,0 +1,65 @@
+#!/bin/sh
+# Throughput on the visible path: the full termic TUI (`termic run`) inside
+# an outer tmux session of 160x45, versus the bare PTY pump (`script`) and
+# versus the same generator straight in a tmux pane, in one run, rounds
+# alternated. Time = start to END-OF-BENCH showing on the outer screen
+# (tmux capture-pane, polled every 20 ms).
+#
+# usage: bench/throughput_visible.sh [MIB=200] [ROUNDS=3]
+# needs: tmux, python3, script; builds termic (release).
+set -eu
+MIB=${1:-200}
+ROUNDS=${2:-3}
+HERE=$(cd "$(dirname "$0")" && pwd)
+cd "$HERE/.."
+cargo build --release -q -p termic
+TERMIC="${CARGO_TARGET_DIR:-$HERE/../target}/release/termic"
+GEN="python3 $HERE/gen_output.py $MIB"
+WORK=$(mktemp -d)
+trap 'tmux -L termic-bench kill-server 2>/dev/null || true; rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/home" "$WORK/config" "$WORK/data"
+cat > "$WORK/config/config.toml" <<TOML
+[ui]
+wizard_shown = true
+
+[notifications]
+bell = false
+desktop = false
+osc_fallback = false
+
+[agents.bench]
+base = "claude"
+command = ["sh", "-c", "$GEN; sleep 600"]
+TOML
+
+now() { date +%s.%N; }
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+# Run $1 in a fresh 160x45 tmux session; print seconds until END-OF-BENCH shows.
+in_tmux() {
+    tmux -L termic-bench kill-server 2>/dev/null || true
+    t0=$(now)
+    tmux -L termic-bench new-session -d -x 160 -y 45 \
+        "env HOME=$WORK/home TERMIC_CONFIG_DIR=$WORK/config TERMIC_DATA_DIR=$WORK/data $1"
+    until tmux -L termic-bench capture-pane -p 2>/dev/null | grep -q END-OF-BENCH; do
+        sleep 0.02
+    done
+    t1=$(now)
+    tmux -L termic-bench kill-server 2>/dev/null || true
+    echo "$t1 - $t0" | bc
+}
+
+: > "$WORK/bare"; : > "$WORK/tmux"; : > "$WORK/termic"
+i=1
+while [ "$i" -le "$ROUNDS" ]; do
+    t0=$(now); script -qfc "$GEN" /dev/null > /dev/null; t1=$(now)
+    echo "$t1 - $t0" | bc >> "$WORK/bare"
+    in_tmux "sh -c '$GEN; sleep 600'" >> "$WORK/tmux"
+    in_tmux "$TERMIC run bench" >> "$WORK/termic"
+    i=$((i + 1))
+done
+B=$(median < "$WORK/bare"); X=$(median < "$WORK/tmux"); T=$(median < "$WORK/termic")
+echo "bare pump rounds:       $(tr '\n' ' ' < "$WORK/bare")"
+echo "tmux pane rounds:       $(tr '\n' ' ' < "$WORK/tmux")"
+echo "termic in tmux rounds:  $(tr '\n' ' ' < "$WORK/termic")"
+printf 'median: bare %.2fs, tmux alone %.2fs (%.2fx), termic TUI in tmux %.2fs (%.2fx) (%s MiB, %s rounds)\n' \
+    "$B" "$X" "$(echo "$X / $B" | bc -l)" "$T" "$(echo "$T / $B" | bc -l)" "$MIB" "$ROUNDS"
