@@ -24,7 +24,12 @@ fn stats(mut v: Vec<Duration>) -> (f64, f64) {
 
 fn bare(samples: usize) -> Vec<Duration> {
     let pair = native_pty_system()
-        .openpty(PtySize { rows: 24, cols: 80, pixel_width: 0, pixel_height: 0 })
+        .openpty(PtySize {
+            rows: 24,
+            cols: 80,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
         .unwrap();
     let mut cmd = CommandBuilder::new("sh");
     cmd.args(["-c", PROGRAM]);
@@ -70,7 +75,10 @@ fn through_termic(samples: usize) -> Vec<Duration> {
         })
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !rt.with_screen(id, |s| s.contents().contains("ready")).unwrap() {
+    while !rt
+        .with_screen(id, |s| s.contents().contains("ready"))
+        .unwrap()
+    {
         assert!(Instant::now() < deadline, "the program never started");
         let _ = events.recv_timeout(Duration::from_millis(20));
     }
@@ -81,11 +89,15 @@ fn through_termic(samples: usize) -> Vec<Duration> {
         let marker = format!("{}{}", i, key as char);
         while events.try_recv().is_ok() {}
         let t = Instant::now();
-        rt.write_input(id, format!("\r\n{marker}").as_bytes()).unwrap();
+        rt.write_input(id, format!("\r\n{marker}").as_bytes())
+            .unwrap();
         loop {
             match events.recv_timeout(Duration::from_secs(5)) {
                 Ok(RuntimeEvent::Dirty(got)) if got == id => {
-                    if rt.with_screen(id, |s| s.contents().contains(&marker)).unwrap() {
+                    if rt
+                        .with_screen(id, |s| s.contents().contains(&marker))
+                        .unwrap()
+                    {
                         break;
                     }
                 }
@@ -101,10 +113,17 @@ fn through_termic(samples: usize) -> Vec<Duration> {
 }
 
 fn main() {
-    let samples: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(300);
+    let samples: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300);
     let (b50, b99) = stats(bare(samples));
     let (t50, t99) = stats(through_termic(samples));
     println!("bare PTY:        median {b50:.3} ms, p99 {b99:.3} ms ({samples} keys)");
     println!("through termic:  median {t50:.3} ms, p99 {t99:.3} ms");
-    println!("added by termic: median {:.3} ms, p99 {:.3} ms", t50 - b50, t99 - b99);
+    println!(
+        "added by termic: median {:.3} ms, p99 {:.3} ms",
+        t50 - b50,
+        t99 - b99
+    );
 }

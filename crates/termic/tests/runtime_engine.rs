@@ -136,7 +136,9 @@ fn timers_fire_only_through_tick_on_the_injected_clock() {
 fn a_timer_armed_by_new_input_wakes_the_ui() {
     let clock = Arc::new(ManualClock::new(5_000, 0));
     let (rt, events) = Runtime::new(RuntimeConfig::default(), clock.clone());
-    let id = rt.spawn(sh("wake", "stty -echo; read x; echo busy; read y")).unwrap();
+    let id = rt
+        .spawn(sh("wake", "stty -echo; read x; echo busy; read y"))
+        .unwrap();
     wait_screen(&rt, id, T, |_| true);
     // The UI planned its sleep: nothing armed yet.
     assert_eq!(rt.next_deadline(), None);
