@@ -33,6 +33,10 @@ pub struct RemoveArgs {
     /// Show the files that would change, write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Accepted so `install --yes` and `remove --yes` read alike; removal
+    /// never asks, because it only takes away what termic wrote.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
