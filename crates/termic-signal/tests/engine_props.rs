@@ -290,12 +290,16 @@ proptest! {
         let mut state = State::Idle;
         for (now, input) in script {
             let mut out = engine.tick(now);
+            // focus and set_hooks_wired hand their transitions to the next call.
+            let defers = matches!(input, Input::Focus(_) | Input::Wired(_));
             out.extend(apply(&mut engine, now, input));
             for t in out {
                 prop_assert_eq!(t.from, state);
                 state = t.to;
             }
-            prop_assert_eq!(engine.state(), state);
+            if !defers {
+                prop_assert_eq!(engine.state(), state);
+            }
         }
     }
 }

@@ -28,6 +28,9 @@ pub struct Constants {
     pub submit_activity_window_ms: u64,
     /// A done followed by an attention within this window is a false done.
     pub false_done_window_ms: u64,
+    /// A native `working` with no Enter first waits this long before it
+    /// counts, so Codex's start-up working/idle pair is not a turn.
+    pub native_hold_ms: u64,
 }
 
 impl Default for Constants {
@@ -44,13 +47,14 @@ impl Default for Constants {
             interrupt_quiet_grace_ms: 15_000,
             submit_activity_window_ms: 3_000,
             false_done_window_ms: 10_000,
+            native_hold_ms: 1_000,
         }
     }
 }
 
 impl Constants {
     /// `(name, value)` for every constant, in table order (docs and Inspector).
-    pub fn table(&self) -> [(&'static str, u64); 11] {
+    pub fn table(&self) -> [(&'static str, u64); 12] {
         [
             ("settle_ms", self.settle_ms),
             ("settle_ceiling_ms", self.settle_ceiling_ms),
@@ -63,6 +67,7 @@ impl Constants {
             ("interrupt_quiet_grace_ms", self.interrupt_quiet_grace_ms),
             ("submit_activity_window_ms", self.submit_activity_window_ms),
             ("false_done_window_ms", self.false_done_window_ms),
+            ("native_hold_ms", self.native_hold_ms),
         ]
     }
 }

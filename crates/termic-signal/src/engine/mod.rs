@@ -90,6 +90,16 @@ pub struct Engine {
     last_done_at: Option<u64>,
     false_done_count: u32,
     native_probe: bool,
+    /// Enter was pressed since the last turn ended (a native `working`
+    /// without it is held, see rules/native.rs).
+    entered_since_turn: bool,
+    /// A native `working` with no Enter first, held since this time.
+    held_native_working: Option<u64>,
+    /// Native status reported `working` during the current turn.
+    native_turn: bool,
+    /// The current needs-you's attention (upgraded when a more specific
+    /// source reports the same block later).
+    attention: Option<Attention>,
     timers: Timers,
     log: Log,
     /// Transitions from timers fired inside `focus` / `set_hooks_wired`
@@ -124,6 +134,10 @@ impl Engine {
             last_done_at: None,
             false_done_count: 0,
             native_probe: false,
+            entered_since_turn: false,
+            held_native_working: None,
+            native_turn: false,
+            attention: None,
             timers: Timers::default(),
             log: Log::default(),
             deferred: Vec::new(),
@@ -278,6 +292,13 @@ impl Engine {
     /// Hooks are wired or native status was seen: the heuristics stand down.
     pub fn is_governed(&self) -> bool {
         self.governed()
+    }
+
+    /// What the current needs-you is about (None unless needs you). Can be
+    /// more specific than the transition's: grok's title says needs-you
+    /// ~20 ms before its hook says `kind=permission`.
+    pub fn attention(&self) -> Option<&Attention> {
+        self.attention.as_ref()
     }
 
     /// The last window title and what the agent's profile says it means.

@@ -9,6 +9,7 @@ use super::types::LogKind;
 /// Order is priority when two fall due at the same millisecond.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TimerKind {
+    NativeHold,
     InterruptQuiet,
     PermissionDebounce,
     Settle,
@@ -20,7 +21,8 @@ pub enum TimerKind {
 }
 
 impl TimerKind {
-    pub const ALL: [TimerKind; 8] = [
+    pub const ALL: [TimerKind; 9] = [
+        TimerKind::NativeHold,
         TimerKind::InterruptQuiet,
         TimerKind::PermissionDebounce,
         TimerKind::Settle,
@@ -33,6 +35,7 @@ impl TimerKind {
 
     pub fn as_str(self) -> &'static str {
         match self {
+            TimerKind::NativeHold => "native hold",
             TimerKind::InterruptQuiet => "interrupt quiet",
             TimerKind::PermissionDebounce => "permission debounce",
             TimerKind::Settle => "settle",
@@ -48,13 +51,13 @@ impl TimerKind {
 /// Deadlines last seen, indexed like [`TimerKind::ALL`].
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Timers {
-    due: [Option<u64>; 8],
+    due: [Option<u64>; 9],
 }
 
 impl Timers {
     /// Store the freshly derived deadlines, logging arm and cancel edges
     /// (a deadline that merely moves, like byte-quiet on every chunk, is not logged).
-    pub fn update(&mut self, now: u64, fresh: [Option<u64>; 8], log: &mut Log) {
+    pub fn update(&mut self, now: u64, fresh: [Option<u64>; 9], log: &mut Log) {
         for (i, kind) in TimerKind::ALL.into_iter().enumerate() {
             match (self.due[i], fresh[i]) {
                 (None, Some(at)) => log.push(

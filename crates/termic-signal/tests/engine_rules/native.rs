@@ -47,11 +47,12 @@ fn native_idle_mid_turn_is_an_interrupt_and_clear_too() {
             state,
             &format!(
                 "agent codex
-                 0 native working
+                 0 key enter
+                 +20 native working
                  +5000 native {state}
                  +10 native done
-                 expect 0 idle -> working native_working
-                 expect 5000 working -> interrupted {rule}"
+                 expect 20 idle -> working native_working
+                 expect 5020 working -> interrupted {rule}"
             ),
         );
     }
@@ -92,7 +93,8 @@ fn under_native_status_titles_and_notifications_move_nothing() {
     check(
         "native ignores titles",
         "agent codex
-         0 native working
+         0 key enter
+         +0 native working
          +100 title [ ! ] Action Required | x | proj
          +100 notify approval needed
          +100 native blocked kind=permission
@@ -109,6 +111,7 @@ fn native_blocked_message_is_the_decoded_prompt_text() {
         "native message",
         "agent claude
          0 bytes \\e]7501;?\\e\\\\
+         +0 key enter
          +10 bytes \\e]7501;state=working:app=claude-code\\e\\\\
          +50 bytes \\e]7501;state=blocked:app=claude-code:kind=permission:msg=YXBwcm92ZSBXcml0ZTogYS5ycw==\\e\\\\
          expect 10 idle -> working native_working
@@ -121,4 +124,109 @@ fn native_blocked_message_is_the_decoded_prompt_text() {
         "the probe is reported once"
     );
     assert!(!outcome.engine.take_native_probe());
+}
+
+// ---- measured on the real agents (real-agents re-measurement) ----------------------
+
+#[test]
+fn codex_start_up_working_idle_pair_is_not_a_turn() {
+    check(
+        "codex start-up pair",
+        "agent codex
+         0 native idle
+         +100 native working
+         +100 native idle
+         +5000 key enter
+         +20 native working
+         +3000 native done
+         expect 5220 idle -> working native_working
+         expect 8220 working -> done native_done",
+    );
+}
+
+#[test]
+fn native_working_without_enter_counts_after_the_hold() {
+    // An agent started with its prompt on the command line: no Enter at all.
+    check(
+        "prompt argument",
+        "agent codex
+         0 native idle
+         +200 native working
+         +5000 native done
+         expect 1200 idle -> working native_working
+         expect 5200 working -> done native_done",
+    );
+}
+
+#[test]
+fn blocked_or_done_inside_the_hold_proves_the_turn() {
+    check(
+        "blocked in hold",
+        "agent claude
+         0 native idle
+         +200 native working
+         +50 native blocked kind=question
+         expect 250 idle -> working native_working
+         expect 250 working -> needs_you native_blocked kind=question",
+    );
+    check(
+        "done in hold",
+        "agent codex
+         0 native working
+         +300 native done
+         expect 300 idle -> working native_working
+         expect 300 working -> done native_done",
+    );
+}
+
+#[test]
+fn first_native_idle_ends_a_heuristic_turn_as_idle_not_interrupted() {
+    // An early Enter while Codex starts: the heuristics open a turn on the
+    // start-up painting, then Codex's first report says nothing runs.
+    check(
+        "early enter",
+        "agent codex
+         0 key enter
+         +50 activity
+         +2000 native idle
+         expect 50 idle -> working submit_activity
+         expect 2050 working -> idle native_idle",
+    );
+}
+
+#[test]
+fn grok_title_before_its_hook_still_gets_the_hooks_kind() {
+    // Measured on 0.2.111: Action Required lands ~20 ms after the
+    // Notification hook starts, before the hook's OSC reaches the PTY.
+    let outcome = check(
+        "title then hook",
+        "agent grok
+         hooks on
+         0 key enter
+         +20 hook working hook=UserPromptSubmit
+         +30 title ⠋ - Running: Write - grok
+         +2000 title ⚠ Action Required - ⠙ - Running: Write - grok
+         +5 hook attention hook=Notification kind=permission
+         expect 20 idle -> working hook_working
+         expect 2050 working -> needs_you title_needs_you kind=title",
+    );
+    let now = outcome.engine.attention().unwrap();
+    assert_eq!(now.kind.as_deref(), Some("permission"));
+    assert!(now.message.as_deref().unwrap().contains("Action Required"));
+    // And the other order: the held hook attention lends its kind.
+    let outcome = check(
+        "hook then title",
+        "agent grok
+         hooks on
+         0 key enter
+         +20 hook working hook=UserPromptSubmit
+         +2000 hook attention hook=Notification kind=permission
+         +20 title ⚠ Action Required - ⠙ - Running: Write - grok
+         expect 20 idle -> working hook_working
+         expect 2040 working -> needs_you title_needs_you kind=permission",
+    );
+    assert_eq!(
+        outcome.engine.attention().unwrap().kind.as_deref(),
+        Some("permission")
+    );
 }

@@ -13,12 +13,15 @@ use crate::profile::TitleState;
 
 impl Engine {
     /// Every timer's deadline, derived from the current fields.
-    pub(in crate::engine) fn deadlines(&self) -> [Option<u64>; 8] {
+    pub(in crate::engine) fn deadlines(&self) -> [Option<u64>; 9] {
         let c = &self.config.constants;
-        let mut due = [None; 8];
+        let mut due = [None; 9];
         let mut set = |kind: TimerKind, at: u64| due[kind as usize] = Some(at);
         if self.state == State::Exited {
             return due;
+        }
+        if let Some(since) = self.held_native_working {
+            set(TimerKind::NativeHold, since + c.native_hold_ms);
         }
         if let Some(p) = self.pending_interrupt {
             set(
@@ -75,6 +78,7 @@ impl Engine {
     pub(in crate::engine) fn fire(&mut self, at: u64, kind: TimerKind, out: &mut Vec<Transition>) {
         let c = self.config.constants;
         match kind {
+            TimerKind::NativeHold => self.release_held_working(at, out),
             TimerKind::InterruptQuiet => {
                 if let Some(p) = self.pending_interrupt.take() {
                     let detail = format!(

@@ -1,5 +1,12 @@
 //! OSC 7501 program status: the agent's own report, ranked with hooks.
 //! From the first report on, the heuristics stand down for this task.
+//!
+//! Two measured quirks shape it (real-agents re-measurement, Codex 0.171.0):
+//! Codex reports `working` then `idle` ~100 ms apart at start-up with no
+//! prompt, so a `working` with no Enter since the last turn is held for
+//! `native_hold_ms` and dropped if `idle` follows; and an early Enter can
+//! let the heuristics open a turn that Codex's first `idle` then closes, so
+//! `idle` only means "interrupted" for a turn native status itself reported.
 
 use crate::engine::types::{Attention, LogKind, Rule, State, Transition};
 use crate::engine::Engine;
@@ -24,37 +31,86 @@ impl Engine {
         self.log
             .push(now, LogKind::Signal, format!("native {summary}"));
         match status.state {
-            NativeState::Working => {
-                self.refresh_token(now);
-                self.cancel_pending_attention(now, "native working");
-                self.go(now, State::Working, Rule::NativeWorking, summary, None, out);
-            }
+            NativeState::Working => self.native_working(now, summary, out),
             NativeState::Blocked => {
+                self.release_held_working(now, out);
                 let attention = Attention {
                     kind: status.kind,
                     message: status.message,
                 };
                 self.raise_attention(now, Rule::NativeBlocked, summary, attention, out);
             }
-            NativeState::Done if self.state.in_turn() => {
-                self.end_turn(now, Rule::NativeDone, summary, out);
+            NativeState::Done => {
+                self.release_held_working(now, out);
+                if self.state.in_turn() {
+                    self.end_turn(now, Rule::NativeDone, summary, out);
+                }
             }
-            NativeState::Idle if self.state.in_turn() => {
-                let detail = "idle after working without a done".to_string();
-                self.go(now, State::Interrupted, Rule::NativeIdle, detail, None, out);
-            }
-            NativeState::Clear if self.state.in_turn() => {
-                let detail = "status cleared during a turn".to_string();
-                self.go(
+            NativeState::Idle | NativeState::Clear => self.native_stop(now, status.state, out),
+        }
+    }
+
+    fn native_working(&mut self, now: u64, summary: String, out: &mut Vec<Transition>) {
+        self.cancel_pending_attention(now, "native working");
+        let unsolicited = !self.state.in_turn() && !self.entered_since_turn;
+        if unsolicited && self.config.constants.native_hold_ms > 0 {
+            if self.held_native_working.is_none() {
+                self.held_native_working = Some(now);
+                self.log.push(
                     now,
-                    State::Interrupted,
-                    Rule::NativeClear,
-                    detail,
-                    None,
-                    out,
+                    LogKind::Fact,
+                    format!(
+                        "native working with no Enter first: held {} ms (Codex reports a \
+                         working/idle pair at start-up)",
+                        self.config.constants.native_hold_ms
+                    ),
                 );
             }
-            NativeState::Done | NativeState::Idle | NativeState::Clear => {}
+            return;
+        }
+        self.refresh_token(now);
+        self.go(now, State::Working, Rule::NativeWorking, summary, None, out);
+        self.native_turn = true;
+    }
+
+    /// A held `working` becomes the turn's start: its hold ran out, or
+    /// `blocked` / `done` proved it real.
+    pub(in crate::engine) fn release_held_working(&mut self, now: u64, out: &mut Vec<Transition>) {
+        let Some(since) = self.held_native_working.take() else {
+            return;
+        };
+        self.refresh_token(now);
+        let detail = format!(
+            "working (reported {} ms earlier with no Enter first, held)",
+            now.saturating_sub(since)
+        );
+        self.go(now, State::Working, Rule::NativeWorking, detail, None, out);
+        self.native_turn = true;
+    }
+
+    fn native_stop(&mut self, now: u64, state: NativeState, out: &mut Vec<Transition>) {
+        if self.held_native_working.take().is_some() {
+            self.log.push(
+                now,
+                LogKind::Fact,
+                "held native working dropped: idle followed (not a turn)".to_string(),
+            );
+            return;
+        }
+        if !self.state.in_turn() {
+            return;
+        }
+        let (rule, what) = match state {
+            NativeState::Clear => (Rule::NativeClear, "status cleared"),
+            _ => (Rule::NativeIdle, "idle"),
+        };
+        if self.native_turn {
+            let detail = format!("{what} after working without a done");
+            self.go(now, State::Interrupted, rule, detail, None, out);
+        } else {
+            // The turn was opened by a heuristic and the agent says it has none.
+            let detail = format!("{what}: the agent reports no turn running");
+            self.go(now, State::Idle, rule, detail, None, out);
         }
     }
 }

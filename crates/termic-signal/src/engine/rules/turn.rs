@@ -18,10 +18,18 @@ impl Engine {
         if from == to || from == State::Exited {
             return;
         }
+        let mut attention = attention.filter(|_| to == State::NeedsYou);
         if to == State::NeedsYou {
             self.note_false_done(at);
-            self.pending_attention = None;
+            // A held hook attention knows the kind a title or a notification
+            // cannot (grok paints Action Required before its hook lands).
+            if let (Some(a), Some(held)) = (attention.as_mut(), self.pending_attention.take()) {
+                if is_vague(a) {
+                    a.kind = held.attention.kind;
+                }
+            }
         }
+        self.attention.clone_from(&attention);
         if to == State::Done {
             self.done_token = false;
             self.last_done_at = Some(at);
@@ -32,6 +40,7 @@ impl Engine {
         if !to.in_turn() {
             self.pending_attention = None;
             self.pending_interrupt = None;
+            self.entered_since_turn = false;
         }
         self.fallback = None;
         self.submit_at = None;
@@ -42,11 +51,7 @@ impl Engine {
             from,
             to,
             reason: crate::engine::Reason { rule, detail },
-            attention: if to == State::NeedsYou {
-                attention
-            } else {
-                None
-            },
+            attention,
         };
         let text = format!("{from} -> {to} ({})", transition.reason);
         self.log.push(at, LogKind::Transition, text);
@@ -56,6 +61,9 @@ impl Engine {
     /// A new turn: the clocks the fallbacks measure from restart here.
     fn start_turn(&mut self, at: u64) {
         self.turn_started_at = at;
+        // A native `working` held when another source opens the turn still
+        // means native status reported this turn.
+        self.native_turn = self.held_native_working.take().is_some();
         self.last_busy_at = at;
         self.last_done_at = None;
         if let Some(screen) = &mut self.screen {
@@ -102,9 +110,32 @@ impl Engine {
                 LogKind::Signal,
                 format!("{}: already needs you ({detail})", rule.label()),
             );
+            self.sharpen_attention(at, attention);
             return;
         }
         self.go(at, State::NeedsYou, rule, detail, Some(attention), out);
+    }
+
+    /// A later, more specific report of the block the badge already shows
+    /// fills in what the first one lacked (kind, message).
+    fn sharpen_attention(&mut self, at: u64, newer: Attention) {
+        let Some(current) = self.attention.as_mut() else {
+            return;
+        };
+        let mut changed = false;
+        if is_vague(current) && newer.kind.is_some() && !is_vague(&newer) {
+            current.kind = newer.kind;
+            changed = true;
+        }
+        if current.message.is_none() && newer.message.is_some() {
+            current.message = newer.message;
+            changed = true;
+        }
+        if changed {
+            let kind = current.kind.clone().unwrap_or_default();
+            self.log
+                .push(at, LogKind::Fact, format!("attention is now kind={kind}"));
+        }
     }
 
     /// The false done's signature: a done, then an attention within the window.
@@ -124,4 +155,12 @@ impl Engine {
             }
         }
     }
+}
+
+/// Kinds that say only where the needs-you came from, not what it is.
+fn is_vague(attention: &Attention) -> bool {
+    matches!(
+        attention.kind.as_deref(),
+        None | Some("title" | "notification" | "unsure")
+    )
 }
