@@ -88,9 +88,17 @@ fn demo_runs_every_agent_in_a_throwaway_home() {
         },
         15,
     );
+    // The focused task's pane (right of the sidebar), however it wrapped.
+    let pane_text = |s: &str| -> String {
+        s.lines()
+            .filter_map(|l| l.split_once('│').map(|(_, pane)| pane.to_owned()))
+            .collect::<String>()
+            .split_whitespace()
+            .collect()
+    };
     wait(
         "the throwaway HOME notice",
-        &|s| s.contains("real HOME is not read or changed"),
+        &|s| pane_text(s).contains("yourrealHOMEisnotreadorchanged"),
         10,
     );
     // The demo's second turn asks permission: needs-you, from hooks or native status.

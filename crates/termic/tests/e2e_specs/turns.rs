@@ -89,7 +89,16 @@ fn grok_1_0_5_escape_is_interrupted_by_stop_cancelled() {
         &["--auto"],
         &[b"\x1b"],
     );
-    assert_interrupted(&s, 5 * SEC, &["hook_interrupted"]);
+    // The idle title (20 ms) or StopCancelled (350 ms), whichever the
+    // engine takes first; the other must not count again.
+    assert_interrupted(&s, 5 * SEC, &["hook_interrupted", "interrupt_title"]);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        count(&s.states("t"), "interrupted"),
+        1,
+        "{:?}",
+        s.steps("t")
+    );
 }
 
 #[test]
