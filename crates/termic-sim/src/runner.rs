@@ -166,6 +166,11 @@ impl<'a> Runner<'a> {
                 *phase = Phase::Idle;
                 WaitEnd::Deadline
             }
+            Action::StopBackground => {
+                self.agent.stop_background(self.cx, last_say);
+                *phase = Phase::Quiet;
+                WaitEnd::Deadline
+            }
             Action::Exit => WaitEnd::Exit,
             Action::Loop => WaitEnd::Deadline,
         }

@@ -58,6 +58,10 @@ pub enum Action {
     Subagents { count: u32, ms: u64 },
     /// The turn ends.
     Stop,
+    /// `stop background`: the foreground turn ends while background tasks
+    /// still run (Claude's Stop with a non-empty `background_tasks`); a
+    /// later `stop` ends the work.
+    StopBackground,
     /// The agent process exits.
     Exit,
     /// Start the scenario over (demo loops).
@@ -95,6 +99,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ),
     ("demo", include_str!("../scenarios/demo.scn")),
     ("bench", include_str!("../scenarios/bench.scn")),
+    ("background", include_str!("../scenarios/background.scn")),
 ];
 
 impl Scenario {
@@ -212,6 +217,7 @@ fn parse_action(verb: &str, args: &[String]) -> Result<Action, String> {
                 ms: parse_duration(&args[1])?,
             }
         }
+        "stop" if args.first().map(String::as_str) == Some("background") => Action::StopBackground,
         "stop" => Action::Stop,
         "exit" => Action::Exit,
         "loop" => Action::Loop,

@@ -383,6 +383,22 @@ impl Agent for Claude {
         cx.write("> ");
     }
 
+    fn stop_background(&mut self, cx: &mut Cx, last: &str) {
+        let task = json!({
+            "id": "bg-1", "type": "bash", "status": "running",
+            "description": "Run the test suite", "command": "cargo test",
+        });
+        self.fire(
+            cx,
+            "Stop",
+            None,
+            payload::claude_stop(&cx.session, last, vec![task]),
+        );
+        cx.sleep(12);
+        self.idle_title(cx);
+        cx.line("  ⎿  1 background task still running");
+    }
+
     fn interrupt(&mut self, cx: &mut Cx, key: Key, _phase: Phase) -> Reaction {
         cx.cancel(NOTIFY);
         cx.sleep(if key == Key::CtrlC { 40 } else { 110 });

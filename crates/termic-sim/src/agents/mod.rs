@@ -287,6 +287,9 @@ pub trait Agent {
     fn subagents_done(&mut self, _cx: &mut Cx, _count: u32) {}
     /// The turn ends normally.
     fn stop(&mut self, cx: &mut Cx, last_message: &str);
+    /// The foreground turn ends with background tasks still running. Only
+    /// Claude was measured doing this; other agents carry on working.
+    fn stop_background(&mut self, _cx: &mut Cx, _last_message: &str) {}
     /// Escape or Ctrl-C during a turn.
     fn interrupt(&mut self, cx: &mut Cx, key: Key, phase: Phase) -> Reaction;
     /// The process is about to exit.

@@ -265,3 +265,36 @@ fn opencode_second_escape_reports_interrupted() {
     sim.escape();
     assert_eq!(wait_events(&sim, 2)[1], (HookEvent::Interrupted, None));
 }
+
+#[test]
+fn claude_background_stop_is_marked_and_the_final_stop_is_not() {
+    let home = Home::new();
+    install(&home, &[AgentSchema::Claude]);
+    let sim = Sim::auto("claude", "background", &home, &["--speed", "5"]);
+    wait_events(&sim, 3);
+    let msgs = messages(&sim.output());
+    assert_eq!(
+        msgs.iter().map(|m| m.event).collect::<Vec<_>>(),
+        [HookEvent::Working, HookEvent::Done, HookEvent::Done]
+    );
+    assert_eq!(msgs[1].field("background"), Some("1"));
+    assert_eq!(msgs[2].field("background"), None);
+}
+
+#[test]
+fn grok_idle_prompt_notification_is_not_attention() {
+    let home = Home::new();
+    install(&home, &[AgentSchema::Grok]);
+    // idle_prompt fires 60 s after a turn: 0.6 s at --speed 100.
+    let sim = Sim::auto("grok", "simple", &home, &["--speed", "100"]);
+    sim.wait_trace(
+        "idle_prompt",
+        |v| v["ev"] == "hook_exit" && v["event"] == "Notification",
+        10 * SEC,
+    );
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(
+        events(&sim.output()),
+        [(HookEvent::Working, None), (HookEvent::Done, None)]
+    );
+}

@@ -431,3 +431,36 @@ fn subagent_run_looks_idle_in_parts_and_stops_once() {
         .iter()
         .any(|r| r.name == "sub" && r.payload["agent_type"] == ""));
 }
+
+#[test]
+fn stop_with_background_tasks_then_a_final_stop() {
+    let home = Home::new();
+    home.write(
+        ".claude/settings.json",
+        &claude_hooks(&[("Stop", "stop")], &home, ""),
+    );
+    let sim = Sim::auto("claude", "background", &home, &["--speed", "5"]);
+    sim.wait_for("All tests passed", 10 * SEC);
+    sim.wait_trace(
+        "second stop",
+        |v| {
+            v["ev"] == "hook_exit"
+                && v["event"] == "Stop"
+                && sim
+                    .trace()
+                    .iter()
+                    .filter(|x| x["ev"] == "hook_exit" && x["event"] == "Stop")
+                    .count()
+                    == 2
+        },
+        5 * SEC,
+    );
+    let runs = home.runs();
+    assert_eq!(runs.len(), 2);
+    let bg = runs[0].payload["background_tasks"].as_array().unwrap();
+    assert_eq!(bg.len(), 1);
+    for k in ["id", "type", "status", "description", "command"] {
+        assert!(bg[0].get(k).is_some(), "{k}");
+    }
+    assert_eq!(runs[1].payload["background_tasks"], serde_json::json!([]));
+}

@@ -248,3 +248,50 @@ fn hooks_dropped_by_the_agent_fall_back_to_heuristics_and_say_not_wired() {
         5 * SEC,
     );
 }
+
+#[test]
+fn settings_installs_and_removes_claude_hooks_back_to_the_exact_bytes() {
+    let fx = Fixture::new();
+    fx.config(&[], "");
+    user_files(&fx);
+    let before = tree(&fx.home());
+    let mut t = TermicPty::start(&fx, &[]);
+    t.send(b"\x1ds");
+    t.wait_screen(
+        "Settings",
+        |s| s.contains("> claude    Hooks: not installed [Install]"),
+        10 * SEC,
+    );
+    // Install: the files are named before anything is written.
+    t.send(b"i");
+    let plan = t.wait_screen("the plan", |s| s.contains("settings.json"), 5 * SEC);
+    assert_eq!(
+        tree(&fx.home()),
+        before,
+        "nothing written before the yes:\n{plan}"
+    );
+    t.send(b"y");
+    t.wait_screen(
+        "installed",
+        |s| s.contains("claude    Hooks: installed"),
+        5 * SEC,
+    );
+    assert_eq!(host_state(&fx, "claude"), "wired");
+    // Remove, from the same row.
+    t.send(b"r");
+    t.wait_screen(
+        "the removal plan",
+        |s| s.contains("Remove hooks for claude") && s.contains("restored to its"),
+        5 * SEC,
+    );
+    t.send(b"y");
+    t.wait_screen(
+        "not installed again",
+        |s| s.contains("claude    Hooks: not installed"),
+        5 * SEC,
+    );
+    assert!(
+        tree(&fx.home()) == before,
+        "every file byte-identical after removal through Settings"
+    );
+}

@@ -229,3 +229,32 @@ fn prose_question_ends_as_done_on_every_agent() {
     assert_eq!(done["rule"], "hook_done");
     assert_eq!(count(&s.states("t"), "needs_you"), 0);
 }
+
+#[test]
+fn claude_background_tasks_keep_the_task_working_until_the_final_stop() {
+    let fx = Fixture::new();
+    fx.install(&[AgentSchema::Claude]);
+    let s = Session::start(&fx, no_native());
+    s.rt.set_hooks_wired("claude", true);
+    let _id = s.spawn(
+        &fx,
+        "t",
+        "claude",
+        "background",
+        &["--auto", "--speed", "2"],
+    );
+    let done = s.wait_state("t", "done", 15 * SEC);
+    assert_eq!(done["rule"], "hook_done");
+    let t = trace(&fx.trace_path("t"));
+    let stops: Vec<f64> = t
+        .iter()
+        .filter(|v| v["ev"] == "hook_spawn" && v["event"] == "Stop")
+        .filter_map(|v| v["ts"].as_f64())
+        .collect();
+    assert_eq!(stops.len(), 2, "a background Stop, then the final one");
+    assert!(
+        done["ts"].as_f64().unwrap() >= stops[1].floor(),
+        "done only at the final Stop"
+    );
+    assert_eq!(s.states("t"), ["working", "done"], "{:?}", s.steps("t"));
+}
