@@ -198,3 +198,30 @@ fn spawn_errors_name_the_problem() {
     let err = rt.spawn(spec).unwrap_err().to_string();
     assert!(err.contains("termic-no-such-program"), "{err}");
 }
+
+#[test]
+fn input_to_a_program_that_is_not_reading_never_blocks_the_caller() {
+    let (rt, events) = runtime();
+    // Prints for a while and never reads its input.
+    let id = rt
+        .spawn(sh(
+            "busy",
+            "stty raw -echo; for i in 1 2 3 4 5 6 7 8; do echo tick$i; sleep 0.1; done",
+        ))
+        .unwrap();
+    let start = std::time::Instant::now();
+    // Far more than a PTY's input buffer holds.
+    for _ in 0..64 {
+        rt.write_input(id, &[b'x'; 16 * 1024]).unwrap();
+    }
+    assert!(
+        start.elapsed() < Duration::from_millis(500),
+        "writes blocked for {:?}",
+        start.elapsed()
+    );
+    // The output side kept flowing meanwhile.
+    wait_screen(&rt, id, T, |t| t.contains("tick8"));
+    wait_exit(&rt, &events, id, T);
+    let err = rt.write_input(id, b"late").unwrap_err().to_string();
+    assert!(err.contains("has exited"), "{err}");
+}

@@ -10,6 +10,7 @@
 //! - [`session`]: ending a task's whole process group and session.
 //! - [`signals`]: the task's signal engine and recorder, fed under one lock.
 //! - [`task`]: state shared by the threads of one task.
+//! - [`writer`]: the input writer thread (the only place a write may block).
 
 pub mod env;
 pub mod history;
@@ -18,6 +19,7 @@ pub mod session;
 pub mod signals;
 pub mod spawn;
 pub mod task;
+pub mod writer;
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
@@ -157,6 +159,8 @@ pub enum RuntimeError {
         #[source]
         source: std::io::Error,
     },
+    #[error("task {0:?} has exited: it takes no more input")]
+    Exited(TaskId),
     #[error("no task {0:?} (it was removed)")]
     NoSuchTask(TaskId),
     #[error("cannot {what} for task {id:?}: {source}")]
@@ -276,6 +280,7 @@ impl Runtime {
                 }
             }
         };
+        let (input_tx, input_rx) = crossbeam_channel::unbounded::<Vec<u8>>();
         let shared = Arc::new(TaskShared {
             meta: TaskMeta {
                 id,
@@ -292,7 +297,7 @@ impl Runtime {
             parser: Mutex::new(parser),
             signals: Mutex::new(TaskSignals::new(engine, recorder)),
             event_log: lock(&self.inner.event_log).clone(),
-            writer: Mutex::new(spawned.writer),
+            input: input_tx,
             master: Mutex::new(spawned.master),
             status: Mutex::new(TaskStatus::Running),
             events: self.inner.events.clone(),
@@ -319,6 +324,11 @@ impl Runtime {
                 reader::run(reader, master_fd, reader_shared, responder);
                 let _ = done_tx.send(());
             }),
+        )?;
+        let pty_writer = spawned.writer;
+        spawn_thread(
+            format!("termic-write-{}", id.0),
+            Box::new(move || writer::run(pty_writer, input_rx)),
         )?;
         let mut child = spawned.child;
         let waiter_shared = Arc::clone(&shared);
@@ -512,7 +522,8 @@ impl Runtime {
 
     /// Send bytes to the task's input (keys, paste, focus reports).
     /// The engine sees the keys (Enter, Escape, Ctrl-C) before the agent
-    /// can react to them.
+    /// can react to them. Never blocks: the bytes are queued for the task's
+    /// writer thread, so a program that is not reading cannot freeze the UI.
     pub fn write_input(&self, id: TaskId, bytes: &[u8]) -> Result<(), RuntimeError> {
         let task = self.task(id)?;
         let now = self.inner.clock.now_ms();
@@ -523,15 +534,11 @@ impl Runtime {
             out
         };
         task.publish(transitions);
-        let mut writer = task.lock_writer();
-        writer
-            .write_all(bytes)
-            .and_then(|()| writer.flush())
-            .map_err(|source| RuntimeError::Io {
-                id,
-                what: "write input",
-                source,
-            })
+        if let TaskStatus::Exited(_) = task.status() {
+            return Err(RuntimeError::Exited(id));
+        }
+        task.queue_input(bytes.to_vec());
+        Ok(())
     }
 
     /// Resize the PTY (the child gets SIGWINCH) and the screen model.

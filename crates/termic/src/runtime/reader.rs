@@ -2,13 +2,13 @@
 //!
 //! It blocks on `read` (no polling), and for every chunk, in order: applies
 //! it to the screen model with terminal replies computed at the right point,
-//! writes those replies back to the agent, feeds the signal engine (and the
+//! queues those replies for the agent's input, feeds the signal engine (and the
 //! recorder) the chunk and, at most every 50 ms, the screen facts, publishes
 //! transitions, and marks the task dirty. The UI is only told "dirty" once until
 //! it draws, so output is never throttled by rendering and the event channel
 //! never floods.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::unix::io::RawFd;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -79,14 +79,10 @@ pub fn run(
         shared
             .focus_reporting
             .store(responder.focus_reporting(), Ordering::Relaxed);
-        if !replies.is_empty() {
-            let mut writer = shared.lock_writer();
-            for reply in &replies {
-                // A child that stopped reading its input cannot be helped;
-                // never let that stop the output side.
-                let _ = writer.write_all(reply);
-            }
-            let _ = writer.flush();
+        // Queued, never written here: a program that stopped reading its
+        // input must not stop the output side.
+        for reply in replies {
+            shared.queue_input(reply);
         }
         let transitions = {
             let mut signals = shared.lock_signals();

@@ -2,7 +2,6 @@
 //! [`super::Runtime`] API all touch. Locks are held briefly and never across
 //! a blocking read.
 
-use std::io::Write;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -29,7 +28,8 @@ pub struct TaskShared {
     pub(super) parser: Mutex<vt100::Parser<History>>,
     pub(super) signals: Mutex<TaskSignals>,
     pub(super) event_log: Option<Arc<EventLog>>,
-    pub(super) writer: Mutex<Box<dyn Write + Send>>,
+    /// Bytes for the program's input, written by the writer thread.
+    pub(super) input: Sender<Vec<u8>>,
     pub(super) master: Mutex<Box<dyn MasterPty + Send>>,
     pub(super) status: Mutex<TaskStatus>,
     pub(super) events: Sender<RuntimeEvent>,
@@ -71,8 +71,10 @@ impl TaskShared {
         }
     }
 
-    pub fn lock_writer(&self) -> MutexGuard<'_, Box<dyn Write + Send>> {
-        lock(&self.writer)
+    /// Queue bytes for the program's input; never blocks.
+    pub fn queue_input(&self, bytes: Vec<u8>) {
+        // The writer thread ends only when this task is dropped.
+        let _ = self.input.send(bytes);
     }
 
     pub fn lock_master(&self) -> MutexGuard<'_, Box<dyn MasterPty + Send>> {
