@@ -8,17 +8,11 @@ use std::time::Duration;
 use termic::runtime::RuntimeConfig;
 use termic_hooks::agents::AgentSchema;
 
-use super::support::{count, Fixture, Session, SEC};
+use super::support::{count, no_native, wired, Fixture, Session, SEC};
 
 /// Claude's idle glyph while blocked would settle to a false done after 5 s;
 /// wait past that (and past the 6 s Notification) before judging.
 const PAST_SETTLE: Duration = Duration::from_millis(6500);
-
-fn no_native() -> RuntimeConfig {
-    let mut c = RuntimeConfig::default();
-    c.replies.native_probe = false;
-    c
-}
 
 #[test]
 fn claude_permission_with_hooks_needs_you_and_no_false_done() {
@@ -119,10 +113,14 @@ fn grok_and_opencode_permission_needs_you_without_a_false_done() {
 #[test]
 fn native_status_and_hooks_together_count_once() {
     let fx = Fixture::new();
-    fx.install(&[AgentSchema::Claude]);
-    let s = Session::start(&fx, RuntimeConfig::default());
-    s.rt.set_hooks_wired("claude", true);
-    let id = s.spawn(&fx, "t", "claude", "permission", &["--auto"]);
+    let (s, id) = wired(
+        &fx,
+        RuntimeConfig::default(),
+        AgentSchema::Claude,
+        "claude",
+        "permission",
+        &["--auto"],
+    );
     s.wait_state("t", "needs_you", 10 * SEC);
     std::thread::sleep(Duration::from_millis(500));
     s.send(id, b"1");

@@ -97,15 +97,8 @@ pub struct TermicPty {
 }
 
 impl TermicPty {
-    pub fn start(fx: &Fixture, args: &[&str]) -> TermicPty {
-        let pair = native_pty_system()
-            .openpty(PtySize {
-                rows: ROWS,
-                cols: COLS,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
+    /// `termic ARGS` with the fixture's HOME and termic dirs.
+    pub fn command(fx: &Fixture, args: &[&str]) -> CommandBuilder {
         let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_termic"));
         cmd.args(args);
         cmd.cwd(fx.project());
@@ -115,6 +108,22 @@ impl TermicPty {
         cmd.env("TERM", "xterm-256color");
         cmd.env_remove("TERMIC_EVENT_LOG");
         cmd.env_remove("TMUX");
+        cmd
+    }
+
+    pub fn start(fx: &Fixture, args: &[&str]) -> TermicPty {
+        TermicPty::spawn(TermicPty::command(fx, args))
+    }
+
+    pub fn spawn(cmd: CommandBuilder) -> TermicPty {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
         let child = pair.slave.spawn_command(cmd).unwrap();
         drop(pair.slave);
         let screen = Arc::new(Mutex::new(vt100::Parser::new(

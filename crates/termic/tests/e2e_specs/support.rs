@@ -293,6 +293,31 @@ impl Drop for Session {
     }
 }
 
+/// termic's runtime settings with the OSC 7501 probe reply turned off, so
+/// a simulated Claude falls back to hooks alone.
+pub fn no_native() -> RuntimeConfig {
+    let mut c = RuntimeConfig::default();
+    c.replies.native_probe = false;
+    c
+}
+
+/// termic's hooks for `schema` installed and wired, and `agent` started as
+/// task `t` on `scenario`: the common start of a hooks spec.
+pub fn wired(
+    fx: &Fixture,
+    config: RuntimeConfig,
+    schema: AgentSchema,
+    agent: &str,
+    scenario: &str,
+    args: &[&str],
+) -> (Session, TaskId) {
+    fx.install(&[schema]);
+    let s = Session::start(fx, config);
+    s.rt.set_hooks_wired(agent, true);
+    let id = s.spawn(fx, "t", agent, scenario, args);
+    (s, id)
+}
+
 /// Records of kind `ev` in a simulator trace file.
 pub fn trace(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)

@@ -7,13 +7,7 @@ use std::time::Duration;
 use termic::runtime::RuntimeConfig;
 use termic_hooks::agents::AgentSchema;
 
-use super::support::{count, trace, Fixture, Session, SEC};
-
-fn no_native() -> RuntimeConfig {
-    let mut c = RuntimeConfig::default();
-    c.replies.native_probe = false;
-    c
-}
+use super::support::{count, no_native, trace, wired, Fixture, Session, SEC};
 
 /// Start `agent` on the long `interrupt` scenario, wait until it is
 /// working, press `keys` (with a pause between them), and return the session.
@@ -150,13 +144,10 @@ fn agy_escape_is_interrupted_once_the_terminal_goes_quiet() {
 #[test]
 fn subagent_run_ends_done_exactly_once_at_stop() {
     let fx = Fixture::new();
-    fx.install(&[AgentSchema::Claude]);
-    let s = Session::start(&fx, no_native());
-    s.rt.set_hooks_wired("claude", true);
-    // 8.5 minutes at --speed 100; the title claims idle for ~30% of it.
-    let _id = s.spawn(
+    let (s, _id) = wired(
         &fx,
-        "t",
+        no_native(),
+        AgentSchema::Claude,
         "claude",
         "subagents",
         &["--auto", "--speed", "100"],
@@ -191,10 +182,14 @@ fn subagent_run_ends_done_exactly_once_at_stop() {
 #[test]
 fn agy_done_comes_from_its_stop_hook() {
     let fx = Fixture::new();
-    fx.install(&[AgentSchema::Agy]);
-    let s = Session::start(&fx, RuntimeConfig::default());
-    s.rt.set_hooks_wired("agy", true);
-    let _id = s.spawn(&fx, "t", "agy", "simple", &["--auto"]);
+    let (s, _id) = wired(
+        &fx,
+        RuntimeConfig::default(),
+        AgentSchema::Agy,
+        "agy",
+        "simple",
+        &["--auto"],
+    );
     let working = s.wait_state("t", "working", 10 * SEC);
     assert_eq!(working["rule"], "hook_working");
     let done = s.wait_state("t", "done", 10 * SEC);
@@ -221,10 +216,14 @@ fn prose_question_ends_as_done_on_every_agent() {
     // The gap the plan says closes on no agent: a question asked in prose is
     // a normal end of turn. termic reports done, honestly, and no more.
     let fx = Fixture::new();
-    fx.install(&[AgentSchema::Claude]);
-    let s = Session::start(&fx, no_native());
-    s.rt.set_hooks_wired("claude", true);
-    let _id = s.spawn(&fx, "t", "claude", "prose-question", &["--auto"]);
+    let (s, _id) = wired(
+        &fx,
+        no_native(),
+        AgentSchema::Claude,
+        "claude",
+        "prose-question",
+        &["--auto"],
+    );
     let done = s.wait_state("t", "done", 10 * SEC);
     assert_eq!(done["rule"], "hook_done");
     assert_eq!(count(&s.states("t"), "needs_you"), 0);
@@ -233,12 +232,10 @@ fn prose_question_ends_as_done_on_every_agent() {
 #[test]
 fn claude_background_tasks_keep_the_task_working_until_the_final_stop() {
     let fx = Fixture::new();
-    fx.install(&[AgentSchema::Claude]);
-    let s = Session::start(&fx, no_native());
-    s.rt.set_hooks_wired("claude", true);
-    let _id = s.spawn(
+    let (s, _id) = wired(
         &fx,
-        "t",
+        no_native(),
+        AgentSchema::Claude,
         "claude",
         "background",
         &["--auto", "--speed", "2"],
