@@ -12,6 +12,7 @@ mod real_agents_support;
 
 use std::path::{Path, PathBuf};
 use std::thread;
+use std::time::Duration;
 
 use real_agents_support::*;
 use termic_fakemodel::agents::Agent;
@@ -425,10 +426,16 @@ fn real_termic_codex_needs_you_from_native_status_and_its_app_server_ends() {
     assert!(after_tool < 800, "needs you {after_tool} ms after the tool call: the title (held ~1 s) was not what moved it");
     let home = task.home.clone();
     assert!(processes_with_home(&home).len() > 1);
-    drop(task);
+    task.rt.kill(task.id).unwrap();
+    let deadline = std::time::Instant::now() + 10 * SEC;
+    while !processes_with_home(&home).is_empty() && std::time::Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(100));
+    }
+    let left = processes_with_home(&home);
+    drop(task); // ends the leftovers so the test leaks nothing
     assert!(
-        processes_with_home(&home).is_empty(),
-        "codex processes survived the task"
+        left.is_empty(),
+        "codex processes survived termic's kill by 10 s: {left:?}"
     );
 }
 

@@ -159,7 +159,7 @@ impl TermicTask {
         }
         let mut rt_config = RuntimeConfig::default();
         rt_config.replies.native_probe = setup.probe_reply;
-        let (rt, _events) = Runtime::new(rt_config, Arc::new(SystemClock::new()));
+        let (rt, events) = Runtime::new(rt_config, Arc::new(SystemClock::new()));
         rt.set_event_log(Some(EventLog::open(&log).unwrap()));
         let wired = hooks_wired(&home, &project, agent.name());
         assert_eq!(
@@ -188,13 +188,19 @@ impl TermicTask {
             let (rt, stop) = (rt.clone(), Arc::clone(&stop));
             thread::spawn(move || {
                 let clock = SystemClock::new();
+                // As termic's main loop: drain events (reading the screen
+                // re-arms Dirty) and fire timers when they fall due.
                 while !stop.load(Ordering::SeqCst) {
                     use termic::clock::Clock;
+                    if let Ok(termic::runtime::RuntimeEvent::Dirty(id)) =
+                        events.recv_timeout(Duration::from_millis(10))
+                    {
+                        rt.with_screen(id, |s| s.cursor_position());
+                    }
                     let now = clock.now_ms();
                     if rt.next_deadline().is_some_and(|d| d <= now) {
                         rt.tick(now);
                     }
-                    thread::sleep(Duration::from_millis(10));
                 }
             })
         };
@@ -355,6 +361,13 @@ impl Drop for TermicTask {
         let deadline = Instant::now() + 10 * SEC;
         while !processes_with_home(&self.home).is_empty() && Instant::now() < deadline {
             thread::sleep(Duration::from_millis(50));
+        }
+        // Whatever termic left behind (Codex's app-server daemons, see
+        // gotchas) is ended here so a test run leaks nothing; the tests that
+        // care assert before this.
+        for pid in processes_with_home(&self.home) {
+            // SAFETY: a process started under this task's scratch HOME.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
         }
         if std::env::var_os("TERMIC_REAL_AGENTS_KEEP").is_none() {
             let _ = std::fs::remove_dir_all(&self.root);
