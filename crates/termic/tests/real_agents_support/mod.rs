@@ -365,9 +365,17 @@ impl Drop for TermicTask {
         // Whatever termic left behind (Codex's app-server daemons, see
         // gotchas) is ended here so a test run leaks nothing; the tests that
         // care assert before this.
-        for pid in processes_with_home(&self.home) {
-            // SAFETY: a process started under this task's scratch HOME.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+        // Codex's daemons can start one another, so repeat until none is left.
+        for _ in 0..100 {
+            let left = processes_with_home(&self.home);
+            if left.is_empty() {
+                break;
+            }
+            for pid in left {
+                // SAFETY: a process started under this task's scratch HOME.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+            thread::sleep(Duration::from_millis(50));
         }
         if std::env::var_os("TERMIC_REAL_AGENTS_KEEP").is_none() {
             let _ = std::fs::remove_dir_all(&self.root);
