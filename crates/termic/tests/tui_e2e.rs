@@ -278,3 +278,64 @@ fn an_interrupt_earns_no_bell_and_no_notification() {
     assert!(!raw.contains(&0x07), "no bell");
     assert!(!harness::contains(&raw, b"]777;notify"), "no notification");
 }
+
+#[test]
+fn a_recording_replays_to_the_same_transitions() {
+    let f = Fixture::new();
+    f.config(&fake_agent_config(&turn_script()));
+    let log = f.event_log();
+    let dir = f.data_dir.join("rec");
+    let mut t = Termic::start(
+        &f,
+        &[
+            "--event-log",
+            log.to_str().unwrap(),
+            "--record",
+            dir.to_str().unwrap(),
+            "run",
+            "fake",
+            "--name",
+            "rec",
+        ],
+    );
+    wait_badge(&t, "rec", "needs you [permission]");
+    t.send(b"yes\r");
+    wait_badge(&t, "rec", "done");
+    t.prefix(b"q");
+    t.wait_text("still running");
+    t.send(b"y");
+    assert_eq!(t.wait_exit(), 0);
+
+    let moves = |text: &str| -> Vec<(String, String, String)> {
+        text.lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .map(|v| {
+                (
+                    v["from"].as_str().unwrap().into(),
+                    v["to"].as_str().unwrap().into(),
+                    v["rule"].as_str().unwrap().into(),
+                )
+            })
+            .filter(|(_, to, _): &(String, String, String)| to != "exited")
+            .collect()
+    };
+    let live = moves(&std::fs::read_to_string(&log).unwrap());
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_termic"))
+        .args(["replay", "--json"])
+        .arg(&files[0])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replayed = moves(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(live.len(), 4, "{live:?}");
+    assert_eq!(replayed, live);
+}

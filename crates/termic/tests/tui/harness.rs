@@ -204,6 +204,11 @@ impl Termic {
         self.send(key);
     }
 
+    /// termic's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.process_id().expect("termic is running")
+    }
+
     /// Waits for termic to exit and returns its exit code.
     pub fn wait_exit(&mut self) -> u32 {
         let start = Instant::now();
