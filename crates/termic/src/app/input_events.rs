@@ -11,6 +11,7 @@ use crate::runtime::TaskId;
 use crate::ui::dialog::{ConfirmView, HelpView};
 use crate::ui::inspector::InspectorView;
 use crate::ui::layout::WorkspaceLayout;
+use crate::ui::sidebar;
 use crate::ui::Overlay;
 
 impl App {
@@ -191,12 +192,14 @@ impl App {
             }
             return;
         }
-        // A click on a sidebar entry (two rows each, under the title row) focuses it.
+        // A click on a sidebar entry focuses it.
         if let MouseEventKind::Down(_) = mouse.kind {
             let s = layout.sidebar;
-            if mouse.column < s.x + s.width && mouse.row > s.y {
-                let index = usize::from(mouse.row - s.y - 1) / 2;
-                if index < self.tasks.entries.len() {
+            if mouse.column < s.x + s.width && mouse.row >= s.y {
+                let count = self.tasks.entries.len();
+                let row = mouse.row - s.y;
+                if let Some(index) = sidebar::task_at_row(row, count, self.tasks.focused, s.height)
+                {
                     self.tasks.focus(index);
                     self.after_focus_change();
                 }

@@ -82,8 +82,9 @@ pub fn render(frame: &mut Frame, area: Rect, tasks: &[TaskView], focused: Option
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let width = inner.width as usize;
+    let first = first_visible(tasks.len(), focused, area.height);
     let mut lines = Vec::with_capacity(tasks.len() * 2);
-    for (i, task) in tasks.iter().enumerate() {
+    for (i, task) in tasks.iter().enumerate().skip(first) {
         let is_focused = focused == Some(i);
         lines.push(title_line(i, task, is_focused, width));
         lines.push(badge_line(task, width));
@@ -95,6 +96,20 @@ pub fn render(frame: &mut Frame, area: Rect, tasks: &[TaskView], focused: Option
         ));
     }
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The first task the sidebar shows in `height` rows (title row included),
+/// so the focused one is always visible. Two rows per task.
+pub fn first_visible(count: usize, focused: Option<usize>, height: u16) -> usize {
+    let capacity = (usize::from(height.saturating_sub(1)) / 2).max(1);
+    let focused = focused.unwrap_or(0).min(count.saturating_sub(1));
+    (focused + 1).saturating_sub(capacity)
+}
+
+/// The task under sidebar row `row` (0 = the title row), if any.
+pub fn task_at_row(row: u16, count: usize, focused: Option<usize>, height: u16) -> Option<usize> {
+    let index = first_visible(count, focused, height) + usize::from(row.checked_sub(1)?) / 2;
+    (index < count).then_some(index)
 }
 
 fn title_line(index: usize, task: &TaskView, focused: bool, width: usize) -> Line<'static> {
@@ -224,6 +239,23 @@ mod tests {
         t1.unseen = true;
         let t = draw(30, 3, |f| render(f, f.area(), &[t1], None));
         assert_eq!(text_lines(&t)[1], "1*a-very-long-task-na~ claude│");
+    }
+
+    #[test]
+    fn the_focused_task_stays_visible_when_the_list_is_long() {
+        let tasks: Vec<_> = (0..12)
+            .map(|i| task(&format!("t{i}"), "claude", Badge::Idle, 1))
+            .collect();
+        // 9 rows: the title and 4 tasks.
+        let t = draw(30, 9, |f| render(f, f.area(), &tasks, Some(10)));
+        let lines = text_lines(&t);
+        assert!(lines[1].starts_with("8 t7"), "{lines:?}");
+        assert!(lines[7].starts_with("  t10"), "{lines:?}");
+        assert_eq!(first_visible(12, Some(2), 9), 0);
+        assert_eq!(task_at_row(1, 12, Some(10), 9), Some(7));
+        assert_eq!(task_at_row(8, 12, Some(10), 9), Some(10));
+        assert_eq!(task_at_row(0, 12, Some(10), 9), None);
+        assert_eq!(task_at_row(3, 1, Some(0), 9), None);
     }
 
     #[test]
