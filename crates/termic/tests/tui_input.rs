@@ -142,3 +142,15 @@ fn prefix_page_up_scrolls_back_and_a_key_returns_to_live() {
     let s = t.wait_text("typed:ok");
     assert!(!s.contains("scrolled back"), "{s}");
 }
+
+#[test]
+fn focus_changes_reach_an_agent_that_enabled_focus_reporting() {
+    let f = Fixture::new();
+    agent(&f, "printf '\\033[?1004h'; stty raw -echo; echo ready; head -c 6 | cat -v; echo; echo END; sleep 600");
+    let mut t = Termic::start(&f, &["run", "fake"]);
+    t.wait_text("ready");
+    t.send(b"\x1b[O");
+    t.send(b"\x1b[I");
+    let s = t.wait_text("END");
+    assert!(s.contains("^[[O^[[I"), "{s}");
+}

@@ -191,3 +191,20 @@ fn a_native_status_report_shows_on_the_agents_row_and_in_the_notification() {
         "{s}"
     );
 }
+
+#[test]
+fn settings_reopens_the_wizard() {
+    let f = Fixture::new();
+    f.fake_agent("claude");
+    f.config("[ui]\nwizard_shown = true\n");
+    let mut t = Termic::start(&f, &[]);
+    t.wait_text("No task is open.");
+    t.prefix(b"s");
+    t.wait_text("Show the first-run wizard again");
+    // Up from the first row wraps to the last item: the wizard.
+    t.send(b"\x1b[A");
+    t.wait_text("> Show the first-run wizard again");
+    t.send(b"\r");
+    let s = t.wait_text("Welcome to termic");
+    assert!(s.contains("Step 1 of 3") && s.contains("claude"), "{s}");
+}
