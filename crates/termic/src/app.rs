@@ -247,7 +247,7 @@ impl App {
             RuntimeEvent::Exited(id, code) => {
                 let now = self.now_ms();
                 if let Some(entry) = self.tasks.get_mut(id.0) {
-                    entry.set_badge(Badge::Exited(code.unwrap_or(-1)), now, false, None);
+                    entry.set_badge(Badge::Exited(code), now, false, None);
                 }
                 self.needs_draw = true;
             }

@@ -339,3 +339,11 @@ fn a_recording_replays_to_the_same_transitions() {
     assert_eq!(live.len(), 4, "{live:?}");
     assert_eq!(replayed, live);
 }
+
+#[test]
+fn an_agent_that_exits_shows_its_exit_code() {
+    let f = Fixture::new();
+    f.config(&fake_agent_config("echo bye; exit 3"));
+    let t = Termic::start(&f, &["run", "fake", "--name", "gone"]);
+    wait_badge(&t, "gone", "exited 3");
+}

@@ -236,7 +236,7 @@ mod tests {
         let mut e = TaskEntry::new(1, "t".into(), "claude".into(), 0);
         e.set_badge(Badge::Working, 1, false, None);
         assert_eq!(e.set_badge(Badge::Interrupted, 2, false, None), None);
-        assert_eq!(e.set_badge(Badge::Exited(0), 3, false, None), None);
+        assert_eq!(e.set_badge(Badge::Exited(Some(0)), 3, false, None), None);
         assert!(!e.unseen);
         assert!(!e.is_running());
     }

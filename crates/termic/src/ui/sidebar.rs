@@ -19,8 +19,8 @@ pub enum Badge {
     },
     Done,
     Interrupted,
-    /// The agent process ended with this status.
-    Exited(i32),
+    /// The agent process ended with this exit code (`None`: a signal ended it).
+    Exited(Option<i32>),
 }
 
 impl Badge {
@@ -32,7 +32,8 @@ impl Badge {
             Badge::NeedsYou { kind: None } => "needs you".into(),
             Badge::Done => "done".into(),
             Badge::Interrupted => "interrupted".into(),
-            Badge::Exited(code) => format!("exited {code}"),
+            Badge::Exited(Some(code)) => format!("exited {code}"),
+            Badge::Exited(None) => "exited (signal)".into(),
         }
     }
 
@@ -43,7 +44,7 @@ impl Badge {
             Badge::NeedsYou { .. } => Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
             Badge::Done => Style::new().fg(Color::Green).add_modifier(Modifier::BOLD),
             Badge::Interrupted => Style::new().fg(Color::Magenta),
-            Badge::Exited(0) => Style::new().add_modifier(Modifier::DIM),
+            Badge::Exited(Some(0)) => Style::new().add_modifier(Modifier::DIM),
             Badge::Exited(_) => Style::new().fg(Color::Red),
         }
     }
@@ -192,10 +193,11 @@ mod tests {
             task("docs", "grok", Badge::NeedsYou { kind: None }, 3),
             task("bench", "codex", Badge::Done, 7200),
             task("spike", "agy", Badge::Interrupted, 1),
-            task("shell", "sh", Badge::Exited(2), 0),
+            task("shell", "sh", Badge::Exited(Some(2)), 0),
+            task("killed", "sh", Badge::Exited(None), 0),
             task("new", "claude", Badge::Idle, 100_000),
         ];
-        let t = draw(30, 16, |f| render(f, f.area(), &tasks, Some(0)));
+        let t = draw(30, 18, |f| render(f, f.area(), &tasks, Some(0)));
         let lines = text_lines(&t);
         let expected = [
             "1 fix-login            claude│",
@@ -210,7 +212,9 @@ mod tests {
             "  interrupted              1s│",
             "6 shell                    sh│",
             "  exited 2                 0s│",
-            "7 new                  claude│",
+            "7 killed                   sh│",
+            "  exited (signal)          0s│",
+            "8 new                  claude│",
             "  idle                     1d│",
         ];
         assert_eq!(lines[0], " termic                      │");
