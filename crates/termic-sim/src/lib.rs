@@ -14,6 +14,7 @@
 //! node).
 
 pub mod agents;
+pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod hookrun;

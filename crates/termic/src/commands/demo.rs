@@ -38,6 +38,12 @@ pub struct DemoArgs {
     /// Keep the throwaway directory when you quit (its path is printed).
     #[arg(long)]
     pub keep: bool,
+    /// Internal: run as the agent simulator (`termic-sim` arguments after
+    /// `--`). The demo's tasks are this binary in that mode.
+    #[arg(long, hide = true)]
+    pub simulate: bool,
+    #[arg(last = true, hide = true)]
+    pub sim_args: Vec<String>,
 }
 
 /// The simulated agents, each with the hooks schema termic installs for it.
@@ -49,20 +55,10 @@ const AGENTS: [(&str, Option<AgentSchema>); 5] = [
     ("codex", None),
 ];
 
-/// The agent simulator: next to this binary (a cargo build puts it there),
-/// else on PATH.
-fn simulator() -> Result<PathBuf> {
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|d| d.join("termic-sim")));
-    if let Some(p) = beside.filter(|p| p.is_file()) {
-        return Ok(p);
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|d| d.join("termic-sim"))
-        .find(|p| p.is_file())
-        .context("termic demo needs the agent simulator `termic-sim`, which is not next to termic or on PATH: build it with `cargo build -p termic-sim`")
+/// The demo's agents are this binary in `--simulate` mode, so a plain
+/// `cargo run -p termic -- demo` needs nothing else built.
+fn self_exe() -> Result<PathBuf> {
+    std::env::current_exe().context("cannot find the termic binary to run the simulated agents")
 }
 
 /// The throwaway directory's layout.
@@ -127,8 +123,9 @@ fn toml_string(s: &str) -> String {
 }
 
 /// config.toml: the wizard skipped, hooks consented for the simulated
-/// agents, and each built-in agent's command pointing at the simulator.
-fn config_text(sim: &Path, dirs: &DemoDirs, speed: f64) -> String {
+/// agents, and each built-in agent's command running this binary as the
+/// simulator.
+fn config_text(exe: &Path, dirs: &DemoDirs, speed: f64) -> String {
     let banner = format!(
         "termic demo: a simulated agent. HOME is {} (throwaway); your real HOME is not read or changed.",
         dirs.home.display()
@@ -141,7 +138,10 @@ fn config_text(sim: &Path, dirs: &DemoDirs, speed: f64) -> String {
     }
     for (agent, _) in AGENTS {
         let argv = [
-            sim.display().to_string(),
+            exe.display().to_string(),
+            "demo".into(),
+            "--simulate".into(),
+            "--".into(),
             agent.to_string(),
             "demo".into(),
             "--auto".into(),
@@ -162,9 +162,13 @@ fn config_text(sim: &Path, dirs: &DemoDirs, speed: f64) -> String {
 }
 
 pub fn run(ws: WorkspaceArgs, args: DemoArgs) -> Result<ExitCode> {
-    let sim = simulator()?;
+    if args.simulate {
+        let argv = std::iter::once("termic-sim".to_string()).chain(args.sim_args);
+        return Ok(termic_sim::cli::run(argv));
+    }
+    let exe = self_exe()?;
     let dirs = DemoDirs::create()?;
-    let result = demo(ws, &args, &sim, &dirs);
+    let result = demo(ws, &args, &exe, &dirs);
     if args.keep {
         eprintln!("termic demo: kept {}", dirs.root.display());
     } else {
@@ -174,13 +178,13 @@ pub fn run(ws: WorkspaceArgs, args: DemoArgs) -> Result<ExitCode> {
     result
 }
 
-fn demo(mut ws: WorkspaceArgs, args: &DemoArgs, sim: &Path, dirs: &DemoDirs) -> Result<ExitCode> {
+fn demo(mut ws: WorkspaceArgs, args: &DemoArgs, exe: &Path, dirs: &DemoDirs) -> Result<ExitCode> {
     // Paths given on the command line keep meaning what they meant here.
     ws.event_log = ws.event_log.map(std::path::absolute).transpose()?;
     ws.record = ws.record.map(std::path::absolute).transpose()?;
     install_hooks(dirs)?;
     let config = dirs.config.join("config.toml");
-    std::fs::write(&config, config_text(sim, dirs, args.speed))
+    std::fs::write(&config, config_text(exe, dirs, args.speed))
         .with_context(|| format!("cannot write {}", config.display()))?;
     // termic and every task it starts see only the throwaway dirs. Set
     // before any thread exists.
@@ -213,12 +217,18 @@ mod tests {
             data: "/t/data".into(),
             project: "/t/project".into(),
         };
-        let text = config_text(Path::new("/bin dir/termic-sim"), &dirs, 2.0);
+        let text = config_text(Path::new("/bin dir/termic"), &dirs, 2.0);
         let doc: toml_edit::DocumentMut = text.parse().unwrap();
         for (agent, schema) in AGENTS {
             let cmd = doc["agents"][agent]["command"].as_array().unwrap();
-            assert_eq!(cmd.get(0).unwrap().as_str(), Some("/bin dir/termic-sim"));
-            assert_eq!(cmd.get(1).unwrap().as_str(), Some(agent));
+            assert_eq!(cmd.get(0).unwrap().as_str(), Some("/bin dir/termic"));
+            let rest: Vec<_> = cmd
+                .iter()
+                .skip(1)
+                .take(4)
+                .filter_map(|v| v.as_str())
+                .collect();
+            assert_eq!(rest, ["demo", "--simulate", "--", agent]);
             assert_eq!(
                 doc["hooks"].get(agent).and_then(|v| v.as_bool()),
                 schema.map(|_| true)

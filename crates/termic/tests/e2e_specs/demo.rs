@@ -47,7 +47,6 @@ fn demo_runs_every_agent_in_a_throwaway_home() {
     let tmp = fx.root.path().join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
     let before = tree(&real_home);
-    super::support::sim_binary();
 
     let log = fx.log_path().display().to_string();
     let mut cmd = TermicPty::command(&fx, &["demo", "--speed", "4", "--event-log", &log]);
