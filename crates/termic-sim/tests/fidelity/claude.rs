@@ -464,3 +464,24 @@ fn stop_with_background_tasks_then_a_final_stop() {
     }
     assert_eq!(runs[1].payload["background_tasks"], serde_json::json!([]));
 }
+
+#[test]
+fn unfocused_claude_keeps_the_busy_glyph_but_stops_alternating() {
+    let home = Home::new();
+    let sim = Sim::auto("claude", "interrupt", &home, &["--probe-wait-ms", "20"]);
+    sim.wait_for("◐ Claude Code", 5 * SEC);
+    sim.send(b"\x1b[O");
+    std::thread::sleep(Duration::from_millis(2300));
+    let trace = sim.trace();
+    let focus_out = events(&trace, "title").len();
+    assert_eq!(
+        focus_out, 2,
+        "idle at start, one busy glyph, then no alternation: {trace:#?}"
+    );
+    sim.send(b"\x1b[I");
+    std::thread::sleep(Duration::from_millis(1100));
+    assert!(
+        events(&sim.trace(), "title").len() > focus_out,
+        "alternates again once focused"
+    );
+}

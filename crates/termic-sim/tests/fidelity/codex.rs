@@ -50,3 +50,27 @@ fn escape_reports_idle_without_done_and_exit_clears() {
     assert!(sim.exited_within(3 * SEC));
     assert!(sim.output().contains("state=clear:app=codex"));
 }
+
+#[test]
+fn unfocused_codex_rings_a_bell_at_the_approval_and_the_turn_end() {
+    let home = Home::new();
+    let sim = Sim::spawn("codex", "permission", &home, SimOpts::default());
+    sim.wait_for("state=idle:app=codex", 5 * SEC);
+    sim.send(b"\x1b[O\r");
+    sim.wait_for("state=blocked", 5 * SEC);
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // The status is BEL-terminated; a second, plain BEL follows it.
+    let out = sim.output();
+    let blocked = &out[out.find("state=blocked").unwrap()..];
+    let status_end = blocked.find('\x07').unwrap();
+    assert_eq!(&blocked[status_end..status_end + 2], "\x07\x07");
+    sim.send(b"y");
+    sim.wait_for("state=done:app=codex\x07", 5 * SEC);
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // At the turn end: the status, the idle title, then a plain BEL.
+    let out = sim.output();
+    let done = &out[out.find("state=done:app=codex\x07").unwrap()..];
+    let title = done.find("\x1b]0;").unwrap();
+    let title_end = title + done[title..].find('\x07').unwrap();
+    assert_eq!(&done[title_end..title_end + 2], "\x07\x07", "{done:?}");
+}
