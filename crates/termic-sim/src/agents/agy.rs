@@ -59,7 +59,7 @@ impl Agent for Agy {
         if let Some(n) = self.hooks.notes.first() {
             cx.line(&format!("  {n}"));
         }
-        cx.write("> ");
+        cx.write("\r\x1b[K> ");
     }
 
     fn submit(&mut self, cx: &mut Cx, prompt: &str) {
@@ -109,14 +109,14 @@ impl Agent for Agy {
     fn stop(&mut self, cx: &mut Cx, _last: &str) {
         self.fire(cx, "PostInvocation", None, json!({}));
         self.fire(cx, "Stop", None, json!({}));
-        cx.write("> ");
+        cx.write("\r\x1b[K> ");
     }
 
     fn interrupt(&mut self, cx: &mut Cx, _key: Key, _phase: Phase) -> Reaction {
         // No hook, no title: only the UI says so, then silence.
         cx.sleep(50);
         cx.line("Interrupted");
-        cx.write("> ");
+        cx.write("\r\x1b[K> ");
         Reaction::Interrupted
     }
 }

@@ -192,7 +192,7 @@ impl Agent for Claude {
             None,
             payload::claude(&cx.session, "SessionStart", json!({"source": "startup"})),
         );
-        cx.write("> ");
+        cx.write("\r\x1b[K> ");
     }
 
     fn on_input(&mut self, _cx: &mut Cx, input: &Input) {
@@ -380,7 +380,7 @@ impl Agent for Claude {
         self.status(cx, NativeState::Done);
         // Claude's follow-up-suggestion agent, ~1.8 s after every Stop.
         cx.schedule(1800, FOLLOW_UP_AGENT);
-        cx.write("> ");
+        cx.write("\r\x1b[K> ");
     }
 
     fn stop_background(&mut self, cx: &mut Cx, last: &str) {
@@ -405,7 +405,7 @@ impl Agent for Claude {
         self.idle_title(cx);
         self.status(cx, NativeState::Idle);
         cx.line("  ⎿  Interrupted by user");
-        cx.write("> ");
+        cx.write("\r\x1b[K> ");
         Reaction::Interrupted
     }
 

@@ -64,7 +64,7 @@ impl Agent for Codex {
         self.status(cx, NativeState::Idle);
         cx.title(&self.proj);
         cx.line("OpenAI Codex (termic-sim)");
-        cx.write("› ");
+        cx.write("\r\x1b[K› ");
     }
 
     fn on_input(&mut self, cx: &mut Cx, input: &Input) {
@@ -171,7 +171,7 @@ impl Agent for Codex {
         if !cx.focused {
             cx.write("\x07");
         }
-        cx.write("› ");
+        cx.write("\r\x1b[K› ");
     }
 
     fn interrupt(&mut self, cx: &mut Cx, _key: Key, _phase: Phase) -> Reaction {
@@ -182,7 +182,7 @@ impl Agent for Codex {
         self.status(cx, NativeState::Idle);
         cx.title(&self.proj);
         cx.line("■ Conversation interrupted");
-        cx.write("› ");
+        cx.write("\r\x1b[K› ");
         Reaction::Interrupted
     }
 

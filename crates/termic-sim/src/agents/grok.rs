@@ -114,7 +114,7 @@ impl Agent for Grok {
         for note in &self.hooks.notes {
             cx.line(&format!("  hooks: {note}"));
         }
-        cx.write("> ");
+        cx.write("\r\x1b[K> ");
     }
 
     fn tick_ms(&self, phase: Phase) -> Option<u64> {
@@ -275,7 +275,7 @@ impl Agent for Grok {
             }),
         );
         self.end_turn(cx);
-        cx.write("> ");
+        cx.write("\r\x1b[K> ");
     }
 
     fn interrupt(&mut self, cx: &mut Cx, key: Key, _phase: Phase) -> Reaction {
@@ -293,7 +293,7 @@ impl Agent for Grok {
                 json!({ "reason": "user_interrupt" }),
             );
         }
-        cx.write("> ");
+        cx.write("\r\x1b[K> ");
         Reaction::Interrupted
     }
 }

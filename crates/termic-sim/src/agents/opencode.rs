@@ -89,7 +89,7 @@ impl Agent for Opencode {
         if let Some(h) = &self.host {
             cx.line(&format!("  plugins: {}", h.ready["plugins"]));
         }
-        cx.write("> ");
+        cx.write("\r\x1b[K> ");
     }
 
     fn submit(&mut self, cx: &mut Cx, prompt: &str) {
@@ -229,7 +229,7 @@ impl Agent for Opencode {
 
     fn stop(&mut self, cx: &mut Cx, _last: &str) {
         self.end_turn(cx);
-        cx.write("> ");
+        cx.write("\r\x1b[K> ");
     }
 
     fn interrupt(&mut self, cx: &mut Cx, key: Key, _phase: Phase) -> Reaction {
@@ -252,7 +252,7 @@ impl Agent for Opencode {
         if key == Key::CtrlC {
             return Reaction::Exit;
         }
-        cx.write("> ");
+        cx.write("\r\x1b[K> ");
         Reaction::Interrupted
     }
 

@@ -227,7 +227,7 @@ fn unanswered_probe_and_no_native_fall_back_to_glyph_titles() {
     let home = Home::new();
     let sim = Sim::auto("claude", "simple", &home, &["--probe-wait-ms", "100"]);
     sim.wait_for("pong", 5 * SEC);
-    sim.wait_for("\x1b]0;✳ Claude Code\x07> ", 5 * SEC);
+    sim.wait_for("\x1b]0;✳ Claude Code\x07\r\x1b[K> ", 5 * SEC);
     let out = sim.output();
     assert!(out.contains("\x1b]7501;?"));
     assert!(!out.contains("7501;state"));
@@ -379,7 +379,7 @@ fn a_hook_that_never_returns_is_killed_at_its_timeout() {
     let sim = Sim::auto("claude", "hook-timeout", &home, &["--probe-wait-ms", "20"]);
     let exit = sim.wait_trace("timeout", is("hook_exit", "event", "Stop"), 5 * SEC);
     assert_eq!(exit["timed_out"], true);
-    sim.wait_for("\x1b]0;✳ Claude Code\x07> ", 2 * SEC);
+    sim.wait_for("\x1b]0;✳ Claude Code\x07\r\x1b[K> ", 2 * SEC);
     let spawn = events(&sim.trace(), "hook_spawn")[0]["ts"]
         .as_f64()
         .unwrap();
