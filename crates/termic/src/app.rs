@@ -207,6 +207,12 @@ impl App {
         }
     }
 
+    /// Switches attention delivery to `notify` (Settings, the wizard).
+    pub fn set_notify_in_use(&mut self, notify: NotifySettings) {
+        self.notify = notify;
+        self.notifier.osc_fallback = notify.osc_fallback;
+    }
+
     /// Agents (by the built-in they are based on) that reported their state
     /// natively (OSC 7501) on some task.
     pub fn native_agents(&self) -> Vec<String> {

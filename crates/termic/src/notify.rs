@@ -17,6 +17,8 @@ use crossbeam_channel::Sender;
 pub struct NotifySettings {
     pub bell: bool,
     pub desktop: bool,
+    /// Without a notification service, write OSC 777 to the outer terminal.
+    pub osc_fallback: bool,
 }
 
 /// What a transition asks of the user.
@@ -167,6 +169,7 @@ mod tests {
     const ALL_ON: NotifySettings = NotifySettings {
         bell: true,
         desktop: true,
+        osc_fallback: true,
     };
 
     fn event(attention: Attention, watched: bool) -> AttentionEvent {
@@ -226,6 +229,7 @@ mod tests {
             NotifySettings {
                 bell: false,
                 desktop: true,
+                osc_fallback: true,
             },
         );
         assert!(!d.bell && d.notification.is_some());
@@ -234,6 +238,7 @@ mod tests {
             NotifySettings {
                 bell: true,
                 desktop: false,
+                osc_fallback: true,
             },
         );
         assert!(d.bell && d.notification.is_none());

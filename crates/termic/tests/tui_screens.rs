@@ -208,3 +208,43 @@ fn settings_reopens_the_wizard() {
     let s = t.wait_text("Welcome to termic");
     assert!(s.contains("Step 1 of 3") && s.contains("claude"), "{s}");
 }
+
+#[test]
+fn switching_the_osc_fallback_off_in_settings_keeps_the_bell_only() {
+    let f = Fixture::new();
+    let hook = |event: &str, fields: &str| {
+        format!("printf '\\\\033]777;termic;v1;{event};%s{fields}\\\\007' \\\"$TERMIC_TASK_ID\\\"")
+    };
+    let script = format!(
+        "read go; {}; {}; sleep 600",
+        hook("working", ""),
+        hook("attention", ";kind=permission")
+    );
+    f.config(&format!(
+        "[agents.fake]\nbase = \"claude\"\ncommand = [\"sh\", \"-c\", \"{script}\"]\n"
+    ));
+    let mut t = Termic::start(&f, &["run", "fake", "--name", "quiet"]);
+    t.wait_text("quiet");
+    t.prefix(b"s");
+    t.wait_text("[on]  Without a notification service");
+    // Up from the first row: the wizard item, then the fallback switch.
+    t.send(b"\x1b[A");
+    t.wait_text("> Show the first-run wizard again");
+    t.send(b"\x1b[A");
+    t.wait_text("> [on]  Without a notification service");
+    t.send(b"\r");
+    t.wait_text("> [off] Without a notification service");
+    assert!(read(&f.config_dir.join("config.toml")).contains("osc_fallback = false"));
+    t.send(b"\x1b");
+    t.wait_for("settings closed", |s| {
+        !s.contains("Without a notification service")
+    });
+    t.send(b"go\r");
+    t.send(b"\x1b[O");
+    t.wait_for("needs you", |s| s.contains("needs you [permission]"));
+    t.wait_raw(b"\x07");
+    assert!(
+        !harness::contains(&t.raw(), b"]777;notify"),
+        "the fallback is off"
+    );
+}

@@ -5,6 +5,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::services::SettingsAction;
 use super::App;
+use crate::notify::NotifySettings;
 use crate::runtime::TaskId;
 use crate::ui::dialog::{ConfirmAction, NewTaskField, NewTaskView};
 use crate::ui::inspector::visible_rows;
@@ -151,10 +152,7 @@ impl App {
         self.refresh_wired();
         let native = self.native_agents();
         let rows = self.services.hooks_rows(&native);
-        self.overlay = Some(Overlay::Settings(SettingsView::new(
-            rows,
-            self.notify_choices(),
-        )));
+        self.overlay = Some(Overlay::Settings(SettingsView::new(rows, self.notify)));
     }
 
     fn settings_key(&mut self, key: KeyEvent, mut view: SettingsView) -> Option<Overlay> {
@@ -188,8 +186,12 @@ impl App {
                 view.notify.desktop = !view.notify.desktop;
                 self.set_notify(view.notify, &mut view.message);
             }
+            (KeyCode::Enter | KeyCode::Char(' '), SettingsItem::OscFallback) => {
+                view.notify.osc_fallback = !view.notify.osc_fallback;
+                self.set_notify(view.notify, &mut view.message);
+            }
             (KeyCode::Enter, SettingsItem::Wizard) => {
-                return Some(Overlay::Wizard(self.services.wizard(self.notify_choices())));
+                return Some(Overlay::Wizard(self.services.wizard(self.notify)));
             }
             (code, SettingsItem::Agent(i)) => {
                 let actions = view.rows[i].actions();
@@ -235,10 +237,7 @@ impl App {
                     Ok(msg) => self.message = msg,
                     Err(err) => self.message = Some(format!("{err:#}")),
                 }
-                self.notify = crate::notify::NotifySettings {
-                    bell: view.notify.bell,
-                    desktop: view.notify.desktop,
-                };
+                self.set_notify_in_use(view.notify);
                 return None;
             }
             KeyCode::Left | KeyCode::Backspace => view.back(),
@@ -250,23 +249,10 @@ impl App {
         Some(Overlay::Wizard(view))
     }
 
-    fn notify_choices(&self) -> crate::ui::settings::NotifyChoices {
-        crate::ui::settings::NotifyChoices {
-            bell: self.notify.bell,
-            desktop: self.notify.desktop,
-        }
-    }
-
-    fn set_notify(
-        &mut self,
-        choices: crate::ui::settings::NotifyChoices,
-        message: &mut Option<String>,
-    ) {
-        self.notify = crate::notify::NotifySettings {
-            bell: choices.bell,
-            desktop: choices.desktop,
-        };
-        if let Err(err) = self.services.save_notify(self.notify) {
+    /// Uses `notify` from now on and stores it.
+    fn set_notify(&mut self, notify: NotifySettings, message: &mut Option<String>) {
+        self.set_notify_in_use(notify);
+        if let Err(err) = self.services.save_notify(notify) {
             *message = Some(format!("{err:#}"));
         }
     }

@@ -10,7 +10,7 @@ use anyhow::Result;
 use crate::notify::NotifySettings;
 use crate::runtime::{TaskSpec, TermSize};
 use crate::ui::dialog::AgentChoice;
-use crate::ui::settings::{HooksRow, NotifyChoices, PendingChange, RowAction};
+use crate::ui::settings::{HooksRow, PendingChange, RowAction};
 use crate::ui::wizard::WizardView;
 
 /// A task ready to spawn.
@@ -56,7 +56,7 @@ pub trait Services {
     fn apply(&mut self, action: &SettingsAction) -> Result<String>;
     fn save_notify(&mut self, notify: NotifySettings) -> Result<()>;
     /// The first-run wizard for what is on this machine now.
-    fn wizard(&mut self, notify: NotifyChoices) -> WizardView;
+    fn wizard(&mut self, notify: NotifySettings) -> WizardView;
     /// Applies the wizard's choices and marks it shown. Returns a message.
     fn finish_wizard(&mut self, view: &WizardView) -> Result<Option<String>>;
     /// Marks the wizard shown without changing anything.

@@ -24,7 +24,6 @@ use crate::input::PrefixKey;
 use crate::notify::{Notifier, NotifySettings};
 use crate::paths::TermicPaths;
 use crate::runtime::Runtime;
-use crate::ui::settings::NotifyChoices;
 
 use self::services::WorkspaceServices;
 
@@ -78,6 +77,7 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     let notify = NotifySettings {
         bell: settings.notifications.bell,
         desktop: settings.notifications.desktop,
+        osc_fallback: settings.notifications.osc_fallback,
     };
     let prefix = match &settings.prefix_key {
         Some(spec) => PrefixKey::parse(spec).with_context(|| {
@@ -85,12 +85,7 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
         })?,
         None => PrefixKey::default_key(),
     };
-    let wizard = (initial.is_empty() && !settings.wizard_shown).then(|| {
-        services.wizard(NotifyChoices {
-            bell: notify.bell,
-            desktop: notify.desktop,
-        })
-    });
+    let wizard = (initial.is_empty() && !settings.wizard_shown).then(|| services.wizard(notify));
 
     // An unknown agent is reported before the screen is taken over.
     for task in &initial {

@@ -7,6 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
+pub use crate::notify::NotifySettings;
+
 /// What the hooks crate verified on disk for one agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HooksState {
@@ -86,13 +88,6 @@ impl HooksRow {
     }
 }
 
-/// The notification switches shown in Settings and the wizard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NotifyChoices {
-    pub bell: bool,
-    pub desktop: bool,
-}
-
 /// An install or removal waiting for the user's yes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingChange {
@@ -110,13 +105,14 @@ pub enum SettingsItem {
     Agent(usize),
     Bell,
     Desktop,
+    OscFallback,
     Wizard,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SettingsView {
     pub rows: Vec<HooksRow>,
-    pub notify: NotifyChoices,
+    pub notify: NotifySettings,
     pub selected: usize,
     pub pending: Option<PendingChange>,
     /// The result of the last action, shown at the bottom.
@@ -124,7 +120,7 @@ pub struct SettingsView {
 }
 
 impl SettingsView {
-    pub fn new(rows: Vec<HooksRow>, notify: NotifyChoices) -> Self {
+    pub fn new(rows: Vec<HooksRow>, notify: NotifySettings) -> Self {
         SettingsView {
             rows,
             notify,
@@ -139,6 +135,7 @@ impl SettingsView {
         items.extend([
             SettingsItem::Bell,
             SettingsItem::Desktop,
+            SettingsItem::OscFallback,
             SettingsItem::Wizard,
         ]);
         items
@@ -185,9 +182,14 @@ pub fn render(frame: &mut Frame, view: &SettingsView) {
         selected == SettingsItem::Bell,
     ));
     lines.push(toggle_line(
-        "Desktop notification (or OSC 777 to your terminal)",
+        "Desktop notification",
         view.notify.desktop,
         selected == SettingsItem::Desktop,
+    ));
+    lines.push(toggle_line(
+        "Without a notification service, send it to this terminal (OSC 777)",
+        view.notify.osc_fallback,
+        selected == SettingsItem::OscFallback,
     ));
     lines.push(item_line(
         "Show the first-run wizard again",
@@ -343,9 +345,10 @@ mod tests {
     fn every_row_state_shows_its_words_and_buttons() {
         let view = SettingsView::new(
             all_states(),
-            NotifyChoices {
+            NotifySettings {
                 bell: true,
                 desktop: false,
+                osc_fallback: true,
             },
         );
         let t = draw(140, 36, |f| render(f, &view));
@@ -381,6 +384,10 @@ mod tests {
         assert!(s.contains("  gemini    Hooks: not supported yet"), "{s}");
         assert!(s.contains("[on]  Bell"), "{s}");
         assert!(s.contains("[off] Desktop notification"), "{s}");
+        assert!(
+            s.contains("[on]  Without a notification service, send it to this terminal (OSC 777)"),
+            "{s}"
+        );
         assert!(!s.contains('\u{2014}'));
     }
 
@@ -404,9 +411,10 @@ mod tests {
     fn pending_install_lists_the_files_before_writing() {
         let mut view = SettingsView::new(
             all_states(),
-            NotifyChoices {
+            NotifySettings {
                 bell: true,
                 desktop: true,
+                osc_fallback: true,
             },
         );
         view.pending = Some(PendingChange {
@@ -437,16 +445,17 @@ mod tests {
     fn selection_wraps_over_rows_and_switches() {
         let mut view = SettingsView::new(
             all_states(),
-            NotifyChoices {
+            NotifySettings {
                 bell: true,
                 desktop: true,
+                osc_fallback: true,
             },
         );
         view.move_selection(-1);
         assert_eq!(view.selected_item(), SettingsItem::Wizard);
-        view.move_selection(-2);
+        view.move_selection(-3);
         assert_eq!(view.selected_item(), SettingsItem::Bell);
-        view.move_selection(3);
+        view.move_selection(4);
         assert_eq!(view.selected_item(), SettingsItem::Agent(0));
     }
 }

@@ -6,7 +6,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::settings::NotifyChoices;
+use super::settings::NotifySettings;
 
 /// A detected agent that termic can wire, with the user's choice.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub struct WizardView {
     pub not_needed: Vec<(String, String)>,
     /// Detected agents termic can wire. Only these get a toggle.
     pub hooks: Vec<HookChoice>,
-    pub notify: NotifyChoices,
+    pub notify: NotifySettings,
     /// Index into [`WizardView::steps`].
     pub step: usize,
     /// Cursor inside the current step.
@@ -45,7 +45,7 @@ impl WizardView {
         detected: Vec<String>,
         not_needed: Vec<(String, String)>,
         hooks: Vec<HookChoice>,
-        notify: NotifyChoices,
+        notify: NotifySettings,
     ) -> Self {
         WizardView {
             detected,
@@ -251,9 +251,10 @@ mod tests {
             detected.iter().map(|s| s.to_string()).collect(),
             not_needed,
             hooks,
-            NotifyChoices {
+            NotifySettings {
                 bell: true,
                 desktop: true,
+                osc_fallback: true,
             },
         )
     }

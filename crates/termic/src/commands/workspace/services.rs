@@ -25,7 +25,7 @@ use crate::notify::NotifySettings;
 use crate::paths::TermicPaths;
 use crate::runtime::TermSize;
 use crate::ui::dialog::AgentChoice;
-use crate::ui::settings::{HooksRow, NotifyChoices, PendingChange, RowAction};
+use crate::ui::settings::{HooksRow, PendingChange, RowAction};
 use crate::ui::wizard::{HookChoice, WizardView};
 
 /// How long `claude --version` may take before termic stops waiting.
@@ -307,15 +307,14 @@ impl Services for WorkspaceServices {
     }
 
     fn save_notify(&mut self, notify: NotifySettings) -> Result<()> {
-        let current = self.config.settings.notifications;
         self.save(&[SettingEdit::Notifications(Notifications {
             bell: notify.bell,
             desktop: notify.desktop,
-            ..current
+            osc_fallback: notify.osc_fallback,
         })])
     }
 
-    fn wizard(&mut self, notify: NotifyChoices) -> WizardView {
+    fn wizard(&mut self, notify: NotifySettings) -> WizardView {
         let _ = self.reload();
         let detected: Vec<&AgentDef> = self
             .config
@@ -371,10 +370,7 @@ impl Services for WorkspaceServices {
             };
             done.push(self.apply(&action)?);
         }
-        self.save_notify(NotifySettings {
-            bell: view.notify.bell,
-            desktop: view.notify.desktop,
-        })?;
+        self.save_notify(view.notify)?;
         self.save(&[SettingEdit::WizardShown(true)])?;
         Ok((!done.is_empty()).then(|| done.join(" ")))
     }
