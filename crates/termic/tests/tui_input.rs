@@ -154,3 +154,18 @@ fn focus_changes_reach_an_agent_that_enabled_focus_reporting() {
     let s = t.wait_text("END");
     assert!(s.contains("^[[O^[[I"), "{s}");
 }
+
+#[test]
+fn the_prefix_twice_sends_the_prefix_byte_to_the_agent() {
+    let f = Fixture::new();
+    agent(
+        &f,
+        "stty raw -echo; echo ready; head -c 2 | od -An -c; echo END; sleep 600",
+    );
+    let mut t = Termic::start(&f, &["run", "fake"]);
+    t.wait_text("ready");
+    t.send(b"\x1d\x1d");
+    t.send(b"k");
+    let s = t.wait_text("END");
+    assert!(s.contains("035   k"), "Ctrl-] then k: {s}");
+}
