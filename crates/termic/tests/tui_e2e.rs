@@ -347,3 +347,16 @@ fn an_agent_that_exits_shows_its_exit_code() {
     let t = Termic::start(&f, &["run", "fake", "--name", "gone"]);
     wait_badge(&t, "gone", "exited 3");
 }
+
+#[test]
+fn the_prefix_key_comes_from_config() {
+    let f = Fixture::new();
+    f.config(&format!(
+        "[ui]\nprefix_key = \"ctrl-b\"\n\n{}",
+        fake_agent_config("sleep 600")
+    ));
+    let mut t = Termic::start(&f, &["run", "fake", "--name", "p"]);
+    t.wait_text("Ctrl-b ? for help");
+    t.send(b"\x02?");
+    t.wait_text("Press Ctrl-b then:");
+}
