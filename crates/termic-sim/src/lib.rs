@@ -165,8 +165,6 @@ pub fn simulate(cfg: &SimConfig, scenario: &scenario::Scenario) -> anyhow::Resul
         &cfg.home.display().to_string(),
     );
     let opts = SimOptions {
-        speed: cfg.speed,
-        native: false,
         seq_delay_ms: cfg.seq_delay_ms,
     };
     let clock = clock::SimClock::new(Instant::now(), cfg.speed);

@@ -66,9 +66,6 @@ pub type TimerId = u32;
 /// Options that shape every agent.
 #[derive(Debug, Clone)]
 pub struct SimOptions {
-    pub speed: f64,
-    /// Claude: the probe was answered and native status is on.
-    pub native: bool,
     /// Claude: delay between a hook's exit and its terminalSequence landing.
     pub seq_delay_ms: u64,
 }

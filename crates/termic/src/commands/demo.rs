@@ -127,7 +127,7 @@ fn toml_string(s: &str) -> String {
 /// simulator.
 fn config_text(exe: &Path, dirs: &DemoDirs, speed: f64) -> String {
     let banner = format!(
-        "termic demo: a simulated agent. HOME is {} (throwaway); your real HOME is not read or changed.",
+        "termic demo: a simulated agent. HOME is {} (throwaway); your real HOME is not read or changed. Ctrl-] i: Inspector.",
         dirs.home.display()
     );
     let mut text = String::from("[ui]\nwizard_shown = true\n\n[hooks]\n");
