@@ -15,13 +15,16 @@ use termic_fakemodel::{recorder, FakeModel, Scenario, ScenarioName, ServerConfig
 
 const USAGE: &str = "real_agent_trace --cache DIR --agent claude|opencode|grok|codex --scenario NAME \
 [--probe] [--no-recorder] [--no-queries] [--approve KEYS] [--approve-delay SECS] [--escape-after SECS] \
-[--after SECS] [--env K=V]... [--prompt TEXT] [--raw FILE] [--keep]";
+[--after SECS] [--probe-delay-ms MS] [--exit KEYS] [--agent-arg A]... [--env K=V]... [--prompt TEXT] [--raw FILE] [--keep]";
 
 struct Args {
     cache: PathBuf,
     agent: Agent,
     scenario: ScenarioName,
     probe: bool,
+    probe_delay_ms: u64,
+    exit: Option<String>,
+    agent_args: Vec<String>,
     recorder: bool,
     queries: bool,
     approve: Option<String>,
@@ -41,6 +44,9 @@ fn parse_args() -> Result<Args> {
         agent: Agent::Claude,
         scenario: ScenarioName::Plain,
         probe: false,
+        probe_delay_ms: 0,
+        exit: None,
+        agent_args: Vec::new(),
         recorder: true,
         queries: true,
         approve: None,
@@ -67,6 +73,9 @@ fn parse_args() -> Result<Args> {
                 a.scenario = ScenarioName::parse(&value()?).context("unknown scenario")?
             }
             "--probe" => a.probe = true,
+            "--probe-delay-ms" => a.probe_delay_ms = value()?.parse()?,
+            "--exit" => a.exit = Some(value()?),
+            "--agent-arg" => a.agent_args.push(value()?),
             "--no-recorder" => a.recorder = false,
             "--no-queries" => a.queries = false,
             "--approve" => a.approve = Some(value()?),
@@ -175,9 +184,11 @@ fn main() -> Result<()> {
     if args.recorder {
         recorder::install(args.agent, &home)?;
     }
-    let command: Command = args.agent.command(&args.cache, &home, &project, &env);
+    let mut command: Command = args.agent.command(&args.cache, &home, &project, &env);
+    command.args(&args.agent_args);
     let options = PtyOptions {
         answer_status_probe: args.probe,
+        status_probe_delay: Duration::from_millis(args.probe_delay_ms),
         answer_queries: args.queries,
         ..PtyOptions::default()
     };
@@ -218,6 +229,14 @@ fn main() -> Result<()> {
         });
     }
     std::thread::sleep(Duration::from_secs_f64(args.after));
+    if let Some(spec) = &args.exit {
+        for group in key_groups(spec) {
+            keys.push((now_ms(), format!("keys {}", escape(&group))));
+            pty.send(&group)?;
+            std::thread::sleep(Duration::from_millis(700));
+        }
+        std::thread::sleep(Duration::from_secs(3));
+    }
     let helpers = processes_with_home(&home).len();
     let output = pty.output();
     let chunks = pty.chunks();

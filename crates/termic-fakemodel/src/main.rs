@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use termic_fakemodel::{FakeModel, Scenario, ScenarioName, ServerConfig};
 
-const USAGE: &str = "usage: termic-fakemodel --scenario plain|write|ask|slow|multi \
+const USAGE: &str = "usage: termic-fakemodel --scenario plain|write|ask|plan|slow|multi \
 [--write-path ABS_PATH] [--log FILE.jsonl] [--dump-dir DIR] [--slow-secs N] [--steps N]";
 
 fn main() -> Result<()> {

@@ -21,6 +21,9 @@ pub struct PtyOptions {
     pub rows: u16,
     /// Reply `ESC ] 7501 ; ? ESC \` to Claude Code's native status probe.
     pub answer_status_probe: bool,
+    /// Wait this long before that reply (to measure how late Claude still
+    /// accepts it).
+    pub status_probe_delay: Duration,
     /// Reply to cursor position (`CSI 6n`), DA1 (`CSI c`) and OSC 10/11
     /// colour queries as a plain xterm would.
     pub answer_queries: bool,
@@ -32,6 +35,7 @@ impl Default for PtyOptions {
             cols: 120,
             rows: 40,
             answer_status_probe: false,
+            status_probe_delay: Duration::ZERO,
             answer_queries: true,
         }
     }
@@ -310,8 +314,19 @@ fn read_loop(mut reader: File, mut writer: File, shared: Arc<Shared>, options: P
                 bytes: buf[..n].to_vec(),
             });
             let mut pairs: Vec<(&[u8], &[u8])> = Vec::new();
-            if options.answer_status_probe {
+            if options.answer_status_probe && options.status_probe_delay.is_zero() {
                 pairs.push((STATUS_PROBE, STATUS_REPLY));
+            }
+            if options.answer_status_probe && !options.status_probe_delay.is_zero() {
+                for _ in 0..new_occurrences(&rec.all, old_len, STATUS_PROBE) {
+                    let (mut late, delay) = (writer.try_clone(), options.status_probe_delay);
+                    thread::spawn(move || {
+                        thread::sleep(delay);
+                        if let Ok(w) = late.as_mut() {
+                            let _ = w.write_all(STATUS_REPLY);
+                        }
+                    });
+                }
             }
             if options.answer_queries {
                 pairs.extend_from_slice(QUERIES);

@@ -14,6 +14,8 @@ pub enum ScenarioName {
     Write,
     /// Claude's AskUserQuestion tool call, then text.
     Ask,
+    /// Claude's ExitPlanMode tool call (plan approval), then text.
+    Plan,
     /// Text streamed over several seconds, so the busy state can be seen and
     /// Escape can interrupt it.
     Slow,
@@ -22,10 +24,11 @@ pub enum ScenarioName {
 }
 
 impl ScenarioName {
-    pub const ALL: [ScenarioName; 5] = [
+    pub const ALL: [ScenarioName; 6] = [
         ScenarioName::Plain,
         ScenarioName::Write,
         ScenarioName::Ask,
+        ScenarioName::Plan,
         ScenarioName::Slow,
         ScenarioName::Multi,
     ];
@@ -35,6 +38,7 @@ impl ScenarioName {
             ScenarioName::Plain => "plain",
             ScenarioName::Write => "write",
             ScenarioName::Ask => "ask",
+            ScenarioName::Plan => "plan",
             ScenarioName::Slow => "slow",
             ScenarioName::Multi => "multi",
         }
@@ -82,6 +86,10 @@ pub enum Action {
     },
     Read {
         path: PathBuf,
+    },
+    /// Ask for approval of a plan.
+    Plan {
+        plan: String,
     },
     Ask {
         question: String,
@@ -145,7 +153,16 @@ pub fn reply(scenario: &Scenario, tool_calls_made: usize) -> Reply {
                 options: vec!["Red".to_string(), "Blue".to_string()],
             },
         },
-        ScenarioName::Write | ScenarioName::Ask => Reply::text(AFTER_TOOL_ANSWER),
+        ScenarioName::Plan if first => Reply::Tool {
+            lead: Duration::ZERO,
+            preface: None,
+            action: Action::Plan {
+                plan: "1. Create out.txt\n2. Say done".to_string(),
+            },
+        },
+        ScenarioName::Write | ScenarioName::Ask | ScenarioName::Plan => {
+            Reply::text(AFTER_TOOL_ANSWER)
+        }
         ScenarioName::Slow => {
             let words: Vec<String> = (1..=SLOW_ANSWER_WORDS)
                 .map(|i| format!("word{i} "))

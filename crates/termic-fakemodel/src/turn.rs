@@ -169,6 +169,18 @@ pub fn resolve(action: &Action, tools: &[ToolSpec]) -> Option<ToolCall> {
                 args: json!({ "cmd": cmd }),
             })
         }
+        Action::Plan { plan } => {
+            // Claude 2.1.332 defers ExitPlanMode behind ToolSearch: it is not
+            // in the tools list, but a call by name still works.
+            let deferred = tools.iter().any(|t| t.name == "ToolSearch");
+            if find_tool(tools, &["ExitPlanMode"]).is_none() && !deferred {
+                return None;
+            }
+            Some(ToolCall {
+                name: "ExitPlanMode".to_string(),
+                args: json!({ "plan": plan }),
+            })
+        }
         Action::Ask {
             question,
             header,
@@ -385,6 +397,19 @@ mod tests {
         };
         assert_eq!(resolve(&ask, &[tool("write", &["filePath"])]), None);
         assert_eq!(resolve(&write(), &[]), None);
+    }
+
+    #[test]
+    fn plan_approval_is_called_by_name_when_claude_defers_it() {
+        let plan = Action::Plan {
+            plan: "1. x".into(),
+        };
+        let call = resolve(&plan, &[tool("ToolSearch", &["query"])]).unwrap();
+        assert_eq!(
+            (call.name.as_str(), &call.args),
+            ("ExitPlanMode", &json!({"plan": "1. x"}))
+        );
+        assert_eq!(resolve(&plan, &[tool("write", &["filePath"])]), None);
     }
 
     #[test]
