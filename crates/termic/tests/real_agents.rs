@@ -5,7 +5,7 @@
 //! scenario is asserted on termic's event log.
 //!
 //! Opt-in: set TERMIC_REAL_AGENTS to the cache `.ci/real-agents-install`
-//! filled. Without it every test prints NOT RUN and returns. One agent runs
+//! filled, and pass --ignored (.ci/run does both). One agent runs
 //! at a time.
 
 mod real_agents_support;
@@ -36,6 +36,7 @@ fn assert_needs_you_kind(task: &TermicTask, since: u64, kind: &str) {
 }
 
 #[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_claude_hooks_without_probe_reply_give_needs_you_then_one_done() {
     let Some(cache) =
         cache("real_termic_claude_hooks_without_probe_reply_give_needs_you_then_one_done")
@@ -62,6 +63,7 @@ fn real_termic_claude_hooks_without_probe_reply_give_needs_you_then_one_done() {
 }
 
 #[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_claude_native_status_without_hooks_gives_needs_you_then_one_done() {
     let Some(cache) =
         cache("real_termic_claude_native_status_without_hooks_gives_needs_you_then_one_done")
@@ -85,6 +87,7 @@ fn real_termic_claude_native_status_without_hooks_gives_needs_you_then_one_done(
 }
 
 #[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_claude_native_status_and_hooks_agree_one_needs_you_one_done() {
     let Some(cache) =
         cache("real_termic_claude_native_status_and_hooks_agree_one_needs_you_one_done")
@@ -110,6 +113,7 @@ fn real_termic_claude_native_status_and_hooks_agree_one_needs_you_one_done() {
 }
 
 #[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_claude_without_hooks_or_probe_reply_records_what_happens() {
     let Some(cache) = cache("real_termic_claude_without_hooks_or_probe_reply_records_what_happens")
     else {
@@ -147,6 +151,7 @@ fn real_termic_claude_without_hooks_or_probe_reply_records_what_happens() {
 }
 
 #[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_claude_escape_is_interrupted_not_done() {
     let Some(cache) = cache("real_termic_claude_escape_is_interrupted_not_done") else {
         return;
@@ -182,6 +187,7 @@ fn real_termic_claude_escape_is_interrupted_not_done() {
 }
 
 #[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_claude_ask_user_question_needs_you_as_a_question() {
     let Some(cache) = cache("real_termic_claude_ask_user_question_needs_you_as_a_question") else {
         return;
@@ -205,6 +211,7 @@ fn real_termic_claude_ask_user_question_needs_you_as_a_question() {
 }
 
 #[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_claude_from_inside_tmux_still_reports() {
     let Some(cache) = cache("real_termic_claude_from_inside_tmux_still_reports") else {
         return;
@@ -227,6 +234,7 @@ fn real_termic_claude_from_inside_tmux_still_reports() {
 }
 
 #[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_claude_outside_termic_with_hooks_installed_prints_no_termic_sequence() {
     let Some(cache) =
         cache("real_claude_outside_termic_with_hooks_installed_prints_no_termic_sequence")
@@ -266,6 +274,7 @@ fn real_claude_outside_termic_with_hooks_installed_prints_no_termic_sequence() {
 }
 
 #[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_opencode_permission_asked_replied_and_one_done() {
     let Some(cache) = cache("real_termic_opencode_permission_asked_replied_and_one_done") else {
         return;
@@ -291,6 +300,7 @@ fn real_termic_opencode_permission_asked_replied_and_one_done() {
 }
 
 #[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_grok_notification_then_one_done_and_idle_prompt_changes_nothing() {
     let Some(cache) =
         cache("real_termic_grok_notification_then_one_done_and_idle_prompt_changes_nothing")
@@ -339,6 +349,7 @@ fn real_termic_grok_notification_then_one_done_and_idle_prompt_changes_nothing()
 }
 
 #[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_grok_with_claude_compat_off_still_reports() {
     let Some(cache) = cache("real_termic_grok_with_claude_compat_off_still_reports") else {
         return;
@@ -363,6 +374,7 @@ fn real_termic_grok_with_claude_compat_off_still_reports() {
 }
 
 #[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_grok_escape_is_interrupted_by_key_and_idle_title() {
     let Some(cache) = cache("real_termic_grok_escape_is_interrupted_by_key_and_idle_title") else {
         return;
@@ -393,6 +405,7 @@ fn real_termic_grok_escape_is_interrupted_by_key_and_idle_title() {
 }
 
 #[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_codex_needs_you_from_native_status_and_its_app_server_ends() {
     let Some(cache) =
         cache("real_termic_codex_needs_you_from_native_status_and_its_app_server_ends")
@@ -440,6 +453,7 @@ fn real_termic_codex_needs_you_from_native_status_and_its_app_server_ends() {
 }
 
 #[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_codex_escape_is_interrupted_not_done() {
     let Some(cache) = cache("real_termic_codex_escape_is_interrupted_not_done") else {
         return;
@@ -468,6 +482,7 @@ fn real_termic_codex_escape_is_interrupted_not_done() {
 }
 
 #[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_agents_fixture_home_is_byte_identical_after_install_and_remove() {
     let Some(cache) = cache("real_agents_fixture_home_is_byte_identical_after_install_and_remove")
     else {
@@ -504,6 +519,7 @@ fn real_agents_fixture_home_is_byte_identical_after_install_and_remove() {
 }
 
 #[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_codex_start_up_is_not_a_turn() {
     let Some(cache) = cache("real_termic_codex_start_up_is_not_a_turn") else {
         return;

@@ -23,10 +23,7 @@ fn runs(test: &str) -> Option<(std::path::PathBuf, usize)> {
         .and_then(|n| n.parse().ok())
     {
         Some(n) => Some((cache, n)),
-        None => {
-            eprintln!("NOT RUN: {test} (set TERMIC_REAL_AGENTS_LATENCY_RUNS=<turns>, e.g. 20)");
-            None
-        }
+        None => panic!("{test}: set TERMIC_REAL_AGENTS_LATENCY_RUNS=<turns>, e.g. 20"),
     }
 }
 
@@ -107,6 +104,7 @@ fn report(agent: &str, events: (&str, &str), (attention, done): (Vec<f64>, Vec<f
 }
 
 #[test]
+#[ignore = "real agent latency bench: set TERMIC_REAL_AGENTS and TERMIC_REAL_AGENTS_LATENCY_RUNS"]
 fn real_latency_claude_hooks() {
     let Some((_, turns)) = runs("real_latency_claude_hooks") else {
         return;
@@ -123,6 +121,7 @@ fn real_latency_claude_hooks() {
 }
 
 #[test]
+#[ignore = "real agent latency bench: set TERMIC_REAL_AGENTS and TERMIC_REAL_AGENTS_LATENCY_RUNS"]
 fn real_latency_grok_hooks() {
     let Some((_, turns)) = runs("real_latency_grok_hooks") else {
         return;
@@ -139,6 +138,7 @@ fn real_latency_grok_hooks() {
 }
 
 #[test]
+#[ignore = "real agent latency bench: set TERMIC_REAL_AGENTS and TERMIC_REAL_AGENTS_LATENCY_RUNS"]
 fn real_latency_opencode_plugin() {
     let Some((_, turns)) = runs("real_latency_opencode_plugin") else {
         return;
@@ -155,6 +155,7 @@ fn real_latency_opencode_plugin() {
 }
 
 #[test]
+#[ignore = "real agent latency bench: set TERMIC_REAL_AGENTS and TERMIC_REAL_AGENTS_LATENCY_RUNS"]
 fn percentiles_are_nearest_rank() {
     let v: Vec<f64> = (1..=20).map(f64::from).collect();
     assert_eq!((percentile(&v, 50.0), percentile(&v, 99.0)), (10.0, 20.0));

@@ -36,11 +36,10 @@ pub const FACTS: InstallFacts = InstallFacts {
 pub fn cache(test: &str) -> Option<PathBuf> {
     match std::env::var_os("TERMIC_REAL_AGENTS") {
         Some(dir) => Some(PathBuf::from(dir)),
+        // These tests are #[ignore]d; running one on purpose without the
+        // agents installed is an error, never a silent pass.
         None => {
-            eprintln!(
-                "NOT RUN: {test} (set TERMIC_REAL_AGENTS=<cache dir from .ci/real-agents-install>)"
-            );
-            None
+            panic!("{test}: set TERMIC_REAL_AGENTS=<cache dir filled by .ci/real-agents-install>")
         }
     }
 }
