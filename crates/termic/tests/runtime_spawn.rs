@@ -225,3 +225,33 @@ fn input_to_a_program_that_is_not_reading_never_blocks_the_caller() {
     let err = rt.write_input(id, b"late").unwrap_err().to_string();
     assert!(err.contains("has exited"), "{err}");
 }
+
+/// Codex's shape, measured on 0.171.0: the TUI starts `codex app-server`
+/// daemons that call setsid (own session and group), close their terminal
+/// and outlive the TUI, reparented to init. They keep the task's env.
+const DAEMON: &str = "setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo bg=$!";
+
+#[test]
+fn a_daemon_in_its_own_session_is_ended_when_the_task_exits() {
+    let (rt, events) = runtime();
+    let id = rt
+        .spawn(sh("daemon", &format!("{DAEMON}; sleep 0.3; exit 0")))
+        .unwrap();
+    let bg = background_pid(&rt, id);
+    assert!(alive(bg));
+    assert_eq!(wait_exit(&rt, &events, id, T), Some(0));
+    assert!(wait_dead(bg, T), "daemon {bg} outlived its task");
+}
+
+#[test]
+fn kill_ends_a_daemon_in_its_own_session() {
+    let (rt, events) = runtime();
+    let id = rt
+        .spawn(sh("daemon-kill", &format!("{DAEMON}; sleep 1000")))
+        .unwrap();
+    let bg = background_pid(&rt, id);
+    assert!(alive(bg));
+    rt.kill(id).unwrap();
+    wait_exit(&rt, &events, id, T);
+    assert!(wait_dead(bg, T), "daemon {bg} survived the kill");
+}

@@ -117,6 +117,16 @@ pub struct TaskMeta {
     pub started_ms: u64,
 }
 
+impl TaskMeta {
+    /// What identifies this task's processes when ending them.
+    pub fn processes(&self) -> session::TaskProcesses {
+        session::TaskProcesses {
+            leader: self.pid,
+            task_id: self.task_id.clone(),
+        }
+    }
+}
+
 /// A task as the UI lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskInfo {
@@ -197,7 +207,7 @@ impl Drop for Inner {
         for task in tasks.values() {
             task.lock_signals().flush_recording();
             if task.status() == TaskStatus::Running {
-                session::end_session(task.meta.pid);
+                session::end_task(&task.meta.processes());
             }
         }
     }
@@ -274,7 +284,10 @@ impl Runtime {
                 match AsciicastRecorder::create(&dir, &facts) {
                     Ok(r) => Some(Box::new(r) as Box<dyn TaskRecorder>),
                     Err(source) => {
-                        session::end_session(spawned.pid);
+                        session::end_task(&session::TaskProcesses {
+                            leader: spawned.pid,
+                            task_id: spawned.task_id.clone(),
+                        });
                         return Err(RuntimeError::Record { dir, source });
                     }
                 }
@@ -343,11 +356,12 @@ impl Runtime {
                 };
                 // Let the reader take the last output first; a leftover
                 // process holding the PTY is ended so the reader can finish.
+                let processes = waiter_shared.meta.processes();
                 if done_rx.recv_timeout(DRAIN_AFTER_EXIT).is_err() {
-                    session::end_session(waiter_shared.meta.pid);
+                    session::end_task(&processes);
                     let _ = done_rx.recv_timeout(session::KILL_GRACE * 2);
-                } else if session::session_alive(waiter_shared.meta.pid) {
-                    session::end_session(waiter_shared.meta.pid);
+                } else if session::task_alive(&processes) {
+                    session::end_task(&processes);
                 }
                 let now = waiter_shared.clock.now_ms();
                 let transitions = waiter_shared.lock_signals().exited(now, code);
@@ -568,7 +582,7 @@ impl Runtime {
     pub fn kill(&self, id: TaskId) -> Result<(), RuntimeError> {
         let task = self.task(id)?;
         if task.status() == TaskStatus::Running {
-            session::end_session(task.meta.pid);
+            session::end_task(&task.meta.processes());
         }
         Ok(())
     }
@@ -581,7 +595,7 @@ impl Runtime {
             .remove(&id)
             .ok_or(RuntimeError::NoSuchTask(id))?;
         if task.status() == TaskStatus::Running {
-            session::end_session(task.meta.pid);
+            session::end_task(&task.meta.processes());
         }
         Ok(())
     }
