@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! headless [--tasks N] [--rows R] [--cols C] [--scrollback L] [--for SECS]
-//!          [--event-log FILE] -- CMD [ARGS...]
+//!          [--event-log FILE] [--record DIR] [--print-screen] -- CMD [ARGS...]
 //! ```
 //! Exits when every task has exited (or after `--for` seconds, killing
 //! them). The main loop sleeps on the event channel until the engines' next
@@ -27,6 +27,8 @@ struct Args {
     scrollback: Option<usize>,
     run_for: Option<Duration>,
     event_log: Option<std::path::PathBuf>,
+    record: Option<std::path::PathBuf>,
+    print_screen: bool,
     argv: Vec<String>,
 }
 
@@ -40,6 +42,8 @@ fn parse_args() -> Args {
         scrollback: None,
         run_for: None,
         event_log: None,
+        record: None,
+        print_screen: false,
         argv: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
@@ -55,6 +59,8 @@ fn parse_args() -> Args {
             "--scrollback" => args.scrollback = Some(num(it.next(), "--scrollback") as usize),
             "--for" => args.run_for = Some(Duration::from_secs(num(it.next(), "--for"))),
             "--event-log" => args.event_log = it.next().map(Into::into),
+            "--record" => args.record = it.next().map(Into::into),
+            "--print-screen" => args.print_screen = true,
             "--" => {
                 args.argv = it.collect();
                 break;
@@ -91,6 +97,7 @@ fn main() {
     if let Some(path) = &args.event_log {
         rt.set_event_log(Some(EventLog::open(path).expect("event log")));
     }
+    rt.set_record_dir(args.record.clone());
     let started = Instant::now();
     let cwd = std::env::current_dir().expect("cwd");
     let ids: Vec<_> = (0..args.tasks)
@@ -143,6 +150,10 @@ fn main() {
             Err(_) => {
                 if stop_at.is_some_and(|s| Instant::now() >= s) {
                     for id in &ids {
+                        if args.print_screen {
+                            let text = rt.with_screen(*id, |s| s.contents()).unwrap_or_default();
+                            eprintln!("--- screen of {id:?} ---\n{text}\n---");
+                        }
                         let _ = rt.kill(*id);
                     }
                     // Wait for the exits to arrive.
