@@ -10,6 +10,7 @@
 //! - [`session`]: ending a task's whole process group and session.
 //! - [`signals`]: the task's signal engine and recorder, fed under one lock.
 //! - [`task`]: state shared by the threads of one task.
+//! - [`types`]: specs, ids, events, config and errors.
 //! - [`writer`]: the input writer thread (the only place a write may block).
 
 pub mod env;
@@ -19,10 +20,10 @@ pub mod session;
 pub mod signals;
 pub mod spawn;
 pub mod task;
+pub mod types;
 pub mod writer;
 
 use std::collections::{BTreeMap, HashMap};
-use std::ffi::OsString;
 use std::num::NonZeroU16;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -32,155 +33,23 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
 use portable_pty::PtySize;
-use termic_signal::engine::{Engine, EngineConfig, LogEntry, Transition};
+use termic_signal::engine::{Engine, EngineConfig, LogEntry};
 
 use crate::clock::Clock;
 use crate::eventlog::EventLog;
 use crate::record::{AsciicastRecorder, RecordingFacts, TaskRecorder};
-use crate::replies::{ReplyConfig, Responder};
+use crate::replies::Responder;
 
 use history::History;
 use signals::TaskSignals;
 use task::TaskShared;
-
-/// Default scrollback kept per task, in lines.
-pub const DEFAULT_SCROLLBACK: usize = 10_000;
+pub use types::{
+    RuntimeConfig, RuntimeError, RuntimeEvent, TaskId, TaskInfo, TaskMeta, TaskSpec, TaskStatus,
+    TermSize, DEFAULT_SCROLLBACK,
+};
 
 /// How long the exit waiter lets the reader drain after the child exits.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);
-
-/// termic's handle for a task (not the secret `TERMIC_TASK_ID`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TaskId(pub u64);
-
-/// Terminal size in cells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TermSize {
-    pub rows: u16,
-    pub cols: u16,
-}
-
-/// What to run.
-#[derive(Debug, Clone)]
-pub struct TaskSpec {
-    /// Shown in the sidebar and written to the event log.
-    pub name: String,
-    /// Agent id (built-in or config-defined), for profiles and logs.
-    pub agent: String,
-    /// Program and arguments; the program is looked up on PATH.
-    pub argv: Vec<OsString>,
-    pub cwd: PathBuf,
-    /// The agent definition's own env, applied before the contract variables.
-    pub env: Vec<(OsString, OsString)>,
-    /// Detection profile for the signal engine: the agent's base built-in
-    /// (`claude` for a claude clone); anything unknown is generic.
-    pub profile: String,
-    pub size: TermSize,
-}
-
-/// Whether a task's child is still running.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TaskStatus {
-    Running,
-    /// Exit code, or `None` when a signal ended it.
-    Exited(Option<i32>),
-}
-
-/// What the runtime tells the UI.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RuntimeEvent {
-    /// New output: redraw when convenient. Sent once until the UI reads the
-    /// screen with [`Runtime::with_screen`].
-    Dirty(TaskId),
-    /// The engine moved the task to a new state (already in the event log).
-    Transition(TaskId, Transition),
-    /// The task's next timer is now earlier than [`Runtime::next_deadline`]
-    /// said: ask again and re-plan the sleep.
-    DeadlineChanged(TaskId),
-    /// The child exited (after its last output was read and the engine was
-    /// told; the `Exited` transition came just before this).
-    Exited(TaskId, Option<i32>),
-}
-
-/// A task's fixed facts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaskMeta {
-    pub id: TaskId,
-    pub name: String,
-    pub agent: String,
-    /// The `TERMIC_TASK_ID` given to the child.
-    pub task_id: String,
-    /// The `TERMIC_PTY` given to the child.
-    pub pty_path: PathBuf,
-    /// Child pid: also its process group and session id (a session leader).
-    pub pid: i32,
-    pub started_ms: u64,
-}
-
-impl TaskMeta {
-    /// What identifies this task's processes when ending them.
-    pub fn processes(&self) -> session::TaskProcesses {
-        session::TaskProcesses {
-            leader: self.pid,
-            task_id: self.task_id.clone(),
-        }
-    }
-}
-
-/// A task as the UI lists it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaskInfo {
-    pub meta: TaskMeta,
-    pub status: TaskStatus,
-}
-
-/// Settings that apply to every task.
-#[derive(Debug, Clone)]
-pub struct RuntimeConfig {
-    pub term_program: String,
-    pub scrollback: usize,
-    pub replies: ReplyConfig,
-}
-
-impl Default for RuntimeConfig {
-    fn default() -> Self {
-        RuntimeConfig {
-            term_program: env::DEFAULT_TERM_PROGRAM.to_owned(),
-            scrollback: DEFAULT_SCROLLBACK,
-            replies: ReplyConfig::default(),
-        }
-    }
-}
-
-/// Why a runtime call failed.
-#[derive(Debug, thiserror::Error)]
-pub enum RuntimeError {
-    #[error("no command to run: the agent's command is empty (set `command` in config.toml)")]
-    EmptyCommand,
-    #[error("cannot start the task in {0}: it is not a directory (pick an existing directory)")]
-    CwdMissing(PathBuf),
-    #[error("cannot {what}: {message}")]
-    Pty { what: &'static str, message: String },
-    #[error("cannot start `{command}`: {message}")]
-    Spawn { command: String, message: String },
-    #[error("cannot record into {dir}: {source} (check --record's directory)", dir = dir.display())]
-    Record {
-        dir: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("task {0:?} has exited: it takes no more input")]
-    Exited(TaskId),
-    #[error("no task {0:?} (it was removed)")]
-    NoSuchTask(TaskId),
-    #[error("cannot {what} for task {id:?}: {source}")]
-    Io {
-        id: TaskId,
-        what: &'static str,
-        #[source]
-        source: std::io::Error,
-    },
-}
 
 /// A poisoned lock only means a thread panicked mid-update; the data (a
 /// screen, a writer) is still usable, so take it rather than cascade.
