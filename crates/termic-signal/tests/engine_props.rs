@@ -5,6 +5,7 @@
 
 use proptest::prelude::*;
 use termic_signal::engine::{Engine, EngineConfig, Key, Rule, ScreenFacts, State, Transition};
+use termic_signal::profile::profile_for;
 use termic_signal::scanner::Scanner;
 use termic_signal::signal::{NativeState, NotifySource, ProgramStatus, Signal};
 use termic_signal::wire::{HookEvent, HookMessage};
@@ -180,16 +181,18 @@ proptest! {
                 out.extend(engine.tick(d));
             }
             let governed = engine.config().hooks_wired || engine.native_status_seen();
-            only_authorities_end_turns(governed, &out)?;
+            only_authorities_end_turns(governed, quiet_ask(&engine), &out)?;
             check(&engine, &out, &mut dones_since_submit, &mut last_at, &mut last_state)?;
             // Judge the governing facts before the input can change them.
             let governed = engine.config().hooks_wired || engine.native_status_seen();
+            let quiet_ask_before = quiet_ask(&engine);
             let submit = is_submit(&input, &mut shadow);
             let out = apply(&mut engine, now, input);
             if submit {
                 dones_since_submit = 0;
             }
-            only_authorities_end_turns(governed || engine.config().hooks_wired, &out)?;
+            let quiet_ask = quiet_ask_before && quiet_ask(&engine);
+            only_authorities_end_turns(governed || engine.config().hooks_wired, quiet_ask, &out)?;
             check(&engine, &out, &mut dones_since_submit, &mut last_at, &mut last_state)?;
         }
         // Whatever happened, an exited engine stays exited and arms nothing.
@@ -225,8 +228,21 @@ fn apply(engine: &mut Engine, now: u64, input: Input) -> Vec<Transition> {
     }
 }
 
-/// While hooks are wired or native status was seen, a done comes only from them.
-fn only_authorities_end_turns(governed: bool, out: &[Transition]) -> Result<(), TestCaseError> {
+/// Hooks alone own the turn of an agent whose hooks cannot report "needs
+/// you" (agy): then, and only then, byte-quiet may still ASK (needs you).
+fn quiet_ask(engine: &Engine) -> bool {
+    engine.config().hooks_wired
+        && !engine.native_status_seen()
+        && !profile_for(&engine.config().agent).hooks_report_attention
+}
+
+/// While hooks are wired or native status was seen, a done comes only from
+/// them, and no heuristic ends a turn (byte-quiet may ask when `quiet_ask`).
+fn only_authorities_end_turns(
+    governed: bool,
+    quiet_ask: bool,
+    out: &[Transition],
+) -> Result<(), TestCaseError> {
     for t in out {
         if governed && t.to == State::Done {
             prop_assert!(
@@ -235,7 +251,8 @@ fn only_authorities_end_turns(governed: bool, out: &[Transition]) -> Result<(), 
                 t.reason
             );
         }
-        if governed {
+        let asks = quiet_ask && t.reason.rule == Rule::ByteQuiet && t.to == State::NeedsYou;
+        if governed && !asks {
             prop_assert!(
                 !t.reason.rule.is_heuristic_end(),
                 "{} while governed",

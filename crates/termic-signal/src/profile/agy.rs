@@ -10,4 +10,6 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     // comes from its hooks (PreInvocation, Stop) or the byte-quiet fallback.
     &[],
     &[],
-);
+)
+// PreInvocation and Stop are all agy has: no hook says it waits for you.
+.without_hook_attention();

@@ -86,6 +86,11 @@ pub struct AgentProfile {
     pub measured_on: &'static str,
     pub title_rules: &'static [TitleRule],
     pub notify_ignore: &'static [NotifyIgnore],
+    /// Whether termic's hooks for this agent can report "needs you". agy's
+    /// hook events are PreInvocation and Stop only (it has no attention-shaped
+    /// event), so with its hooks wired a silent wait for the user still rests
+    /// on the byte-quiet fallback, which asks and never claims a done.
+    pub hooks_report_attention: bool,
     compiled: OnceLock<Vec<Regex>>,
 }
 
@@ -128,8 +133,15 @@ impl AgentProfile {
             measured_on,
             title_rules,
             notify_ignore,
+            hooks_report_attention: true,
             compiled: OnceLock::new(),
         }
+    }
+
+    /// For an agent whose hooks report working and done but never "needs you".
+    const fn without_hook_attention(mut self) -> AgentProfile {
+        self.hooks_report_attention = false;
+        self
     }
 
     /// The title rules' regexes, compiled on first use. Every pattern is

@@ -35,10 +35,24 @@ impl Engine {
                 p.at + c.permission_debounce_ms,
             );
         }
-        if self.state != State::Working || self.governed() || self.pending_attention.is_some() {
+        if self.state != State::Working || self.pending_attention.is_some() {
             return due;
         }
         let start = self.turn_started_at;
+        if self.governed() {
+            // Hooks or native status own the turn: nothing heuristic may end
+            // it. The one exception asks rather than ends: an agent whose
+            // hooks cannot say "needs you" (agy) still gets the byte-quiet
+            // fallback, as the plan says, so a silent permission prompt is
+            // not shown as working forever.
+            if self.quiet_fallback_while_hooked() && self.pending_interrupt.is_none() {
+                set(
+                    TimerKind::ByteQuiet,
+                    self.last_bytes_at.max(start) + c.byte_quiet_ms,
+                );
+            }
+            return due;
+        }
         if self.title_state == TitleState::Idle {
             let idle_since = self.title_state_since.max(start);
             set(
@@ -72,6 +86,12 @@ impl Engine {
             self.last_busy_at.max(start) + c.absolute_ceiling_ms,
         );
         due
+    }
+
+    /// Hooks are the only authority (no native status) and they have no
+    /// attention event for this agent.
+    fn quiet_fallback_while_hooked(&self) -> bool {
+        self.config.hooks_wired && !self.native_seen && !self.profile.hooks_report_attention
     }
 
     /// A timer fell due at `at`.
