@@ -1,13 +1,13 @@
 //! The task runtime: every task is a command in its own PTY, with the env
-//! contract of design.md, one reader thread feeding its screen model, and an
-//! exit waiter. The UI drives it through [`Runtime`] and hears back through
+//! contract of design.md, a reader thread feeding its screen model and
+//! signal engine, an input writer thread, and an exit waiter. The UI drives it through [`Runtime`] and hears back through
 //! a channel of [`RuntimeEvent`]s.
 //!
 //! - [`env`]: the spawn env contract (pure).
 //! - [`history`]: compact scrollback outside the screen model.
 //! - [`spawn`]: PTY open (under one process-wide lock) and child start.
-//! - [`reader`]: the reader thread (screen, terminal replies, dirty flag).
-//! - [`session`]: ending a task's whole process group and session.
+//! - [`reader`]: the reader thread (screen, replies, engine, dirty flag).
+//! - [`session`]: ending every process a task started (group, session, descendants, env).
 //! - [`signals`]: the task's signal engine and recorder, fed under one lock.
 //! - [`task`]: state shared by the threads of one task.
 //! - [`types`]: specs, ids, events, config and errors.
