@@ -14,7 +14,7 @@
 
 mod scan;
 
-pub use scan::{Found, Query, ReplyScanner, TRACKED_MODES};
+pub use scan::{only_queries, Found, Query, ReplyScanner, TRACKED_MODES};
 
 use vt100::{MouseProtocolEncoding, MouseProtocolMode, Screen};
 
@@ -185,21 +185,34 @@ pub fn apply_with_replies<CB: vt100::Callbacks>(
     responder: &mut Responder,
     parser: &mut vt100::Parser<CB>,
     chunk: &[u8],
-) -> Vec<Vec<u8>> {
+) -> Applied {
     let found = responder.scan(chunk);
     if found.is_empty() {
         parser.process(chunk);
-        return Vec::new();
+        return Applied::default();
     }
+    let only_queries = only_queries(&found, chunk.len());
     let mut replies = Vec::new();
     let mut start = 0;
-    for Found { end, query } in found {
+    for Found { end, query, .. } in found {
         parser.process(&chunk[start..end]);
         start = end;
         replies.extend(responder.answer(&query, parser.screen()));
     }
     parser.process(&chunk[start..]);
-    replies
+    Applied {
+        replies,
+        only_queries,
+    }
+}
+
+/// What [`apply_with_replies`] did with a chunk.
+#[derive(Debug, Default)]
+pub struct Applied {
+    /// Replies to queue for the program's input, in order.
+    pub replies: Vec<Vec<u8>>,
+    /// The chunk held nothing but queries: the screen did not change.
+    pub only_queries: bool,
 }
 
 /// DECRPM values.

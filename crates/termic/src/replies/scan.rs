@@ -43,9 +43,26 @@ pub enum Query {
 /// A query and where it ends in the chunk it was found in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
-    /// Offset just past the query's last byte in the chunk passed to `scan`.
+    /// Offset of the ESC that began the query in the chunk passed to `scan`
+    /// (0 when it began in an earlier chunk).
+    pub start: usize,
+    /// Offset just past the query's last byte in that chunk.
     pub end: usize,
     pub query: Query,
+}
+
+/// Whether `found` (in stream order) covers all `len` bytes of its chunk:
+/// the chunk was nothing but queries, so the screen cannot have changed
+/// (Claude Code sends a lone `CSI ? 6 n` five times a second).
+pub fn only_queries(found: &[Found], len: usize) -> bool {
+    let mut covered = 0;
+    for f in found {
+        if f.start > covered {
+            return false;
+        }
+        covered = covered.max(f.end);
+    }
+    len > 0 && covered == len
 }
 
 /// Private modes tracked here because the vt100 screen model ignores them.
@@ -94,6 +111,7 @@ impl ReplyScanner {
     /// Queries in `bytes`, in stream order.
     pub fn scan(&mut self, bytes: &[u8]) -> Vec<Found> {
         let mut found = Vec::new();
+        let mut start = 0;
         let mut i = 0;
         while i < bytes.len() {
             if self.state == State::Ground {
@@ -102,10 +120,17 @@ impl ReplyScanner {
                     Some(skip) => i += skip,
                     None => break,
                 }
+                start = i;
             }
             let byte = bytes[i];
             i += 1;
-            self.step(byte, |query| found.push(Found { end: i, query }));
+            self.step(byte, |query| {
+                found.push(Found {
+                    start,
+                    end: i,
+                    query,
+                })
+            });
         }
         found
     }

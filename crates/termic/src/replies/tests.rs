@@ -15,7 +15,7 @@ fn run_with(responder: &mut Responder, chunks: &[&[u8]]) -> String {
     let mut p = parser();
     let mut out = Vec::new();
     for chunk in chunks {
-        for reply in apply_with_replies(responder, &mut p, chunk) {
+        for reply in apply_with_replies(responder, &mut p, chunk).replies {
             out.extend(reply);
         }
     }
@@ -210,4 +210,20 @@ fn rgb_parses_config_hex() {
     assert_eq!(Rgb::parse_hex("1e2f30"), None);
     assert_eq!(Rgb::parse_hex("#1e2f3"), None);
     assert_eq!(Rgb::parse_hex("#gg0000"), None);
+}
+
+#[test]
+fn query_only_chunks_are_recognised() {
+    let mut r = Responder::default();
+    let mut p = parser();
+    // Claude Code's cursor check, alone in a read.
+    assert!(apply_with_replies(&mut r, &mut p, b"\x1b[?6n").only_queries);
+    assert!(apply_with_replies(&mut r, &mut p, b"\x1b[c\x1b]11;?\x07").only_queries);
+    // Text or a non-query sequence in the chunk: the screen may have changed.
+    assert!(!apply_with_replies(&mut r, &mut p, b"x\x1b[?6n").only_queries);
+    assert!(!apply_with_replies(&mut r, &mut p, b"\x1b[?6n\x1b[2J").only_queries);
+    assert!(!apply_with_replies(&mut r, &mut p, b"\x1b[31m").only_queries);
+    // A query split across reads: the second part alone is still only a query.
+    assert!(!apply_with_replies(&mut r, &mut p, b"\x1b[?6").only_queries);
+    assert!(apply_with_replies(&mut r, &mut p, b"n").only_queries);
 }

@@ -71,17 +71,19 @@ pub fn run(
         let chunk = &buf[..n];
         let now = shared.clock.now_ms();
         let facts_due = shared.lock_signals().facts_due(now);
-        let (replies, facts) = {
+        let (applied, facts) = {
             let mut parser = shared.lock_parser();
-            let replies = apply_with_replies(&mut responder, &mut parser, chunk);
-            (replies, facts_due.then(|| screen_facts(&parser)))
+            let applied = apply_with_replies(&mut responder, &mut parser, chunk);
+            // A chunk of nothing but queries left the screen as it was.
+            let facts = (facts_due && !applied.only_queries).then(|| screen_facts(&parser));
+            (applied, facts)
         };
         shared
             .focus_reporting
             .store(responder.focus_reporting(), Ordering::Relaxed);
         // Queued, never written here: a program that stopped reading its
         // input must not stop the output side.
-        for reply in replies {
+        for reply in applied.replies {
             shared.queue_input(reply);
         }
         let transitions = {
@@ -94,7 +96,9 @@ pub fn run(
             out
         };
         shared.publish(transitions);
-        if !shared.dirty.swap(true, Ordering::AcqRel) {
+        // No redraw for an unchanged screen: an idle Claude Code asks for
+        // the cursor five times a second.
+        if !applied.only_queries && !shared.dirty.swap(true, Ordering::AcqRel) {
             shared.send(RuntimeEvent::Dirty(shared.meta.id));
         }
     }
