@@ -160,15 +160,30 @@ impl Termic {
     }
 
     /// Polls the screen until `pred` holds; fails with the screen shown.
+    ///
+    /// A frame can reach the test in pieces (a loaded machine splits termic's
+    /// write across reads), so the screen returned is one that held still for
+    /// a poll, or held `pred` for a second while still changing (live output).
     pub fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
+        let mut held: Option<(Instant, String)> = None;
         loop {
             let screen = self.screen();
             if pred(&screen) {
-                return screen;
+                match &held {
+                    Some((since, last))
+                        if *last == screen || since.elapsed() > Duration::from_secs(1) =>
+                    {
+                        return screen;
+                    }
+                    Some((since, _)) => held = Some((*since, screen)),
+                    None => held = Some((Instant::now(), screen)),
+                }
+            } else {
+                held = None;
             }
             if start.elapsed() > TIMEOUT {
-                panic!("timed out waiting for {what}; screen:\n{screen}");
+                panic!("timed out waiting for {what}; screen:\n{}", self.screen());
             }
             std::thread::sleep(Duration::from_millis(50));
         }
