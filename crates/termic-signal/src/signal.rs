@@ -16,6 +16,17 @@ pub enum NotifySource {
     Osc99,
 }
 
+impl NotifySource {
+    /// The sequence's name as a user would look it up: `OSC 9`, `OSC 777`, `OSC 99`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotifySource::Osc9 => "OSC 9",
+            NotifySource::Osc777 => "OSC 777",
+            NotifySource::Osc99 => "OSC 99",
+        }
+    }
+}
+
 /// `state=` of an OSC 7501 program-status report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NativeState {

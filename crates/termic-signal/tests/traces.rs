@@ -34,6 +34,64 @@ fn every_trace_gives_its_expected_transitions() {
     }
 }
 
+/// Every reason and Inspector line the corpus produces writes lengths of
+/// time the way the log's time column does (seconds: "5s", "0.3s", "1m30s"),
+/// never as raw milliseconds or as a deadline on the caller's clock.
+#[test]
+fn reasons_and_log_lines_write_times_as_seconds() {
+    let mut lines = Vec::new();
+    for path in corpus("trace") {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let mut outcome = script::run(&script::parse(&std::fs::read_to_string(&path).unwrap()));
+        lines.extend(
+            outcome
+                .transitions
+                .iter()
+                .map(|t| (name.clone(), t.reason.to_string())),
+        );
+        lines.extend(
+            outcome
+                .engine
+                .drain_log()
+                .into_iter()
+                .map(|e| (name.clone(), e.text)),
+        );
+    }
+    for path in corpus("cast") {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let outcome = replay_recording(
+            &read_recording_file(&path).unwrap(),
+            &ReplayOptions::default(),
+        );
+        lines.extend(outcome.log.into_iter().map(|e| (name.clone(), e.text)));
+    }
+    let timed: Vec<_> = lines
+        .iter()
+        .filter(|(_, l)| l.contains("armed") || l.contains(" for ") || l.contains(" later"))
+        .collect();
+    assert!(
+        timed.len() > 50,
+        "the corpus logs too few timed lines: {}",
+        timed.len()
+    );
+    assert!(
+        timed.iter().any(|(_, l)| l.ends_with("armed, fires in 5s")),
+        "no settle arming in the corpus"
+    );
+    for (name, line) in &lines {
+        let words: Vec<&str> = line.split(' ').collect();
+        let raw_ms = words.windows(2).any(|w| {
+            w[1].trim_end_matches([',', ';', ')']) == "ms"
+                && w[0].chars().all(|c| c.is_ascii_digit())
+        });
+        assert!(!raw_ms, "{name}: raw milliseconds in {line:?}");
+        assert!(
+            !line.contains("due at"),
+            "{name}: a deadline on the caller's clock in {line:?}"
+        );
+    }
+}
+
 #[test]
 fn every_recording_replays_to_its_expected_transitions() {
     let casts = corpus("cast");

@@ -15,6 +15,7 @@ mod constants;
 mod keys;
 mod log;
 mod rules;
+mod span;
 mod timers;
 mod types;
 

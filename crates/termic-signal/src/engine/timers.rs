@@ -3,6 +3,7 @@
 //! last computed set so arming and cancelling show up in the Inspector.
 
 use super::log::Log;
+use super::span::Span;
 use super::types::LogKind;
 
 /// One timer per rule that fires on time rather than on a signal.
@@ -63,7 +64,11 @@ impl Timers {
                 (None, Some(at)) => log.push(
                     now,
                     LogKind::Timer,
-                    format!("{} armed, due at {at}", kind.as_str()),
+                    format!(
+                        "{} armed, fires in {}",
+                        kind.as_str(),
+                        Span(at.saturating_sub(now))
+                    ),
                 ),
                 (Some(_), None) => {
                     log.push(now, LogKind::Timer, format!("{} cancelled", kind.as_str()))

@@ -163,11 +163,11 @@ fn the_log_shows_signals_keys_timers_and_transitions() {
         "0 key Enter",
         "10 signal title \"◐ Claude Code\" (busy, claude.busy-glyph)",
         "10 transition idle -> working (title: busy \"◐ Claude Code\")",
-        "1000 timer settle armed, due at 6000",
+        "1000 timer settle armed, fires in 5s",
         "2000 timer settle cancelled",
-        "3000 timer settle armed, due at 8000",
+        "3000 timer settle armed, fires in 5s",
         "8000 timer settle fired",
-        "8000 transition working -> done (settle: title idle for 5000 ms)",
+        "8000 transition working -> done (settle: title idle for 5s)",
     ];
     for line in wanted {
         assert!(

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
-use termic_signal::engine::Transition;
+use termic_signal::engine::{LogEntry, Transition};
 use termic_signal::replay::{
     read_recording_file, replay_recording, ReplayOptions, DEFAULT_TAIL_MS,
 };
@@ -48,15 +48,7 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
             .iter()
             .try_for_each(|t| writeln!(out, "{}", json_line(t)))
     } else if args.log {
-        outcome.log.iter().try_for_each(|e| {
-            writeln!(
-                out,
-                "{:>10}  {:<10}  {}",
-                seconds(e.at),
-                e.kind.as_str(),
-                e.text
-            )
-        })
+        write_log(&mut out, &outcome.log)
     } else {
         write_table(&mut out, &outcome.transitions)
     };
@@ -71,6 +63,20 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
 
 fn seconds(ms: u64) -> String {
     format!("{}.{:03}", ms / 1000, ms % 1000)
+}
+
+fn write_log(out: &mut impl Write, log: &[LogEntry]) -> std::io::Result<()> {
+    writeln!(out, "{:>10}  {:<10}  entry", "at (s)", "kind")?;
+    for e in log {
+        writeln!(
+            out,
+            "{:>10}  {:<10}  {}",
+            seconds(e.at),
+            e.kind.as_str(),
+            e.text
+        )?;
+    }
+    Ok(())
 }
 
 fn json_line(t: &Transition) -> serde_json::Value {
@@ -148,6 +154,25 @@ mod tests {
         assert!(String::from_utf8(empty)
             .unwrap()
             .starts_with("no transitions"));
+    }
+
+    #[test]
+    fn the_log_has_a_header_and_seconds_in_its_time_column() {
+        use termic_signal::engine::{Engine, EngineConfig, Key};
+        let mut engine = Engine::new(EngineConfig::new("claude", "t1", false));
+        engine.key(1_000, Key::Submit);
+        engine.feed_output(1_040, "\x1b]0;\u{25d0} Claude Code\x07".as_bytes());
+        engine.feed_output(2_500, "\x1b]0;\u{2733} Claude Code\x07".as_bytes());
+        let mut out = Vec::new();
+        write_log(&mut out, &engine.drain_log()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next().unwrap(), "    at (s)  kind        entry");
+        assert!(
+            text.lines()
+                .any(|l| l == "     2.500  timer       settle armed, fires in 5s"),
+            "{text}"
+        );
     }
 
     #[test]

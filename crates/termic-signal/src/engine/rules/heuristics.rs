@@ -6,6 +6,7 @@
 //! the turn. The permission debounce and the interrupt quiet grace are timers
 //! too and apply in every mode.
 
+use crate::engine::span::Span;
 use crate::engine::timers::TimerKind;
 use crate::engine::types::{Attention, Rule, State, Transition};
 use crate::engine::Engine;
@@ -102,9 +103,9 @@ impl Engine {
             TimerKind::InterruptQuiet => {
                 if let Some(p) = self.pending_interrupt.take() {
                     let detail = format!(
-                        "{}, then no output for {} ms",
+                        "{}, then no output for {}",
                         p.key.as_str(),
-                        c.interrupt_quiet_grace_ms
+                        Span(c.interrupt_quiet_grace_ms)
                     );
                     self.go(
                         at,
@@ -123,16 +124,16 @@ impl Engine {
             }
             TimerKind::Settle => {
                 let idle_for = at.saturating_sub(self.title_state_since.max(self.turn_started_at));
-                let mut detail = format!("title idle for {idle_for} ms");
+                let mut detail = format!("title idle for {}", Span(idle_for));
                 if idle_for != c.settle_ms {
-                    detail.push_str(&format!(", no output for {} ms", c.settle_ms));
+                    detail.push_str(&format!(", no output for {}", Span(c.settle_ms)));
                 }
                 self.end_turn(at, Rule::Settle, detail, out);
             }
             TimerKind::SettleCeiling => {
                 let detail = format!(
-                    "title idle for {} ms while output continued",
-                    c.settle_ceiling_ms
+                    "title idle for {} while output continued",
+                    Span(c.settle_ceiling_ms)
                 );
                 self.end_turn(at, Rule::SettleCeiling, detail, out);
             }
@@ -171,7 +172,7 @@ impl Engine {
         for_ms: u64,
         out: &mut Vec<Transition>,
     ) {
-        let what = format!("{what} for {for_ms} ms");
+        let what = format!("{what} for {}", Span(for_ms));
         let attention = Attention::new(
             "unsure",
             Some(format!("{what}: finished or waiting for you")),

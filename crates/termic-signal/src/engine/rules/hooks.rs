@@ -3,6 +3,7 @@
 //! A message whose task id is not this task's is recorded, never obeyed: it
 //! may be a `cat` of a hostile file or another task's hook on a reused PTY.
 
+use crate::engine::span::Span;
 use crate::engine::types::{Attention, LogKind, Rule, State, Transition};
 use crate::engine::{Engine, PendingAttention};
 use crate::wire::{field, HookEvent, HookMessage};
@@ -88,12 +89,15 @@ impl Engine {
             self.log.push(
                 now,
                 LogKind::Fact,
-                format!("permission attention held {debounce} ms in case it resolves by itself"),
+                format!(
+                    "permission attention held {} in case it resolves by itself",
+                    Span(debounce)
+                ),
             );
             self.pending_attention = Some(PendingAttention {
                 at: now,
                 attention,
-                detail: format!("{detail}, held {debounce} ms"),
+                detail: format!("{detail}, held {}", Span(debounce)),
             });
         }
     }

@@ -2,6 +2,7 @@
 //! evidence, never an interrupt on their own (opencode ignores the first
 //! Escape and keeps streaming).
 
+use crate::engine::span::Span;
 use crate::engine::types::{Key, LogKind, Rule, State, Transition};
 use crate::engine::{Engine, PendingInterrupt};
 use crate::profile::TitleState;
@@ -55,8 +56,9 @@ impl Engine {
         let after = now.saturating_sub(p.at);
         if after <= self.config.constants.interrupt_title_window_ms {
             let detail = format!(
-                "{}, then the title went idle {after} ms later",
-                p.key.as_str()
+                "{}, then the title went idle {} later",
+                p.key.as_str(),
+                Span(after)
             );
             self.go(
                 now,

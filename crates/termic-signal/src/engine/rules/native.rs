@@ -8,6 +8,7 @@
 //! let the heuristics open a turn that Codex's first `idle` then closes, so
 //! `idle` only means "interrupted" for a turn native status itself reported.
 
+use crate::engine::span::Span;
 use crate::engine::types::{Attention, LogKind, Rule, State, Transition};
 use crate::engine::Engine;
 use crate::signal::{NativeState, ProgramStatus};
@@ -60,9 +61,9 @@ impl Engine {
                     now,
                     LogKind::Fact,
                     format!(
-                        "native working with no Enter first: held {} ms (Codex reports a \
+                        "native working with no Enter first: held {} (Codex reports a \
                          working/idle pair at start-up)",
-                        self.config.constants.native_hold_ms
+                        Span(self.config.constants.native_hold_ms)
                     ),
                 );
             }
@@ -81,8 +82,8 @@ impl Engine {
         };
         self.refresh_token(now);
         let detail = format!(
-            "working (reported {} ms earlier with no Enter first, held)",
-            now.saturating_sub(since)
+            "working (reported {} earlier with no Enter first, held)",
+            Span(now.saturating_sub(since))
         );
         self.go(now, State::Working, Rule::NativeWorking, detail, None, out);
         self.native_turn = true;

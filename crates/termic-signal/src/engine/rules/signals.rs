@@ -1,5 +1,6 @@
 //! Scanner signals: titles, notifications, activity, and the ones only logged.
 
+use crate::engine::span::Span;
 use crate::engine::types::{Attention, LogKind, Rule, State, Transition};
 use crate::engine::Engine;
 use crate::profile::TitleState;
@@ -80,8 +81,8 @@ impl Engine {
         }
         if !self.governed() && self.state != State::Working {
             let detail = format!(
-                "Enter, then output {} ms later",
-                now.saturating_sub(submit_at)
+                "Enter, then output {} later",
+                Span(now.saturating_sub(submit_at))
             );
             self.go(now, State::Working, Rule::SubmitActivity, detail, None, out);
         }
@@ -145,27 +146,22 @@ impl Engine {
         body: String,
         out: &mut Vec<Transition>,
     ) {
-        if !self.profile.wants_attention(&body) {
-            self.log.push(
-                now,
-                LogKind::Signal,
-                format!("notification {source:?} {body:?} (ignored by the agent's notify filter)"),
-            );
-            return;
-        }
-        if self.native_seen {
-            self.log.push(
-                now,
-                LogKind::Signal,
-                format!("notification {source:?} {body:?} (not used: native status governs)"),
-            );
-            return;
-        }
+        let named = format!("notification ({}) {body:?}", source.as_str());
+        let unused = if !self.profile.wants_attention(&body) {
+            Some(" (ignored by the agent's notify filter)")
+        } else if self.native_seen {
+            Some(" (not used: native status governs)")
+        } else {
+            None
+        };
         self.log.push(
             now,
             LogKind::Signal,
-            format!("notification {source:?} {body:?}"),
+            format!("{named}{}", unused.unwrap_or_default()),
         );
+        if unused.is_some() {
+            return;
+        }
         let detail = format!("notification {body:?}");
         let attention = Attention::new("notification", Some(body));
         self.raise_attention(now, Rule::Notification, detail, attention, out);

@@ -1,5 +1,6 @@
 //! Turn bookkeeping: every state change goes through `go`.
 
+use crate::engine::span::Span;
 use crate::engine::types::{Attention, LogKind, Rule, State, Transition};
 use crate::engine::Engine;
 
@@ -148,8 +149,8 @@ impl Engine {
                     at,
                     LogKind::Fact,
                     format!(
-                        "false done: the done at {done_at} was followed by needs you {} ms later",
-                        at.saturating_sub(done_at)
+                        "false done: needs you {} after the done",
+                        Span(at.saturating_sub(done_at))
                     ),
                 );
             }
