@@ -54,20 +54,36 @@ impl Default for Constants {
 
 impl Constants {
     /// `(name, value)` for every constant, in table order (docs and Inspector).
+    /// Destructured without `..`, so a new constant that is not listed here
+    /// (and so not checked against the docs) does not compile.
     pub fn table(&self) -> [(&'static str, u64); 12] {
+        let Constants {
+            settle_ms,
+            settle_ceiling_ms,
+            byte_quiet_ms,
+            settled_screen_ms,
+            scrollback_stable_ms,
+            absolute_ceiling_ms,
+            permission_debounce_ms,
+            interrupt_title_window_ms,
+            interrupt_quiet_grace_ms,
+            submit_activity_window_ms,
+            false_done_window_ms,
+            native_hold_ms,
+        } = *self;
         [
-            ("settle_ms", self.settle_ms),
-            ("settle_ceiling_ms", self.settle_ceiling_ms),
-            ("byte_quiet_ms", self.byte_quiet_ms),
-            ("settled_screen_ms", self.settled_screen_ms),
-            ("scrollback_stable_ms", self.scrollback_stable_ms),
-            ("absolute_ceiling_ms", self.absolute_ceiling_ms),
-            ("permission_debounce_ms", self.permission_debounce_ms),
-            ("interrupt_title_window_ms", self.interrupt_title_window_ms),
-            ("interrupt_quiet_grace_ms", self.interrupt_quiet_grace_ms),
-            ("submit_activity_window_ms", self.submit_activity_window_ms),
-            ("false_done_window_ms", self.false_done_window_ms),
-            ("native_hold_ms", self.native_hold_ms),
+            ("settle_ms", settle_ms),
+            ("settle_ceiling_ms", settle_ceiling_ms),
+            ("byte_quiet_ms", byte_quiet_ms),
+            ("settled_screen_ms", settled_screen_ms),
+            ("scrollback_stable_ms", scrollback_stable_ms),
+            ("absolute_ceiling_ms", absolute_ceiling_ms),
+            ("permission_debounce_ms", permission_debounce_ms),
+            ("interrupt_title_window_ms", interrupt_title_window_ms),
+            ("interrupt_quiet_grace_ms", interrupt_quiet_grace_ms),
+            ("submit_activity_window_ms", submit_activity_window_ms),
+            ("native_hold_ms", native_hold_ms),
+            ("false_done_window_ms", false_done_window_ms),
         ]
     }
 }

@@ -24,6 +24,19 @@ fn every_pattern_compiles_and_stays_small() {
 }
 
 #[test]
+fn only_agy_has_hooks_that_cannot_report_needs_you() {
+    // agy's hook events are PreInvocation and Stop; every other agent's hooks
+    // (or the generic fallback, which has none to contradict it) can say
+    // "needs you". The engine keeps byte-quiet's ask for exactly this case.
+    let without: Vec<&str> = PROFILES
+        .iter()
+        .filter(|p| !p.hooks_report_attention)
+        .map(|p| p.id)
+        .collect();
+    assert_eq!(without, ["agy"]);
+}
+
+#[test]
 fn ids_and_aliases_resolve_and_unknown_ids_fall_back_to_generic() {
     for id in ["claude", "codex", "grok", "agy", "opencode"] {
         assert_eq!(profile_for(id).id, id);

@@ -197,3 +197,82 @@ fn wiring_hooks_after_a_settle_fell_due_still_reports_it() {
     assert_eq!((out[0].at, out[0].to), (6000, State::Done));
     assert_eq!(engine.next_deadline(), None);
 }
+
+// ---- hooks with no attention event (agy) ---------------------------------------------------
+
+#[test]
+fn hooks_without_an_attention_event_keep_the_byte_quiet_ask_and_nothing_else() {
+    // agy's hooks say working and done only. While they alone govern, a
+    // silence still ASKS (needs you, unsure); the settled screen, scrollback
+    // and absolute-ceiling fallbacks stay down, nothing but Stop ends the
+    // turn, and output after the ask returns to working.
+    check(
+        "agy hooks quiet ask",
+        "agent agy
+         hooks on
+         0 key enter
+         +40 hook working hook=PreInvocation
+         +0 screen 1 0
+         +1000 screen 2 3
+         +10 activity
+         every 1000 until 700000 screen 2 3
+         700000 activity
+         +500 hook done hook=Stop
+         expect 40 idle -> working hook_working
+         expect 13050 working -> needs_you byte_quiet kind=unsure
+         expect 700000 needs_you -> working quiet_resume
+         expect 700500 working -> done hook_done",
+    );
+}
+
+#[test]
+fn the_quiet_ask_is_only_for_hooks_that_cannot_say_needs_you() {
+    // The same silence under hooks that do report attention (claude,
+    // opencode, grok), or once native status is seen, asks nothing.
+    for agent in ["claude", "opencode", "grok"] {
+        check(
+            agent,
+            &format!(
+                "agent {agent}
+                 hooks on
+                 0 key enter
+                 +40 hook working
+                 +10 activity
+                 +100000 hook done
+                 expect 40 idle -> working hook_working
+                 expect 100050 working -> done hook_done"
+            ),
+        );
+    }
+    check(
+        "agy with native status",
+        "agent agy
+         hooks on
+         0 key enter
+         +40 hook working hook=PreInvocation
+         +10 native working
+         +10 activity
+         +100000 hook done hook=Stop
+         expect 40 idle -> working hook_working
+         expect 100060 working -> done hook_done",
+    );
+}
+
+#[test]
+fn an_unwired_agy_under_the_quiet_ask_is_ungoverned_again() {
+    // Unwiring hooks mid-turn hands the turn back to every heuristic: here
+    // the settled screen, which the quiet ask alone never runs.
+    check(
+        "agy unwired",
+        "agent agy
+         hooks on
+         0 key enter
+         +40 hook working hook=PreInvocation
+         +10 activity
+         +1000 wired off
+         +0 screen 5 0
+         every 1000 until 30000 activity
+         expect 40 idle -> working hook_working
+         expect 21050 working -> needs_you settled_screen kind=unsure",
+    );
+}
