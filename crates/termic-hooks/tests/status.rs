@@ -124,12 +124,42 @@ fn disable_all_hooks_async_and_an_old_claude_are_not_wired() {
 }
 
 #[test]
+fn before_any_install_status_says_why_an_install_would_refuse() {
+    let fx = HomeFixture::new();
+    let t = InstallTarget::host(AgentSchema::Claude, &fx.paths, &fx.no_guard()).unwrap();
+    let notes = |facts: &InstallFacts| {
+        let s = target_status(&t, &read_snapshot(&t).unwrap(), facts);
+        assert_eq!(s.state, State::NotInstalled);
+        s.notes
+    };
+    assert_eq!(notes(&FACTS), Vec::<String>::new());
+    fx.write(".claude/settings.json", b"{\"disableAllHooks\": true}\n");
+    let n = notes(&FACTS);
+    assert_eq!(n.len(), 1, "{n:?}");
+    assert!(
+        n[0].starts_with("disableAllHooks is set in ") && n[0].ends_with("; install would refuse"),
+        "{n:?}"
+    );
+    fx.write(".claude/settings.json", b"{}\n");
+    let old = InstallFacts {
+        claude_version: Some((2, 1, 140)),
+        ..FACTS
+    };
+    let n = notes(&old);
+    assert_eq!(n.len(), 1, "{n:?}");
+    assert!(n[0].contains("2.1.140 is older than 2.1.141"), "{n:?}");
+}
+
+#[test]
 fn a_malformed_config_is_an_error_with_line_and_column() {
     let fx = HomeFixture::new();
     install(&fx, AgentSchema::Claude);
     fx.write(".claude/settings.json", b"{\n  \"model\": \"opus\",,\n}\n");
     match state(&fx, AgentSchema::Claude, &FACTS) {
-        State::Error(e) => assert!(e.contains("settings.json") && e.contains("line 2"), "{e}"),
+        State::Error(e) => assert!(
+            e.contains(".claude/settings.json") && e.contains("line 2, column 19"),
+            "{e}"
+        ),
         other => panic!("{other:?}"),
     }
 }

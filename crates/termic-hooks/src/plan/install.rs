@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{
-    config, sha256, Action, Change, FileState, InstallFacts, InstallPlan, PlanError, Snapshot,
+    config, refuse_read_only, sha256, Action, Change, FileState, InstallFacts, InstallPlan, PlanError,
+    Snapshot,
 };
 use crate::agents::{claude, AgentSchema, ConfigEntry, BACKUP_DIR, MANIFEST_FILE};
 use crate::edit::{self, EditError};
@@ -95,6 +96,9 @@ pub fn plan_install(
             backup = Some(rel);
         }
         if edit.changed {
+            if let Some(c) = current {
+                refuse_read_only(&path, c)?;
+            }
             let what = match entry {
                 ConfigEntry::MergeClaudeShape { .. } => {
                     "your settings: termic's hook entries added"

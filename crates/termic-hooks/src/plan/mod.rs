@@ -151,6 +151,22 @@ pub enum PlanError {
     ClaudeTooOld { found: (u32, u32, u32) },
     #[error("{path}: {source}")]
     Config { path: PathBuf, source: EditError },
+    #[error(
+        "{path} is read-only; termic will not replace a file you protected. Make it writable \
+         (chmod u+w), run the command again, then make it read-only again if you like"
+    )]
+    ReadOnly { path: PathBuf },
+}
+
+/// A config the user made read-only is theirs to protect: a rename in a
+/// writable directory would replace it anyway, so the plan refuses instead.
+fn refuse_read_only(path: &Path, current: &FileState) -> Result<(), PlanError> {
+    if current.mode & 0o200 == 0 {
+        return Err(PlanError::ReadOnly {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(())
 }
 
 /// Hex SHA-256, as the manifest records it.

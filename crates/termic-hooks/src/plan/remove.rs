@@ -2,7 +2,9 @@
 //! entries are recognised by their command path prefix and our files by
 //! their location (and the plugin by its generated header).
 
-use super::{config, sha256, Action, Change, InstallPlan, PlanError, Snapshot};
+use super::{
+    config, refuse_read_only, sha256, Action, Change, InstallPlan, PlanError, Snapshot,
+};
 use crate::agents::{ConfigEntry, BACKUP_DIR, HOOKS_DIR, MANIFEST_FILE};
 use crate::edit::{self, InstallRecord, PreInstall, Uninstall};
 use crate::manifest::{Manifest, PreInstallText};
@@ -99,6 +101,7 @@ pub fn plan_remove(target: &InstallTarget, snap: &Snapshot) -> Result<InstallPla
                 source,
             })?;
             let what = "termic's entries removed";
+            let changes_before = changes.len();
             match outcome {
                 Uninstall::RestoreOriginal(bytes) => {
                     if bytes != cur.bytes {
@@ -140,6 +143,9 @@ pub fn plan_remove(target: &InstallTarget, snap: &Snapshot) -> Result<InstallPla
                         ));
                     }
                 }
+            }
+            if changes.len() > changes_before {
+                refuse_read_only(&path, cur)?;
             }
         }
     }

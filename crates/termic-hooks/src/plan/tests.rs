@@ -141,3 +141,26 @@ fn a_non_utf8_config_is_refused_naming_the_file() {
     assert!(err.to_string().contains("config/hooks.json"), "{err}");
     assert!(plan_remove(&t, &s).is_err());
 }
+
+#[test]
+fn a_read_only_config_is_refused_by_install_and_remove() {
+    for schema in [AgentSchema::Claude, AgentSchema::Agy] {
+        let t = host(schema);
+        let file = t.path(t.schema().adapter().config_entry().file().unwrap());
+        let mut s = empty_home(&t);
+        s.insert_file(file.clone(), b"{}\n".to_vec(), 0o444);
+        let err = plan_install(&t, &s, &FACTS).unwrap_err();
+        assert_eq!(err, PlanError::ReadOnly { path: file.clone() });
+        assert!(err.to_string().contains("chmod u+w"), "{err}");
+        // Writable, it installs; then made read-only, removal refuses too.
+        s.insert_file(file.clone(), b"{}\n".to_vec(), 0o644);
+        let p = plan_install(&t, &s, &FACTS).unwrap();
+        let after = p.changes.iter().find(|c| c.path == file).unwrap();
+        s.insert_file(file.clone(), after.after.clone().unwrap(), 0o444);
+        let err = plan_remove(&t, &s).unwrap_err();
+        assert_eq!(err, PlanError::ReadOnly { path: file.clone() }, "{}", schema.id());
+        // A read-only file termic does not need to change is no reason to refuse.
+        s.insert_file(file, b"{}\n".to_vec(), 0o444);
+        assert!(plan_remove(&t, &s).unwrap().is_empty());
+    }
+}

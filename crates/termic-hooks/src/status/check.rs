@@ -26,7 +26,16 @@ pub fn target_status(
     };
     let state = match check.run(facts) {
         Err(e) => State::Error(e),
-        Ok(()) if !check.installed => State::NotInstalled,
+        Ok(()) if !check.installed => {
+            // Nothing installed, but what would stop an install is worth
+            // saying now (disableAllHooks, an old Claude Code).
+            for r in &check.reasons {
+                if matches!(r, Reason::DisableAllHooks(_) | Reason::AgentTooOld { .. }) {
+                    check.notes.push(format!("{r}; install would refuse"));
+                }
+            }
+            State::NotInstalled
+        }
         Ok(()) if check.reasons.is_empty() => State::Wired,
         Ok(()) => State::NotWired(check.reasons),
     };
