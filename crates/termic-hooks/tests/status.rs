@@ -76,6 +76,57 @@ fn an_entry_removed_by_someone_else_is_not_wired() {
     assert!(r[0].to_string().contains("something rewrote the file"));
 }
 
+/// The reasons after `edit` rewrites the installed config text.
+fn reasons_after(schema: AgentSchema, rel: &str, edit: impl Fn(&str) -> String) -> Vec<Reason> {
+    let fx = HomeFixture::new();
+    install(&fx, schema);
+    let text = std::fs::read_to_string(fx.paths.home.join(rel)).unwrap();
+    let edited = edit(&text);
+    assert_ne!(edited, text, "the edit must change the file");
+    fx.write(rel, edited.as_bytes());
+    reasons(state(&fx, schema, &FACTS))
+}
+
+fn only_wrong(r: &[Reason], event: &str, why: &str) {
+    assert_eq!(r.len(), 1, "{r:?}");
+    match &r[0] {
+        Reason::EntryWrong {
+            event: e, why: w, ..
+        } => assert_eq!((e.as_str(), *w), (event, why)),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_entry_of_the_wrong_shape_path_or_type_or_a_deleted_config_is_not_wired() {
+    // Our prefix, another script: an older or hand-moved entry.
+    let r = reasons_after(AgentSchema::Claude, ".claude/settings.json", |t| {
+        t.replace("termic-hooks/stop.sh", "termic-hooks/stop-v0.sh")
+    });
+    only_wrong(&r, "Stop", "points at another path");
+    // Claude's first entry is UserPromptSubmit's.
+    let r = reasons_after(AgentSchema::Claude, ".claude/settings.json", |t| {
+        t.replacen("\"type\": \"command\"", "\"type\": \"prompt\"", 1)
+    });
+    only_wrong(&r, "UserPromptSubmit", "is not a command hook");
+    let r = reasons_after(AgentSchema::Agy, ".gemini/config/hooks.json", |t| {
+        t.replace("\"enabled\": true", "\"enabled\": false")
+    });
+    only_wrong(&r, "termic", "is not enabled");
+    let r = reasons_after(AgentSchema::Grok, ".grok/hooks/termic.json", |t| {
+        t.replace("termic-hooks/notification.sh", "termic-hooks/other.sh")
+    });
+    only_wrong(&r, "Notification", "points at another path");
+
+    // Scripts and manifest still there, the config file gone.
+    let fx = HomeFixture::new();
+    install(&fx, AgentSchema::Grok);
+    let config = fx.paths.home.join(".grok/hooks/termic.json");
+    std::fs::remove_file(&config).unwrap();
+    let r = reasons(state(&fx, AgentSchema::Grok, &FACTS));
+    assert_eq!(r, [Reason::ConfigMissing(config)]);
+}
+
 #[test]
 fn a_script_that_is_missing_not_executable_or_changed_is_not_wired() {
     let fx = HomeFixture::new();

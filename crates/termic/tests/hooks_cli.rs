@@ -273,7 +273,20 @@ fn refusals_exit_3_and_write_nothing() {
     fx.write(".claude/settings.json", b"{\"disableAllHooks\": true}\n");
     assert_install_refused(&fx, &["disableAllHooks"]);
     fx.write(".claude/settings.json", b"{\"model\": \"opus\",}\n");
-    assert_install_refused(&fx, &["settings.json", "line 1"]);
+    assert_install_refused(
+        &fx,
+        &["settings.json", "line 1, column 18", "Fix it by hand"],
+    );
+    // A read-only settings.json is the user's to protect, even for root.
+    fx.write(".claude/settings.json", b"{\"model\": \"opus\"}\n");
+    let settings = fx.home().join(".claude/settings.json");
+    std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o444)).unwrap();
+    assert_install_refused(&fx, &["settings.json", "read-only", "chmod u+w"]);
+    // One refused agent does not stop the others.
+    let out = fx.termic(&["hooks", "install", "claude", "grok", "--yes"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("grok (host): installed and wired"));
+    assert!(!fx.home().join(".claude/termic-hooks").exists());
     let fx = Fx::new();
     fx.fake_claude("2.1.140 (Claude Code)");
     assert_install_refused(&fx, &["2.1.141"]);
@@ -290,11 +303,23 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("not needed"));
     assert_eq!(fx.termic(&["hooks", "install"]).status.code(), Some(2));
-    let help = text(&fx.termic(&["hooks", "install", "--help"]).stdout);
-    assert!(
-        help.contains("Exit codes") && help.contains("3 refused"),
-        "{help}"
-    );
+    for (cmd, codes) in [
+        (
+            "install",
+            &["0 installed", "1 error", "2 unknown agent", "3 refused"][..],
+        ),
+        (
+            "remove",
+            &["0 removed", "1 error", "2 unknown agent", "3 refused"][..],
+        ),
+        ("status", &["0 status printed", "1 error"][..]),
+    ] {
+        let help = text(&fx.termic(&["hooks", cmd, "--help"]).stdout);
+        assert!(help.contains("Exit codes:"), "{help}");
+        for c in codes {
+            assert!(help.contains(c), "{cmd} --help lacks {c:?}: {help}");
+        }
+    }
 }
 
 #[test]

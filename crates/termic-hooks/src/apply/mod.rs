@@ -22,8 +22,17 @@ pub enum ApplyError {
     Plan(#[from] PlanError),
     #[error("{0}")]
     Fs(#[from] FsError),
-    #[error("{path}: {source}. Nothing after this file was written; fix the cause and run the command again")]
+    #[error("could not read {path}: {source}. Nothing was written; check that you may read it, then try again")]
     Io { path: PathBuf, source: io::Error },
+    #[error(
+        "could not {doing} {path}: {source}. termic stopped there (the files listed before it were written); \
+         fix the cause, often a permission, and run the command again"
+    )]
+    Write {
+        doing: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
     #[error(
         "{path} kept changing while termic wrote it (another program is rewriting it); nothing of theirs \
          was overwritten. Close that program (often the agent itself) and try again"
@@ -76,7 +85,7 @@ fn apply_once(plan: &InstallPlan) -> Result<Outcome, ApplyError> {
         match c.action {
             Action::CreateDir => match std::fs::create_dir(&c.path) {
                 Err(e) if e.kind() != io::ErrorKind::AlreadyExists => {
-                    return Err(io_err(&c.path, e))
+                    return Err(write_err("create the directory", &c.path, e))
                 }
                 _ => {}
             },
@@ -94,10 +103,11 @@ fn apply_once(plan: &InstallPlan) -> Result<Outcome, ApplyError> {
                 // An existing file keeps its mode through the write; a file we
                 // own (a script that lost its execute bit) gets ours back.
                 if let Some(mode) = c.mode {
-                    let now = std::fs::metadata(&c.path).map_err(|e| io_err(&c.path, e))?;
+                    let set_mode = |e| write_err("set the mode of", &c.path, e);
+                    let now = std::fs::metadata(&c.path).map_err(set_mode)?;
                     if now.permissions().mode() & 0o7777 != mode {
                         std::fs::set_permissions(&c.path, std::fs::Permissions::from_mode(mode))
-                            .map_err(|e| io_err(&c.path, e))?;
+                            .map_err(set_mode)?;
                     }
                 }
             }
@@ -161,6 +171,14 @@ pub fn remove(target: &InstallTarget) -> Result<InstallPlan, ApplyError> {
 
 fn io_err(path: &Path, source: io::Error) -> ApplyError {
     ApplyError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn write_err(doing: &'static str, path: &Path, source: io::Error) -> ApplyError {
+    ApplyError::Write {
+        doing,
         path: path.to_path_buf(),
         source,
     }

@@ -159,15 +159,7 @@ pub(crate) fn expect_object<'o, 'a>(
 ) -> Result<&'o Object<'a>, EditError> {
     match &prop.value {
         Node::Object(object) => Ok(object),
-        other => {
-            let (line, column) = line_column(body, other.start());
-            Err(EditError::NotAnObject {
-                key: path.to_string(),
-                found: kind_name(other),
-                line,
-                column,
-            })
-        }
+        other => Err(wrong_type(body, other, path, "an object")),
     }
 }
 
@@ -178,15 +170,18 @@ pub(crate) fn expect_array<'o, 'a>(
 ) -> Result<&'o Array<'a>, EditError> {
     match &prop.value {
         Node::Array(array) => Ok(array),
-        other => {
-            let (line, column) = line_column(body, other.start());
-            Err(EditError::NotAnArray {
-                key: path.to_string(),
-                found: kind_name(other),
-                line,
-                column,
-            })
-        }
+        other => Err(wrong_type(body, other, path, "an array")),
+    }
+}
+
+fn wrong_type(body: &str, found: &Node, path: &str, expected: &'static str) -> EditError {
+    let (line, column) = line_column(body, found.start());
+    EditError::WrongType {
+        key: path.to_string(),
+        expected,
+        found: kind_name(found),
+        line,
+        column,
     }
 }
 

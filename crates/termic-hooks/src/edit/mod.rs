@@ -200,21 +200,13 @@ pub enum EditError {
     #[error("the file's top level is {found}, not an object; termic will not rewrite it")]
     TopLevelNotObject { found: &'static str },
     #[error(
-        "`{key}` is {found}, not an object (line {line}, column {column}); termic will not replace your \
+        "`{key}` is {found}, not {expected} (line {line}, column {column}); termic will not replace your \
          value. Fix or remove it by hand, then try again"
     )]
-    NotAnObject {
+    WrongType {
         key: String,
-        found: &'static str,
-        line: usize,
-        column: usize,
-    },
-    #[error(
-        "`{key}` is {found}, not an array (line {line}, column {column}); termic will not replace your \
-         value. Fix or remove it by hand, then try again"
-    )]
-    NotAnArray {
-        key: String,
+        /// `an object` or `an array`.
+        expected: &'static str,
         found: &'static str,
         line: usize,
         column: usize,

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{
-    config, refuse_read_only, sha256, Action, Change, FileState, InstallFacts, InstallPlan, PlanError,
-    Snapshot,
+    config, refuse_read_only, sha256, Action, Change, FileState, InstallFacts, InstallPlan,
+    PlanError, Snapshot,
 };
 use crate::agents::{claude, AgentSchema, ConfigEntry, BACKUP_DIR, MANIFEST_FILE};
 use crate::edit::{self, EditError};

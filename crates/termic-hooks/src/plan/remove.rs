@@ -2,9 +2,7 @@
 //! entries are recognised by their command path prefix and our files by
 //! their location (and the plugin by its generated header).
 
-use super::{
-    config, refuse_read_only, sha256, Action, Change, InstallPlan, PlanError, Snapshot,
-};
+use super::{config, refuse_read_only, sha256, Action, Change, InstallPlan, PlanError, Snapshot};
 use crate::agents::{ConfigEntry, BACKUP_DIR, HOOKS_DIR, MANIFEST_FILE};
 use crate::edit::{self, InstallRecord, PreInstall, Uninstall};
 use crate::manifest::{Manifest, PreInstallText};

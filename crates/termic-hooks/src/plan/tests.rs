@@ -158,7 +158,12 @@ fn a_read_only_config_is_refused_by_install_and_remove() {
         let after = p.changes.iter().find(|c| c.path == file).unwrap();
         s.insert_file(file.clone(), after.after.clone().unwrap(), 0o444);
         let err = plan_remove(&t, &s).unwrap_err();
-        assert_eq!(err, PlanError::ReadOnly { path: file.clone() }, "{}", schema.id());
+        assert_eq!(
+            err,
+            PlanError::ReadOnly { path: file.clone() },
+            "{}",
+            schema.id()
+        );
         // A read-only file termic does not need to change is no reason to refuse.
         s.insert_file(file, b"{}\n".to_vec(), 0o444);
         assert!(plan_remove(&t, &s).unwrap().is_empty());

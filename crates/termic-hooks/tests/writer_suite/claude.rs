@@ -318,8 +318,9 @@ fn hooks_that_is_not_an_object_is_refused() {
         .unwrap_err();
     assert_eq!(
         err,
-        EditError::NotAnObject {
+        EditError::WrongType {
             key: "hooks".into(),
+            expected: "an object",
             found: "an array",
             line: 2,
             column: 12
@@ -335,7 +336,7 @@ fn an_event_that_is_not_an_array_is_refused() {
     let err = install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default())
         .unwrap_err();
     assert!(
-        matches!(err, EditError::NotAnArray { ref key, found: "an object", line: 1, column: 20 } if key == "hooks.Stop"),
+        matches!(err, EditError::WrongType { ref key, expected: "an array", found: "an object", line: 1, column: 20 } if key == "hooks.Stop"),
         "{err:?}"
     );
 }

@@ -104,7 +104,11 @@ pub fn claude_round_trip(name: &str, text: &str) -> Option<(Edit, String)> {
     let installed =
         match install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default()) {
             Ok(edit) => edit,
-            Err(EditError::NotAnObject { key, .. }) if key == "hooks" => {
+            Err(EditError::WrongType {
+                key,
+                expected: "an object",
+                ..
+            }) if key == "hooks" => {
                 let value: Value = serde_json::from_str(text).unwrap();
                 assert!(!value["hooks"].is_object(), "{name}");
                 return None;

@@ -11,6 +11,7 @@ use termic_hooks::status::target_status;
 use termic_hooks::target::InstallTarget;
 
 use super::context::Context;
+use super::AgentsArgs;
 use super::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
 
 /// Install termic's lifecycle hooks for one or more agents.
@@ -33,17 +34,15 @@ use super::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
 ///
 /// Exit codes: 0 installed (or nothing to do), 1 error or cancelled,
 /// 2 unknown agent or nothing to install for it, 3 refused (a malformed
-/// config, disableAllHooks, Claude Code older than 2.1.141, a target
-/// inside a project); nothing is written for a refused agent.
+/// or read-only config, disableAllHooks, Claude Code older than 2.1.141,
+/// a target inside a project); nothing is written for a refused agent.
+/// With several agents, each is installed or refused on its own and the
+/// code is that of the first failure.
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct InstallArgs {
-    /// Agents: claude, grok, agy, opencode (or a clone's id).
-    #[arg(required = true, value_name = "AGENT")]
-    pub agents: Vec<String>,
-    /// Show the files that would change, write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub common: AgentsArgs,
     /// Do not ask before writing.
     #[arg(long, short = 'y')]
     pub yes: bool,
@@ -53,7 +52,7 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
     if let Some(w) = &ctx.warning {
         eprintln!("termic: warning: {w}");
     }
-    let schemas = match ctx.schemas(&args.agents) {
+    let schemas = match ctx.schemas(&args.common.agents) {
         Ok(s) => s,
         Err(msg) => {
             eprintln!("termic: {msg}");
@@ -85,7 +84,7 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
             println!("{} ({}):\n{}", t.agent_id(), t.label(), p.describe());
         }
     }
-    if args.dry_run {
+    if args.common.dry_run {
         println!("Dry run: nothing was written.");
         return Ok(refused_code);
     }
@@ -93,14 +92,18 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
         println!("Nothing was written.");
         return Ok(1);
     }
+    // One target's failure does not stop the others: each is applied (or
+    // not) on its own, and the toggle is recorded for every agent that now
+    // has hooks on disk, so it matches what status reports.
+    let mut code = refused_code;
     let mut installed: Vec<AgentSchema> = Vec::new();
     for (t, p) in planned {
         let agent = format!("{} ({})", t.agent_id(), t.label());
-        if !installed.contains(&t.schema()) {
-            installed.push(t.schema());
-        }
         match apply::apply(&t, p, |t, s| plan::plan_install(t, s, &facts)) {
             Ok(_) => {
+                if !installed.contains(&t.schema()) {
+                    installed.push(t.schema());
+                }
                 let state = apply::read_snapshot(&t)
                     .map(|s| target_status(&t, &s, &facts).state.summary())
                     .unwrap_or_else(|e| e.to_string());
@@ -108,18 +111,20 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
             }
             Err(e) => {
                 eprintln!("termic: {agent}: {e}");
-                return Ok(if matches!(e, apply::ApplyError::Plan(_)) {
-                    EXIT_REFUSED
-                } else {
-                    1
-                });
+                if code == EXIT_OK {
+                    code = if matches!(e, apply::ApplyError::Plan(_)) {
+                        EXIT_REFUSED
+                    } else {
+                        1
+                    };
+                }
             }
         }
     }
     for schema in installed {
         ctx.record_consent(schema, true);
     }
-    Ok(refused_code)
+    Ok(code)
 }
 
 /// Plans every target of one agent; any refusal refuses the whole agent

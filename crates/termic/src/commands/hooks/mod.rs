@@ -21,7 +21,26 @@ pub const EXIT_REFUSED: u8 = 3;
 /// A bad agent name (clap uses the same code for other usage errors).
 pub const EXIT_USAGE: u8 = 2;
 
+/// The agents and `--dry-run`, shared by `install` and `remove`.
+#[derive(Debug, clap::Args)]
+pub struct AgentsArgs {
+    /// Agents: claude, grok, agy, opencode (or a clone's id).
+    #[arg(required = true, value_name = "AGENT")]
+    pub agents: Vec<String>,
+    /// Show the files that would change, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
 #[derive(Debug, Subcommand)]
+#[command(after_help = "\
+Hooks go only into each agent's global, per-user config (never a project's).
+Paths come from $HOME, and from $TERMIC_DATA_DIR (Docker agents' dirs) and
+$TERMIC_CONFIG_DIR (config.toml) when set, so you can try it on a scratch HOME:
+  HOME=/tmp/h termic hooks install claude --dry-run
+
+Exit codes: 0 done, 1 error or cancelled, 2 usage (unknown agent),
+3 refused (nothing written for that agent). See each command's --help.")]
 pub enum HooksCommand {
     Status(status::StatusArgs),
     Install(install::InstallArgs),

@@ -6,6 +6,7 @@ use termic_hooks::apply;
 use termic_hooks::plan;
 
 use super::context::Context;
+use super::AgentsArgs;
 use super::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
 
 /// Remove termic's hooks for one or more agents, from the host and from
@@ -23,16 +24,12 @@ use super::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
 ///   termic hooks remove claude grok agy opencode
 ///
 /// Exit codes: 0 removed (or nothing to remove), 1 error, 2 unknown agent,
-/// 3 refused (a malformed config: fix it by hand, then run again).
+/// 3 refused (a malformed or read-only config: fix it, then run again).
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct RemoveArgs {
-    /// Agents: claude, grok, agy, opencode (or a clone's id).
-    #[arg(required = true, value_name = "AGENT")]
-    pub agents: Vec<String>,
-    /// Show the files that would change, write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub common: AgentsArgs,
     /// Accepted so `install --yes` and `remove --yes` read alike; removal
     /// never asks, because it only takes away what termic wrote.
     #[arg(long, short = 'y')]
@@ -40,7 +37,7 @@ pub struct RemoveArgs {
 }
 
 pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
-    let schemas = match ctx.schemas(&args.agents) {
+    let schemas = match ctx.schemas(&args.common.agents) {
         Ok(s) => s,
         Err(msg) => {
             eprintln!("termic: {msg}");
@@ -75,7 +72,7 @@ pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
                 continue;
             }
             println!("{agent}:\n{}", p.describe());
-            if args.dry_run {
+            if args.common.dry_run {
                 continue;
             }
             match apply::apply(&t, p, plan::plan_remove) {
@@ -88,7 +85,7 @@ pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
             }
         }
     }
-    if args.dry_run {
+    if args.common.dry_run {
         println!("Dry run: nothing was written.");
     } else {
         for schema in schemas {
