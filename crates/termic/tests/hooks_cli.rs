@@ -313,8 +313,16 @@ fn usage_errors_exit_2() {
             &["0 removed", "1 error", "2 unknown agent", "3 refused"][..],
         ),
         ("status", &["0 status printed", "1 error"][..]),
+        (
+            "",
+            &["3 refused", "$HOME", "$TERMIC_DATA_DIR", "--dry-run"][..],
+        ),
     ] {
-        let help = text(&fx.termic(&["hooks", cmd, "--help"]).stdout);
+        let args: Vec<&str> = ["hooks", cmd, "--help"]
+            .into_iter()
+            .filter(|a| !a.is_empty())
+            .collect();
+        let help = text(&fx.termic(&args).stdout);
         assert!(help.contains("Exit codes:"), "{help}");
         for c in codes {
             assert!(help.contains(c), "{cmd} --help lacks {c:?}: {help}");
@@ -460,4 +468,52 @@ fn on_a_terminal_install_asks_first_and_no_writes_nothing() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("installed and wired"));
     assert_eq!(fx.claude_state()["key"], "wired");
+}
+
+#[test]
+fn a_docker_clone_in_config_toml_gets_its_own_dir_with_container_paths() {
+    let fx = Fx::new();
+    let config = fx.root().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "[agents.boxed-claude]\nbase = \"claude\"\ndocker = true\nimage = \"ghcr.io/me/claude\"\n",
+    )
+    .unwrap();
+    fx.write(".claude/settings.json", SETTINGS.as_bytes());
+    let before = tree(&fx.home());
+    // The clone's name means its base: one toggle, host and Docker.
+    let out = fx.termic(&["hooks", "install", "boxed-claude", "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let docker = fx.root().join("data/docker-agents/boxed-claude");
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(docker.join("settings.json")).unwrap()).unwrap();
+    assert_eq!(
+        v["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "/root/.claude/termic-hooks/stop.sh"
+    );
+    assert!(docker.join("termic-hooks/stop.sh").is_file());
+    let host: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fx.home().join(".claude/settings.json")).unwrap())
+            .unwrap();
+    let host_cmd = host["hooks"]["Stop"][1]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        host_cmd,
+        fx.home()
+            .join(".claude/termic-hooks/stop.sh")
+            .to_str()
+            .unwrap()
+    );
+    let st = fx.states();
+    assert_eq!(st[&("claude".into(), "host".into())]["key"], "wired");
+    assert_eq!(
+        st[&("claude".into(), "docker:boxed-claude".into())]["key"],
+        "wired"
+    );
+    let out = fx.termic(&["hooks", "remove", "claude"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(tree(&fx.home()), before);
+    assert!(!docker.exists(), "termic created that dir and it is empty");
 }
