@@ -266,6 +266,21 @@ fn grok_status_reports_the_claude_hooks_opt_out_and_docker_pty_agents_are_not_wi
     let grok = report.target("grok", "host").unwrap();
     assert_eq!(grok.state, State::Wired);
     assert!(grok.notes[0].contains("ignores"), "{:?}", grok.notes);
+    // A broken config.toml: still wired (the note only informs), one line
+    // naming the file, line and column.
+    let toml = fx.write(".grok/config.toml", b"model = 1\n[compat.claude\n");
+    let broken = status_report(&[], &fx.paths, &fx.no_guard(), &FACTS);
+    let grok_broken = broken.target("grok", "host").unwrap();
+    assert_eq!(grok_broken.state, State::Wired);
+    assert_eq!(
+        grok_broken.notes,
+        [format!(
+            "could not tell whether grok runs the hooks in ~/.claude/settings.json: {} is not valid TOML \
+             (line 2, column 15: unclosed table, expected `]`)",
+            toml.display()
+        )]
+    );
+    fx.write(".grok/config.toml", b"[compat.claude]\nhooks = false\n");
     // A Docker agent's row says not installed until it is.
     assert_eq!(
         report.target("grok", "docker:grok").unwrap().state,

@@ -106,9 +106,16 @@ impl AgentAdapter for Grok {
 
 /// Whether `~/.grok/config.toml` turns off the hooks grok reads from
 /// Claude's files (`[compat.claude] hooks = false`). Read only: termic never
-/// writes grok's config. `Err` carries the parse error text.
+/// writes grok's config. `Err` is one line: where the TOML is broken and why.
 pub fn claude_hooks_disabled(config_toml: &str) -> Result<bool, String> {
-    let doc: toml_edit::DocumentMut = config_toml.parse().map_err(|e| format!("{e}"))?;
+    let doc: toml_edit::DocumentMut = config_toml.parse().map_err(|e: toml_edit::TomlError| {
+        let at = e.span().map_or(0, |r| r.start);
+        let (line, column) = crate::edit::line_column(config_toml, at);
+        format!(
+            "not valid TOML (line {line}, column {column}: {})",
+            e.message().trim_end().replace('\n', "; ")
+        )
+    })?;
     Ok(doc
         .get("compat")
         .and_then(|c| c.get("claude"))
@@ -136,6 +143,9 @@ mod tests {
             claude_hooks_disabled("[compat.claude]\nhooks = true\n"),
             Ok(false)
         );
-        assert!(claude_hooks_disabled("[compat.claude\n").is_err());
+        assert_eq!(
+            claude_hooks_disabled("model = 1\n[compat.claude\n"),
+            Err("not valid TOML (line 2, column 15: unclosed table, expected `]`)".into())
+        );
     }
 }

@@ -56,6 +56,7 @@
 mod claude;
 mod command;
 mod doc;
+pub(crate) use doc::line_column;
 mod layout;
 mod named;
 mod restore;

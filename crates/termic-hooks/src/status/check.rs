@@ -253,10 +253,11 @@ impl Check<'_> {
 
     fn grok_note(&mut self) {
         let path = self.target.path(grok::CONFIG_TOML);
-        let note = match self.text(&path) {
-            Ok(None) => Ok(false),
-            Ok(Some(t)) => grok::claude_hooks_disabled(&t),
-            Err(e) => Err(e),
+        let note = match self.snap.file(&path) {
+            None => Ok(false),
+            Some(f) => std::str::from_utf8(&f.bytes)
+                .map_err(|_| "not UTF-8 text".to_string())
+                .and_then(grok::claude_hooks_disabled),
         };
         self.notes.push(match note {
             Ok(true) => format!(
@@ -268,7 +269,10 @@ impl Check<'_> {
                  set [compat.claude] hooks = false in {}",
                 path.display()
             ),
-            Err(e) => format!("could not read {}: {e}", path.display()),
+            Err(e) => format!(
+                "could not tell whether grok runs the hooks in ~/.claude/settings.json: {} is {e}",
+                path.display()
+            ),
         });
     }
 }
