@@ -173,13 +173,7 @@ impl Engine {
     /// One already-scanned signal (tests and replay). It counts as output
     /// arriving at `now`, since every signal came from output bytes.
     pub fn on_signal(&mut self, now: u64, signal: Signal) -> Vec<Transition> {
-        let mut out = Vec::new();
-        if self.begin(now, &mut out) {
-            self.note_output(now);
-            self.handle_signal(now, signal, &mut out);
-            self.finish(now);
-        }
-        out
+        self.on_signals(now, [signal])
     }
 
     /// A batch of already-scanned signals from one output chunk (what

@@ -82,3 +82,40 @@ fn hook_interrupted_ends_the_turn_without_a_done() {
          expect 8350 working -> interrupted hook_interrupted",
     );
 }
+
+#[test]
+fn an_interrupt_spends_no_done() {
+    // The agent carries on by itself after the interrupt (no Enter): its
+    // next end is still a done, because the interrupt did not spend the
+    // submit's done. Had it, the settle would end the turn as idle.
+    check(
+        "interrupt keeps the done",
+        "agent claude
+         0 key enter
+         +10 title ◐ Claude Code
+         +8000 key escape
+         +110 title ✳ Claude Code
+         +2000 title ◐ Claude Code
+         +3000 title ✳ Claude Code
+         expect 10 idle -> working title_busy
+         expect 8120 working -> interrupted interrupt_title
+         expect 10120 interrupted -> working title_busy
+         expect 18120 working -> done settle",
+    );
+}
+
+#[test]
+fn an_idle_title_after_the_window_is_not_an_interrupt() {
+    // 3.5 s after the key is past interrupt_title_window_ms: the key did not
+    // take, so the idle title is an ordinary end (settle), not an interrupt.
+    check(
+        "late idle title",
+        "agent claude
+         0 key enter
+         +10 title ◐ Claude Code
+         +8000 key escape
+         +3500 title ✳ Claude Code
+         expect 10 idle -> working title_busy
+         expect 16510 working -> done settle",
+    );
+}
