@@ -226,18 +226,18 @@ fn switching_the_osc_fallback_off_in_settings_keeps_the_bell_only() {
     let mut t = Termic::start(&f, &["run", "fake", "--name", "quiet"]);
     t.wait_text("quiet");
     t.prefix(b"s");
-    t.wait_text("[on]  Without a notification service");
+    t.wait_text("[on]  No notification service");
     // Up from the first row: the wizard item, then the fallback switch.
     t.send(b"\x1b[A");
     t.wait_text("> Show the first-run wizard again");
     t.send(b"\x1b[A");
-    t.wait_text("> [on]  Without a notification service");
+    t.wait_text("> [on]  No notification service");
     t.send(b"\r");
-    t.wait_text("> [off] Without a notification service");
+    t.wait_text("> [off] No notification service");
     assert!(read(&f.config_dir.join("config.toml")).contains("osc_fallback = false"));
     t.send(b"\x1b");
     t.wait_for("settings closed", |s| {
-        !s.contains("Without a notification service")
+        !s.contains("No notification service")
     });
     t.send(b"go\r");
     t.send(b"\x1b[O");

@@ -76,11 +76,15 @@ pub struct ConfirmView {
 
 impl ConfirmView {
     pub fn quit(running: usize) -> Self {
-        let noun = if running == 1 { "task is" } else { "tasks are" };
+        let (noun, pronoun) = if running == 1 {
+            ("task is", "it")
+        } else {
+            ("tasks are", "them")
+        };
         ConfirmView {
             title: "Quit termic?".into(),
             body: vec![format!(
-                "{running} {noun} still running. Quitting stops them."
+                "{running} {noun} still running. Quitting stops {pronoun}."
             )],
             action: ConfirmAction::Quit,
         }
@@ -232,7 +236,7 @@ pub fn render_new_task(frame: &mut Frame, view: &NewTaskView) {
         ]),
         Line::from(""),
         Line::styled(
-            "Tab next field  Left/Right change  type a name  Enter start  Esc cancel",
+            "Tab field  Left/Right change  type a name  Enter start  Esc cancel",
             Style::new().add_modifier(Modifier::DIM),
         ),
     ];

@@ -100,7 +100,7 @@ fn render_empty_pane(frame: &mut Frame, area: Rect, prefix: &str) {
 fn render_status(frame: &mut Frame, area: Rect, view: &WorkspaceView) {
     let hint = if view.prefix_pending {
         Span::styled(
-            " prefix: n new  x close  s settings  i inspector  PgUp/PgDn scroll  ? help  q quit ",
+            " n new  x close  s settings  i inspector  PgUp scroll  ? help  q quit ",
             Style::new().fg(Color::Black).bg(Color::Yellow),
         )
     } else {
@@ -121,6 +121,45 @@ fn render_status(frame: &mut Frame, area: Rect, view: &WorkspaceView) {
         spans.push(Span::styled(msg.to_string(), Style::new().fg(Color::Red)));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Rows `line` takes when wrapped to `width` columns (a close upper bound:
+/// word wrapping can only break earlier, so one spare row is kept by callers).
+fn wrapped_rows(line: &Line, width: u16) -> usize {
+    let w = usize::from(width.max(1));
+    line.width().div_ceil(w).max(1)
+}
+
+/// Draws `body` wrapped in `area` with `keys` pinned on the last row, so the
+/// way out stays on screen however small the terminal. The body scrolls just
+/// enough to keep its line `focus` visible.
+pub(crate) fn body_with_keys(
+    frame: &mut Frame,
+    area: Rect,
+    body: Vec<Line<'static>>,
+    focus: usize,
+    keys: Line<'static>,
+) {
+    if area.height == 0 {
+        return;
+    }
+    let body_area = Rect::new(area.x, area.y, area.width, area.height - 1);
+    let keys_area = Rect::new(area.x, area.y + area.height - 1, area.width, 1);
+    let focus_end: usize = body
+        .iter()
+        .take(focus + 1)
+        .map(|l| wrapped_rows(l, area.width))
+        .sum();
+    let visible = usize::from(body_area.height).saturating_sub(1).max(1);
+    let offset = focus_end.saturating_sub(visible);
+    let offset = u16::try_from(offset).unwrap_or(u16::MAX);
+    frame.render_widget(
+        Paragraph::new(body)
+            .wrap(Wrap { trim: false })
+            .scroll((offset, 0)),
+        body_area,
+    );
+    frame.render_widget(Paragraph::new(keys), keys_area);
 }
 
 /// A centred box of at most `width` x `height` cells, cleared, with a title.
@@ -190,7 +229,7 @@ mod tests {
         v.message = Some("cannot write input");
         let t = draw(180, 3, |f| render(f, &v));
         let status = &text_lines(&t)[2];
-        assert!(status.contains("prefix: n new"), "{status}");
+        assert!(status.contains(" n new  x close"), "{status}");
         assert!(
             status.contains("scrolled back 12 lines, any key returns"),
             "{status}"

@@ -161,14 +161,16 @@ pub fn render(frame: &mut Frame, view: &SettingsView) {
         area.height.saturating_sub(2),
     );
     let mut lines = vec![
-        Line::from(
-            "Hooks let an agent tell termic its own state. One switch per agent, off by default.",
-        ),
-        Line::from("They go into the agent's global config only, and Remove restores it exactly."),
+        Line::from("Hooks let an agent tell termic its state. Off until you install them."),
+        Line::from("They go in the agent's global config; Remove restores it exactly."),
         Line::from(""),
     ];
     let selected = view.selected_item();
+    let mut focus = 0;
     for (i, row) in view.rows.iter().enumerate() {
+        if selected == SettingsItem::Agent(i) {
+            focus = lines.len() + usize::from(row.native_seen) + usize::from(row.help.is_some());
+        }
         lines.extend(row_lines(row, selected == SettingsItem::Agent(i)));
     }
     lines.push(Line::from(""));
@@ -176,34 +178,47 @@ pub fn render(frame: &mut Frame, view: &SettingsView) {
         "Notifications",
         Style::new().add_modifier(Modifier::BOLD),
     ));
-    lines.push(toggle_line(
-        "Bell when a task needs you or is done",
-        view.notify.bell,
-        selected == SettingsItem::Bell,
-    ));
-    lines.push(toggle_line(
-        "Desktop notification",
-        view.notify.desktop,
-        selected == SettingsItem::Desktop,
-    ));
-    lines.push(toggle_line(
-        "Without a notification service, send it to this terminal (OSC 777)",
-        view.notify.osc_fallback,
-        selected == SettingsItem::OscFallback,
-    ));
-    lines.push(item_line(
-        "Show the first-run wizard again",
-        selected == SettingsItem::Wizard,
-    ));
-    lines.push(Line::from(""));
-    if let Some(msg) = &view.message {
-        lines.push(Line::styled(msg.clone(), Style::new().fg(Color::Cyan)));
+    let items = [
+        (
+            SettingsItem::Bell,
+            "Bell when a task needs you or is done",
+            Some(view.notify.bell),
+        ),
+        (
+            SettingsItem::Desktop,
+            "Desktop notification",
+            Some(view.notify.desktop),
+        ),
+        (
+            SettingsItem::OscFallback,
+            "No notification service: send it to this terminal (OSC 777)",
+            Some(view.notify.osc_fallback),
+        ),
+        (
+            SettingsItem::Wizard,
+            "Show the first-run wizard again",
+            None,
+        ),
+    ];
+    for (item, label, on) in items {
+        if selected == item {
+            focus = lines.len();
+        }
+        lines.push(match on {
+            Some(on) => toggle_line(label, on, selected == item),
+            None => item_line(label, selected == item),
+        });
     }
-    lines.push(Line::styled(
+    if let Some(msg) = &view.message {
+        lines.push(Line::from(""));
+        lines.push(Line::styled(msg.clone(), Style::new().fg(Color::Cyan)));
+        focus = lines.len() - 1;
+    }
+    let keys = Line::styled(
         "Up/Down choose  Enter do it  i install  r remove  Esc close",
         Style::new().add_modifier(Modifier::DIM),
-    ));
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+    );
+    super::body_with_keys(frame, inner, lines, focus, keys);
     if let Some(pending) = &view.pending {
         render_pending(frame, pending);
     }
@@ -266,9 +281,7 @@ fn item_line(label: &str, selected: bool) -> Line<'static> {
 }
 
 fn render_pending(frame: &mut Frame, pending: &PendingChange) {
-    let height = pending.files.len() as u16 + 8;
     let title = format!("{} hooks for {}", pending.action.label(), pending.agent);
-    let inner = super::modal(frame, &title, 90, height);
     let verb = match pending.action {
         RowAction::Remove => "termic will change exactly these files:",
         _ => "termic will write exactly these files:",
@@ -278,15 +291,15 @@ fn render_pending(frame: &mut Frame, pending: &PendingChange) {
     if let Some(warning) = &pending.warning {
         lines.push(Line::styled(warning.clone(), Style::new().fg(Color::Red)));
     }
-    lines.push(Line::from(""));
-    lines.push(Line::from(format!(
+    // Wrapped paths take two rows each on a narrow screen.
+    let height = 2 * lines.len() as u16 + 4;
+    let inner = inner_rect(super::modal(frame, &title, 90, height));
+    let keys = Line::from(format!(
         "y {}   n cancel",
         pending.action.label().to_lowercase()
-    )));
-    frame.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }),
-        inner_rect(inner),
-    );
+    ));
+    let last = lines.len() - 1;
+    super::body_with_keys(frame, inner, lines, last, keys);
 }
 
 fn inner_rect(r: Rect) -> Rect {
@@ -385,7 +398,7 @@ mod tests {
         assert!(s.contains("[on]  Bell"), "{s}");
         assert!(s.contains("[off] Desktop notification"), "{s}");
         assert!(
-            s.contains("[on]  Without a notification service, send it to this terminal (OSC 777)"),
+            s.contains("[on]  No notification service: send it to this terminal (OSC 777)"),
             "{s}"
         );
         assert!(!s.contains('\u{2014}'));
@@ -457,5 +470,54 @@ mod tests {
         assert_eq!(view.selected_item(), SettingsItem::Bell);
         view.move_selection(4);
         assert_eq!(view.selected_item(), SettingsItem::Agent(0));
+    }
+
+    fn all_on() -> NotifySettings {
+        NotifySettings {
+            bell: true,
+            desktop: true,
+            osc_fallback: true,
+        }
+    }
+
+    fn eight_rows() -> Vec<HooksRow> {
+        let mut rows = all_states();
+        rows[1].help = Some(crate::commands::workspace::hooks_rows::GROK_HELP.into());
+        for agent in ["copilot", "cursor"] {
+            rows.push(row(agent, HooksState::NotSupported, false));
+        }
+        rows
+    }
+
+    #[test]
+    fn at_80x24_the_keys_stay_on_screen_and_the_selection_scrolls_into_view() {
+        let mut view = SettingsView::new(eight_rows(), all_on());
+        let s = text(&draw(80, 24, |f| render(f, &view)));
+        assert!(s.contains("> claude"), "{s}");
+        assert!(s.contains("Up/Down choose  Enter do it"), "{s}");
+        view.move_selection(-1);
+        let s = text(&draw(80, 24, |f| render(f, &view)));
+        assert!(s.contains("> Show the first-run wizard again"), "{s}");
+        assert!(s.contains("Esc close"), "{s}");
+    }
+
+    #[test]
+    fn at_80x24_a_long_install_list_still_shows_how_to_answer() {
+        let mut view = SettingsView::new(eight_rows(), all_on());
+        let files: Vec<String> = (0..8)
+            .map(|i| {
+                format!(
+                    "create   /home/someone/.claude/termic-hooks/hook-number-{i}.sh  (hook script)"
+                )
+            })
+            .collect();
+        view.pending = Some(PendingChange {
+            agent: "claude".into(),
+            action: RowAction::Install,
+            files,
+            warning: None,
+        });
+        let s = text(&draw(80, 24, |f| render(f, &view)));
+        assert!(s.contains("y install   n cancel"), "{s}");
     }
 }

@@ -144,8 +144,14 @@ pub fn render(frame: &mut Frame, view: &WizardView) {
         "Enter next"
     };
     let back = if view.step > 0 { "  Left back" } else { "" };
+    // Space only means something on a step with switches.
+    let space = if view.current() == WizardStep::Agents {
+        ""
+    } else {
+        "  Space switch"
+    };
     lines.push(Line::styled(
-        format!("{next}{back}  Space switch  Esc skip (change it later in Settings)"),
+        format!("{next}{back}{space}  Esc skip (change it later in Settings)"),
         Style::new().add_modifier(Modifier::DIM),
     ));
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
@@ -269,9 +275,14 @@ mod tests {
         let s = screen(&w);
         assert!(s.contains("Step 1 of 2"), "{s}");
         assert!(s.contains("No agent CLIs were found on your PATH."), "{s}");
+        assert!(
+            !s.contains("Space switch"),
+            "nothing to switch on step 1: {s}"
+        );
         w.next();
         let s = screen(&w);
         assert!(s.contains("Step 2 of 2"), "{s}");
+        assert!(s.contains("Space switch"), "{s}");
         assert!(s.contains("Ring the bell"), "{s}");
         assert!(s.contains("Enter finish"), "{s}");
     }

@@ -8,8 +8,8 @@ use crate::agents::AgentRegistry;
 use crate::ui::settings::{HooksRow, HooksState};
 
 /// Grok runs Claude's hooks too; this is the user's way out.
-pub const GROK_HELP: &str = "Grok also runs hooks from ~/.claude/settings.json. To stop that, set \
-                             [compat.claude] hooks = false in ~/.grok/config.toml.";
+pub const GROK_HELP: &str =
+    "Grok also runs Claude's hooks. To stop that: [compat.claude] hooks = false in ~/.grok/config.toml";
 
 /// One Settings row per agent in the report, in its order.
 pub fn rows(report: &StatusReport, native_seen: &[String]) -> Vec<HooksRow> {
