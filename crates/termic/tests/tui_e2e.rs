@@ -5,13 +5,7 @@
 #[path = "tui/harness.rs"]
 mod harness;
 
-use harness::{badge_line, hook, Fixture, Termic};
-
-/// A config-defined agent `fake` (claude-based) running `script`.
-fn fake_agent_config(script: &str) -> String {
-    let escaped = script.replace('\\', "\\\\").replace('"', "\\\"");
-    format!("[agents.fake]\nbase = \"claude\"\ncommand = [\"sh\", \"-c\", \"{escaped}\"]\n")
-}
+use harness::{badge_line, fake_agent_config, hook, Fixture, Termic};
 
 /// working, then needs you (permission) until a line is typed, then done.
 fn turn_script() -> String {
@@ -37,7 +31,7 @@ fn wait_badge(t: &Termic, task: &str, badge: &str) -> String {
 #[test]
 fn hook_messages_drive_the_badges_and_the_event_log() {
     let f = Fixture::new();
-    f.config(&fake_agent_config(&turn_script()));
+    f.fake_sh_agent(&turn_script());
     let log = f.event_log();
     let mut t = Termic::start(
         &f,
@@ -97,7 +91,7 @@ fn hook_messages_drive_the_badges_and_the_event_log() {
 #[test]
 fn inspector_shows_the_reason_for_a_transition() {
     let f = Fixture::new();
-    f.config(&fake_agent_config(&turn_script()));
+    f.fake_sh_agent(&turn_script());
     let mut t = Termic::start(&f, &["run", "fake", "--name", "t1"]);
     wait_badge(&t, "t1", "needs you [permission]");
     t.prefix(b"i");
@@ -124,7 +118,7 @@ fn unwatched_task_needing_you_rings_and_notifies_through_the_terminal() {
         "sleep 600".into(),
     ]
     .join("; ");
-    f.config(&fake_agent_config(&script));
+    f.fake_sh_agent(&script);
     let mut t = Termic::start(&f, &["run", "fake", "--name", "bg"]);
     t.wait_text("bg");
     // The outer terminal loses focus: nobody watches the task any more.
@@ -146,7 +140,7 @@ fn watched_task_gets_no_notification() {
         "sleep 600".into(),
     ]
     .join("; ");
-    f.config(&fake_agent_config(&script));
+    f.fake_sh_agent(&script);
     let mut t = Termic::start(&f, &["run", "fake", "--name", "fg"]);
     t.send(b"\x1b[I");
     wait_badge(&t, "fg", "done");
@@ -159,7 +153,7 @@ fn watched_task_gets_no_notification() {
 #[test]
 fn quit_asks_when_tasks_run_and_restores_the_terminal() {
     let f = Fixture::new();
-    f.config(&fake_agent_config("sleep 600"));
+    f.fake_sh_agent("sleep 600");
     let mut t = Termic::start(&f, &["run", "fake", "--name", "q"]);
     t.wait_text("q");
     t.prefix(b"q");
@@ -176,7 +170,7 @@ fn quit_asks_when_tasks_run_and_restores_the_terminal() {
 #[test]
 fn help_lists_the_keys() {
     let f = Fixture::new();
-    f.config(&fake_agent_config("sleep 600"));
+    f.fake_sh_agent("sleep 600");
     let mut t = Termic::start(&f, &["run", "fake", "--name", "h"]);
     t.wait_text("h");
     t.prefix(b"?");
@@ -193,7 +187,7 @@ fn sidebar_and_pane_show_tasks_and_their_output() {
         "sleep 600".into(),
     ]
     .join("; ");
-    f.config(&fake_agent_config(&script));
+    f.fake_sh_agent(&script);
     let mut t = Termic::start(&f, &["run", "fake", "--name", "first"]);
     t.wait_text("hello from the agent");
     // A second task from the new-task dialog: Enter takes the first agent.
@@ -220,6 +214,27 @@ fn sidebar_and_pane_show_tasks_and_their_output() {
     t.send(b"\x1b");
     t.wait_for("inspector closed", |s| !s.contains("Inspector:"));
     t.prefix(b"1");
+    t.prefix(b"i");
+    t.wait_text("Inspector: first (fake)");
+    // ] and [ step through the tasks, wrapping around.
+    let inspect = |t: &mut Termic, key: &[u8], name: &str| {
+        t.send(b"\x1b");
+        t.wait_for("inspector closed", |s| !s.contains("Inspector:"));
+        t.prefix(key);
+        t.prefix(b"i");
+        t.wait_text(&format!("Inspector: {name} (fake)"));
+    };
+    inspect(&mut t, b"]", "second");
+    inspect(&mut t, b"]", "first");
+    inspect(&mut t, b"[", "second");
+    // Closing a task takes it off the sidebar and focuses what is left.
+    t.send(b"\x1b");
+    t.wait_for("inspector closed", |s| !s.contains("Inspector:"));
+    t.prefix(b"x");
+    t.wait_text("Close second? Its agent is stopped.");
+    t.send(b"y");
+    let s = t.wait_for("second closed", |s| badge_line(s, "second").is_none());
+    assert!(badge_line(&s, "first").is_some(), "{s}");
     t.prefix(b"i");
     t.wait_text("Inspector: first (fake)");
 }
@@ -252,7 +267,7 @@ fn repeated_false_dones_earn_one_offer_of_hooks() {
     ]
     .join("; ");
     let script = format!("sleep 1; {turn}; {turn}; {turn}; sleep 600");
-    f.config(&fake_agent_config(&script));
+    f.fake_sh_agent(&script);
     let t = Termic::start(&f, &["run", "fake", "--name", "fd"]);
     let s = t.wait_text("claude said done 3 times when it was waiting for you.");
     assert!(s.contains("Its hooks fix that: Ctrl-] then s."), "{s}");
@@ -269,7 +284,7 @@ fn an_interrupt_earns_no_bell_and_no_notification() {
         "sleep 600".into(),
     ]
     .join("; ");
-    f.config(&fake_agent_config(&script));
+    f.fake_sh_agent(&script);
     let mut t = Termic::start(&f, &["run", "fake", "--name", "int"]);
     t.wait_text("int");
     t.send(b"\x1b[O");
@@ -282,7 +297,7 @@ fn an_interrupt_earns_no_bell_and_no_notification() {
 #[test]
 fn a_recording_replays_to_the_same_transitions() {
     let f = Fixture::new();
-    f.config(&fake_agent_config(&turn_script()));
+    f.fake_sh_agent(&turn_script());
     let log = f.event_log();
     let dir = f.data_dir.join("rec");
     let mut t = Termic::start(
@@ -343,7 +358,7 @@ fn a_recording_replays_to_the_same_transitions() {
 #[test]
 fn an_agent_that_exits_shows_its_exit_code() {
     let f = Fixture::new();
-    f.config(&fake_agent_config("echo bye; exit 3"));
+    f.fake_sh_agent("echo bye; exit 3");
     let t = Termic::start(&f, &["run", "fake", "--name", "gone"]);
     wait_badge(&t, "gone", "exited 3");
 }

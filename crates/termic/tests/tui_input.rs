@@ -6,19 +6,11 @@ mod harness;
 
 use harness::{Fixture, Termic};
 
-fn agent(f: &Fixture, script: &str) {
-    let escaped = script.replace('\\', "\\\\").replace('"', "\\\"");
-    f.config(&format!(
-        "[agents.fake]\nbase = \"claude\"\ncommand = [\"sh\", \"-c\", \"{escaped}\"]\n"
-    ));
-}
-
 #[test]
 fn bracketed_paste_and_mouse_reach_the_agent_as_it_asked() {
     let f = Fixture::new();
     // Bracketed paste and SGR mouse on; then show the next 24 input bytes.
-    agent(
-        &f,
+    f.fake_sh_agent(
         "printf '\\033[?2004h\\033[?1000h\\033[?1006h'; stty raw -echo; echo ready; \
          head -c 24 | cat -v; echo; echo END; sleep 600",
     );
@@ -35,10 +27,7 @@ fn bracketed_paste_and_mouse_reach_the_agent_as_it_asked() {
 #[test]
 fn without_bracketed_paste_newlines_arrive_as_enter() {
     let f = Fixture::new();
-    agent(
-        &f,
-        "stty raw -echo; echo ready; head -c 4 | od -An -c; echo END; sleep 600",
-    );
+    f.fake_sh_agent("stty raw -echo; echo ready; head -c 4 | od -An -c; echo END; sleep 600");
     let mut t = Termic::start(&f, &["run", "fake"]);
     t.wait_text("ready");
     t.send(b"\x1b[200~a\nb\x1b[201~");
@@ -50,10 +39,7 @@ fn without_bracketed_paste_newlines_arrive_as_enter() {
 #[test]
 fn mouse_is_not_sent_to_an_agent_that_did_not_ask() {
     let f = Fixture::new();
-    agent(
-        &f,
-        "stty raw -echo; echo ready; head -c 1 | od -An -c; echo END; sleep 600",
-    );
+    f.fake_sh_agent("stty raw -echo; echo ready; head -c 1 | od -An -c; echo END; sleep 600");
     let mut t = Termic::start(&f, &["run", "fake"]);
     t.wait_text("ready");
     t.send(b"\x1b[<0;41;6M");
@@ -65,10 +51,7 @@ fn mouse_is_not_sent_to_an_agent_that_did_not_ask() {
 #[test]
 fn resizing_the_outer_terminal_resizes_the_agent() {
     let f = Fixture::new();
-    agent(
-        &f,
-        "trap 'echo size $(stty size)' WINCH; echo ready; while :; do sleep 0.1; done",
-    );
+    f.fake_sh_agent("trap 'echo size $(stty size)' WINCH; echo ready; while :; do sleep 0.1; done");
     let t = Termic::start(&f, &["run", "fake"]);
     t.wait_text("ready");
     t.resize(30, 100);
@@ -94,7 +77,7 @@ fn closing_a_worktree_task_can_remove_its_worktree() {
     std::fs::write(f.work.join("a.txt"), "a\n").unwrap();
     git(&["add", "a.txt"]);
     git(&["commit", "-qm", "first"]);
-    agent(&f, "echo in $(pwd); sleep 600");
+    f.fake_sh_agent("echo in $(pwd); sleep 600");
     let mut t = Termic::start(&f, &["run", "fake", "--worktree", "--name", "wt1"]);
     let s = t.wait_text("in /");
     let dir = s
@@ -126,7 +109,7 @@ fn closing_a_worktree_task_can_remove_its_worktree() {
 #[test]
 fn prefix_page_up_scrolls_back_and_a_key_returns_to_live() {
     let f = Fixture::new();
-    agent(&f, "i=1; while [ $i -le 120 ]; do echo line$i; i=$((i+1)); done; echo bottom; stty -echo; read x; echo typed:$x; sleep 600");
+    f.fake_sh_agent("i=1; while [ $i -le 120 ]; do echo line$i; i=$((i+1)); done; echo bottom; stty -echo; read x; echo typed:$x; sleep 600");
     let mut t = Termic::start(&f, &["run", "fake"]);
     let s = t.wait_text("bottom");
     assert!(
@@ -146,7 +129,7 @@ fn prefix_page_up_scrolls_back_and_a_key_returns_to_live() {
 #[test]
 fn focus_changes_reach_an_agent_that_enabled_focus_reporting() {
     let f = Fixture::new();
-    agent(&f, "printf '\\033[?1004h'; stty raw -echo; echo ready; head -c 6 | cat -v; echo; echo END; sleep 600");
+    f.fake_sh_agent("printf '\\033[?1004h'; stty raw -echo; echo ready; head -c 6 | cat -v; echo; echo END; sleep 600");
     let mut t = Termic::start(&f, &["run", "fake"]);
     t.wait_text("ready");
     t.send(b"\x1b[O");
@@ -158,10 +141,7 @@ fn focus_changes_reach_an_agent_that_enabled_focus_reporting() {
 #[test]
 fn the_prefix_twice_sends_the_prefix_byte_to_the_agent() {
     let f = Fixture::new();
-    agent(
-        &f,
-        "stty raw -echo; echo ready; head -c 2 | od -An -c; echo END; sleep 600",
-    );
+    f.fake_sh_agent("stty raw -echo; echo ready; head -c 2 | od -An -c; echo END; sleep 600");
     let mut t = Termic::start(&f, &["run", "fake"]);
     t.wait_text("ready");
     t.send(b"\x1d\x1d");

@@ -4,7 +4,7 @@
 #[path = "tui/harness.rs"]
 mod harness;
 
-use harness::{Fixture, Termic};
+use harness::{hook, Fixture, Termic};
 
 fn read(path: &std::path::Path) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
@@ -80,7 +80,7 @@ fn wizard_with_no_agents_says_so_in_two_steps() {
 fn wizard_never_opens_in_front_of_termic_run() {
     let f = Fixture::new();
     f.fake_agent("claude");
-    f.config("[agents.fake]\nbase = \"claude\"\ncommand = [\"sh\", \"-c\", \"echo agent is up; sleep 600\"]\n");
+    f.fake_sh_agent("echo agent is up; sleep 600");
     let t = Termic::start(&f, &["run", "fake"]);
     let s = t.wait_text("agent is up");
     assert!(!s.contains("Welcome to termic"), "{s}");
@@ -95,7 +95,7 @@ fn settings_rows_follow_the_fixture_home_and_install_then_remove_restores_the_fi
     std::fs::create_dir_all(f.home.join(".claude")).unwrap();
     let settings_path = f.home.join(".claude/settings.json");
     std::fs::write(&settings_path, USER_SETTINGS).unwrap();
-    f.config("[agents.fake]\nbase = \"claude\"\ncommand = [\"sh\", \"-c\", \"sleep 600\"]\n");
+    f.fake_sh_agent("sleep 600");
     let mut t = Termic::start(&f, &["run", "fake"]);
     t.wait_text("fake");
     t.prefix(b"s");
@@ -148,13 +148,56 @@ fn settings_rows_follow_the_fixture_home_and_install_then_remove_restores_the_fi
 }
 
 #[test]
+fn settings_rereads_the_disk_each_time_it_opens() {
+    let f = Fixture::new();
+    std::fs::create_dir_all(f.home.join(".claude")).unwrap();
+    let settings_path = f.home.join(".claude/settings.json");
+    std::fs::write(&settings_path, USER_SETTINGS).unwrap();
+    f.fake_sh_agent("sleep 600");
+    let mut t = Termic::start(&f, &["run", "fake"]);
+    t.wait_text("fake");
+    t.prefix(b"s");
+    t.wait_text("> claude    Hooks: not installed [Install]");
+    t.send(b"\r");
+    t.wait_text("Install hooks for claude");
+    t.send(b"y");
+    t.wait_text("claude    Hooks: installed [Remove]");
+    t.send(b"\x1b");
+    t.wait_for("settings closed", |s| !s.contains("Hooks:"));
+
+    // The agent rewrites its config without our entries: not wired, and
+    // both ways out are offered.
+    std::fs::write(&settings_path, USER_SETTINGS).unwrap();
+    t.prefix(b"s");
+    let s = t.wait_text("claude    Hooks: installed but not wired");
+    assert!(
+        s.contains("Stop entries are gone from")
+            && s.contains("rewrote the file) [Reinstall] [Remove]"),
+        "{s}"
+    );
+
+    // A file termic cannot parse is named, and nothing is offered but Remove.
+    t.send(b"\x1b");
+    t.wait_for("settings closed", |s| !s.contains("Hooks:"));
+    std::fs::write(&settings_path, "{ not json").unwrap();
+    t.prefix(b"s");
+    let s = t.wait_text("claude    Hooks: error");
+    assert!(s.contains("settings.json"), "the error names the file: {s}");
+    assert_eq!(
+        read(&settings_path),
+        "{ not json",
+        "an unparsable file is left alone"
+    );
+}
+
+#[test]
 fn settings_explains_disable_all_hooks_instead_of_installing() {
     let f = Fixture::new();
     std::fs::create_dir_all(f.home.join(".claude")).unwrap();
     let settings_path = f.home.join(".claude/settings.json");
     let text = "{\n  \"disableAllHooks\": true\n}\n";
     std::fs::write(&settings_path, text).unwrap();
-    f.config("[agents.fake]\nbase = \"claude\"\ncommand = [\"sh\", \"-c\", \"sleep 600\"]\n");
+    f.fake_sh_agent("sleep 600");
     let mut t = Termic::start(&f, &["run", "fake"]);
     t.wait_text("fake");
     t.prefix(b"s");
@@ -173,10 +216,7 @@ fn a_native_status_report_shows_on_the_agents_row_and_in_the_notification() {
     let script = "sleep 1; printf '\\033]7501;state=working:app=claude-code\\033\\\\'; \
                   printf '\\033]7501;state=blocked:app=claude-code:kind=permission:msg=YXBwcm92ZSBXcml0ZTogc3JjL21haW4ucnM=\\033\\\\'; \
                   sleep 600";
-    let escaped = script.replace('\\', "\\\\").replace('"', "\\\"");
-    f.config(&format!(
-        "[agents.fake]\nbase = \"claude\"\ncommand = [\"sh\", \"-c\", \"{escaped}\"]\n"
-    ));
+    f.fake_sh_agent(script);
     let mut t = Termic::start(&f, &["run", "fake", "--name", "nat"]);
     t.wait_text("nat");
     t.send(b"\x1b[O");
@@ -212,17 +252,12 @@ fn settings_reopens_the_wizard() {
 #[test]
 fn switching_the_osc_fallback_off_in_settings_keeps_the_bell_only() {
     let f = Fixture::new();
-    let hook = |event: &str, fields: &str| {
-        format!("printf '\\\\033]777;termic;v1;{event};%s{fields}\\\\007' \\\"$TERMIC_TASK_ID\\\"")
-    };
     let script = format!(
         "read go; {}; {}; sleep 600",
         hook("working", ""),
         hook("attention", ";kind=permission")
     );
-    f.config(&format!(
-        "[agents.fake]\nbase = \"claude\"\ncommand = [\"sh\", \"-c\", \"{script}\"]\n"
-    ));
+    f.fake_sh_agent(&script);
     let mut t = Termic::start(&f, &["run", "fake", "--name", "quiet"]);
     t.wait_text("quiet");
     t.prefix(b"s");

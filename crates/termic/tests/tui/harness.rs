@@ -80,6 +80,11 @@ impl Fixture {
         std::fs::write(self.config_dir.join("config.toml"), toml).unwrap();
     }
 
+    /// Defines agent `fake` (claude-based) running `script` with sh.
+    pub fn fake_sh_agent(&self, script: &str) {
+        self.config(&fake_agent_config(script));
+    }
+
     pub fn event_log(&self) -> PathBuf {
         self.data_dir.join("events.jsonl")
     }
@@ -275,6 +280,13 @@ pub fn badge_line(screen: &str, name: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// config.toml text defining agent `fake` (claude-based) running `script`
+/// with sh, escaped for a TOML basic string.
+pub fn fake_agent_config(script: &str) -> String {
+    let escaped = script.replace('\\', "\\\\").replace('"', "\\\"");
+    format!("[agents.fake]\nbase = \"claude\"\ncommand = [\"sh\", \"-c\", \"{escaped}\"]\n")
 }
 
 /// A shell command that prints a termic hook message for this task.

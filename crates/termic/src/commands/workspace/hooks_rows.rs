@@ -2,7 +2,7 @@
 //! the engine is told. Pure: a `StatusReport` in, rows and facts out.
 
 use termic_hooks::plan::InstallPlan;
-use termic_hooks::status::{AgentStatus, State, StatusReport};
+use termic_hooks::status::{AgentStatus, Reason, State, StatusReport};
 
 use crate::agents::AgentRegistry;
 use crate::ui::settings::{HooksRow, HooksState};
@@ -56,10 +56,31 @@ fn row_state(agent: &AgentStatus) -> HooksState {
     }
 }
 
-fn join(reasons: &[termic_hooks::status::Reason]) -> String {
-    reasons
-        .iter()
-        .map(ToString::to_string)
+/// The reasons in words. Entries gone from one file are named together, so
+/// a rewritten settings.json reads as one reason, not one per event.
+fn join(reasons: &[Reason]) -> String {
+    let mut parts: Vec<(Option<&std::path::Path>, Vec<&str>, String)> = Vec::new();
+    for reason in reasons {
+        if let Reason::EntryMissing { path, event } = reason {
+            if let Some(part) = parts.iter_mut().find(|p| p.0 == Some(path.as_path())) {
+                part.1.push(event);
+                continue;
+            }
+            parts.push((Some(path), vec![event], reason.to_string()));
+        } else {
+            parts.push((None, Vec::new(), reason.to_string()));
+        }
+    }
+    parts
+        .into_iter()
+        .map(|(path, events, text)| match path {
+            Some(path) if events.len() > 1 => format!(
+                "termic's {} entries are gone from {} (something rewrote the file)",
+                events.join(", "),
+                path.display()
+            ),
+            _ => text,
+        })
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -99,17 +120,64 @@ pub fn plan_lines(plans: &[InstallPlan]) -> Vec<String> {
         .flat_map(|p| {
             p.describe()
                 .lines()
-                .map(|l| l.trim().to_string())
+                .map(|l| squeeze_padding(l.trim()))
                 .collect::<Vec<_>>()
         })
         .filter(|l| !l.is_empty())
         .collect()
 }
 
+/// The plan pads its verb column for a wide terminal; two spaces are enough
+/// in a dialog, and keep each file on one line at 80 columns.
+fn squeeze_padding(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut spaces = 0;
+    for c in line.chars() {
+        if c == ' ' {
+            spaces += 1;
+            if spaces <= 2 {
+                out.push(c);
+            }
+        } else {
+            spaces = 0;
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::path::PathBuf;
+
+    #[test]
+    fn entries_gone_from_one_file_read_as_one_reason() {
+        let path = PathBuf::from("/h/.claude/settings.json");
+        let gone = |event: &str| Reason::EntryMissing {
+            path: path.clone(),
+            event: event.into(),
+        };
+        let reasons = [
+            gone("Stop"),
+            Reason::ScriptMissing("/h/s.sh".into()),
+            gone("Notification"),
+        ];
+        assert_eq!(
+            join(&reasons),
+            "termic's Stop, Notification entries are gone from /h/.claude/settings.json \
+             (something rewrote the file); /h/s.sh is missing"
+        );
+        assert_eq!(join(&reasons[..1]), reasons[0].to_string());
+    }
+
+    #[test]
+    fn plan_padding_shrinks_to_two_spaces_and_single_spaces_stay() {
+        assert_eq!(
+            squeeze_padding("create dir          /home/my dir/.claude  (directory)"),
+            "create dir  /home/my dir/.claude  (directory)"
+        );
+    }
     use termic_hooks::status::{Reason, TargetStatus};
 
     fn target(name: &str, state: State) -> TargetStatus {
