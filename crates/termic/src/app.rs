@@ -400,33 +400,11 @@ pub fn inspector_entry(e: &termic_signal::engine::LogEntry, started_ms: u64) -> 
         LogKind::Signal | LogKind::Transition => e.text.clone(),
         other => format!("{}: {}", other.as_str(), e.text),
     };
-    let text = relative_due(&text, started_ms);
     InspectorEntry {
         at: Duration::from_millis(e.at.saturating_sub(started_ms)),
         kind,
         text,
     }
-}
-
-/// The engine times a timer's "due at N" on its own clock; the Inspector's
-/// column counts from the task's start, so the due time is shown the same way.
-fn relative_due(text: &str, started_ms: u64) -> String {
-    const DUE: &str = "due at ";
-    let Some(pos) = text.find(DUE) else {
-        return text.to_string();
-    };
-    let rest = &text[pos + DUE.len()..];
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let Ok(at) = rest[..digits].parse::<u64>() else {
-        return text.to_string();
-    };
-    let due = Duration::from_millis(at.saturating_sub(started_ms));
-    format!(
-        "{}{DUE}{:.3}s{}",
-        &text[..pos],
-        due.as_secs_f64(),
-        &rest[digits..]
-    )
 }
 
 /// The sidebar badge and the notification detail for an engine transition.
@@ -446,19 +424,4 @@ pub fn badge_of(t: &termic_signal::engine::Transition) -> Option<(Badge, Option<
         State::Exited => return None,
     };
     Some((badge, detail))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::relative_due;
-
-    #[test]
-    fn timer_due_times_count_from_the_task_start_like_the_inspector_column() {
-        assert_eq!(
-            relative_due("timer: byte quiet armed, due at 25329", 20_000),
-            "timer: byte quiet armed, due at 5.329s"
-        );
-        assert_eq!(relative_due("hook working", 20_000), "hook working");
-        assert_eq!(relative_due("due at soon", 0), "due at soon");
-    }
 }
