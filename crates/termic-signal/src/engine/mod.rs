@@ -212,7 +212,11 @@ impl Engine {
         let mut out = Vec::new();
         if self.begin(now, &mut out) && self.watched != watched {
             self.watched = watched;
-            let text = if watched { "watched" } else { "not watched" };
+            let text = if watched {
+                "the user is watching this task"
+            } else {
+                "the user is not watching this task"
+            };
             self.log.push(now, LogKind::Fact, text.to_string());
         }
         self.deferred = out;

@@ -23,7 +23,8 @@ use termic_signal::replay::{
 pub struct ReplayArgs {
     /// An asciicast v2 recording written by `termic --record DIR`.
     pub file: PathBuf,
-    /// Print one JSON object per transition instead of a table.
+    /// Print one JSON object per transition instead of a table (`at` in
+    /// milliseconds since the recording started).
     #[arg(long)]
     pub json: bool,
     /// Print the whole Inspector timeline (signals, keys, timers), not only transitions.
