@@ -1,7 +1,8 @@
 //! Property tests: random output bytes, signals, keys, facts and time steps.
 //! The engine never panics, never reports two dones for one submit, and while
 //! hooks are wired or native status was seen, reports done only when a hook
-//! or the native status said so.
+//! or the native status said so. A hook or native done transition comes
+//! only from the call that carried this task's own done message.
 
 use proptest::prelude::*;
 use termic_signal::engine::{Engine, EngineConfig, Key, Rule, ScreenFacts, State, Transition};
@@ -141,20 +142,54 @@ fn is_working_signal(signal: &Signal) -> bool {
     }
 }
 
-/// Does this input license a new done (a "submit" in the invariant's sense)?
-/// Raw bytes go through a shadow scanner, so a working message split across
-/// chunks counts in the chunk that completes it, as it does for the engine.
-fn is_submit(input: &Input, shadow: &mut Scanner) -> bool {
+/// The signals this input carries. Raw bytes go through a shadow scanner, so
+/// a message split across chunks counts in the chunk that completes it, as
+/// it does for the engine.
+fn carried(input: &Input, shadow: &mut Scanner) -> Vec<Signal> {
     match input {
-        Input::Key(Key::Submit) => true,
-        Input::Signal(signal) => is_working_signal(signal),
+        Input::Signal(signal) => vec![signal.clone()],
         Input::Bytes(b) => {
             let mut signals = Vec::new();
             shadow.feed(b, &mut signals);
-            signals.iter().any(is_working_signal)
+            signals
         }
-        _ => false,
+        _ => Vec::new(),
     }
+}
+
+/// Does this input license a new done (a "submit" in the invariant's sense)?
+fn is_submit(input: &Input, carried: &[Signal]) -> bool {
+    matches!(input, Input::Key(Key::Submit)) || carried.iter().any(is_working_signal)
+}
+
+/// A hook or native done is reported only in the call that carried this
+/// task's own done message: never from a timer, never from another task's id.
+fn dones_have_their_message(out: &[Transition], carried: &[Signal]) -> Result<(), TestCaseError> {
+    let own_hook_done = carried
+        .iter()
+        .any(|s| matches!(s, Signal::Hook(m) if m.task_id == TASK && m.event == HookEvent::Done));
+    let native_done = carried
+        .iter()
+        .any(|s| matches!(s, Signal::Native(p) if p.state == NativeState::Done));
+    for t in out {
+        if t.reason.rule == Rule::HookDone {
+            prop_assert!(
+                own_hook_done,
+                "{} at {} without this task's hook done",
+                t.reason,
+                t.at
+            );
+        }
+        if t.reason.rule == Rule::NativeDone {
+            prop_assert!(
+                native_done,
+                "{} at {} without a native done",
+                t.reason,
+                t.at
+            );
+        }
+    }
+    Ok(())
 }
 
 proptest! {
@@ -182,12 +217,15 @@ proptest! {
             }
             let governed = engine.config().hooks_wired || engine.native_status_seen();
             only_authorities_end_turns(governed, quiet_ask(&engine), &out)?;
+            dones_have_their_message(&out, &[])?;
             check(&engine, &out, &mut dones_since_submit, &mut last_at, &mut last_state)?;
             // Judge the governing facts before the input can change them.
             let governed = engine.config().hooks_wired || engine.native_status_seen();
             let quiet_ask_before = quiet_ask(&engine);
-            let submit = is_submit(&input, &mut shadow);
+            let carried = carried(&input, &mut shadow);
+            let submit = is_submit(&input, &carried);
             let out = apply(&mut engine, now, input);
+            dones_have_their_message(&out, &carried)?;
             if submit {
                 dones_since_submit = 0;
             }
