@@ -26,12 +26,7 @@ fn claude_permission_with_hooks_needs_you_and_no_false_done() {
     assert_eq!(needs["rule"], "hook_attention");
     assert_eq!(needs["attention"]["kind"], "permission");
     std::thread::sleep(PAST_SETTLE);
-    assert_eq!(
-        s.states("t"),
-        ["working", "needs_you"],
-        "{:?}",
-        s.steps("t")
-    );
+    s.assert_states("t", &["working", "needs_you"]);
     s.send(id, b"1");
     let done = s.wait_state("t", "done", 10 * SEC);
     assert_eq!(done["rule"], "hook_done");
@@ -162,13 +157,7 @@ fn grok_running_termics_claude_hook_says_nothing() {
         })
         .count();
     assert!(ran >= 2, "grok ran termic's claude hooks ({ran})");
-    assert!(
-        s.events("t")
-            .iter()
-            .all(|v| !v["rule"].as_str().unwrap().starts_with("hook_")),
-        "{:?}",
-        s.steps("t")
-    );
+    s.assert_no_hook_transition("t");
 }
 
 #[test]
@@ -212,11 +201,5 @@ fn hooks_fired_outside_termic_emit_nothing() {
         trace.iter().all(|v| v["ev"] != "seq_written"),
         "and printed no sequence"
     );
-    assert!(
-        s.events("t")
-            .iter()
-            .all(|v| !v["rule"].as_str().unwrap().starts_with("hook_")),
-        "{:?}",
-        s.steps("t")
-    );
+    s.assert_no_hook_transition("t");
 }

@@ -26,12 +26,19 @@ fn pane_text(screen: &str) -> String {
         .collect()
 }
 
-fn needs_you(log: &std::path::Path, task: &str) -> Option<serde_json::Value> {
+fn transitions(log: &std::path::Path, task: &str) -> Vec<serde_json::Value> {
     std::fs::read_to_string(log)
         .unwrap_or_default()
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find(|v| v["task"] == task && v["to"] == "needs_you")
+        .filter(|v| v["task"] == task)
+        .collect()
+}
+
+fn needs_you(log: &std::path::Path, task: &str) -> Option<serde_json::Value> {
+    transitions(log, task)
+        .into_iter()
+        .find(|v| v["to"] == "needs_you")
 }
 
 #[test]
@@ -81,6 +88,18 @@ fn demo_runs_every_agent_in_a_throwaway_home() {
             rule == "hook_attention" || rule == "native_blocked",
             "{n}: {v}"
         );
+    }
+    // agy has no attention event: its turns are its hooks' (working from
+    // PreInvocation, done from Stop), and a silent prompt may only be
+    // asked about by the byte-quiet fallback (kind unsure), never done.
+    let agy = transitions(&fx.log_path(), "agy-demo");
+    let done = agy.iter().position(|v| v["to"] == "done");
+    let done = done.unwrap_or_else(|| panic!("agy never finished a turn: {agy:?}"));
+    assert_eq!(agy[0]["rule"], "hook_working", "{agy:?}");
+    assert_eq!(agy[done]["rule"], "hook_done", "{agy:?}");
+    for v in agy.iter().filter(|v| v["to"] == "needs_you") {
+        assert_eq!(v["rule"], "byte_quiet", "{v}");
+        assert_eq!(v["attention"]["kind"], "unsure", "{v}");
     }
     t.wait_screen("a needs-you badge", |s| s.contains("needs you"), 5 * SEC);
     // The Inspector opens on the focused task.

@@ -262,6 +262,22 @@ impl Session {
         );
     }
 
+    /// Task `name`'s states are exactly `expect` (its steps in the message).
+    pub fn assert_states(&self, name: &str, expect: &[&str]) {
+        assert_eq!(self.states(name), expect, "{:?}", self.steps(name));
+    }
+
+    /// No transition of task `name` came from a hook.
+    pub fn assert_no_hook_transition(&self, name: &str) {
+        assert!(
+            self.events(name)
+                .iter()
+                .all(|v| !v["rule"].as_str().unwrap().starts_with("hook_")),
+            "{:?}",
+            self.steps(name)
+        );
+    }
+
     /// The screen of task `id`, as text.
     pub fn screen(&self, id: TaskId) -> String {
         self.rt

@@ -9,17 +9,22 @@ use termic_hooks::agents::AgentSchema;
 
 use super::support::{count, no_native, trace, wired, Fixture, Session, SEC};
 
-/// Start `agent` on the long `interrupt` scenario, wait until it is
-/// working, press `keys` (with a pause between them), and return the session.
+const ESC: &[u8] = b"\x1b";
+
+/// Install `schema`'s hooks (wired) when given, start `agent` on the long
+/// `interrupt` scenario, wait until it is working, press `keys` (with a
+/// pause between them), and return the session.
 fn interrupted(
     fx: &Fixture,
     config: RuntimeConfig,
     agent: &str,
+    schema: Option<AgentSchema>,
     args: &[&str],
     keys: &[&[u8]],
 ) -> Session {
     let s = Session::start(fx, config);
-    if agent != "codex" {
+    if let Some(schema) = schema {
+        fx.install(&[schema]);
         s.rt.set_hooks_wired(agent, true);
     }
     let id = s.spawn(fx, "t", agent, "interrupt", args);
@@ -34,10 +39,24 @@ fn interrupted(
     s
 }
 
+/// Claude with termic's hooks and the probe reply off (hooks alone), on
+/// `scenario`.
+fn claude_hooks_only(fx: &Fixture, scenario: &str, args: &[&str]) -> Session {
+    let config = no_native();
+    wired(fx, config, AgentSchema::Claude, "claude", scenario, args).0
+}
+
+/// `interrupted` with one Escape and termic's default settings.
+fn escaped(fx: &Fixture, agent: &str, schema: Option<AgentSchema>, args: &[&str]) -> Session {
+    interrupted(fx, RuntimeConfig::default(), agent, schema, args, &[ESC])
+}
+
+/// The turn ends as interrupted by one of `rules`, exactly once, with no
+/// done and no needs-you.
 fn assert_interrupted(s: &Session, within: Duration, rules: &[&str]) {
     let line = s.wait_state("t", "interrupted", within);
     assert!(rules.contains(&line["rule"].as_str().unwrap()), "{line}");
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(Duration::from_millis(500));
     let states = s.states("t");
     assert_eq!(
         count(&states, "done"),
@@ -46,14 +65,15 @@ fn assert_interrupted(s: &Session, within: Duration, rules: &[&str]) {
         s.steps("t")
     );
     assert_eq!(count(&states, "needs_you"), 0, "{:?}", s.steps("t"));
+    assert_eq!(count(&states, "interrupted"), 1, "{:?}", s.steps("t"));
 }
 
 #[test]
 fn claude_escape_and_ctrl_c_end_the_turn_as_interrupted() {
-    for key in [&b"\x1b"[..], &b"\x03"[..]] {
+    for key in [ESC, b"\x03"] {
         let fx = Fixture::new();
-        fx.install(&[AgentSchema::Claude]);
-        let s = interrupted(&fx, no_native(), "claude", &["--auto"], &[key]);
+        let claude = Some(AgentSchema::Claude);
+        let s = interrupted(&fx, no_native(), "claude", claude, &["--auto"], &[key]);
         assert_interrupted(&s, 5 * SEC, &["interrupt_title"]);
     }
 }
@@ -61,101 +81,67 @@ fn claude_escape_and_ctrl_c_end_the_turn_as_interrupted() {
 #[test]
 fn claude_native_escape_is_interrupted() {
     let fx = Fixture::new();
-    fx.install(&[AgentSchema::Claude]);
-    let s = interrupted(
-        &fx,
-        RuntimeConfig::default(),
-        "claude",
-        &["--auto"],
-        &[b"\x1b"],
-    );
+    let s = escaped(&fx, "claude", Some(AgentSchema::Claude), &["--auto"]);
     assert_interrupted(&s, 5 * SEC, &["native_idle", "interrupt_title"]);
 }
 
 #[test]
 fn grok_1_0_5_escape_is_interrupted_by_stop_cancelled() {
     let fx = Fixture::new();
-    fx.install(&[AgentSchema::Grok]);
-    let s = interrupted(
-        &fx,
-        RuntimeConfig::default(),
-        "grok",
-        &["--auto"],
-        &[b"\x1b"],
-    );
-    // The idle title (20 ms) or StopCancelled (350 ms), whichever the
-    // engine takes first; the other must not count again.
-    assert_interrupted(&s, 5 * SEC, &["hook_interrupted", "interrupt_title"]);
-    std::thread::sleep(Duration::from_millis(500));
+    let s = escaped(&fx, "grok", Some(AgentSchema::Grok), &["--auto"]);
+    // StopCancelled (350 ms after the key) is the signal; the idle title
+    // follows it and must not count again.
+    assert_interrupted(&s, 5 * SEC, &["hook_interrupted"]);
     assert_eq!(
-        count(&s.states("t"), "interrupted"),
-        1,
-        "{:?}",
-        s.steps("t")
+        s.steps("t"),
+        ["working:hook_working", "interrupted:hook_interrupted"]
     );
+}
+
+#[test]
+fn grok_0_2_111_escape_is_interrupted_by_its_idle_title() {
+    let fx = Fixture::new();
+    let args = ["--auto", "--grok-version", "0.2.111"];
+    let s = escaped(&fx, "grok", Some(AgentSchema::Grok), &args);
+    // 0.2.111 fires no hook on Escape; its title goes idle 10-26 ms later.
+    assert_interrupted(&s, 5 * SEC, &["interrupt_title"]);
 }
 
 #[test]
 fn opencode_needs_two_escapes_and_reports_interrupted() {
     let fx = Fixture::new();
-    fx.install(&[AgentSchema::Opencode]);
-    let s = interrupted(
-        &fx,
-        RuntimeConfig::default(),
-        "opencode",
-        &["--auto"],
-        &[b"\x1b"],
-    );
+    let s = escaped(&fx, "opencode", Some(AgentSchema::Opencode), &["--auto"]);
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(s.states("t"), ["working"], "one Escape leaves it streaming");
     let id = s.rt.tasks()[0].meta.id;
-    s.send(id, b"\x1b");
+    s.send(id, ESC);
     assert_interrupted(&s, 5 * SEC, &["hook_interrupted"]);
 }
 
 #[test]
 fn codex_escape_is_interrupted_not_done() {
     let fx = Fixture::new();
-    let s = interrupted(
-        &fx,
-        RuntimeConfig::default(),
-        "codex",
-        &["--auto"],
-        &[b"\x1b"],
-    );
+    let s = escaped(&fx, "codex", None, &["--auto"]);
     assert_interrupted(&s, 5 * SEC, &["native_idle", "interrupt_title"]);
 }
 
 #[test]
 fn agy_escape_is_interrupted_once_the_terminal_goes_quiet() {
     let fx = Fixture::new();
-    fx.install(&[AgentSchema::Agy]);
-    let s = interrupted(
-        &fx,
-        RuntimeConfig::default(),
-        "agy",
-        &["--auto"],
-        &[b"\x1b"],
-    );
-    // agy publishes nothing: only the quiet after the key (15 s grace) says so.
+    let s = escaped(&fx, "agy", Some(AgentSchema::Agy), &["--auto"]);
+    // agy publishes nothing: only the quiet after the key (15 s grace) says
+    // so. Its byte-quiet ask (12 s) must not fire over a pending interrupt.
     assert_interrupted(&s, 25 * SEC, &["interrupt_quiet"]);
 }
 
 #[test]
 fn subagent_run_ends_done_exactly_once_at_stop() {
     let fx = Fixture::new();
-    let (s, _id) = wired(
-        &fx,
-        no_native(),
-        AgentSchema::Claude,
-        "claude",
-        "subagents",
-        &["--auto", "--speed", "100"],
-    );
+    let s = claude_hooks_only(&fx, "subagents", &["--auto", "--speed", "100"]);
     let done = s.wait_state("t", "done", 20 * SEC);
     assert_eq!(done["rule"], "hook_done");
     std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(s.states("t"), ["working", "done"], "{:?}", s.steps("t"));
+    s.assert_states("t", &["working", "done"]);
     let t = trace(&fx.trace_path("t"));
     let stop = t
         .iter()
@@ -194,6 +180,8 @@ fn agy_done_comes_from_its_stop_hook() {
     assert_eq!(working["rule"], "hook_working");
     let done = s.wait_state("t", "done", 10 * SEC);
     assert_eq!(done["rule"], "hook_done");
+    std::thread::sleep(Duration::from_millis(300));
+    s.assert_states("t", &["working", "done"]);
 }
 
 #[test]
@@ -215,31 +203,81 @@ fn codex_native_status_blocks_and_finishes() {
 fn prose_question_ends_as_done_on_every_agent() {
     // The gap the plan says closes on no agent: a question asked in prose is
     // a normal end of turn. termic reports done, honestly, and no more.
+    for (agent, schema, config, rule) in [
+        (
+            "claude",
+            Some(AgentSchema::Claude),
+            no_native(),
+            "hook_done",
+        ),
+        (
+            "grok",
+            Some(AgentSchema::Grok),
+            RuntimeConfig::default(),
+            "hook_done",
+        ),
+        (
+            "agy",
+            Some(AgentSchema::Agy),
+            RuntimeConfig::default(),
+            "hook_done",
+        ),
+        (
+            "opencode",
+            Some(AgentSchema::Opencode),
+            RuntimeConfig::default(),
+            "hook_done",
+        ),
+        ("codex", None, RuntimeConfig::default(), "native_done"),
+    ] {
+        let fx = Fixture::new();
+        let s = Session::start(&fx, config);
+        if let Some(schema) = schema {
+            fx.install(&[schema]);
+            s.rt.set_hooks_wired(agent, true);
+        }
+        s.spawn(&fx, "t", agent, "prose-question", &["--auto"]);
+        let done = s.wait_state("t", "done", 10 * SEC);
+        assert_eq!(done["rule"], rule, "{agent}: {:?}", s.steps("t"));
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(
+            s.states("t"),
+            ["working", "done"],
+            "{agent}: {:?}",
+            s.steps("t")
+        );
+    }
+}
+
+#[test]
+fn agy_permission_prompt_asks_after_the_quiet_and_its_stop_ends_the_turn() {
+    // agy has no attention event and paints nothing while it waits, so with
+    // its hooks wired the byte-quiet fallback (12 s) still asks, unsure,
+    // and never claims a done; the done comes from its Stop hook.
     let fx = Fixture::new();
-    let (s, _id) = wired(
+    let (s, id) = wired(
         &fx,
-        no_native(),
-        AgentSchema::Claude,
-        "claude",
-        "prose-question",
+        RuntimeConfig::default(),
+        AgentSchema::Agy,
+        "agy",
+        "permission",
         &["--auto"],
     );
+    s.wait_state("t", "working", 10 * SEC);
+    let needs = s.wait_state("t", "needs_you", 20 * SEC);
+    assert_eq!(needs["rule"], "byte_quiet", "{needs}");
+    assert_eq!(needs["attention"]["kind"], "unsure", "{needs}");
+    s.assert_states("t", &["working", "needs_you"]);
+    s.send(id, b"1");
     let done = s.wait_state("t", "done", 10 * SEC);
-    assert_eq!(done["rule"], "hook_done");
-    assert_eq!(count(&s.states("t"), "needs_you"), 0);
+    assert_eq!(done["rule"], "hook_done", "{:?}", s.steps("t"));
+    assert_eq!(count(&s.states("t"), "done"), 1, "{:?}", s.steps("t"));
 }
 
 #[test]
 fn claude_background_tasks_keep_the_task_working_until_the_final_stop() {
     let fx = Fixture::new();
-    let (s, _id) = wired(
-        &fx,
-        no_native(),
-        AgentSchema::Claude,
-        "claude",
-        "background",
-        &["--auto", "--speed", "2"],
-    );
+    let s = claude_hooks_only(&fx, "background", &["--auto", "--speed", "2"]);
     let done = s.wait_state("t", "done", 15 * SEC);
     assert_eq!(done["rule"], "hook_done");
     let t = trace(&fx.trace_path("t"));
@@ -253,5 +291,5 @@ fn claude_background_tasks_keep_the_task_working_until_the_final_stop() {
         done["ts"].as_f64().unwrap() >= stops[1].floor(),
         "done only at the final Stop"
     );
-    assert_eq!(s.states("t"), ["working", "done"], "{:?}", s.steps("t"));
+    s.assert_states("t", &["working", "done"]);
 }
