@@ -198,4 +198,36 @@ mod tests {
             .iter()
             .any(|(_, h)| h.name == "global/termic:stop_cancelled[0].hooks[0]"));
     }
+
+    #[test]
+    fn load_reads_both_claude_files_first_then_its_own_in_name_order() {
+        let home = tempfile::tempdir().unwrap();
+        let file = |rel: &str, cmd: &str| {
+            let p = home.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            let json = format!(
+                r#"{{"hooks":{{"Stop":[{{"hooks":[{{"type":"command","command":"{cmd}"}}]}}]}}}}"#
+            );
+            std::fs::write(p, json).unwrap();
+        };
+        file(".grok/hooks/b.json", "/own-b");
+        file(".grok/hooks/a.json", "/own-a");
+        file(".grok/hooks/skip.txt", "/not-json");
+        file(".claude/settings.local.json", "/claude-local");
+        file(".claude/settings.json", "/claude");
+        let commands = |reg: &Registry| -> Vec<String> {
+            reg.handlers("Stop", None)
+                .into_iter()
+                .map(|h| h.command)
+                .collect()
+        };
+        let reg = load(home.path(), GrokVersion::V0_2_111, None);
+        assert_eq!(
+            commands(&reg),
+            ["/claude", "/claude-local", "/own-a", "/own-b"]
+        );
+        // The opt-out drops both Claude files and keeps grok's own.
+        let reg = load(home.path(), GrokVersion::V0_2_111, Some("false"));
+        assert_eq!(commands(&reg), ["/own-a", "/own-b"]);
+    }
 }

@@ -103,7 +103,8 @@ fn allowlist_refuses_other_sequences_and_reemits_st_as_bel() {
         ".claude/settings.json",
         &claude_hooks(&[("UserPromptSubmit", "ups"), ("Stop", "stop")], &home, ""),
     );
-    // OSC 52 (clipboard) is not on the allowlist; OSC 9 with a digit body neither.
+    // OSC 52 (clipboard) is not on the allowlist (the OSC 9 digit rule and
+    // the rest of the list: `osc::tests::allowlist_numbers`).
     home.rec_prints("ups", r#"{"terminalSequence":"\u001b]52;c;aGk=\u0007"}"#);
     home.rec_prints(
         "stop",
