@@ -486,3 +486,46 @@ fn unfocused_claude_keeps_the_busy_glyph_but_stops_alternating() {
         "alternates again once focused"
     );
 }
+
+#[test]
+fn demo_scenario_loops_and_approves_its_prompt_by_itself() {
+    // `termic demo` runs this loop for as long as it is open: a plain turn,
+    // a turn that asks permission (approved by itself after
+    // --auto-approve-ms), then back to the first prompt.
+    let home = Home::new();
+    home.write(
+        ".claude/settings.json",
+        &claude_hooks(
+            &[("PermissionRequest", "perm"), ("Stop", "stop")],
+            &home,
+            "",
+        ),
+    );
+    let sim = Sim::auto(
+        "claude",
+        "demo",
+        &home,
+        &["--speed", "20", "--auto-approve-ms", "2000"],
+    );
+    let end = std::time::Instant::now() + 10 * SEC;
+    let submits = || -> Vec<String> {
+        events(&sim.trace(), "submit")
+            .iter()
+            .map(|v| v["prompt"].as_str().unwrap_or("").to_owned())
+            .collect()
+    };
+    while submits().len() < 3 && std::time::Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        submits()[..3],
+        [
+            "Summarise the README",
+            "Create notes.txt with the summary",
+            "Summarise the README"
+        ]
+    );
+    sim.wait_for("Created notes.txt", SEC);
+    // Two Stops (one per turn) and the one permission prompt before the loop.
+    assert_eq!(home.run_names()[..3], ["stop", "perm", "stop"]);
+}
