@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use crate::sse::{named, Frame};
-use crate::turn::{content_text, summarize, Answer, ToolSpec, Turn};
+use crate::turn::{content_text, split_at_prompt, summarize, tool_specs, Answer, Turn};
 
 fn has_block(message: &Value, kind: &str) -> bool {
     message["content"]
@@ -18,29 +18,10 @@ fn has_block(message: &Value, kind: &str) -> bool {
 /// message that is not a tool result: Claude may append `role: "system"`
 /// entries after it, so the last message is not the one to read.
 pub fn analyze(body: &Value) -> Turn {
-    let tools: Vec<ToolSpec> = body["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .filter_map(|t| {
-                    let name = t["name"].as_str()?;
-                    Some(ToolSpec {
-                        name: name.to_string(),
-                        schema: t["input_schema"].clone(),
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let messages = body["messages"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    let prompt_at = messages
-        .iter()
-        .rposition(|m| m["role"] == "user" && !has_block(m, "tool_result"));
-    let after = prompt_at.map_or(messages, |i| &messages[i + 1..]);
+    let tools = tool_specs(&body["tools"], "/name", "/input_schema");
+    let (messages, prompt_at, after) = split_at_prompt(body, |m| {
+        m["role"] == "user" && !has_block(m, "tool_result")
+    });
     let tool_calls_made = after
         .iter()
         .filter(|m| m["role"] == "assistant" && has_block(m, "tool_use"))
@@ -143,23 +124,6 @@ mod tests {
     use crate::turn::ToolCall;
     use std::time::Duration;
 
-    fn events(frames: &[Frame]) -> Vec<Value> {
-        frames
-            .iter()
-            .map(|f| {
-                let text = String::from_utf8(f.bytes.clone()).unwrap();
-                let data = text.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
-                let event = text
-                    .lines()
-                    .find_map(|l| l.strip_prefix("event: "))
-                    .unwrap();
-                let value: Value = serde_json::from_str(data).unwrap();
-                assert_eq!(value["type"], event, "event name and type field agree");
-                value
-            })
-            .collect()
-    }
-
     #[test]
     fn the_prompt_is_the_last_user_message_even_when_system_entries_follow() {
         let body = json!({"tools": [{"name": "Write", "input_schema": {}}], "messages": [
@@ -206,7 +170,7 @@ mod tests {
             }),
         };
         let frames = render(&answer, "m", 3);
-        let evs = events(&frames);
+        let evs = crate::sse::named_event_data(&frames);
         let types: Vec<&str> = evs.iter().map(|e| e["type"].as_str().unwrap()).collect();
         assert_eq!(
             types,
@@ -248,7 +212,7 @@ mod tests {
             interval: Duration::ZERO,
             call: None,
         };
-        let evs = events(&render(&answer, "m", 1));
+        let evs = crate::sse::named_event_data(&render(&answer, "m", 1));
         assert_eq!(evs[evs.len() - 2]["delta"]["stop_reason"], "end_turn");
     }
 }

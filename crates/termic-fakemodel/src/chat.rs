@@ -6,31 +6,14 @@
 use serde_json::{json, Value};
 
 use crate::sse::{data, done_marker, Frame};
-use crate::turn::{content_text, forced_tool, summarize, Answer, ToolSpec, Turn};
+use crate::turn::{
+    content_text, forced_tool, split_at_prompt, summarize, tool_specs, Answer, Turn,
+};
 
 /// Reads the turn out of a chat-completions request.
 pub fn analyze(body: &Value) -> Turn {
-    let tools: Vec<ToolSpec> = body["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .filter_map(|t| {
-                    let f = &t["function"];
-                    Some(ToolSpec {
-                        name: f["name"].as_str()?.to_string(),
-                        schema: f["parameters"].clone(),
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let messages = body["messages"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    let prompt_at = messages.iter().rposition(|m| m["role"] == "user");
-    let after = prompt_at.map_or(messages, |i| &messages[i + 1..]);
+    let tools = tool_specs(&body["tools"], "/function/name", "/function/parameters");
+    let (messages, prompt_at, after) = split_at_prompt(body, |m| m["role"] == "user");
     let tool_calls_made = after
         .iter()
         .filter(|m| {

@@ -131,6 +131,14 @@ impl AgentRun {
         Ok(t)
     }
 
+    /// Answers a prompt the agent shows: waits 1 s first, as a person reads
+    /// it (keys sent sooner can be dropped), then sends `bytes`; returns the
+    /// unix ms they were sent.
+    pub fn answer(&mut self, bytes: &[u8]) -> std::io::Result<f64> {
+        thread::sleep(Duration::from_secs(1));
+        self.keys(bytes)
+    }
+
     /// OSCs and BELs so far.
     pub fn term_events(&self) -> Vec<TermEvent> {
         events(&self.pty.chunks())

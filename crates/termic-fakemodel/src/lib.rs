@@ -19,6 +19,7 @@ pub mod responses;
 pub mod scenario;
 pub mod server;
 pub mod sse;
+pub mod suite;
 pub mod trace;
 pub mod turn;
 

@@ -184,17 +184,6 @@ mod tests {
     use crate::turn::ToolCall;
     use std::time::Duration;
 
-    fn events(frames: &[Frame]) -> Vec<Value> {
-        frames
-            .iter()
-            .map(|f| {
-                let text = String::from_utf8(f.bytes.clone()).unwrap();
-                serde_json::from_str(text.lines().find_map(|l| l.strip_prefix("data: ")).unwrap())
-                    .unwrap()
-            })
-            .collect()
-    }
-
     #[test]
     fn function_call_output_after_the_prompt_advances_the_step() {
         let body = json!({"tools": [{"type": "function", "name": "exec_command", "parameters": {}}], "input": [
@@ -256,7 +245,7 @@ mod tests {
             }),
         };
         let frames = render(&answer, "m", 2);
-        let evs = events(&frames);
+        let evs = crate::sse::named_event_data(&frames);
         for (i, (ev, frame)) in evs.iter().zip(&frames).enumerate() {
             assert_eq!(ev["sequence_number"], i as u64);
             let head = format!("event: {}\n", ev["type"].as_str().unwrap());

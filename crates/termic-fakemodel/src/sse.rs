@@ -37,6 +37,32 @@ pub fn done_marker() -> Vec<u8> {
     b"data: [DONE]\n\n".to_vec()
 }
 
+/// Test helper: the data of each named-event frame, checking that the event
+/// name and the data's `type` field agree (both the Messages and the
+/// Responses APIs require it).
+#[cfg(test)]
+pub(crate) fn named_event_data(frames: &[Frame]) -> Vec<Value> {
+    frames
+        .iter()
+        .map(|f| {
+            let text = String::from_utf8(f.bytes.clone()).unwrap();
+            let line = |prefix: &str| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix(prefix))
+                    .map(str::to_string)
+                    .unwrap()
+            };
+            let value: Value = serde_json::from_str(&line("data: ")).unwrap();
+            assert_eq!(
+                value["type"],
+                line("event: "),
+                "event name and type field agree"
+            );
+            value
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

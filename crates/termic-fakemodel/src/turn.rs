@@ -42,6 +42,39 @@ pub struct ToolCall {
     pub args: Value,
 }
 
+/// The tools a request offered: for each entry of `tools`, the name and the
+/// schema found at the JSON pointers the API uses (entries with no name are
+/// skipped).
+pub fn tool_specs(tools: &Value, name_at: &str, schema_at: &str) -> Vec<ToolSpec> {
+    tools
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| {
+            Some(ToolSpec {
+                name: t.pointer(name_at)?.as_str()?.to_string(),
+                schema: t.pointer(schema_at).cloned().unwrap_or(Value::Null),
+            })
+        })
+        .collect()
+}
+
+/// A request's `messages`, the index of the user's last prompt in them (the
+/// last message `is_prompt` accepts) and the messages after it (all of them
+/// when there is no prompt).
+pub fn split_at_prompt(
+    body: &Value,
+    is_prompt: impl Fn(&Value) -> bool,
+) -> (&[Value], Option<usize>, &[Value]) {
+    let messages = body["messages"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let prompt_at = messages.iter().rposition(is_prompt);
+    let after = prompt_at.map_or(messages, |i| &messages[i + 1..]);
+    (messages, prompt_at, after)
+}
+
 const SUMMARY_CHARS: usize = 200;
 
 /// Whitespace collapsed, cut to a readable length.

@@ -3,30 +3,15 @@
 //! TERMIC_REAL_AGENTS to the cache `.ci/real-agents-install` filled. Without
 //! it the tests are ignored (.ci/run passes --ignored). Runs one agent at a time.
 
-use std::path::PathBuf;
-use std::sync::Mutex;
+use std::path::Path;
 use std::time::Duration;
 
 use base64::Engine;
 use termic_fakemodel::agents::Agent;
 use termic_fakemodel::drive::{AgentRun, RunOptions};
 use termic_fakemodel::pty::processes_with_home;
+use termic_fakemodel::suite::{begin, SEC};
 use termic_fakemodel::ScenarioName;
-
-static ONE_AGENT_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn cache(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("TERMIC_REAL_AGENTS") {
-        Some(dir) => Some(PathBuf::from(dir)),
-        // These tests are #[ignore]d; running one on purpose without the
-        // agents installed is an error, never a silent pass.
-        None => {
-            panic!("{test}: set TERMIC_REAL_AGENTS=<cache dir filled by .ci/real-agents-install>")
-        }
-    }
-}
-
-const SEC: Duration = Duration::from_secs(1);
 
 fn states_only(states: &[(f64, String)]) -> Vec<String> {
     // `working` may carry a msg (the tool being run); the state is what counts.
@@ -54,34 +39,79 @@ fn decode_msg(state: &str) -> String {
     .unwrap_or_default()
 }
 
-fn start(
-    cache: &std::path::Path,
-    agent: Agent,
-    scenario: ScenarioName,
-    options: RunOptions,
-) -> AgentRun {
+fn start(cache: &Path, agent: Agent, scenario: ScenarioName, options: RunOptions) -> AgentRun {
     AgentRun::start(cache, agent, scenario, options).expect("the agent starts and shows its UI")
 }
 
-#[test]
-#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
-fn real_claude_native_status_says_blocked_then_done_once() {
-    let Some(cache) = cache("real_claude_native_status_says_blocked_then_done_once") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+/// The permission turn's tail: approve with `key`, wait for the native
+/// done, then 1 s more; returns the native states since `t0`.
+fn approve_until_native_done(run: &mut AgentRun, key: &[u8], t0: f64) -> Vec<String> {
+    let t_key = run.answer(key).unwrap();
+    run.wait_native("state=done", t_key, 60 * SEC)
+        .expect("done after approval");
+    std::thread::sleep(SEC);
+    states_only(&run.native_states(t0))
+}
+
+/// A slow turn interrupted with Escape 2 s into the model's answer: waits
+/// for the native idle, then `after` more. Returns (prompt, Escape) times.
+fn escape_to_native_idle(run: &mut AgentRun, after: Duration) -> (f64, f64) {
+    let t0 = run.prompt("count slowly").unwrap();
+    run.wait_native("state=working", t0, 30 * SEC)
+        .expect("working");
+    run.server
+        .wait_for(30 * SEC, |e| !e.side)
+        .expect("the model request");
+    std::thread::sleep(2 * SEC);
+    let t_esc = run.keys(b"\x1b").unwrap();
+    let (t_idle, _) = run
+        .wait_native("state=idle", t_esc, 20 * SEC)
+        .expect("idle after Escape");
+    eprintln!(
+        "{}: idle {:.0} ms after Escape",
+        run.agent.name(),
+        t_idle - t_esc
+    );
+    std::thread::sleep(after);
+    assert!(
+        run.native_states(t0)
+            .iter()
+            .all(|(_, s)| !s.starts_with("state=done")),
+        "no done after Escape: {:?}",
+        run.native_states(t0)
+    );
+    (t0, t_esc)
+}
+
+/// Claude with its probe answered and the hook recorder, prompted with
+/// `prompt`: returns the run, the prompt time and the blocked state.
+fn claude_blocked(
+    cache: &Path,
+    scenario: ScenarioName,
+    prompt: &str,
+) -> (AgentRun, f64, (f64, String)) {
     let opts = RunOptions {
         probe: true,
         recorder: true,
         ..RunOptions::default()
     };
-    let mut run = start(&cache, Agent::Claude, ScenarioName::Write, opts);
-    let t0 = run.prompt("create the file out.txt please").unwrap();
-    let (t_blocked, blocked) = run
+    let mut run = start(cache, Agent::Claude, scenario, opts);
+    let t0 = run.prompt(prompt).unwrap();
+    let blocked = run
         .wait_native("state=blocked", t0, 60 * SEC)
         .expect("blocked");
+    (run, t0, blocked)
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_claude_native_status_says_blocked_then_done_once() {
+    let (cache, _one) = begin();
+    let (mut run, t0, (t_blocked, blocked)) = claude_blocked(
+        &cache,
+        ScenarioName::Write,
+        "create the file out.txt please",
+    );
     assert!(blocked.contains(":kind=permission"), "{blocked}");
     assert!(
         decode_msg(&blocked).starts_with("approve Write: "),
@@ -98,12 +128,7 @@ fn real_claude_native_status_says_blocked_then_done_once() {
         t_blocked - t0,
         t_blocked - request.ts_ms
     );
-    std::thread::sleep(SEC); // a person reads the prompt first; keys sent sooner can be dropped
-    let t_key = run.keys(b"\r").unwrap();
-    run.wait_native("state=done", t_key, 60 * SEC)
-        .expect("done after approval");
-    std::thread::sleep(SEC);
-    let states = states_only(&run.native_states(t0));
+    let states = approve_until_native_done(&mut run, b"\r", t0);
     assert_eq!(
         states,
         [
@@ -124,14 +149,7 @@ fn real_claude_native_status_says_blocked_then_done_once() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_claude_without_probe_reply_is_silent_and_its_title_says_idle_while_blocked() {
-    let Some(cache) =
-        cache("real_claude_without_probe_reply_is_silent_and_its_title_says_idle_while_blocked")
-    else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let opts = RunOptions {
         probe: false,
         recorder: true,
@@ -163,8 +181,7 @@ fn real_claude_without_probe_reply_is_silent_and_its_title_says_idle_while_block
     // The defect the plan describes: blocked, and the title shows the idle glyph.
     let (_, last_title) = run.titles(t0).pop().expect("titles");
     assert_eq!(last_title, "\u{2733} Claude Code");
-    std::thread::sleep(SEC); // a person reads the prompt first; keys sent sooner can be dropped
-    let t_key = run.keys(b"\r").unwrap();
+    let t_key = run.answer(b"\r").unwrap();
     run.wait_hook("Stop", t_key, 60 * SEC)
         .expect("Stop after approval");
     assert!(
@@ -176,12 +193,7 @@ fn real_claude_without_probe_reply_is_silent_and_its_title_says_idle_while_block
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_claude_escape_fires_no_hook_and_reports_idle_not_done() {
-    let Some(cache) = cache("real_claude_escape_fires_no_hook_and_reports_idle_not_done") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let opts = RunOptions {
         probe: true,
         recorder: true,
@@ -189,23 +201,7 @@ fn real_claude_escape_fires_no_hook_and_reports_idle_not_done() {
         ..RunOptions::default()
     };
     let mut run = start(&cache, Agent::Claude, ScenarioName::Slow, opts);
-    let t0 = run.prompt("count slowly").unwrap();
-    run.wait_native("state=working", t0, 30 * SEC)
-        .expect("working");
-    run.server
-        .wait_for(30 * SEC, |e| !e.side)
-        .expect("the model request");
-    std::thread::sleep(2 * SEC);
-    let t_esc = run.keys(b"\x1b").unwrap();
-    let (t_idle, _) = run
-        .wait_native("state=idle", t_esc, 10 * SEC)
-        .expect("idle after Escape");
-    eprintln!("claude: idle {:.0} ms after Escape", t_idle - t_esc);
-    std::thread::sleep(2 * SEC);
-    assert!(run
-        .native_states(t0)
-        .iter()
-        .all(|(_, s)| !s.starts_with("state=done")));
+    let (_, t_esc) = escape_to_native_idle(&mut run, 2 * SEC);
     assert!(
         run.hooks()
             .iter()
@@ -218,22 +214,8 @@ fn real_claude_escape_fires_no_hook_and_reports_idle_not_done() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_claude_ask_user_question_reports_blocked_question() {
-    let Some(cache) = cache("real_claude_ask_user_question_reports_blocked_question") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    let opts = RunOptions {
-        probe: true,
-        recorder: true,
-        ..RunOptions::default()
-    };
-    let mut run = start(&cache, Agent::Claude, ScenarioName::Ask, opts);
-    let t0 = run.prompt("ask me a color").unwrap();
-    let (_, blocked) = run
-        .wait_native("state=blocked", t0, 60 * SEC)
-        .expect("blocked");
+    let (cache, _one) = begin();
+    let (mut run, t0, (_, blocked)) = claude_blocked(&cache, ScenarioName::Ask, "ask me a color");
     assert!(blocked.contains(":kind=question"), "{blocked}");
     assert_eq!(
         decode_msg(&blocked),
@@ -245,8 +227,7 @@ fn real_claude_ask_user_question_reports_blocked_question() {
     assert!(request
         .payload
         .contains("\"tool_name\":\"AskUserQuestion\""));
-    std::thread::sleep(SEC); // a person reads the prompt first; keys sent sooner can be dropped
-    let t_key = run.keys(b"\r").unwrap();
+    let t_key = run.answer(b"\r").unwrap();
     run.wait_native("state=done", t_key, 60 * SEC)
         .expect("done after the answer");
 }
@@ -254,12 +235,7 @@ fn real_claude_ask_user_question_reports_blocked_question() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_opencode_reports_permission_asked_replied_and_idle_once() {
-    let Some(cache) = cache("real_opencode_reports_permission_asked_replied_and_idle_once") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let opts = RunOptions {
         recorder: true,
         ..RunOptions::default()
@@ -280,8 +256,7 @@ fn real_opencode_reports_permission_asked_replied_and_idle_once() {
         !run.hooks().iter().any(|h| h.event == "session.idle"),
         "no idle while the prompt waits"
     );
-    std::thread::sleep(SEC); // a person reads the prompt first; keys sent sooner can be dropped
-    let t_key = run.keys(b"\r").unwrap();
+    let t_key = run.answer(b"\r").unwrap();
     run.wait_hook("permission.replied", t_key, 30 * SEC)
         .expect("permission.replied");
     run.wait_hook("session.idle", t_key, 60 * SEC)
@@ -303,12 +278,7 @@ fn real_opencode_reports_permission_asked_replied_and_idle_once() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_grok_notifies_permission_then_stops_then_idle_prompt() {
-    let Some(cache) = cache("real_grok_notifies_permission_then_stops_then_idle_prompt") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let env = vec![(
         "GROK_IDLE_NOTIFICATION_DELAY_MS".to_string(),
         "3000".to_string(),
@@ -333,8 +303,7 @@ fn real_grok_notifies_permission_then_stops_then_idle_prompt() {
     run.wait_title("Action Required", t0, 10 * SEC)
         .expect("grok 0.2.111 says it is blocked in its title");
     assert!(!run.hooks().iter().any(|h| h.event == "Stop"));
-    std::thread::sleep(SEC); // a person reads the prompt first; keys sent sooner can be dropped
-    let t_key = run.keys(b"3").unwrap();
+    let t_key = run.answer(b"3").unwrap();
     let stop = run.wait_hook("Stop", t_key, 60 * SEC).expect("Stop");
     assert!(
         stop.payload.contains("\"reason\":\"end_turn\""),
@@ -360,12 +329,7 @@ fn real_grok_notifies_permission_then_stops_then_idle_prompt() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_grok_escape_fires_no_hook_and_its_title_goes_idle() {
-    let Some(cache) = cache("real_grok_escape_fires_no_hook_and_its_title_goes_idle") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let env = vec![(
         "GROK_IDLE_NOTIFICATION_DELAY_MS".to_string(),
         "2000".to_string(),
@@ -404,14 +368,7 @@ fn real_grok_escape_fires_no_hook_and_its_title_goes_idle() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_codex_reports_blocked_natively_before_its_title_and_its_app_server_is_ended() {
-    let Some(cache) =
-        cache("real_codex_reports_blocked_natively_before_its_title_and_its_app_server_is_ended")
-    else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let mut run = start(
         &cache,
         Agent::Codex,
@@ -435,12 +392,7 @@ fn real_codex_reports_blocked_natively_before_its_title_and_its_app_server_is_en
         t_title - t_blocked > 500.0,
         "the title is held about 1 s after the last key"
     );
-    std::thread::sleep(SEC); // a person reads the prompt first; keys sent sooner can be dropped
-    let t_key = run.keys(b"y").unwrap();
-    run.wait_native("state=done", t_key, 60 * SEC)
-        .expect("done");
-    std::thread::sleep(SEC);
-    let states = states_only(&run.native_states(t0));
+    let states = approve_until_native_done(&mut run, b"y", t0);
     assert_eq!(
         states,
         [
@@ -465,32 +417,11 @@ fn real_codex_reports_blocked_natively_before_its_title_and_its_app_server_is_en
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_codex_escape_gives_idle_without_done() {
-    let Some(cache) = cache("real_codex_escape_gives_idle_without_done") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let opts = RunOptions {
         slow_for: Some(Duration::from_secs(20)),
         ..RunOptions::default()
     };
     let mut run = start(&cache, Agent::Codex, ScenarioName::Slow, opts);
-    let t0 = run.prompt("count slowly").unwrap();
-    run.wait_native("state=working", t0, 30 * SEC)
-        .expect("working");
-    run.server
-        .wait_for(30 * SEC, |e| !e.side)
-        .expect("the model request");
-    std::thread::sleep(2 * SEC);
-    let t_esc = run.keys(b"\x1b").unwrap();
-    let (t_idle, _) = run
-        .wait_native("state=idle", t_esc, 10 * SEC)
-        .expect("idle after Escape");
-    eprintln!("codex: idle {:.0} ms after Escape", t_idle - t_esc);
-    std::thread::sleep(SEC);
-    assert!(run
-        .native_states(t0)
-        .iter()
-        .all(|(_, s)| !s.starts_with("state=done")));
+    escape_to_native_idle(&mut run, SEC);
 }

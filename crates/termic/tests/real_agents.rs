@@ -18,85 +18,65 @@ use real_agents_support::*;
 use termic_fakemodel::agents::Agent;
 use termic_fakemodel::drive::scratch_dir;
 use termic_fakemodel::pty::processes_with_home;
+use termic_fakemodel::recorder;
+use termic_fakemodel::suite::real_agents_cache;
 use termic_fakemodel::ScenarioName;
 use termic_hooks::agents::AgentSchema;
-
-fn assert_needs_you_kind(task: &TermicTask, since: u64, kind: &str) {
-    let needs = task
-        .lines()
-        .into_iter()
-        .find(|l| l.ts >= since && l.to == "needs_you")
-        .unwrap();
-    assert_eq!(
-        needs.kind.as_deref(),
-        Some(kind),
-        "needs you from {}",
-        needs.rule
-    );
-}
 
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_claude_hooks_without_probe_reply_give_needs_you_then_one_done() {
-    let Some(cache) =
-        cache("real_termic_claude_hooks_without_probe_reply_give_needs_you_then_one_done")
-    else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let setup = Setup {
         hooks: vec![AgentSchema::Claude],
+        recorder: true,
         ..Setup::default()
     };
     let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Write, setup);
     let (t0, states) = permission_turn(&task, b"\r");
     assert_honest_turn(&states);
-    assert_needs_you_kind(&task, t0, "permission");
-    let rules: Vec<String> = task.lines().into_iter().map(|l| l.rule).collect();
-    assert!(
-        rules.iter().any(|r| r.contains("hook")),
-        "hooks drove the turn: {rules:?}"
-    );
+    let needs = task.assert_needs_you_from(t0, "hook_attention", Some("permission"));
+    let done = task.first("done", t0);
+    assert_eq!(done.rule, "hook_done", "done at Stop, not after a settle");
+    // The OSC from the hook reached termic within the measured window (the
+    // recorder's hook starts beside termic's for the same event), and done
+    // came at Stop with no settle delay (the settle is 5 s). Bounds are
+    // generous for 2 loaded cores; the measured values are printed.
+    let hooks = recorder::read(&task.home);
+    let started = |event: &str, since: u64| {
+        hooks
+            .iter()
+            .find(|h| h.event == event && h.ts_ms >= since as f64)
+            .unwrap_or_else(|| panic!("{event} fired: {hooks:?}"))
+            .ts_ms
+    };
+    let attention_ms = needs.ts as f64 - started("PermissionRequest", t0);
+    let done_ms = done.ts as f64 - started("Stop", needs.ts);
+    eprintln!("claude hooks: PermissionRequest -> needs_you {attention_ms:.0} ms, Stop -> done {done_ms:.0} ms");
+    assert!((0.0..2000.0).contains(&attention_ms), "{attention_ms} ms");
+    assert!((0.0..2000.0).contains(&done_ms), "{done_ms} ms");
     assert_no_termic_file(&task.project);
 }
 
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_claude_native_status_without_hooks_gives_needs_you_then_one_done() {
-    let Some(cache) =
-        cache("real_termic_claude_native_status_without_hooks_gives_needs_you_then_one_done")
-    else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let setup = Setup {
         probe_reply: true,
         ..Setup::default()
     };
     let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Write, setup);
-    let (_, states) = permission_turn(&task, b"\r");
+    let (t0, states) = permission_turn(&task, b"\r");
     assert_honest_turn(&states);
-    assert!(
-        task.lines().iter().any(|l| l.rule.contains("native")),
-        "native status drove the turn"
-    );
+    task.assert_needs_you_from(t0, "native_blocked", Some("permission"));
+    assert_eq!(task.first("done", t0).rule, "native_done");
 }
 
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_claude_native_status_and_hooks_agree_one_needs_you_one_done() {
-    let Some(cache) =
-        cache("real_termic_claude_native_status_and_hooks_agree_one_needs_you_one_done")
-    else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let setup = Setup {
         probe_reply: true,
         hooks: vec![AgentSchema::Claude],
@@ -115,13 +95,7 @@ fn real_termic_claude_native_status_and_hooks_agree_one_needs_you_one_done() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_claude_without_hooks_or_probe_reply_records_what_happens() {
-    let Some(cache) = cache("real_termic_claude_without_hooks_or_probe_reply_records_what_happens")
-    else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Write, Setup::default());
     let t0 = task.prompt("create the file out.txt please");
     task.server
@@ -153,12 +127,7 @@ fn real_termic_claude_without_hooks_or_probe_reply_records_what_happens() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_claude_escape_is_interrupted_not_done() {
-    let Some(cache) = cache("real_termic_claude_escape_is_interrupted_not_done") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let setup = Setup {
         probe_reply: true,
         hooks: vec![AgentSchema::Claude],
@@ -166,19 +135,7 @@ fn real_termic_claude_escape_is_interrupted_not_done() {
         ..Setup::default()
     };
     let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Slow, setup);
-    let t0 = task.prompt("count slowly");
-    task.wait_state("working", t0, 30 * SEC).expect("working");
-    thread::sleep(3 * SEC);
-    let t_esc = task.keys(b"\x1b");
-    let line = task.wait_state("interrupted", t_esc, 10 * SEC);
-    task.report("claude escape");
-    let line = line.expect("interrupted");
-    eprintln!(
-        "claude: interrupted {} ms after Escape ({})",
-        line.ts - t_esc,
-        line.rule
-    );
-    thread::sleep(3 * SEC);
+    let t0 = escape_turn(&task);
     assert!(
         !task.states(t0).iter().any(|s| s == "done"),
         "{:?}",
@@ -189,12 +146,7 @@ fn real_termic_claude_escape_is_interrupted_not_done() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_claude_ask_user_question_needs_you_as_a_question() {
-    let Some(cache) = cache("real_termic_claude_ask_user_question_needs_you_as_a_question") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let setup = Setup {
         hooks: vec![AgentSchema::Claude],
         ..Setup::default()
@@ -213,12 +165,7 @@ fn real_termic_claude_ask_user_question_needs_you_as_a_question() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_claude_from_inside_tmux_still_reports() {
-    let Some(cache) = cache("real_termic_claude_from_inside_tmux_still_reports") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     // termic itself started inside tmux: the child must not see it.
     std::env::set_var("TMUX", "/tmp/tmux-0/default,4242,0");
     std::env::set_var("TMUX_PANE", "%3");
@@ -236,14 +183,7 @@ fn real_termic_claude_from_inside_tmux_still_reports() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_claude_outside_termic_with_hooks_installed_prints_no_termic_sequence() {
-    let Some(cache) =
-        cache("real_claude_outside_termic_with_hooks_installed_prints_no_termic_sequence")
-    else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     use termic_fakemodel::drive::{AgentRun, RunOptions};
     fn install_claude(home: &Path) {
         install_hooks(home, &[AgentSchema::Claude]);
@@ -276,12 +216,7 @@ fn real_claude_outside_termic_with_hooks_installed_prints_no_termic_sequence() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_opencode_permission_asked_replied_and_one_done() {
-    let Some(cache) = cache("real_termic_opencode_permission_asked_replied_and_one_done") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let setup = Setup {
         hooks: vec![AgentSchema::Opencode],
         ..Setup::default()
@@ -289,7 +224,7 @@ fn real_termic_opencode_permission_asked_replied_and_one_done() {
     let task = TermicTask::start(&cache, Agent::Opencode, ScenarioName::Write, setup);
     let (t0, states) = permission_turn(&task, b"\r");
     assert_honest_turn(&states);
-    assert_needs_you_kind(&task, t0, "permission");
+    task.assert_needs_you_from(t0, "hook_attention", Some("permission"));
     let needs = states.iter().position(|s| s == "needs_you").unwrap();
     assert_eq!(
         states.get(needs + 1).map(String::as_str),
@@ -302,14 +237,7 @@ fn real_termic_opencode_permission_asked_replied_and_one_done() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_grok_notification_then_one_done_and_idle_prompt_changes_nothing() {
-    let Some(cache) =
-        cache("real_termic_grok_notification_then_one_done_and_idle_prompt_changes_nothing")
-    else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let env = vec![(
         "GROK_IDLE_NOTIFICATION_DELAY_MS".to_string(),
         "3000".to_string(),
@@ -351,12 +279,7 @@ fn real_termic_grok_notification_then_one_done_and_idle_prompt_changes_nothing()
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_grok_with_claude_compat_off_still_reports() {
-    let Some(cache) = cache("real_termic_grok_with_claude_compat_off_still_reports") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     fn compat_off(home: &Path) {
         let path = home.join(".grok/config.toml");
         let mut text = std::fs::read_to_string(&path).unwrap_or_default();
@@ -376,58 +299,25 @@ fn real_termic_grok_with_claude_compat_off_still_reports() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_grok_escape_is_interrupted_by_key_and_idle_title() {
-    let Some(cache) = cache("real_termic_grok_escape_is_interrupted_by_key_and_idle_title") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let setup = Setup {
         hooks: vec![AgentSchema::Grok],
         slow_for: Some(20 * SEC),
         ..Setup::default()
     };
     let task = TermicTask::start(&cache, Agent::Grok, ScenarioName::Slow, setup);
-    let t0 = task.prompt("count slowly");
-    task.wait_state("working", t0, 30 * SEC).expect("working");
-    thread::sleep(3 * SEC);
-    let t_esc = task.keys(b"\x1b");
-    let line = task.wait_state("interrupted", t_esc, 10 * SEC);
-    task.report("grok escape");
-    let line = line.expect("interrupted");
-    eprintln!(
-        "grok: interrupted {} ms after Escape ({})",
-        line.ts - t_esc,
-        line.rule
-    );
-    thread::sleep(3 * SEC);
+    let t0 = escape_turn(&task);
     assert!(!task.states(t0).iter().any(|s| s == "done"));
 }
 
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_codex_needs_you_from_native_status_and_its_app_server_ends() {
-    let Some(cache) =
-        cache("real_termic_codex_needs_you_from_native_status_and_its_app_server_ends")
-    else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let task = TermicTask::start(&cache, Agent::Codex, ScenarioName::Write, Setup::default());
     let (t0, states) = permission_turn(&task, b"y");
     assert_honest_turn(&states);
-    let needs = task
-        .lines()
-        .into_iter()
-        .find(|l| l.ts >= t0 && l.to == "needs_you")
-        .unwrap();
-    assert!(
-        needs.rule.contains("native"),
-        "needs you came from {}",
-        needs.rule
-    );
+    let needs = task.assert_needs_you_from(t0, "native", None);
     let tool_call = task
         .server
         .requests()
@@ -455,39 +345,20 @@ fn real_termic_codex_needs_you_from_native_status_and_its_app_server_ends() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_codex_escape_is_interrupted_not_done() {
-    let Some(cache) = cache("real_termic_codex_escape_is_interrupted_not_done") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let setup = Setup {
         slow_for: Some(20 * SEC),
         ..Setup::default()
     };
     let task = TermicTask::start(&cache, Agent::Codex, ScenarioName::Slow, setup);
-    let t0 = task.prompt("count slowly");
-    task.wait_state("working", t0, 30 * SEC).expect("working");
-    thread::sleep(3 * SEC);
-    let t_esc = task.keys(b"\x1b");
-    let line = task.wait_state("interrupted", t_esc, 10 * SEC);
-    task.report("codex escape");
-    let line = line.expect("interrupted");
-    eprintln!(
-        "codex: interrupted {} ms after Escape ({})",
-        line.ts - t_esc,
-        line.rule
-    );
+    let t0 = escape_turn(&task);
     assert!(!task.states(t0).iter().any(|s| s == "done"));
 }
 
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_agents_fixture_home_is_byte_identical_after_install_and_remove() {
-    let Some(cache) = cache("real_agents_fixture_home_is_byte_identical_after_install_and_remove")
-    else {
-        return;
-    };
+    let cache = real_agents_cache();
     let root = scratch_dir("home-roundtrip");
     let (home, project) = (root.join("home"), root.join("proj"));
     for agent in Agent::ALL {
@@ -521,12 +392,7 @@ fn real_agents_fixture_home_is_byte_identical_after_install_and_remove() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_codex_start_up_is_not_a_turn() {
-    let Some(cache) = cache("real_termic_codex_start_up_is_not_a_turn") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     // Codex 0.171.0 sends state=idle, working, idle at start-up with no
     // prompt: that must not show as a turn, let alone an interrupted one.
     let task = TermicTask::start(&cache, Agent::Codex, ScenarioName::Plain, Setup::default());

@@ -8,14 +8,14 @@ mod real_agents_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use real_agents_support::{cache, snapshot, ONE_AGENT_AT_A_TIME, SEC};
-use serde_json::Value;
+use real_agents_support::{assert_honest_turn, begin, permission_turn, snapshot, Driven, SEC};
 use termic_fakemodel::agents::{base_env, Agent};
 use termic_fakemodel::drive::scratch_dir;
-use termic_fakemodel::pty::{processes_with_home, PtyOptions, PtySession};
+use termic_fakemodel::pty::{now_ms, processes_with_home, PtyOptions, PtySession};
 use termic_fakemodel::{FakeModel, Scenario, ScenarioName, ServerConfig};
 
 /// A fixture: scratch HOME, project, termic config and data dirs, a fake
@@ -116,50 +116,81 @@ impl Fixture {
         );
     }
 
-    /// `termic run AGENT --event-log FILE` on a PTY.
-    fn run(&self, agent: Agent) -> PtySession {
+    /// `termic run AGENT --event-log FILE` on a PTY, waited for until the
+    /// agent's UI shows inside termic (its `marker` text was painted) and the
+    /// output then held still for 2.5 s.
+    fn run(&self, agent: Agent, marker: &[u8]) -> TermicProcess<'_> {
         let log = self.log.display().to_string();
         let cmd = self.termic_command(&["run", agent.name(), "--event-log", &log]);
-        PtySession::spawn(
-            cmd,
-            PtyOptions {
-                cols: 160,
-                rows: 45,
-                ..PtyOptions::default()
-            },
-            Some(&self.home),
-        )
-        .unwrap()
-    }
-
-    fn lines(&self) -> Vec<(u64, String, String)> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .map(|v| {
-                (
-                    v["ts"].as_u64().unwrap_or(0),
-                    v["to"].as_str().unwrap_or("").to_string(),
-                    v["rule"].as_str().unwrap_or("").to_string(),
-                )
-            })
-            .collect()
-    }
-
-    fn wait_state(&self, to: &str, since: u64, timeout: Duration) -> bool {
-        let deadline = Instant::now() + timeout;
-        while Instant::now() < deadline {
-            if self
-                .lines()
-                .iter()
-                .any(|(ts, t, _)| *ts >= since && t == to)
-            {
-                return true;
-            }
-            thread::sleep(Duration::from_millis(50));
+        let options = PtyOptions {
+            cols: 160,
+            rows: 45,
+            ..PtyOptions::default()
+        };
+        let pty = PtySession::spawn(cmd, options, Some(&self.home)).unwrap();
+        if pty.wait_for(marker, 0, 90 * SEC).is_none() {
+            panic!(
+                "{:?} never appeared in termic's screen",
+                String::from_utf8_lossy(marker)
+            );
         }
-        false
+        pty.wait_quiet(Duration::from_millis(2500), 15 * SEC);
+        TermicProcess {
+            fx: self,
+            agent,
+            pty: Mutex::new(pty),
+        }
+    }
+}
+
+/// The real `termic` binary running one agent, driven through its UI.
+struct TermicProcess<'a> {
+    fx: &'a Fixture,
+    agent: Agent,
+    pty: Mutex<PtySession>,
+}
+
+impl TermicProcess<'_> {
+    fn pty(&self) -> std::sync::MutexGuard<'_, PtySession> {
+        self.pty.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Quits termic with its prefix key (C-] q, then y); true once it exited
+    /// (waits up to 15 s).
+    fn quit(&self) -> bool {
+        self.keys(b"\x1dq");
+        thread::sleep(Duration::from_millis(500));
+        self.keys(b"y");
+        let deadline = Instant::now() + 15 * SEC;
+        while !self.pty().exited() {
+            if Instant::now() >= deadline {
+                return false;
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+        true
+    }
+}
+
+impl Driven for TermicProcess<'_> {
+    fn name(&self) -> &str {
+        self.agent.name()
+    }
+
+    fn event_log(&self) -> &Path {
+        &self.fx.log
+    }
+
+    fn keys(&self, bytes: &[u8]) -> u64 {
+        let t = now_ms() as u64;
+        self.pty().send(bytes).unwrap();
+        t
+    }
+
+    fn dump(&self) {
+        let out = self.pty().output();
+        let tail = &out[out.len().saturating_sub(4000)..];
+        eprintln!("  termic output tail:\n{}", String::from_utf8_lossy(tail));
     }
 }
 
@@ -171,112 +202,19 @@ impl Drop for Fixture {
     }
 }
 
-fn now() -> u64 {
-    termic_fakemodel::pty::now_ms() as u64
-}
-
-/// Waits until the agent's UI shows inside termic (its marker text was
-/// painted) and the output then held still for 2.5 s.
-fn wait_agent_ui(pty: &PtySession, marker: &[u8]) {
-    pty.wait_for(marker, 0, Duration::from_secs(90))
-        .unwrap_or_else(|| {
-            panic!(
-                "{:?} never appeared in termic's screen",
-                String::from_utf8_lossy(marker)
-            );
-        });
-    pty.wait_quiet(Duration::from_millis(2500), Duration::from_secs(15));
-}
-
-/// Prompt, needs you, approve, done; returns the states after the prompt.
-fn permission_turn(fx: &Fixture, pty: &mut PtySession, approve: &[u8]) -> Vec<String> {
-    pty.send(b"create the file out.txt please").unwrap();
-    thread::sleep(Duration::from_millis(400));
-    let t0 = now();
-    pty.send(b"\r").unwrap();
-    assert!(
-        fx.wait_state("needs_you", t0, 90 * SEC),
-        "no needs_you: {:?}",
-        fx.lines()
-    );
-    thread::sleep(SEC);
-    let t_key = now();
-    pty.send(approve).unwrap();
-    assert!(
-        fx.wait_state("done", t_key, 90 * SEC),
-        "no done: {:?}",
-        fx.lines()
-    );
-    thread::sleep(3 * SEC);
-    let states: Vec<String> = fx
-        .lines()
-        .into_iter()
-        .filter(|(ts, _, _)| *ts >= t0)
-        .map(|(_, to, _)| to)
-        .collect();
-    eprintln!("states: {:?}", fx.lines());
-    states
-}
-
-fn assert_honest(states: &[String]) {
-    let needs = states
-        .iter()
-        .position(|s| s == "needs_you")
-        .expect("needs_you");
-    assert_eq!(
-        states.first().map(String::as_str),
-        Some("working"),
-        "{states:?}"
-    );
-    assert!(
-        !states[..needs].iter().any(|s| s == "done"),
-        "done before needs you: {states:?}"
-    );
-    assert_eq!(
-        states.iter().filter(|s| *s == "done").count(),
-        1,
-        "{states:?}"
-    );
-}
-
-/// Quits termic with its prefix key (C-] q, then y).
-fn quit(pty: &mut PtySession) {
-    let _ = pty.send(b"\x1dq");
-    thread::sleep(Duration::from_millis(500));
-    let _ = pty.send(b"y");
-    let deadline = Instant::now() + 15 * SEC;
-    while !pty.exited() && Instant::now() < deadline {
-        thread::sleep(Duration::from_millis(100));
-    }
-}
-
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_claude_hooks_installed_by_termic_without_probe_reply() {
-    let Some(cache) = cache("real_binary_claude_hooks_installed_by_termic_without_probe_reply")
-    else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let fx = Fixture::new(&cache, Agent::Claude, ScenarioName::Write, false);
     let before = snapshot(&fx.home.join(".claude"));
     fx.hooks("install", "claude");
-    let mut pty = fx.run(Agent::Claude);
-    wait_agent_ui(&pty, b"Claude Code");
-    let states = permission_turn(&fx, &mut pty, b"\r");
-    assert_honest(&states);
-    assert!(
-        fx.lines()
-            .iter()
-            .any(|(_, to, rule)| to == "needs_you" && rule.contains("hook")),
-        "{:?}",
-        fx.lines()
-    );
-    quit(&mut pty);
-    assert!(pty.exited(), "termic quit");
-    drop(pty);
+    let termic = fx.run(Agent::Claude, b"Claude Code");
+    let (t0, states) = permission_turn(&termic, b"\r");
+    assert_honest_turn(&states);
+    termic.assert_needs_you_from(t0, "hook_attention", Some("permission"));
+    assert!(termic.quit(), "termic quit");
+    drop(termic);
     fx.hooks("remove", "claude");
     let after = snapshot(&fx.home.join(".claude"));
     // Claude itself writes under ~/.claude while it runs (projects, todos...);
@@ -301,46 +239,30 @@ fn real_binary_claude_hooks_installed_by_termic_without_probe_reply() {
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_claude_native_status_without_hooks() {
-    let Some(cache) = cache("real_binary_claude_native_status_without_hooks") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let fx = Fixture::new(&cache, Agent::Claude, ScenarioName::Write, true);
-    let mut pty = fx.run(Agent::Claude);
-    wait_agent_ui(&pty, b"Claude Code");
-    let states = permission_turn(&fx, &mut pty, b"\r");
-    assert_honest(&states);
-    assert!(
-        fx.lines()
-            .iter()
-            .any(|(_, to, rule)| to == "needs_you" && rule.contains("native")),
-        "{:?}",
-        fx.lines()
-    );
-    quit(&mut pty);
+    let termic = fx.run(Agent::Claude, b"Claude Code");
+    let (t0, states) = permission_turn(&termic, b"\r");
+    assert_honest_turn(&states);
+    termic.assert_needs_you_from(t0, "native_blocked", Some("permission"));
+    assert!(termic.quit(), "termic quit");
 }
 
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_codex_needs_you_and_quit_ends_its_app_server() {
-    let Some(cache) = cache("real_binary_codex_needs_you_and_quit_ends_its_app_server") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let (cache, _one) = begin();
     let fx = Fixture::new(&cache, Agent::Codex, ScenarioName::Write, true);
-    let mut pty = fx.run(Agent::Codex);
-    wait_agent_ui(&pty, b"OpenAI Codex");
-    let states = permission_turn(&fx, &mut pty, b"y");
-    assert_honest(&states);
-    quit(&mut pty);
-    assert!(pty.exited(), "termic quit");
-    thread::sleep(2 * SEC);
+    let termic = fx.run(Agent::Codex, b"OpenAI Codex");
+    let (_, states) = permission_turn(&termic, b"y");
+    assert_honest_turn(&states);
+    assert!(termic.quit(), "termic quit");
+    let deadline = Instant::now() + 10 * SEC;
+    while !processes_with_home(&fx.home).is_empty() && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(100));
+    }
     let left = processes_with_home(&fx.home);
-    drop(pty); // the harness ends whatever is left, so nothing leaks from the test
+    drop(termic); // the harness ends whatever is left, so nothing leaks from the test
     assert!(
         left.is_empty(),
         "codex processes still running after termic quit: {left:?}"

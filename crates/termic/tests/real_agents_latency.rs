@@ -16,15 +16,12 @@ use termic_fakemodel::recorder;
 use termic_fakemodel::ScenarioName;
 use termic_hooks::agents::AgentSchema;
 
-fn runs(test: &str) -> Option<(std::path::PathBuf, usize)> {
-    let cache = cache(test)?;
-    match std::env::var("TERMIC_REAL_AGENTS_LATENCY_RUNS")
+/// Turns per agent, from TERMIC_REAL_AGENTS_LATENCY_RUNS.
+fn turns() -> usize {
+    std::env::var("TERMIC_REAL_AGENTS_LATENCY_RUNS")
         .ok()
         .and_then(|n| n.parse().ok())
-    {
-        Some(n) => Some((cache, n)),
-        None => panic!("{test}: set TERMIC_REAL_AGENTS_LATENCY_RUNS=<turns>, e.g. 20"),
-    }
+        .expect("set TERMIC_REAL_AGENTS_LATENCY_RUNS=<turns>, e.g. 20")
 }
 
 /// Nearest-rank percentile of sorted values.
@@ -54,9 +51,9 @@ fn measure(
     schema: AgentSchema,
     approve: &[u8],
     events: (&str, &str),
-    turns: usize,
 ) -> (Vec<f64>, Vec<f64>) {
-    let (cache, _) = runs("measure").expect("checked by the caller");
+    let (cache, _one) = begin();
+    let turns = turns();
     let setup = Setup {
         hooks: vec![schema],
         recorder: true,
@@ -106,51 +103,33 @@ fn report(agent: &str, events: (&str, &str), (attention, done): (Vec<f64>, Vec<f
 #[test]
 #[ignore = "real agent latency bench: set TERMIC_REAL_AGENTS and TERMIC_REAL_AGENTS_LATENCY_RUNS"]
 fn real_latency_claude_hooks() {
-    let Some((_, turns)) = runs("real_latency_claude_hooks") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
     let events = ("PermissionRequest", "Stop");
     report(
         "claude 2.1.332",
         events,
-        measure(Agent::Claude, AgentSchema::Claude, b"\r", events, turns),
+        measure(Agent::Claude, AgentSchema::Claude, b"\r", events),
     );
 }
 
 #[test]
 #[ignore = "real agent latency bench: set TERMIC_REAL_AGENTS and TERMIC_REAL_AGENTS_LATENCY_RUNS"]
 fn real_latency_grok_hooks() {
-    let Some((_, turns)) = runs("real_latency_grok_hooks") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
     let events = ("Notification", "Stop");
     report(
         "grok 0.2.111",
         events,
-        measure(Agent::Grok, AgentSchema::Grok, b"3", events, turns),
+        measure(Agent::Grok, AgentSchema::Grok, b"3", events),
     );
 }
 
 #[test]
 #[ignore = "real agent latency bench: set TERMIC_REAL_AGENTS and TERMIC_REAL_AGENTS_LATENCY_RUNS"]
 fn real_latency_opencode_plugin() {
-    let Some((_, turns)) = runs("real_latency_opencode_plugin") else {
-        return;
-    };
-    let _one = ONE_AGENT_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
     let events = ("permission.asked", "session.idle");
     report(
         "opencode 1.18.33",
         events,
-        measure(Agent::Opencode, AgentSchema::Opencode, b"\r", events, turns),
+        measure(Agent::Opencode, AgentSchema::Opencode, b"\r", events),
     );
 }
 

@@ -4,6 +4,10 @@
 
 #![allow(dead_code)]
 
+mod driven;
+
+pub use driven::*;
+
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -12,13 +16,13 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use termic::clock::SystemClock;
 use termic::eventlog::EventLog;
 use termic::runtime::{Runtime, RuntimeConfig, TaskId, TaskSpec, TermSize};
 use termic_fakemodel::agents::{base_env, Agent};
 use termic_fakemodel::drive::scratch_dir;
 use termic_fakemodel::pty::{now_ms, processes_with_home};
+pub use termic_fakemodel::suite::{begin, SEC};
 use termic_fakemodel::{FakeModel, Scenario, ScenarioName, ServerConfig};
 use termic_hooks::agents::AgentSchema;
 use termic_hooks::apply;
@@ -26,23 +30,10 @@ use termic_hooks::plan::InstallFacts;
 use termic_hooks::status;
 use termic_hooks::target::{ForbiddenRoots, InstallTarget, Paths};
 
-pub static ONE_AGENT_AT_A_TIME: Mutex<()> = Mutex::new(());
-pub const SEC: Duration = Duration::from_secs(1);
 pub const FACTS: InstallFacts = InstallFacts {
     now_unix: 1_796_000_000,
     claude_version: Some((2, 1, 332)),
 };
-
-pub fn cache(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("TERMIC_REAL_AGENTS") {
-        Some(dir) => Some(PathBuf::from(dir)),
-        // These tests are #[ignore]d; running one on purpose without the
-        // agents installed is an error, never a silent pass.
-        None => {
-            panic!("{test}: set TERMIC_REAL_AGENTS=<cache dir filled by .ci/real-agents-install>")
-        }
-    }
-}
 
 pub fn paths(home: &Path) -> Paths {
     Paths {
@@ -71,16 +62,6 @@ pub fn hooks_wired(home: &Path, project: &Path, agent_id: &str) -> bool {
     let forbidden = ForbiddenRoots::new([project.to_path_buf()]).unwrap();
     let report = status::status_report(&[], &paths(home), &forbidden, &FACTS);
     status::wired(&report, agent_id)
-}
-
-/// One event-log line.
-#[derive(Debug, Clone)]
-pub struct Line {
-    pub ts: u64,
-    pub from: String,
-    pub to: String,
-    pub rule: String,
-    pub kind: Option<String>,
 }
 
 /// How to start a task.
@@ -264,56 +245,6 @@ impl TermicTask {
         );
     }
 
-    pub fn keys(&self, bytes: &[u8]) -> u64 {
-        let t = now_ms() as u64;
-        self.rt.write_input(self.id, bytes).unwrap();
-        t
-    }
-
-    pub fn prompt(&self, text: &str) -> u64 {
-        self.keys(text.as_bytes());
-        thread::sleep(Duration::from_millis(400));
-        self.keys(b"\r")
-    }
-
-    pub fn lines(&self) -> Vec<Line> {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        text.lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .map(|v| Line {
-                ts: v["ts"].as_u64().unwrap_or(0),
-                from: v["from"].as_str().unwrap_or("").to_string(),
-                to: v["to"].as_str().unwrap_or("").to_string(),
-                rule: v["rule"].as_str().unwrap_or("").to_string(),
-                kind: v["attention"]["kind"].as_str().map(str::to_string),
-            })
-            .collect()
-    }
-
-    /// States entered at or after `since`, in order.
-    pub fn states(&self, since: u64) -> Vec<String> {
-        self.lines()
-            .into_iter()
-            .filter(|l| l.ts >= since)
-            .map(|l| l.to)
-            .collect()
-    }
-
-    pub fn wait_state(&self, to: &str, since: u64, timeout: Duration) -> Option<Line> {
-        let deadline = Instant::now() + timeout;
-        while Instant::now() < deadline {
-            if let Some(line) = self
-                .lines()
-                .into_iter()
-                .find(|l| l.ts >= since && l.to == to)
-            {
-                return Some(line);
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
-        None
-    }
-
     pub fn output_contains(&self, needle: &str) -> bool {
         self.rt
             .with_screen(self.id, |s| s.contents().contains(needle))
@@ -322,7 +253,7 @@ impl TermicTask {
 
     /// Everything a person needs to see why a scenario failed: the engine's
     /// Inspector timeline, the model requests and the screen.
-    pub fn dump(&self) {
+    pub fn dump_all(&self) {
         for entry in self.timeline() {
             eprintln!("  engine {entry}");
         }
@@ -337,16 +268,6 @@ impl TermicTask {
             .with_screen(self.id, |s| s.contents())
             .unwrap_or_default();
         eprintln!("  screen:\n{screen}");
-    }
-
-    pub fn report(&self, label: &str) {
-        eprintln!(
-            "{label}: {:?}",
-            self.lines()
-                .iter()
-                .map(|l| format!("{}->{} ({})", l.from, l.to, l.rule))
-                .collect::<Vec<_>>()
-        );
     }
 }
 
@@ -382,6 +303,26 @@ impl Drop for TermicTask {
     }
 }
 
+impl Driven for TermicTask {
+    fn name(&self) -> &str {
+        self.agent.name()
+    }
+
+    fn event_log(&self) -> &Path {
+        &self.log
+    }
+
+    fn keys(&self, bytes: &[u8]) -> u64 {
+        let t = now_ms() as u64;
+        self.rt.write_input(self.id, bytes).unwrap();
+        t
+    }
+
+    fn dump(&self) {
+        self.dump_all();
+    }
+}
+
 pub fn schema(agent: Agent) -> AgentSchema {
     match agent {
         Agent::Claude => AgentSchema::Claude,
@@ -389,53 +330,6 @@ pub fn schema(agent: Agent) -> AgentSchema {
         Agent::Opencode => AgentSchema::Opencode,
         Agent::Codex => AgentSchema::Agy, // codex has no hooks; never installed
     }
-}
-
-/// The permission-prompt turn every agent gets: prompt, wait for needs-you,
-/// approve, wait for done. Returns (prompt time, states after the prompt).
-pub fn permission_turn(task: &TermicTask, approve: &[u8]) -> (u64, Vec<String>) {
-    let t0 = task.prompt("create the file out.txt please");
-    let needs = task.wait_state("needs_you", t0, 90 * SEC);
-    task.report(task.agent.name());
-    if needs.is_none() {
-        task.dump();
-        panic!("{}: no needs_you", task.agent.name());
-    }
-    thread::sleep(SEC);
-    let t_key = task.keys(approve);
-    if task.wait_state("done", t_key, 90 * SEC).is_none() {
-        task.dump();
-        panic!("{}: no done after approval", task.agent.name());
-    }
-    thread::sleep(3 * SEC); // anything late (a second done) shows up here
-    (t0, task.states(t0))
-}
-
-/// Working, needs you (no done before it), then done exactly once.
-pub fn assert_honest_turn(states: &[String]) {
-    let needs = states
-        .iter()
-        .position(|s| s == "needs_you")
-        .expect("needs_you");
-    assert_eq!(
-        states.first().map(String::as_str),
-        Some("working"),
-        "{states:?}"
-    );
-    assert!(
-        !states[..needs].iter().any(|s| s == "done"),
-        "a done before needs you: {states:?}"
-    );
-    assert_eq!(
-        states.iter().filter(|s| *s == "done").count(),
-        1,
-        "{states:?}"
-    );
-    assert_eq!(
-        states.last().map(String::as_str),
-        Some("done"),
-        "{states:?}"
-    );
 }
 
 /// Every file under `dir` with its bytes.

@@ -1,0 +1,37 @@
+//! What every opt-in real-agent test starts with: the agents' cache dir from
+//! TERMIC_REAL_AGENTS (set by .ci/run), and the lock that keeps one real
+//! agent running at a time, so tests on 2 shared cores do not starve each
+//! other's timings.
+
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+pub const SEC: Duration = Duration::from_secs(1);
+
+static ONE_AGENT_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// The cache `.ci/real-agents-install` filled. The real-agent tests are
+/// `#[ignore]`d; running one on purpose without the agents installed is an
+/// error, never a silent pass.
+/// The panic names the test (the test harness prints the thread's name).
+pub fn real_agents_cache() -> PathBuf {
+    match std::env::var_os("TERMIC_REAL_AGENTS") {
+        Some(dir) => PathBuf::from(dir),
+        None => panic!("set TERMIC_REAL_AGENTS=<cache dir filled by .ci/real-agents-install>"),
+    }
+}
+
+/// Holds the one-agent lock for as long as the guard lives (a test that
+/// panicked before does not poison it for the rest).
+pub fn one_agent_at_a_time() -> MutexGuard<'static, ()> {
+    ONE_AGENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+/// The cache dir and the one-agent lock: the first line of every
+/// real-agent test (`let (cache, _one) = suite::begin();`).
+pub fn begin() -> (PathBuf, MutexGuard<'static, ()>) {
+    (real_agents_cache(), one_agent_at_a_time())
+}
