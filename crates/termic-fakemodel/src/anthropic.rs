@@ -121,7 +121,6 @@ pub fn render(answer: &Answer, model: &str, id: u64) -> Vec<Frame> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::turn::ToolCall;
     use std::time::Duration;
 
     #[test]
@@ -160,15 +159,12 @@ mod tests {
 
     #[test]
     fn text_then_tool_use_is_well_formed() {
-        let answer = Answer {
-            lead: Duration::from_millis(5),
-            chunks: vec!["Hel".into(), "lo".into()],
-            interval: Duration::from_millis(7),
-            call: Some(ToolCall {
-                name: "Write".into(),
-                args: json!({"file_path": "/p", "content": "x"}),
-            }),
-        };
+        let answer = Answer::scripted(
+            5,
+            &["Hel", "lo"],
+            7,
+            Some(("Write", json!({"file_path": "/p", "content": "x"}))),
+        );
         let frames = render(&answer, "m", 3);
         let evs = crate::sse::named_event_data(&frames);
         let types: Vec<&str> = evs.iter().map(|e| e["type"].as_str().unwrap()).collect();
@@ -206,12 +202,7 @@ mod tests {
 
     #[test]
     fn plain_text_ends_the_turn() {
-        let answer = Answer {
-            lead: Duration::ZERO,
-            chunks: vec!["Hi".into()],
-            interval: Duration::ZERO,
-            call: None,
-        };
+        let answer = Answer::scripted(0, &["Hi"], 0, None);
         let evs = crate::sse::named_event_data(&render(&answer, "m", 1));
         assert_eq!(evs[evs.len() - 2]["delta"]["stop_reason"], "end_turn");
     }

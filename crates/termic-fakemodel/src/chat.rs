@@ -104,7 +104,6 @@ pub fn model_list(ids: &[String]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::turn::ToolCall;
     use std::time::Duration;
 
     fn payloads(frames: &[Frame]) -> Vec<String> {
@@ -143,15 +142,12 @@ mod tests {
 
     #[test]
     fn a_tool_call_streams_its_arguments_and_finishes_with_tool_calls() {
-        let answer = Answer {
-            lead: Duration::from_millis(3),
-            chunks: vec![],
-            interval: Duration::ZERO,
-            call: Some(ToolCall {
-                name: "write".into(),
-                args: json!({"filePath": "/p/o", "content": "x"}),
-            }),
-        };
+        let answer = Answer::scripted(
+            3,
+            &[],
+            0,
+            Some(("write", json!({"filePath": "/p/o", "content": "x"}))),
+        );
         let frames = render(&answer, "m", 9);
         assert_eq!(frames[1].delay, Duration::from_millis(3));
         let texts = payloads(&frames);
@@ -181,12 +177,7 @@ mod tests {
 
     #[test]
     fn text_finishes_with_stop() {
-        let answer = Answer {
-            lead: Duration::ZERO,
-            chunks: vec!["a".into(), "b".into()],
-            interval: Duration::ZERO,
-            call: None,
-        };
+        let answer = Answer::scripted(0, &["a", "b"], 0, None);
         let texts = payloads(&render(&answer, "m", 1));
         let finish: Value = serde_json::from_str(&texts[3]).unwrap();
         assert_eq!(finish["choices"][0]["finish_reason"], "stop");

@@ -181,8 +181,6 @@ pub fn render(answer: &Answer, model: &str, id: u64) -> Vec<Frame> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::turn::ToolCall;
-    use std::time::Duration;
 
     #[test]
     fn function_call_output_after_the_prompt_advances_the_step() {
@@ -235,15 +233,7 @@ mod tests {
 
     #[test]
     fn every_event_has_an_increasing_sequence_number_and_a_matching_name() {
-        let answer = Answer {
-            lead: Duration::ZERO,
-            chunks: vec!["Hi".into()],
-            interval: Duration::ZERO,
-            call: Some(ToolCall {
-                name: "exec_command".into(),
-                args: json!({"cmd": "ls"}),
-            }),
-        };
+        let answer = Answer::scripted(0, &["Hi"], 0, Some(("exec_command", json!({"cmd": "ls"}))));
         let frames = render(&answer, "m", 2);
         let evs = crate::sse::named_event_data(&frames);
         for (i, (ev, frame)) in evs.iter().zip(&frames).enumerate() {

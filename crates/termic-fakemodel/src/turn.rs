@@ -277,6 +277,28 @@ pub struct Answer {
     pub call: Option<ToolCall>,
 }
 
+#[cfg(test)]
+impl Answer {
+    /// Test helper: `chunks` streamed `interval_ms` apart after `lead_ms`,
+    /// then the tool call (name, arguments) when there is one.
+    pub(crate) fn scripted(
+        lead_ms: u64,
+        chunks: &[&str],
+        interval_ms: u64,
+        call: Option<(&str, Value)>,
+    ) -> Answer {
+        Answer {
+            lead: Duration::from_millis(lead_ms),
+            chunks: chunks.iter().map(|c| c.to_string()).collect(),
+            interval: Duration::from_millis(interval_ms),
+            call: call.map(|(name, args)| ToolCall {
+                name: name.to_string(),
+                args,
+            }),
+        }
+    }
+}
+
 impl Answer {
     fn text(text: &str) -> Answer {
         Answer {
