@@ -64,6 +64,33 @@ fn wizard_lists_exactly_the_agents_on_path_and_installs_what_was_chosen() {
 }
 
 #[test]
+fn wizard_offers_no_toggle_for_an_agent_too_old_to_wire() {
+    let f = Fixture::new();
+    f.fake_agent("opencode");
+    let old_claude = f.bin.join("claude");
+    std::fs::write(
+        &old_claude,
+        "#!/bin/sh\n[ \"$1\" = --version ] && { echo '1.0.0 (Claude Code)'; exit 0; }\nexec sleep 600\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&old_claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut t = Termic::start(&f, &[]);
+    t.wait_text("Step 1 of 3");
+    t.send(b"\r");
+    let s = t.wait_text("Step 2 of 3");
+    assert!(s.contains("> [off] opencode"), "{s}");
+    assert!(
+        !s.contains("[off] claude"),
+        "no promise it cannot keep: {s}"
+    );
+    assert!(
+        s.contains("claude: cannot be wired: Claude Code 1.0.0"),
+        "{s}"
+    );
+}
+
+#[test]
 fn wizard_with_no_agents_says_so_in_two_steps() {
     let f = Fixture::new();
     let mut t = Termic::start(&f, &[]);

@@ -29,8 +29,11 @@ pub enum WizardStep {
 pub struct WizardView {
     /// Agent ids found on PATH, in display order.
     pub detected: Vec<String>,
-    /// Detected agents that do not need hooks, with why (codex).
-    pub not_needed: Vec<(String, String)>,
+    /// Detected agents offered no toggle, with the whole reason: "not
+    /// needed (its terminal already reports this)" for codex, or why an
+    /// install would fail (an old Claude Code). The wizard never promises
+    /// what it cannot deliver.
+    pub without_toggle: Vec<(String, String)>,
     /// Detected agents termic can wire. Only these get a toggle.
     pub hooks: Vec<HookChoice>,
     pub notify: NotifySettings,
@@ -43,13 +46,13 @@ pub struct WizardView {
 impl WizardView {
     pub fn new(
         detected: Vec<String>,
-        not_needed: Vec<(String, String)>,
+        without_toggle: Vec<(String, String)>,
         hooks: Vec<HookChoice>,
         notify: NotifySettings,
     ) -> Self {
         WizardView {
             detected,
-            not_needed,
+            without_toggle,
             hooks,
             notify,
             step: 0,
@@ -200,9 +203,9 @@ fn hooks_step(view: &WizardView, lines: &mut Vec<Line<'static>>) {
             }
         }
     }
-    for (agent, why) in &view.not_needed {
+    for (agent, why) in &view.without_toggle {
         lines.push(Line::styled(
-            format!("  {agent}: not needed ({why})"),
+            format!("  {agent}: {why}"),
             Style::new().add_modifier(Modifier::DIM),
         ));
     }
@@ -243,19 +246,19 @@ mod tests {
             .filter(|a| wireable.contains(a))
             .map(|a| choice(a))
             .collect();
-        let not_needed = detected
+        let without_toggle = detected
             .iter()
             .filter(|a| **a == "codex")
             .map(|a| {
                 (
                     a.to_string(),
-                    "its terminal already reports this".to_string(),
+                    "not needed (its terminal already reports this)".to_string(),
                 )
             })
             .collect();
         WizardView::new(
             detected.iter().map(|s| s.to_string()).collect(),
-            not_needed,
+            without_toggle,
             hooks,
             NotifySettings {
                 bell: true,

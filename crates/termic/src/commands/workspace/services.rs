@@ -324,13 +324,13 @@ impl Services for WorkspaceServices {
             .filter(|a| self.detected(a))
             .collect();
         let mut hooks: Vec<HookChoice> = Vec::new();
-        let mut not_needed = Vec::new();
+        let mut without_toggle = Vec::new();
         for agent in &detected {
             let Some(schema) = agent.schema() else {
                 if agent.base == "codex" {
-                    not_needed.push((
+                    without_toggle.push((
                         agent.id.clone(),
-                        "its terminal already reports this".to_string(),
+                        "not needed (its terminal already reports this)".to_string(),
                     ));
                 }
                 continue;
@@ -343,10 +343,14 @@ impl Services for WorkspaceServices {
                 agent: id.clone(),
                 action: RowAction::Install,
             };
-            let files = self
-                .plans(&action)
-                .map(|p| hooks_rows::plan_lines(&p))
-                .unwrap_or_default();
+            // An install that would fail (an old Claude Code) gets no toggle.
+            let files = match self.plans(&action) {
+                Ok(plans) => hooks_rows::plan_lines(&plans),
+                Err(err) => {
+                    without_toggle.push((id, format!("cannot be wired: {err:#}")));
+                    continue;
+                }
+            };
             hooks.push(HookChoice {
                 agent: id,
                 install: self.config.settings.hooks_consent(schema.id()),
@@ -355,24 +359,29 @@ impl Services for WorkspaceServices {
         }
         WizardView::new(
             detected.iter().map(|a| a.id.clone()).collect(),
-            not_needed,
+            without_toggle,
             hooks,
             notify,
         )
     }
 
     fn finish_wizard(&mut self, view: &WizardView) -> Result<Option<String>> {
-        let mut done = Vec::new();
+        // One failing install neither stops the others nor loses the
+        // notification choices and the "shown" mark.
+        let mut said = Vec::new();
         for choice in view.hooks.iter().filter(|c| c.install) {
             let action = SettingsAction {
                 agent: choice.agent.clone(),
                 action: RowAction::Install,
             };
-            done.push(self.apply(&action)?);
+            said.push(match self.apply(&action) {
+                Ok(msg) => msg,
+                Err(err) => format!("{} hooks not installed: {err:#}", choice.agent),
+            });
         }
         self.save_notify(view.notify)?;
         self.save(&[SettingEdit::WizardShown(true)])?;
-        Ok((!done.is_empty()).then(|| done.join(" ")))
+        Ok((!said.is_empty()).then(|| said.join(" ")))
     }
 
     fn skip_wizard(&mut self) -> Result<()> {
