@@ -81,14 +81,38 @@ pub fn render(frame: &mut Frame, view: &InspectorView) {
         area.height.saturating_sub(2),
     );
     let rows = inner.height.saturating_sub(2) as usize;
-    let first = view.first_visible(rows);
+    let text_width = usize::from(inner.width)
+        .saturating_sub(PREFIX_WIDTH)
+        .max(10);
+    let wrapped = |e: &InspectorEntry| wrap_words(&e.text, text_width).len();
+    // Following the newest: start where the last entries, wrapped, fill
+    // the window, so a long reason at the bottom is never cut off.
+    let first = match view.scroll {
+        None => {
+            let mut used = 0;
+            let mut first = view.entries.len();
+            while first > 0 && used + wrapped(&view.entries[first - 1]) <= rows {
+                first -= 1;
+                used += wrapped(&view.entries[first]);
+            }
+            first
+        }
+        Some(_) => view.first_visible(rows),
+    };
     let mut lines: Vec<Line> = Vec::with_capacity(rows + 2);
     if view.entries.is_empty() {
         lines.push(Line::from("Nothing seen yet on this task."));
     }
-    for entry in view.entries.iter().skip(first).take(rows) {
-        lines.push(entry_line(entry));
+    let mut last = first;
+    for entry in view.entries.iter().skip(first) {
+        let entry_lines = entry_lines(entry, text_width);
+        if lines.len() + entry_lines.len() > rows && last > first {
+            break;
+        }
+        lines.extend(entry_lines);
+        last += 1;
     }
+    lines.truncate(rows);
     while lines.len() < rows {
         lines.push(Line::from(""));
     }
@@ -96,12 +120,7 @@ pub fn render(frame: &mut Frame, view: &InspectorView) {
     let position = if view.entries.is_empty() {
         String::new()
     } else {
-        format!(
-            "{}-{} of {}  ",
-            first + 1,
-            (first + rows).min(view.entries.len()),
-            view.entries.len()
-        )
+        format!("{}-{} of {}  ", first + 1, last, view.entries.len())
     };
     lines.push(Line::styled(
         format!("{position}Up/Down PgUp/PgDn scroll  Home top  End newest  Esc close"),
@@ -110,7 +129,41 @@ pub fn render(frame: &mut Frame, view: &InspectorView) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-fn entry_line(entry: &InspectorEntry) -> Line<'static> {
+/// Columns before an entry's text: its time and its kind.
+const PREFIX_WIDTH: usize = 23;
+
+/// `text` split at spaces into lines of at most `width` characters (a word
+/// longer than that is cut).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut out = vec![String::new()];
+    for word in text.split(' ') {
+        let line = out.last_mut().expect("never empty");
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            out.push(String::new());
+        }
+        let line = out.last_mut().expect("never empty");
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        let mut rest = word;
+        while rest.chars().count() > width {
+            let cut = rest
+                .char_indices()
+                .nth(width)
+                .map_or(rest.len(), |(i, _)| i);
+            let line = out.last_mut().expect("never empty");
+            line.push_str(&rest[..cut]);
+            out.push(String::new());
+            rest = &rest[cut..];
+        }
+        out.last_mut().expect("never empty").push_str(rest);
+    }
+    out
+}
+
+/// One entry: its time, kind and text, the text wrapped under itself.
+fn entry_lines(entry: &InspectorEntry, text_width: usize) -> Vec<Line<'static>> {
     let at = format!("{:>9.3}s  ", entry.at.as_secs_f64());
     let (tag, style) = match entry.kind {
         EntryKind::Signal => ("signal      ", Style::new().add_modifier(Modifier::DIM)),
@@ -119,11 +172,21 @@ fn entry_line(entry: &InspectorEntry) -> Line<'static> {
             Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
         ),
     };
-    Line::from(vec![
-        Span::styled(at, Style::new().add_modifier(Modifier::DIM)),
-        Span::styled(tag, style),
-        Span::raw(entry.text.clone()),
-    ])
+    wrap_words(&entry.text, text_width)
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| {
+            if i == 0 {
+                Line::from(vec![
+                    Span::styled(at.clone(), Style::new().add_modifier(Modifier::DIM)),
+                    Span::styled(tag, style),
+                    Span::raw(text),
+                ])
+            } else {
+                Line::from(format!("{:PREFIX_WIDTH$}{text}", ""))
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -192,5 +255,22 @@ mod tests {
         let view = InspectorView::new("t".into(), "a".into(), vec![]);
         let s = text(&draw(80, 10, |f| render(f, &view)));
         assert!(s.contains("Nothing seen yet on this task."));
+    }
+
+    #[test]
+    fn a_long_reason_wraps_under_its_text_at_80_columns() {
+        let mut e = entries(3);
+        e.push(InspectorEntry {
+            at: Duration::from_secs(4),
+            kind: EntryKind::Transition,
+            text: "working -> needs_you (hook: attention kind=permission, held 1s) end-of-reason"
+                .into(),
+        });
+        let view = InspectorView::new("t".into(), "claude".into(), e);
+        let s = text(&draw(80, 24, |f| render(f, &view)));
+        assert!(s.contains("end-of-reason"), "{s}");
+        assert!(s.contains("1-4 of 4"), "{s}");
+        assert_eq!(wrap_words("aaa bbb cccccc", 6), ["aaa", "bbb", "cccccc"],);
+        assert_eq!(wrap_words("abcdefgh", 3), ["abc", "def", "gh"]);
     }
 }
