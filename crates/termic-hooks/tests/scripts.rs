@@ -196,6 +196,12 @@ fn claudes_output_is_json_whose_terminal_sequence_parses_back_with_the_wire_modu
         assert_eq!(msg.task_id, TASK);
         assert_eq!(msg.event, reg.script.event);
         assert_eq!(msg.field(wire::field::HOOK), Some(reg.event));
+        // The one-line regression that would silently disable the feature:
+        // what the real script prints must pass termic's claude notify filter.
+        assert!(
+            termic_signal::profile::wants_attention("claude", body),
+            "{body} is filtered out as a claude notification"
+        );
         // The file itself holds JSON escapes, never the raw bytes.
         let text = reg.script.render();
         assert!(text.contains(r"\u001b]") && text.contains(r"\u0007"));
