@@ -18,7 +18,13 @@ pub const EXIT_FAILURE: u8 = 1;
 /// termic: a terminal workspace for coding agents that tells you, per task,
 /// whether the agent is working, needs you, or is done.
 ///
-/// Run `termic` in a project directory to open the workspace.
+/// Run `termic` in a project directory to open the workspace, or
+/// `termic demo` to try it with simulated agents (nothing of yours is touched).
+///
+/// Inside the workspace every key goes to the focused agent except the prefix
+/// key, Ctrl-] by default: Ctrl-] ? shows the keys, Ctrl-] n starts a task,
+/// Ctrl-] s opens Settings (hooks per agent), Ctrl-] i the Signal Inspector,
+/// Ctrl-] q quits.
 #[derive(Debug, Parser)]
 #[command(name = "termic", version, propagate_version = true)]
 pub struct Cli {
