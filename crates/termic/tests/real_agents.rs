@@ -35,6 +35,7 @@ fn real_termic_claude_hooks_without_probe_reply_give_needs_you_then_one_done() {
     let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Write, setup);
     let (t0, states) = permission_turn(&task, b"\r");
     assert_honest_turn(&states);
+    assert_released_to_working(&states);
     let needs = task.assert_needs_you_from(t0, "hook_attention", Some("permission"));
     let done = task.first("done", t0);
     assert_eq!(done.rule, "hook_done", "done at Stop, not after a settle");
@@ -71,9 +72,15 @@ fn real_termic_claude_hooks_without_probe_reply_give_needs_you_then_one_done() {
         "claude hooks: PermissionRequest start -> signal {osc_ms:.0} ms, -> needs_you \
          {attention_ms:.0} ms; Stop start -> done {done_ms:.0} ms"
     );
-    assert!((0.0..1500.0).contains(&osc_ms), "{osc_ms} ms");
-    assert!((0.0..3000.0).contains(&attention_ms), "{attention_ms} ms");
-    assert!((0.0..2000.0).contains(&done_ms), "{done_ms} ms");
+    // The recorder starts beside termic's hook, not before it: its own
+    // start-up can put its stamp a few ms after termic already moved (-9 ms
+    // measured for Stop), hence the small negative allowance.
+    assert!((-500.0..1500.0).contains(&osc_ms), "{osc_ms} ms");
+    assert!(
+        (-500.0..3000.0).contains(&attention_ms),
+        "{attention_ms} ms"
+    );
+    assert!((-500.0..2000.0).contains(&done_ms), "{done_ms} ms");
     assert_no_termic_file(&task.project);
 }
 
@@ -88,6 +95,7 @@ fn real_termic_claude_native_status_without_hooks_gives_needs_you_then_one_done(
     let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Write, setup);
     let (t0, states) = permission_turn(&task, b"\r");
     assert_honest_turn(&states);
+    assert_released_to_working(&states);
     task.assert_needs_you_from(t0, "native_blocked", Some("permission"));
     assert_eq!(task.first("done", t0).rule, "native_done");
 }
@@ -104,6 +112,7 @@ fn real_termic_claude_native_status_and_hooks_agree_one_needs_you_one_done() {
     let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Write, setup);
     let (_, states) = permission_turn(&task, b"\r");
     assert_honest_turn(&states);
+    assert_released_to_working(&states);
     assert_eq!(
         states.iter().filter(|s| *s == "needs_you").count(),
         1,
@@ -201,6 +210,7 @@ fn real_termic_claude_from_inside_tmux_still_reports() {
     std::env::remove_var("TMUX_PANE");
     let (_, states) = permission_turn(&task, b"\r");
     assert_honest_turn(&states);
+    assert_released_to_working(&states);
 }
 
 #[test]
@@ -248,12 +258,7 @@ fn real_termic_opencode_permission_asked_replied_and_one_done() {
     let (t0, states) = permission_turn(&task, b"\r");
     assert_honest_turn(&states);
     task.assert_needs_you_from(t0, "hook_attention", Some("permission"));
-    let needs = states.iter().position(|s| s == "needs_you").unwrap();
-    assert_eq!(
-        states.get(needs + 1).map(String::as_str),
-        Some("working"),
-        "released back to working: {states:?}"
-    );
+    assert_released_to_working(&states);
     assert_no_termic_file(&task.project);
 }
 
@@ -317,6 +322,7 @@ fn real_termic_grok_with_claude_compat_off_still_reports() {
     let task = TermicTask::start(&cache, Agent::Grok, ScenarioName::Write, setup);
     let (_, states) = permission_turn(&task, b"3");
     assert_honest_turn(&states);
+    assert_released_to_working(&states);
 }
 
 #[test]

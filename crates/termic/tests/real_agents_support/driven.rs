@@ -167,6 +167,20 @@ pub fn escape_turn(task: &impl Driven) -> u64 {
     t0
 }
 
+/// After the needs you, the approval put the task back to working (before
+/// its one done).
+pub fn assert_released_to_working(states: &[String]) {
+    let needs = states
+        .iter()
+        .position(|s| s == "needs_you")
+        .expect("needs_you");
+    assert_eq!(
+        states.get(needs + 1).map(String::as_str),
+        Some("working"),
+        "released back to working: {states:?}"
+    );
+}
+
 /// Working, needs you (no done before it), then done exactly once.
 pub fn assert_honest_turn(states: &[String]) {
     let needs = states
