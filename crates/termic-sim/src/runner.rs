@@ -173,6 +173,10 @@ impl<'a> Runner<'a> {
             }
             Action::Exit => WaitEnd::Exit,
             Action::Loop => WaitEnd::Deadline,
+            Action::DropHooks => {
+                self.agent.drop_hooks(self.cx);
+                WaitEnd::Deadline
+            }
         }
     }
 

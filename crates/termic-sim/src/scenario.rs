@@ -66,6 +66,9 @@ pub enum Action {
     Exit,
     /// Start the scenario over (demo loops).
     Loop,
+    /// The agent rewrites its own settings without termic's hooks (an agent
+    /// that rewrites its settings file) and runs without them from then on.
+    DropHooks,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -100,6 +103,10 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("demo", include_str!("../scenarios/demo.scn")),
     ("bench", include_str!("../scenarios/bench.scn")),
     ("background", include_str!("../scenarios/background.scn")),
+    (
+        "hooks-dropped",
+        include_str!("../scenarios/hooks-dropped.scn"),
+    ),
 ];
 
 impl Scenario {
@@ -221,6 +228,7 @@ fn parse_action(verb: &str, args: &[String]) -> Result<Action, String> {
         "stop" => Action::Stop,
         "exit" => Action::Exit,
         "loop" => Action::Loop,
+        "drop-hooks" => Action::DropHooks,
         other => return Err(format!("unknown action {other:?}")),
     })
 }
@@ -356,8 +364,9 @@ mod tests {
         for (name, text) in BUILTINS {
             let s = Scenario::parse(name, text).unwrap();
             assert!(!s.steps.is_empty(), "{name} is empty");
+            let first = s.steps.iter().find(|s| s.action != Action::DropHooks);
             assert!(
-                matches!(s.steps[0].action, Action::Prompt { .. }),
+                matches!(first.map(|s| &s.action), Some(Action::Prompt { .. })),
                 "{name} must start with a prompt"
             );
         }

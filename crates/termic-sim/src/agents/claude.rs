@@ -409,6 +409,15 @@ impl Agent for Claude {
         Reaction::Interrupted
     }
 
+    fn drop_hooks(&mut self, cx: &mut Cx) {
+        let result = config::drop_termic_hooks(&cx.home);
+        cx.trace("drop_hooks", json!({ "ok": result.is_ok() }));
+        if let Err(e) = result {
+            cx.line(&format!("  settings: {e}"));
+        }
+        self.hooks = config::load(&cx.home, &cx.cwd);
+    }
+
     fn exit(&mut self, cx: &mut Cx) {
         self.status(cx, NativeState::Clear);
         cx.write("\x1b[?1049l\x1b[?1004l\x1b[?2004l\x1b[<u");

@@ -291,6 +291,9 @@ pub trait Agent {
     fn interrupt(&mut self, cx: &mut Cx, key: Key, phase: Phase) -> Reaction;
     /// The process is about to exit.
     fn exit(&mut self, _cx: &mut Cx) {}
+    /// The `drop-hooks` step: rewrite its own settings without termic's
+    /// hooks and reload them. Only the simulated Claude does this.
+    fn drop_hooks(&mut self, _cx: &mut Cx) {}
     /// Streaming output while busy (every 250 ms of scenario time).
     fn paint_activity(&mut self, cx: &mut Cx, elapsed_ms: u64) {
         cx.write(&format!("\r\x1b[K  working... {}s", elapsed_ms / 1000));

@@ -166,9 +166,76 @@ pub fn load(home: &Path, cwd: &Path) -> Registry {
     reg
 }
 
+/// What the `drop-hooks` action rewrites: the user's own settings file.
+pub fn user_settings(home: &Path) -> PathBuf {
+    home.join(".claude").join("settings.json")
+}
+
+/// Settings with every handler whose command points into `hooks_dir`
+/// removed, and the groups, events and `hooks` object left empty by that.
+/// `Err` for a file an agent could not parse (it would not rewrite it).
+pub fn without_hooks_in(bytes: &[u8], hooks_dir: &str) -> Result<Vec<u8>, String> {
+    let mut value = parse_strict_json(bytes)?;
+    let Value::Object(top) = &mut value else {
+        return Err("settings must be a JSON object".into());
+    };
+    if let Some(Value::Object(events)) = top.get_mut("hooks") {
+        for groups in events.values_mut() {
+            let Value::Array(groups) = groups else { continue };
+            for group in groups.iter_mut() {
+                if let Some(Value::Array(handlers)) = group.get_mut("hooks") {
+                    handlers.retain(|h| {
+                        let cmd = h.get("command").and_then(Value::as_str).unwrap_or("");
+                        !cmd.contains(hooks_dir)
+                    });
+                }
+            }
+            groups.retain(|g| !matches!(g.get("hooks"), Some(Value::Array(h)) if h.is_empty()));
+        }
+        events.retain(|_, g| !matches!(g, Value::Array(g) if g.is_empty()));
+        if events.is_empty() {
+            top.remove("hooks");
+        }
+    }
+    let mut out = serde_json::to_vec_pretty(&value).map_err(|e| e.to_string())?;
+    out.push(b'\n');
+    Ok(out)
+}
+
+/// The agent rewrites `~/.claude/settings.json` without termic's hooks
+/// (`~/.claude/termic-hooks/`), atomically (temp file, then rename).
+pub fn drop_termic_hooks(home: &Path) -> Result<(), String> {
+    let path = user_settings(home);
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let dir = home.join(".claude").join("termic-hooks");
+    let out = without_hooks_in(&bytes, &dir.to_string_lossy())?;
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, out).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dropping_termic_hooks_keeps_the_rest_and_prunes_empty_containers() {
+        let before = br#"{"model":"opus","hooks":{
+          "Stop":[{"hooks":[{"type":"command","command":"/h/.claude/termic-hooks/claude-hook stop"}]}],
+          "PreToolUse":[{"matcher":"Bash","hooks":[
+            {"type":"command","command":"/h/.claude/termic-hooks/claude-hook pre"},
+            {"type":"command","command":"lint.sh"}]}]}}"#;
+        let after = without_hooks_in(before, "/h/.claude/termic-hooks/").unwrap();
+        let v: Value = serde_json::from_slice(&after).unwrap();
+        assert_eq!(v["model"], "opus");
+        assert!(v["hooks"].get("Stop").is_none(), "{v}");
+        assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"].as_array().unwrap().len(), 1);
+        assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "lint.sh");
+        let only_ours = br#"{"hooks":{"Stop":[{"hooks":[{"command":"/h/.claude/termic-hooks/x"}]}]}}"#;
+        let v: Value = serde_json::from_slice(&without_hooks_in(only_ours, "/h/.claude/termic-hooks/").unwrap()).unwrap();
+        assert_eq!(v, serde_json::json!({}));
+        assert!(without_hooks_in(b"{\"a\":1,}", "/h").is_err(), "strict JSON");
+    }
 
     fn parse(s: &str) -> Result<SettingsFile, String> {
         parse_settings(s.as_bytes(), Path::new("/h/.claude/settings.json"))

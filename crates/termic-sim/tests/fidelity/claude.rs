@@ -529,3 +529,39 @@ fn demo_scenario_loops_and_approves_its_prompt_by_itself() {
     // Two Stops (one per turn) and the one permission prompt before the loop.
     assert_eq!(home.run_names()[..3], ["stop", "perm", "stop"]);
 }
+
+#[test]
+fn drop_hooks_rewrites_settings_without_termic_hooks_and_stops_running_them() {
+    let home = Home::new();
+    let ours = home.write_exec(
+        ".claude/termic-hooks/claude-hook",
+        &format!("#!/bin/sh\nexec {}/bin/rec.sh \"$@\"\n", home.path().display()),
+    );
+    let ours = ours.display();
+    let settings = format!(
+        r#"{{"model":"opus","hooks":{{
+  "SessionStart":[{{"hooks":[{{"type":"command","command":"{ours} ours-start"}}]}}],
+  "Stop":[{{"hooks":[{{"type":"command","command":"{ours} ours-stop"}},{{"type":"command","command":"{}"}}]}}]}}}}"#,
+        home.rec("user-stop")
+    );
+    let path = home.write(".claude/settings.json", &settings);
+    let sim = Sim::auto("claude", "hooks-dropped", &home, &[]);
+    sim.wait_trace("drop_hooks", |v| v["ev"] == "drop_hooks", 5 * SEC);
+    approve_permission(&sim);
+    sim.wait_for("Created out.txt", 5 * SEC);
+    let deadline = std::time::Instant::now() + 5 * SEC;
+    while !home.run_names().contains(&"user-stop".to_string()) {
+        assert!(std::time::Instant::now() < deadline, "{:?}", home.run_names());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Start-up hooks ran before the rewrite; after it only the user's hook runs.
+    assert_eq!(home.run_names(), ["ours-start", "user-stop"]);
+    let after: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(after["model"], "opus");
+    assert!(after["hooks"].get("SessionStart").is_none(), "{after}");
+    let stop = after["hooks"]["Stop"][0]["hooks"].as_array().unwrap();
+    assert_eq!(stop.len(), 1, "{after}");
+    assert_eq!(stop[0]["command"], home.rec("user-stop").as_str());
+    assert!(!std::fs::read_to_string(&path).unwrap().contains("termic-hooks"));
+}
