@@ -181,7 +181,9 @@ pub fn without_hooks_in(bytes: &[u8], hooks_dir: &str) -> Result<Vec<u8>, String
     };
     if let Some(Value::Object(events)) = top.get_mut("hooks") {
         for groups in events.values_mut() {
-            let Value::Array(groups) = groups else { continue };
+            let Value::Array(groups) = groups else {
+                continue;
+            };
             for group in groups.iter_mut() {
                 if let Some(Value::Array(handlers)) = group.get_mut("hooks") {
                     handlers.retain(|h| {
@@ -229,12 +231,28 @@ mod tests {
         let v: Value = serde_json::from_slice(&after).unwrap();
         assert_eq!(v["model"], "opus");
         assert!(v["hooks"].get("Stop").is_none(), "{v}");
-        assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"].as_array().unwrap().len(), 1);
-        assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "lint.sh");
-        let only_ours = br#"{"hooks":{"Stop":[{"hooks":[{"command":"/h/.claude/termic-hooks/x"}]}]}}"#;
-        let v: Value = serde_json::from_slice(&without_hooks_in(only_ours, "/h/.claude/termic-hooks/").unwrap()).unwrap();
+        assert_eq!(
+            v["hooks"]["PreToolUse"][0]["hooks"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
+        assert_eq!(
+            v["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+            "lint.sh"
+        );
+        let only_ours =
+            br#"{"hooks":{"Stop":[{"hooks":[{"command":"/h/.claude/termic-hooks/x"}]}]}}"#;
+        let v: Value = serde_json::from_slice(
+            &without_hooks_in(only_ours, "/h/.claude/termic-hooks/").unwrap(),
+        )
+        .unwrap();
         assert_eq!(v, serde_json::json!({}));
-        assert!(without_hooks_in(b"{\"a\":1,}", "/h").is_err(), "strict JSON");
+        assert!(
+            without_hooks_in(b"{\"a\":1,}", "/h").is_err(),
+            "strict JSON"
+        );
     }
 
     fn parse(s: &str) -> Result<SettingsFile, String> {

@@ -535,7 +535,10 @@ fn drop_hooks_rewrites_settings_without_termic_hooks_and_stops_running_them() {
     let home = Home::new();
     let ours = home.write_exec(
         ".claude/termic-hooks/claude-hook",
-        &format!("#!/bin/sh\nexec {}/bin/rec.sh \"$@\"\n", home.path().display()),
+        &format!(
+            "#!/bin/sh\nexec {}/bin/rec.sh \"$@\"\n",
+            home.path().display()
+        ),
     );
     let ours = ours.display();
     let settings = format!(
@@ -551,17 +554,22 @@ fn drop_hooks_rewrites_settings_without_termic_hooks_and_stops_running_them() {
     sim.wait_for("Created out.txt", 5 * SEC);
     let deadline = std::time::Instant::now() + 5 * SEC;
     while !home.run_names().contains(&"user-stop".to_string()) {
-        assert!(std::time::Instant::now() < deadline, "{:?}", home.run_names());
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{:?}",
+            home.run_names()
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     // Start-up hooks ran before the rewrite; after it only the user's hook runs.
     assert_eq!(home.run_names(), ["ours-start", "user-stop"]);
-    let after: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let after: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(after["model"], "opus");
     assert!(after["hooks"].get("SessionStart").is_none(), "{after}");
     let stop = after["hooks"]["Stop"][0]["hooks"].as_array().unwrap();
     assert_eq!(stop.len(), 1, "{after}");
     assert_eq!(stop[0]["command"], home.rec("user-stop").as_str());
-    assert!(!std::fs::read_to_string(&path).unwrap().contains("termic-hooks"));
+    assert!(!std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("termic-hooks"));
 }

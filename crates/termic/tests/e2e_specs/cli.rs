@@ -259,30 +259,55 @@ fn run_claude_permission_shows_needs_you_and_never_a_false_done() {
 #[test]
 fn hooks_dropped_by_the_agent_fall_back_to_heuristics_and_say_not_wired() {
     let fx = Fixture::new();
-    fx.config(&[("claude", "permission", &["--auto"])], NO_PROBE);
+    fx.config(&[("claude", "hooks-dropped", &["--auto"])], NO_PROBE);
     hooks(&fx, "install", &["claude"]);
-    // The agent rewrites its settings and drops termic's entries.
-    std::fs::write(
-        fx.home().join(".claude/settings.json"),
-        "{\n  \"model\": \"opus\"\n}\n",
-    )
-    .unwrap();
-    assert_eq!(host_state(&fx, "claude"), "not_wired");
+    assert_eq!(host_state(&fx, "claude"), "wired");
+    let settings = fx.home().join(".claude/settings.json");
     let log = fx.log_path().display().to_string();
     let mut t = TermicPty::start(&fx, &["run", "claude", "--event-log", &log]);
-    // Without hooks the title heuristics own the turn again: the idle glyph
-    // while blocked settles into the false done the hooks exist to remove.
-    let done = wait_event(&fx, "done", 15 * SEC);
-    assert!(
-        !done["rule"].as_str().unwrap().starts_with("hook_"),
-        "{done}"
-    );
-    // Settings says so.
+    // The simulated agent rewrites its own settings and drops termic's entries.
+    let deadline = std::time::Instant::now() + 10 * SEC;
+    while std::fs::read_to_string(&settings)
+        .unwrap()
+        .contains("termic-hooks")
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the agent never dropped the hooks"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(host_state(&fx, "claude"), "not_wired");
+    // termic checks wiring at spawn and when Settings opens, so the running
+    // task still trusts hooks until the user looks. Settings says not wired
+    // and from then on the task runs on the heuristics.
     t.send(b"\x1ds");
     t.wait_screen(
         "not wired in Settings",
         |s| s.contains("installed but not wired"),
         5 * SEC,
+    );
+    // The permission prompt reaches termic only through the agent's own
+    // notification, never a hook.
+    let needs = wait_event(&fx, "needs_you", 15 * SEC);
+    assert_eq!(needs["rule"], "notification", "{needs}");
+    // Approve; the rest of the turn is seen by the title heuristics and
+    // ends in a done no hook reported.
+    t.send(b"\x1b");
+    t.wait_screen(
+        "Settings closed",
+        |s| !s.contains("installed but not wired"),
+        5 * SEC,
+    );
+    t.send(b"1");
+    let done = wait_event(&fx, "done", 15 * SEC);
+    assert_eq!(done["rule"], "settle", "{done}");
+    assert!(
+        events(&fx)
+            .iter()
+            .all(|e| !e["rule"].as_str().unwrap_or("").starts_with("hook_")),
+        "no hook rule after the agent dropped its hooks: {:?}",
+        events(&fx)
     );
 }
 
