@@ -160,6 +160,36 @@ fn install_claude_then_remove_leaves_every_file_byte_identical() {
 }
 
 #[test]
+fn a_refused_removal_leaves_the_stored_toggle_on() {
+    let fx = Fx::new();
+    let out = fx.termic(&["hooks", "install", "claude", "grok", "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let consent = || std::fs::read_to_string(fx.root().join("config/config.toml")).unwrap();
+    assert!(
+        consent().contains("claude = true") && consent().contains("grok = true"),
+        "{}",
+        consent()
+    );
+    // settings.json no longer parses: claude's removal is refused.
+    let settings = fx.home().join(".claude/settings.json");
+    let mut broken = std::fs::read(&settings).unwrap();
+    broken.extend_from_slice(b",}");
+    std::fs::write(&settings, &broken).unwrap();
+    let out = fx.termic(&["hooks", "remove", "claude", "grok"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("claude (host): nothing removed"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&settings).unwrap(), broken);
+    // claude keeps the user's toggle; grok, removed, is off.
+    assert!(consent().contains("claude = true"), "{}", consent());
+    assert!(consent().contains("grok = false"), "{}", consent());
+    assert!(!fx.home().join(".grok/hooks/termic.json").exists());
+}
+
+#[test]
 fn dry_run_writes_nothing() {
     let fx = Fx::new();
     fx.write(".claude/settings.json", SETTINGS.as_bytes());

@@ -25,6 +25,7 @@ use super::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
 ///
 /// Exit codes: 0 removed (or nothing to remove), 1 error, 2 unknown agent,
 /// 3 refused (a malformed or read-only config: fix it, then run again).
+/// The agent's Settings toggle goes off only when its removal went through.
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct RemoveArgs {
@@ -45,6 +46,10 @@ pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
         }
     };
     let mut code = EXIT_OK;
+    // The toggle goes off only for an agent whose every target is now clean:
+    // a refused or failed removal leaves hooks on disk, and the stored
+    // toggle keeps saying what the user last chose.
+    let mut removed = Vec::new();
     for &schema in &schemas {
         let targets = match ctx.targets(schema) {
             Ok(t) => t,
@@ -54,6 +59,7 @@ pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
                 continue;
             }
         };
+        let mut clean = true;
         for t in targets {
             let agent = format!("{} ({})", t.agent_id(), t.label());
             let planned = apply::read_snapshot(&t)
@@ -64,6 +70,7 @@ pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
                 Err(msg) => {
                     eprintln!("termic: {agent}: nothing removed: {msg}");
                     code = EXIT_REFUSED;
+                    clean = false;
                     continue;
                 }
             };
@@ -81,14 +88,18 @@ pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
                 Err(e) => {
                     eprintln!("termic: {agent}: {e}");
                     code = 1;
+                    clean = false;
                 }
             }
+        }
+        if clean {
+            removed.push(schema);
         }
     }
     if args.common.dry_run {
         println!("Dry run: nothing was written.");
     } else {
-        for schema in schemas {
+        for schema in removed {
             ctx.record_consent(schema, false);
         }
     }
