@@ -264,15 +264,117 @@ fn real_termic_opencode_permission_asked_replied_and_one_done() {
 
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_termic_claude_multi_step_turn_is_working_throughout_then_one_hook_done() {
+    let (cache, _one) = begin();
+    let setup = Setup {
+        hooks: vec![AgentSchema::Claude],
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Multi, setup);
+    assert_multi_step_turn(&task, "hook_done");
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_termic_claude_native_multi_step_turn_is_working_throughout_then_one_done() {
+    let (cache, _one) = begin();
+    let setup = Setup {
+        probe_reply: true,
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Multi, setup);
+    assert_multi_step_turn(&task, "native_done");
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_termic_opencode_multi_step_turn_is_working_throughout_then_one_done() {
+    let (cache, _one) = begin();
+    let setup = Setup {
+        hooks: vec![AgentSchema::Opencode],
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, Agent::Opencode, ScenarioName::Multi, setup);
+    assert_multi_step_turn(&task, "hook_done");
+}
+
+/// One prompt, then the multi scenario's read-only tool calls (reads inside
+/// the project need no permission) with a pause before each, then the
+/// answer: the task is working from before the first model request until
+/// after the last, with no other state in between, then done exactly once
+/// (from `done_rule`), and the model saw one request per step plus the one
+/// that ended the turn.
+fn assert_multi_step_turn(task: &TermicTask, done_rule: &str) {
+    let steps = termic_fakemodel::Scenario::new(ScenarioName::Multi, "").steps;
+    let readme = "A file the fake model reads.\n";
+    std::fs::write(task.project.join("README.md"), readme).unwrap();
+    let t0 = task.prompt("read the readme, step by step");
+    let done = task.expect_state("done", t0, 120 * SEC, "no done after the steps");
+    thread::sleep(3 * SEC); // a second done, or a late state, shows up here
+    task.report(&format!("{} multi-step", task.name()));
+    let states = task.states(t0);
+    assert_eq!(states, ["working", "done"], "one prompt, one turn");
+    assert_eq!(done.rule, done_rule);
+    let turn: Vec<_> = task
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| !r.side && r.ts_ms >= t0)
+        .collect();
+    for r in &turn {
+        eprintln!(
+            "  model {} step={} results={} -> {}",
+            r.ts_ms,
+            r.step,
+            r.tool_results.len(),
+            r.reply
+        );
+    }
+    let made: Vec<usize> = turn.iter().map(|r| r.step).collect();
+    assert_eq!(
+        made,
+        (0..=steps).collect::<Vec<_>>(),
+        "one request per step"
+    );
+    assert!(turn[..steps].iter().all(|r| r.reply.starts_with("tool")));
+    let last = turn.last().unwrap();
+    assert!(
+        last.tool_results.len() == steps
+            && last.tool_results.iter().all(|t| t.contains(readme.trim())),
+        "every step read the file: {:?}",
+        last.tool_results
+    );
+    let working = task.first("working", t0);
+    let ended = last.finished_ms.expect("the last answer finished");
+    let side = task.server.requests().iter().filter(|r| r.side).count();
+    eprintln!(
+        "{} multi-step: working {} ms after Enter, first request {} ms, last answer \
+         finished {} ms, done {} ms ({}); {side} side requests",
+        task.name(),
+        working.ts - t0,
+        turn[0].ts_ms - t0,
+        ended - t0,
+        done.ts - t0,
+        done.rule
+    );
+    assert!(working.ts <= turn[0].ts_ms, "working before the first step");
+    assert!(done.ts >= ended, "done only after the last answer");
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_grok_notification_then_one_done_and_idle_prompt_changes_nothing() {
     let (cache, _one) = begin();
     let env = vec![(
         "GROK_IDLE_NOTIFICATION_DELAY_MS".to_string(),
         "3000".to_string(),
     )];
-    // Both installs: grok also runs termic's claude hooks, which must stay silent.
+    // Both installs: grok also runs termic's claude hooks, which must stay
+    // silent. The recorder in claude's settings.json is the positive control
+    // for the compat-off test below: with compat on, grok runs it.
     let setup = Setup {
         hooks: vec![AgentSchema::Claude, AgentSchema::Grok],
+        recorder_in: Some(Agent::Claude),
         env,
         ..Setup::default()
     };
@@ -281,13 +383,21 @@ fn real_termic_grok_notification_then_one_done_and_idle_prompt_changes_nothing()
     thread::sleep(3 * SEC); // the idle_prompt notification lands 3 s after Stop
     let states = task.states(t0);
     assert_honest_turn(&states);
+    // Only the claude-file recorder is installed, so every record is one.
+    let ran: Vec<Option<String>> = recorder::read(&task.home)
+        .into_iter()
+        .map(|h| h.grok_event)
+        .collect();
+    eprintln!("claude-file hooks grok ran: {ran:?}");
+    for event in ["user_prompt_submit", "stop"] {
+        assert!(
+            ran.contains(&Some(event.to_string())),
+            "grok ran the claude-file {event} hook: {ran:?}"
+        );
+    }
     // termic's claude scripts ran under grok too (both installed) and must
     // have said nothing: every hook message the engine saw is grok's.
-    let hook_signals: Vec<String> = task
-        .timeline()
-        .into_iter()
-        .filter(|e| e.contains(" signal hook"))
-        .collect();
+    let hook_signals = hook_signals(&task);
     eprintln!("grok hook signals: {hook_signals:#?}");
     assert!(!hook_signals.is_empty(), "grok's own hooks reported");
     // Grok's install also uses UserPromptSubmit and Stop: a claude script
@@ -306,7 +416,7 @@ fn real_termic_grok_notification_then_one_done_and_idle_prompt_changes_nothing()
 
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
-fn real_termic_grok_with_claude_compat_off_still_reports() {
+fn real_termic_grok_with_claude_compat_off_runs_no_claude_hook_and_still_reports() {
     let (cache, _one) = begin();
     fn compat_off(home: &Path) {
         let path = home.join(".grok/config.toml");
@@ -316,13 +426,46 @@ fn real_termic_grok_with_claude_compat_off_still_reports() {
     }
     let setup = Setup {
         hooks: vec![AgentSchema::Claude, AgentSchema::Grok],
+        recorder_in: Some(Agent::Claude),
         before: Some(compat_off),
         ..Setup::default()
     };
     let task = TermicTask::start(&cache, Agent::Grok, ScenarioName::Write, setup);
-    let (_, states) = permission_turn(&task, b"3");
+    let (t0, states) = permission_turn(&task, b"3");
     assert_honest_turn(&states);
     assert_released_to_working(&states);
+    // The recorder sits in claude's settings.json beside termic's claude
+    // hooks; the test above shows grok runs it when compat is on.
+    let settings = std::fs::read_to_string(task.home.join(".claude/settings.json")).unwrap();
+    assert!(
+        settings.contains("rec/hook.sh") && settings.contains("termic-hooks"),
+        "the recorder and termic's claude hooks are both there: {settings}"
+    );
+    let ran = recorder::read(&task.home);
+    assert!(ran.is_empty(), "grok ran claude-file hooks: {ran:?}");
+    // termic's grok hooks still drove the turn: its Notification and Stop
+    // reached the engine, and the done is the Stop hook's.
+    let hook_signals = hook_signals(&task);
+    eprintln!("grok hook signals, compat off: {hook_signals:#?}");
+    let count = |what: &str| hook_signals.iter().filter(|e| e.contains(what)).count();
+    assert_eq!(
+        (
+            count("(UserPromptSubmit)"),
+            count("(Notification)"),
+            count("(Stop)")
+        ),
+        (1, 1, 1),
+        "{hook_signals:?}"
+    );
+    assert_eq!(task.first("done", t0).rule, "hook_done");
+}
+
+/// The hook messages the engine received, from its Inspector timeline.
+fn hook_signals(task: &TermicTask) -> Vec<String> {
+    task.timeline()
+        .into_iter()
+        .filter(|e| e.contains(" signal hook"))
+        .collect()
 }
 
 #[test]

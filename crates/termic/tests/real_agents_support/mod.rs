@@ -70,6 +70,9 @@ pub struct Setup {
     pub probe_reply: bool,
     /// termic_fakemodel's hook recorder, registered before termic's hooks.
     pub recorder: bool,
+    /// The same recorder registered in this agent's files as well, before
+    /// termic's hooks (grok also runs the hooks in claude's settings.json).
+    pub recorder_in: Option<Agent>,
     pub hooks: Vec<AgentSchema>,
     pub env: Vec<(String, String)>,
     pub slow_for: Option<Duration>,
@@ -115,6 +118,9 @@ impl TermicTask {
             .unwrap();
         if setup.recorder {
             termic_fakemodel::recorder::install(agent, &home).unwrap();
+        }
+        if let Some(other) = setup.recorder_in {
+            termic_fakemodel::recorder::install(other, &home).unwrap();
         }
         install_hooks(&home, &setup.hooks);
         if let Some(before) = setup.before {
