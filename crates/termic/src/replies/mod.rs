@@ -8,9 +8,10 @@
 //! `p=?`, XTGETTCAP and, last, DA1. Every prober ends with DA1, which is why
 //! "not supported" is answered by silence for the kitty queries.
 //!
-//! Pure: [`Responder::scan`] finds queries in output bytes; the caller applies
-//! the bytes before each query to the screen model and then calls
-//! [`Responder::answer`] with that screen. No I/O here.
+//! Pure, in two steps that may run on different threads: a [`ReplyScanner`]
+//! finds the queries in output bytes (the reader does this as it reads), then
+//! [`apply_with_replies`] applies the bytes before each query to the screen
+//! model and asks [`Responder::answer`] with that screen. No I/O here.
 
 mod scan;
 
@@ -64,10 +65,10 @@ impl Default for ReplyConfig {
     }
 }
 
-/// Scanner plus the little terminal state the screen model does not keep.
+/// The little terminal state the screen model does not keep, and the
+/// answers that depend on it.
 #[derive(Debug, Default)]
 pub struct Responder {
-    scanner: ReplyScanner,
     /// Set/reset state of [`TRACKED_MODES`], in that order.
     tracked: [bool; TRACKED_MODES.len()],
     pub config: ReplyConfig,
@@ -79,11 +80,6 @@ impl Responder {
             config,
             ..Default::default()
         }
-    }
-
-    /// Queries in this chunk, in stream order (see [`Found::end`]).
-    pub fn scan(&mut self, bytes: &[u8]) -> Vec<Found> {
-        self.scanner.scan(bytes)
     }
 
     /// Whether the program asked for focus in/out reports (`CSI ? 1004 h`).
@@ -178,15 +174,16 @@ impl Responder {
     }
 }
 
-/// Apply `chunk` to `parser` and collect the replies, each computed against
-/// the screen exactly as it is right after its query. This is the ordering
-/// rule: `printf 'ab\033[6n'` reports column 3, never a later column.
+/// Apply `chunk` to `parser` and collect the replies to `found` (what a
+/// [`ReplyScanner`] found in this chunk), each computed against the screen
+/// exactly as it is right after its query. This is the ordering rule:
+/// `printf 'ab\033[6n'` reports column 3, never a later column.
 pub fn apply_with_replies<CB: vt100::Callbacks>(
     responder: &mut Responder,
     parser: &mut vt100::Parser<CB>,
     chunk: &[u8],
+    found: Vec<Found>,
 ) -> Applied {
-    let found = responder.scan(chunk);
     if found.is_empty() {
         parser.process(chunk);
         return Applied::default();

@@ -10,12 +10,33 @@ fn parser() -> vt100::Parser {
     )
 }
 
+/// A terminal's reply side: the scanner and the responder, in one thread.
+#[derive(Default)]
+struct Replier {
+    scanner: ReplyScanner,
+    responder: Responder,
+}
+
+impl Replier {
+    fn new(config: ReplyConfig) -> Self {
+        Replier {
+            scanner: ReplyScanner::new(),
+            responder: Responder::new(config),
+        }
+    }
+
+    fn apply(&mut self, p: &mut vt100::Parser, chunk: &[u8]) -> Applied {
+        let found = self.scanner.scan(chunk);
+        apply_with_replies(&mut self.responder, p, chunk, found)
+    }
+}
+
 /// Feed `chunks` in order; return all replies as one string.
-fn run_with(responder: &mut Responder, chunks: &[&[u8]]) -> String {
+fn run_with(replier: &mut Replier, chunks: &[&[u8]]) -> String {
     let mut p = parser();
     let mut out = Vec::new();
     for chunk in chunks {
-        for reply in apply_with_replies(responder, &mut p, chunk).replies {
+        for reply in replier.apply(&mut p, chunk).replies {
             out.extend(reply);
         }
     }
@@ -23,7 +44,7 @@ fn run_with(responder: &mut Responder, chunks: &[&[u8]]) -> String {
 }
 
 fn run(chunks: &[&[u8]]) -> String {
-    run_with(&mut Responder::default(), chunks)
+    run_with(&mut Replier::default(), chunks)
 }
 
 #[test]
@@ -80,7 +101,7 @@ fn xtversion_names_termic_and_its_version() {
 
 #[test]
 fn colour_queries_match_the_query_terminator() {
-    let mut r = Responder::new(ReplyConfig {
+    let mut r = Replier::new(ReplyConfig {
         foreground: Rgb(0xff, 0x80, 0x01),
         background: Rgb(0x10, 0x20, 0x30),
         ..ReplyConfig::default()
@@ -132,16 +153,16 @@ fn mode_reports_reflect_the_screen_model() {
 
 #[test]
 fn focus_reporting_is_tracked_and_reported() {
-    let mut r = Responder::default();
+    let mut r = Replier::default();
     assert_eq!(run_with(&mut r, &[b"\x1b[?1004$p"]), "\x1b[?1004;2$y");
-    assert!(!r.focus_reporting());
+    assert!(!r.responder.focus_reporting());
     assert_eq!(
         run_with(&mut r, &[b"\x1b[?2004;1004h\x1b[?1004$p"]),
         "\x1b[?1004;1$y"
     );
-    assert!(r.focus_reporting());
+    assert!(r.responder.focus_reporting());
     run_with(&mut r, &[b"\x1b[?1004l"]);
-    assert!(!r.focus_reporting());
+    assert!(!r.responder.focus_reporting());
 }
 
 #[test]
@@ -162,7 +183,7 @@ fn native_probe_is_answered_unless_turned_off() {
     assert_eq!(run(&[b"\x1b]7501;?\x1b\\"]), "\x1b]7501;?\x1b\\");
     // A status report is not a probe.
     assert_eq!(run(&[b"\x1b]7501;state=idle:app=claude-code\x07"]), "");
-    let mut off = Responder::new(ReplyConfig {
+    let mut off = Replier::new(ReplyConfig {
         native_probe: false,
         ..ReplyConfig::default()
     });
@@ -214,16 +235,16 @@ fn rgb_parses_config_hex() {
 
 #[test]
 fn query_only_chunks_are_recognised() {
-    let mut r = Responder::default();
+    let mut r = Replier::default();
     let mut p = parser();
     // Claude Code's cursor check, alone in a read.
-    assert!(apply_with_replies(&mut r, &mut p, b"\x1b[?6n").only_queries);
-    assert!(apply_with_replies(&mut r, &mut p, b"\x1b[c\x1b]11;?\x07").only_queries);
+    assert!(r.apply(&mut p, b"\x1b[?6n").only_queries);
+    assert!(r.apply(&mut p, b"\x1b[c\x1b]11;?\x07").only_queries);
     // Text or a non-query sequence in the chunk: the screen may have changed.
-    assert!(!apply_with_replies(&mut r, &mut p, b"x\x1b[?6n").only_queries);
-    assert!(!apply_with_replies(&mut r, &mut p, b"\x1b[?6n\x1b[2J").only_queries);
-    assert!(!apply_with_replies(&mut r, &mut p, b"\x1b[31m").only_queries);
+    assert!(!r.apply(&mut p, b"x\x1b[?6n").only_queries);
+    assert!(!r.apply(&mut p, b"\x1b[?6n\x1b[2J").only_queries);
+    assert!(!r.apply(&mut p, b"\x1b[31m").only_queries);
     // A query split across reads: the second part alone is still only a query.
-    assert!(!apply_with_replies(&mut r, &mut p, b"\x1b[?6").only_queries);
-    assert!(apply_with_replies(&mut r, &mut p, b"n").only_queries);
+    assert!(!r.apply(&mut p, b"\x1b[?6").only_queries);
+    assert!(r.apply(&mut p, b"n").only_queries);
 }

@@ -1,12 +1,14 @@
 //! The task runtime: every task is a command in its own PTY, with the env
-//! contract of design.md, a reader thread feeding its screen model and
-//! signal engine, an input writer thread, and an exit waiter. The UI drives it through [`Runtime`] and hears back through
+//! contract of design.md, a reader thread feeding its signal engine, a
+//! screen thread feeding its screen model, an input writer thread, and an
+//! exit waiter. The UI drives it through [`Runtime`] and hears back through
 //! a channel of [`RuntimeEvent`]s.
 //!
 //! - [`env`]: the spawn env contract (pure).
 //! - [`history`]: compact scrollback outside the screen model.
 //! - [`spawn`]: PTY open (under one process-wide lock) and child start.
-//! - [`reader`]: the reader thread (screen, replies, engine, dirty flag).
+//! - [`reader`]: the reader thread (read, query scan, engine).
+//! - [`screen`]: the screen thread (screen model, replies, dirty flag).
 //! - [`session`]: ending every process a task started (group, session, descendants, env).
 //! - [`signals`]: the task's signal engine and recorder, fed under one lock.
 //! - [`task`]: state shared by the threads of one task.
@@ -16,6 +18,7 @@
 pub mod env;
 pub mod history;
 pub mod reader;
+pub mod screen;
 pub mod session;
 pub mod signals;
 pub mod spawn;
@@ -187,7 +190,10 @@ impl Runtime {
         self.lock_tasks().insert(id, Arc::clone(&shared));
 
         let (done_tx, done_rx) = crossbeam_channel::bounded::<()>(1);
+        let (batch_tx, batch_rx) = crossbeam_channel::bounded(reader::IN_FLIGHT);
+        let (returned_tx, returned_rx) = crossbeam_channel::bounded(reader::IN_FLIGHT);
         let reader_shared = Arc::clone(&shared);
+        let screen_shared = Arc::clone(&shared);
         let responder = Responder::new(config.replies.clone());
         let reader = spawned.reader;
         let spawn_thread = |name: String, f: Box<dyn FnOnce() + Send>| {
@@ -203,7 +209,13 @@ impl Runtime {
         spawn_thread(
             format!("termic-read-{}", id.0),
             Box::new(move || {
-                reader::run(reader, master_fd, reader_shared, responder);
+                reader::run(reader, master_fd, reader_shared, batch_tx, returned_rx);
+            }),
+        )?;
+        spawn_thread(
+            format!("termic-screen-{}", id.0),
+            Box::new(move || {
+                screen::run(batch_rx, returned_tx, screen_shared, responder);
                 let _ = done_tx.send(());
             }),
         )?;
@@ -232,9 +244,7 @@ impl Runtime {
                 } else if session::task_alive(&processes) {
                     session::end_task(&processes);
                 }
-                let now = waiter_shared.clock.now_ms();
-                let transitions = waiter_shared.lock_signals().exited(now, code);
-                waiter_shared.publish(transitions);
+                waiter_shared.feed_signals(|signals, now| signals.exited(now, code));
                 waiter_shared.set_status(TaskStatus::Exited(code));
                 waiter_shared.send(RuntimeEvent::Exited(waiter_shared.meta.id, code));
             }),
@@ -303,12 +313,10 @@ impl Runtime {
                 continue;
             }
             let facts = signals::screen_facts(&task.lock_parser());
-            let transitions = {
-                let mut signals = task.lock_signals();
-                let mut out = signals.screen(now, facts);
-                out.extend(signals.tick(now));
-                out
-            };
+            let mut signals = task.lock_signals();
+            let mut transitions = signals.screen(now, facts);
+            transitions.extend(signals.tick(now));
+            // Under the lock, like every other feed (see `feed_signals`).
             task.publish(transitions);
         }
     }
@@ -409,14 +417,7 @@ impl Runtime {
     /// writer thread, so a program that is not reading cannot freeze the UI.
     pub fn write_input(&self, id: TaskId, bytes: &[u8]) -> Result<(), RuntimeError> {
         let task = self.task(id)?;
-        let now = self.inner.clock.now_ms();
-        let transitions = {
-            let mut signals = task.lock_signals();
-            let out = signals.input(now, bytes);
-            task.check_deadline(&mut signals);
-            out
-        };
-        task.publish(transitions);
+        task.feed_signals(|signals, now| signals.input(now, bytes));
         if let TaskStatus::Exited(_) = task.status() {
             return Err(RuntimeError::Exited(id));
         }

@@ -1,31 +1,45 @@
-//! The per-task reader thread: the only consumer of a task's output.
+//! The per-task reader thread: the only consumer of a task's PTY output.
 //!
-//! It blocks on `read` (no polling), and for every chunk, in order: applies
-//! it to the screen model with terminal replies computed at the right point,
-//! queues those replies for the agent's input, feeds the signal engine (and the
-//! recorder) the chunk and, at most every 50 ms, the screen facts, publishes
-//! transitions, and marks the task dirty. The UI is only told "dirty" once until
-//! it draws, so output is never throttled by rendering and the event channel
-//! never floods.
+//! It blocks on `read` (no polling) and, for every batch, in order: finds
+//! the terminal queries in it (so the screen thread need not scan again),
+//! feeds the signal engine (and the recorder), publishes transitions, and
+//! hands the bytes to the screen thread ([`super::screen`]). The screen model
+//! is the slowest stage by far (vt100 parses ~80 MB/s here), so it runs on
+//! its own thread: the agent's writes wait on the screen model only when
+//! [`IN_FLIGHT`] batches are already queued, and the engine sees output as
+//! soon as it is read.
 
 use std::io::Read;
 use std::os::unix::io::RawFd;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use crate::replies::{apply_with_replies, Responder};
+use crossbeam_channel::{Receiver, Sender};
 
-use super::signals::screen_facts;
+use crate::replies::{Found, ReplyScanner};
+
 use super::task::TaskShared;
-use super::RuntimeEvent;
 
 /// Bytes per read. Large reads amortise locking under heavy output.
 const READ_CHUNK: usize = 64 * 1024;
 
 /// A PTY hands over at most ~4 KiB per read; under heavy output, take what
 /// is already waiting (up to this many bytes) before processing, so the
-/// per-chunk costs (locks, engine call, wake-up) are paid once per batch.
+/// per-batch costs (locks, engine call, wake-up) are paid once per batch.
 const BATCH: usize = 256 * 1024;
+
+/// Batches read but not yet on the screen, at most. Bounds the memory a
+/// flood can take (`IN_FLIGHT * BATCH` = 2 MiB) and how far the screen may
+/// trail the engine; under a flood the reader then waits for the screen.
+pub const IN_FLIGHT: usize = 8;
+
+/// Output read from the PTY, on its way to the screen thread.
+pub struct Batch {
+    /// Holds `len` bytes of output; the rest is spare room.
+    pub buf: Vec<u8>,
+    pub len: usize,
+    /// The queries in `buf[..len]`, as the reply scanner found them.
+    pub found: Vec<Found>,
+}
 
 /// Whether `fd` has bytes to read right now (a zero-timeout poll: never waits).
 fn readable_now(fd: Option<RawFd>) -> bool {
@@ -58,48 +72,54 @@ fn read_batch(reader: &mut dyn Read, fd: Option<RawFd>, buf: &mut [u8]) -> Optio
     (filled > 0).then_some(filled)
 }
 
+/// Buffers for batches: reused once the screen thread hands them back, and
+/// allocated only while fewer than [`IN_FLIGHT`] exist, so an idle task
+/// holds one.
+struct BufferPool {
+    returned: Receiver<Vec<u8>>,
+    allocated: usize,
+}
+
+impl BufferPool {
+    /// A free buffer, waiting for the screen thread when all are in flight.
+    /// `None` when the screen thread is gone.
+    fn take(&mut self) -> Option<Vec<u8>> {
+        if let Ok(buf) = self.returned.try_recv() {
+            return Some(buf);
+        }
+        if self.allocated < IN_FLIGHT {
+            self.allocated += 1;
+            return Some(vec![0; BATCH]);
+        }
+        self.returned.recv().ok()
+    }
+}
+
 /// Run until EOF (every holder of the PTY slave has closed it). `fd` is the
 /// master's descriptor, used only to ask whether more output is waiting.
+/// Batches go to `screen`; their buffers come back on `returned`. Dropping
+/// `screen` at the end tells the screen thread the output is over.
 pub fn run(
     mut reader: Box<dyn Read + Send>,
     fd: Option<RawFd>,
     shared: Arc<TaskShared>,
-    mut responder: Responder,
+    screen: Sender<Batch>,
+    returned: Receiver<Vec<u8>>,
 ) {
-    let mut buf = vec![0u8; BATCH];
-    while let Some(n) = read_batch(&mut *reader, fd, &mut buf) {
-        let chunk = &buf[..n];
-        let now = shared.clock.now_ms();
-        let facts_due = shared.lock_signals().facts_due(now);
-        let (applied, facts) = {
-            let mut parser = shared.lock_parser();
-            let applied = apply_with_replies(&mut responder, &mut parser, chunk);
-            // A chunk of nothing but queries left the screen as it was.
-            let facts = (facts_due && !applied.only_queries).then(|| screen_facts(&parser));
-            (applied, facts)
+    let mut scanner = ReplyScanner::new();
+    let mut pool = BufferPool {
+        returned,
+        allocated: 0,
+    };
+    while let Some(mut buf) = pool.take() {
+        let Some(len) = read_batch(&mut *reader, fd, &mut buf) else {
+            break;
         };
-        shared
-            .focus_reporting
-            .store(responder.focus_reporting(), Ordering::Relaxed);
-        // Queued, never written here: a program that stopped reading its
-        // input must not stop the output side.
-        for reply in applied.replies {
-            shared.queue_input(reply);
-        }
-        let transitions = {
-            let mut signals = shared.lock_signals();
-            let mut out = signals.output(now, chunk);
-            if let Some(facts) = facts {
-                out.extend(signals.screen(now, facts));
-            }
-            shared.check_deadline(&mut signals);
-            out
-        };
-        shared.publish(transitions);
-        // No redraw for an unchanged screen: an idle Claude Code asks for
-        // the cursor five times a second.
-        if !applied.only_queries && !shared.dirty.swap(true, Ordering::AcqRel) {
-            shared.send(RuntimeEvent::Dirty(shared.meta.id));
+        let bytes = &buf[..len];
+        let found = scanner.scan(bytes);
+        shared.feed_signals(|signals, now| signals.output(now, bytes));
+        if screen.send(Batch { buf, len, found }).is_err() {
+            break;
         }
     }
 }

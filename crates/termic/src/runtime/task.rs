@@ -64,6 +64,19 @@ impl TaskShared {
         }
     }
 
+    /// Feed the engine through `f` and publish what it decided, all under
+    /// the signals lock: the reader, the screen thread, input, ticks and the
+    /// exit waiter all feed it, and their transitions must reach the log in
+    /// the order the engine made them. `now` is read under the lock too, so
+    /// the engine's clock never runs backwards between threads.
+    pub fn feed_signals(&self, f: impl FnOnce(&mut TaskSignals, u64) -> Vec<Transition>) {
+        let mut signals = self.lock_signals();
+        let now = self.clock.now_ms();
+        let transitions = f(&mut signals, now);
+        self.check_deadline(&mut signals);
+        self.publish(transitions);
+    }
+
     /// After feeding the engine: wake the UI if a timer moved earlier.
     pub fn check_deadline(&self, signals: &mut TaskSignals) {
         if signals.deadline_moved_earlier() {
