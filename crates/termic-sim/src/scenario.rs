@@ -107,6 +107,10 @@ pub const BUILTINS: &[(&str, &str)] = &[
         "hooks-dropped",
         include_str!("../scenarios/hooks-dropped.scn"),
     ),
+    (
+        "hooks-dropped-mid-turn",
+        include_str!("../scenarios/hooks-dropped-mid-turn.scn"),
+    ),
 ];
 
 impl Scenario {

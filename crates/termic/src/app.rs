@@ -8,11 +8,12 @@
 //! - [`input_events`]: outer-terminal events applied to the app.
 //! - [`overlays`]: keys inside Settings, the wizard, dialogs.
 //! - [`services`]: what the app needs from agents, worktrees, hooks and config.
+//! - [`wiring`]: when to re-verify an agent's hooks while its tasks run. Pure.
 //!
 //! The loop sleeps in one `select!` until input, a runtime event, or the
-//! earliest deadline (the engine's next timer, a sidebar time label, or the
-//! next allowed frame). Redraws are coalesced to at most one per
-//! [`FRAME_MS`], so output is never throttled by drawing.
+//! earliest deadline (the engine's next timer, a sidebar time label, a
+//! hooks re-check, or the next allowed frame). Redraws are coalesced to at
+//! most one per [`FRAME_MS`], so output is never throttled by drawing.
 
 pub mod earned;
 pub mod input_events;
@@ -21,6 +22,7 @@ pub mod overlays;
 pub mod services;
 pub mod tasks;
 pub mod terminal;
+pub mod wiring;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -78,8 +80,11 @@ pub struct App {
     needs_draw: bool,
     pub quit: bool,
     earned: earned::EarnedPrompt,
-    /// Per agent id: hooks verified wired (from the last status read).
+    /// Per agent id: hooks verified wired (from the last status read), as
+    /// last told to the runtime.
     wired: std::collections::HashMap<String, bool>,
+    /// When to stamp each agent's hook files again while its tasks run.
+    wiring: wiring::WiringWatch,
 }
 
 impl App {
@@ -110,6 +115,7 @@ impl App {
             quit: false,
             earned: earned::EarnedPrompt::default(),
             wired: std::collections::HashMap::new(),
+            wiring: wiring::WiringWatch::default(),
         }
     }
 
@@ -135,6 +141,7 @@ impl App {
         let agent = spec.agent.clone();
         let profile = spec.profile.clone();
         self.runtime.set_hooks_wired(&spec.agent, hooks_wired);
+        self.wired.insert(spec.agent.clone(), hooks_wired);
         let id = self.runtime.spawn(spec)?;
         let mut entry = TaskEntry::new(id.0, name, agent, self.now_ms());
         entry.worktree = worktree;
@@ -199,11 +206,50 @@ impl App {
         }
     }
 
-    /// Tells the runtime which agents' hooks are verified wired.
+    /// Re-verifies every agent's hooks and tells the runtime the agents
+    /// whose wiring changed (each change is logged and recorded per task).
     pub fn refresh_wired(&mut self) {
         for (agent, wired) in self.services.wired() {
-            self.runtime.set_hooks_wired(&agent, wired);
-            self.wired.insert(agent, wired);
+            if self.wired.insert(agent.clone(), wired) != Some(wired) {
+                self.runtime.set_hooks_wired(&agent, wired);
+            }
+        }
+    }
+
+    /// Something happened to task `id` that may start or end a turn: its
+    /// agent's hook files are stamped soon.
+    pub fn wiring_moment(&mut self, id: TaskId) {
+        if let Some(entry) = self.tasks.entries.iter().find(|e| e.id == id.0) {
+            self.wiring.moment(&entry.agent);
+        }
+    }
+
+    /// Agents with a task whose badge says working.
+    fn working_agents(&self) -> Vec<&str> {
+        let mut agents: Vec<&str> = self
+            .tasks
+            .entries
+            .iter()
+            .filter(|e| e.badge == Badge::Working)
+            .map(|e| e.agent.as_str())
+            .collect();
+        agents.sort_unstable();
+        agents.dedup();
+        agents
+    }
+
+    /// Stamps the hook files of every agent due at `now` and re-verifies
+    /// the wiring when a stamp changed, so hooks an agent dropped from its
+    /// config mid-task stop governing its tasks without Settings opening.
+    pub fn recheck_wiring(&mut self, now: u64) {
+        let due = self.wiring.due(now, &self.working_agents());
+        let mut changed = false;
+        for agent in due {
+            let stamp = self.services.wiring_stamp(&agent);
+            changed |= self.wiring.observe(&agent, now, stamp);
+        }
+        if changed {
+            self.refresh_wired();
         }
     }
 
@@ -272,6 +318,7 @@ impl App {
         let Some(entry) = self.tasks.get_mut(id.0) else {
             return;
         };
+        self.wiring.moment(&entry.agent);
         if let Some(attention) = entry.set_badge(badge, t.at, watched, detail) {
             let event = AttentionEvent {
                 task: entry.name.clone(),
@@ -339,6 +386,7 @@ impl App {
         let mut last_frame = 0u64;
         while !self.quit {
             let now = self.now_ms();
+            self.recheck_wiring(now);
             if self.needs_draw && now >= last_frame + FRAME_MS {
                 self.draw(guard)?;
                 last_frame = now;
@@ -347,6 +395,7 @@ impl App {
             let deadline = [
                 self.runtime.next_deadline(),
                 self.tasks.next_label_change(now),
+                self.wiring.next_deadline(&self.working_agents()),
                 self.needs_draw.then_some(last_frame + FRAME_MS),
             ]
             .into_iter()

@@ -40,9 +40,10 @@ pub enum ApplyError {
     KeptChanging { path: PathBuf },
 }
 
-/// Reads every file a plan or status of `target` may look at.
-pub fn read_snapshot(target: &InstallTarget) -> Result<Snapshot, ApplyError> {
-    let mut snap = Snapshot::default();
+/// Every file a plan or status of `target` may look at: what
+/// [`read_snapshot`] reads, so a caller watching these paths for change
+/// watches exactly what status depends on.
+pub fn snapshot_paths(target: &InstallTarget) -> Vec<PathBuf> {
     let mut rels = target.owned_rel_paths();
     if let Some(file) = target.schema().adapter().config_entry().file() {
         rels.push(format!(
@@ -55,8 +56,13 @@ pub fn read_snapshot(target: &InstallTarget) -> Result<Snapshot, ApplyError> {
             .iter()
             .map(|s| s.to_string()),
     );
-    for rel in rels {
-        let path = target.path(&rel);
+    rels.iter().map(|rel| target.path(rel)).collect()
+}
+
+/// Reads every file a plan or status of `target` may look at.
+pub fn read_snapshot(target: &InstallTarget) -> Result<Snapshot, ApplyError> {
+    let mut snap = Snapshot::default();
+    for path in snapshot_paths(target) {
         match std::fs::read(&path) {
             Ok(bytes) => {
                 let mode = std::fs::metadata(&path)

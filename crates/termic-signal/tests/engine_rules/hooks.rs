@@ -22,6 +22,26 @@ fn hooks_wired_silence_every_heuristic_until_the_hook_done() {
 }
 
 #[test]
+fn hooks_unwired_mid_turn_hand_the_turn_to_the_settle() {
+    // The agent dropped its hooks during the turn: no Stop will come. When
+    // the runtime learns it (a re-stamp of the config, seconds later), the
+    // heuristics take over from the fields they were kept on: the title went
+    // idle at 1030, so the settle is long due and fires at once.
+    check(
+        "unwired mid-turn",
+        "agent claude
+         hooks on
+         0 key enter
+         +10 hook working hook=UserPromptSubmit
+         +20 title ◐ Claude Code
+         +1000 title ✳ Claude Code
+         +8000 wired off
+         expect 10 idle -> working hook_working
+         expect 9030 working -> done settle",
+    );
+}
+
+#[test]
 fn hook_done_while_not_working_is_ignored() {
     check(
         "done without working",

@@ -13,6 +13,7 @@ use crate::ui::inspector::InspectorView;
 use crate::ui::layout::WorkspaceLayout;
 use crate::ui::sidebar;
 use crate::ui::Overlay;
+use termic_signal::engine::Key;
 
 impl App {
     pub fn on_event(&mut self, event: Event) {
@@ -50,6 +51,10 @@ impl App {
         if let Err(err) = self.runtime.write_input(id, bytes) {
             self.message = Some(err.to_string());
             self.request_draw();
+        }
+        // A submitted prompt starts a turn: check the hooks still govern it.
+        if Key::from_input_bytes(bytes).contains(&Key::Submit) {
+            self.wiring_moment(id);
         }
     }
 

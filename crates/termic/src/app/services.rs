@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
+use super::wiring::WiringStamp;
 use crate::notify::NotifySettings;
 use crate::runtime::{TaskSpec, TermSize};
 use crate::ui::dialog::AgentChoice;
@@ -50,6 +51,9 @@ pub trait Services {
     fn hooks_rows(&mut self, native_seen: &[String]) -> Vec<HooksRow>;
     /// Per agent id: its hooks are verified wired where it runs.
     fn wired(&mut self) -> Vec<(String, bool)>;
+    /// The stamps (`stat`) of every file `agent`'s wired status reads:
+    /// cheap to take, compared to decide whether to re-verify.
+    fn wiring_stamp(&mut self, agent: &str) -> WiringStamp;
     /// The exact files an action would touch, for the user to confirm.
     fn plan(&mut self, action: &SettingsAction) -> Result<PendingChange>;
     /// Applies the action and stores the consent. Returns what to tell the user.

@@ -278,9 +278,9 @@ fn hooks_dropped_by_the_agent_fall_back_to_heuristics_and_say_not_wired() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert_eq!(host_state(&fx, "claude"), "not_wired");
-    // termic checks wiring at spawn and when Settings opens, so the running
-    // task still trusts hooks until the user looks. Settings says not wired
-    // and from then on the task runs on the heuristics.
+    // Opening Settings re-verifies every agent at once (the automatic
+    // re-check is the next spec). Settings says not wired and from then on
+    // the task runs on the heuristics.
     t.send(b"\x1ds");
     t.wait_screen(
         "not wired in Settings",
@@ -308,6 +308,59 @@ fn hooks_dropped_by_the_agent_fall_back_to_heuristics_and_say_not_wired() {
             .all(|e| !e["rule"].as_str().unwrap_or("").starts_with("hook_")),
         "no hook rule after the agent dropped its hooks: {:?}",
         events(&fx)
+    );
+}
+
+#[test]
+fn hooks_dropped_mid_turn_are_noticed_without_settings_and_a_heuristic_ends_the_turn() {
+    let fx = Fixture::new();
+    let trace_path = fx.trace_path("claude");
+    let trace_arg = trace_path.display().to_string();
+    fx.config(
+        &[(
+            "claude",
+            "hooks-dropped-mid-turn",
+            &["--auto", "--trace", &trace_arg],
+        )],
+        NO_PROBE,
+    );
+    hooks(&fx, "install", &["claude"]);
+    assert_eq!(host_state(&fx, "claude"), "wired");
+    let log = fx.log_path().display().to_string();
+    let _t = TermicPty::start(&fx, &["run", "claude", "--event-log", &log]);
+    // The turn starts under hooks: the task is governed.
+    let working = wait_event(&fx, "working", 15 * SEC);
+    assert_eq!(working["rule"], "hook_working", "{working}");
+    // Half a second in, the agent rewrites its settings without termic's
+    // hooks and works on; no key is pressed and Settings never opens. A
+    // governed turn has no heuristic end, so only termic noticing the drop
+    // (the working task's hook files are re-stamped every 5 s) lets the
+    // settle end it.
+    let done = wait_event(&fx, "done", 30 * SEC);
+    assert_eq!(done["rule"], "settle", "{done}");
+    assert_eq!(states(&fx), ["working", "done"]);
+    assert_eq!(host_state(&fx, "claude"), "not_wired");
+    let trace = super::support::trace(&trace_path);
+    let ts = |pick: &dyn Fn(&serde_json::Value) -> bool| {
+        trace
+            .iter()
+            .find(|v| pick(v))
+            .and_then(|v| v["ts"].as_f64())
+            .unwrap_or_else(|| panic!("not in the trace: {trace:?}"))
+    };
+    let dropped = ts(&|v| v["ev"] == "drop_hooks" && v["ok"] == true);
+    let stopped = ts(&|v| v["ev"] == "step" && v["action"] == "Stop");
+    let done_at = done["ts"].as_f64().unwrap();
+    assert!(
+        working["ts"].as_f64().unwrap() < dropped && dropped < stopped,
+        "the hooks went mid-turn"
+    );
+    // The settle ran from the turn's idle title: 5 s after the agent
+    // stopped, not later (the drop was already known by then).
+    assert!(
+        (stopped + 4_900.0..stopped + 7_000.0).contains(&done_at),
+        "done {:.0} ms after the stop",
+        done_at - stopped
     );
 }
 

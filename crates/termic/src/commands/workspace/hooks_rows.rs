@@ -4,7 +4,7 @@
 use termic_hooks::plan::InstallPlan;
 use termic_hooks::status::{AgentStatus, Reason, State, StatusReport};
 
-use crate::agents::AgentRegistry;
+use crate::agents::{AgentDef, AgentRegistry};
 use crate::ui::settings::{HooksRow, HooksState};
 
 /// Grok runs Claude's hooks too; this is the user's way out.
@@ -101,16 +101,21 @@ pub fn wired_per_agent(report: &StatusReport, registry: &AgentRegistry) -> Vec<(
         .iter()
         .map(|agent| {
             let wired = agent.schema().is_some_and(|schema| {
-                let base = schema.id();
-                if agent.docker.is_some() {
-                    termic_hooks::status::wired_on(report, base, &format!("docker:{}", agent.id))
-                } else {
-                    termic_hooks::status::wired(report, base)
-                }
+                termic_hooks::status::wired_on(report, schema.id(), &status_target(agent))
             });
             (agent.id.clone(), wired)
         })
         .collect()
+}
+
+/// The target whose status says whether `agent`'s tasks are wired: its
+/// Docker dir when it runs in Docker, else the host.
+pub fn status_target(agent: &AgentDef) -> String {
+    if agent.docker.is_some() {
+        format!("docker:{}", agent.id)
+    } else {
+        "host".to_string()
+    }
 }
 
 /// The lines Settings shows before writing: one per file a plan touches.

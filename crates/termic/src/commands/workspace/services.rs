@@ -2,7 +2,9 @@
 //! worktrees, hooks status and changes through `termic_hooks`, and settings
 //! saved back into config.toml.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -19,6 +21,7 @@ use crate::agents::detect::{find_on_path, is_executable_file};
 use crate::agents::launch::{task_spec, LaunchRequest};
 use crate::agents::AgentDef;
 use crate::app::services::{Launch, Services, SettingsAction};
+use crate::app::wiring::{FileStamp, WiringStamp};
 use crate::config::edit::{save, SettingEdit};
 use crate::config::{Config, Notifications};
 use crate::notify::NotifySettings;
@@ -39,6 +42,9 @@ pub struct WorkspaceServices {
     path_var: OsString,
     pub config: Config,
     facts: InstallFacts,
+    /// Per agent id: the files its wired status reads (resolving them runs
+    /// git, so once; cleared when config.toml is re-read).
+    status_files: HashMap<String, Vec<PathBuf>>,
 }
 
 impl WorkspaceServices {
@@ -50,6 +56,7 @@ impl WorkspaceServices {
             path_var,
             config,
             facts: InstallFacts::default(),
+            status_files: HashMap::new(),
         };
         services.facts.claude_version = services.claude_version();
         Ok(services)
@@ -68,7 +75,25 @@ impl WorkspaceServices {
 
     fn reload(&mut self) -> Result<()> {
         self.config = Config::load(&self.paths.config_dir)?;
+        self.status_files.clear();
         Ok(())
+    }
+
+    /// The files `agent`'s wired status reads: its status target's snapshot.
+    fn resolve_status_files(&self, agent: &str) -> Vec<PathBuf> {
+        let Ok(def) = self.check_agent(agent) else {
+            return Vec::new();
+        };
+        let (Some(schema), Ok(forbidden)) = (def.schema(), self.forbidden()) else {
+            return Vec::new();
+        };
+        let label = hooks_rows::status_target(def);
+        targets_for(schema, &self.agent_refs(), &self.hooks_paths(), &forbidden)
+            .unwrap_or_default()
+            .iter()
+            .filter(|t| t.label() == label)
+            .flat_map(termic_hooks::apply::snapshot_paths)
+            .collect()
     }
 
     fn detected(&self, agent: &AgentDef) -> bool {
@@ -177,6 +202,20 @@ impl WorkspaceServices {
     }
 }
 
+/// `stat` of `path` (following symlinks, as status reads it); `None` when
+/// it is absent or cannot be stat'ed.
+fn file_stamp(path: &Path) -> Option<FileStamp> {
+    let m = std::fs::metadata(path).ok()?;
+    let ns = |secs: i64, nsec: i64| i128::from(secs) * 1_000_000_000 + i128::from(nsec);
+    Some(FileStamp {
+        dev: m.dev(),
+        ino: m.ino(),
+        size: m.size(),
+        mtime_ns: ns(m.mtime(), m.mtime_nsec()),
+        ctime_ns: ns(m.ctime(), m.ctime_nsec()),
+    })
+}
+
 fn now_unix() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -263,6 +302,17 @@ impl Services for WorkspaceServices {
             Ok(report) => hooks_rows::wired_per_agent(&report, &self.config.agents),
             Err(_) => Vec::new(),
         }
+    }
+
+    fn wiring_stamp(&mut self, agent: &str) -> WiringStamp {
+        if !self.status_files.contains_key(agent) {
+            let files = self.resolve_status_files(agent);
+            self.status_files.insert(agent.to_owned(), files);
+        }
+        self.status_files[agent]
+            .iter()
+            .map(|path| (path.clone(), file_stamp(path)))
+            .collect()
     }
 
     fn plan(&mut self, action: &SettingsAction) -> Result<PendingChange> {
