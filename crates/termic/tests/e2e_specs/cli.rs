@@ -256,16 +256,10 @@ fn run_claude_permission_shows_needs_you_and_never_a_false_done() {
     assert!(t.quit(), "termic quits on prefix q");
 }
 
-#[test]
-fn hooks_dropped_by_the_agent_fall_back_to_heuristics_and_say_not_wired() {
-    let fx = Fixture::new();
-    fx.config(&[("claude", "hooks-dropped", &["--auto"])], NO_PROBE);
-    hooks(&fx, "install", &["claude"]);
-    assert_eq!(host_state(&fx, "claude"), "wired");
+/// Waits until the simulated claude has rewritten its settings without
+/// termic's entries.
+fn wait_hooks_dropped(fx: &Fixture) {
     let settings = fx.home().join(".claude/settings.json");
-    let log = fx.log_path().display().to_string();
-    let mut t = TermicPty::start(&fx, &["run", "claude", "--event-log", &log]);
-    // The simulated agent rewrites its own settings and drops termic's entries.
     let deadline = std::time::Instant::now() + 10 * SEC;
     while std::fs::read_to_string(&settings)
         .unwrap()
@@ -277,6 +271,17 @@ fn hooks_dropped_by_the_agent_fall_back_to_heuristics_and_say_not_wired() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+#[test]
+fn hooks_dropped_by_the_agent_fall_back_to_heuristics_and_say_not_wired() {
+    let fx = Fixture::new();
+    fx.config(&[("claude", "hooks-dropped", &["--auto"])], NO_PROBE);
+    hooks(&fx, "install", &["claude"]);
+    assert_eq!(host_state(&fx, "claude"), "wired");
+    let log = fx.log_path().display().to_string();
+    let mut t = TermicPty::start(&fx, &["run", "claude", "--event-log", &log]);
+    wait_hooks_dropped(&fx);
     assert_eq!(host_state(&fx, "claude"), "not_wired");
     // Opening Settings re-verifies every agent at once (the automatic
     // re-check is the next spec). Settings says not wired and from then on
@@ -309,6 +314,36 @@ fn hooks_dropped_by_the_agent_fall_back_to_heuristics_and_say_not_wired() {
         "no hook rule after the agent dropped its hooks: {:?}",
         events(&fx)
     );
+}
+
+#[test]
+fn hooks_dropped_before_a_prompt_are_noticed_when_the_user_submits_it() {
+    let fx = Fixture::new();
+    fx.config(&[("claude", "hooks-dropped", &[])], NO_PROBE);
+    hooks(&fx, "install", &["claude"]);
+    let log = fx.log_path().display().to_string();
+    let mut t = TermicPty::start(&fx, &["run", "claude", "--event-log", &log]);
+    // The agent drops its hooks at start-up; the task is spawned wired.
+    wait_hooks_dropped(&fx);
+    t.wait_screen(
+        "the prompt",
+        |s| s.lines().any(|l| l.trim_end().ends_with('>')),
+        10 * SEC,
+    );
+    // Enter is a moment: the hook files are stamped, the drop is found and
+    // the turn starts on a heuristic. Without the re-check a governed task
+    // starts nothing from a busy title, and its first transition would be
+    // the notification's needs-you 6 s into the permission prompt.
+    t.send(b"\r");
+    let first = wait_event(&fx, "working", 10 * SEC);
+    assert!(
+        matches!(
+            first["rule"].as_str(),
+            Some("submit_activity" | "title_busy")
+        ),
+        "{first}"
+    );
+    assert_eq!(states(&fx)[0], "working", "{:?}", events(&fx));
 }
 
 #[test]
