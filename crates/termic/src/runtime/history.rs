@@ -5,21 +5,26 @@
 //! allocates a new one (measured: 27.7 MB/s with 10,000 lines of scrollback
 //! versus 62.7 MB/s with none, on the throughput payload at 160x45). So the
 //! screen model runs with NO scrollback and every row that scrolls off the
-//! top is captured here as its "basic formatted" text (characters plus SGR,
-//! typically 1 to 3 bytes per column), capped at the configured line count.
-//! [`History::view`] rebuilds any scrolled-back view as a small screen.
+//! top is captured here in vt100's compact form (the cells' text plus an
+//! attribute record where attributes change: typically 1 to 3 bytes per
+//! column), capped at the configured line count. Under a flood nearly every
+//! captured row is dropped by the cap unseen, so capture must be cheap: the
+//! compact form costs a third of vt100's formatted capture (see
+//! vendor/vt100/TERMIC-PATCH.md). [`History::view`] turns the rows a user
+//! scrolls back to into formatted text and rebuilds them as a small screen.
 
 use std::collections::VecDeque;
 use std::num::NonZeroU16;
 
-use vt100::capture::{BasicFormattedCaptureState, RowContents};
+use vt100::capture::{compact_to_formatted, RowContents};
 
 /// Rows that scrolled off the top of a task's screen.
 #[derive(Debug, Default)]
 pub struct History {
-    lines: VecDeque<Box<str>>,
-    /// Reused formatting buffer: one allocation per captured row, exact size.
-    scratch: String,
+    /// Rows in vt100's compact form (`RowContents::write_compact`).
+    lines: VecDeque<Box<[u8]>>,
+    /// Reused capture buffer: one allocation per captured row, exact size.
+    scratch: Vec<u8>,
     capacity: usize,
     /// Rows ever pushed (keeps growing after the cap: a "still scrolling?" signal).
     pushed: usize,
@@ -29,7 +34,7 @@ impl History {
     pub fn new(capacity: usize) -> Self {
         History {
             lines: VecDeque::new(),
-            scratch: String::with_capacity(1024),
+            scratch: Vec::with_capacity(1024),
             capacity,
             pushed: 0,
         }
@@ -53,7 +58,7 @@ impl History {
         self.lines.iter().map(|l| l.len()).sum()
     }
 
-    fn push(&mut self, line: Box<str>) {
+    fn push(&mut self, line: Box<[u8]>) {
         self.pushed += 1;
         if self.capacity == 0 {
             return;
@@ -64,9 +69,12 @@ impl History {
         self.lines.push_back(line);
     }
 
-    /// Stored line `i` (0 = oldest).
-    pub fn line(&self, i: usize) -> Option<&str> {
-        self.lines.get(i).map(|l| &**l)
+    /// Stored line `i` (0 = oldest) as formatted text (characters plus
+    /// SGR, from default attributes).
+    pub fn line(&self, i: usize) -> Option<String> {
+        let mut text = String::new();
+        let _ = compact_to_formatted(self.lines.get(i)?, &mut text);
+        Some(text)
     }
 
     /// The view `offset` rows above the live screen: the last `rows` rows of
@@ -88,7 +96,7 @@ impl History {
             }
             // Each stored row starts from default attributes.
             parser.process(b"\x1b[m");
-            match self.lines.get(i) {
+            match self.line(i) {
                 Some(line) => parser.process(line.as_bytes()),
                 None => parser.process(live[i - self.lines.len()].as_bytes()),
             }
@@ -108,9 +116,8 @@ impl vt100::Callbacks for History {
             return;
         }
         self.scratch.clear();
-        let _ = contents
-            .write_formatted_basic(&mut self.scratch, &mut BasicFormattedCaptureState::new());
-        let line = Box::from(self.scratch.as_str());
+        contents.write_compact(&mut self.scratch);
+        let line = Box::from(self.scratch.as_slice());
         self.push(line);
     }
 }
@@ -142,8 +149,8 @@ mod tests {
         let h = p.callbacks();
         assert_eq!(h.pushed(), 6);
         assert_eq!(h.len(), 4);
-        assert_eq!(h.line(0), Some("line 3"));
-        assert_eq!(h.line(3), Some("line 6"));
+        assert_eq!(h.line(0).as_deref(), Some("line 3"));
+        assert_eq!(h.line(3).as_deref(), Some("line 6"));
     }
 
     #[test]
@@ -156,6 +163,57 @@ mod tests {
         assert_eq!(cell.fgcolor(), vt100::Color::Idx(1));
         let plain = view.screen().cell(0, 4).unwrap();
         assert_eq!(plain.fgcolor(), vt100::Color::Default);
+    }
+
+    /// Every visible property of a cell, for comparing screens. An erased
+    /// cell and a space look the same (a rebuilt row writes a space).
+    fn cell_facts(screen: &vt100::Screen, row: u16, col: u16) -> String {
+        let c = screen.cell(row, col).unwrap();
+        let text = if c.has_contents() { c.contents() } else { " " };
+        format!(
+            "{:?} {:?} {:?} b{} d{} i{} u{} r{} w{}",
+            text,
+            c.fgcolor(),
+            c.bgcolor(),
+            c.bold(),
+            c.dim(),
+            c.italic(),
+            c.underline(),
+            c.inverse(),
+            c.is_wide()
+        )
+    }
+
+    #[test]
+    fn the_compact_capture_keeps_every_cell() {
+        let (rows, cols) = (4, 20);
+        let mut p = vt100::Parser::new_with_callbacks(
+            NonZeroU16::new(rows).unwrap(),
+            NonZeroU16::new(cols).unwrap(),
+            0,
+            History::new(100),
+        );
+        // Wide and combining characters, every SGR kind, a coloured blank
+        // run in the middle and coloured blanks at the end of a row.
+        p.process(
+            "日本語 e\u{301} \x1b[1;3;4;7mall\x1b[m\x1b[2mdim\x1b[m\r\n\
+             \x1b[38;5;196mi\x1b[48;2;1;2;3m  \x1b[m|\x1b[44m   \x1b[m\r\n\
+             plain\x1b[41m\x1b[K\x1b[m\r\n"
+                .as_bytes(),
+        );
+        let before: Vec<String> = (0..3)
+            .flat_map(|r| (0..cols).map(move |c| (r, c)))
+            .map(|(r, c)| cell_facts(p.screen(), r, c))
+            .collect();
+        p.process(b"\r\n\r\n\r\n\r\n");
+        assert_eq!(p.callbacks().len(), 4);
+        let live: Vec<String> = p.screen().rows_formatted(0, cols).collect();
+        let view = p.callbacks().view(&live, rows, cols, 4);
+        let after: Vec<String> = (0..3)
+            .flat_map(|r| (0..cols).map(move |c| (r, c)))
+            .map(|(r, c)| cell_facts(view.screen(), r, c))
+            .collect();
+        assert_eq!(before, after);
     }
 
     #[test]
