@@ -5,6 +5,7 @@
 //! - [`tasks`]: the task list, badges, focus and Inspector timelines. Pure.
 //! - [`terminal`]: the outer terminal's modes, restored on every exit.
 //! - [`earned`]: the one-time offer of hooks after repeated false dones.
+//! - [`frame_pacer`]: when the next frame may be drawn. Pure.
 //! - [`input_events`]: outer-terminal events applied to the app.
 //! - [`overlays`]: keys inside Settings, the wizard, dialogs.
 //! - [`services`]: what the app needs from agents, worktrees, hooks and config.
@@ -13,9 +14,11 @@
 //! The loop sleeps in one `select!` until input, a runtime event, or the
 //! earliest deadline (the engine's next timer, a sidebar time label, a
 //! hooks re-check, or the next allowed frame). Redraws are coalesced to at
-//! most one per [`FRAME_MS`], so output is never throttled by drawing.
+//! most one per [`FRAME_MS`] (fewer while output streams, see
+//! [`frame_pacer`]), so output is never throttled by drawing.
 
 pub mod earned;
+pub mod frame_pacer;
 pub mod input_events;
 pub mod keys;
 pub mod overlays;
@@ -42,12 +45,12 @@ use crate::ui::sidebar::Badge;
 use crate::ui::{Overlay, WorkspaceView};
 use ratatui::layout::Rect;
 
+use self::frame_pacer::FramePacer;
 use self::services::Services;
 use self::tasks::{TaskEntry, TaskList};
 use self::terminal::TerminalGuard;
 
-/// Shortest time between two frames (about 60 per second).
-pub const FRAME_MS: u64 = 16;
+pub use self::frame_pacer::FRAME_MS;
 
 /// How the app starts.
 pub struct AppOptions {
@@ -383,20 +386,20 @@ impl App {
         runtime_events: Receiver<RuntimeEvent>,
         fallback: Receiver<String>,
     ) -> Result<()> {
-        let mut last_frame = 0u64;
+        let mut frames = FramePacer::default();
         while !self.quit {
             let now = self.now_ms();
             self.recheck_wiring(now);
-            if self.needs_draw && now >= last_frame + FRAME_MS {
+            if self.needs_draw && now >= frames.next_frame_at() {
                 self.draw(guard)?;
-                last_frame = now;
+                frames.drew(now);
                 self.needs_draw = false;
             }
             let deadline = [
                 self.runtime.next_deadline(),
                 self.tasks.next_label_change(now),
                 self.wiring.next_deadline(&self.working_agents()),
-                self.needs_draw.then_some(last_frame + FRAME_MS),
+                self.needs_draw.then(|| frames.next_frame_at()),
             ]
             .into_iter()
             .flatten()
@@ -407,7 +410,10 @@ impl App {
             };
             select! {
                 recv(input) -> ev => match ev {
-                    Ok(ev) => self.on_event(ev),
+                    Ok(ev) => {
+                        frames.user_input();
+                        self.on_event(ev);
+                    }
                     Err(_) => self.quit = true,
                 },
                 recv(runtime_events) -> ev => {
