@@ -7,7 +7,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use super::binary::{tree, TermicPty};
+use super::binary::tree;
 use super::support::{count, Fixture, SEC};
 
 const ALL: [&str; 4] = ["claude", "grok", "agy", "opencode"];
@@ -229,14 +229,12 @@ fn run_claude_permission_shows_needs_you_and_never_a_false_done() {
     fx.config(&[("claude", "permission", &["--auto"])], NO_PROBE);
     hooks(&fx, "install", &["claude"]);
     let log = fx.log_path().display().to_string();
-    let mut t = TermicPty::start(&fx, &["run", "claude", "--event-log", &log]);
+    let mut t = fx.start_termic(&["run", "claude", "--event-log", &log]);
     let needs = wait_event(&fx, "needs_you", 15 * SEC);
     assert_eq!(needs["rule"], "hook_attention", "{:?}", events(&fx));
-    t.wait_screen(
-        "the needs-you badge",
-        |s| s.contains("needs you [permission]"),
-        5 * SEC,
-    );
+    t.wait_within("the needs-you badge", 5 * SEC, |s| {
+        s.contains("needs you [permission]")
+    });
     std::thread::sleep(Duration::from_millis(6500));
     assert_eq!(
         states(&fx),
@@ -247,11 +245,9 @@ fn run_claude_permission_shows_needs_you_and_never_a_false_done() {
     let done = wait_event(&fx, "done", 10 * SEC);
     assert_eq!(done["rule"], "hook_done");
     // The sidebar shows the badge under the task's name.
-    t.wait_screen(
-        "the done badge",
-        |s| s.lines().any(|l| l.trim_start().starts_with("done ")),
-        5 * SEC,
-    );
+    t.wait_within("the done badge", 5 * SEC, |s| {
+        s.lines().any(|l| l.trim_start().starts_with("done "))
+    });
     assert_eq!(count(&states(&fx), "done"), 1);
     assert!(t.quit(), "termic quits on prefix q");
 }
@@ -280,18 +276,16 @@ fn hooks_dropped_by_the_agent_fall_back_to_heuristics_and_say_not_wired() {
     hooks(&fx, "install", &["claude"]);
     assert_eq!(host_state(&fx, "claude"), "wired");
     let log = fx.log_path().display().to_string();
-    let mut t = TermicPty::start(&fx, &["run", "claude", "--event-log", &log]);
+    let mut t = fx.start_termic(&["run", "claude", "--event-log", &log]);
     wait_hooks_dropped(&fx);
     assert_eq!(host_state(&fx, "claude"), "not_wired");
     // Opening Settings re-verifies every agent at once (the automatic
     // re-check is the next spec). Settings says not wired and from then on
     // the task runs on the heuristics.
     t.send(b"\x1ds");
-    t.wait_screen(
-        "not wired in Settings",
-        |s| s.contains("installed but not wired"),
-        5 * SEC,
-    );
+    t.wait_within("not wired in Settings", 5 * SEC, |s| {
+        s.contains("installed but not wired")
+    });
     // The permission prompt reaches termic only through the agent's own
     // notification, never a hook.
     let needs = wait_event(&fx, "needs_you", 15 * SEC);
@@ -299,11 +293,9 @@ fn hooks_dropped_by_the_agent_fall_back_to_heuristics_and_say_not_wired() {
     // Approve; the rest of the turn is seen by the title heuristics and
     // ends in a done no hook reported.
     t.send(b"\x1b");
-    t.wait_screen(
-        "Settings closed",
-        |s| !s.contains("installed but not wired"),
-        5 * SEC,
-    );
+    t.wait_within("Settings closed", 5 * SEC, |s| {
+        !s.contains("installed but not wired")
+    });
     t.send(b"1");
     let done = wait_event(&fx, "done", 15 * SEC);
     assert_eq!(done["rule"], "settle", "{done}");
@@ -322,14 +314,12 @@ fn hooks_dropped_before_a_prompt_are_noticed_when_the_user_submits_it() {
     fx.config(&[("claude", "hooks-dropped", &[])], NO_PROBE);
     hooks(&fx, "install", &["claude"]);
     let log = fx.log_path().display().to_string();
-    let mut t = TermicPty::start(&fx, &["run", "claude", "--event-log", &log]);
+    let mut t = fx.start_termic(&["run", "claude", "--event-log", &log]);
     // The agent drops its hooks at start-up; the task is spawned wired.
     wait_hooks_dropped(&fx);
-    t.wait_screen(
-        "the prompt",
-        |s| s.lines().any(|l| l.trim_end().ends_with('>')),
-        10 * SEC,
-    );
+    t.wait_within("the prompt", 10 * SEC, |s| {
+        s.lines().any(|l| l.trim_end().ends_with('>'))
+    });
     // Enter is a moment: the hook files are stamped, the drop is found and
     // the turn starts on a heuristic. Without the re-check a governed task
     // starts nothing from a busy title, and its first transition would be
@@ -362,7 +352,7 @@ fn hooks_dropped_mid_turn_are_noticed_without_settings_and_a_heuristic_ends_the_
     hooks(&fx, "install", &["claude"]);
     assert_eq!(host_state(&fx, "claude"), "wired");
     let log = fx.log_path().display().to_string();
-    let _t = TermicPty::start(&fx, &["run", "claude", "--event-log", &log]);
+    let _t = fx.start_termic(&["run", "claude", "--event-log", &log]);
     // The turn starts under hooks: the task is governed.
     let working = wait_event(&fx, "working", 15 * SEC);
     assert_eq!(working["rule"], "hook_working", "{working}");
@@ -405,41 +395,33 @@ fn settings_installs_and_removes_claude_hooks_back_to_the_exact_bytes() {
     fx.config(&[], "");
     user_files(&fx);
     let before = tree(&fx.home());
-    let mut t = TermicPty::start(&fx, &[]);
+    let mut t = fx.start_termic(&[]);
     t.send(b"\x1ds");
-    t.wait_screen(
-        "Settings",
-        |s| s.contains("> claude    Hooks: not installed [Install]"),
-        10 * SEC,
-    );
+    t.wait_within("Settings", 10 * SEC, |s| {
+        s.contains("> claude    Hooks: not installed [Install]")
+    });
     // Install: the files are named before anything is written.
     t.send(b"i");
-    let plan = t.wait_screen("the plan", |s| s.contains("settings.json"), 5 * SEC);
+    let plan = t.wait_within("the plan", 5 * SEC, |s| s.contains("settings.json"));
     assert_eq!(
         tree(&fx.home()),
         before,
         "nothing written before the yes:\n{plan}"
     );
     t.send(b"y");
-    t.wait_screen(
-        "installed",
-        |s| s.contains("claude    Hooks: installed"),
-        5 * SEC,
-    );
+    t.wait_within("installed", 5 * SEC, |s| {
+        s.contains("claude    Hooks: installed")
+    });
     assert_eq!(host_state(&fx, "claude"), "wired");
     // Remove, from the same row.
     t.send(b"r");
-    t.wait_screen(
-        "the removal plan",
-        |s| s.contains("Remove hooks for claude") && s.contains("restored to its"),
-        5 * SEC,
-    );
+    t.wait_within("the removal plan", 5 * SEC, |s| {
+        s.contains("Remove hooks for claude") && s.contains("restored to its")
+    });
     t.send(b"y");
-    t.wait_screen(
-        "not installed again",
-        |s| s.contains("claude    Hooks: not installed"),
-        5 * SEC,
-    );
+    t.wait_within("not installed again", 5 * SEC, |s| {
+        s.contains("claude    Hooks: not installed")
+    });
     assert!(
         tree(&fx.home()) == before,
         "every file byte-identical after removal through Settings"

@@ -4,8 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use super::binary::{tree, TermicPty};
+use super::binary::tree;
 use super::support::{Fixture, SEC};
+use crate::termic_pty::Termic;
 
 const TASKS: [&str; 5] = [
     "claude-demo",
@@ -56,20 +57,16 @@ fn demo_runs_every_agent_in_a_throwaway_home() {
     let before = tree(&real_home);
 
     let log = fx.log_path().display().to_string();
-    let mut cmd = TermicPty::command(&fx, &["demo", "--speed", "4", "--event-log", &log]);
+    let mut cmd = fx.pty_command(&["demo", "--speed", "4", "--event-log", &log]);
     cmd.env("TMPDIR", &tmp);
-    let mut t = TermicPty::spawn(cmd);
+    let mut t = Termic::spawn(cmd);
 
-    t.wait_screen(
-        "a task per agent",
-        |s| TASKS.iter().all(|n| s.contains(n)),
-        15 * SEC,
-    );
-    t.wait_screen(
-        "the throwaway HOME notice",
-        |s| pane_text(s).contains("yourrealHOMEisnotreadorchanged"),
-        10 * SEC,
-    );
+    t.wait_within("a task per agent", 15 * SEC, |s| {
+        TASKS.iter().all(|n| s.contains(n))
+    });
+    t.wait_within("the throwaway HOME notice", 10 * SEC, |s| {
+        pane_text(s).contains("yourrealHOMEisnotreadorchanged")
+    });
     // The demo's second turn asks permission: needs-you, from hooks or
     // native status (agy has no attention event).
     let asking = ["claude-demo", "grok-demo", "opencode-demo", "codex-demo"];
@@ -101,10 +98,10 @@ fn demo_runs_every_agent_in_a_throwaway_home() {
         assert_eq!(v["rule"], "byte_quiet", "{v}");
         assert_eq!(v["attention"]["kind"], "unsure", "{v}");
     }
-    t.wait_screen("a needs-you badge", |s| s.contains("needs you"), 5 * SEC);
+    t.wait_within("a needs-you badge", 5 * SEC, |s| s.contains("needs you"));
     // The Inspector opens on the focused task.
     t.send(b"\x1di");
-    t.wait_screen("the Inspector", |s| s.contains("Inspector: "), 5 * SEC);
+    t.wait_within("the Inspector", 5 * SEC, |s| s.contains("Inspector: "));
     t.send(b"\x1b");
     std::thread::sleep(Duration::from_millis(300));
     assert!(t.quit(), "demo quits on prefix q:\n{}", t.screen());

@@ -1,19 +1,15 @@
-//! Runs the real `termic` binary in a PTY with a fixture HOME, config and
-//! data dir, and reads its screen with a vt100 parser. Every wait polls the
-//! screen with a generous timeout; nothing asserts on a fixed sleep.
+//! Runs the real `termic` binary in a PTY (termic_pty) with a fixture HOME,
+//! config and data dir, and agents that are small sh scripts.
 
 #![allow(dead_code)]
 
-use std::io::{Read, Write};
-use std::num::NonZeroU16;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
-use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize};
+use portable_pty::CommandBuilder;
 
-/// How long any wait may take before the test fails (CI machines are slow).
-pub const TIMEOUT: Duration = Duration::from_secs(30);
+#[path = "../termic_pty/mod.rs"]
+mod termic_pty;
+pub use termic_pty::*;
 
 /// A throwaway HOME, termic config and data dirs, a work dir, and a bin dir
 /// that is the only thing on PATH besides a few basic tools.
@@ -90,32 +86,15 @@ impl Fixture {
     }
 }
 
-/// A running `termic` and its screen.
-pub struct Termic {
-    child: Box<dyn Child + Send + Sync>,
-    writer: Box<dyn Write + Send>,
-    master: Box<dyn MasterPty + Send>,
-    parser: Arc<Mutex<vt100::Parser>>,
-    raw: Arc<Mutex<Vec<u8>>>,
-}
-
-pub const ROWS: u16 = 40;
-pub const COLS: u16 = 140;
-
+// `Termic` itself (PTY, screen, waits) is shared with the e2e specs; this
+// file adds the constructors for this fixture.
 impl Termic {
     pub fn start(fixture: &Fixture, args: &[&str]) -> Termic {
         Termic::start_with_env(fixture, args, &[])
     }
 
+    /// termic with only the fixture's env (HOME, dirs, PATH) plus `env`.
     pub fn start_with_env(fixture: &Fixture, args: &[&str], env: &[(&str, &str)]) -> Termic {
-        let pty = native_pty_system()
-            .openpty(PtySize {
-                rows: ROWS,
-                cols: COLS,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
         let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_termic"));
         cmd.args(args);
         cmd.cwd(&fixture.work);
@@ -128,142 +107,8 @@ impl Termic {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let child = pty.slave.spawn_command(cmd).unwrap();
-        drop(pty.slave);
-        let nz = |n| NonZeroU16::new(n).unwrap();
-        let parser = Arc::new(Mutex::new(vt100::Parser::new(nz(ROWS), nz(COLS), 0)));
-        let raw = Arc::new(Mutex::new(Vec::new()));
-        let mut reader = pty.master.try_clone_reader().unwrap();
-        let (p, r) = (Arc::clone(&parser), Arc::clone(&raw));
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                p.lock().unwrap().process(&buf[..n]);
-                r.lock().unwrap().extend_from_slice(&buf[..n]);
-            }
-        });
-        let writer = pty.master.take_writer().unwrap();
-        Termic {
-            child,
-            writer,
-            master: pty.master,
-            parser,
-            raw,
-        }
+        Termic::spawn(cmd)
     }
-
-    pub fn screen(&self) -> String {
-        self.parser.lock().unwrap().screen().contents()
-    }
-
-    /// Every byte termic wrote to its terminal so far.
-    pub fn raw(&self) -> Vec<u8> {
-        self.raw.lock().unwrap().clone()
-    }
-
-    /// Polls the screen until `pred` holds; fails with the screen shown.
-    ///
-    /// A frame can reach the test in pieces (a loaded machine splits termic's
-    /// write across reads), so the screen returned is one that held still for
-    /// a poll, or held `pred` for a second while still changing (live output).
-    pub fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        let mut held: Option<(Instant, String)> = None;
-        loop {
-            let screen = self.screen();
-            if pred(&screen) {
-                match &held {
-                    Some((since, last))
-                        if *last == screen || since.elapsed() > Duration::from_secs(1) =>
-                    {
-                        return screen;
-                    }
-                    Some((since, _)) => held = Some((*since, screen)),
-                    None => held = Some((Instant::now(), screen)),
-                }
-            } else {
-                held = None;
-            }
-            if start.elapsed() > TIMEOUT {
-                panic!("timed out waiting for {what}; screen:\n{}", self.screen());
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    pub fn wait_text(&self, needle: &str) -> String {
-        self.wait_for(&format!("{needle:?}"), |s| s.contains(needle))
-    }
-
-    /// Polls the raw output until it contains `needle`.
-    pub fn wait_raw(&self, needle: &[u8]) {
-        let start = Instant::now();
-        while !contains(&self.raw(), needle) {
-            if start.elapsed() > TIMEOUT {
-                panic!(
-                    "timed out waiting for bytes {:?}; screen:\n{}",
-                    String::from_utf8_lossy(needle),
-                    self.screen()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    pub fn send(&mut self, bytes: &[u8]) {
-        self.writer.write_all(bytes).unwrap();
-        self.writer.flush().unwrap();
-    }
-
-    /// The prefix key (Ctrl-]) then `key`.
-    pub fn prefix(&mut self, key: &[u8]) {
-        self.send(b"\x1d");
-        self.send(key);
-    }
-
-    /// termic's process id.
-    pub fn pid(&self) -> u32 {
-        self.child.process_id().expect("termic is running")
-    }
-
-    /// Waits for termic to exit and returns its exit code.
-    pub fn wait_exit(&mut self) -> u32 {
-        let start = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.exit_code();
-            }
-            if start.elapsed() > TIMEOUT {
-                panic!("termic did not exit; screen:\n{}", self.screen());
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    pub fn resize(&self, rows: u16, cols: u16) {
-        self.master
-            .resize(PtySize {
-                rows,
-                cols,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
-    }
-}
-
-impl Drop for Termic {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-pub fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
 }
 
 /// The sidebar part of a screen line.

@@ -1,0 +1,211 @@
+//! The real `termic` binary in a PTY, its output read into a vt100 screen.
+//! Shared by the TUI tests (tui/harness.rs) and the e2e specs
+//! (e2e_specs/binary.rs); each builds the command for its own fixture.
+//! Every wait polls the screen with a timeout; nothing asserts on a fixed
+//! sleep.
+
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::num::NonZeroU16;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize};
+
+/// How long a wait may take by default before the test fails (CI machines
+/// are slow).
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+pub const ROWS: u16 = 40;
+pub const COLS: u16 = 140;
+
+const POLL: Duration = Duration::from_millis(50);
+
+/// A running `termic` and its screen.
+pub struct Termic {
+    child: Box<dyn Child + Send + Sync>,
+    writer: Box<dyn Write + Send>,
+    master: Box<dyn MasterPty + Send>,
+    parser: Arc<Mutex<vt100::Parser>>,
+    raw: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Termic {
+    /// Runs `cmd` (a `termic` command line) in a ROWS x COLS PTY.
+    pub fn spawn(cmd: CommandBuilder) -> Termic {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let child = pty.slave.spawn_command(cmd).unwrap();
+        drop(pty.slave);
+        let nz = |n| NonZeroU16::new(n).unwrap();
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(nz(ROWS), nz(COLS), 0)));
+        let raw = Arc::new(Mutex::new(Vec::new()));
+        let mut reader = pty.master.try_clone_reader().unwrap();
+        let (p, r) = (Arc::clone(&parser), Arc::clone(&raw));
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                p.lock().unwrap().process(&buf[..n]);
+                r.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        let writer = pty.master.take_writer().unwrap();
+        Termic {
+            child,
+            writer,
+            master: pty.master,
+            parser,
+            raw,
+        }
+    }
+
+    pub fn screen(&self) -> String {
+        self.parser.lock().unwrap().screen().contents()
+    }
+
+    /// Every byte termic wrote to its terminal so far.
+    pub fn raw(&self) -> Vec<u8> {
+        self.raw.lock().unwrap().clone()
+    }
+
+    /// Polls the screen until `pred` holds, for up to TIMEOUT.
+    pub fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        self.wait_within(what, TIMEOUT, pred)
+    }
+
+    /// Polls the screen until `pred` holds; fails with the screen shown.
+    ///
+    /// A frame can reach the test in pieces (a loaded machine splits termic's
+    /// write across reads), so the screen returned is one that held still for
+    /// a poll, or held `pred` for a second while still changing (live output).
+    pub fn wait_within(
+        &self,
+        what: &str,
+        timeout: Duration,
+        pred: impl Fn(&str) -> bool,
+    ) -> String {
+        let start = Instant::now();
+        let mut held: Option<(Instant, String)> = None;
+        loop {
+            let screen = self.screen();
+            if pred(&screen) {
+                match &held {
+                    Some((since, last))
+                        if *last == screen || since.elapsed() > Duration::from_secs(1) =>
+                    {
+                        return screen;
+                    }
+                    Some((since, _)) => held = Some((*since, screen)),
+                    None => held = Some((Instant::now(), screen)),
+                }
+            } else {
+                held = None;
+            }
+            if start.elapsed() > timeout {
+                panic!(
+                    "timed out after {timeout:?} waiting for {what}; screen:\n{}",
+                    self.screen()
+                );
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
+    pub fn wait_text(&self, needle: &str) -> String {
+        self.wait_for(&format!("{needle:?}"), |s| s.contains(needle))
+    }
+
+    /// Polls the raw output until it contains `needle`.
+    pub fn wait_raw(&self, needle: &[u8]) {
+        let start = Instant::now();
+        while !contains(&self.raw(), needle) {
+            if start.elapsed() > TIMEOUT {
+                panic!(
+                    "timed out waiting for bytes {:?}; screen:\n{}",
+                    String::from_utf8_lossy(needle),
+                    self.screen()
+                );
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
+    pub fn send(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// The prefix key (Ctrl-]) then `key`.
+    pub fn prefix(&mut self, key: &[u8]) {
+        self.send(b"\x1d");
+        self.send(key);
+    }
+
+    /// termic's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.process_id().expect("termic is running")
+    }
+
+    /// termic's exit code once it exits within `timeout`, else None.
+    pub fn exit_within(&mut self, timeout: Duration) -> Option<u32> {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status.exit_code());
+            }
+            if start.elapsed() > timeout {
+                return None;
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
+    /// Waits for termic to exit and returns its exit code.
+    pub fn wait_exit(&mut self) -> u32 {
+        match self.exit_within(TIMEOUT) {
+            Some(code) => code,
+            None => panic!("termic did not exit; screen:\n{}", self.screen()),
+        }
+    }
+
+    /// Quits through the prefix key (ctrl-] then q, and y to confirm ending
+    /// running tasks); true once termic exited within 5 s.
+    pub fn quit(&mut self) -> bool {
+        self.prefix(b"q");
+        std::thread::sleep(Duration::from_millis(300));
+        self.send(b"y");
+        self.exit_within(Duration::from_secs(5)).is_some()
+    }
+
+    pub fn resize(&self, rows: u16, cols: u16) {
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+    }
+}
+
+impl Drop for Termic {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
