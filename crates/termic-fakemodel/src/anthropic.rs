@@ -19,14 +19,16 @@ fn has_block(message: &Value, kind: &str) -> bool {
 /// entries after it, so the last message is not the one to read.
 pub fn analyze(body: &Value) -> Turn {
     let tools = tool_specs(&body["tools"], "/name", "/input_schema");
-    let (messages, prompt_at, after) = split_at_prompt(body, |m| {
+    let split = split_at_prompt(body, |m| {
         m["role"] == "user" && !has_block(m, "tool_result")
     });
-    let tool_calls_made = after
+    let tool_calls_made = split
+        .after
         .iter()
         .filter(|m| m["role"] == "assistant" && has_block(m, "tool_use"))
         .count();
-    let tool_results = after
+    let tool_results = split
+        .after
         .iter()
         .filter(|m| m["role"] == "user")
         .filter_map(|m| m["content"].as_array())
@@ -45,9 +47,7 @@ pub fn analyze(body: &Value) -> Turn {
         side: tools.is_empty(),
         tools,
         tool_calls_made,
-        last_user: prompt_at
-            .map(|i| summarize(&content_text(&messages[i]["content"])))
-            .unwrap_or_default(),
+        last_user: split.prompt,
         tool_results,
         json_schema: None,
         forced_tool: None,
@@ -150,11 +150,6 @@ mod tests {
             (1, "make out.txt")
         );
         assert_eq!(turn.tool_results, vec!["File created"]);
-    }
-
-    #[test]
-    fn a_request_without_tools_is_a_side_request() {
-        assert!(analyze(&json!({"messages": [{"role": "user", "content": "title?"}]})).side);
     }
 
     #[test]

@@ -13,14 +13,16 @@ use crate::turn::{
 /// Reads the turn out of a chat-completions request.
 pub fn analyze(body: &Value) -> Turn {
     let tools = tool_specs(&body["tools"], "/function/name", "/function/parameters");
-    let (messages, prompt_at, after) = split_at_prompt(body, |m| m["role"] == "user");
-    let tool_calls_made = after
+    let split = split_at_prompt(body, |m| m["role"] == "user");
+    let tool_calls_made = split
+        .after
         .iter()
         .filter(|m| {
             m["role"] == "assistant" && m["tool_calls"].as_array().is_some_and(|c| !c.is_empty())
         })
         .count();
-    let tool_results = after
+    let tool_results = split
+        .after
         .iter()
         .filter(|m| m["role"] == "tool")
         .map(|m| summarize(&content_text(&m["content"])))
@@ -33,9 +35,7 @@ pub fn analyze(body: &Value) -> Turn {
         forced_tool,
         tools,
         tool_calls_made,
-        last_user: prompt_at
-            .map(|i| summarize(&content_text(&messages[i]["content"])))
-            .unwrap_or_default(),
+        last_user: split.prompt,
         tool_results,
         json_schema,
     }
@@ -133,11 +133,6 @@ mod tests {
         assert_eq!(turn.tool_results, vec!["Wrote file"]);
         assert_eq!(turn.last_user, "<user_query>make it</user_query>");
         assert_eq!(turn.tools[0].name, "write");
-    }
-
-    #[test]
-    fn a_title_request_has_no_tools() {
-        assert!(analyze(&json!({"messages": [{"role": "user", "content": "title"}]})).side);
     }
 
     #[test]

@@ -59,20 +59,27 @@ pub fn tool_specs(tools: &Value, name_at: &str, schema_at: &str) -> Vec<ToolSpec
         .collect()
 }
 
-/// A request's `messages`, the index of the user's last prompt in them (the
-/// last message `is_prompt` accepts) and the messages after it (all of them
-/// when there is no prompt).
-pub fn split_at_prompt(
-    body: &Value,
-    is_prompt: impl Fn(&Value) -> bool,
-) -> (&[Value], Option<usize>, &[Value]) {
+/// A request's `messages` split at the user's last prompt.
+pub struct PromptSplit<'a> {
+    /// The prompt, summarised (empty when there is none).
+    pub prompt: String,
+    /// The messages after the prompt (all of them when there is none).
+    pub after: &'a [Value],
+}
+
+/// Splits `messages` at the last message `is_prompt` accepts.
+pub fn split_at_prompt(body: &Value, is_prompt: impl Fn(&Value) -> bool) -> PromptSplit<'_> {
     let messages = body["messages"]
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or_default();
     let prompt_at = messages.iter().rposition(is_prompt);
-    let after = prompt_at.map_or(messages, |i| &messages[i + 1..]);
-    (messages, prompt_at, after)
+    PromptSplit {
+        prompt: prompt_at
+            .map(|i| summarize(&content_text(&messages[i]["content"])))
+            .unwrap_or_default(),
+        after: prompt_at.map_or(messages, |i| &messages[i + 1..]),
+    }
 }
 
 const SUMMARY_CHARS: usize = 200;
@@ -407,6 +414,15 @@ mod tests {
             path: PathBuf::from("/p/out.txt"),
             content: "hi".to_string(),
         }
+    }
+
+    /// Both APIs that send `messages` (Anthropic and chat completions) read
+    /// a request without tools (a title or summary) as a side request.
+    #[test]
+    fn a_messages_request_without_tools_is_a_side_request() {
+        let body = json!({"messages": [{"role": "user", "content": "title?"}]});
+        assert!(crate::anthropic::analyze(&body).side);
+        assert!(crate::chat::analyze(&body).side);
     }
 
     #[test]
