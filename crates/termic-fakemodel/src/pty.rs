@@ -86,7 +86,16 @@ const QUERIES: &[(&[u8], &[u8])] = &[
     (b"\x1b]11;?", b"\x1b]11;rgb:0000/0000/0000\x1b\\"),
 ];
 
-fn open_pty(cols: u16, rows: u16) -> io::Result<(OwnedFd, OwnedFd, PathBuf)> {
+/// A fresh PTY: both ends and the slave's device path (`/dev/pts/N`).
+pub struct PtyPair {
+    pub master: OwnedFd,
+    pub slave: OwnedFd,
+    pub tty: PathBuf,
+}
+
+/// Opens a PTY of `cols` x `rows` with libc `openpty`. Shared with the
+/// termic-hooks and termic tests that need a bare terminal (no child).
+pub fn open_pty(cols: u16, rows: u16) -> io::Result<PtyPair> {
     let (mut master, mut slave) = (-1, -1);
     let mut name = [0 as libc::c_char; 128];
     let size = libc::winsize {
@@ -114,7 +123,11 @@ fn open_pty(cols: u16, rows: u16) -> io::Result<(OwnedFd, OwnedFd, PathBuf)> {
     let tty = unsafe { std::ffi::CStr::from_ptr(name.as_ptr()) }
         .to_string_lossy()
         .into_owned();
-    Ok((master, slave, PathBuf::from(tty)))
+    Ok(PtyPair {
+        master,
+        slave,
+        tty: PathBuf::from(tty),
+    })
 }
 
 impl PtySession {
@@ -126,7 +139,7 @@ impl PtySession {
         options: PtyOptions,
         home: Option<&Path>,
     ) -> io::Result<PtySession> {
-        let (master, slave, tty) = open_pty(options.cols, options.rows)?;
+        let PtyPair { master, slave, tty } = open_pty(options.cols, options.rows)?;
         let slave_fd = slave.as_raw_fd();
         command
             .stdin(Stdio::from(slave.try_clone()?))

@@ -444,26 +444,8 @@ fn a_home_inside_the_working_repository_is_refused() {
 /// typed into it.
 fn install_answering(fx: &Fx, answer: &[u8]) -> Output {
     use std::io::Write;
-    use std::os::fd::{FromRawFd, OwnedFd};
-    let (mut master, mut slave) = (0, 0);
-    // SAFETY: openpty fills two fds; null name/termios/winsize are allowed.
-    let rc = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-        )
-    };
-    assert_eq!(rc, 0);
-    // SAFETY: both fds were just returned by openpty and are owned here.
-    let (mut master, slave) = unsafe {
-        (
-            std::fs::File::from_raw_fd(master),
-            OwnedFd::from_raw_fd(slave),
-        )
-    };
+    let pair = termic_fakemodel::pty::open_pty(80, 24).unwrap();
+    let (mut master, slave) = (std::fs::File::from(pair.master), pair.slave);
     master.write_all(answer).unwrap();
     let path = format!(
         "{}:/usr/local/bin:/usr/bin:/bin",

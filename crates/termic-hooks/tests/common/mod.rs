@@ -5,13 +5,14 @@
 
 pub mod tree;
 
-use std::ffi::CStr;
 use std::fs::File;
 use std::io::Read;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
-/// A pty opened with `openpty`, slave in raw mode so bytes pass unchanged.
+use termic_fakemodel::pty::open_pty;
+
+/// A pty (termic-fakemodel's `open_pty`), slave in raw mode so bytes pass unchanged.
 pub struct Pty {
     master: File,
     _slave: OwnedFd,
@@ -20,20 +21,8 @@ pub struct Pty {
 
 impl Pty {
     pub fn open() -> Pty {
-        let (mut master, mut slave) = (0, 0);
-        // SAFETY: openpty writes two fds; null name/termios/winsize are allowed.
-        let rc = unsafe {
-            libc::openpty(
-                &mut master,
-                &mut slave,
-                std::ptr::null_mut(),
-                std::ptr::null(),
-                std::ptr::null(),
-            )
-        };
-        assert_eq!(rc, 0, "openpty failed");
-        // SAFETY: both fds were just returned by openpty and are owned here.
-        let (master, slave) = unsafe { (File::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+        let pair = open_pty(80, 24).expect("openpty failed");
+        let (master, slave) = (File::from(pair.master), pair.slave);
         // SAFETY: termios is plain data; tcgetattr fills it.
         unsafe {
             let mut t: libc::termios = std::mem::zeroed();
@@ -43,16 +32,10 @@ impl Pty {
             let flags = libc::fcntl(master.as_raw_fd(), libc::F_GETFL);
             libc::fcntl(master.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
         }
-        // SAFETY: ttyname returns a pointer to a static buffer, copied at once.
-        let slave_path = unsafe {
-            let p = libc::ttyname(slave.as_raw_fd());
-            assert!(!p.is_null(), "ttyname failed");
-            CStr::from_ptr(p).to_string_lossy().into_owned()
-        };
         Pty {
             master,
             _slave: slave,
-            slave_path,
+            slave_path: pair.tty.display().to_string(),
         }
     }
 
