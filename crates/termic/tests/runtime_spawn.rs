@@ -149,6 +149,40 @@ fn scrollback_keeps_the_configured_number_of_lines() {
     assert!(live.contains("12000"));
 }
 
+/// A flood much larger than the reader's in-flight bound (2 MiB) reaches the
+/// screen model whole and in order: every kept history line follows the one
+/// before it, the live screen ends on the last line, and the exit is
+/// reported only after the screen has it all.
+#[test]
+fn a_flood_reaches_the_screen_whole_and_in_order() {
+    let (rt, events) = runtime();
+    let last: u64 = 1_500_000; // about 11 MB of output
+    let id = rt.spawn(sh("flood", &format!("seq 1 {last}"))).unwrap();
+    wait_exit(&rt, &events, id, Duration::from_secs(120));
+    let kept = rt.history_len(id);
+    assert_eq!(kept, 10_000);
+    // The live screen: lines up to `last`, then the empty row.
+    let live = rt.with_scrolled_screen(id, 0, |s| s.contents()).unwrap();
+    assert_eq!(live.lines().last(), Some(last.to_string().as_str()));
+    let first_live = last - 22;
+    // Walk the history one screen at a time from the oldest line.
+    let mut expected = first_live - kept as u64;
+    let mut offset = kept;
+    while offset > 0 {
+        let rows = rt
+            .with_scrolled_screen(id, offset, |s| {
+                s.contents().lines().map(str::to_owned).collect::<Vec<_>>()
+            })
+            .unwrap();
+        for row in rows.iter().take(offset.min(24)) {
+            assert_eq!(row, &expected.to_string(), "history {offset} lines up");
+            expected += 1;
+        }
+        offset = offset.saturating_sub(24);
+    }
+    assert_eq!(expected, first_live);
+}
+
 #[test]
 fn concurrent_spawns_each_get_their_own_pty_path() {
     let (rt, events) = runtime();
