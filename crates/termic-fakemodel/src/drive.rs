@@ -53,6 +53,24 @@ pub fn scratch_dir(label: &str) -> PathBuf {
     std::env::temp_dir().join(format!("termic-real-{label}-{}-{n}", std::process::id()))
 }
 
+/// A fake model playing `scenario` for an agent working in `project` (the
+/// scenario writes `project/out.txt`), streaming for `slow_for` when given,
+/// and logging its requests to `root/requests.jsonl`.
+pub fn serve_scenario(
+    root: &Path,
+    project: &Path,
+    scenario: ScenarioName,
+    slow_for: Option<Duration>,
+) -> Result<FakeModel, crate::FakeModelError> {
+    let mut script = Scenario::new(scenario, project.join("out.txt"));
+    if let Some(slow_for) = slow_for {
+        script.slow_for = slow_for;
+    }
+    let mut config = ServerConfig::new(script);
+    config.log_path = Some(root.join("requests.jsonl"));
+    FakeModel::start(config)
+}
+
 impl AgentRun {
     /// Starts `agent` against a fake model playing `scenario` and waits until
     /// its UI is up (it set a title and then went quiet, or 12 s passed).
@@ -65,13 +83,7 @@ impl AgentRun {
         let root = scratch_dir(agent.name());
         let (home, project) = (root.join("home"), root.join("proj"));
         std::fs::create_dir_all(&project)?;
-        let mut script = Scenario::new(scenario, project.join("out.txt"));
-        if let Some(slow_for) = options.slow_for {
-            script.slow_for = slow_for;
-        }
-        let mut config = ServerConfig::new(script);
-        config.log_path = Some(root.join("requests.jsonl"));
-        let server = FakeModel::start(config)?;
+        let server = serve_scenario(&root, &project, scenario, options.slow_for)?;
         let mut env = agent.prepare(cache, &home, &project, &server.base_url())?;
         env.extend(options.env.iter().cloned());
         if options.recorder {

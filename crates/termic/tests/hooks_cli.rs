@@ -5,6 +5,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod git_support;
+
+use git_support::git;
+
 const SETTINGS: &str = "{\n    \"$schema\": \"https://json.schemastore.org/claude-code-settings.json\",\n    \"permissions\": {\n        \"allow\": [\"Bash(git status)\"],\n        \"defaultMode\": \"default\"\n    },\n    \"hooks\": {\n        \"Stop\": [\n            {\n                \"hooks\": [\n                    {\n                        \"type\": \"command\",\n                        \"command\": \"afplay /System/Library/Sounds/Glass.aiff\"\n                    }\n                ]\n            }\n        ]\n    },\n    \"statusLine\": {\"type\": \"command\", \"command\": \"~/.claude/statusline.sh\"},\n    \"env\": {\"NAME\": \"Ren\\u00e9e\"}\n}";
 
 struct Fx {
@@ -109,18 +113,6 @@ fn tree(root: &Path) -> BTreeMap<PathBuf, (Vec<u8>, u32)> {
     let mut out = BTreeMap::new();
     walk(root, root, &mut out);
     out
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
-    text(&out.stdout)
 }
 
 #[test]

@@ -19,10 +19,10 @@ use real_agents_support::{
     permission_turn, snapshot, Driven, Setup, SEC,
 };
 use termic_fakemodel::agents::{base_env, Agent};
-use termic_fakemodel::drive::scratch_dir;
+use termic_fakemodel::drive::{scratch_dir, serve_scenario};
 use termic_fakemodel::pty::{now_ms, processes_with_home, PtyOptions, PtySession};
 use termic_fakemodel::trace;
-use termic_fakemodel::{FakeModel, Scenario, ScenarioName, ServerConfig};
+use termic_fakemodel::{FakeModel, ScenarioName};
 use termic_hooks::agents::AgentSchema;
 
 /// A fixture: scratch HOME, project, termic config and data dirs, a fake
@@ -55,13 +55,7 @@ impl Fixture {
         for dir in [&project, &config_dir, &data_dir] {
             std::fs::create_dir_all(dir).unwrap();
         }
-        let mut script = Scenario::new(scenario, project.join("out.txt"));
-        if let Some(slow_for) = setup.slow_for {
-            script.slow_for = slow_for;
-        }
-        let mut config = ServerConfig::new(script);
-        config.log_path = Some(root.join("requests.jsonl"));
-        let server = FakeModel::start(config).unwrap();
+        let server = serve_scenario(&root, &project, scenario, setup.slow_for).unwrap();
         let agent_env = agent
             .prepare(cache, &home, &project, &server.base_url())
             .unwrap();

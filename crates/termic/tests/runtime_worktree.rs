@@ -1,32 +1,9 @@
 //! Worktrees against a real temporary git repository.
 
-use std::path::Path;
-use std::process::Command;
+mod git_support;
 
+use git_support::git;
 use termic::worktree;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// A repo with one commit, a tracked `.agents` dir and untracked `.claude`
 /// and `.opencode` dirs.

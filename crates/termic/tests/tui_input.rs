@@ -4,6 +4,9 @@
 #[path = "tui/harness.rs"]
 mod harness;
 
+mod git_support;
+
+use git_support::git;
 use harness::{Fixture, Termic};
 
 #[test]
@@ -62,21 +65,10 @@ fn resizing_the_outer_terminal_resizes_the_agent() {
 #[test]
 fn closing_a_worktree_task_can_remove_its_worktree() {
     let f = Fixture::new();
-    let git = |args: &[&str]| {
-        let ok = std::process::Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-            .args(args)
-            .current_dir(&f.work)
-            .output()
-            .unwrap()
-            .status
-            .success();
-        assert!(ok, "git {args:?}");
-    };
-    git(&["init", "-q"]);
+    git(&f.work, &["init", "-q"]);
     std::fs::write(f.work.join("a.txt"), "a\n").unwrap();
-    git(&["add", "a.txt"]);
-    git(&["commit", "-qm", "first"]);
+    git(&f.work, &["add", "a.txt"]);
+    git(&f.work, &["commit", "-qm", "first"]);
     f.fake_sh_agent("echo in $(pwd); sleep 600");
     let mut t = Termic::start(&f, &["run", "fake", "--worktree", "--name", "wt1"]);
     let s = t.wait_text("in /");

@@ -116,16 +116,24 @@ fn wizard_never_opens_in_front_of_termic_run() {
 const USER_SETTINGS: &str =
     "{\n  \"permissions\": {\n    \"defaultMode\": \"default\"\n  },\n  \"theme\": \"dark\"\n}\n";
 
-#[test]
-fn settings_rows_follow_the_fixture_home_and_install_then_remove_restores_the_file() {
+/// A fixture HOME whose `.claude/settings.json` holds `text`, termic running
+/// an idle agent, and the Settings key just pressed. Returns the settings
+/// file's path too; the caller keeps the fixture alive as long as termic.
+fn open_settings_over(text: &str) -> (Fixture, Termic, std::path::PathBuf) {
     let f = Fixture::new();
     std::fs::create_dir_all(f.home.join(".claude")).unwrap();
     let settings_path = f.home.join(".claude/settings.json");
-    std::fs::write(&settings_path, USER_SETTINGS).unwrap();
+    std::fs::write(&settings_path, text).unwrap();
     f.fake_sh_agent("sleep 600");
     let mut t = Termic::start(&f, &["run", "fake"]);
     t.wait_text("fake");
     t.prefix(b"s");
+    (f, t, settings_path)
+}
+
+#[test]
+fn settings_rows_follow_the_fixture_home_and_install_then_remove_restores_the_file() {
+    let (f, mut t, settings_path) = open_settings_over(USER_SETTINGS);
     let s = t.wait_text("Settings");
     assert!(
         s.contains("> claude    Hooks: not installed [Install]"),
@@ -176,14 +184,7 @@ fn settings_rows_follow_the_fixture_home_and_install_then_remove_restores_the_fi
 
 #[test]
 fn settings_rereads_the_disk_each_time_it_opens() {
-    let f = Fixture::new();
-    std::fs::create_dir_all(f.home.join(".claude")).unwrap();
-    let settings_path = f.home.join(".claude/settings.json");
-    std::fs::write(&settings_path, USER_SETTINGS).unwrap();
-    f.fake_sh_agent("sleep 600");
-    let mut t = Termic::start(&f, &["run", "fake"]);
-    t.wait_text("fake");
-    t.prefix(b"s");
+    let (_f, mut t, settings_path) = open_settings_over(USER_SETTINGS);
     t.wait_text("> claude    Hooks: not installed [Install]");
     t.send(b"\r");
     t.wait_text("Install hooks for claude");
@@ -219,15 +220,8 @@ fn settings_rereads_the_disk_each_time_it_opens() {
 
 #[test]
 fn settings_explains_disable_all_hooks_instead_of_installing() {
-    let f = Fixture::new();
-    std::fs::create_dir_all(f.home.join(".claude")).unwrap();
-    let settings_path = f.home.join(".claude/settings.json");
     let text = "{\n  \"disableAllHooks\": true\n}\n";
-    std::fs::write(&settings_path, text).unwrap();
-    f.fake_sh_agent("sleep 600");
-    let mut t = Termic::start(&f, &["run", "fake"]);
-    t.wait_text("fake");
-    t.prefix(b"s");
+    let (_f, mut t, settings_path) = open_settings_over(text);
     t.wait_text("> claude    Hooks: not installed [Install]");
     t.send(b"\r");
     let s = t.wait_text("disableAllHooks is set");

@@ -15,10 +15,7 @@ fn approve_permission(sim: &Sim) {
 #[test]
 fn sync_hook_sequence_lands_after_the_hook_returns() {
     let home = Home::new();
-    home.write(
-        ".claude/settings.json",
-        &claude_hooks(&[("PermissionRequest", "perm")], &home, ""),
-    );
+    home.claude_settings(&[("PermissionRequest", "perm")]);
     home.rec_prints(
         "perm",
         r#"{"terminalSequence":"\u001b]777;termic;v1;attention;task-0123-abcd;kind=permission\u0007"}"#,
@@ -99,10 +96,7 @@ fn async_hook_runs_but_its_sequence_is_dropped() {
 #[test]
 fn allowlist_refuses_other_sequences_and_reemits_st_as_bel() {
     let home = Home::new();
-    home.write(
-        ".claude/settings.json",
-        &claude_hooks(&[("UserPromptSubmit", "ups"), ("Stop", "stop")], &home, ""),
-    );
+    home.claude_settings(&[("UserPromptSubmit", "ups"), ("Stop", "stop")]);
     // OSC 52 (clipboard) is not on the allowlist (the OSC 9 digit rule and
     // the rest of the list: `osc::tests::allowlist_numbers`).
     home.rec_prints("ups", r#"{"terminalSequence":"\u001b]52;c;aGk=\u0007"}"#);
@@ -278,14 +272,7 @@ fn spinner_alternates_every_960ms() {
 #[test]
 fn notification_hook_and_osc9_six_seconds_into_a_permission_prompt() {
     let home = Home::new();
-    home.write(
-        ".claude/settings.json",
-        &claude_hooks(
-            &[("PermissionRequest", "perm"), ("Notification", "note")],
-            &home,
-            "",
-        ),
-    );
+    home.claude_settings(&[("PermissionRequest", "perm"), ("Notification", "note")]);
     // --speed 10: 6 s becomes 600 ms.
     let sim = Sim::auto(
         "claude",
@@ -318,14 +305,7 @@ fn question_and_plan_report_their_tool_names() {
         ("plan", "ExitPlanMode", b"1"),
     ] {
         let home = Home::new();
-        home.write(
-            ".claude/settings.json",
-            &claude_hooks(
-                &[("PermissionRequest", "perm"), ("Stop", "stop")],
-                &home,
-                "",
-            ),
-        );
+        home.claude_settings(&[("PermissionRequest", "perm"), ("Stop", "stop")]);
         let sim = Sim::auto("claude", scenario, &home, &["--probe-wait-ms", "20"]);
         sim.wait_trace(
             "perm",
@@ -342,10 +322,7 @@ fn question_and_plan_report_their_tool_names() {
 fn escape_and_ctrl_c_paint_idle_and_fire_no_hook() {
     for (key, lo, hi) in [(&b"\x1b"[..], 100.0, 600.0), (&b"\x03"[..], 30.0, 500.0)] {
         let home = Home::new();
-        home.write(
-            ".claude/settings.json",
-            &claude_hooks(&[("Stop", "stop")], &home, ""),
-        );
+        home.claude_settings(&[("Stop", "stop")]);
         let sim = Sim::auto("claude", "interrupt", &home, &["--probe-wait-ms", "20"]);
         sim.wait_for("Working", 5 * SEC);
         sim.send(key);
@@ -391,10 +368,7 @@ fn a_hook_that_never_returns_is_killed_at_its_timeout() {
 #[test]
 fn subagent_run_looks_idle_in_parts_and_stops_once() {
     let home = Home::new();
-    home.write(
-        ".claude/settings.json",
-        &claude_hooks(&[("Stop", "stop"), ("SubagentStop", "sub")], &home, ""),
-    );
+    home.claude_settings(&[("Stop", "stop"), ("SubagentStop", "sub")]);
     // 8.5 minutes at --speed 100.
     let sim = Sim::auto(
         "claude",
@@ -436,10 +410,7 @@ fn subagent_run_looks_idle_in_parts_and_stops_once() {
 #[test]
 fn stop_with_background_tasks_then_a_final_stop() {
     let home = Home::new();
-    home.write(
-        ".claude/settings.json",
-        &claude_hooks(&[("Stop", "stop")], &home, ""),
-    );
+    home.claude_settings(&[("Stop", "stop")]);
     let sim = Sim::auto("claude", "background", &home, &["--speed", "5"]);
     sim.wait_for("All tests passed", 10 * SEC);
     sim.wait_trace(
@@ -493,14 +464,7 @@ fn demo_scenario_loops_and_approves_its_prompt_by_itself() {
     // a turn that asks permission (approved by itself after
     // --auto-approve-ms), then back to the first prompt.
     let home = Home::new();
-    home.write(
-        ".claude/settings.json",
-        &claude_hooks(
-            &[("PermissionRequest", "perm"), ("Stop", "stop")],
-            &home,
-            "",
-        ),
-    );
+    home.claude_settings(&[("PermissionRequest", "perm"), ("Stop", "stop")]);
     let sim = Sim::auto(
         "claude",
         "demo",

@@ -13,14 +13,7 @@ fn grok_file(home: &Home, entries: &[(&str, &str)]) {
 #[test]
 fn claude_file_hooks_run_first_with_grok_stamps() {
     let home = Home::new();
-    home.write(
-        ".claude/settings.json",
-        &claude_hooks(
-            &[("UserPromptSubmit", "claude-ups"), ("Stop", "claude-stop")],
-            &home,
-            "",
-        ),
-    );
+    home.claude_settings(&[("UserPromptSubmit", "claude-ups"), ("Stop", "claude-stop")]);
     home.rec_prints(
         "claude-stop",
         r#"{"terminalSequence":"\u001b]777;termic;v1;done;task-0123-abcd\u0007"}"#,
@@ -78,10 +71,7 @@ fn compat_opt_outs_drop_the_claude_hooks() {
         (None, Some("false")),
     ] {
         let home = Home::new();
-        home.write(
-            ".claude/settings.json",
-            &claude_hooks(&[("Stop", "claude-stop")], &home, ""),
-        );
+        home.claude_settings(&[("Stop", "claude-stop")]);
         grok_file(&home, &[("Stop", "grok-stop")]);
         if let Some(t) = toml {
             home.write(".grok/config.toml", t);

@@ -88,6 +88,11 @@ impl Home {
     pub fn run_names(&self) -> Vec<String> {
         self.runs().into_iter().map(|r| r.name).collect()
     }
+
+    /// Write `.claude/settings.json` with one recorder hook per `(event, name)`.
+    pub fn claude_settings(&self, entries: &[(&str, &str)]) {
+        self.write(".claude/settings.json", &claude_hooks(entries, self, ""));
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -421,14 +421,7 @@ mod tests {
 
     #[test]
     fn pending_install_lists_the_files_before_writing() {
-        let mut view = SettingsView::new(
-            all_states(),
-            NotifySettings {
-                bell: true,
-                desktop: true,
-                osc_fallback: true,
-            },
-        );
+        let mut view = SettingsView::new(all_states(), all_on());
         view.pending = Some(PendingChange {
             agent: "claude".into(),
             action: RowAction::Install,
@@ -455,14 +448,7 @@ mod tests {
 
     #[test]
     fn selection_wraps_over_rows_and_switches() {
-        let mut view = SettingsView::new(
-            all_states(),
-            NotifySettings {
-                bell: true,
-                desktop: true,
-                osc_fallback: true,
-            },
-        );
+        let mut view = SettingsView::new(all_states(), all_on());
         view.move_selection(-1);
         assert_eq!(view.selected_item(), SettingsItem::Wizard);
         view.move_selection(-3);

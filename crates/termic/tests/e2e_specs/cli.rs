@@ -4,11 +4,11 @@
 //! false done, and a task whose hooks are not wired falling back to the
 //! heuristics while termic says so.
 
-use std::process::Command;
 use std::time::Duration;
 
 use super::binary::tree;
 use super::support::{count, Fixture, SEC};
+use crate::git_support::git;
 
 const ALL: [&str; 4] = ["claude", "grok", "agy", "opencode"];
 
@@ -71,25 +71,6 @@ fn hooks_are_off_by_default_and_removal_restores_every_byte() {
         after == before,
         "every file is byte-identical after removal"
     );
-}
-
-fn git(dir: &std::path::Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]

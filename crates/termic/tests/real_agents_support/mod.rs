@@ -20,10 +20,10 @@ use termic::clock::SystemClock;
 use termic::eventlog::EventLog;
 use termic::runtime::{Runtime, RuntimeConfig, TaskId, TaskSpec, TermSize};
 use termic_fakemodel::agents::{base_env, Agent};
-use termic_fakemodel::drive::scratch_dir;
+use termic_fakemodel::drive::{scratch_dir, serve_scenario};
 use termic_fakemodel::pty::{now_ms, processes_with_home};
 pub use termic_fakemodel::suite::{begin, SEC};
-use termic_fakemodel::{FakeModel, Scenario, ScenarioName, ServerConfig};
+use termic_fakemodel::{FakeModel, ScenarioName};
 use termic_hooks::agents::AgentSchema;
 use termic_hooks::apply;
 use termic_hooks::plan::InstallFacts;
@@ -106,13 +106,7 @@ impl TermicTask {
             root.join("events.jsonl"),
         );
         std::fs::create_dir_all(&project).unwrap();
-        let mut script = Scenario::new(scenario, project.join("out.txt"));
-        if let Some(slow_for) = setup.slow_for {
-            script.slow_for = slow_for;
-        }
-        let mut config = ServerConfig::new(script);
-        config.log_path = Some(root.join("requests.jsonl"));
-        let server = FakeModel::start(config).unwrap();
+        let server = serve_scenario(&root, &project, scenario, setup.slow_for).unwrap();
         let agent_env = agent
             .prepare(cache, &home, &project, &server.base_url())
             .unwrap();
