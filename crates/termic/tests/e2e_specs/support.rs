@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
 use termic::clock::{Clock, SystemClock};
@@ -29,7 +29,9 @@ const FACTS: InstallFacts = InstallFacts {
 };
 
 /// The simulator binary, built by cargo next to `termic` (it is a bin of
-/// the workspace crate `termic-sim`).
+/// the workspace crate `termic-sim`). `cargo test -p termic` does not
+/// rebuild it, so one older than the simulator's sources is refused: it
+/// would run old behaviour and fail specs for no visible reason.
 pub fn sim_binary() -> PathBuf {
     let termic = Path::new(env!("CARGO_BIN_EXE_termic"));
     let sim = termic.with_file_name("termic-sim");
@@ -39,7 +41,78 @@ pub fn sim_binary() -> PathBuf {
          (or run the whole suite with `cargo test --workspace`, which builds it)",
         sim.display()
     );
+    let built = modified(&sim);
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let crate_dir = crates.join("termic-sim");
+    let mut sources = Vec::new();
+    for dir in ["src", "scenarios"] {
+        files_with_mtimes(&crate_dir.join(dir), &mut sources);
+    }
+    if let Some(newer) = newer_source(built, &sources) {
+        panic!(
+            "the agent simulator at {} is stale: {} changed after it was built. \
+             Rebuild it with `cargo build -p termic-sim` (or run the whole suite with \
+             `cargo test --workspace`, which builds it)",
+            sim.display(),
+            newer.display()
+        );
+    }
     sim
+}
+
+/// The newest of `sources` when it is newer than a binary built at `built`:
+/// that binary does not hold the latest source.
+pub fn newer_source(built: SystemTime, sources: &[(PathBuf, SystemTime)]) -> Option<&Path> {
+    sources
+        .iter()
+        .filter(|(_, changed)| *changed > built)
+        .max_by_key(|(_, changed)| *changed)
+        .map(|(path, _)| path.as_path())
+}
+
+fn modified(path: &Path) -> SystemTime {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Every file under `dir`, with its modification time.
+fn files_with_mtimes(dir: &Path, out: &mut Vec<(PathBuf, SystemTime)>) {
+    let entries =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files_with_mtimes(&path, out);
+        } else {
+            let changed = modified(&path);
+            out.push((path, changed));
+        }
+    }
+}
+
+#[test]
+fn a_simulator_older_than_its_newest_source_is_stale() {
+    let at = |s: u64| SystemTime::UNIX_EPOCH + Duration::from_secs(s);
+    let sources = vec![
+        (PathBuf::from("src/main.rs"), at(100)),
+        (PathBuf::from("scenarios/simple.scn"), at(300)),
+        (PathBuf::from("src/agents/claude.rs"), at(200)),
+    ];
+    // Built after every change: current.
+    assert_eq!(newer_source(at(300), &sources), None);
+    assert_eq!(newer_source(at(400), &sources), None);
+    // Built before some changes: the newest of them is named.
+    assert_eq!(
+        newer_source(at(150), &sources),
+        Some(Path::new("scenarios/simple.scn"))
+    );
+    assert_eq!(
+        newer_source(at(250), &sources),
+        Some(Path::new("scenarios/simple.scn"))
+    );
+    // No sources found: nothing to be stale against.
+    assert_eq!(newer_source(at(0), &[]), None);
 }
 
 /// A throwaway HOME, project dir and termic dirs.
