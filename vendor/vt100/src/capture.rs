@@ -353,7 +353,12 @@ pub fn compact_to_formatted(
     let mut attrs = crate::attrs::Attrs::new();
     let mut rest = compact;
     while !rest.is_empty() {
-        if rest[0] == COMPACT_ATTRS && rest.len() >= 10 {
+        if rest[0] == COMPACT_ATTRS {
+            // A cut-off record can only come from a damaged capture: stop
+            // there rather than read it as text (which would never advance).
+            if rest.len() < 10 {
+                break;
+            }
             let new_attrs = crate::attrs::Attrs {
                 fgcolor: decode_color(&rest[1..5]),
                 bgcolor: decode_color(&rest[5..9]),

@@ -217,6 +217,13 @@ mod tests {
     }
 
     #[test]
+    fn a_cut_off_attribute_record_ends_the_row() {
+        let mut text = String::new();
+        compact_to_formatted(b"ab\x1b\x01\x02", &mut text).unwrap();
+        assert_eq!(text, "ab");
+    }
+
+    #[test]
     fn views_scroll_through_history_and_live_rows() {
         let mut p = parser(100);
         for i in 1..=6 {

@@ -51,7 +51,8 @@ pub use types::{
     TermSize, DEFAULT_SCROLLBACK,
 };
 
-/// How long the exit waiter lets the reader drain after the child exits.
+/// How long the exit waiter lets the reader and the screen thread drain
+/// after the child exits.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);
 
 /// A poisoned lock only means a thread panicked mid-update; the data (a
@@ -235,7 +236,8 @@ impl Runtime {
                     }
                     _ => None,
                 };
-                // Let the reader take the last output first; a leftover
+                // Let the last output reach the screen first (`done_rx`: the
+                // screen thread ended, after the reader's EOF); a leftover
                 // process holding the PTY is ended so the reader can finish.
                 let processes = waiter_shared.meta.processes();
                 if done_rx.recv_timeout(DRAIN_AFTER_EXIT).is_err() {
