@@ -34,8 +34,12 @@
 //! the instant between that read and the rename; no agent takes a lock on
 //! its config, so nothing can close it fully.
 
+mod commit;
+#[doc(hidden)]
+pub mod fault;
 mod owned;
 mod snapshot;
+mod sweep;
 mod write;
 
 pub use owned::{
@@ -43,6 +47,7 @@ pub use owned::{
     DeleteOutcome,
 };
 pub use snapshot::{read_config, resolve_target, FileMeta, Snapshot};
+pub use sweep::sweep_temps;
 pub use write::{
     edit_file, write_atomic, write_if_unchanged, Change, EditFileError, EditOutcome, WriteOptions,
     WriteReport, EDIT_ATTEMPTS,

@@ -6,8 +6,10 @@ use std::io::ErrorKind;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
+use super::commit::TempFile;
+use super::fault::{self, Op};
 use super::snapshot::read_config;
-use super::write::TempFile;
+use super::sweep::sweep_temps;
 use super::FsError;
 
 /// What [`delete_if_unchanged`] found.
@@ -39,9 +41,11 @@ pub fn delete_if_unchanged(path: &Path, expected: &[u8]) -> Result<DeleteOutcome
     if bytes != expected {
         return Ok(DeleteOutcome::Changed);
     }
-    std::fs::remove_file(path).map_err(|e| FsError::write(path, e))?;
+    fault::check(Op::Unlink)
+        .and_then(|()| std::fs::remove_file(path))
+        .map_err(|e| FsError::write(path, e))?;
     if let Some(dir) = path.parent() {
-        let _ = sync_dir(dir);
+        let _ = fault::check(Op::Fsync).and_then(|()| sync_dir(dir));
     }
     Ok(DeleteOutcome::Deleted)
 }
@@ -55,7 +59,8 @@ pub fn create_dirs(dir: &Path) -> Result<Vec<PathBuf>, FsError> {
         .map(Path::to_path_buf)
         .collect();
     for d in missing.iter().rev() {
-        match DirBuilder::new().mode(0o755).create(d) {
+        let made = fault::check(Op::Mkdir).and_then(|()| DirBuilder::new().mode(0o755).create(d));
+        match made {
             Err(err) if err.kind() != ErrorKind::AlreadyExists => {
                 return Err(FsError::write(d, err))
             }
@@ -67,7 +72,7 @@ pub fn create_dirs(dir: &Path) -> Result<Vec<PathBuf>, FsError> {
 
 /// Removes `dir` if it exists and is empty; true if it was removed.
 pub fn remove_dir_if_empty(dir: &Path) -> Result<bool, FsError> {
-    match std::fs::remove_dir(dir) {
+    match fault::check(Op::Rmdir).and_then(|()| std::fs::remove_dir(dir)) {
         Ok(()) => Ok(true),
         Err(err)
             if err.kind() == ErrorKind::NotFound || err.kind() == ErrorKind::DirectoryNotEmpty =>
@@ -102,16 +107,18 @@ pub fn backup_once(original: &Path, backup: &Path) -> Result<BackupOutcome, FsEr
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     create_dirs(dir)?;
+    sweep_temps(dir, backup);
     // The temp file is 0600 from creation and removed when dropped.
     let temp = TempFile::create(dir, backup)?;
     // A hard link never replaces an existing backup (rename would).
     let written = temp
         .write_synced(&bytes)
+        .and_then(|()| fault::check(Op::Link))
         .and_then(|()| std::fs::hard_link(temp.path(), backup));
     drop(temp);
     match written {
         Ok(()) => {
-            let _ = sync_dir(dir);
+            let _ = fault::check(Op::Fsync).and_then(|()| sync_dir(dir));
             Ok(BackupOutcome::Created)
         }
         Err(err) if err.kind() == ErrorKind::AlreadyExists => Ok(BackupOutcome::AlreadyExists),

@@ -1,14 +1,13 @@
 //! Atomic replacement of a config file, and the read-edit-write loop that
 //! never loses a concurrent writer's edit.
 
-use std::fs::{File, OpenOptions};
-use std::io::{ErrorKind, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::commit::TempFile;
+use super::fault::{self, Op};
 use super::owned::{create_dirs, sync_dir};
-use super::snapshot::{read_config, read_target, Snapshot};
+use super::snapshot::{read_config, Snapshot};
+use super::sweep::sweep_temps;
 use super::FsError;
 
 /// How often [`edit_file`] re-reads and re-applies its edit when another
@@ -21,7 +20,7 @@ pub struct WriteOptions<'a> {
     /// Mode of a file that does not exist yet (an existing file keeps its own).
     pub new_file_mode: u32,
     /// Test seam: runs after the temp file is written and synced, just
-    /// before the concurrent-change check and the rename.
+    /// before the exchange (and the concurrent-change check after it).
     pub before_commit: Option<&'a dyn Fn(&Path)>,
 }
 
@@ -58,7 +57,7 @@ pub struct WriteReport {
 }
 
 /// Replaces `snapshot.target` with `bytes`, refusing if the file no longer
-/// holds `snapshot.bytes` (see the module doc).
+/// holds `snapshot.bytes` (see the module doc and `commit`).
 pub fn write_atomic(
     snapshot: &Snapshot,
     bytes: &[u8],
@@ -71,20 +70,15 @@ pub fn write_atomic(
     } else {
         create_dirs(dir)?
     };
+    sweep_temps(dir, target);
     let temp = TempFile::create(dir, target)?;
     temp.fill(bytes, snapshot, options.new_file_mode)
         .map_err(|e| FsError::write(target, e))?;
     if let Some(hook) = options.before_commit {
         hook(target);
     }
-    let (now, _) = read_target(target)?;
-    if now != snapshot.bytes {
-        return Err(FsError::ConcurrentChange {
-            path: snapshot.path.clone(),
-        });
-    }
-    temp.commit(target)?;
-    let dir_synced = sync_dir(dir).is_ok();
+    temp.commit(snapshot)?;
+    let dir_synced = fault::check(Op::Fsync).is_ok() && sync_dir(dir).is_ok();
     Ok(WriteReport {
         target: target.clone(),
         created_dirs,
@@ -114,86 +108,6 @@ fn parent_dir(path: &Path) -> &Path {
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
-    }
-}
-
-/// A temp file (0600, unique name) next to the target, removed unless
-/// committed.
-pub(crate) struct TempFile {
-    path: PathBuf,
-    file: Option<File>,
-}
-
-impl TempFile {
-    pub(crate) fn create(dir: &Path, target: &Path) -> Result<Self, FsError> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let name = target
-            .file_name()
-            .map_or_else(|| "file".into(), |n| n.to_string_lossy());
-        loop {
-            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let path = dir.join(format!(".{name}.termic-{}-{n}.tmp", std::process::id()));
-            match OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&path)
-            {
-                Ok(file) => {
-                    return Ok(TempFile {
-                        path,
-                        file: Some(file),
-                    })
-                }
-                Err(err) if err.kind() == ErrorKind::AlreadyExists => continue,
-                Err(err) => return Err(FsError::write(target, err)),
-            }
-        }
-    }
-
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Writes the bytes and syncs, keeping the private 0600 mode.
-    pub(crate) fn write_synced(&self, bytes: &[u8]) -> std::io::Result<()> {
-        let mut file = self.file.as_ref().expect("open until commit");
-        file.write_all(bytes)?;
-        file.sync_all()
-    }
-
-    /// Writes the bytes, gives the target's mode and owner, syncs.
-    fn fill(&self, bytes: &[u8], snapshot: &Snapshot, new_file_mode: u32) -> std::io::Result<()> {
-        let mut file = self.file.as_ref().expect("open until commit");
-        file.write_all(bytes)?;
-        let mode = snapshot.meta.map_or(new_file_mode, |m| m.mode);
-        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
-        if let Some(meta) = snapshot.meta {
-            // Root (or a member of the group) may keep the owner; anyone
-            // else becomes the owner of the replacement, as with any editor.
-            match std::os::unix::fs::fchown(file, Some(meta.uid), Some(meta.gid)) {
-                Err(err) if err.kind() == ErrorKind::PermissionDenied => {
-                    let _ = std::os::unix::fs::fchown(file, None, Some(meta.gid));
-                }
-                other => other?,
-            }
-        }
-        file.sync_all()
-    }
-
-    fn commit(mut self, target: &Path) -> Result<(), FsError> {
-        drop(self.file.take());
-        std::fs::rename(&self.path, target).map_err(|e| FsError::write(target, e))?;
-        self.path = PathBuf::new();
-        Ok(())
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if !self.path.as_os_str().is_empty() {
-            let _ = std::fs::remove_file(&self.path);
-        }
     }
 }
 
