@@ -50,8 +50,14 @@ pub struct OwnedFile {
 pub struct ConfigRecord {
     /// Relative to the agent's dir, e.g. `settings.json`.
     pub file: String,
-    /// Hash of the exact bytes termic last wrote.
+    /// Hash of the exact bytes termic last wrote (or is about to write:
+    /// the manifest is written BEFORE the config, as a journal).
     pub last_written_sha256: String,
+    /// Hashes of bytes termic wrote earlier in this install cycle, all
+    /// meaning "nobody else touched the file since": a crash between the
+    /// manifest and the config write leaves the previous one in place.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub earlier_written_sha256: Vec<String>,
     /// The file before this install cycle first changed it.
     pub pre_install: PreInstallText,
     /// Handlers termic wrote (Claude-compatible shape), for removal and for
@@ -96,6 +102,15 @@ impl Manifest {
     }
 }
 
+impl ConfigRecord {
+    /// True when `bytes` are something termic wrote in this cycle (so the
+    /// pre-install record still describes the user's original).
+    pub fn wrote(&self, bytes: &[u8]) -> bool {
+        let h = crate::edit::sha256_hex(bytes);
+        h == self.last_written_sha256 || self.earlier_written_sha256.contains(&h)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,6 +131,7 @@ mod tests {
             config: Some(ConfigRecord {
                 file: "settings.json".into(),
                 last_written_sha256: "cd".into(),
+                earlier_written_sha256: vec!["ef".into()],
                 pre_install: PreInstallText::Text("{}\n".into()),
                 written: vec![],
                 record: InstallRecord::default(),

@@ -8,6 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::agents::BACKUP_DIR;
+use crate::fsio::fault::{self, Op};
 use crate::fsio::{self, DeleteOutcome, FsError, WriteOptions};
 use crate::plan::{self, Action, InstallFacts, InstallPlan, PlanError, Snapshot};
 use crate::status;
@@ -86,15 +87,23 @@ pub fn read_snapshot(target: &InstallTarget) -> Result<Snapshot, ApplyError> {
 
 /// Applies `plan` in order. A file that no longer holds the bytes the plan
 /// expected stops the apply with `Conflict` (nothing of it is overwritten).
+/// A change whose guard does not hold is skipped (the backup stays).
 fn apply_once(plan: &InstallPlan) -> Result<Outcome, ApplyError> {
     for c in &plan.changes {
+        if let Some(guard) = &c.guard {
+            if fsio::read_config(&guard.path)?.bytes != guard.holds {
+                continue;
+            }
+        }
         match c.action {
-            Action::CreateDir => match std::fs::create_dir(&c.path) {
-                Err(e) if e.kind() != io::ErrorKind::AlreadyExists => {
-                    return Err(write_err("create the directory", &c.path, e))
+            Action::CreateDir => {
+                match fault::check(Op::Mkdir).and_then(|()| std::fs::create_dir(&c.path)) {
+                    Err(e) if e.kind() != io::ErrorKind::AlreadyExists => {
+                        return Err(write_err("create the directory", &c.path, e))
+                    }
+                    _ => {}
                 }
-                _ => {}
-            },
+            }
             Action::Create | Action::Modify => {
                 let after = c.after.as_deref().unwrap_or_default();
                 let options = WriteOptions {
@@ -112,7 +121,13 @@ fn apply_once(plan: &InstallPlan) -> Result<Outcome, ApplyError> {
                     let set_mode = |e| write_err("set the mode of", &c.path, e);
                     let now = std::fs::metadata(&c.path).map_err(set_mode)?;
                     if now.permissions().mode() & 0o7777 != mode {
-                        std::fs::set_permissions(&c.path, std::fs::Permissions::from_mode(mode))
+                        fault::check(Op::Chmod)
+                            .and_then(|()| {
+                                std::fs::set_permissions(
+                                    &c.path,
+                                    std::fs::Permissions::from_mode(mode),
+                                )
+                            })
                             .map_err(set_mode)?;
                     }
                 }

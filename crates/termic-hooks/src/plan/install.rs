@@ -1,6 +1,9 @@
 //! The install plan: directories, one-time backup, generated files, the
-//! config edit, then the manifest (so the config never points at a script
-//! that is not there yet, and the manifest describes what really landed).
+//! manifest, then the config edit. The config never points at a script
+//! that is not there yet, and the manifest is a journal: it records the
+//! config bytes about to be written BEFORE they are, so a crash at any
+//! instant leaves a config that a later removal recognises (either the
+//! bytes before or the bytes after this write, both in the record).
 
 use std::path::{Path, PathBuf};
 
@@ -57,10 +60,17 @@ pub fn plan_install(
                 }
             }
         }
+        let holds_ours = config::has_ours(target, entry, text);
+        // A previous record describes this file only while the file is
+        // something termic wrote this cycle, or still holds entries of
+        // ours. A file with none of ours that termic did not write (a
+        // write that never landed, then the agent's own edit) starts a new
+        // cycle: it is the user's original now.
         let prev_rec = previous
             .as_ref()
             .and_then(|m| m.config.as_ref())
-            .filter(|c| c.file == file);
+            .filter(|c| c.file == file)
+            .filter(|c| holds_ours || current.is_some_and(|cur| c.wrote(&cur.bytes)));
         let record = prev_rec.map(|c| c.record.clone()).unwrap_or_default();
         let edit = config::install_edit(target, entry, text, &record).map_err(|source| {
             PlanError::Config {
@@ -69,10 +79,12 @@ pub fn plan_install(
             }
         })?;
         let after = edit.text.into_bytes();
+        let last_written_sha256 = sha256(&after);
         config_record = Some(ConfigRecord {
             file: file.to_string(),
-            last_written_sha256: sha256(&after),
-            pre_install: pre_install(current, prev_rec, config::has_ours(target, entry, text)),
+            earlier_written_sha256: earlier_written(current, prev_rec, &last_written_sha256),
+            last_written_sha256,
+            pre_install: pre_install(current, prev_rec, holds_ours),
             written: match entry {
                 ConfigEntry::NamedAgyEntry { .. } => Vec::new(),
                 _ => config::claude_shape_handlers(target, entry),
@@ -136,7 +148,6 @@ pub fn plan_install(
         };
         changes.push(write_change(&path, current, bytes, asset.mode, what));
     }
-    changes.extend(config_change);
 
     let mut created_dirs = previous
         .as_ref()
@@ -154,14 +165,18 @@ pub fn plan_install(
         backup,
     };
     // Nothing but the manifest would change: keep the old one as it is.
-    if changes.is_empty() {
+    if changes.is_empty() && config_change.is_none() {
         if let Some(prev) = &previous {
             manifest.installed_at_unix = prev.installed_at_unix;
             manifest.created_dirs = created_dirs.clone();
         }
     }
     let manifest_current = snap.file(&manifest_path);
-    let mut all_paths: Vec<PathBuf> = changes.iter().map(|c| c.path.clone()).collect();
+    let mut all_paths: Vec<PathBuf> = changes
+        .iter()
+        .chain(config_change.iter())
+        .map(|c| c.path.clone())
+        .collect();
     all_paths.push(manifest_path.clone());
     let dirs = dirs_to_create(snap, &all_paths);
     for d in &dirs {
@@ -191,9 +206,13 @@ pub fn plan_install(
             after: None,
             mode: None,
             what: "directory",
+            guard: None,
         })
         .collect();
     ordered.extend(changes);
+    // Last: everything it points at exists, and the manifest already
+    // knows the bytes it will hold.
+    ordered.extend(config_change);
     Ok(InstallPlan {
         agent_id: target.agent_id().to_string(),
         target: target.label(),
@@ -216,6 +235,37 @@ fn utf8<'a>(path: &Path, current: Option<&'a FileState>) -> Result<Option<&'a st
         .transpose()
 }
 
+/// How many earlier hashes a record keeps: each reinstall in one cycle
+/// adds one, and a crash can only leave the one just before the last.
+const EARLIER_KEPT: usize = 4;
+
+/// The hashes of what termic wrote earlier this cycle (the previous
+/// record's, when the file is still one of them), newest last.
+fn earlier_written(
+    current: Option<&FileState>,
+    prev: Option<&ConfigRecord>,
+    new_sha: &str,
+) -> Vec<String> {
+    let Some(rec) = current
+        .zip(prev)
+        .filter(|(c, r)| r.wrote(&c.bytes))
+        .map(|(_, r)| r)
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = rec
+        .earlier_written_sha256
+        .iter()
+        .chain(std::iter::once(&rec.last_written_sha256))
+        .filter(|h| h.as_str() != new_sha)
+        .cloned()
+        .collect();
+    out.dedup();
+    let skip = out.len().saturating_sub(EARLIER_KEPT);
+    out.drain(..skip);
+    out
+}
+
 /// The file before this install cycle touched it. A previous record stays
 /// valid only while the file is still exactly what termic last wrote.
 ///
@@ -230,9 +280,7 @@ fn pre_install(
     match (current, prev) {
         (Some(_), None) if holds_ours => PreInstallText::Unknown,
         (None, _) => PreInstallText::Absent,
-        (Some(cur), Some(rec)) if sha256(&cur.bytes) == rec.last_written_sha256 => {
-            rec.pre_install.clone()
-        }
+        (Some(cur), Some(rec)) if rec.wrote(&cur.bytes) => rec.pre_install.clone(),
         (Some(_), Some(_)) => PreInstallText::Unknown,
         (Some(cur), None) => match String::from_utf8(cur.bytes.clone()) {
             Ok(text) => PreInstallText::Text(text),
@@ -259,6 +307,7 @@ fn write_change(
         after: Some(after),
         mode: Some(mode),
         what,
+        guard: None,
     }
 }
 

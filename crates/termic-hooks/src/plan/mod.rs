@@ -98,6 +98,26 @@ pub struct Change {
     pub mode: Option<u32>,
     /// What the file is, for the user: "hook script", "settings (merge)".
     pub what: &'static str,
+    /// Applied only if this holds when the change is reached (else skipped).
+    pub guard: Option<Guard>,
+}
+
+/// A condition on another file, checked when a change is applied: `path`
+/// holds exactly `holds` (`None`: does not exist). Removal deletes the
+/// backup only under the guard that the config was restored byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Guard {
+    pub path: PathBuf,
+    pub holds: Option<Vec<u8>>,
+}
+
+impl Guard {
+    pub fn absent(path: &Path) -> Guard {
+        Guard {
+            path: path.to_path_buf(),
+            holds: None,
+        }
+    }
 }
 
 /// Everything one install or removal of one target changes, in apply order.

@@ -37,7 +37,8 @@ fn empty_home(t: &InstallTarget) -> Snapshot {
 }
 
 #[test]
-fn a_fresh_claude_install_creates_dirs_first_scripts_before_the_config_and_the_manifest_last() {
+fn a_fresh_claude_install_creates_dirs_first_then_scripts_then_the_manifest_journal_then_the_config(
+) {
     let t = host(AgentSchema::Claude);
     let p = plan_install(&t, &empty_home(&t), &FACTS).unwrap();
     let order: Vec<(Action, String)> = p
@@ -60,17 +61,28 @@ fn a_fresh_claude_install_creates_dirs_first_scripts_before_the_config_and_the_m
         (Action::Create, "termic-hooks/user-prompt-submit.sh"),
         (Action::Create, "termic-hooks/permission-request.sh"),
         (Action::Create, "termic-hooks/stop.sh"),
-        (Action::Create, "settings.json"),
         (Action::Create, "termic-hooks/manifest.json"),
+        (Action::Create, "settings.json"),
     ];
     let want: Vec<(Action, String)> = want.iter().map(|(a, p)| (*a, p.to_string())).collect();
     assert_eq!(order, want);
-    let manifest = Manifest::parse(p.changes.last().unwrap().after.as_ref().unwrap()).unwrap();
+    let journal = &p.changes[p.changes.len() - 2];
+    let manifest = Manifest::parse(journal.after.as_ref().unwrap()).unwrap();
     assert_eq!(manifest.installed_at_unix, 42);
+    // The journal already names the exact bytes the config is about to get.
+    let config_after = p.changes.last().unwrap().after.as_ref().unwrap();
+    assert_eq!(
+        manifest.config.as_ref().unwrap().last_written_sha256,
+        termic_hooks_sha(config_after)
+    );
     let config = manifest.config.unwrap();
     assert_eq!(config.pre_install, PreInstallText::Absent);
     assert_eq!(config.written.len(), 3);
     assert!(manifest.created_dirs.iter().any(|d| d.ends_with(".claude")));
+}
+
+fn termic_hooks_sha(bytes: &[u8]) -> String {
+    crate::edit::sha256_hex(bytes)
 }
 
 #[test]
