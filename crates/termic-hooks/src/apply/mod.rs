@@ -163,6 +163,12 @@ pub fn apply(
     first: InstallPlan,
     replan: impl Fn(&InstallTarget, &Snapshot) -> Result<InstallPlan, PlanError>,
 ) -> Result<InstallPlan, ApplyError> {
+    // Temp files a killed run left next to any file of this target go first.
+    for path in snapshot_paths(target) {
+        if let Some(dir) = path.parent() {
+            fsio::sweep_temps(dir, &path);
+        }
+    }
     let mut plan = first;
     for _ in 0..MAX_ATTEMPTS {
         if let Outcome::Done = apply_once(&plan)? {

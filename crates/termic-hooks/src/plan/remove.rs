@@ -133,7 +133,10 @@ pub fn plan_remove(target: &InstallTarget, snap: &Snapshot) -> Result<InstallPla
             dirs.push(d);
         }
     }
-    let installed = !changes.is_empty() || !left_alone.is_empty();
+    // An install killed right after creating our directory left it empty:
+    // it still goes.
+    let our_dir_there = !snap.dir_missing(&target.path(HOOKS_DIR));
+    let installed = !changes.is_empty() || !left_alone.is_empty() || our_dir_there;
     if installed {
         changes.extend(dirs.into_iter().map(|d| Change {
             action: Action::RemoveDirIfEmpty,
