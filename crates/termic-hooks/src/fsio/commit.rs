@@ -160,6 +160,14 @@ impl TempFile {
             }
             Some(expected) => {
                 let ours = self.file().metadata().map_err(werr)?.ino();
+                // Look before the swap too: the swap makes our file visible
+                // for the microseconds until it is undone, and a writer that
+                // reads it then bases its edit on ours. Swapping only when
+                // the file was still unchanged an instant ago keeps that to
+                // a writer landing in this very instant.
+                if read_target(target)?.0.as_deref() != Some(expected.as_slice()) {
+                    return Err(concurrent(snapshot));
+                }
                 fault::check(Op::Rename).map_err(werr)?;
                 match renameat2(&self.path, target, RENAME_EXCHANGE) {
                     Ok(()) => {}
