@@ -151,7 +151,7 @@ fn concurrent_writers_lose_no_edit_against_install_and_remove_loops() {
         count(apply::remove(&t));
         cycles += 1;
     }
-    drop(count);
+
     stop.store(true, Ordering::Relaxed);
     let rename_edits = rename.join().unwrap();
     let in_place_edits = in_place.join().unwrap();
