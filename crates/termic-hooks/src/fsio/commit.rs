@@ -142,7 +142,11 @@ impl TempFile {
     /// Puts the temp file at `target`, which must still hold `expected`
     /// (`None`: must not exist). `Err(ConcurrentChange)` leaves the
     /// other writer's file in place and ours gone.
-    pub(crate) fn commit(mut self, snapshot: &Snapshot) -> Result<(), FsError> {
+    pub(crate) fn commit(
+        mut self,
+        snapshot: &Snapshot,
+        after_swap: Option<&dyn Fn(&Path)>,
+    ) -> Result<(), FsError> {
         let target = &snapshot.target;
         let werr = |e| FsError::write(target, e);
         match &snapshot.bytes {
@@ -180,6 +184,9 @@ impl TempFile {
                 // never unlink it by accident.
                 let held = self.path.clone();
                 self.disarm();
+                if let Some(hook) = after_swap {
+                    hook(&held);
+                }
                 if replaced_holds(&held, expected) {
                     // Best effort: a leftover old file is swept by the next run.
                     if fault::check(Op::Unlink).is_ok() {

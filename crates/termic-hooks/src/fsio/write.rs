@@ -22,6 +22,10 @@ pub struct WriteOptions<'a> {
     /// Test seam: runs after the temp file is written and synced, just
     /// before the exchange (and the concurrent-change check after it).
     pub before_commit: Option<&'a dyn Fn(&Path)>,
+    /// Test seam: runs right after the exchange with the path that now
+    /// holds the REPLACED file (where an in-place writer that had it open
+    /// would still be writing), before it is compared.
+    pub after_swap: Option<&'a dyn Fn(&Path)>,
 }
 
 impl Default for WriteOptions<'_> {
@@ -30,6 +34,7 @@ impl Default for WriteOptions<'_> {
         WriteOptions {
             new_file_mode: 0o644,
             before_commit: None,
+            after_swap: None,
         }
     }
 }
@@ -77,7 +82,7 @@ pub fn write_atomic(
     if let Some(hook) = options.before_commit {
         hook(target);
     }
-    temp.commit(snapshot)?;
+    temp.commit(snapshot, options.after_swap)?;
     let dir_synced = fault::check(Op::Fsync).is_ok() && sync_dir(dir).is_ok();
     Ok(WriteReport {
         target: target.clone(),

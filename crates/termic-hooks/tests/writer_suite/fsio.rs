@@ -177,6 +177,45 @@ fn a_new_file_gets_a_sane_mode_and_its_parent_dirs() {
     assert_eq!(mode(&script), 0o755);
 }
 
+/// An in-place writer that had the file open writes into the old inode
+/// right AFTER termic's swap: the compare after the exchange sees it, the
+/// swap is undone and the edit re-merged, so both edits land.
+#[test]
+fn an_in_place_write_into_the_replaced_inode_after_the_swap_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settings.json");
+    write(&path, SETTINGS, 0o644);
+    let theirs = SETTINGS.replace("opus", "sonnet");
+    let fired = Cell::new(false);
+    let in_place = |held: &Path| {
+        if !fired.replace(true) {
+            // Same inode: truncate and write, as an editor that saves in place.
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .truncate(true)
+                .open(held)
+                .unwrap();
+            std::io::Write::write_all(&mut f, theirs.as_bytes()).unwrap();
+        }
+    };
+    let options = WriteOptions {
+        after_swap: Some(&in_place),
+        ..WriteOptions::default()
+    };
+    let outcome = install_at(&path, &options).unwrap();
+    assert_eq!(outcome.attempts, 2, "the first swap was undone");
+    let now = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        now.contains("\"model\": \"sonnet\""),
+        "their edit is kept: {now}"
+    );
+    assert!(
+        now.contains("termic-hooks/stop.sh"),
+        "ours landed too: {now}"
+    );
+    assert!(temp_files(dir.path()).is_empty());
+}
+
 #[test]
 fn a_concurrent_writer_is_detected_and_their_edit_kept() {
     let dir = tempfile::tempdir().unwrap();
