@@ -38,6 +38,7 @@ pub enum Op {
 }
 
 thread_local! {
+    static NO_EXCHANGE: Cell<bool> = const { Cell::new(false) };
     static COUNT: Cell<u64> = const { Cell::new(0) };
     static ARMED: Cell<Option<(u64, Fault)>> = const { Cell::new(None) };
     static LOG: std::cell::RefCell<Vec<Op>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -105,4 +106,15 @@ pub(crate) fn write_all(mut file: &std::fs::File, bytes: &[u8]) -> std::io::Resu
 pub(crate) fn sync(file: &std::fs::File) -> std::io::Result<()> {
     check(Op::Fsync)?;
     file.sync_all()
+}
+
+/// Makes this thread's writes take the fallback a file system without
+/// `renameat2` flags gets (re-read, then rename), so tests cover it.
+#[doc(hidden)]
+pub fn force_no_exchange(on: bool) {
+    NO_EXCHANGE.with(|n| n.set(on));
+}
+
+pub(crate) fn no_exchange() -> bool {
+    NO_EXCHANGE.with(Cell::get)
 }

@@ -218,6 +218,18 @@ fn an_in_place_write_into_the_replaced_inode_after_the_swap_is_kept() {
 
 #[test]
 fn a_concurrent_writer_is_detected_and_their_edit_kept() {
+    concurrent_writer_is_detected_and_their_edit_kept();
+}
+
+/// The same where the file system has no `renameat2` flags (re-read, rename).
+#[test]
+fn without_the_exchange_a_concurrent_writer_is_still_detected() {
+    termic_hooks::fsio::fault::force_no_exchange(true);
+    concurrent_writer_is_detected_and_their_edit_kept();
+    termic_hooks::fsio::fault::force_no_exchange(false);
+}
+
+fn concurrent_writer_is_detected_and_their_edit_kept() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("settings.json");
     write(&path, SETTINGS, 0o644);
