@@ -162,9 +162,28 @@ fn check_after_fault(fx: &HomeFixture, t: &InstallTarget, label: &str) {
             }
         }
     }
-    // Status reads and says something definite (never an error).
+    // Status reads, says something definite (never an error), and is
+    // true: "wired" only when the config really holds our entry and every
+    // script it names is there.
     let st = target_status(t, &read_snapshot(t).unwrap(), &FACTS).state;
     assert!(!matches!(st, State::Error(_)), "{label}: status {st:?}");
+    let config_has_ours = schema
+        .adapter()
+        .config_entry()
+        .file()
+        .and_then(|rel| std::fs::read_to_string(t.path(rel)).ok())
+        .is_some_and(|text| text.contains("termic-hooks/"));
+    let scripts_there = schema
+        .adapter()
+        .assets()
+        .iter()
+        .all(|a| t.path(&a.rel_path).exists());
+    if st == State::Wired {
+        assert!(
+            config_has_ours && scripts_there,
+            "{label}: says wired, is not"
+        );
+    }
     let _ = fx;
 }
 
