@@ -4,7 +4,8 @@
 //! (EIO or ENOSPC) or aborts the process there (a real crash: no
 //! destructor runs, the temp file stays, as after `kill -9`).
 //!
-//! Unarmed (always, outside tests) a point is one thread-local increment.
+//! Unarmed (always, outside tests) a point is one thread-local increment
+//! and two flag reads; nothing is logged.
 //! The state is per thread so tests in one binary do not see each other.
 
 use std::cell::Cell;
@@ -39,6 +40,8 @@ pub enum Op {
 
 thread_local! {
     static NO_EXCHANGE: Cell<bool> = const { Cell::new(false) };
+    /// Set once a test called `arm` or `reset`: only then are ops logged.
+    static RECORDING: Cell<bool> = const { Cell::new(false) };
     static COUNT: Cell<u64> = const { Cell::new(0) };
     static ARMED: Cell<Option<(u64, Fault)>> = const { Cell::new(None) };
     static LOG: std::cell::RefCell<Vec<Op>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -47,6 +50,7 @@ thread_local! {
 /// Arms the `n`th point from now (1-based) with `fault`, and resets the count.
 #[doc(hidden)]
 pub fn arm(n: u64, fault: Fault) {
+    RECORDING.with(|r| r.set(true));
     COUNT.with(|c| c.set(0));
     LOG.with(|l| l.borrow_mut().clear());
     ARMED.with(|a| a.set(Some((n, fault))));
@@ -56,6 +60,7 @@ pub fn arm(n: u64, fault: Fault) {
 /// last `arm`/`reset` (a test's enumeration of every point).
 #[doc(hidden)]
 pub fn reset() -> Vec<Op> {
+    RECORDING.with(|r| r.set(true));
     ARMED.with(|a| a.set(None));
     COUNT.with(|c| c.set(0));
     LOG.with(|l| std::mem::take(&mut *l.borrow_mut()))
@@ -69,7 +74,9 @@ pub(crate) fn point(op: Op) -> std::io::Result<Option<Fault>> {
         c.set(n);
         n
     });
-    LOG.with(|l| l.borrow_mut().push(op));
+    if RECORDING.with(Cell::get) {
+        LOG.with(|l| l.borrow_mut().push(op));
+    }
     match ARMED.with(Cell::get) {
         Some((at, fault)) if at == n => match fault {
             Fault::Crash => std::process::abort(),
