@@ -71,15 +71,20 @@ impl TempFile {
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
             let path = dir.join(temp_name(&name, std::process::id(), n));
             fault::check(Op::Create).map_err(|e| FsError::write(target, e))?;
-            match OpenOptions::new()
+            // Live before it exists: another thread's sweep must never see
+            // it unclaimed.
+            set_live(&path, true);
+            let opened = OpenOptions::new()
                 .write(true)
                 .read(true)
                 .create_new(true)
                 .mode(0o600)
-                .open(&path)
-            {
+                .open(&path);
+            if opened.is_err() {
+                set_live(&path, false);
+            }
+            match opened {
                 Ok(file) => {
-                    set_live(&path, true);
                     return Ok(TempFile {
                         path,
                         file: Some(file),
@@ -185,20 +190,23 @@ impl TempFile {
                 }
                 // From here the temp name holds the user's previous file:
                 // never unlink it by accident.
-                let held = self.path.clone();
-                self.disarm();
+                // The name stays claimed (no sweep takes it) until decided.
+                let held = std::mem::take(&mut self.path);
+                drop(self.file.take());
                 if let Some(hook) = after_swap {
                     hook(&held);
                 }
-                if replaced_holds(&held, expected) {
+                let verdict = if replaced_holds(&held, expected) {
                     // Best effort: a leftover old file is swept by the next run.
                     if fault::check(Op::Unlink).is_ok() {
                         let _ = std::fs::remove_file(&held);
                     }
-                    return Ok(());
-                }
-                swap_back(&held, target, ours)?;
-                Err(concurrent(snapshot))
+                    Ok(())
+                } else {
+                    swap_back(&held, target, ours).and(Err(concurrent(snapshot)))
+                };
+                set_live(&held, false);
+                verdict
             }
         }
     }
