@@ -177,6 +177,26 @@ fn a_new_file_gets_a_sane_mode_and_its_parent_dirs() {
     assert_eq!(mode(&script), 0o755);
 }
 
+/// Installs once through `options` (whose seam lets another writer in):
+/// the second attempt lands, with their "sonnet" and our entries.
+fn install_keeps_theirs_and_ours(
+    path: &Path,
+    options: &WriteOptions<'_>,
+) -> termic_hooks::fsio::EditOutcome {
+    let outcome = install_at(path, options).unwrap();
+    assert_eq!(outcome.attempts, 2, "the first attempt was undone");
+    let now = std::fs::read_to_string(path).unwrap();
+    assert!(
+        now.contains("\"model\": \"sonnet\""),
+        "their edit is kept: {now}"
+    );
+    assert!(
+        now.contains("termic-hooks/stop.sh"),
+        "ours landed too: {now}"
+    );
+    outcome
+}
+
 /// An in-place writer that had the file open writes into the old inode
 /// right AFTER termic's swap: the compare after the exchange sees it, the
 /// swap is undone and the edit re-merged, so both edits land.
@@ -202,17 +222,7 @@ fn an_in_place_write_into_the_replaced_inode_after_the_swap_is_kept() {
         after_swap: Some(&in_place),
         ..WriteOptions::default()
     };
-    let outcome = install_at(&path, &options).unwrap();
-    assert_eq!(outcome.attempts, 2, "the first swap was undone");
-    let now = std::fs::read_to_string(&path).unwrap();
-    assert!(
-        now.contains("\"model\": \"sonnet\""),
-        "their edit is kept: {now}"
-    );
-    assert!(
-        now.contains("termic-hooks/stop.sh"),
-        "ours landed too: {now}"
-    );
+    install_keeps_theirs_and_ours(&path, &options);
     assert!(temp_files(dir.path()).is_empty());
 }
 
@@ -259,17 +269,7 @@ fn concurrent_writer_is_detected_and_their_edit_kept() {
         before_commit: Some(&once),
         ..WriteOptions::default()
     };
-    let outcome = install_at(&path, &options).unwrap();
-    assert_eq!(outcome.attempts, 2);
-    let now = std::fs::read_to_string(&path).unwrap();
-    assert!(
-        now.contains("\"model\": \"sonnet\""),
-        "their edit is kept: {now}"
-    );
-    assert!(
-        now.contains("termic-hooks/stop.sh"),
-        "ours landed too: {now}"
-    );
+    let outcome = install_keeps_theirs_and_ours(&path, &options);
     assert_eq!(outcome.before.bytes.as_deref(), Some(theirs.as_bytes()));
 }
 
