@@ -10,9 +10,10 @@
 //!   owner, dev/ino, length, mtime).
 //! - [`write_atomic`]`(snapshot, bytes, options)`: temp file in the target's
 //!   own directory, the target's mode (and owner when we may), write, fsync,
-//!   then re-read the target and refuse with [`FsError::ConcurrentChange`]
-//!   if it no longer holds the snapshot's bytes, else rename over it and
-//!   fsync the directory. A link stays a link; only its target changes. A
+//!   then swap it in with `renameat2(RENAME_EXCHANGE)` and compare the file
+//!   it replaced with the snapshot's bytes: another writer's file goes back
+//!   and [`FsError::ConcurrentChange`] is returned (see `commit`); then
+//!   fsync the directory. Temp files a dead termic left are swept first. A link stays a link; only its target changes. A
 //!   new file gets [`WriteOptions::new_file_mode`] (0644; 0755 for scripts)
 //!   and its missing parent directories are created (and reported).
 //! - [`write_if_unchanged`]`(path, before, after, options)`: the same for a
@@ -30,9 +31,9 @@
 //! - [`backup_once`]`(original, backup)`: copy the original to the backup
 //!   path only if no backup exists yet (first install wins).
 //!
-//! The re-read before the rename narrows the race with another writer to
-//! the instant between that read and the rename; no agent takes a lock on
-//! its config, so nothing can close it fully.
+//! No agent takes a lock on its config; the exchange closes the race with
+//! another writer instead (what remains is in docs/decisions.md, "Race
+//! fix"). Every mutating call passes a [`fault`] point for the crash tests.
 
 mod commit;
 #[doc(hidden)]
