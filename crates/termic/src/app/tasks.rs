@@ -212,6 +212,14 @@ mod tests {
     }
 
     #[test]
+    fn an_agent_inside_a_command_task_shows_after_the_command() {
+        let mut e = TaskEntry::new(1, "sh".into(), "bash".into(), 0);
+        assert_eq!(e.view(0).agent, "bash");
+        e.foreground = Some("claude".into());
+        assert_eq!(e.view(0).agent, "bash > claude");
+    }
+
+    #[test]
     fn needs_you_and_done_earn_attention_and_mark_unseen_when_not_watched() {
         let mut e = TaskEntry::new(1, "t".into(), "claude".into(), 0);
         assert_eq!(e.set_badge(Badge::Working, 10, false, None), None);
