@@ -12,6 +12,7 @@ use termic::agents::command::command_spec;
 use termic::agents::launch::LaunchRequest;
 use termic::runtime::{RuntimeConfig, TaskId, TermSize};
 use termic_hooks::agents::AgentSchema;
+use termic_signal::replay::{read_recording_file, replay_recording, ReplayOptions};
 
 use super::support::{sim_binary, Fixture, Session, SEC};
 
@@ -244,6 +245,8 @@ fn claude_inside_a_shell(cwd_of: impl Fn(&Fixture) -> PathBuf) {
     config.replies.native_probe = false;
     let s = Session::start(&fx, config);
     s.rt.set_hooks_wired("claude", true);
+    let rec = fx.root.path().join("rec");
+    s.rt.set_record_dir(Some(rec.clone()));
     let how = Start {
         path_dir: Some(&bin),
         ..shell(&["bash"], cwd_of(&fx))
@@ -277,6 +280,30 @@ fn claude_inside_a_shell(cwd_of: impl Fn(&Fixture) -> PathBuf) {
     let done = s.wait_nth("sh", "done", 2, 10 * SEC);
     assert_eq!(done["rule"], "shell_command_end", "{done}");
     assert_never_needs_you(&s, "sh");
+    // The switch is in the recording: a replay switches at the same
+    // instant and reproduces every live transition.
+    s.send(id, b"exit\r");
+    s.wait_state("sh", "exited", 10 * SEC);
+    std::thread::sleep(Duration::from_millis(300));
+    let file = std::fs::read_dir(&rec)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let recording = read_recording_file(&file).unwrap();
+    let replayed: Vec<String> = replay_recording(
+        &recording,
+        &ReplayOptions {
+            tail_ms: 0,
+            ..ReplayOptions::default()
+        },
+    )
+    .transitions
+    .iter()
+    .map(|t| format!("{}:{}", t.to, t.reason.rule))
+    .collect();
+    assert_eq!(replayed, s.steps("sh"));
 }
 
 #[test]
