@@ -3,8 +3,8 @@
 //! native status while it runs (engine `set_foreground`).
 //!
 //! The check is `tcgetpgrp` on the PTY master, then the group leader's
-//! `/proc/PID/exe` and `/proc/PID/cmdline` (a readlink and one small read:
-//! microseconds). It runs from the reader thread only when output arrives:
+//! `/proc/PID/exe` and `/proc/PID/cmdline` (one readlink and one read of at
+//! most 4 KiB). It runs from the reader thread only when output arrives:
 //! at once for a chunk holding an OSC 133 mark or the first chunk after an
 //! Enter, else at most every [`CHECK_EVERY_MS`]. A task that prints nothing
 //! costs nothing: no timer, no poll.
