@@ -44,7 +44,7 @@ pub struct ForegroundWatch {
 
 /// `ESC ] 133 ;`: a shell mark is in the chunk.
 fn has_shell_mark(bytes: &[u8]) -> bool {
-    bytes.windows(6).any(|w| w == b"\x1b]133;")
+    memchr::memmem::find(bytes, b"\x1b]133;").is_some()
 }
 
 impl ForegroundWatch {
@@ -65,11 +65,12 @@ impl ForegroundWatch {
     /// Whether this output chunk should trigger a check.
     pub fn due(&mut self, now: u64, bytes: &[u8]) -> bool {
         let entered = self.entered.swap(false, Ordering::Relaxed);
+        // Cheapest first: the byte scan only when nothing else made it due.
         let due = entered
-            || has_shell_mark(bytes)
             || self
                 .last_check
-                .is_none_or(|at| now.saturating_sub(at) >= CHECK_EVERY_MS);
+                .is_none_or(|at| now.saturating_sub(at) >= CHECK_EVERY_MS)
+            || has_shell_mark(bytes);
         if due {
             self.last_check = Some(now);
         }

@@ -223,6 +223,18 @@ fn now_unix() -> u64 {
         .unwrap_or(0)
 }
 
+impl WorkspaceServices {
+    /// Where a new task runs: this directory, or a new worktree of it.
+    fn place(&self, name: &str, worktree: bool) -> Result<(PathBuf, Option<PathBuf>)> {
+        if worktree {
+            let wt = crate::worktree::create(&self.paths.data_dir, &self.cwd, name)?;
+            Ok((wt.path.clone(), Some(wt.path)))
+        } else {
+            Ok((self.cwd.clone(), None))
+        }
+    }
+}
+
 impl Services for WorkspaceServices {
     fn agent_choices(&self) -> Vec<AgentChoice> {
         self.config
@@ -290,12 +302,7 @@ impl Services for WorkspaceServices {
         } else {
             None
         };
-        let (cwd, worktree) = if worktree {
-            let wt = crate::worktree::create(&self.paths.data_dir, &self.cwd, name)?;
-            (wt.path.clone(), Some(wt.path))
-        } else {
-            (self.cwd.clone(), None)
-        };
+        let (cwd, worktree) = self.place(name, worktree)?;
         let req = LaunchRequest {
             name,
             cwd,
