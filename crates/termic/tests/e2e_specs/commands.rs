@@ -23,6 +23,8 @@ struct Start<'a> {
     integration: bool,
     /// Prepended to PATH (the simulated `claude`).
     path_dir: Option<&'a Path>,
+    /// The user's own ZDOTDIR, as termic's environment would hold it.
+    zdotdir: Option<PathBuf>,
 }
 
 fn start(fx: &Fixture, s: &Session, name: &str, how: Start<'_>) -> TaskId {
@@ -39,12 +41,12 @@ fn start(fx: &Fixture, s: &Session, name: &str, how: Start<'_>) -> TaskId {
         data_dir: &fx.root.path().join("data"),
         extra_args: &[],
     };
-    let mut spec = command_spec(
-        &argv,
-        &req,
-        how.integration.then_some(dir.as_path()),
-        |_| None,
-    );
+    let zdotdir = how.zdotdir.clone();
+    let mut spec = command_spec(&argv, &req, how.integration.then_some(dir.as_path()), |k| {
+        (k == "ZDOTDIR")
+            .then(|| zdotdir.clone().map(Into::into))
+            .flatten()
+    });
     spec.env.push(("HOME".into(), fx.home().into()));
     if let Some(bin) = how.path_dir {
         let mut path = OsString::from(bin);
@@ -61,6 +63,7 @@ fn shell(argv: &'static [&'static str], cwd: PathBuf) -> Start<'static> {
         cwd,
         integration: true,
         path_dir: None,
+        zdotdir: None,
     }
 }
 
@@ -70,7 +73,9 @@ fn user_rc_files(fx: &Fixture) {
     let home = fx.home();
     std::fs::write(
         home.join(".bashrc"),
-        "export FIXTURE_RC=bash-rc-loaded\nalias fixture_alias='echo alias-works'\n",
+        // A PROMPT_COMMAND of the user's own, ending in `;` as many do.
+        "export FIXTURE_RC=bash-rc-loaded\nalias fixture_alias='echo alias-works'\n\
+         PROMPT_COMMAND='touch \"$HOME/prompt-command-ran\";'\n",
     )
     .unwrap();
     std::fs::write(
@@ -126,8 +131,12 @@ fn a_command_is_working_while_it_prints_and_exits_with_no_guess() {
 fn integrated_shell(argv: &'static [&'static str], cwd: PathBuf, rc_value: &str) {
     let fx = Fixture::new();
     user_rc_files(&fx);
-    let s = Session::start(&fx, RuntimeConfig::default());
-    let id = start(&fx, &s, "sh", shell(argv, cwd));
+    integrated_shell_in(&fx, shell(argv, cwd), rc_value);
+}
+
+fn integrated_shell_in(fx: &Fixture, how: Start<'_>, rc_value: &str) -> (Session, TaskId) {
+    let s = Session::start(fx, RuntimeConfig::default());
+    let id = start(fx, &s, "sh", how);
     std::thread::sleep(Duration::from_millis(300));
     s.send(id, b"echo \"rc=$FIXTURE_RC\"; fixture_alias\r");
     s.wait_screen(id, &format!("rc={rc_value}"), 10 * SEC);
@@ -155,12 +164,45 @@ fn integrated_shell(argv: &'static [&'static str], cwd: PathBuf, rc_value: &str)
     assert_eq!(s.steps("sh").len(), before, "{:?}", s.steps("sh"));
     assert_never_needs_you(&s, "sh");
     assert!(s.rt.with_engine(id, |e| e.profile_id() == "shell").unwrap());
+    (s, id)
 }
 
 #[test]
 fn bash_with_integration_reports_each_command_and_loads_the_users_bashrc() {
-    let fx_cwd = std::env::temp_dir();
-    integrated_shell(&["bash"], fx_cwd, "bash-rc-loaded");
+    let fx = Fixture::new();
+    user_rc_files(&fx);
+    integrated_shell_in(
+        &fx,
+        shell(&["bash"], std::env::temp_dir()),
+        "bash-rc-loaded",
+    );
+    assert!(
+        fx.home().join("prompt-command-ran").exists(),
+        "the user's own PROMPT_COMMAND still runs"
+    );
+}
+
+#[test]
+fn zsh_with_the_users_own_zdotdir_reads_their_files_from_it() {
+    if !on_path("zsh") {
+        panic!("zsh is not installed: .ci/run installs it (apt-get install -y zsh)");
+    }
+    let fx = Fixture::new();
+    let zdot = fx.home().join("zdot");
+    std::fs::create_dir_all(&zdot).unwrap();
+    std::fs::write(
+        zdot.join(".zshrc"),
+        "export FIXTURE_RC=zdotdir-rc-loaded\nalias fixture_alias='echo alias-works'\n",
+    )
+    .unwrap();
+    let how = Start {
+        zdotdir: Some(zdot.clone()),
+        ..shell(&["zsh"], fx.home())
+    };
+    let (s, id) = integrated_shell_in(&fx, how, "zdotdir-rc-loaded");
+    // Programs the shell starts see the user's ZDOTDIR, not termic's.
+    s.send(id, b"echo \"zd=$ZDOTDIR tz=${TERMIC_ZDOTDIR-unset}\"\r");
+    s.wait_screen(id, &format!("zd={} tz=unset", zdot.display()), 10 * SEC);
 }
 
 #[test]
