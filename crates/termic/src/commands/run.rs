@@ -16,16 +16,17 @@ use clap::Args;
 use super::workspace::{open, InitialTask, WorkspaceArgs};
 use crate::app::services::Program;
 
-/// Examples:
-///
-///   termic run claude
-///   termic run codex --name review --worktree
-///   termic run mine -- --model fast      (agent `mine`, extra arguments)
-///   termic run -- bash                   (a shell, with shell integration)
-///   termic run --name tests -- make test (any command)
+/// The examples are the help's own (`termic run --help`).
 #[derive(Debug, Args)]
 #[command(
-    override_usage = "termic run [OPTIONS] AGENT [-- AGENT_ARGS...]\n       termic run [OPTIONS] -- COMMAND [ARGS...]"
+    override_usage = "termic run [OPTIONS] AGENT [-- AGENT_ARGS...]\n       termic run [OPTIONS] -- COMMAND [ARGS...]",
+    after_help = "A word before -- is always an agent; with nothing before --, what follows is a command.\n\n\
+Examples:\n  \
+termic run claude\n  \
+termic run codex --name review --worktree\n  \
+termic run mine -- --model fast        agent `mine` with extra arguments\n  \
+termic run -- bash                     a shell, with shell integration\n  \
+termic run --name tests -- make test   any command"
 )]
 pub struct RunArgs {
     /// A built-in agent (claude, codex, grok, agy, opencode) or one defined in
