@@ -5,10 +5,12 @@
 //! its command (`claude`, `codex`, a clone's `claude`), so a user-defined
 //! agent is recognised too. A process matches by its `/proc/PID/exe` file
 //! name, its argv[0] file name, or, when argv[0] is an interpreter (`node`,
-//! `python3`, `bun`...), its script's name without the extension (Codex's
-//! npm launcher is `node .../codex.js`). Claude Code sets its process title
-//! to `claude`, which is its argv[0]. Docker agents run in a container and
-//! are never in the task's foreground: they are left out.
+//! `python3`, `bun`...), its script's name; each without a `.js`, `.py` or
+//! `.exe` extension. Measured here: Claude Code 2.1.332 runs as
+//! `.../claude-code/bin/claude.exe` with argv[0] `claude`; Codex's npm
+//! launcher is `node .../codex.js`; opencode's binary is `opencode.exe`.
+//! Docker agents run in a container and are never in the task's
+//! foreground: they are left out.
 
 use std::path::Path;
 
@@ -39,7 +41,7 @@ fn file_name(path: &[u8]) -> &[u8] {
 }
 
 fn stem(name: &[u8]) -> &[u8] {
-    for ext in [&b".js"[..], b".mjs", b".cjs", b".py"] {
+    for ext in [&b".js"[..], b".mjs", b".cjs", b".py", b".exe"] {
         if let Some(s) = name.strip_suffix(ext) {
             return s;
         }
@@ -70,14 +72,14 @@ impl ForegroundAgents {
     pub fn identify(&self, exe: Option<&Path>, cmdline: &[u8]) -> Option<&ForegroundAgent> {
         let mut args = cmdline.split(|b| *b == 0);
         let argv0 = file_name(args.next().unwrap_or_default());
-        let mut names: Vec<&[u8]> = vec![argv0];
+        let mut names: Vec<&[u8]> = vec![stem(argv0)];
         if INTERPRETERS.iter().any(|i| i.as_bytes() == argv0) {
             if let Some(script) = args.find(|a| !a.starts_with(b"-")) {
                 names.push(stem(file_name(script)));
             }
         }
         if let Some(exe) = exe {
-            names.push(file_name(exe.as_os_str().as_encoded_bytes()));
+            names.push(stem(file_name(exe.as_os_str().as_encoded_bytes())));
         }
         self.agents
             .iter()
@@ -121,6 +123,21 @@ mod tests {
                 .map(|a| a.agent.as_str())
         };
         assert_eq!(id(Some("/usr/bin/node"), b"claude\0"), Some("claude"));
+        // Claude Code 2.1.332 as measured: a native claude.exe, argv[0] claude.
+        assert_eq!(
+            id(
+                Some("/n/@anthropic-ai/claude-code/bin/claude.exe"),
+                b"claude\0"
+            ),
+            Some("claude")
+        );
+        assert_eq!(
+            id(
+                Some("/n/opencode-ai/bin/opencode.exe"),
+                b"/x/opencode.exe\0"
+            ),
+            Some("opencode")
+        );
         assert_eq!(
             id(None, b"/usr/local/bin/claude\0--resume\0"),
             Some("claude")
