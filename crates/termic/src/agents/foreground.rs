@@ -33,8 +33,11 @@ pub struct ForegroundAgents {
     agents: Vec<ForegroundAgent>,
 }
 
-/// Programs that run a script named by their first argument.
-const INTERPRETERS: [&str; 7] = ["node", "nodejs", "bun", "deno", "python", "python3", "ruby"];
+/// Programs that run a script named by their first argument (a `#!/bin/sh`
+/// wrapper named `claude` runs as `sh /path/claude`).
+const INTERPRETERS: [&str; 10] = [
+    "node", "nodejs", "bun", "deno", "python", "python3", "ruby", "sh", "bash", "dash",
+];
 
 fn file_name(path: &[u8]) -> &[u8] {
     path.rsplit(|b| *b == b'/').next().unwrap_or(path)
@@ -157,6 +160,10 @@ mod tests {
             Some("grok")
         );
         assert_eq!(id(Some("/opt/bin/my-agent"), b"x\0"), Some("mine"));
+        assert_eq!(
+            id(Some("/usr/bin/dash"), b"/bin/sh\0/home/u/bin/claude\0"),
+            Some("claude")
+        );
         // A shell, an editor, a docker agent's name: not agents here.
         assert_eq!(id(Some("/usr/bin/bash"), b"bash\0"), None);
         assert_eq!(id(Some("/usr/bin/vim"), b"vim\0claude\0"), None);
