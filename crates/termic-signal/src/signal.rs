@@ -54,6 +54,31 @@ pub struct ProgramStatus {
     pub title: Option<String>,
 }
 
+/// An OSC 133 shell-integration mark (see `scanner/shell.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ShellMark {
+    /// `133;A`: the shell starts drawing its prompt.
+    PromptStart,
+    /// `133;B`: the prompt is drawn; the user types a command.
+    PromptEnd,
+    /// `133;C`: the command runs (its output starts).
+    CommandStart,
+    /// `133;D[;status]`: the command ended, with its exit status when given.
+    CommandEnd { status: Option<i32> },
+}
+
+impl ShellMark {
+    /// The mark's letter on the wire.
+    pub fn letter(self) -> &'static str {
+        match self {
+            ShellMark::PromptStart => "A",
+            ShellMark::PromptEnd => "B",
+            ShellMark::CommandStart => "C",
+            ShellMark::CommandEnd { .. } => "D",
+        }
+    }
+}
+
 /// A signal found in the output stream, in stream order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Signal {
@@ -75,6 +100,9 @@ pub enum Signal {
     /// The agent asked `OSC 7501 ; ?`: the terminal should answer so the agent
     /// reports its state natively.
     NativeProbe,
+    /// An OSC 133 shell-integration mark. Only a task whose profile is the
+    /// shell's obeys it; anywhere else it is printed text.
+    ShellMark(ShellMark),
     /// Visible output (printable characters or line feeds) was seen in this chunk.
     Activity,
 }

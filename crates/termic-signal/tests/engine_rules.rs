@@ -11,5 +11,7 @@ mod hooks;
 mod interrupts;
 #[path = "engine_rules/native.rs"]
 mod native;
+#[path = "engine_rules/plain.rs"]
+mod plain;
 #[path = "engine_rules/turns.rs"]
 mod turns;

@@ -143,8 +143,14 @@ impl App {
         let name = spec.name.clone();
         let agent = spec.agent.clone();
         let profile = spec.profile.clone();
-        self.runtime.set_hooks_wired(&spec.agent, hooks_wired);
-        self.wired.insert(spec.agent.clone(), hooks_wired);
+        // A command's label (`bash`, even `claude` run as a command) is not
+        // an agent id: it must not overwrite an agent's wired status.
+        let is_agent = termic_signal::profile::profile_for(&spec.profile).turns
+            == termic_signal::profile::Turns::Agent;
+        if is_agent {
+            self.runtime.set_hooks_wired(&spec.agent, hooks_wired);
+            self.wired.insert(spec.agent.clone(), hooks_wired);
+        }
         let id = self.runtime.spawn(spec)?;
         let mut entry = TaskEntry::new(id.0, name, agent, self.now_ms());
         entry.worktree = worktree;
@@ -285,8 +291,26 @@ impl App {
         self.needs_draw = true;
     }
 
+    /// The sidebar's "bash > claude": which agent runs inside a command
+    /// task now (one engine lock, on output and transitions only).
+    fn refresh_foreground(&mut self, id: TaskId) {
+        let now = self
+            .runtime
+            .with_engine(id, |e| e.foreground_profile().map(str::to_owned))
+            .flatten();
+        if let Some(entry) = self.tasks.get_mut(id.0) {
+            if entry.foreground != now {
+                entry.foreground = now;
+                self.needs_draw = true;
+            }
+        }
+    }
+
     /// Applies one runtime event.
     pub fn on_runtime(&mut self, event: RuntimeEvent) {
+        if let RuntimeEvent::Dirty(id) | RuntimeEvent::Transition(id, _) = &event {
+            self.refresh_foreground(*id);
+        }
         match event {
             RuntimeEvent::Dirty(id) => {
                 if self.tasks.focused_id() == Some(id.0) {

@@ -16,5 +16,6 @@ pub mod paths;
 pub mod record;
 pub mod replies;
 pub mod runtime;
+pub mod shell;
 pub mod ui;
 pub mod worktree;

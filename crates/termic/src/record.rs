@@ -27,6 +27,10 @@ pub trait TaskRecorder: Send {
     fn hooks_wired(&mut self, now: u64, wired: bool);
     fn screen(&mut self, now: u64, facts: ScreenFacts);
     fn exit(&mut self, now: u64, code: Option<i32>);
+    /// The foreground program's profile changed (`None`: the task's own).
+    fn foreground(&mut self, now: u64, profile: Option<&str>, wired: bool) {
+        let _ = (now, profile, wired);
+    }
     /// Push buffered events to disk (at ticks and on shutdown).
     fn flush(&mut self);
 }
@@ -136,6 +140,14 @@ impl TaskRecorder for AsciicastRecorder {
 
     fn screen(&mut self, now: u64, facts: ScreenFacts) {
         self.write(|w| w.marker(now, &Marker::Screen(facts)));
+    }
+
+    fn foreground(&mut self, now: u64, profile: Option<&str>, wired: bool) {
+        let marker = Marker::Foreground {
+            profile: profile.map(str::to_owned),
+            wired,
+        };
+        self.write(|w| w.marker(now, &marker));
     }
 
     fn exit(&mut self, now: u64, code: Option<i32>) {

@@ -27,3 +27,6 @@ mod cli;
 
 #[path = "e2e_specs/demo.rs"]
 mod demo;
+
+#[path = "e2e_specs/commands.rs"]
+mod commands;

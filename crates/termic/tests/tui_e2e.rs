@@ -375,3 +375,65 @@ fn the_prefix_key_comes_from_config() {
     t.send(b"\x02?");
     t.wait_text("Press Ctrl-b then:");
 }
+
+#[test]
+fn run_with_a_command_after_the_dashes_runs_it_as_a_task() {
+    let f = Fixture::new();
+    let log = f.event_log();
+    let t = Termic::start(
+        &f,
+        &[
+            "--event-log",
+            log.to_str().unwrap(),
+            "run",
+            "--",
+            "sh",
+            "-c",
+            "echo hi; sleep 1",
+        ],
+    );
+    let screen = wait_badge(&t, "sh", "exited");
+    assert!(screen.contains("hi"), "{screen}");
+    let steps: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|v| {
+            format!(
+                "{}:{}",
+                v["to"].as_str().unwrap(),
+                v["rule"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(steps, ["working:output_flowing", "exited:exit"]);
+}
+
+#[test]
+fn run_with_a_program_that_is_not_an_agent_says_how_to_run_it_as_a_command() {
+    let f = Fixture::new();
+    let mut t = Termic::start(&f, &["run", "bash"]);
+    assert_eq!(t.wait_exit(), 1);
+    t.wait_text("run it as a command: termic run -- bash");
+}
+
+#[test]
+fn the_new_task_dialog_runs_a_typed_command() {
+    let f = Fixture::new();
+    let mut t = Termic::start(&f, &["run", "--", "sh", "-c", "sleep 30"]);
+    wait_badge(&t, "sh", "idle");
+    t.prefix(b"n");
+    t.wait_text("New task");
+    // Left from the first agent wraps to the last choice: "command".
+    t.send(b"\x1b[D");
+    t.wait_text("Command  (type a command");
+    t.send(b"\t");
+    t.send(b"sh -c 'echo from-the-dialog; sleep 30'");
+    t.send(b"\t");
+    t.send(b"typed");
+    t.send(b"\r");
+    let screen = t.wait_for("the typed command runs", |s| {
+        badge_line(s, "typed").is_some() && s.contains("from-the-dialog")
+    });
+    assert!(screen.contains("from-the-dialog"), "{screen}");
+}

@@ -31,6 +31,8 @@ pub struct Constants {
     /// A native `working` with no Enter first waits this long before it
     /// counts, so Codex's start-up working/idle pair is not a turn.
     pub native_hold_ms: u64,
+    /// A command task (not an agent) with no output this long reads idle.
+    pub output_quiet_ms: u64,
 }
 
 impl Default for Constants {
@@ -48,6 +50,7 @@ impl Default for Constants {
             submit_activity_window_ms: 3_000,
             false_done_window_ms: 10_000,
             native_hold_ms: 1_000,
+            output_quiet_ms: 2_000,
         }
     }
 }
@@ -56,7 +59,7 @@ impl Constants {
     /// `(name, value)` for every constant, in table order (docs and Inspector).
     /// Destructured without `..`, so a new constant that is not listed here
     /// (and so not checked against the docs) does not compile.
-    pub fn table(&self) -> [(&'static str, u64); 12] {
+    pub fn table(&self) -> [(&'static str, u64); 13] {
         let Constants {
             settle_ms,
             settle_ceiling_ms,
@@ -70,6 +73,7 @@ impl Constants {
             submit_activity_window_ms,
             false_done_window_ms,
             native_hold_ms,
+            output_quiet_ms,
         } = *self;
         [
             ("settle_ms", settle_ms),
@@ -84,6 +88,7 @@ impl Constants {
             ("submit_activity_window_ms", submit_activity_window_ms),
             ("native_hold_ms", native_hold_ms),
             ("false_done_window_ms", false_done_window_ms),
+            ("output_quiet_ms", output_quiet_ms),
         ]
     }
 }

@@ -106,12 +106,16 @@ pub struct Engine {
     /// Transitions from timers fired inside `focus` / `set_hooks_wired`
     /// (which return nothing), handed out by the next call.
     deferred: Vec<Transition>,
+    /// Command and shell tasks, and the runtime profile switch (rules/plain.rs).
+    plain: rules::plain::PlainTrack,
 }
 
 impl Engine {
     pub fn new(config: EngineConfig) -> Engine {
+        let profile = profile_for(&config.agent);
         Engine {
-            profile: profile_for(&config.agent),
+            profile,
+            plain: rules::plain::PlainTrack::new(profile),
             config,
             scanner: Scanner::new(),
             scratch: Vec::new(),

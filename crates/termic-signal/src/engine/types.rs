@@ -74,10 +74,15 @@ pub enum Rule {
     InterruptTitle,
     InterruptQuiet,
     Exit,
+    OutputFlowing,
+    OutputQuiet,
+    ShellCommandStart,
+    ShellCommandEnd,
+    ProfileSwitch,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 24] = [
+    pub const ALL: [Rule; 29] = [
         Rule::HookWorking,
         Rule::HookAttention,
         Rule::HookReleased,
@@ -102,6 +107,11 @@ impl Rule {
         Rule::InterruptTitle,
         Rule::InterruptQuiet,
         Rule::Exit,
+        Rule::OutputFlowing,
+        Rule::OutputQuiet,
+        Rule::ShellCommandStart,
+        Rule::ShellCommandEnd,
+        Rule::ProfileSwitch,
     ];
 
     /// Stable snake_case id (traces, JSON, docs).
@@ -131,6 +141,11 @@ impl Rule {
             Rule::InterruptTitle => "interrupt_title",
             Rule::InterruptQuiet => "interrupt_quiet",
             Rule::Exit => "exit",
+            Rule::OutputFlowing => "output_flowing",
+            Rule::OutputQuiet => "output_quiet",
+            Rule::ShellCommandStart => "shell_command_start",
+            Rule::ShellCommandEnd => "shell_command_end",
+            Rule::ProfileSwitch => "profile_switch",
         }
     }
 
@@ -160,6 +175,9 @@ impl Rule {
             Rule::ByteQuiet | Rule::SettledScreen | Rule::ScrollbackStable => "fallback",
             Rule::InterruptTitle | Rule::InterruptQuiet => "interrupt",
             Rule::Exit => "exit",
+            Rule::OutputFlowing | Rule::OutputQuiet => "output",
+            Rule::ShellCommandStart | Rule::ShellCommandEnd => "shell",
+            Rule::ProfileSwitch => "program",
         }
     }
 

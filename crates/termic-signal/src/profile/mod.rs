@@ -18,16 +18,20 @@
 mod agy;
 mod claude;
 mod codex;
+mod command;
 mod explain;
 mod generic;
 mod grok;
 mod opencode;
+mod shell;
+mod turns;
 
 use std::sync::OnceLock;
 
 use regex::Regex;
 
 pub use explain::{NotifyExplanation, RuleCheck, TitleExplanation};
+pub use turns::Turns;
 
 /// What a window title says about the agent's turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -91,6 +95,8 @@ pub struct AgentProfile {
     /// event), so with its hooks wired a silent wait for the user still rests
     /// on the byte-quiet fallback, which asks and never claims a done.
     pub hooks_report_attention: bool,
+    /// Agent heuristics, or the plain rules of a command or a shell.
+    pub turns: Turns,
     compiled: OnceLock<Vec<Regex>>,
 }
 
@@ -101,6 +107,8 @@ pub static PROFILES: &[&AgentProfile] = &[
     &grok::PROFILE,
     &agy::PROFILE,
     &opencode::PROFILE,
+    &command::PROFILE,
+    &shell::PROFILE,
     &generic::PROFILE,
 ];
 
@@ -134,6 +142,7 @@ impl AgentProfile {
             title_rules,
             notify_ignore,
             hooks_report_attention: true,
+            turns: Turns::Agent,
             compiled: OnceLock::new(),
         }
     }
@@ -141,6 +150,12 @@ impl AgentProfile {
     /// For an agent whose hooks report working and done but never "needs you".
     const fn without_hook_attention(mut self) -> AgentProfile {
         self.hooks_report_attention = false;
+        self
+    }
+
+    /// For a profile that is not a coding agent's (see [`Turns`]).
+    const fn with_turns(mut self, turns: Turns) -> AgentProfile {
+        self.turns = turns;
         self
     }
 

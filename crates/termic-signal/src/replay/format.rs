@@ -13,6 +13,7 @@
 //! | `m` | `termic:hooks_wired=1` / `=0` | the agent's hooks became wired / unwired |
 //! | `m` | `termic:exit=CODE` (empty CODE: no code) | the process exited |
 //! | `m` | `termic:screen=HASH/LINES` | the runtime's screen facts (hash in hex) |
+//! | `m` | `termic:foreground=PROFILE/WIRED` (empty PROFILE: the task's own) | another program took the task's foreground (an agent started in a shell) |
 //!
 //! Unknown codes and markers without the `termic:` prefix are skipped, so a
 //! plain asciinema recording replays too.
@@ -63,6 +64,12 @@ pub enum Marker {
     HooksWired(bool),
     Exit(Option<i32>),
     Screen(ScreenFacts),
+    /// The foreground program's profile (`None`: the task's own) and
+    /// whether its hooks are wired.
+    Foreground {
+        profile: Option<String>,
+        wired: bool,
+    },
 }
 
 impl Marker {
@@ -81,6 +88,12 @@ impl Marker {
             Marker::Screen(f) => {
                 format!("{}screen={:x}/{}", Self::PREFIX, f.hash, f.scrollback_lines)
             }
+            Marker::Foreground { profile, wired } => format!(
+                "{}foreground={}/{}",
+                Self::PREFIX,
+                profile.as_deref().unwrap_or_default(),
+                flag(*wired)
+            ),
         }
     }
 
@@ -113,6 +126,15 @@ impl Marker {
                     hash: u64::from_str_radix(hash, 16).map_err(|_| bad())?,
                     scrollback_lines: lines.parse().map_err(|_| bad())?,
                 })
+            }
+            "foreground" => {
+                let (profile, wired) = value.rsplit_once('/').ok_or_else(|| {
+                    format!("marker {label:?}: expected foreground=PROFILE/WIRED")
+                })?;
+                Marker::Foreground {
+                    profile: (!profile.is_empty()).then(|| profile.to_string()),
+                    wired: flag(wired)?,
+                }
             }
             // A newer termic's fact: skip it rather than refuse the file.
             _ => return Ok(None),
@@ -210,6 +232,14 @@ mod tests {
                 hash: 0xdead_beef,
                 scrollback_lines: 42,
             }),
+            Marker::Foreground {
+                profile: Some("claude".into()),
+                wired: true,
+            },
+            Marker::Foreground {
+                profile: None,
+                wired: false,
+            },
         ];
         for m in markers {
             assert_eq!(

@@ -148,6 +148,9 @@ pub fn replay_recording(recording: &Recording, options: &ReplayOptions) -> Repla
                 Marker::HooksWired(w) => engine.set_hooks_wired(at, *w),
                 Marker::Exit(code) => transitions.extend(engine.exited(at, *code)),
                 Marker::Screen(facts) => transitions.extend(engine.screen(at, *facts)),
+                Marker::Foreground { profile, wired } => {
+                    transitions.extend(engine.set_foreground(at, profile.as_deref(), *wired))
+                }
             },
         }
         log.extend(engine.drain_log());

@@ -4,7 +4,7 @@
 //! [`Perform`]: vte tracks escape-sequence state, and the performer turns the
 //! few sequences termic cares about into signals: window titles (OSC 0/2),
 //! notifications (OSC 9, 777 and kitty's 99), progress (OSC 9;4), termic hook
-//! messages (OSC 777;termic), native program status (OSC 7501), a bare BEL, and
+//! messages (OSC 777;termic), native program status (OSC 7501), shell-integration marks (OSC 133), a bare BEL, and
 //! visible output. Everything else (CSI, DCS, other OSCs) is parsed and dropped.
 //!
 //! ```
@@ -27,6 +27,7 @@ mod kitty;
 mod limit;
 mod native;
 mod osc;
+mod shell;
 
 use vte::{Parser, Perform};
 

@@ -5,6 +5,7 @@
 
 use super::kitty::KittyAssembler;
 use super::native;
+use super::shell;
 use crate::signal::{NotifySource, Signal};
 use crate::wire;
 
@@ -17,6 +18,7 @@ pub(super) fn dispatch(params: &[&[u8]], kitty: &mut KittyAssembler) -> Option<S
         b"777" => osc777(params),
         b"99" => osc99(rest, kitty),
         b"7501" => native::parse(rest),
+        b"133" => shell::parse(rest),
         // OSC 1 (icon name), colours, palette, hyperlinks, clipboard...: not signals.
         _ => None,
     }

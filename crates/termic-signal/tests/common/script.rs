@@ -19,7 +19,7 @@
 //! Events: `key enter|escape|ctrlc|other`, `title TEXT`, `notify TEXT` (OSC 9),
 //! `activity`, `bell`, `hook EVENT [task=ID] [k=v]...`, `native STATE [kind=K]
 //! [msg=REST OF LINE]`, `focus on|off`, `wired on|off`, `screen HASH LINES`,
-//! `exit CODE|none`, `bytes ESCAPED` (through the scanner; `\e \a \r \n \xNN \\`).
+//! `exit CODE|none`, `foreground PROFILE [wired]|none`, `bytes ESCAPED` (through the scanner; `\e \a \r \n \xNN \\`).
 //! The expected transitions must match the actual ones exactly, in order.
 
 use termic_signal::engine::{Engine, EngineConfig, Key, Rule, ScreenFacts, State, Transition};
@@ -35,6 +35,9 @@ pub enum Event {
     Screen(ScreenFacts),
     Exit(Option<i32>),
     Bytes(Vec<u8>),
+    /// `foreground PROFILE [wired]` or `foreground none`: the runtime saw
+    /// another program in the task's foreground.
+    Foreground(Option<String>, bool),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -155,6 +158,11 @@ fn parse_event(line: &str, task: &str) -> Event {
         }
         "exit" => Event::Exit(rest.parse().ok()),
         "bytes" => Event::Bytes(unescape(rest)),
+        "foreground" => {
+            let mut words = rest.split_whitespace();
+            let profile = words.next().filter(|p| *p != "none").map(str::to_string);
+            Event::Foreground(profile, words.next() == Some("wired"))
+        }
         _ => panic!("unknown event {line:?}"),
     }
 }
@@ -297,6 +305,9 @@ pub fn run(script: &Script) -> Outcome {
             Event::Screen(f) => out.extend(engine.screen(at, f)),
             Event::Exit(code) => out.extend(engine.exited(at, code)),
             Event::Bytes(b) => out.extend(engine.feed_output(at, &b)),
+            Event::Foreground(p, wired) => {
+                out.extend(engine.set_foreground(at, p.as_deref(), wired))
+            }
         }
     }
     let horizon = script.horizon.unwrap_or(last + 60_000);

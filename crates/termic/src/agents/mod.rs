@@ -10,8 +10,12 @@
 //! - [`detect`]: "detected" = the command is on PATH (pure).
 //! - [`user`]: parsing `[agents.<id>]` tables.
 //! - [`launch`]: an agent plus a name and a place to a runtime `TaskSpec`.
+//! - [`command`]: any command (and an integrated shell) as a task.
+//! - [`foreground`]: which agent a task's foreground process is.
 
+pub mod command;
 pub mod detect;
+pub mod foreground;
 pub mod launch;
 pub mod user;
 

@@ -5,6 +5,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::services::SettingsAction;
 use super::App;
+use crate::app::services::{parse_command_line, Program};
 use crate::notify::NotifySettings;
 use crate::runtime::TaskId;
 use crate::ui::dialog::{ConfirmAction, NewTaskField, NewTaskView};
@@ -98,11 +99,24 @@ impl App {
         match key.code {
             KeyCode::Esc => return None,
             KeyCode::Enter => {
-                let Some(agent) = view.selected_agent().map(|a| a.id.clone()) else {
-                    return Some(Overlay::NewTask(view));
+                let program = if view.is_command() {
+                    match parse_command_line(&view.command) {
+                        Ok(argv) => Program::Command(argv),
+                        Err(message) => {
+                            self.message = Some(message);
+                            view.field = NewTaskField::Command;
+                            return Some(Overlay::NewTask(view));
+                        }
+                    }
+                } else {
+                    let Some(agent) = view.selected_agent() else {
+                        return Some(Overlay::NewTask(view));
+                    };
+                    Program::Agent(agent.id.clone())
                 };
                 let name = (!view.name.trim().is_empty()).then(|| view.name.trim().to_string());
-                if let Err(err) = self.launch(&agent, name.as_deref(), view.worktree, &[]) {
+                if let Err(err) = self.launch_program(&program, name.as_deref(), view.worktree, &[])
+                {
                     self.message = Some(format!("{err:#}"));
                 }
                 return None;
@@ -111,19 +125,42 @@ impl App {
             KeyCode::BackTab | KeyCode::Up => view.next_field(false),
             KeyCode::Left => view.cycle(false),
             KeyCode::Right => view.cycle(true),
-            KeyCode::Backspace if view.field == NewTaskField::Name => {
-                view.name.pop();
+            KeyCode::Backspace if view.text_field().is_some() => {
+                view.text_field().map(String::pop);
             }
-            KeyCode::Char(c)
-                if view.field == NewTaskField::Name
-                    && !key.modifiers.contains(KeyModifiers::CONTROL) =>
-            {
-                view.name.push(c)
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                if let Some(text) = view.text_field() {
+                    text.push(c);
+                } else if c == ' ' {
+                    view.cycle(true);
+                }
             }
-            KeyCode::Char(' ') => view.cycle(true),
             _ => {}
         }
         Some(Overlay::NewTask(view))
+    }
+
+    /// Starts an agent or a command as a new task (the dialog, `termic run`).
+    pub fn launch_program(
+        &mut self,
+        program: &Program,
+        name: Option<&str>,
+        worktree: bool,
+        extra_args: &[String],
+    ) -> anyhow::Result<()> {
+        let argv = match program {
+            Program::Agent(agent) => return self.launch(agent, name, worktree, extra_args),
+            Program::Command(argv) => argv,
+        };
+        let label = crate::agents::command::command_label(argv);
+        let name = match name {
+            Some(n) => n.to_string(),
+            None => unique_name(&label, self.tasks.entries.iter().map(|e| e.name.as_str())),
+        };
+        let size = self.pty_size();
+        let launch = self.services.launch_command(argv, &name, worktree, size)?;
+        self.spawn(launch.spec, launch.worktree, launch.hooks_wired)?;
+        Ok(())
     }
 
     /// Starts `agent` as a new task (the new-task dialog and `termic run`).

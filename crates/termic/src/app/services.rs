@@ -23,6 +23,25 @@ pub struct Launch {
     pub hooks_wired: bool,
 }
 
+/// What a new task runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Program {
+    /// A built-in or config-defined agent, by id.
+    Agent(String),
+    /// Any command: program and arguments (never empty).
+    Command(Vec<String>),
+}
+
+/// A command line as typed in the new-task dialog, split the way a POSIX
+/// shell splits words (quotes kept together), with no expansion.
+pub fn parse_command_line(line: &str) -> Result<Vec<String>, String> {
+    match shell_words::split(line) {
+        Ok(argv) if argv.is_empty() => Err("Type a command to run, e.g. bash.".to_string()),
+        Ok(argv) => Ok(argv),
+        Err(_) => Err("The command has an unclosed quote: close it or remove it.".to_string()),
+    }
+}
+
 /// An install or removal the user chose in Settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SettingsAction {
@@ -45,6 +64,18 @@ pub trait Services {
         size: TermSize,
         extra_args: &[String],
     ) -> Result<Launch>;
+    /// Resolves any command into a spawnable task (a bare bash, zsh or fish
+    /// gets shell integration when it is on).
+    fn launch_command(
+        &mut self,
+        argv: &[String],
+        name: &str,
+        worktree: bool,
+        size: TermSize,
+    ) -> Result<Launch> {
+        let _ = (argv, name, worktree, size);
+        Err(anyhow::anyhow!("running a command is not available here"))
+    }
     fn remove_worktree(&mut self, path: &Path) -> Result<()>;
     /// One row per agent, status re-read from disk. `native_seen` lists the
     /// agents that reported OSC 7501 on some task.

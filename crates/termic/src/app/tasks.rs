@@ -31,6 +31,8 @@ pub struct TaskEntry {
     pub worktree: Option<PathBuf>,
     /// Lines the user scrolled back in this task's pane (0: live).
     pub scroll: usize,
+    /// The agent running inside this command task now (`claude` in a shell).
+    pub foreground: Option<String>,
 }
 
 /// Oldest entries are dropped past this many, so a chatty task cannot grow
@@ -51,13 +53,17 @@ impl TaskEntry {
             timeline: Vec::new(),
             worktree: None,
             scroll: 0,
+            foreground: None,
         }
     }
 
     pub fn view(&self, now_ms: u64) -> TaskView {
         TaskView {
             name: self.name.clone(),
-            agent: self.agent.clone(),
+            agent: match &self.foreground {
+                Some(inner) => format!("{} > {inner}", self.agent),
+                None => self.agent.clone(),
+            },
             badge: self.badge.clone(),
             in_state: Duration::from_millis(now_ms.saturating_sub(self.since_ms)),
             unseen: self.unseen,
@@ -203,6 +209,14 @@ mod tests {
             l.push(TaskEntry::new(i, format!("t{i}"), "claude".into(), 0));
         }
         l
+    }
+
+    #[test]
+    fn an_agent_inside_a_command_task_shows_after_the_command() {
+        let mut e = TaskEntry::new(1, "sh".into(), "bash".into(), 0);
+        assert_eq!(e.view(0).agent, "bash");
+        e.foreground = Some("claude".into());
+        assert_eq!(e.view(0).agent, "bash > claude");
     }
 
     #[test]

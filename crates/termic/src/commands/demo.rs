@@ -195,7 +195,7 @@ fn demo(mut ws: WorkspaceArgs, args: &DemoArgs, exe: &Path, dirs: &DemoDirs) -> 
     let tasks = AGENTS
         .iter()
         .map(|(agent, _)| InitialTask {
-            agent: agent.to_string(),
+            program: crate::app::services::Program::Agent(agent.to_string()),
             name: Some(format!("{agent}-demo")),
             worktree: false,
             args: Vec::new(),

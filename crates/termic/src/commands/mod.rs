@@ -36,7 +36,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Open the workspace with one task already running.
+    /// Open the workspace with one task already running: an agent, or any command after --.
     Run(run::RunArgs),
     /// Install, remove and check lifecycle hooks in agent configs.
     #[command(subcommand)]

@@ -1,38 +1,121 @@
-//! `termic run AGENT`: the workspace with that task already open.
+//! `termic run AGENT` and `termic run -- CMD`: the workspace with that task
+//! already open.
+//!
+//! Grammar: a word before `--` is always an agent id, and what follows `--`
+//! is that agent's extra arguments; with no word before `--`, what follows
+//! is a command to run as the task. So `termic run claude -- --resume` is
+//! Claude with `--resume`, and `termic run -- claude --resume` is the same
+//! program run as a plain command (termic still recognises it as Claude
+//! once it is in the foreground).
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::Args;
 
 use super::workspace::{open, InitialTask, WorkspaceArgs};
+use crate::app::services::Program;
 
-/// Examples:
-///
-///   termic run claude
-///   termic run codex --name review --worktree
-///   termic run mine -- --model fast
+/// The examples are the help's own (`termic run --help`).
 #[derive(Debug, Args)]
+#[command(
+    override_usage = "termic run [OPTIONS] AGENT [-- AGENT_ARGS...]\n       termic run [OPTIONS] -- COMMAND [ARGS...]",
+    after_help = "A word before -- is always an agent; with nothing before --, what follows is a command.\n\n\
+Examples:\n  \
+termic run claude\n  \
+termic run codex --name review --worktree\n  \
+termic run mine -- --model fast        agent `mine` with extra arguments\n  \
+termic run -- bash                     a shell, with shell integration\n  \
+termic run --name tests -- make test   any command"
+)]
 pub struct RunArgs {
-    /// A built-in agent (claude, codex, grok, agy, opencode) or one defined in config.toml.
-    pub agent: String,
-    /// Task name shown in the sidebar (default: the agent's id).
+    /// A built-in agent (claude, codex, grok, agy, opencode) or one defined in
+    /// config.toml. Leave it out and put a command after `--` to run any program.
+    pub agent: Option<String>,
+    /// Task name shown in the sidebar (default: the agent's id or the command's name).
     #[arg(long)]
     pub name: Option<String>,
     /// Run the task in a new git worktree of the current repository.
     #[arg(long)]
     pub worktree: bool,
-    /// Arguments passed to the agent unchanged.
-    #[arg(last = true)]
-    pub agent_args: Vec<String>,
+    /// After an agent: arguments passed to it unchanged. With no agent: the
+    /// command to run and its arguments.
+    #[arg(last = true, value_name = "ARGS")]
+    pub rest: Vec<String>,
+}
+
+impl RunArgs {
+    /// What the task runs, and the agent's extra arguments.
+    pub fn program(self) -> Result<(Program, Vec<String>)> {
+        match self.agent {
+            Some(agent) => Ok((Program::Agent(agent), self.rest)),
+            None if self.rest.is_empty() => bail!(
+                "nothing to run: give an agent (termic run claude) or a command after -- (termic run -- bash)"
+            ),
+            None => Ok((Program::Command(self.rest), Vec::new())),
+        }
+    }
 }
 
 pub fn run(ws: WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
+    let (name, worktree) = (args.name.clone(), args.worktree);
+    let (program, args) = args.program()?;
     let task = InitialTask {
-        agent: args.agent,
-        name: args.name,
-        worktree: args.worktree,
-        args: args.agent_args,
+        program,
+        name,
+        worktree,
+        args,
     };
     open(ws, Some(task))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        run: RunArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<(Program, Vec<String>)> {
+        let mut argv = vec!["run"];
+        argv.extend(args);
+        Cli::try_parse_from(argv)?.run.program()
+    }
+
+    fn strings(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_word_before_the_dashes_is_an_agent_and_after_them_its_arguments() {
+        let (p, extra) = parse(&["claude", "--", "--resume"]).unwrap();
+        assert_eq!(p, Program::Agent("claude".into()));
+        assert_eq!(extra, ["--resume"]);
+        let (p, extra) = parse(&["--name", "r", "codex"]).unwrap();
+        assert_eq!(p, Program::Agent("codex".into()));
+        assert!(extra.is_empty());
+    }
+
+    #[test]
+    fn with_no_agent_what_follows_the_dashes_is_the_command() {
+        let (p, extra) = parse(&["--", "sh", "-c", "echo hi; sleep 1"]).unwrap();
+        assert_eq!(
+            p,
+            Program::Command(strings(&["sh", "-c", "echo hi; sleep 1"]))
+        );
+        assert!(extra.is_empty());
+        let (p, _) = parse(&["--worktree", "--", "claude", "--resume"]).unwrap();
+        assert_eq!(p, Program::Command(strings(&["claude", "--resume"])));
+    }
+
+    #[test]
+    fn nothing_to_run_says_how() {
+        let err = parse(&[]).unwrap_err().to_string();
+        assert!(err.contains("termic run -- bash"), "{err}");
+    }
 }

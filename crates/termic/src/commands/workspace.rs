@@ -15,7 +15,8 @@ use anyhow::{Context, Result};
 use clap::Args;
 use ratatui::crossterm::event;
 
-use crate::app::services::Services;
+use crate::agents::foreground::ForegroundAgents;
+use crate::app::services::{Program, Services};
 use crate::app::terminal::TerminalGuard;
 use crate::app::{App, AppOptions};
 use crate::clock::SystemClock;
@@ -39,7 +40,7 @@ pub struct WorkspaceArgs {
 
 /// A task to start as the workspace opens (`termic run`).
 pub struct InitialTask {
-    pub agent: String,
+    pub program: Program,
     pub name: Option<String>,
     pub worktree: bool,
     pub args: Vec<String>,
@@ -64,8 +65,10 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     let mut services = WorkspaceServices::new(paths, cwd, path_var)?;
     let settings = services.config.settings.clone();
 
-    let (runtime, runtime_events) =
-        Runtime::new(settings.runtime_config(), Arc::new(SystemClock::new()));
+    let mut runtime_config = settings.runtime_config();
+    runtime_config.foreground_agents =
+        Arc::new(ForegroundAgents::from_registry(&services.config.agents));
+    let (runtime, runtime_events) = Runtime::new(runtime_config, Arc::new(SystemClock::new()));
     if let Some(path) = &args.event_log {
         runtime.set_event_log(Some(EventLog::open(path)?));
     }
@@ -89,7 +92,9 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
 
     // An unknown agent is reported before the screen is taken over.
     for task in &initial {
-        services.check_agent(&task.agent)?;
+        if let Program::Agent(agent) = &task.program {
+            services.check_agent(agent)?;
+        }
     }
 
     let (fallback_tx, fallback_rx) = crossbeam_channel::unbounded();
@@ -105,7 +110,12 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     let mut app = App::new(runtime, Box::new(services), options, notifier, size);
     app.refresh_wired();
     for task in initial {
-        app.launch(&task.agent, task.name.as_deref(), task.worktree, &task.args)?;
+        app.launch_program(
+            &task.program,
+            task.name.as_deref(),
+            task.worktree,
+            &task.args,
+        )?;
     }
 
     let (input_tx, input_rx) = crossbeam_channel::unbounded();

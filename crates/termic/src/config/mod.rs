@@ -15,6 +15,7 @@
 //! native_probe_reply = true    # answer Claude Code's OSC 7501 probe
 //! foreground = "#d0d0d0"       # reported to OSC 10 queries
 //! background = "#000000"       # reported to OSC 11 queries
+//! shell_integration = true     # OSC 133 marks for bash, zsh and fish tasks
 //!
 //! [ui]
 //! prefix_key = "C-]"
@@ -100,6 +101,9 @@ pub struct Settings {
     pub native_probe_reply: bool,
     pub foreground: Option<Rgb>,
     pub background: Option<Rgb>,
+    /// Start bash, zsh and fish tasks with termic's OSC 133 integration
+    /// (`shell/`). Off: a shell is a plain command (working while it prints).
+    pub shell_integration: bool,
     /// `None`: the UI's default.
     pub prefix_key: Option<String>,
     pub wizard_shown: bool,
@@ -116,6 +120,7 @@ impl Default for Settings {
             native_probe_reply: true,
             foreground: None,
             background: None,
+            shell_integration: true,
             prefix_key: None,
             wizard_shown: false,
             notifications: Notifications::default(),
@@ -141,6 +146,7 @@ impl Settings {
                 background: self.background.unwrap_or(defaults.background),
                 ..defaults
             },
+            ..RuntimeConfig::default()
         }
     }
 }
@@ -222,6 +228,9 @@ fn parse_settings(src: &Source<'_>, root: &toml_edit::Table) -> Result<Settings,
         }
         if let Some(v) = src.bool(t, "native_probe_reply")? {
             s.native_probe_reply = v;
+        }
+        if let Some(v) = src.bool(t, "shell_integration")? {
+            s.shell_integration = v;
         }
         s.foreground = parse_colour(src, t, "foreground")?;
         s.background = parse_colour(src, t, "background")?;

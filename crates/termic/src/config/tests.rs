@@ -17,6 +17,7 @@ fn empty_file_is_the_defaults() {
     assert_eq!(c.settings, Settings::default());
     assert_eq!(c.agents.all().len(), 5);
     assert!(c.settings.native_probe_reply);
+    assert!(c.settings.shell_integration);
     assert_eq!(c.settings.term_program, "iTerm.app");
     assert_eq!(c.settings.scrollback, 10_000);
 }
@@ -29,6 +30,7 @@ fn every_setting_is_read() {
 term_program = "WezTerm"
 scrollback = 500
 native_probe_reply = false
+shell_integration = false
 foreground = "#ffffff"
 background = "#101010"
 
@@ -51,6 +53,7 @@ opencode = false
     assert_eq!(s.term_program, "WezTerm");
     assert_eq!(s.scrollback, 500);
     assert!(!s.native_probe_reply);
+    assert!(!s.shell_integration);
     assert_eq!(s.background, Some(Rgb(0x10, 0x10, 0x10)));
     assert_eq!(s.prefix_key.as_deref(), Some("C-g"));
     assert!(s.wizard_shown);

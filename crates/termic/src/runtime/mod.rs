@@ -5,6 +5,7 @@
 //! a channel of [`RuntimeEvent`]s.
 //!
 //! - [`env`]: the spawn env contract (pure).
+//! - [`foreground`]: which agent runs in a command or shell task's foreground.
 //! - [`history`]: compact scrollback outside the screen model.
 //! - [`spawn`]: PTY open (under one process-wide lock) and child start.
 //! - [`reader`]: the reader thread (read, query scan, engine).
@@ -16,6 +17,7 @@
 //! - [`writer`]: the input writer thread (the only place a write may block).
 
 pub mod env;
+pub mod foreground;
 pub mod history;
 pub mod reader;
 pub mod screen;
@@ -68,7 +70,7 @@ struct Inner {
     config: RuntimeConfig,
     clock: Arc<dyn Clock>,
     /// Verified hooks status per agent id (the tui computes it).
-    hooks_wired: Mutex<HashMap<String, bool>>,
+    hooks_wired: Arc<Mutex<HashMap<String, bool>>>,
     event_log: Mutex<Option<Arc<EventLog>>>,
     record_dir: Mutex<Option<PathBuf>>,
 }
@@ -106,7 +108,7 @@ impl Runtime {
             events,
             config,
             clock,
-            hooks_wired: Mutex::new(HashMap::new()),
+            hooks_wired: Arc::new(Mutex::new(HashMap::new())),
             event_log: Mutex::new(None),
             record_dir: Mutex::new(None),
         };
@@ -167,6 +169,14 @@ impl Runtime {
             }
         };
         let (input_tx, input_rx) = crossbeam_channel::unbounded::<Vec<u8>>();
+        let entered = Arc::new(AtomicBool::new(false));
+        let watch = watches_foreground(&spec.profile).then(|| {
+            foreground::ForegroundWatch::new(
+                Arc::clone(&config.foreground_agents),
+                Arc::clone(&self.inner.hooks_wired),
+                Arc::clone(&entered),
+            )
+        });
         let shared = Arc::new(TaskShared {
             meta: TaskMeta {
                 id,
@@ -180,6 +190,7 @@ impl Runtime {
             clock: Arc::clone(&self.inner.clock),
             dirty: AtomicBool::new(false),
             focus_reporting: AtomicBool::new(false),
+            entered,
             parser: Mutex::new(parser),
             signals: Mutex::new(TaskSignals::new(engine, recorder)),
             event_log: lock(&self.inner.event_log).clone(),
@@ -210,7 +221,14 @@ impl Runtime {
         spawn_thread(
             format!("termic-read-{}", id.0),
             Box::new(move || {
-                reader::run(reader, master_fd, reader_shared, batch_tx, returned_rx);
+                reader::run(
+                    reader,
+                    master_fd,
+                    reader_shared,
+                    batch_tx,
+                    returned_rx,
+                    watch,
+                );
             }),
         )?;
         spawn_thread(
@@ -420,6 +438,9 @@ impl Runtime {
     pub fn write_input(&self, id: TaskId, bytes: &[u8]) -> Result<(), RuntimeError> {
         let task = self.task(id)?;
         task.feed_signals(|signals, now| signals.input(now, bytes));
+        if bytes.contains(&b'\r') {
+            task.entered.store(true, Ordering::Relaxed);
+        }
         if let TaskStatus::Exited(_) = task.status() {
             return Err(RuntimeError::Exited(id));
         }
@@ -471,6 +492,12 @@ impl Runtime {
         }
         Ok(())
     }
+}
+
+/// A command or shell task (not an agent's) watches its foreground for an
+/// agent started inside it.
+fn watches_foreground(profile: &str) -> bool {
+    termic_signal::profile::profile_for(profile).turns != termic_signal::profile::Turns::Agent
 }
 
 fn info(task: &TaskShared) -> TaskInfo {

@@ -17,6 +17,7 @@ use crossbeam_channel::{Receiver, Sender};
 
 use crate::replies::{Found, ReplyScanner};
 
+use super::foreground::ForegroundWatch;
 use super::task::TaskShared;
 
 /// Bytes per read. Large reads amortise locking under heavy output.
@@ -107,6 +108,7 @@ pub fn run(
     shared: Arc<TaskShared>,
     screen: Sender<Batch>,
     returned: Receiver<Vec<u8>>,
+    mut watch: Option<ForegroundWatch>,
 ) {
     let mut scanner = ReplyScanner::new();
     let mut pool = BufferPool {
@@ -119,6 +121,16 @@ pub fn run(
         };
         let bytes = &buf[..len];
         let found = scanner.scan(bytes);
+        // Before the bytes: a shell's D mark after an agent exits is the
+        // shell's again, and an agent's first hook is the agent's.
+        if let (Some(w), Some(fd)) = (watch.as_mut(), fd) {
+            let now = shared.clock.now_ms();
+            if w.due(now, bytes) {
+                if let Some(change) = w.check(fd) {
+                    shared.feed_signals(|signals, now| signals.foreground(now, &change));
+                }
+            }
+        }
         shared.feed_signals(|signals, now| signals.output(now, bytes));
         if screen.send(Batch { buf, len, found }).is_err() {
             break;

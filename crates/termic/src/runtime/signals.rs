@@ -106,6 +106,17 @@ impl TaskSignals {
         self.engine.set_hooks_wired(now, wired);
     }
 
+    /// Another program took the task's foreground (see `foreground.rs`).
+    pub fn foreground(
+        &mut self,
+        now: u64,
+        change: &super::foreground::ForegroundChange,
+    ) -> Vec<Transition> {
+        let profile = change.profile.as_deref();
+        self.rec(|r| r.foreground(now, profile, change.hooks_wired));
+        self.engine.set_foreground(now, profile, change.hooks_wired)
+    }
+
     pub fn exited(&mut self, now: u64, code: Option<i32>) -> Vec<Transition> {
         self.rec(|r| r.exit(now, code));
         let out = self.engine.exited(now, code);

@@ -25,6 +25,8 @@ pub struct TaskShared {
     pub dirty: AtomicBool,
     /// The program asked for focus in/out reports (`CSI ? 1004 h`).
     pub focus_reporting: AtomicBool,
+    /// Enter was typed: the foreground watch checks the next output at once.
+    pub(super) entered: Arc<AtomicBool>,
     pub(super) parser: Mutex<vt100::Parser<History>>,
     pub(super) signals: Mutex<TaskSignals>,
     pub(super) event_log: Option<Arc<EventLog>>,

@@ -3,11 +3,14 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use termic_signal::engine::Transition;
 
 use super::env::DEFAULT_TERM_PROGRAM;
 use super::session;
+use crate::agents::foreground::ForegroundAgents;
+use crate::agents::AgentRegistry;
 use crate::replies::ReplyConfig;
 
 /// Default scrollback kept per task, in lines.
@@ -104,6 +107,8 @@ pub struct RuntimeConfig {
     pub term_program: String,
     pub scrollback: usize,
     pub replies: ReplyConfig,
+    /// The agents a command or shell task's foreground process can be.
+    pub foreground_agents: Arc<ForegroundAgents>,
 }
 
 impl Default for RuntimeConfig {
@@ -112,6 +117,7 @@ impl Default for RuntimeConfig {
             term_program: DEFAULT_TERM_PROGRAM.to_owned(),
             scrollback: DEFAULT_SCROLLBACK,
             replies: ReplyConfig::default(),
+            foreground_agents: Arc::new(ForegroundAgents::from_registry(&AgentRegistry::default())),
         }
     }
 }

@@ -135,6 +135,8 @@ pub struct AgentChoice {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NewTaskField {
     Agent,
+    /// The command line, when the "command" choice is selected.
+    Command,
     Name,
     Where,
 }
@@ -149,6 +151,8 @@ pub struct NewTaskView {
     /// A worktree is possible (the current dir is in a git repository).
     pub in_repo: bool,
     pub field: NewTaskField,
+    /// The command line typed for the "command" choice (after the agents).
+    pub command: String,
 }
 
 impl NewTaskView {
@@ -161,24 +165,46 @@ impl NewTaskView {
             worktree: false,
             in_repo,
             field: NewTaskField::Agent,
+            command: String::new(),
         }
+    }
+
+    /// The "command" choice (any command, not an agent) is selected.
+    pub fn is_command(&self) -> bool {
+        self.agent == self.agents.len()
     }
 
     pub fn next_field(&mut self, forward: bool) {
         use NewTaskField::*;
-        self.field = match (self.field, forward) {
-            (Agent, true) | (Where, false) => Name,
-            (Name, true) => Where,
-            (Where, true) | (Name, false) => Agent,
-            (Agent, false) => Where,
+        let order: &[NewTaskField] = if self.is_command() {
+            &[Agent, Command, Name, Where]
+        } else {
+            &[Agent, Name, Where]
         };
+        let at = order.iter().position(|f| *f == self.field).unwrap_or(0);
+        let n = order.len();
+        self.field = order[if forward {
+            (at + 1) % n
+        } else {
+            (at + n - 1) % n
+        }];
+    }
+
+    /// The field that takes typed text, if the focused one does.
+    pub fn text_field(&mut self) -> Option<&mut String> {
+        match self.field {
+            NewTaskField::Name => Some(&mut self.name),
+            NewTaskField::Command => Some(&mut self.command),
+            _ => None,
+        }
     }
 
     /// Left/Right on the agent or where field.
     pub fn cycle(&mut self, forward: bool) {
         match self.field {
-            NewTaskField::Agent if !self.agents.is_empty() => {
-                let n = self.agents.len();
+            NewTaskField::Agent => {
+                // The agents, then "command".
+                let n = self.agents.len() + 1;
                 self.agent = if forward {
                     (self.agent + 1) % n
                 } else {
@@ -207,10 +233,10 @@ pub fn render_new_task(frame: &mut Frame, view: &NewTaskView) {
     let agent = match view.selected_agent() {
         Some(a) if a.detected => a.id.clone(),
         Some(a) => format!("{} (not found on PATH)", a.id),
-        None => "no agents defined".into(),
+        None => "command (any program, e.g. bash)".into(),
     };
     let name = if view.name.is_empty() {
-        "(from the agent)".to_string()
+        "(from the agent or command)".to_string()
     } else {
         view.name.clone()
     };
@@ -219,12 +245,23 @@ pub fn render_new_task(frame: &mut Frame, view: &NewTaskView) {
         (false, true) => "this directory",
         (false, false) => "this directory (not a git repository)",
     };
-    let lines = vec![
-        Line::from(vec![
-            Span::raw("Agent  < "),
-            Span::styled(agent, focus(NewTaskField::Agent)),
-            Span::raw(" >"),
-        ]),
+    let mut lines = vec![Line::from(vec![
+        Span::raw("Agent  < "),
+        Span::styled(agent, focus(NewTaskField::Agent)),
+        Span::raw(" >"),
+    ])];
+    if view.is_command() {
+        let command = if view.command.is_empty() {
+            "(type a command, e.g. bash or make test)".to_string()
+        } else {
+            view.command.clone()
+        };
+        lines.push(Line::from(vec![
+            Span::raw("Command  "),
+            Span::styled(command, focus(NewTaskField::Command)),
+        ]));
+    }
+    lines.extend([
         Line::from(vec![
             Span::raw("Name     "),
             Span::styled(name, focus(NewTaskField::Name)),
@@ -239,7 +276,7 @@ pub fn render_new_task(frame: &mut Frame, view: &NewTaskView) {
             "Tab field  Left/Right change  type a name  Enter start  Esc cancel",
             Style::new().add_modifier(Modifier::DIM),
         ),
-    ];
+    ]);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
 
@@ -312,5 +349,33 @@ mod tests {
             s.contains("agy (not found on PATH)") && s.contains("a new git worktree"),
             "{s}"
         );
+    }
+
+    #[test]
+    fn the_command_choice_comes_after_the_agents_and_takes_a_command_line() {
+        let agents = vec![AgentChoice {
+            id: "claude".into(),
+            detected: true,
+        }];
+        let mut v = NewTaskView::new(agents, false);
+        assert!(!v.is_command());
+        v.cycle(true);
+        assert!(v.is_command() && v.selected_agent().is_none());
+        let s = text(&draw(80, 14, |f| render_new_task(f, &v)));
+        assert!(s.contains("Agent  < command"), "{s}");
+        assert!(s.contains("Command  (type a command"), "{s}");
+        v.next_field(true);
+        assert_eq!(v.field, NewTaskField::Command);
+        v.text_field().unwrap().push_str("bash");
+        v.next_field(true);
+        assert_eq!(v.field, NewTaskField::Name);
+        let s = text(&draw(80, 14, |f| render_new_task(f, &v)));
+        assert!(s.contains("Command  bash"), "{s}");
+        // Back to the agents: no command field in the way.
+        v.field = NewTaskField::Agent;
+        v.cycle(true);
+        assert!(!v.is_command());
+        v.next_field(true);
+        assert_eq!(v.field, NewTaskField::Name);
     }
 }

@@ -21,6 +21,9 @@ impl Engine {
         if self.state == State::Exited {
             return due;
         }
+        if let Some(plain) = self.plain_deadlines() {
+            return plain;
+        }
         if let Some(since) = self.held_native_working {
             set(TimerKind::NativeHold, since + c.native_hold_ms);
         }
@@ -137,6 +140,7 @@ impl Engine {
                 );
                 self.end_turn(at, Rule::SettleCeiling, detail, out);
             }
+            TimerKind::ByteQuiet if self.plain_turns() => self.output_quiet(at, out),
             TimerKind::ByteQuiet => {
                 self.fallback(at, Rule::ByteQuiet, "no output", c.byte_quiet_ms, out);
             }

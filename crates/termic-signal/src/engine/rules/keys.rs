@@ -12,6 +12,14 @@ impl Engine {
         if let Some((_, pressed)) = &mut self.fallback {
             *pressed = true;
         }
+        if self.plain_turns() {
+            // A command's or a shell's keys start and end nothing: its
+            // output and its shell marks do.
+            if key != Key::Other {
+                self.log.push(now, LogKind::Key, key.as_str().to_string());
+            }
+            return;
+        }
         match key {
             Key::Submit => {
                 self.log.push(now, LogKind::Key, "Enter".to_string());

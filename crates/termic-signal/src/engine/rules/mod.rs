@@ -6,11 +6,14 @@
 //! - `hooks`: termic hook messages (wire format v1).
 //! - `native`: OSC 7501 program status.
 //! - `keys`: Enter, and Escape / Ctrl-C as interrupt evidence.
+//! - `plain`: any command and an integrated shell (OSC 133), and the
+//!   runtime profile switch for an agent started inside them.
 //! - `heuristics`: the timers (settle, fallbacks, ceilings, debounce, interrupt quiet).
 
 mod heuristics;
 mod hooks;
 mod keys;
 mod native;
+pub(in crate::engine) mod plain;
 mod signals;
 mod turn;

@@ -13,7 +13,16 @@ impl Engine {
         signal: Signal,
         out: &mut Vec<Transition>,
     ) {
+        let signal = if self.plain_turns() {
+            match self.plain_signal(now, signal, out) {
+                Some(rest) => rest,
+                None => return,
+            }
+        } else {
+            signal
+        };
         match signal {
+            Signal::ShellMark(mark) => self.on_shell_mark(now, mark, out),
             Signal::Activity => self.on_activity(now, out),
             Signal::Title(title) => self.on_title(now, title, out),
             Signal::Notify { source, body } => self.on_notify(now, source, body, out),

@@ -66,7 +66,7 @@ impl WorkspaceServices {
     pub fn check_agent(&self, id: &str) -> Result<&AgentDef> {
         self.config.agents.get(id).ok_or_else(|| {
             anyhow!(
-                "unknown agent {id}: use one of {}, or define [agents.{id}] in {}",
+                "unknown agent {id}: use one of {}, or define [agents.{id}] in {}, or run it as a command: termic run -- {id}",
                 self.config.agents.ids().join(", "),
                 self.config.path.display()
             )
@@ -223,6 +223,18 @@ fn now_unix() -> u64 {
         .unwrap_or(0)
 }
 
+impl WorkspaceServices {
+    /// Where a new task runs: this directory, or a new worktree of it.
+    fn place(&self, name: &str, worktree: bool) -> Result<(PathBuf, Option<PathBuf>)> {
+        if worktree {
+            let wt = crate::worktree::create(&self.paths.data_dir, &self.cwd, name)?;
+            Ok((wt.path.clone(), Some(wt.path)))
+        } else {
+            Ok((self.cwd.clone(), None))
+        }
+    }
+}
+
 impl Services for WorkspaceServices {
     fn agent_choices(&self) -> Vec<AgentChoice> {
         self.config
@@ -273,6 +285,38 @@ impl Services for WorkspaceServices {
             spec,
             worktree,
             hooks_wired,
+        })
+    }
+
+    fn launch_command(
+        &mut self,
+        argv: &[String],
+        name: &str,
+        worktree: bool,
+        size: TermSize,
+    ) -> Result<Launch> {
+        let integration = if self.config.settings.shell_integration {
+            let dir = crate::shell::integration_dir(&self.paths.data_dir);
+            crate::shell::files::install(&dir)?;
+            Some(dir)
+        } else {
+            None
+        };
+        let (cwd, worktree) = self.place(name, worktree)?;
+        let req = LaunchRequest {
+            name,
+            cwd,
+            size,
+            data_dir: &self.paths.data_dir,
+            extra_args: &[],
+        };
+        let spec = crate::agents::command::command_spec(argv, &req, integration.as_deref(), |k| {
+            std::env::var_os(k)
+        });
+        Ok(Launch {
+            spec,
+            worktree,
+            hooks_wired: false,
         })
     }
 

@@ -1,0 +1,180 @@
+//! Which agent a running process is, for a command or shell task whose
+//! foreground program changed (the user typed `claude` at the prompt).
+//!
+//! An agent's process names come from its own definition: the file name of
+//! its command (`claude`, `codex`, a clone's `claude`), so a user-defined
+//! agent is recognised too. A process matches by its `/proc/PID/exe` file
+//! name, its argv[0] file name, or, when argv[0] is an interpreter (`node`,
+//! `python3`, `bun`...), its script's name; each without a `.js`, `.py` or
+//! `.exe` extension. Measured here: Claude Code 2.1.332 runs as
+//! `.../claude-code/bin/claude.exe` with argv[0] `claude`; Codex's npm
+//! launcher is `node .../codex.js`; opencode's binary is `opencode.exe`.
+//! Docker agents run in a container and are never in the task's
+//! foreground: they are left out.
+
+use std::path::Path;
+
+use super::AgentRegistry;
+
+/// One agent a foreground process can be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForegroundAgent {
+    /// The process name that identifies it.
+    pub name: String,
+    /// Its agent id (hooks wired status is per id).
+    pub agent: String,
+    /// Its termic-signal profile id.
+    pub profile: String,
+}
+
+/// Every agent a foreground process can be, first definition first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ForegroundAgents {
+    agents: Vec<ForegroundAgent>,
+}
+
+/// Programs that run a script named by their first argument (a `#!/bin/sh`
+/// wrapper named `claude` runs as `sh /path/claude`).
+const INTERPRETERS: [&str; 10] = [
+    "node", "nodejs", "bun", "deno", "python", "python3", "ruby", "sh", "bash", "dash",
+];
+
+fn file_name(path: &[u8]) -> &[u8] {
+    path.rsplit(|b| *b == b'/').next().unwrap_or(path)
+}
+
+fn stem(name: &[u8]) -> &[u8] {
+    for ext in [&b".js"[..], b".mjs", b".cjs", b".py", b".exe"] {
+        if let Some(s) = name.strip_suffix(ext) {
+            return s;
+        }
+    }
+    name
+}
+
+impl ForegroundAgents {
+    pub fn from_registry(registry: &AgentRegistry) -> ForegroundAgents {
+        let mut agents: Vec<ForegroundAgent> = Vec::new();
+        for def in registry.all().iter().filter(|d| d.docker.is_none()) {
+            let name = file_name(def.command[0].as_bytes());
+            let name = String::from_utf8_lossy(name).into_owned();
+            if name.is_empty() || agents.iter().any(|a| a.name == name) {
+                continue;
+            }
+            agents.push(ForegroundAgent {
+                name,
+                agent: def.id.clone(),
+                profile: def.profile_id().to_owned(),
+            });
+        }
+        ForegroundAgents { agents }
+    }
+
+    /// The agent a process is, from its executable path (`/proc/PID/exe`)
+    /// and its raw `/proc/PID/cmdline` (NUL-separated).
+    pub fn identify(&self, exe: Option<&Path>, cmdline: &[u8]) -> Option<&ForegroundAgent> {
+        let mut args = cmdline.split(|b| *b == 0);
+        let argv0 = file_name(args.next().unwrap_or_default());
+        let mut names: Vec<&[u8]> = vec![stem(argv0)];
+        if INTERPRETERS.iter().any(|i| i.as_bytes() == argv0) {
+            if let Some(script) = args.find(|a| !a.starts_with(b"-")) {
+                names.push(stem(file_name(script)));
+            }
+        }
+        if let Some(exe) = exe {
+            names.push(stem(file_name(exe.as_os_str().as_encoded_bytes())));
+        }
+        self.agents
+            .iter()
+            .find(|a| names.contains(&a.name.as_bytes()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::{AgentDef, DockerOptions, Origin};
+
+    fn table() -> ForegroundAgents {
+        let clone = AgentDef {
+            id: "claude-work".into(),
+            origin: Origin::Config,
+            ..AgentDef::builtin("claude").unwrap()
+        };
+        let mine = AgentDef {
+            id: "mine".into(),
+            base: "generic".into(),
+            command: vec!["/opt/bin/my-agent".into()],
+            origin: Origin::Config,
+            ..AgentDef::builtin("claude").unwrap()
+        };
+        let boxed = AgentDef {
+            id: "box".into(),
+            command: vec!["boxed".into()],
+            docker: Some(DockerOptions { image: "i".into() }),
+            origin: Origin::Config,
+            ..AgentDef::builtin("codex").unwrap()
+        };
+        ForegroundAgents::from_registry(&AgentRegistry::new(vec![clone, mine, boxed]))
+    }
+
+    #[test]
+    fn argv0_exe_or_an_interpreters_script_names_the_agent() {
+        let t = table();
+        let id = |exe: Option<&str>, cmd: &[u8]| {
+            t.identify(exe.map(Path::new), cmd)
+                .map(|a| a.agent.as_str())
+        };
+        assert_eq!(id(Some("/usr/bin/node"), b"claude\0"), Some("claude"));
+        // Claude Code 2.1.332 as measured: a native claude.exe, argv[0] claude.
+        assert_eq!(
+            id(
+                Some("/n/@anthropic-ai/claude-code/bin/claude.exe"),
+                b"claude\0"
+            ),
+            Some("claude")
+        );
+        assert_eq!(
+            id(
+                Some("/n/opencode-ai/bin/opencode.exe"),
+                b"/x/opencode.exe\0"
+            ),
+            Some("opencode")
+        );
+        assert_eq!(
+            id(None, b"/usr/local/bin/claude\0--resume\0"),
+            Some("claude")
+        );
+        assert_eq!(
+            id(
+                Some("/usr/bin/node"),
+                b"node\0/usr/lib/node_modules/@openai/codex/bin/codex.js\0"
+            ),
+            Some("codex")
+        );
+        assert_eq!(
+            id(
+                Some("/home/u/.local/bin/grok"),
+                b"/usr/bin/python3\0/home/u/.local/bin/grok\0"
+            ),
+            Some("grok")
+        );
+        assert_eq!(id(Some("/opt/bin/my-agent"), b"x\0"), Some("mine"));
+        assert_eq!(
+            id(Some("/usr/bin/dash"), b"/bin/sh\0/home/u/bin/claude\0"),
+            Some("claude")
+        );
+        // A shell, an editor, a docker agent's name: not agents here.
+        assert_eq!(id(Some("/usr/bin/bash"), b"bash\0"), None);
+        assert_eq!(id(Some("/usr/bin/vim"), b"vim\0claude\0"), None);
+        assert_eq!(id(None, b"boxed\0"), None);
+        assert_eq!(id(None, b""), None);
+    }
+
+    #[test]
+    fn the_first_definition_of_a_name_wins() {
+        let t = table();
+        assert_eq!(t.identify(None, b"claude\0").unwrap().agent, "claude");
+        assert_eq!(t.identify(None, b"claude\0").unwrap().profile, "claude");
+    }
+}

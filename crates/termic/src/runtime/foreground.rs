@@ -1,0 +1,144 @@
+//! Watching which program is in a command or shell task's foreground, so an
+//! agent started at the prompt (`claude`) gets its own profile, hooks and
+//! native status while it runs (engine `set_foreground`).
+//!
+//! The check is `tcgetpgrp` on the PTY master, then the group leader's
+//! `/proc/PID/exe` and `/proc/PID/cmdline` (one readlink and one read of at
+//! most 4 KiB). It runs from the reader thread only when output arrives:
+//! at once for a chunk holding an OSC 133 mark or the first chunk after an
+//! Enter, else at most every [`CHECK_EVERY_MS`]. A task that prints nothing
+//! costs nothing: no timer, no poll.
+
+use std::collections::HashMap;
+use std::os::unix::io::RawFd;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::agents::foreground::ForegroundAgents;
+
+/// While output flows, the foreground is looked at no more often than this.
+pub const CHECK_EVERY_MS: u64 = 250;
+
+/// Longest cmdline read (argv[0] and the script name are at its start).
+const CMDLINE_LIMIT: usize = 4096;
+
+/// A new foreground program for the engine: its profile (`None`: the
+/// task's own) and whether its hooks are wired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForegroundChange {
+    pub profile: Option<String>,
+    pub hooks_wired: bool,
+}
+
+/// One task's watch (lives in its reader thread).
+pub struct ForegroundWatch {
+    agents: Arc<ForegroundAgents>,
+    hooks_wired: Arc<Mutex<HashMap<String, bool>>>,
+    /// Set by `write_input` on Enter: check the next output at once.
+    pub(super) entered: Arc<AtomicBool>,
+    /// The agent id applied now (`None`: the task's own profile).
+    current: Option<String>,
+    last_check: Option<u64>,
+}
+
+/// `ESC ] 133 ;`: a shell mark is in the chunk.
+fn has_shell_mark(bytes: &[u8]) -> bool {
+    memchr::memmem::find(bytes, b"\x1b]133;").is_some()
+}
+
+impl ForegroundWatch {
+    pub fn new(
+        agents: Arc<ForegroundAgents>,
+        hooks_wired: Arc<Mutex<HashMap<String, bool>>>,
+        entered: Arc<AtomicBool>,
+    ) -> Self {
+        ForegroundWatch {
+            agents,
+            hooks_wired,
+            entered,
+            current: None,
+            last_check: None,
+        }
+    }
+
+    /// Whether this output chunk should trigger a check.
+    pub fn due(&mut self, now: u64, bytes: &[u8]) -> bool {
+        let entered = self.entered.swap(false, Ordering::Relaxed);
+        // Cheapest first: the byte scan only when nothing else made it due.
+        let due = entered
+            || self
+                .last_check
+                .is_none_or(|at| now.saturating_sub(at) >= CHECK_EVERY_MS)
+            || has_shell_mark(bytes);
+        if due {
+            self.last_check = Some(now);
+        }
+        due
+    }
+
+    /// Looks at the foreground; a change when its agent differs from the
+    /// one applied.
+    pub fn check(&mut self, fd: RawFd) -> Option<ForegroundChange> {
+        // SAFETY: tcgetpgrp only reads the fd's foreground group.
+        let pgid = unsafe { libc::tcgetpgrp(fd) };
+        if pgid <= 0 {
+            return None;
+        }
+        let exe: Option<PathBuf> = std::fs::read_link(format!("/proc/{pgid}/exe")).ok();
+        let cmdline = read_cmdline(pgid);
+        let found = self.agents.identify(exe.as_deref(), &cmdline);
+        let agent = found.map(|a| a.agent.clone());
+        if agent == self.current {
+            return None;
+        }
+        self.current = agent;
+        Some(match found {
+            Some(a) => ForegroundChange {
+                profile: Some(a.profile.clone()),
+                hooks_wired: super::lock(&self.hooks_wired)
+                    .get(&a.agent)
+                    .copied()
+                    .unwrap_or(false),
+            },
+            None => ForegroundChange {
+                profile: None,
+                hooks_wired: false,
+            },
+        })
+    }
+}
+
+fn read_cmdline(pid: libc::pid_t) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    if let Ok(f) = std::fs::File::open(format!("/proc/{pid}/cmdline")) {
+        let _ = f.take(CMDLINE_LIMIT as u64).read_to_end(&mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn watch() -> ForegroundWatch {
+        ForegroundWatch::new(
+            Arc::new(ForegroundAgents::default()),
+            Arc::new(Mutex::new(HashMap::new())),
+            Arc::new(AtomicBool::new(false)),
+        )
+    }
+
+    #[test]
+    fn checks_are_rate_limited_except_on_a_mark_or_after_enter() {
+        let mut w = watch();
+        assert!(w.due(0, b"x"));
+        assert!(!w.due(100, b"x"));
+        assert!(w.due(120, b"\x1b]133;D;0\x07"));
+        w.entered.store(true, Ordering::Relaxed);
+        assert!(w.due(130, b"x"));
+        assert!(!w.due(200, b"x"));
+        assert!(w.due(130 + CHECK_EVERY_MS, b"x"));
+    }
+}
