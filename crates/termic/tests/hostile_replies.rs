@@ -141,7 +141,16 @@ fn catting_the_corpus_in_a_shell_runs_nothing() {
         rt.write_input(id, cmd.as_bytes()).unwrap();
         // The tty echoes what termic writes (ESC as ^[): once the sentinel's
         // reply shows, every reply before it is in the shell's input.
-        wait_screen(&rt, id, T, |s| s.contains("^[[?31337;0$y"));
+        // A marker means a reply ran a command: fail on that, not on a wait.
+        let marker = scratch.path().join("marker");
+        wait_screen(&rt, id, T, |s| {
+            assert!(
+                !marker.exists(),
+                "{}: a reply ran a command",
+                file.display()
+            );
+            s.contains("^[[?31337;0$y")
+        });
         // Drop the replies typed at the prompt, then prove the shell works:
         // any line a reply had ended would have run before this one.
         rt.write_input(id, b"\x15echo ALIVE-$((6*7))\r").unwrap();
