@@ -15,7 +15,7 @@
 
 mod scan;
 
-pub use scan::{only_queries, Found, Query, ReplyScanner, TRACKED_MODES};
+pub use scan::{only_queries, termcap_names_ok, Found, Query, ReplyScanner, TRACKED_MODES};
 
 use vt100::{MouseProtocolEncoding, MouseProtocolMode, Screen};
 
@@ -105,7 +105,10 @@ impl Responder {
                 let mark = if *private { "?" } else { "" };
                 format!("\x1b[{mark}{};{}R", row + 1, col + 1)
             }
-            Query::XtVersion => format!("\x1bP>|termic({})\x1b\\", self.config.version),
+            Query::XtVersion => format!(
+                "\x1bP>|termic({})\x1b\\",
+                safe_version(&self.config.version)
+            ),
             Query::ModeReport { mode, private } => {
                 let value = if *private {
                     self.private_mode(*mode, screen)
@@ -135,8 +138,10 @@ impl Responder {
                 }
                 "\x1b]7501;?\x1b\\".to_owned()
             }
-            // xterm's "not valid" form: no capability is known.
-            Query::TermcapQuery { names } => format!("\x1bP0+r{names}\x1b\\"),
+            // xterm's "not valid" form, without the names: termic knows no
+            // capability, and echoing the query would let printed text type
+            // into the task (docs/decisions.md).
+            Query::TermcapQuery => "\x1bP0+r\x1b\\".to_owned(),
             Query::SetMode { mode, on } => {
                 if let Some(i) = TRACKED_MODES.iter().position(|m| m == mode) {
                     self.tracked[i] = *on;
@@ -218,6 +223,15 @@ enum ModeValue {
     Unknown = 0,
     Set = 1,
     Reset = 2,
+}
+
+/// The version as XTVERSION may carry it: `[0-9A-Za-z.+-]` only, so no
+/// configured or built string can end the DCS or put a control into a reply.
+fn safe_version(version: &str) -> String {
+    version
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-'))
+        .collect()
 }
 
 fn terminator(st: bool) -> &'static str {

@@ -34,8 +34,11 @@ pub enum Query {
     /// `OSC 99 ; ...p=? ; ...`: kitty notification capability query. Not
     /// supported: no reply (opentui follows it with DA1).
     KittyNotifyQuery,
-    /// `DCS + q <hex names> ST` (XTGETTCAP), names as sent.
-    TermcapQuery { names: String },
+    /// `DCS + q <names> ST` (XTGETTCAP) whose names pass [`termcap_names_ok`].
+    /// The names are not kept: termic answers no capability, and a reply
+    /// must never carry bytes of the query (a printed query would type them
+    /// into the task).
+    TermcapQuery,
     /// `CSI ? n h` / `CSI ? n l` for a mode the screen model does not track.
     SetMode { mode: u16, on: bool },
 }
@@ -201,11 +204,13 @@ impl ReplyScanner {
                 _ => self.push(byte, MAX_STRING),
             },
             State::DcsEsc => {
-                if !self.overflow {
+                // Only a DCS ended by ST is a query: an ESC that starts
+                // another sequence cancels it.
+                if byte == b'\\' && !self.overflow {
                     if let Some(names) = self.buf.strip_prefix(b"+q") {
-                        emit(Query::TermcapQuery {
-                            names: String::from_utf8_lossy(names).into_owned(),
-                        });
+                        if termcap_names_ok(names) {
+                            emit(Query::TermcapQuery);
+                        }
                     }
                 }
                 if byte == b'\\' {
@@ -237,6 +242,31 @@ impl ReplyScanner {
         }
         osc_queries(&self.buf, st, emit);
     }
+}
+
+/// At most this many names in one XTGETTCAP query, each at most this long
+/// once decoded: real capability names are short (`TN`, `RGB`, `setrgbf`).
+const MAX_TERMCAP_NAMES: usize = 16;
+const MAX_TERMCAP_NAME: usize = 32;
+
+/// Whether an XTGETTCAP payload is what a program sends: 1 to
+/// [`MAX_TERMCAP_NAMES`] names separated by `;`, each an even number of hex
+/// digits that decodes to 1 to [`MAX_TERMCAP_NAME`] printable ASCII bytes
+/// (no space, no control). Anything else is printed junk and gets no reply.
+pub fn termcap_names_ok(payload: &[u8]) -> bool {
+    let names: Vec<&[u8]> = payload.split(|&b| b == b';').collect();
+    names.len() <= MAX_TERMCAP_NAMES
+        && names.iter().all(|hex| {
+            hex.len() % 2 == 0
+                && (2..=2 * MAX_TERMCAP_NAME).contains(&hex.len())
+                && hex.chunks(2).all(|pair| {
+                    std::str::from_utf8(pair)
+                        .ok()
+                        .filter(|s| s.bytes().all(|b| b.is_ascii_hexdigit()))
+                        .and_then(|s| u8::from_str_radix(s, 16).ok())
+                        .is_some_and(|b| b.is_ascii_graphic())
+                })
+        })
 }
 
 /// Split `?1;2$` into leader, numeric params and intermediates.

@@ -191,8 +191,47 @@ fn native_probe_is_answered_unless_turned_off() {
 }
 
 #[test]
-fn termcap_query_gets_the_not_valid_reply() {
-    assert_eq!(run(&[b"\x1bP+q4d73\x1b\\"]), "\x1bP0+r4d73\x1b\\");
+fn termcap_query_gets_the_not_valid_reply_without_the_names() {
+    assert_eq!(run(&[b"\x1bP+q4d73\x1b\\"]), "\x1bP0+r\x1b\\");
+    assert_eq!(run(&[b"\x1bP+q544E;436f;524742\x1b\\"]), "\x1bP0+r\x1b\\");
+}
+
+#[test]
+fn a_printed_termcap_query_types_nothing_into_the_task() {
+    // The issue 10 reproduction: the payload came back, Enter included.
+    for hostile in [
+        &b"\x1bP+qecho PWNED > marker\r\x1b\\"[..],
+        b"\x1bP+q544e\recho PWNED\n\x1b\\",
+        b"\x1bP+q544e\x07\x1b\\",
+        b"\x1bP+q544e\x9c\x1b\\",
+        // Hex of `echo PWNED > marker\r`: decodes to a space and a CR.
+        b"\x1bP+q6563686f2050574e4544203e206d61726b65720d\x1b\\",
+        b"\x1bP+q\x1b\\",
+        b"\x1bP+q;\x1b\\",
+        b"\x1bP+q544\x1b\\",
+        b"\x1bP+q54zz\x1b\\",
+    ] {
+        assert_eq!(run(&[hostile]), "", "{hostile:?}");
+    }
+    // Too many names, too long a name: no reply either.
+    let many = format!("\x1bP+q{}544e\x1b\\", "544e;".repeat(16));
+    assert_eq!(run(&[many.as_bytes()]), "");
+    let long = format!("\x1bP+q{}\x1b\\", "41".repeat(33));
+    assert_eq!(run(&[long.as_bytes()]), "");
+    // An ESC inside the payload ends the DCS (the rest is printed text).
+    assert_eq!(run(&[b"\x1bP+q544e\x1b[31mecho hi\r\x1b\\"]), "");
+}
+
+#[test]
+fn xtversion_carries_only_version_characters() {
+    let mut r = Replier::new(ReplyConfig {
+        version: "1.2.3\r\x1b\\echo x\n".to_owned(),
+        ..ReplyConfig::default()
+    });
+    assert_eq!(
+        run_with(&mut r, &[b"\x1b[>q"]),
+        "\x1bP>|termic(1.2.3echox)\x1b\\"
+    );
 }
 
 #[test]
