@@ -202,7 +202,13 @@ fn tilde_key(out: &mut Vec<u8>, code: u8, param: u8) {
 /// cannot end itself early); otherwise typed, with newlines as Enter.
 pub fn encode_paste(text: &str, modes: &InputModes) -> Vec<u8> {
     if modes.bracketed_paste {
-        let body = text.replace("\x1b[201~", "");
+        // Repeat until none is left: one pass over `ESC[20` + `ESC[201~` +
+        // `1~` leaves a fresh end marker, which would end the paste early and
+        // type the rest (an Enter included) as keys.
+        let mut body = text.to_owned();
+        while body.contains("\x1b[201~") {
+            body = body.replace("\x1b[201~", "");
+        }
         let mut out = b"\x1b[200~".to_vec();
         out.extend_from_slice(body.as_bytes());
         out.extend_from_slice(b"\x1b[201~");

@@ -108,6 +108,11 @@ fn paste_is_bracketed_only_when_the_agent_asked() {
         encode_paste("evil\x1b[201~rm", &b),
         b"\x1b[200~evilrm\x1b[201~"
     );
+    // A marker hidden inside a marker: one pass would rebuild it.
+    assert_eq!(
+        encode_paste("a\x1b[20\x1b[201~1~\rrm -rf x\r", &b),
+        b"\x1b[200~a\rrm -rf x\r\x1b[201~"
+    );
 }
 
 fn mouse(kind: MouseEventKind, m: KeyModifiers) -> MouseEvent {
