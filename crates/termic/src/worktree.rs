@@ -128,6 +128,20 @@ pub fn repo_root(dir: &Path) -> Result<PathBuf, WorktreeError> {
     }
 }
 
+/// Every worktree of the repository at `repo_root`, the main one first
+/// (`git worktree list --porcelain`).
+pub fn list(repo_root: &Path) -> Result<Vec<PathBuf>, WorktreeError> {
+    let out = git(
+        repo_root,
+        &["worktree".as_ref(), "list".as_ref(), "--porcelain".as_ref()],
+    )?;
+    Ok(out
+        .lines()
+        .filter_map(|l| l.strip_prefix("worktree "))
+        .map(PathBuf::from)
+        .collect())
+}
+
 fn branch_exists(repo: &Path, branch: &str) -> Result<bool, WorktreeError> {
     let reference = format!("refs/heads/{branch}");
     match git(

@@ -130,10 +130,14 @@ impl WorkspaceServices {
         }
     }
 
-    /// No install may land in the project termic runs in.
+    /// No install may land in the project termic runs in (the one rule,
+    /// shared with `termic hooks`).
     fn forbidden(&self) -> Result<ForbiddenRoots> {
-        let root = crate::worktree::repo_root(&self.cwd).unwrap_or_else(|_| self.cwd.clone());
-        Ok(ForbiddenRoots::new([root])?)
+        Ok(crate::project::forbidden_roots(
+            &self.paths.home,
+            &self.cwd,
+            &self.paths.data_dir,
+        )?)
     }
 
     fn agent_refs(&self) -> Vec<AgentRef> {
