@@ -251,6 +251,24 @@ pub fn remove(repo_root: &Path, path: &Path, force: bool) -> Result<(), Worktree
     result
 }
 
+/// Undoes [`create`] for a task that never started: the worktree (forced:
+/// nothing of the user's is in it yet) and its `termic/<task>` branch.
+pub fn discard(repo_root: &Path, path: &Path) -> Result<(), WorktreeError> {
+    let branch = git(
+        path,
+        &["symbolic-ref".as_ref(), "--short".as_ref(), "HEAD".as_ref()],
+    );
+    remove(repo_root, path, true)?;
+    match branch {
+        Ok(branch) if branch.starts_with("termic/") => git(
+            repo_root,
+            &["branch".as_ref(), "-D".as_ref(), branch.as_ref()],
+        )
+        .map(|_| ()),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
