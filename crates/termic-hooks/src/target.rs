@@ -81,12 +81,76 @@ pub enum TargetError {
     LinkLoop { path: PathBuf },
 }
 
+/// Where termic runs, as the edge found it: the one input of the
+/// project-path rule ([`project_roots`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ProjectFacts {
+    /// `$HOME`.
+    pub home: PathBuf,
+    /// The directory termic was started in.
+    pub cwd: PathBuf,
+    /// The top of the repository around `cwd`, if it is in one.
+    pub repo_root: Option<PathBuf>,
+    /// Every worktree of that repository (the main one included) and the
+    /// directories termic keeps task worktrees in.
+    pub worktree_roots: Vec<PathBuf>,
+}
+
+/// THE rule for "is this a project path", used by the hooks CLI, Settings,
+/// the wizard and task spawn alike: the roots no install may resolve under.
+/// Pure: compares the paths as given (the edge resolves them first, see
+/// [`ForbiddenRoots::for_project`]).
+///
+/// - The repository root and every worktree root are projects, unless the
+///   root IS `$HOME` (a dotfiles repository at ~: `~/.claude` is the global
+///   config whichever way one looks at it). A repository that holds `$HOME`
+///   deeper inside its tree stays a project: the config would be committed.
+/// - The working directory is a project, unless it is `$HOME` or contains it
+///   (`/`, `/home`): a folder that is not a repository and holds HOME is not
+///   a project of its own, and its own `.claude` is not a path termic writes.
+///   A folder inside HOME (with or without a `.claude` of its own) stays a
+///   project, so a `~/.claude` that links into it is still refused.
+pub fn project_roots(facts: &ProjectFacts) -> Vec<PathBuf> {
+    let home = facts.home.as_path();
+    let mut roots: Vec<PathBuf> = Vec::new();
+    let mut add = |root: &Path| {
+        if !roots.iter().any(|r| r == root) {
+            roots.push(root.to_path_buf());
+        }
+    };
+    if !home.starts_with(&facts.cwd) {
+        add(&facts.cwd);
+    }
+    for root in facts.repo_root.iter().chain(&facts.worktree_roots) {
+        if root != home {
+            add(root);
+        }
+    }
+    roots
+}
+
 /// The roots no target may resolve under: each task's worktree and
 /// repository root. Canonicalised on construction.
 #[derive(Debug, Clone, Default)]
 pub struct ForbiddenRoots(Vec<PathBuf>);
 
 impl ForbiddenRoots {
+    /// The roots of [`project_roots`], every input resolved first (symlinks
+    /// followed) so a HOME reached through a link still compares equal.
+    pub fn for_project(facts: &ProjectFacts) -> Result<Self, TargetError> {
+        let resolved = ProjectFacts {
+            home: resolve(&facts.home)?,
+            cwd: resolve(&facts.cwd)?,
+            repo_root: facts.repo_root.as_deref().map(resolve).transpose()?,
+            worktree_roots: facts
+                .worktree_roots
+                .iter()
+                .map(|r| resolve(r))
+                .collect::<Result<_, _>>()?,
+        };
+        Ok(ForbiddenRoots(project_roots(&resolved)))
+    }
+
     pub fn new<I: IntoIterator<Item = PathBuf>>(roots: I) -> Result<Self, TargetError> {
         let roots = roots
             .into_iter()

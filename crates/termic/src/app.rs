@@ -151,7 +151,18 @@ impl App {
             self.runtime.set_hooks_wired(&spec.agent, hooks_wired);
             self.wired.insert(spec.agent.clone(), hooks_wired);
         }
-        let id = self.runtime.spawn(spec)?;
+        let id = match self.runtime.spawn(spec) {
+            Ok(id) => id,
+            Err(err) => {
+                // A task that never started leaves no worktree and no branch.
+                if let Some(path) = &worktree {
+                    if let Err(cleanup) = self.services.discard_worktree(path) {
+                        return Err(anyhow::Error::from(err).context(format!("{cleanup:#}")));
+                    }
+                }
+                return Err(err.into());
+            }
+        };
         let mut entry = TaskEntry::new(id.0, name, agent, self.now_ms());
         entry.worktree = worktree;
         entry.profile = profile;

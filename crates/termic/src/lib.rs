@@ -13,6 +13,7 @@ pub mod eventlog;
 pub mod input;
 pub mod notify;
 pub mod paths;
+pub mod project;
 pub mod record;
 pub mod replies;
 pub mod runtime;

@@ -128,6 +128,20 @@ pub fn repo_root(dir: &Path) -> Result<PathBuf, WorktreeError> {
     }
 }
 
+/// Every worktree of the repository at `repo_root`, the main one first
+/// (`git worktree list --porcelain`).
+pub fn list(repo_root: &Path) -> Result<Vec<PathBuf>, WorktreeError> {
+    let out = git(
+        repo_root,
+        &["worktree".as_ref(), "list".as_ref(), "--porcelain".as_ref()],
+    )?;
+    Ok(out
+        .lines()
+        .filter_map(|l| l.strip_prefix("worktree "))
+        .map(PathBuf::from)
+        .collect())
+}
+
 fn branch_exists(repo: &Path, branch: &str) -> Result<bool, WorktreeError> {
     let reference = format!("refs/heads/{branch}");
     match git(
@@ -235,6 +249,24 @@ pub fn remove(repo_root: &Path, path: &Path, force: bool) -> Result<(), Worktree
         let _ = link_agent_dirs(repo_root, path);
     }
     result
+}
+
+/// Undoes [`create`] for a task that never started: the worktree (forced:
+/// nothing of the user's is in it yet) and its `termic/<task>` branch.
+pub fn discard(repo_root: &Path, path: &Path) -> Result<(), WorktreeError> {
+    let branch = git(
+        path,
+        &["symbolic-ref".as_ref(), "--short".as_ref(), "HEAD".as_ref()],
+    );
+    remove(repo_root, path, true)?;
+    match branch {
+        Ok(branch) if branch.starts_with("termic/") => git(
+            repo_root,
+            &["branch".as_ref(), "-D".as_ref(), branch.as_ref()],
+        )
+        .map(|_| ()),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -179,3 +179,78 @@ fn every_install_target_resolves_to_a_global_or_termic_owned_path() {
     // Unrelated agents are unaffected.
     assert!(InstallTarget::host(AgentSchema::Opencode, &fx.paths, &guard(&fx)).is_ok());
 }
+
+fn facts(home: &str, cwd: &str, repo: Option<&str>, worktrees: &[&str]) -> ProjectFacts {
+    ProjectFacts {
+        home: home.into(),
+        cwd: cwd.into(),
+        repo_root: repo.map(PathBuf::from),
+        worktree_roots: worktrees.iter().map(PathBuf::from).collect(),
+    }
+}
+
+#[test]
+fn the_project_path_rule_exempts_home_and_what_holds_it_never_a_project_inside_it() {
+    let roots = |f: &ProjectFacts| project_roots(f);
+    let p = |s: &str| PathBuf::from(s);
+    // Started from HOME, from `/` and from /home: no project, ~/.claude is global.
+    assert!(roots(&facts("/home/u", "/home/u", None, &[])).is_empty());
+    assert!(roots(&facts("/home/u", "/", None, &[])).is_empty());
+    assert!(roots(&facts("/home/u", "/home", None, &[])).is_empty());
+    // A dotfiles repository at ~ is the global config too.
+    assert!(roots(&facts("/home/u", "/home/u", Some("/home/u"), &["/home/u"])).is_empty());
+    // A non-repository folder inside HOME (with a .claude of its own or not).
+    assert_eq!(
+        roots(&facts("/home/u", "/home/u/proj", None, &[])),
+        [p("/home/u/proj")]
+    );
+    // From a subfolder of a repository: the folder, the repository, its worktrees.
+    assert_eq!(
+        roots(&facts(
+            "/home/u",
+            "/src/r/sub",
+            Some("/src/r"),
+            &["/src/r", "/data/wt/t1"]
+        )),
+        [p("/src/r/sub"), p("/src/r"), p("/data/wt/t1")]
+    );
+    // A repository that holds HOME deeper in its tree stays a project.
+    assert_eq!(roots(&facts("/r/home", "/r", Some("/r"), &[])), [p("/r")]);
+    // A folder inside a dotfiles repository at ~ is still a project.
+    assert_eq!(
+        roots(&facts("/home/u", "/home/u/proj", Some("/home/u"), &[])),
+        [p("/home/u/proj")]
+    );
+}
+
+#[test]
+fn the_rule_decides_on_resolved_paths_and_the_guard_follows_it() {
+    let fx = fx();
+    // HOME reached through a link is still HOME: started from it, nothing is refused.
+    let root = fx.paths.home.parent().unwrap().to_path_buf();
+    symlink(&fx.paths.home, root.join("home-link")).unwrap();
+    let from_home = ForbiddenRoots::for_project(&ProjectFacts {
+        home: root.join("home-link"),
+        cwd: fx.paths.home.clone(),
+        repo_root: None,
+        worktree_roots: vec![],
+    })
+    .unwrap();
+    assert!(from_home.roots().is_empty());
+    for schema in AgentSchema::ALL {
+        assert!(InstallTarget::host(schema, &fx.paths, &from_home).is_ok());
+    }
+    // A project inside HOME: ~/.claude linked into its own .claude is refused.
+    let proj = fx.paths.home.join("proj");
+    std::fs::create_dir_all(proj.join(".claude")).unwrap();
+    symlink(proj.join(".claude"), fx.paths.home.join(".claude")).unwrap();
+    let from_proj = ForbiddenRoots::for_project(&ProjectFacts {
+        home: fx.paths.home.clone(),
+        cwd: proj.clone(),
+        repo_root: None,
+        worktree_roots: vec![],
+    })
+    .unwrap();
+    let err = InstallTarget::host(AgentSchema::Claude, &fx.paths, &from_proj).unwrap_err();
+    assert!(matches!(err, TargetError::InsideProject { .. }), "{err}");
+}

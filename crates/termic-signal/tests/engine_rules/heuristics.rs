@@ -157,6 +157,28 @@ fn screen_change_after_settled_screen_resumes() {
 }
 
 #[test]
+fn working_again_after_a_long_needs_you_restarts_the_fallback_clocks() {
+    // After a long idle in needs you, Enter and a repaint that leaves the
+    // screen as it was resume the turn; the settled-screen clock used to
+    // still count from the turn's start, fired at once ("fires in 0s") and
+    // flashed working -> needs_you -> working in one millisecond.
+    check(
+        "no zero-second settled screen",
+        "agent opencode
+         0 key enter
+         +50 activity
+         +0 screen 7 0
+         +200000 key enter
+         +20 activity
+         +0 screen 7 0
+         expect 50 idle -> working submit_activity
+         expect 12050 working -> needs_you byte_quiet kind=unsure
+         expect 200070 needs_you -> working submit_activity
+         expect 212070 working -> needs_you byte_quiet kind=unsure",
+    );
+}
+
+#[test]
 fn scrollback_stability_ends_a_turn_that_only_animates_in_place() {
     check(
         "scrollback stable",

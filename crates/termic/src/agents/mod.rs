@@ -21,13 +21,42 @@ pub mod user;
 
 use termic_hooks::agents::AgentSchema;
 
-/// Built-in agent ids and their commands, in the order the UI lists them.
-pub const BUILTINS: [(&str, &str); 5] = [
-    ("claude", "claude"),
-    ("codex", "codex"),
-    ("grok", "grok"),
-    ("agy", "agy"),
-    ("opencode", "opencode"),
+/// One built-in agent: its id, its program and how to install it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Builtin {
+    pub id: &'static str,
+    pub program: &'static str,
+    /// What to run when `program` is not on PATH.
+    pub install: &'static str,
+}
+
+/// The built-in agents, one line each, in the order the UI lists them.
+pub const BUILTINS: [Builtin; 5] = [
+    Builtin {
+        id: "claude",
+        program: "claude",
+        install: "npm install -g @anthropic-ai/claude-code",
+    },
+    Builtin {
+        id: "codex",
+        program: "codex",
+        install: "npm install -g @openai/codex",
+    },
+    Builtin {
+        id: "grok",
+        program: "grok",
+        install: "pip install grok-cli-bin",
+    },
+    Builtin {
+        id: "agy",
+        program: "agy",
+        install: "install Google Antigravity, then put agy on PATH",
+    },
+    Builtin {
+        id: "opencode",
+        program: "opencode",
+        install: "npm install -g opencode-ai",
+    },
 ];
 
 /// Where an agent definition came from.
@@ -65,11 +94,11 @@ pub struct AgentDef {
 impl AgentDef {
     /// A built-in with its default command.
     pub fn builtin(id: &str) -> Option<AgentDef> {
-        let (id, program) = BUILTINS.iter().find(|(b, _)| *b == id)?;
+        let b = BUILTINS.iter().find(|b| b.id == id)?;
         Some(AgentDef {
-            id: (*id).to_owned(),
-            base: (*id).to_owned(),
-            command: vec![(*program).to_owned()],
+            id: b.id.to_owned(),
+            base: b.id.to_owned(),
+            command: vec![b.program.to_owned()],
             args: Vec::new(),
             env: Vec::new(),
             docker: None,
@@ -96,6 +125,23 @@ impl AgentDef {
         }
     }
 
+    /// Why this agent cannot start when [`Self::program`] is not on PATH,
+    /// and how to fix it: the built-in's install line when the program is
+    /// the built-in's own, else where to set the command.
+    pub fn not_found_message(&self) -> String {
+        let program = self.program();
+        let builtin = BUILTINS.iter().find(|b| b.id == self.base);
+        let fix = match builtin {
+            Some(b) if b.program == program => b.install.to_owned(),
+            _ if self.docker.is_some() => "install Docker".to_owned(),
+            _ => format!(
+                "install it, or set `command` in [agents.{}] in config.toml",
+                self.id
+            ),
+        };
+        format!("{program} not found on PATH: {fix}")
+    }
+
     /// The agent's own command line (no Docker wrapping): command, args, extra.
     pub fn command_line(&self, extra: &[String]) -> Vec<String> {
         self.command
@@ -118,7 +164,7 @@ impl AgentRegistry {
     pub fn new(defined: Vec<AgentDef>) -> Self {
         let mut agents: Vec<AgentDef> = BUILTINS
             .iter()
-            .filter_map(|(id, _)| AgentDef::builtin(id))
+            .filter_map(|b| AgentDef::builtin(b.id))
             .collect();
         for def in defined {
             match agents.iter_mut().find(|a| a.id == def.id) {

@@ -16,11 +16,7 @@ use super::{AgentDef, DockerOptions, Origin, BUILTINS};
 use crate::config::{ConfigError, Source};
 
 fn builtin_list() -> String {
-    BUILTINS
-        .iter()
-        .map(|(id, _)| *id)
-        .collect::<Vec<_>>()
-        .join(", ")
+    BUILTINS.iter().map(|b| b.id).collect::<Vec<_>>().join(", ")
 }
 
 /// Whether `id` can name an agent (it becomes a directory name).

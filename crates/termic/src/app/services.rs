@@ -77,6 +77,10 @@ pub trait Services {
         Err(anyhow::anyhow!("running a command is not available here"))
     }
     fn remove_worktree(&mut self, path: &Path) -> Result<()>;
+    /// Removes the worktree of a task that failed to start, and its branch.
+    fn discard_worktree(&mut self, path: &Path) -> Result<()> {
+        self.remove_worktree(path)
+    }
     /// One row per agent, status re-read from disk. `native_seen` lists the
     /// agents that reported OSC 7501 on some task.
     fn hooks_rows(&mut self, native_seen: &[String]) -> Vec<HooksRow>;

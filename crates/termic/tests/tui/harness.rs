@@ -81,6 +81,20 @@ impl Fixture {
         self.config(&fake_agent_config(script));
     }
 
+    /// The termic CLI (not the workspace) run in `cwd` with the fixture's env.
+    pub fn cli(&self, cwd: &Path, args: &[&str]) -> std::process::Output {
+        std::process::Command::new(env!("CARGO_BIN_EXE_termic"))
+            .args(args)
+            .current_dir(cwd)
+            .env_clear()
+            .env("HOME", &self.home)
+            .env("TERMIC_CONFIG_DIR", &self.config_dir)
+            .env("TERMIC_DATA_DIR", &self.data_dir)
+            .env("PATH", self.path_var())
+            .output()
+            .unwrap()
+    }
+
     pub fn event_log(&self) -> PathBuf {
         self.data_dir.join("events.jsonl")
     }
@@ -95,9 +109,14 @@ impl Termic {
 
     /// termic with only the fixture's env (HOME, dirs, PATH) plus `env`.
     pub fn start_with_env(fixture: &Fixture, args: &[&str], env: &[(&str, &str)]) -> Termic {
+        Termic::start_in(fixture, &fixture.work, args, env)
+    }
+
+    /// [`Termic::start_with_env`] started in `cwd` instead of the work dir.
+    pub fn start_in(fixture: &Fixture, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Termic {
         let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_termic"));
         cmd.args(args);
-        cmd.cwd(&fixture.work);
+        cmd.cwd(cwd);
         cmd.env_clear();
         cmd.env("HOME", &fixture.home);
         cmd.env("TERMIC_CONFIG_DIR", &fixture.config_dir);

@@ -42,7 +42,12 @@ impl Engine {
         if self.state != State::Working || self.pending_attention.is_some() {
             return due;
         }
-        let start = self.turn_started_at;
+        // Silence is measured from the later of the turn's start and the
+        // moment it went back to working: a turn resumed after a long needs
+        // you (Enter, a repaint that leaves the screen as it was) must not
+        // find its settled-screen deadline already in the past and fire at
+        // once (working -> needs_you -> working in one millisecond).
+        let start = self.turn_started_at.max(self.since);
         if self.governed() {
             // Hooks or native status own the turn: nothing heuristic may end
             // it. The one exception asks rather than ends: an agent whose

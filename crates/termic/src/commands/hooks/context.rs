@@ -1,6 +1,6 @@
 //! What every `termic hooks` subcommand needs, read once at the edge:
 //! HOME and the data dir, the agents that run in Docker (from config.toml),
-//! the repository around the working directory (never written into), and
+//! the project paths around the working directory (never written into), and
 //! `claude --version` when claude is on PATH.
 
 use std::io::Read;
@@ -55,16 +55,9 @@ impl Context {
             .filter(|a| a.id != a.base)
             .map(|a| (a.id.clone(), a.base.clone()))
             .collect();
-        // The repository around the working directory is a task's project:
-        // nothing may resolve under it. Unless the repository IS HOME (a
-        // dotfiles repo at ~): then ~/.claude is the global config anyway.
+        // The one project-path rule, shared with the workspace.
         let cwd = std::env::current_dir()?;
-        let home_real = p.home.canonicalize().unwrap_or_else(|_| p.home.clone());
-        let roots: Vec<_> = crate::worktree::repo_root(&cwd)
-            .ok()
-            .filter(|root| home_real != root.canonicalize().unwrap_or_else(|_| root.clone()))
-            .into_iter()
-            .collect();
+        let forbidden = crate::project::forbidden_roots(&p.home, &cwd, &p.data_dir)?;
         Ok(Context {
             paths: Paths {
                 home: p.home,
@@ -73,7 +66,7 @@ impl Context {
             config_dir: p.config_dir,
             docker_agents,
             clones,
-            forbidden: ForbiddenRoots::new(roots)?,
+            forbidden,
             warning,
         })
     }

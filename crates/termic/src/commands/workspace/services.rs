@@ -130,10 +130,14 @@ impl WorkspaceServices {
         }
     }
 
-    /// No install may land in the project termic runs in.
+    /// No install may land in the project termic runs in (the one rule,
+    /// shared with `termic hooks`).
     fn forbidden(&self) -> Result<ForbiddenRoots> {
-        let root = crate::worktree::repo_root(&self.cwd).unwrap_or_else(|_| self.cwd.clone());
-        Ok(ForbiddenRoots::new([root])?)
+        Ok(crate::project::forbidden_roots(
+            &self.paths.home,
+            &self.cwd,
+            &self.paths.data_dir,
+        )?)
     }
 
     fn agent_refs(&self) -> Vec<AgentRef> {
@@ -261,6 +265,10 @@ impl Services for WorkspaceServices {
         extra_args: &[String],
     ) -> Result<Launch> {
         let def = self.check_agent(agent)?.clone();
+        // Before any worktree exists: a missing program leaves nothing behind.
+        if !self.detected(&def) {
+            return Err(anyhow!(def.not_found_message()));
+        }
         let (cwd, worktree) = if worktree {
             let wt = crate::worktree::create(&self.paths.data_dir, &self.cwd, name)?;
             (wt.path.clone(), Some(wt.path))
@@ -324,6 +332,12 @@ impl Services for WorkspaceServices {
         let repo = crate::worktree::repo_root(&self.cwd)?;
         crate::worktree::remove(&repo, path, false)
             .with_context(|| format!("the worktree {} was kept", path.display()))
+    }
+
+    fn discard_worktree(&mut self, path: &Path) -> Result<()> {
+        let repo = crate::worktree::repo_root(&self.cwd)?;
+        crate::worktree::discard(&repo, path)
+            .with_context(|| format!("the worktree {} was left behind", path.display()))
     }
 
     fn hooks_rows(&mut self, native_seen: &[String]) -> Vec<HooksRow> {
