@@ -244,3 +244,62 @@ fn unknown_events_and_foreign_markers_are_skipped() {
     assert_eq!(rec.events.len(), 1);
     assert_eq!(rec.events[0].0, 400);
 }
+
+/// A replay never runs timers past the instant the recording was closed, and
+/// a recording that was cut off (no `termic:end`) stops at its last event
+/// unless a tail is asked for: it must not invent a state that never
+/// happened live (a killed termic's recording once showed a needs-you 13 s
+/// after its end).
+#[test]
+fn timers_stop_at_the_end_marker_or_at_the_last_event_of_a_cut_off_recording() {
+    use termic_signal::replay::{Marker, RecordedEvent};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/traces/agy-escape-no-hooks.cast");
+    let whole = read_recording_file(&path).unwrap();
+    let states = |options: &ReplayOptions, recording| {
+        let outcome = replay_recording(recording, options);
+        let to: Vec<_> = outcome.transitions.iter().map(|t| (t.at, t.to)).collect();
+        (to, outcome.cut_off)
+    };
+    let quiet_interrupt = (23_200, termic_signal::engine::State::Interrupted);
+
+    let (to, cut_off) = states(&ReplayOptions::default(), &whole);
+    assert!(!cut_off);
+    assert_eq!(
+        to.last(),
+        Some(&quiet_interrupt),
+        "closed at 30 s: the 23.2 s timer fired live"
+    );
+
+    let mut early = whole.clone();
+    for (at, event) in &mut early.events {
+        if *event == RecordedEvent::Marker(Marker::End) {
+            *at = 20_000;
+        }
+    }
+    let (to, _) = states(&ReplayOptions::default(), &early);
+    assert!(
+        !to.contains(&quiet_interrupt),
+        "closed at 20 s: nothing fires after it"
+    );
+
+    let mut cut = whole.clone();
+    cut.events
+        .retain(|(_, e)| *e != RecordedEvent::Marker(Marker::End));
+    let (to, cut_off) = states(&ReplayOptions::default(), &cut);
+    assert!(cut_off);
+    assert!(
+        !to.contains(&quiet_interrupt),
+        "cut off at 8.3 s: timers stop there"
+    );
+
+    let tail = ReplayOptions {
+        tail_ms: Some(60_000),
+        ..ReplayOptions::default()
+    };
+    let (to, _) = states(&tail, &cut);
+    assert_eq!(
+        to.last(),
+        Some(&quiet_interrupt),
+        "an explicit tail runs them on"
+    );
+}

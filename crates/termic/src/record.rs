@@ -153,6 +153,8 @@ impl TaskRecorder for AsciicastRecorder {
     fn exit(&mut self, now: u64, code: Option<i32>) {
         self.write(|w| {
             w.marker(now, &Marker::Exit(code))?;
+            // Nothing follows an exit: the recording is whole.
+            w.marker(now, &Marker::End)?;
             w.flush()
         });
     }

@@ -98,14 +98,17 @@ fn a_recorded_task_replays_to_the_same_transitions() {
     let recording = read_recording_file(&files[0]).unwrap();
     assert_eq!(recording.header.termic.agent, "claude");
     assert!(recording.header.termic.hooks_wired);
-    let replayed = replay_recording(
-        &recording,
-        &ReplayOptions {
-            tail_ms: 0,
-            ..ReplayOptions::default()
-        },
-    )
-    .transitions;
+    // The exit closes the recording: its last event is the end marker, and
+    // the default replay (up to that marker, no tail) matches the live run.
+    assert_eq!(
+        recording.events.last().map(|(_, e)| e),
+        Some(&termic_signal::replay::RecordedEvent::Marker(
+            termic_signal::replay::Marker::End
+        ))
+    );
+    let outcome = replay_recording(&recording, &ReplayOptions::default());
+    assert!(!outcome.cut_off);
+    let replayed = outcome.transitions;
 
     let shifted: Vec<Transition> = live
         .iter()

@@ -14,6 +14,7 @@
 //! | `m` | `termic:exit=CODE` (empty CODE: no code) | the process exited |
 //! | `m` | `termic:screen=HASH/LINES` | the runtime's screen facts (hash in hex) |
 //! | `m` | `termic:foreground=PROFILE/WIRED` (empty PROFILE: the task's own) | another program took the task's foreground (an agent started in a shell) |
+//! | `m` | `termic:end` | the recorder closed the recording: nothing happened after this time (a recording without it was cut off, e.g. termic was killed) |
 //!
 //! Unknown codes and markers without the `termic:` prefix are skipped, so a
 //! plain asciinema recording replays too.
@@ -70,6 +71,8 @@ pub enum Marker {
         profile: Option<String>,
         wired: bool,
     },
+    /// The recorder closed the recording at this time.
+    End,
 }
 
 impl Marker {
@@ -94,6 +97,7 @@ impl Marker {
                 profile.as_deref().unwrap_or_default(),
                 flag(*wired)
             ),
+            Marker::End => format!("{}end", Self::PREFIX),
         }
     }
 
@@ -102,6 +106,9 @@ impl Marker {
         let Some(rest) = label.strip_prefix(Self::PREFIX) else {
             return Ok(None);
         };
+        if rest == "end" {
+            return Ok(Some(Marker::End));
+        }
         let (key, value) = rest
             .split_once('=')
             .ok_or_else(|| format!("marker {label:?} has no '='"))?;
@@ -228,6 +235,7 @@ mod tests {
             Marker::HooksWired(true),
             Marker::Exit(Some(-1)),
             Marker::Exit(None),
+            Marker::End,
             Marker::Screen(ScreenFacts {
                 hash: 0xdead_beef,
                 scrollback_lines: 42,

@@ -17,9 +17,11 @@ pub use writer::RecordingWriter;
 
 use crate::engine::{Engine, EngineConfig, Key, LogEntry, Transition};
 
-/// After the last event, timers keep firing for this long (virtual ms), so a
-/// recording that ends on a quiet agent still shows the settle or fallback.
-pub const DEFAULT_TAIL_MS: u64 = 60_000;
+/// A replay runs the engine's timers up to the recording's `termic:end`
+/// marker, the instant the recorder closed it, and no further: a timer that
+/// had not fired by then did not fire live either. A recording without the
+/// marker was cut off (termic was killed); its timers stop at the last event
+/// unless the caller asks for a tail.
 
 /// Why a recording could not be read. Messages name the source and line.
 #[derive(Debug, thiserror::Error)]
@@ -93,8 +95,9 @@ pub fn read_recording_file(path: &Path) -> Result<Recording, RecordingError> {
 /// Replay settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReplayOptions {
-    /// Virtual ms to keep ticking after the last event.
-    pub tail_ms: u64,
+    /// Virtual ms to keep ticking after the last event. `None`: up to the
+    /// recording's end marker, or not past the last event when it has none.
+    pub tail_ms: Option<u64>,
     /// Whether the user counts as watching before any focus marker.
     pub watched_at_start: bool,
 }
@@ -102,7 +105,7 @@ pub struct ReplayOptions {
 impl Default for ReplayOptions {
     fn default() -> Self {
         ReplayOptions {
-            tail_ms: DEFAULT_TAIL_MS,
+            tail_ms: None,
             watched_at_start: true,
         }
     }
@@ -114,6 +117,8 @@ pub struct ReplayOutcome {
     pub transitions: Vec<Transition>,
     /// The Inspector timeline, in order.
     pub log: Vec<LogEntry>,
+    /// The recording had no end marker (it was cut off).
+    pub cut_off: bool,
 }
 
 /// Replay a recording from a reader; the transitions, in order.
@@ -131,6 +136,7 @@ pub fn replay_recording(recording: &Recording, options: &ReplayOptions) -> Repla
     let mut log = Vec::new();
     engine.focus(0, options.watched_at_start);
     let mut last = 0;
+    let mut end = None;
     for (at, event) in &recording.events {
         let at = *at;
         tick_until(&mut engine, at, &mut transitions);
@@ -151,13 +157,23 @@ pub fn replay_recording(recording: &Recording, options: &ReplayOptions) -> Repla
                 Marker::Foreground { profile, wired } => {
                     transitions.extend(engine.set_foreground(at, profile.as_deref(), *wired))
                 }
+                Marker::End => end = Some(at),
             },
         }
         log.extend(engine.drain_log());
     }
-    tick_until(&mut engine, last + options.tail_ms, &mut transitions);
+    let stop = match (options.tail_ms, end) {
+        (Some(tail), _) => last + tail,
+        (None, Some(end)) => end,
+        (None, None) => last,
+    };
+    tick_until(&mut engine, stop, &mut transitions);
     log.extend(engine.drain_log());
-    ReplayOutcome { transitions, log }
+    ReplayOutcome {
+        transitions,
+        log,
+        cut_off: end.is_none(),
+    }
 }
 
 /// Fire every timer due up to `to`, each at its own deadline.

@@ -9,9 +9,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
 use termic_signal::engine::{LogEntry, Transition};
-use termic_signal::replay::{
-    read_recording_file, replay_recording, ReplayOptions, DEFAULT_TAIL_MS,
-};
+use termic_signal::replay::{read_recording_file, replay_recording, ReplayOptions};
 
 /// Replay a recording through the state engine and print the transitions.
 ///
@@ -30,9 +28,11 @@ pub struct ReplayArgs {
     /// Print the whole Inspector timeline (signals, keys, timers), not only transitions.
     #[arg(long, conflicts_with = "json")]
     pub log: bool,
-    /// Keep timers running this many milliseconds after the last event.
-    #[arg(long, default_value_t = DEFAULT_TAIL_MS)]
-    pub tail_ms: u64,
+    /// Keep timers running this many milliseconds after the last event. By
+    /// default they run up to the moment the recording was closed, and a
+    /// recording that was cut off (termic killed) stops at its last event.
+    #[arg(long, value_name = "MS")]
+    pub tail_ms: Option<u64>,
 }
 
 pub fn run(args: ReplayArgs) -> Result<ExitCode> {
@@ -42,6 +42,13 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
         ..ReplayOptions::default()
     };
     let outcome = replay_recording(&recording, &options);
+    if outcome.cut_off && args.tail_ms.is_none() {
+        eprintln!(
+            "note: {} has no end marker (termic did not close it, maybe it was killed), so \
+             timers stop at its last event. Pass --tail-ms MS to run them on.",
+            args.file.display()
+        );
+    }
     let mut out = std::io::stdout().lock();
     let written = if args.json {
         outcome

@@ -337,7 +337,7 @@ fn claude_inside_a_shell(cwd_of: impl Fn(&Fixture) -> PathBuf) {
     let replayed: Vec<String> = replay_recording(
         &recording,
         &ReplayOptions {
-            tail_ms: 0,
+            tail_ms: Some(0),
             ..ReplayOptions::default()
         },
     )
