@@ -2,7 +2,10 @@
 //! entries are recognised by their command path prefix and our files by
 //! their location (and the plugin by its generated header).
 
-use super::{config, refuse_read_only, sha256, Action, Change, InstallPlan, PlanError, Snapshot};
+use super::{
+    config, refuse_read_only, refuse_unwritable, sha256, Action, Change, InstallPlan, PlanError,
+    Snapshot,
+};
 use crate::agents::{ConfigEntry, BACKUP_DIR, HOOKS_DIR, MANIFEST_FILE};
 use crate::edit::{self, InstallRecord, PreInstall, Uninstall};
 use crate::manifest::{Manifest, PreInstallText};
@@ -202,12 +205,15 @@ pub fn plan_remove(target: &InstallTarget, snap: &Snapshot) -> Result<InstallPla
             what: "directory termic created",
         }));
     }
-    Ok(InstallPlan {
-        agent_id: target.agent_id().to_string(),
-        target: target.label(),
-        changes,
-        left_alone,
-    })
+    refuse_unwritable(
+        snap,
+        InstallPlan {
+            agent_id: target.agent_id().to_string(),
+            target: target.label(),
+            changes,
+            left_alone,
+        },
+    )
 }
 
 fn delete(path: &std::path::Path, before: Vec<u8>, what: &'static str) -> Change {
