@@ -17,7 +17,23 @@ async function load(copy, client) {
   const mod = await import(`${url}?copy=${copy}`);
   const hooks = [];
   for (const fn of Object.values(mod)) {
-    if (typeof fn === "function") hooks.push(await fn({ client, directory: "/x", worktree: "/x" }));
+    if (typeof fn !== "function") continue;
+    const input = { directory: "/x", worktree: "/x" };
+    if (scenario === "throwing-input") {
+      // A host whose getters throw (input.client and everything under it).
+      Object.defineProperty(input, "client", {
+        get() {
+          throw new Error("client getter");
+        },
+      });
+    } else {
+      input.client = client;
+    }
+    try {
+      hooks.push(await fn(input));
+    } catch (e) {
+      summary.threw.push(`setup: ${e && e.message}`);
+    }
   }
   return hooks;
 }
@@ -60,6 +76,7 @@ async function main() {
 
   switch (scenario) {
     case "map":
+    case "throwing-input":
     case "no-task-id":
     case "throwing-write": {
       await call(hooks, "event", created("root"));

@@ -105,6 +105,24 @@ fn a_throwing_write_never_escapes_a_handler() {
 }
 
 #[test]
+fn a_throwing_input_getter_neither_breaks_setup_nor_the_reports() {
+    // `run` asserts nothing threw, setup included; the reports are the
+    // same as with a working client (no client: every session is a root).
+    assert_writes(
+        "throwing-input",
+        &[
+            (HookEvent::Working, "chat.message", false),
+            (HookEvent::Attention, "permission.asked", true),
+            (HookEvent::Released, "permission.replied", false),
+            (HookEvent::Attention, "permission.updated", true),
+            (HookEvent::Done, "session.status", false),
+            (HookEvent::Working, "chat.message", false),
+            (HookEvent::Done, "session.idle", false),
+        ],
+    );
+}
+
+#[test]
 fn loaded_twice_it_registers_once() {
     let out = assert_writes(
         "double-load",

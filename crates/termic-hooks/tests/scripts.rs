@@ -518,3 +518,146 @@ fn every_script_file_is_plain_ascii_with_the_generated_header() {
         assert!(!text.contains("exit 1") && !text.contains("exit 2"));
     }
 }
+
+/// Pids of every process in session `sid` (field 6 of /proc/PID/stat).
+fn session_members(sid: u32) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // comm is in parentheses and may hold spaces: split after the last ')'.
+        let Some((head, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        // rest: state ppid pgrp session ...
+        if fields.get(3).and_then(|s| s.parse::<u32>().ok()) == Some(sid) {
+            let comm = head.split_once('(').map_or("", |(_, c)| c).to_string();
+            out.push((pid, comm));
+        }
+    }
+    out
+}
+
+/// Runs `script` as the leader of a new session (so every helper it starts
+/// is findable by session id) and returns its exit code, how long it took,
+/// and every process of its session still present right after it exited.
+fn run_in_new_session(
+    script: &Path,
+    pty: &Pty,
+    stdin_open: Option<&[u8]>,
+) -> (Option<i32>, Duration, Vec<(u32, String)>) {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(script);
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap())
+        .env("TERMIC_TASK_ID", TASK)
+        .env("TERMIC_PTY", &pty.slave_path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: setsid is async-signal-safe; nothing else runs in the child.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let start = Instant::now();
+    let mut child = loop {
+        match cmd.spawn() {
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ETXTBSY | libc::EAGAIN)) => {
+                std::thread::sleep(Duration::from_millis(10))
+            }
+            other => break other.unwrap(),
+        }
+    };
+    let sid = child.id();
+    let mut input = child.stdin.take().unwrap();
+    let keep = match stdin_open {
+        Some(bytes) => {
+            let _ = input.write_all(bytes);
+            Some(input)
+        }
+        None => {
+            let _ =
+                input.write_all(br#"{"tool_name":"Bash","notificationType":"permission_prompt"}"#);
+            drop(input);
+            None
+        }
+    };
+    // Bounded wait, so a blocked script fails the test instead of hanging it.
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let took = start.elapsed();
+    // The leader is reaped; anything left in its session outlived it.
+    let left = session_members(sid);
+    drop(keep);
+    for (pid, _) in &left {
+        // SAFETY: plain kill of a pid we found in our own test session.
+        unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
+    }
+    (code, took, left)
+}
+
+#[test]
+fn on_a_full_pty_every_pty_script_exits_0_within_its_bound_and_leaves_no_process() {
+    // The 100 ms write bound, plus fork/exec slack on a loaded 2-core box.
+    let bound = Duration::from_millis(1500);
+    let mut worst = Duration::ZERO;
+    for (schema, reg) in all_registrations() {
+        if reg.script.transport != Transport::PtyByName {
+            continue;
+        }
+        let fx = Fixture::new();
+        let script = fx.script(reg);
+        let mut pty = Pty::open();
+        assert!(pty.fill() > 0, "the pty took no bytes");
+        let (code, took, left) = run_in_new_session(&script, &pty, None);
+        let name = format!("{} {}", schema.id(), reg.event);
+        assert_eq!(code, Some(0), "{name} on a full pty");
+        assert!(took < bound, "{name} took {took:?} on a full pty");
+        assert!(left.is_empty(), "{name} left {left:?} behind");
+        worst = worst.max(took);
+        // The pty still works once read: the filler, maybe a cut message.
+        assert!(!pty.drain().is_empty());
+    }
+    eprintln!("worst full-pty run: {worst:?}");
+}
+
+#[test]
+fn no_script_leaves_a_process_behind_with_a_closed_or_a_never_closed_stdin() {
+    for (schema, reg) in all_registrations() {
+        let fx = Fixture::new();
+        let script = fx.script(reg);
+        let mut pty = Pty::open();
+        let name = format!("{} {}", schema.id(), reg.event);
+        let (code, took, left) = run_in_new_session(&script, &pty, None);
+        assert_eq!(code, Some(0), "{name}");
+        assert!(left.is_empty(), "{name} left {left:?} behind ({took:?})");
+        let (code, took, left) = run_in_new_session(&script, &pty, Some(b"{"));
+        assert_eq!(code, Some(0), "{name} with stdin never closed");
+        assert!(
+            took < Duration::from_secs(u64::from(PAYLOAD_MAX_SECONDS) + 3),
+            "{name} took {took:?}"
+        );
+        assert!(
+            left.is_empty(),
+            "{name} with stdin never closed left {left:?}"
+        );
+        pty.drain();
+    }
+}

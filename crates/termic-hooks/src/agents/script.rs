@@ -63,6 +63,10 @@ pub const PAYLOAD_MAX_BYTES: u64 = 8 * 1024 * 1024;
 /// Longest a script waits for its payload when stdin never closes.
 pub const PAYLOAD_MAX_SECONDS: u32 = 2;
 
+/// Longest the write to `$TERMIC_PTY` may take (`sleep` with a fraction:
+/// GNU, busybox, BSD and macOS all accept it) before the writer is killed.
+pub const PTY_WRITE_MAX_SECONDS: &str = "0.1";
+
 /// Every byte a task id may contain, spelled out so the shell's `case`
 /// pattern does not depend on the locale's idea of a range.
 const TASK_ID_CHARS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-";
@@ -138,17 +142,29 @@ impl ScriptSpec {
     }
 
     fn payload_logic(&self) -> String {
+        // The timer is a direct child, so this shell kills and reaps it;
+        // the reader subshell stops it when the payload is in. Only the
+        // reader has a grandchild (head), and it kills and reaps that on
+        // TERM, so nothing outlives the script on either path.
         let reader = format!(
             "# The JSON payload: at most {max} bytes, and at most {secs} s even if stdin\n\
              # never closes (then the payload is dropped and the default answer stands).\n\
              payload() {{\n\
              \x20 exec 3<&0\n\
-             \x20 head -c {max} <&3 &\n\
+             \x20 sleep {secs} </dev/null >/dev/null &\n\
+             \x20 timer=$!\n\
+             \x20 (\n\
+             \x20   trap 'kill \"$head\"; wait \"$head\"; exit 0' TERM\n\
+             \x20   head -c {max} <&3 &\n\
+             \x20   head=$!\n\
+             \x20   wait \"$head\"\n\
+             \x20   trap - TERM\n\
+             \x20   kill \"$timer\"\n\
+             \x20 ) &\n\
              \x20 reader=$!\n\
-             \x20 ( sleep {secs}; kill \"$reader\" ) >/dev/null </dev/null &\n\
-             \x20 watchdog=$!\n\
+             \x20 wait \"$timer\"\n\
+             \x20 kill \"$reader\"\n\
              \x20 wait \"$reader\"\n\
-             \x20 kill \"$watchdog\"\n\
              \x20 exec 3<&-\n\
              }}\n",
             max = PAYLOAD_MAX_BYTES,
@@ -201,8 +217,17 @@ impl ScriptSpec {
                 "printf '%s%s%s' '{{\"terminalSequence\":\"\\u001b]{head}' \"$TERMIC_TASK_ID\" '{tail}'\"$extra\"'\\u0007\"}}'\n"
             ),
             Transport::PtyByName => format!(
-                "# A subshell, so a failed open cannot end the script with an error.\n\
-                 ( printf '\\033]%s%s%s\\007' '{head}' \"$TERMIC_TASK_ID\" '{tail}'\"$extra\" >\"$TERMIC_PTY\" )\n"
+                "# A background writer, so a full pty cannot hold the script: it stops the\n\
+                 # timer when done; when the timer ends first the writer is killed. Both\n\
+                 # are children of this shell and reaped here (printf is a builtin).\n\
+                 sleep {bound} </dev/null >/dev/null &\n\
+                 timer=$!\n\
+                 ( printf '\\033]%s%s%s\\007' '{head}' \"$TERMIC_TASK_ID\" '{tail}'\"$extra\" >\"$TERMIC_PTY\"; kill \"$timer\" ) </dev/null >/dev/null &\n\
+                 writer=$!\n\
+                 wait \"$timer\"\n\
+                 kill \"$writer\"\n\
+                 wait \"$writer\"\n",
+                bound = PTY_WRITE_MAX_SECONDS,
             ),
         }
     }

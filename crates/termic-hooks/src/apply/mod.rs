@@ -64,22 +64,34 @@ pub fn snapshot_paths(target: &InstallTarget) -> Vec<PathBuf> {
 pub fn read_snapshot(target: &InstallTarget) -> Result<Snapshot, ApplyError> {
     let mut snap = Snapshot::default();
     for path in snapshot_paths(target) {
-        match std::fs::read(&path) {
-            Ok(bytes) => {
-                let mode = std::fs::metadata(&path)
-                    .map(|m| m.permissions().mode() & 0o7777)
-                    .map_err(|source| io_err(&path, source))?;
-                snap.insert_file(path, bytes, mode);
+        // The one bounded, non-blocking read: a FIFO, device, socket,
+        // directory, dangling link or oversized file is refused here, in
+        // planning, before anything is written.
+        match fsio::read_regular(&path)? {
+            Some((bytes, meta)) => {
+                let permission = fsio::may_replace(&path, &meta);
+                snap.insert_file_with(path, bytes, meta.mode, permission);
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            None => {
                 for anc in path.ancestors().skip(1) {
-                    if anc.as_os_str().is_empty() || std::fs::symlink_metadata(anc).is_ok() {
+                    if anc.as_os_str().is_empty() {
+                        break;
+                    }
+                    if let Ok(meta) = std::fs::symlink_metadata(anc) {
+                        // `~/.claude` as a link to nowhere: an install would
+                        // fail at its first mkdir, so refuse it now.
+                        if meta.file_type().is_symlink() && !anc.exists() {
+                            return Err(FsError::DanglingLink {
+                                link: anc.to_path_buf(),
+                                target: std::fs::read_link(anc).unwrap_or_default(),
+                            }
+                            .into());
+                        }
                         break;
                     }
                     snap.insert_missing_dir(anc.to_path_buf());
                 }
             }
-            Err(source) => return Err(io_err(&path, source)),
         }
     }
     Ok(snap)
@@ -194,13 +206,6 @@ pub fn install(target: &InstallTarget, facts: &InstallFacts) -> Result<InstallPl
 pub fn remove(target: &InstallTarget) -> Result<InstallPlan, ApplyError> {
     let first = plan::plan_remove(target, &read_snapshot(target)?)?;
     apply(target, first, plan::plan_remove)
-}
-
-fn io_err(path: &Path, source: io::Error) -> ApplyError {
-    ApplyError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 fn write_err(doing: &'static str, path: &Path, source: io::Error) -> ApplyError {

@@ -47,7 +47,10 @@ pub use owned::{
     backup_once, create_dirs, delete_if_unchanged, remove_dir_if_empty, BackupOutcome,
     DeleteOutcome,
 };
-pub use snapshot::{read_config, resolve_target, FileMeta, Snapshot};
+pub use snapshot::{
+    may_replace, read_config, read_regular, replace_permission, resolve_target, FileMeta,
+    Permission, Snapshot, MAX_CONFIG_BYTES,
+};
 pub use sweep::sweep_temps;
 pub use write::{
     edit_file, write_atomic, write_if_unchanged, Change, EditFileError, EditOutcome, WriteOptions,
@@ -73,6 +76,16 @@ pub enum FsError {
     LinkLoop { path: PathBuf },
     #[error("{path} is not a regular file; termic only edits files. Move it away, then try again")]
     NotAFile { path: PathBuf },
+    #[error(
+        "{path} is a {kind}, not a regular file; termic reads and edits only regular files. \
+         Move it away or replace it with a regular file, then try again"
+    )]
+    NotRegular { path: PathBuf, kind: &'static str },
+    #[error(
+        "{path} is larger than {max_mib} MiB, too big to be a config; termic did not read it. \
+         Move it away or shrink it, then try again"
+    )]
+    TooLarge { path: PathBuf, max_mib: u64 },
     #[error("could not write {path}: {source}. The file was not changed")]
     Write {
         path: PathBuf,

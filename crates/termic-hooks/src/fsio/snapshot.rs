@@ -92,18 +92,148 @@ pub fn read_config(path: &Path) -> Result<Snapshot, FsError> {
 
 /// The bytes and metadata of a resolved, non-link path.
 pub(crate) fn read_target(target: &Path) -> Result<(Option<Vec<u8>>, Option<FileMeta>), FsError> {
-    let meta = match std::fs::metadata(target) {
-        Ok(meta) => meta,
-        Err(err) if err.kind() == ErrorKind::NotFound => return Ok((None, None)),
-        Err(err) => return Err(FsError::read(target, err)),
-    };
-    if !meta.is_file() {
-        return Err(FsError::NotAFile {
-            path: target.to_path_buf(),
-        });
+    match read_regular(target)? {
+        Some((bytes, meta)) => Ok((Some(bytes), Some(meta))),
+        None => Ok((None, None)),
     }
-    let bytes = std::fs::read(target).map_err(|e| FsError::read(target, e))?;
-    Ok((Some(bytes), Some(FileMeta::of(&meta))))
+}
+
+/// Largest file termic reads from a user's config dirs. The biggest real
+/// settings.json measured is a few MB; anything past this is not a config.
+pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The one way termic reads a file in a user's config dirs: `None` when
+/// nothing is there, else the bytes and metadata of a regular file of at
+/// most [`MAX_CONFIG_BYTES`]. Never blocks and never reads without bound:
+/// the type is checked with `stat` before the open (a device is never even
+/// opened) and again with `fstat` on the fd (something swapped in between
+/// is caught), the open is `O_NONBLOCK|O_NOCTTY|O_CLOEXEC` (a FIFO that
+/// appears in that gap opens without waiting for a writer), and the read
+/// stops one byte past the cap whatever `st_size` says. A dangling symlink
+/// is an error, not an absent file.
+pub fn read_regular(path: &Path) -> Result<Option<(Vec<u8>, FileMeta)>, FsError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+
+    let not_found = || match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(FsError::DanglingLink {
+            link: path.to_path_buf(),
+            target: std::fs::read_link(path).unwrap_or_default(),
+        }),
+        _ => Ok(None),
+    };
+    match std::fs::metadata(path) {
+        Err(err) if err.kind() == ErrorKind::NotFound => return not_found(),
+        Err(err) if err.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(FsError::LinkLoop {
+                path: path.to_path_buf(),
+            })
+        }
+        Err(err) => return Err(FsError::read(path, err)),
+        Ok(meta) => refuse_special(path, &meta)?,
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path);
+    let file = match file {
+        Ok(file) => file,
+        Err(err) if err.kind() == ErrorKind::NotFound => return not_found(),
+        // A socket swapped in after the stat: open says ENXIO.
+        Err(err) if err.raw_os_error() == Some(libc::ENXIO) => {
+            return Err(FsError::NotRegular {
+                path: path.to_path_buf(),
+                kind: "socket",
+            })
+        }
+        Err(err) => return Err(FsError::read(path, err)),
+    };
+    let meta = file.metadata().map_err(|e| FsError::read(path, e))?;
+    refuse_special(path, &meta)?;
+    let mut bytes = Vec::with_capacity(meta.len().min(MAX_CONFIG_BYTES) as usize);
+    file.take(MAX_CONFIG_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| FsError::read(path, e))?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(too_large(path));
+    }
+    Ok(Some((bytes, FileMeta::of(&meta))))
+}
+
+fn too_large(path: &Path) -> FsError {
+    FsError::TooLarge {
+        path: path.to_path_buf(),
+        max_mib: MAX_CONFIG_BYTES / (1024 * 1024),
+    }
+}
+
+/// Refuses anything but a regular file of at most [`MAX_CONFIG_BYTES`].
+fn refuse_special(path: &Path, meta: &std::fs::Metadata) -> Result<(), FsError> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    let kind = if t.is_file() {
+        return if meta.len() > MAX_CONFIG_BYTES {
+            Err(too_large(path))
+        } else {
+            Ok(())
+        };
+    } else if t.is_fifo() {
+        "named pipe (FIFO)"
+    } else if t.is_socket() {
+        "socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "device"
+    } else if t.is_dir() {
+        "directory"
+    } else {
+        "special file"
+    };
+    Err(FsError::NotRegular {
+        path: path.to_path_buf(),
+        kind,
+    })
+}
+
+/// Whether the user running termic may replace an existing file, decided
+/// from values so it can be tested for any user: `access_w_ok` is what
+/// `faccessat(AT_EACCESS, W_OK)` said (it sees group, mode and ACLs).
+///
+/// Root passes `access` for every file, so two rules hold for everyone: a
+/// file with no write bit for anyone was made read-only on purpose, and a
+/// file owned by another user is theirs (replacing it by rename would also
+/// hand it to us, as only root may give a file away).
+pub fn replace_permission(euid: u32, meta: &FileMeta, access_w_ok: bool) -> Permission {
+    if meta.mode & 0o222 == 0 || !access_w_ok {
+        Permission::ReadOnly
+    } else if meta.uid != euid {
+        Permission::OtherOwner { uid: meta.uid }
+    } else {
+        Permission::Writable
+    }
+}
+
+/// What [`replace_permission`] decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Permission {
+    Writable,
+    /// No write bit, or `access` refused the write (mode, group, ACL).
+    ReadOnly,
+    /// Owned by another user (`uid`).
+    OtherOwner {
+        uid: u32,
+    },
+}
+
+/// [`replace_permission`] for the real file at `path` and the current user.
+pub fn may_replace(path: &Path, meta: &FileMeta) -> Permission {
+    use std::os::unix::ffi::OsStrExt;
+    let access_w_ok = std::ffi::CString::new(path.as_os_str().as_bytes()).is_ok_and(|c| {
+        // SAFETY: a valid NUL-terminated path; faccessat only reads it.
+        unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) == 0 }
+    });
+    // SAFETY: geteuid cannot fail.
+    let euid = unsafe { libc::geteuid() };
+    replace_permission(euid, meta, access_w_ok)
 }
 
 impl Snapshot {

@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{
-    config, refuse_read_only, sha256, Action, Change, FileState, InstallFacts, InstallPlan,
-    PlanError, Snapshot,
+    config, refuse_read_only, refuse_unwritable, sha256, Action, Change, FileState, InstallFacts,
+    InstallPlan, PlanError, Snapshot,
 };
 use crate::agents::{claude, AgentSchema, ConfigEntry, BACKUP_DIR, MANIFEST_FILE};
 use crate::edit::{self, EditError};
@@ -213,12 +213,15 @@ pub fn plan_install(
     // Last: everything it points at exists, and the manifest already
     // knows the bytes it will hold.
     ordered.extend(config_change);
-    Ok(InstallPlan {
-        agent_id: target.agent_id().to_string(),
-        target: target.label(),
-        changes: ordered,
-        left_alone: Vec::new(),
-    })
+    refuse_unwritable(
+        snap,
+        InstallPlan {
+            agent_id: target.agent_id().to_string(),
+            target: target.label(),
+            changes: ordered,
+            left_alone: Vec::new(),
+        },
+    )
 }
 
 /// The config's text, or a refusal naming the file when it is not UTF-8.

@@ -21,6 +21,7 @@ pub use remove::plan_remove;
 
 use crate::agents::claude;
 use crate::edit::EditError;
+use crate::fsio::Permission;
 
 /// One file as it is on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +29,9 @@ pub struct FileState {
     pub bytes: Vec<u8>,
     /// Permission bits (`0o644`).
     pub mode: u32,
+    /// Whether the user running termic may replace it (decided at the
+    /// edge by `fsio::may_replace`, which knows the uid and ACLs).
+    pub permission: Permission,
 }
 
 /// The files (and missing directories) a plan or status looks at.
@@ -38,8 +42,32 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// A file whose permission follows from its mode alone (no write bit:
+    /// read-only), for callers that have no real file behind it.
     pub fn insert_file(&mut self, path: PathBuf, bytes: Vec<u8>, mode: u32) {
-        self.files.insert(path, FileState { bytes, mode });
+        let permission = if mode & 0o222 == 0 {
+            Permission::ReadOnly
+        } else {
+            Permission::Writable
+        };
+        self.insert_file_with(path, bytes, mode, permission);
+    }
+    /// A file read from disk, with what the edge decided about writing it.
+    pub fn insert_file_with(
+        &mut self,
+        path: PathBuf,
+        bytes: Vec<u8>,
+        mode: u32,
+        permission: Permission,
+    ) {
+        self.files.insert(
+            path,
+            FileState {
+                bytes,
+                mode,
+                permission,
+            },
+        );
     }
     /// Records that `dir` does not exist (an install would create it).
     pub fn insert_missing_dir(&mut self, dir: PathBuf) {
@@ -172,21 +200,44 @@ pub enum PlanError {
     #[error("{path}: {source}")]
     Config { path: PathBuf, source: EditError },
     #[error(
-        "{path} is read-only; termic will not replace a file you protected. Make it writable \
-         (chmod u+w), run the command again, then make it read-only again if you like"
+        "{path} is read-only for you (its mode, group or ACL does not let you write it); termic \
+         will not replace a file you protected. Make it writable (chmod u+w), run the command \
+         again, then make it read-only again if you like"
     )]
     ReadOnly { path: PathBuf },
+    #[error(
+        "{path} belongs to another user (uid {uid}); termic will not replace a file that is not \
+         yours. Run termic as that user, or make the file yours (chown), then try again"
+    )]
+    OtherOwner { path: PathBuf, uid: u32 },
 }
 
 /// A config the user made read-only is theirs to protect: a rename in a
 /// writable directory would replace it anyway, so the plan refuses instead.
 fn refuse_read_only(path: &Path, current: &FileState) -> Result<(), PlanError> {
-    if current.mode & 0o200 == 0 {
-        return Err(PlanError::ReadOnly {
+    match current.permission {
+        Permission::Writable => Ok(()),
+        Permission::ReadOnly => Err(PlanError::ReadOnly {
             path: path.to_path_buf(),
-        });
+        }),
+        Permission::OtherOwner { uid } => Err(PlanError::OtherOwner {
+            path: path.to_path_buf(),
+            uid,
+        }),
     }
-    Ok(())
+}
+
+/// The same rule for every file a plan would replace or delete (scripts
+/// and the manifest too, not only the config), checked before any write.
+fn refuse_unwritable(snap: &Snapshot, plan: InstallPlan) -> Result<InstallPlan, PlanError> {
+    for c in &plan.changes {
+        if matches!(c.action, Action::Modify | Action::Delete) {
+            if let Some(cur) = snap.file(&c.path) {
+                refuse_read_only(&c.path, cur)?;
+            }
+        }
+    }
+    Ok(plan)
 }
 
 /// Hex SHA-256, as the manifest records it.

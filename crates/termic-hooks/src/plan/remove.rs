@@ -13,7 +13,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{
-    config, refuse_read_only, sha256, Action, Change, FileState, Guard, InstallPlan, PlanError,
+    config, refuse_read_only, refuse_unwritable, sha256, Action, Change, FileState, Guard,
+    InstallPlan, PlanError,
     Snapshot,
 };
 use crate::agents::{ConfigEntry, BACKUP_DIR, HOOKS_DIR, MANIFEST_FILE};
@@ -148,12 +149,15 @@ pub fn plan_remove(target: &InstallTarget, snap: &Snapshot) -> Result<InstallPla
             guard: None,
         }));
     }
-    Ok(InstallPlan {
-        agent_id: target.agent_id().to_string(),
-        target: target.label(),
-        changes,
-        left_alone,
-    })
+    refuse_unwritable(
+        snap,
+        InstallPlan {
+            agent_id: target.agent_id().to_string(),
+            target: target.label(),
+            changes,
+            left_alone,
+        },
+    )
 }
 
 /// Generated files: scripts in our dir are ours by location; anything

@@ -39,6 +39,38 @@ impl Pty {
         }
     }
 
+    /// Fills the slave's output buffer (nobody reads the master until
+    /// `drain`), so the next write to the slave blocks; returns the bytes it
+    /// took. A fresh non-blocking fd of the slave, so `_slave` stays blocking.
+    pub fn fill(&self) -> usize {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut w = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(&self.slave_path)
+            .expect("open the slave");
+        let chunk = [b'x'; 4096];
+        let mut total = 0;
+        // The line discipline can take more after a moment (the work queue
+        // moves bytes on), so fill until it refuses several times in a row.
+        let mut refusals = 0;
+        while refusals < 5 {
+            match w.write(&chunk) {
+                Ok(n) => {
+                    total += n;
+                    refusals = 0;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    refusals += 1;
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(e) => panic!("filling the pty: {e}"),
+            }
+        }
+        total
+    }
+
     /// Everything written to the slave so far. Linux hands pty output to
     /// the master through a work queue, so bytes can trail the writer's
     /// exit: this waits up to 100 ms of quiet.

@@ -70,6 +70,9 @@ pub enum ConfigError {
         #[source]
         source: std::io::Error,
     },
+    /// Not a regular file, too big, a dangling link.
+    #[error("{0}")]
+    File(#[from] termic_hooks::fsio::FsError),
     #[error("cannot write {path}: {message}", path = path.display())]
     Write { path: PathBuf, message: String },
 }
@@ -168,14 +171,21 @@ impl Config {
     /// Read `<config_dir>/config.toml`; a missing file is the defaults.
     pub fn load(config_dir: &Path) -> Result<Config, ConfigError> {
         let path = Self::path_in(config_dir);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => Self::parse(&path, &text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config {
+        // The same bounded, non-blocking read as every agent config: a FIFO
+        // or device here fails at once, before the terminal goes raw.
+        match termic_hooks::fsio::read_regular(&path)? {
+            Some((bytes, _)) => match String::from_utf8(bytes) {
+                Ok(text) => Self::parse(&path, &text),
+                Err(e) => Err(ConfigError::Read {
+                    path,
+                    source: std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
+                }),
+            },
+            None => Ok(Config {
                 path,
                 settings: Settings::default(),
                 agents: AgentRegistry::default(),
             }),
-            Err(source) => Err(ConfigError::Read { path, source }),
         }
     }
 

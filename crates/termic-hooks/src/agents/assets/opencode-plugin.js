@@ -60,15 +60,23 @@ export const TermicPlugin = async (input) => {
   globalThis[GUARD] = true;
   if (!taskId()) return {};
 
-  const client = input && input.client;
+  // A host whose input getters throw must not break opencode's start-up.
+  let client = null;
+  try {
+    client = input && input.client;
+  } catch {
+    client = null;
+  }
   const parentOf = new Map(); // sessionID -> parentID ("" for a root session)
   const errored = new Set(); // sessions whose turn ended in session.error
   const ended = new Set(); // root sessions already reported done/interrupted this turn
 
   async function isSubagent(sessionID) {
     if (!sessionID) return false;
-    if (!parentOf.has(sessionID) && client && client.session && client.session.get) {
+    if (!parentOf.has(sessionID) && client) {
       try {
+        // Inside the try: client.session itself may be a throwing getter.
+        if (!client.session || !client.session.get) return false;
         const res = await withTimeout(client.session.get({ path: { id: sessionID } }), 500);
         const info = res && (res.data || res);
         if (info && typeof info === "object") parentOf.set(sessionID, info.parentID || "");
