@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 
 use super::{
     config, refuse_read_only, refuse_unwritable, sha256, Action, Change, FileState, Guard,
-    InstallPlan, PlanError,
-    Snapshot,
+    InstallPlan, PlanError, Snapshot,
 };
 use crate::agents::{ConfigEntry, BACKUP_DIR, HOOKS_DIR, MANIFEST_FILE};
 use crate::edit::{self, InstallRecord, PreInstall, Uninstall};

@@ -501,7 +501,7 @@ fn a_directory_or_non_utf8_file_is_refused_untouched() {
     std::fs::create_dir(&as_dir).unwrap();
     let err = install_at(&as_dir, &WriteOptions::default()).unwrap_err();
     assert!(
-        matches!(err, EditFileError::Fs(FsError::NotAFile { .. })),
+        matches!(err, EditFileError::Fs(FsError::NotRegular { .. })),
         "{err:?}"
     );
     assert!(as_dir.is_dir());
