@@ -19,7 +19,7 @@
 //! Events: `key enter|escape|ctrlc|other`, `title TEXT`, `notify TEXT` (OSC 9),
 //! `activity`, `bell`, `hook EVENT [task=ID] [k=v]...`, `native STATE [kind=K]
 //! [msg=REST OF LINE]`, `focus on|off`, `wired on|off`, `screen HASH LINES`,
-//! `exit CODE|none`, `bytes ESCAPED` (through the scanner; `\e \a \r \n \xNN \\`).
+//! `exit CODE|none`, `probe_answered` (termic answered the OSC 7501 probe), `bytes ESCAPED` (through the scanner; `\e \a \r \n \xNN \\`).
 //! The expected transitions must match the actual ones exactly, in order.
 
 use termic_signal::engine::{Engine, EngineConfig, Key, Rule, ScreenFacts, State, Transition};
@@ -35,6 +35,8 @@ pub enum Event {
     Screen(ScreenFacts),
     Exit(Option<i32>),
     Bytes(Vec<u8>),
+    /// termic answered the OSC 7501 probe (the runtime's `native_probe_answered`).
+    ProbeAnswered,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -155,6 +157,7 @@ fn parse_event(line: &str, task: &str) -> Event {
         }
         "exit" => Event::Exit(rest.parse().ok()),
         "bytes" => Event::Bytes(unescape(rest)),
+        "probe_answered" => Event::ProbeAnswered,
         _ => panic!("unknown event {line:?}"),
     }
 }
@@ -297,6 +300,7 @@ pub fn run(script: &Script) -> Outcome {
             Event::Screen(f) => out.extend(engine.screen(at, f)),
             Event::Exit(code) => out.extend(engine.exited(at, code)),
             Event::Bytes(b) => out.extend(engine.feed_output(at, &b)),
+            Event::ProbeAnswered => engine.native_probe_answered(at),
         }
     }
     let horizon = script.horizon.unwrap_or(last + 60_000);
