@@ -303,3 +303,59 @@ fn timers_stop_at_the_end_marker_or_at_the_last_event_of_a_cut_off_recording() {
         "an explicit tail runs them on"
     );
 }
+
+/// Claude Code's native status counts only after termic answered its probe,
+/// so a recording must carry that fact or its replay would ignore every
+/// report the live engine obeyed.
+#[test]
+fn a_recorded_probe_answer_makes_the_replay_obey_native_status_as_live() {
+    use termic_signal::engine::State;
+    use termic_signal::replay::{
+        read_recording, Marker, RecordingHeader, RecordingWriter, TaskFacts,
+    };
+    let record = |answered: bool| {
+        let header = RecordingHeader {
+            width: 80,
+            height: 24,
+            timestamp: None,
+            termic: TaskFacts {
+                agent: "claude".into(),
+                task_id: "t1".into(),
+                hooks_wired: false,
+            },
+        };
+        let mut w = RecordingWriter::new(Vec::new(), &header, 0).unwrap();
+        w.output(100, b"\x1b]7501;?\x1b\\").unwrap();
+        if answered {
+            w.marker(110, &Marker::ProbeAnswered).unwrap();
+        }
+        w.input(1_000, b"\r").unwrap();
+        w.output(1_200, b"\x1b]7501;state=working:app=claude-code\x1b\\")
+            .unwrap();
+        w.output(
+            2_000,
+            b"\x1b]7501;state=blocked:app=claude-code:kind=permission\x1b\\",
+        )
+        .unwrap();
+        w.marker(3_000, &Marker::End).unwrap();
+        let bytes = w.into_inner();
+        let recording = read_recording(bytes.as_slice(), "mem").unwrap();
+        replay_recording(&recording, &ReplayOptions::default())
+            .transitions
+            .iter()
+            .map(|t| (t.to, t.reason.rule))
+            .collect::<Vec<_>>()
+    };
+    let answered = record(true);
+    assert!(
+        answered.contains(&(State::NeedsYou, termic_signal::engine::Rule::NativeBlocked)),
+        "{answered:?}"
+    );
+    let unanswered = record(false);
+    assert!(
+        !unanswered
+            .iter()
+            .any(|(_, rule)| *rule == termic_signal::engine::Rule::NativeBlocked),
+        "{unanswered:?}"
+    );
+}

@@ -31,6 +31,10 @@ pub trait TaskRecorder: Send {
     fn foreground(&mut self, now: u64, profile: Option<&str>, wired: bool) {
         let _ = (now, profile, wired);
     }
+    /// termic answered the task's OSC 7501 probe.
+    fn probe_answered(&mut self, now: u64) {
+        let _ = now;
+    }
     /// Push buffered events to disk (at ticks and on shutdown).
     fn flush(&mut self);
 }
@@ -148,6 +152,10 @@ impl TaskRecorder for AsciicastRecorder {
             wired,
         };
         self.write(|w| w.marker(now, &marker));
+    }
+
+    fn probe_answered(&mut self, now: u64) {
+        self.write(|w| w.marker(now, &Marker::ProbeAnswered));
     }
 
     fn exit(&mut self, now: u64, code: Option<i32>) {

@@ -91,6 +91,12 @@ pub struct Engine {
     last_done_at: Option<u64>,
     false_done_count: u32,
     native_probe: bool,
+    /// The caller answered this task's `OSC 7501 ; ?` probe (see
+    /// [`Engine::native_probe_answered`]).
+    probe_answered: bool,
+    /// A hook of this task reported during the current turn: native
+    /// status may not end it by itself (rules/native.rs).
+    hook_turn: bool,
     /// Enter was pressed since the last turn ended (a native `working`
     /// without it is held, see rules/native.rs).
     entered_since_turn: bool,
@@ -139,6 +145,8 @@ impl Engine {
             last_done_at: None,
             false_done_count: 0,
             native_probe: false,
+            probe_answered: false,
+            hook_turn: false,
             entered_since_turn: false,
             held_native_working: None,
             native_turn: false,
@@ -332,6 +340,25 @@ impl Engine {
     /// answer `ESC ] 7501 ; ? ESC \` so the agent reports its state natively.
     pub fn take_native_probe(&mut self) -> bool {
         std::mem::take(&mut self.native_probe)
+    }
+
+    /// The caller wrote the answer to this task's `OSC 7501 ; ?` probe into
+    /// its input. Call it BEFORE the answer is queued, so the program's first
+    /// report (sent after it reads the answer) finds it set. From then on a
+    /// profile with `NativeStatus::AfterProbe` has its reports obeyed.
+    pub fn native_probe_answered(&mut self, now: u64) {
+        let mut out = Vec::new();
+        if self.begin(now, &mut out) && !self.probe_answered {
+            self.probe_answered = true;
+            self.log.push(
+                now,
+                LogKind::Fact,
+                "native status probe answered: this task's OSC 7501 reports count if its \
+                 program speaks it after a probe"
+                    .to_string(),
+            );
+        }
+        self.deferred.extend(out);
     }
 
     /// The Inspector timeline since the last drain.

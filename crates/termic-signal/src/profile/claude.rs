@@ -1,6 +1,6 @@
 //! Claude Code. Measured on 2.1.332 (real-agents README) and 2.1.250 (plan).
 
-use super::{AgentProfile, NotifyIgnore, TitleRule, TitleState};
+use super::{AgentProfile, NativeStatus, NotifyIgnore, TitleRule, TitleState};
 
 pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     "claude",
@@ -39,4 +39,7 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
         why: "Claude's idle nudge ('Claude is waiting for your input'), sent seconds after a turn \
               or a prompt, is not a new block. termic's own attention message never contains it.",
     }],
-);
+)
+// 2.1.332 sends `OSC 7501 ; ?` at start-up and reports its state only once
+// the terminal answered; before that any 7501 in its output is printed text.
+.speaks_native(NativeStatus::AfterProbe);

@@ -1,6 +1,6 @@
 //! Codex. Measured on 0.171.0 (real-agents README) and 0.142.5 (plan).
 
-use super::{AgentProfile, TitleRule, TitleState};
+use super::{AgentProfile, NativeStatus, TitleRule, TitleState};
 
 pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     "codex",
@@ -31,4 +31,6 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
         },
     ],
     &[],
-);
+)
+// 0.171.0 reports OSC 7501 from start-up without any probe.
+.speaks_native(NativeStatus::Always);

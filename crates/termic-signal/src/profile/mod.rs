@@ -70,6 +70,20 @@ pub struct TitleRule {
     pub why: &'static str,
 }
 
+/// Whether a program's OSC 7501 status reports are obeyed. Printed text is
+/// data: any program can print `ESC ] 7501 ; state=done`, so a report counts
+/// only in a task whose program is the one that speaks the protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NativeStatus {
+    /// The program never speaks it: every report is recorded, not obeyed.
+    Never,
+    /// Obeyed only after termic answered the program's `OSC 7501 ; ?` probe
+    /// in this task (Claude Code reports nothing until it is answered).
+    AfterProbe,
+    /// The program always speaks it (Codex).
+    Always,
+}
+
 /// A notification body that does not mean the agent needs the user.
 #[derive(Debug)]
 pub struct NotifyIgnore {
@@ -97,6 +111,11 @@ pub struct AgentProfile {
     pub hooks_report_attention: bool,
     /// Agent heuristics, or the plain rules of a command or a shell.
     pub turns: Turns,
+    /// Whether this program's OSC 7501 reports are obeyed.
+    pub native_status: NativeStatus,
+    /// Whether a printed OSC 9 / 777 / 99 notification means needs you. Off
+    /// for the generic profile: a shell task's output is only text.
+    pub printed_notifications: bool,
     compiled: OnceLock<Vec<Regex>>,
 }
 
@@ -143,8 +162,22 @@ impl AgentProfile {
             notify_ignore,
             hooks_report_attention: true,
             turns: Turns::Agent,
+            native_status: NativeStatus::Never,
+            printed_notifications: true,
             compiled: OnceLock::new(),
         }
+    }
+
+    /// For a program that speaks OSC 7501 (see [`NativeStatus`]).
+    const fn speaks_native(mut self, when: NativeStatus) -> AgentProfile {
+        self.native_status = when;
+        self
+    }
+
+    /// For a profile whose printed notifications are only text.
+    const fn without_printed_notifications(mut self) -> AgentProfile {
+        self.printed_notifications = false;
+        self
     }
 
     /// For an agent whose hooks report working and done but never "needs you".

@@ -14,6 +14,7 @@
 //! | `m` | `termic:exit=CODE` (empty CODE: no code) | the process exited |
 //! | `m` | `termic:screen=HASH/LINES` | the runtime's screen facts (hash in hex) |
 //! | `m` | `termic:foreground=PROFILE/WIRED` (empty PROFILE: the task's own) | another program took the task's foreground (an agent started in a shell) |
+//! | `m` | `termic:probe_answered` | termic answered the task's OSC 7501 probe (Claude Code's native status counts from here) |
 //! | `m` | `termic:end` | the recorder closed the recording: nothing happened after this time (a recording without it was cut off, e.g. termic was killed) |
 //!
 //! Unknown codes and markers without the `termic:` prefix are skipped, so a
@@ -71,6 +72,8 @@ pub enum Marker {
         profile: Option<String>,
         wired: bool,
     },
+    /// termic answered the task's OSC 7501 probe.
+    ProbeAnswered,
     /// The recorder closed the recording at this time.
     End,
 }
@@ -97,6 +100,7 @@ impl Marker {
                 profile.as_deref().unwrap_or_default(),
                 flag(*wired)
             ),
+            Marker::ProbeAnswered => format!("{}probe_answered", Self::PREFIX),
             Marker::End => format!("{}end", Self::PREFIX),
         }
     }
@@ -106,8 +110,10 @@ impl Marker {
         let Some(rest) = label.strip_prefix(Self::PREFIX) else {
             return Ok(None);
         };
-        if rest == "end" {
-            return Ok(Some(Marker::End));
+        match rest {
+            "end" => return Ok(Some(Marker::End)),
+            "probe_answered" => return Ok(Some(Marker::ProbeAnswered)),
+            _ => {}
         }
         let (key, value) = rest
             .split_once('=')
@@ -236,6 +242,7 @@ mod tests {
             Marker::Exit(Some(-1)),
             Marker::Exit(None),
             Marker::End,
+            Marker::ProbeAnswered,
             Marker::Screen(ScreenFacts {
                 hash: 0xdead_beef,
                 scrollback_lines: 42,

@@ -157,6 +157,7 @@ pub fn replay_recording(recording: &Recording, options: &ReplayOptions) -> Repla
                 Marker::Foreground { profile, wired } => {
                     transitions.extend(engine.set_foreground(at, profile.as_deref(), *wired))
                 }
+                Marker::ProbeAnswered => engine.native_probe_answered(at),
                 Marker::End => end = Some(at),
             },
         }

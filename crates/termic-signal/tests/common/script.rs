@@ -19,7 +19,8 @@
 //! Events: `key enter|escape|ctrlc|other`, `title TEXT`, `notify TEXT` (OSC 9),
 //! `activity`, `bell`, `hook EVENT [task=ID] [k=v]...`, `native STATE [kind=K]
 //! [msg=REST OF LINE]`, `focus on|off`, `wired on|off`, `screen HASH LINES`,
-//! `exit CODE|none`, `foreground PROFILE [wired]|none`, `bytes ESCAPED` (through the scanner; `\e \a \r \n \xNN \\`).
+//! `exit CODE|none`, `foreground PROFILE [wired]|none`, `probe_answered` (termic answered the
+//! OSC 7501 probe), `bytes ESCAPED` (through the scanner; `\e \a \r \n \xNN \\`).
 //! The expected transitions must match the actual ones exactly, in order.
 
 use termic_signal::engine::{Engine, EngineConfig, Key, Rule, ScreenFacts, State, Transition};
@@ -38,6 +39,8 @@ pub enum Event {
     /// `foreground PROFILE [wired]` or `foreground none`: the runtime saw
     /// another program in the task's foreground.
     Foreground(Option<String>, bool),
+    /// termic answered the OSC 7501 probe (the runtime's `native_probe_answered`).
+    ProbeAnswered,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -163,6 +166,7 @@ fn parse_event(line: &str, task: &str) -> Event {
             let profile = words.next().filter(|p| *p != "none").map(str::to_string);
             Event::Foreground(profile, words.next() == Some("wired"))
         }
+        "probe_answered" => Event::ProbeAnswered,
         _ => panic!("unknown event {line:?}"),
     }
 }
@@ -308,6 +312,7 @@ pub fn run(script: &Script) -> Outcome {
             Event::Foreground(p, wired) => {
                 out.extend(engine.set_foreground(at, p.as_deref(), wired))
             }
+            Event::ProbeAnswered => engine.native_probe_answered(at),
         }
     }
     let horizon = script.horizon.unwrap_or(last + 60_000);

@@ -264,8 +264,10 @@ fn the_quiet_ask_is_only_for_hooks_that_cannot_say_needs_you() {
             ),
         );
     }
+    // agy does not speak OSC 7501: a printed report is not obeyed, so it
+    // governs nothing and the quiet ask still runs.
     check(
-        "agy with native status",
+        "agy with printed native status",
         "agent agy
          hooks on
          0 key enter
@@ -274,7 +276,9 @@ fn the_quiet_ask_is_only_for_hooks_that_cannot_say_needs_you() {
          +10 activity
          +100000 hook done hook=Stop
          expect 40 idle -> working hook_working
-         expect 100060 working -> done hook_done",
+         expect 12060 working -> needs_you byte_quiet kind=unsure
+         expect 100060 needs_you -> done hook_done
+         expect native_seen off",
     );
 }
 

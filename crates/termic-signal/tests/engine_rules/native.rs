@@ -9,6 +9,7 @@ fn native_status_governs_from_its_first_report() {
     check(
         "native governs",
         "agent claude
+         0 probe_answered
          0 native idle
          +1000 key enter
          +10 title ◐ Claude Code
@@ -111,6 +112,7 @@ fn native_blocked_message_is_the_decoded_prompt_text() {
         "native message",
         "agent claude
          0 bytes \\e]7501;?\\e\\\\
+         +0 probe_answered
          +0 key enter
          +10 bytes \\e]7501;state=working:app=claude-code\\e\\\\
          +50 bytes \\e]7501;state=blocked:app=claude-code:kind=permission:msg=YXBwcm92ZSBXcml0ZTogYS5ycw==\\e\\\\
@@ -163,6 +165,7 @@ fn blocked_or_done_inside_the_hold_proves_the_turn() {
     check(
         "blocked in hold",
         "agent claude
+         0 probe_answered
          0 native idle
          +200 native working
          +50 native blocked kind=question
@@ -228,5 +231,125 @@ fn grok_title_before_its_hook_still_gets_the_hooks_kind() {
     assert_eq!(
         outcome.engine.attention().unwrap().kind.as_deref(),
         Some("permission")
+    );
+}
+
+// ---- who may report native status (docs/protocol.md) --------------------------------
+
+#[test]
+fn printed_native_status_in_a_generic_or_non_speaking_task_is_not_obeyed() {
+    for agent in ["generic", "grok", "opencode", "agy"] {
+        let mut outcome = check(
+            agent,
+            &format!(
+                "agent {agent}
+                 0 bytes \\e]7501;state=working:app=codex\\e\\\\
+                 +10 bytes \\e]7501;state=blocked:app=codex:kind=permission:msg=cHduZWQ=\\e\\\\
+                 +10 bytes \\e]7501;state=done:app=codex\\e\\\\
+                 +10 bytes \\e]7501;state=idle:app=codex\\e\\\\
+                 expect native_seen off"
+            ),
+        );
+        let log: Vec<String> = outcome
+            .engine
+            .drain_log()
+            .into_iter()
+            .map(|e| e.text)
+            .collect();
+        let refused = log
+            .iter()
+            .filter(|l| l.contains("not obeyed: this task's program does not speak native status"))
+            .count();
+        assert_eq!(refused, 4, "{agent}: {log:#?}");
+    }
+}
+
+#[test]
+fn claude_status_counts_only_after_the_probe_was_answered() {
+    // Probe seen, never answered (native_probe_reply off): printed text.
+    let mut outcome = check(
+        "unanswered",
+        "agent claude
+         0 bytes \\e]7501;?\\e\\\\
+         +1000 key enter
+         +10 bytes \\e]7501;state=done:app=claude-code\\e\\\\
+         expect native_seen off",
+    );
+    assert!(outcome.engine.drain_log().iter().any(|e| e
+        .text
+        .contains("not obeyed: termic has not answered this task's OSC 7501 probe")));
+    check(
+        "answered",
+        "agent claude
+         0 bytes \\e]7501;?\\e\\\\
+         +0 probe_answered
+         +1000 key enter
+         +10 bytes \\e]7501;state=working:app=claude-code\\e\\\\
+         +10 bytes \\e]7501;state=done:app=claude-code\\e\\\\
+         expect 1010 idle -> working native_working
+         expect 1020 working -> done native_done
+         expect native_seen on",
+    );
+}
+
+#[test]
+fn codex_status_counts_without_a_probe() {
+    check(
+        "codex",
+        "agent codex
+         0 key enter
+         +10 bytes \\e]7501;state=working:app=codex\\e\\\\
+         +10 bytes \\e]7501;state=done:app=codex\\e\\\\
+         expect 10 idle -> working native_working
+         expect 20 working -> done native_done",
+    );
+}
+
+#[test]
+fn native_done_or_idle_never_ends_a_turn_a_hook_owns() {
+    for state in ["done", "idle", "clear"] {
+        let mut outcome = check(
+            state,
+            &format!(
+                "agent codex
+                 hooks on
+                 0 key enter
+                 +10 hook working hook=UserPromptSubmit
+                 +10 native working
+                 +10 native {state}
+                 +5000 hook done hook=Stop
+                 expect 10 idle -> working hook_working
+                 expect 5030 working -> done hook_done"
+            ),
+        );
+        assert!(outcome
+            .engine
+            .drain_log()
+            .iter()
+            .any(|e| e.text.contains("not obeyed: a hook owns this turn")));
+    }
+}
+
+#[test]
+fn printed_notifications_in_a_generic_task_are_recorded_not_obeyed() {
+    let mut outcome = check(
+        "generic notify",
+        "agent generic
+         0 key enter
+         +10 bytes \\e]9;Action Required\\a\\e]777;notify;x;approve\\a\\e]0;[ ! ] Action Required\\a\\a
+         +10 notify approve now",
+    );
+    assert!(outcome.transitions.iter().all(|t| t.reason.rule
+        != termic_signal::engine::Rule::Notification
+        && t.reason.rule != termic_signal::engine::Rule::TitleNeedsYou));
+    let log = outcome.engine.drain_log();
+    assert!(
+        log.iter()
+            .filter(|e| e
+                .text
+                .contains("not obeyed: this task's program output is only text"))
+            .count()
+            >= 3,
+        "{log:#?}"
     );
 }

@@ -32,6 +32,7 @@ fn hooks_and_native_together_give_one_of_each() {
         "hooks and native",
         "agent claude
          hooks on
+         0 probe_answered
          0 key enter
          +10 hook working hook=UserPromptSubmit
          +80 native working

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::replies::{apply_with_replies, Responder};
+use crate::replies::{apply_with_replies, Query, Responder};
 
 use super::reader::Batch;
 use super::signals::screen_facts;
@@ -27,19 +27,30 @@ pub fn run(
 ) {
     for batch in batches {
         let facts_due = shared.lock_signals().facts_due(shared.clock.now_ms());
-        let (applied, facts, buf) = {
+        let (applied, facts, buf, probe) = {
             let mut parser = shared.lock_parser();
             let Batch { buf, len, found } = batch;
+            // Whether this batch's replies answer the OSC 7501 probe.
+            let probe = responder.config.native_probe
+                && found.iter().any(|f| f.query == Query::NativeProbe);
             let applied = apply_with_replies(&mut responder, &mut parser, &buf[..len], found);
             // A batch of nothing but queries left the screen as it was.
             let facts = (facts_due && !applied.only_queries).then(|| screen_facts(&parser));
-            (applied, facts, buf)
+            (applied, facts, buf, probe)
         };
         // The reader may already be waiting for this buffer.
         let _ = returned.send(buf);
         shared
             .focus_reporting
             .store(responder.focus_reporting(), Ordering::Relaxed);
+        // Before the answer is queued: the program's first report, sent once
+        // it reads the answer, must find the engine knowing (rules/native.rs).
+        if probe {
+            shared.feed_signals(|signals, now| {
+                signals.probe_answered(now);
+                Vec::new()
+            });
+        }
         // Queued, never written here: a program that stopped reading its
         // input must not stop the output side.
         for reply in applied.replies {

@@ -101,6 +101,12 @@ impl TaskSignals {
         self.engine.focus(now, watched);
     }
 
+    /// termic answered this task's OSC 7501 probe (rules/native.rs).
+    pub fn probe_answered(&mut self, now: u64) {
+        self.rec(|r| r.probe_answered(now));
+        self.engine.native_probe_answered(now);
+    }
+
     pub fn hooks_wired(&mut self, now: u64, wired: bool) {
         self.rec(|r| r.hooks_wired(now, wired));
         self.engine.set_hooks_wired(now, wired);

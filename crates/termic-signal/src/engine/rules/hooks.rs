@@ -31,6 +31,9 @@ impl Engine {
             return;
         }
         self.log.push(now, LogKind::Signal, format!("hook {named}"));
+        if self.config.hooks_wired && msg.event == HookEvent::Working {
+            self.hook_turn = true;
+        }
         match msg.event {
             HookEvent::Working => {
                 self.refresh_token(now);

@@ -11,15 +11,47 @@
 use crate::engine::span::Span;
 use crate::engine::types::{Attention, LogKind, Rule, State, Transition};
 use crate::engine::Engine;
+use crate::profile::NativeStatus;
 use crate::signal::{NativeState, ProgramStatus};
 
 impl Engine {
+    /// Why this report is not obeyed, or None when it is (docs/protocol.md,
+    /// "Who may report native status").
+    fn native_refusal(&self, state: NativeState) -> Option<&'static str> {
+        match self.profile.native_status {
+            NativeStatus::Never => {
+                return Some("this task's program does not speak native status");
+            }
+            NativeStatus::AfterProbe if !self.probe_answered => {
+                return Some("termic has not answered this task's OSC 7501 probe");
+            }
+            NativeStatus::AfterProbe | NativeStatus::Always => {}
+        }
+        let ends_turn = matches!(
+            state,
+            NativeState::Done | NativeState::Idle | NativeState::Clear
+        );
+        if ends_turn && self.hook_turn && self.state.in_turn() && self.pending_interrupt.is_none() {
+            return Some("a hook owns this turn, only its hook ends it");
+        }
+        None
+    }
+
     pub(in crate::engine) fn on_native(
         &mut self,
         now: u64,
         status: ProgramStatus,
         out: &mut Vec<Transition>,
     ) {
+        if let Some(why) = self.native_refusal(status.state) {
+            let summary = describe(&status);
+            self.log.push(
+                now,
+                LogKind::Signal,
+                format!("native {summary} (not obeyed: {why})"),
+            );
+            return;
+        }
         if !self.native_seen {
             self.native_seen = true;
             self.log.push(

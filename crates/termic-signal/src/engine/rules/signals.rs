@@ -156,7 +156,9 @@ impl Engine {
         out: &mut Vec<Transition>,
     ) {
         let named = format!("notification ({}) {body:?}", source.as_str());
-        let unused = if !self.profile.wants_attention(&body) {
+        let unused = if !self.profile.printed_notifications {
+            Some(" (not obeyed: this task's program output is only text)")
+        } else if !self.profile.wants_attention(&body) {
             Some(" (ignored by the agent's notify filter)")
         } else if self.native_seen {
             Some(" (not used: native status governs)")

@@ -39,6 +39,7 @@ impl Engine {
             self.start_turn(at);
         }
         if !to.in_turn() {
+            self.hook_turn = false;
             self.pending_attention = None;
             self.pending_interrupt = None;
             self.entered_since_turn = false;
