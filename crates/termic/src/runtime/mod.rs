@@ -180,7 +180,7 @@ impl Runtime {
             clock: Arc::clone(&self.inner.clock),
             dirty: AtomicBool::new(false),
             focus_reporting: AtomicBool::new(false),
-            parser: Mutex::new(parser),
+            parser: parking_lot::Mutex::new(parser),
             signals: Mutex::new(TaskSignals::new(engine, recorder)),
             event_log: lock(&self.inner.event_log).clone(),
             input: input_tx,
