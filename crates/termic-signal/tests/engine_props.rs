@@ -218,7 +218,7 @@ proptest! {
             let governed = engine.config().hooks_wired || engine.native_status_seen();
             only_authorities_end_turns(governed, quiet_ask(&engine), &out)?;
             dones_have_their_message(&out, &[])?;
-            check(&engine, &out, &mut dones_since_submit, &mut last_at, &mut last_state)?;
+            check(&out, &mut dones_since_submit, &mut last_at, &mut last_state)?;
             prop_assert_eq!(engine.state(), last_state);
             // Judge the governing facts before the input can change them.
             let governed = engine.config().hooks_wired || engine.native_status_seen();
@@ -238,11 +238,11 @@ proptest! {
                 (true, None) => (&out[..0], &out[..]),
                 (false, _) => (&out[..], &out[..0]),
             };
-            check(&engine, before, &mut dones_since_submit, &mut last_at, &mut last_state)?;
+            check(before, &mut dones_since_submit, &mut last_at, &mut last_state)?;
             if submit {
                 dones_since_submit = 0;
             }
-            check(&engine, after, &mut dones_since_submit, &mut last_at, &mut last_state)?;
+            check(after, &mut dones_since_submit, &mut last_at, &mut last_state)?;
             prop_assert_eq!(engine.state(), last_state);
         }
         // Whatever happened, an exited engine stays exited and arms nothing.
@@ -314,7 +314,6 @@ fn only_authorities_end_turns(
 }
 
 fn check(
-    engine: &Engine,
     out: &[Transition],
     dones_since_submit: &mut u32,
     last_at: &mut u64,

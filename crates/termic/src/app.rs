@@ -430,9 +430,10 @@ impl App {
                 frames.drew(now);
                 self.needs_draw = false;
             }
+            let label_at = self.tasks.next_label_change(now);
             let deadline = [
                 self.runtime.next_deadline(),
-                self.tasks.next_label_change(now),
+                label_at,
                 self.wiring.next_deadline(&self.working_agents()),
                 self.needs_draw.then(|| frames.next_frame_at()),
             ]
@@ -464,8 +465,16 @@ impl App {
                     }
                 },
                 default(timeout) => {
-                    self.runtime.tick(self.now_ms());
-                    self.needs_draw = true;
+                    let now = self.now_ms();
+                    self.runtime.tick(now);
+                    // Only a sidebar label needs a frame here: a transition
+                    // comes as an event, and a busy task's engine timers
+                    // firing must not keep the frame pacer at its streaming
+                    // rate (that delayed every other task's echo by up to
+                    // a streaming frame).
+                    if label_at.is_some_and(|at| at <= now) {
+                        self.needs_draw = true;
+                    }
                 },
             }
             // Coalesce: take everything already queued before drawing.

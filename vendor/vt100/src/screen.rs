@@ -1280,9 +1280,15 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
     }
 
     // CSI b (REP - Repeat last printed character)
+    //
+    // termic: at most one row's worth (the screen's width). Upstream
+    // repeated up to 65535 times, so 8 bytes of input cost 65535 cell
+    // writes and a file of them froze the screen thread; ncurses, the one
+    // common user, repeats within a line.
     pub(crate) fn rep(&mut self, count: u16) {
         if let Some(c) = self.screen.last_char {
-            for _ in 0..count {
+            let most = self.screen.grid().size().cols();
+            for _ in 0..count.min(most) {
                 self.text(c);
             }
         }
@@ -1372,7 +1378,7 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
     // CSI ? h
     pub fn decset(
         &mut self,
-        params: &vte::Params,
+        params: &crate::vte::Params,
         mut unhandled: impl FnMut(&mut Self),
     ) {
         for param in params {
@@ -1410,7 +1416,7 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
     // CSI ? l
     pub fn decrst(
         &mut self,
-        params: &vte::Params,
+        params: &crate::vte::Params,
         mut unhandled: impl FnMut(&mut Self),
     ) {
         for param in params {
@@ -1451,7 +1457,7 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
     // CSI m
     pub fn sgr(
         &mut self,
-        params: &vte::Params,
+        params: &crate::vte::Params,
         mut unhandled: impl FnMut(&mut Self),
     ) {
         // XXX really i want to just be able to pass in a default Params

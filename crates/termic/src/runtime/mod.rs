@@ -191,7 +191,7 @@ impl Runtime {
             dirty: AtomicBool::new(false),
             focus_reporting: AtomicBool::new(false),
             entered,
-            parser: Mutex::new(parser),
+            parser: parking_lot::Mutex::new(parser),
             signals: Mutex::new(TaskSignals::new(engine, recorder)),
             event_log: lock(&self.inner.event_log).clone(),
             input: input_tx,
@@ -325,16 +325,22 @@ impl Runtime {
     }
 
     /// Fire every engine timer due at `now` (refreshing screen facts
-    /// first, so a settle check sees the final screen). Transitions arrive
-    /// on the channel.
+    /// first, so a settle check sees the final screen, unless the task's
+    /// screen thread is busy with output). Transitions arrive on the channel.
     pub fn tick(&self, now: u64) {
         for task in self.all_tasks() {
             if task.status() != TaskStatus::Running {
                 continue;
             }
-            let facts = signals::screen_facts(&task.lock_parser());
+            // A screen thread holding its screen is applying output: the
+            // screen is not final, and it feeds the facts itself when done.
+            // Never wait for it here (the UI thread calls this).
+            let facts = task.parser.try_lock().map(|p| signals::screen_facts(&p));
             let mut signals = task.lock_signals();
-            let mut transitions = signals.screen(now, facts);
+            let mut transitions = match facts {
+                Some(facts) => signals.screen(now, facts),
+                None => Vec::new(),
+            };
             transitions.extend(signals.tick(now));
             // Under the lock, like every other feed (see `feed_signals`).
             task.publish(transitions);

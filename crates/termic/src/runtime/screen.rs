@@ -10,12 +10,38 @@ use std::sync::Arc;
 
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::replies::{apply_with_replies, Query, Responder};
+use crate::replies::{apply_with_replies, Applied, Found, Query, Responder};
 
 use super::reader::Batch;
 use super::signals::screen_facts;
 use super::task::TaskShared;
 use super::RuntimeEvent;
+
+/// Bytes of a batch applied to the screen model before the lock is handed
+/// to whoever waits for it. The screen model's worst case per byte is
+/// bounded (REP writes one row at most, strings are capped), so a slice
+/// costs a few milliseconds at worst: the UI never waits longer for a
+/// flooding task's screen.
+pub const SLICE: usize = 8 * 1024;
+
+/// `len` bytes cut into slices of at most [`SLICE`], each with the queries
+/// that end in it (offsets made relative to the slice), in order.
+pub fn slices(len: usize, found: Vec<Found>) -> Vec<(std::ops::Range<usize>, Vec<Found>)> {
+    let mut out: Vec<(std::ops::Range<usize>, Vec<Found>)> = (0..len.div_ceil(SLICE))
+        .map(|i| (i * SLICE..((i + 1) * SLICE).min(len), Vec::new()))
+        .collect();
+    for mut f in found {
+        // A query ends inside the slice holding its last byte.
+        let i = f.end.saturating_sub(1) / SLICE;
+        let Some((range, list)) = out.get_mut(i) else {
+            continue;
+        };
+        f.start = f.start.saturating_sub(range.start);
+        f.end -= range.start;
+        list.push(f);
+    }
+    out
+}
 
 /// Run until the reader ends (its sender is dropped) and every batch it
 /// sent is on the screen. Each buffer goes back on `returned` for reuse.
@@ -33,7 +59,17 @@ pub fn run(
             // Whether this batch's replies answer the OSC 7501 probe.
             let probe = responder.config.native_probe
                 && found.iter().any(|f| f.query == Query::NativeProbe);
-            let applied = apply_with_replies(&mut responder, &mut parser, &buf[..len], found);
+            let mut applied = Applied {
+                replies: Vec::new(),
+                only_queries: true,
+            };
+            for (range, found) in slices(len, found) {
+                let part = apply_with_replies(&mut responder, &mut parser, &buf[range], found);
+                applied.replies.extend(part.replies);
+                applied.only_queries &= part.only_queries;
+                // Anyone waiting for this screen (the UI) gets it now.
+                parking_lot::MutexGuard::bump(&mut parser);
+            }
             // A batch of nothing but queries left the screen as it was.
             let facts = (facts_due && !applied.only_queries).then(|| screen_facts(&parser));
             (applied, facts, buf, probe)
@@ -64,5 +100,50 @@ pub fn run(
         if !applied.only_queries && !shared.dirty.swap(true, Ordering::AcqRel) {
             shared.send(RuntimeEvent::Dirty(shared.meta.id));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replies::Query;
+
+    fn found(start: usize, end: usize) -> Found {
+        Found {
+            start,
+            end,
+            query: Query::Status,
+        }
+    }
+
+    #[test]
+    fn slices_carry_the_queries_that_end_in_them() {
+        let len = 2 * SLICE + 100;
+        let cut = slices(
+            len,
+            vec![
+                found(0, 5),
+                found(SLICE - 4, SLICE),
+                found(SLICE - 2, SLICE + 1),
+                found(len - 4, len),
+            ],
+        );
+        let ranges: Vec<_> = cut.iter().map(|(r, _)| r.clone()).collect();
+        assert_eq!(ranges, [0..SLICE, SLICE..2 * SLICE, 2 * SLICE..len]);
+        let ends: Vec<Vec<(usize, usize)>> = cut
+            .iter()
+            .map(|(_, f)| f.iter().map(|f| (f.start, f.end)).collect())
+            .collect();
+        // A query that began in an earlier slice starts at 0, as the
+        // scanner reports one that began in an earlier chunk.
+        assert_eq!(
+            ends,
+            [
+                vec![(0, 5), (SLICE - 4, SLICE)],
+                vec![(0, 1)],
+                vec![(96, 100)]
+            ]
+        );
+        assert!(slices(0, Vec::new()).is_empty());
     }
 }

@@ -27,7 +27,10 @@ pub struct TaskShared {
     pub focus_reporting: AtomicBool,
     /// Enter was typed: the foreground watch checks the next output at once.
     pub(super) entered: Arc<AtomicBool>,
-    pub(super) parser: Mutex<vt100::Parser<History>>,
+    /// A parking_lot mutex so the screen thread can hand it over fairly
+    /// between slices of a batch (`MutexGuard::bump`): whoever waits for a
+    /// task's screen (the UI drawing it, a tick) waits one slice at most.
+    pub(super) parser: parking_lot::Mutex<vt100::Parser<History>>,
     pub(super) signals: Mutex<TaskSignals>,
     pub(super) event_log: Option<Arc<EventLog>>,
     /// Bytes for the program's input, written by the writer thread.
@@ -38,8 +41,8 @@ pub struct TaskShared {
 }
 
 impl TaskShared {
-    pub fn lock_parser(&self) -> MutexGuard<'_, vt100::Parser<History>> {
-        lock(&self.parser)
+    pub fn lock_parser(&self) -> parking_lot::MutexGuard<'_, vt100::Parser<History>> {
+        self.parser.lock()
     }
 
     pub fn lock_signals(&self) -> MutexGuard<'_, TaskSignals> {

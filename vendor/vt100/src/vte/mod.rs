@@ -1,0 +1,769 @@
+//! Parser for implementing virtual terminal emulators
+//!
+//! [`Parser`] is implemented according to [Paul Williams' ANSI parser state
+//! machine]. The state machine doesn't assign meaning to the parsed data and is
+//! thus not itself sufficient for writing a terminal emulator. Instead, it is
+//! expected that an implementation of [`Perform`] is provided which does
+//! something useful with the parsed data. The [`Parser`] handles the book
+//! keeping, and the [`Perform`] gets to simply handle actions.
+//!
+//! # Examples
+//!
+//! For an example of using the [`Parser`] please see the examples folder. The
+//! example included there simply logs all the actions [`Perform`] does. One
+//! quick way to see it in action is to pipe `printf` into it
+//!
+//! ```sh
+//! printf '\x1b[31mExample' | cargo run --example parselog
+//! ```
+//!
+//! # Differences from original state machine description
+//!
+//! * UTF-8 Support for Input
+//! * OSC Strings can be terminated by 0x07
+//! * Only supports 7-bit codes
+//!
+//! [`Parser`]: struct.Parser.html
+//! [`Perform`]: trait.Perform.html
+//! [Paul Williams' ANSI parser state machine]: https://vt100.net/emu/dec_ansi_parser
+
+use core::mem::MaybeUninit;
+use core::str;
+
+use alloc::vec::Vec;
+
+mod params;
+
+pub use params::Params;
+
+const MAX_INTERMEDIATES: usize = 2;
+const MAX_OSC_PARAMS: usize = 16;
+/// termic: an OSC string longer than this is dropped whole (its bytes are
+/// not kept), so a program that never ends one cannot grow the buffer. The
+/// reply scanner in termic-signal uses the same bound.
+pub const MAX_OSC_RAW: usize = 8 * 1024;
+
+/// Parser for raw _VTE_ protocol which delegates actions to a [`Perform`]
+///
+/// [`Perform`]: trait.Perform.html
+///
+/// termic: vte 0.15.0 vendored into vt100 (see TERMIC-PATCH.md): the OSC
+/// buffer is bounded at [`MAX_OSC_RAW`] and invalid UTF-8 is parsed in one
+/// pass (upstream searched for the next ESC again after every invalid byte).
+#[derive(Default)]
+pub struct Parser {
+    state: State,
+    intermediates: [u8; MAX_INTERMEDIATES],
+    intermediate_idx: usize,
+    params: Params,
+    param: u16,
+    osc_raw: Vec<u8>,
+    /// The current OSC string passed [`MAX_OSC_RAW`]: it is dropped.
+    osc_overflow: bool,
+    osc_params: [(usize, usize); MAX_OSC_PARAMS],
+    osc_num_params: usize,
+    ignoring: bool,
+    partial_utf8: [u8; 4],
+    partial_utf8_len: usize,
+}
+
+impl Parser {
+    /// Create a new Parser
+    pub fn new() -> Parser {
+        Default::default()
+    }
+}
+
+impl Parser {
+    #[inline]
+    fn params(&self) -> &Params {
+        &self.params
+    }
+
+    #[inline]
+    fn intermediates(&self) -> &[u8] {
+        &self.intermediates[..self.intermediate_idx]
+    }
+
+    /// Advance the parser state.
+    ///
+    /// Requires a [`Perform`] implementation to handle the triggered actions.
+    ///
+    /// [`Perform`]: trait.Perform.html
+    #[inline]
+    pub fn advance<P: Perform>(&mut self, performer: &mut P, bytes: &[u8]) {
+        let mut i = 0;
+
+        // Handle partial codepoints from previous calls to `advance`.
+        if self.partial_utf8_len != 0 {
+            i += self.advance_partial_utf8(performer, bytes);
+        }
+
+        while i != bytes.len() {
+            match self.state {
+                State::Ground => i += self.advance_ground(performer, &bytes[i..]),
+                _ => {
+                    // Inlining it results in worse codegen.
+                    let byte = bytes[i];
+                    self.change_state(performer, byte);
+                    i += 1;
+                },
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn change_state<P: Perform>(&mut self, performer: &mut P, byte: u8) {
+        match self.state {
+            State::CsiEntry => self.advance_csi_entry(performer, byte),
+            State::CsiIgnore => self.advance_csi_ignore(performer, byte),
+            State::CsiIntermediate => self.advance_csi_intermediate(performer, byte),
+            State::CsiParam => self.advance_csi_param(performer, byte),
+            State::DcsEntry => self.advance_dcs_entry(performer, byte),
+            State::DcsIgnore => self.anywhere(performer, byte),
+            State::DcsIntermediate => self.advance_dcs_intermediate(performer, byte),
+            State::DcsParam => self.advance_dcs_param(performer, byte),
+            State::DcsPassthrough => self.advance_dcs_passthrough(performer, byte),
+            State::Escape => self.advance_esc(performer, byte),
+            State::EscapeIntermediate => self.advance_esc_intermediate(performer, byte),
+            State::OscString => self.advance_osc_string(performer, byte),
+            State::SosPmApcString => self.anywhere(performer, byte),
+            State::Ground => unreachable!(),
+        }
+    }
+
+    #[inline(always)]
+    fn advance_csi_entry<P: Perform>(&mut self, performer: &mut P, byte: u8) {
+        match byte {
+            0x00..=0x17 | 0x19 | 0x1C..=0x1F => performer.execute(byte),
+            0x20..=0x2F => {
+                self.action_collect(byte);
+                self.state = State::CsiIntermediate
+            },
+            0x30..=0x39 => {
+                self.action_paramnext(byte);
+                self.state = State::CsiParam
+            },
+            0x3A => {
+                self.action_subparam();
+                self.state = State::CsiParam
+            },
+            0x3B => {
+                self.action_param();
+                self.state = State::CsiParam
+            },
+            0x3C..=0x3F => {
+                self.action_collect(byte);
+                self.state = State::CsiParam
+            },
+            0x40..=0x7E => self.action_csi_dispatch(performer, byte),
+            _ => self.anywhere(performer, byte),
+        }
+    }
+
+    #[inline(always)]
+    fn advance_csi_ignore<P: Perform>(&mut self, performer: &mut P, byte: u8) {
+        match byte {
+            0x00..=0x17 | 0x19 | 0x1C..=0x1F => performer.execute(byte),
+            0x20..=0x3F => (),
+            0x40..=0x7E => self.state = State::Ground,
+            0x7F => (),
+            _ => self.anywhere(performer, byte),
+        }
+    }
+
+    #[inline(always)]
+    fn advance_csi_intermediate<P: Perform>(&mut self, performer: &mut P, byte: u8) {
+        match byte {
+            0x00..=0x17 | 0x19 | 0x1C..=0x1F => performer.execute(byte),
+            0x20..=0x2F => self.action_collect(byte),
+            0x30..=0x3F => self.state = State::CsiIgnore,
+            0x40..=0x7E => self.action_csi_dispatch(performer, byte),
+            _ => self.anywhere(performer, byte),
+        }
+    }
+
+    #[inline(always)]
+    fn advance_csi_param<P: Perform>(&mut self, performer: &mut P, byte: u8) {
+        match byte {
+            0x00..=0x17 | 0x19 | 0x1C..=0x1F => performer.execute(byte),
+            0x20..=0x2F => {
+                self.action_collect(byte);
+                self.state = State::CsiIntermediate
+            },
+            0x30..=0x39 => self.action_paramnext(byte),
+            0x3A => self.action_subparam(),
+            0x3B => self.action_param(),
+            0x3C..=0x3F => self.state = State::CsiIgnore,
+            0x40..=0x7E => self.action_csi_dispatch(performer, byte),
+            0x7F => (),
+            _ => self.anywhere(performer, byte),
+        }
+    }
+
+    #[inline(always)]
+    fn advance_dcs_entry<P: Perform>(&mut self, performer: &mut P, byte: u8) {
+        match byte {
+            0x00..=0x17 | 0x19 | 0x1C..=0x1F => (),
+            0x20..=0x2F => {
+                self.action_collect(byte);
+                self.state = State::DcsIntermediate
+            },
+            0x30..=0x39 => {
+                self.action_paramnext(byte);
+                self.state = State::DcsParam
+            },
+            0x3A => {
+                self.action_subparam();
+                self.state = State::DcsParam
+            },
+            0x3B => {
+                self.action_param();
+                self.state = State::DcsParam
+            },
+            0x3C..=0x3F => {
+                self.action_collect(byte);
+                self.state = State::DcsParam
+            },
+            0x40..=0x7E => self.action_hook(performer, byte),
+            0x7F => (),
+            _ => self.anywhere(performer, byte),
+        }
+    }
+
+    #[inline(always)]
+    fn advance_dcs_intermediate<P: Perform>(&mut self, performer: &mut P, byte: u8) {
+        match byte {
+            0x00..=0x17 | 0x19 | 0x1C..=0x1F => (),
+            0x20..=0x2F => self.action_collect(byte),
+            0x30..=0x3F => self.state = State::DcsIgnore,
+            0x40..=0x7E => self.action_hook(performer, byte),
+            0x7F => (),
+            _ => self.anywhere(performer, byte),
+        }
+    }
+
+    #[inline(always)]
+    fn advance_dcs_param<P: Perform>(&mut self, performer: &mut P, byte: u8) {
+        match byte {
+            0x00..=0x17 | 0x19 | 0x1C..=0x1F => (),
+            0x20..=0x2F => {
+                self.action_collect(byte);
+                self.state = State::DcsIntermediate
+            },
+            0x30..=0x39 => self.action_paramnext(byte),
+            0x3A => self.action_subparam(),
+            0x3B => self.action_param(),
+            0x3C..=0x3F => self.state = State::DcsIgnore,
+            0x40..=0x7E => self.action_hook(performer, byte),
+            0x7F => (),
+            _ => self.anywhere(performer, byte),
+        }
+    }
+
+    #[inline(always)]
+    fn advance_dcs_passthrough<P: Perform>(&mut self, performer: &mut P, byte: u8) {
+        match byte {
+            0x00..=0x17 | 0x19 | 0x1C..=0x7E => performer.put(byte),
+            0x18 | 0x1A => {
+                performer.unhook();
+                performer.execute(byte);
+                self.state = State::Ground
+            },
+            0x1B => {
+                performer.unhook();
+                self.reset_params();
+                self.state = State::Escape
+            },
+            0x7F => (),
+            0x9C => {
+                performer.unhook();
+                self.state = State::Ground
+            },
+            _ => (),
+        }
+    }
+
+    #[inline(always)]
+    fn advance_esc<P: Perform>(&mut self, performer: &mut P, byte: u8) {
+        match byte {
+            0x00..=0x17 | 0x19 | 0x1C..=0x1F => performer.execute(byte),
+            0x20..=0x2F => {
+                self.action_collect(byte);
+                self.state = State::EscapeIntermediate
+            },
+            0x30..=0x4F => {
+                performer.esc_dispatch(self.intermediates(), self.ignoring, byte);
+                self.state = State::Ground
+            },
+            0x50 => {
+                self.reset_params();
+                self.state = State::DcsEntry
+            },
+            0x51..=0x57 => {
+                performer.esc_dispatch(self.intermediates(), self.ignoring, byte);
+                self.state = State::Ground
+            },
+            0x58 => self.state = State::SosPmApcString,
+            0x59..=0x5A => {
+                performer.esc_dispatch(self.intermediates(), self.ignoring, byte);
+                self.state = State::Ground
+            },
+            0x5B => {
+                self.reset_params();
+                self.state = State::CsiEntry
+            },
+            0x5C => {
+                performer.esc_dispatch(self.intermediates(), self.ignoring, byte);
+                self.state = State::Ground
+            },
+            0x5D => {
+                self.osc_raw.clear();
+                self.osc_overflow = false;
+                self.osc_num_params = 0;
+                self.state = State::OscString
+            },
+            0x5E..=0x5F => self.state = State::SosPmApcString,
+            0x60..=0x7E => {
+                performer.esc_dispatch(self.intermediates(), self.ignoring, byte);
+                self.state = State::Ground
+            },
+            // Anywhere.
+            0x18 | 0x1A => {
+                performer.execute(byte);
+                self.state = State::Ground
+            },
+            0x1B => (),
+            _ => (),
+        }
+    }
+
+    #[inline(always)]
+    fn advance_esc_intermediate<P: Perform>(&mut self, performer: &mut P, byte: u8) {
+        match byte {
+            0x00..=0x17 | 0x19 | 0x1C..=0x1F => performer.execute(byte),
+            0x20..=0x2F => self.action_collect(byte),
+            0x30..=0x7E => {
+                performer.esc_dispatch(self.intermediates(), self.ignoring, byte);
+                self.state = State::Ground
+            },
+            0x7F => (),
+            _ => self.anywhere(performer, byte),
+        }
+    }
+
+    #[inline(always)]
+    fn advance_osc_string<P: Perform>(&mut self, performer: &mut P, byte: u8) {
+        match byte {
+            0x00..=0x06 | 0x08..=0x17 | 0x19 | 0x1C..=0x1F => (),
+            0x07 => {
+                self.osc_end(performer, byte);
+                self.state = State::Ground
+            },
+            0x18 | 0x1A => {
+                self.osc_end(performer, byte);
+                performer.execute(byte);
+                self.state = State::Ground
+            },
+            0x1B => {
+                self.osc_end(performer, byte);
+                self.reset_params();
+                self.state = State::Escape
+            },
+            0x3B => {
+                if self.osc_overflow {
+                    return;
+                }
+                self.action_osc_put_param()
+            },
+            _ => self.action_osc_put(byte),
+        }
+    }
+
+    #[inline(always)]
+    fn anywhere<P: Perform>(&mut self, performer: &mut P, byte: u8) {
+        match byte {
+            0x18 | 0x1A => {
+                performer.execute(byte);
+                self.state = State::Ground
+            },
+            0x1B => {
+                self.reset_params();
+                self.state = State::Escape
+            },
+            _ => (),
+        }
+    }
+
+    #[inline]
+    fn action_csi_dispatch<P: Perform>(&mut self, performer: &mut P, byte: u8) {
+        if self.params.is_full() {
+            self.ignoring = true;
+        } else {
+            self.params.push(self.param);
+        }
+        performer.csi_dispatch(self.params(), self.intermediates(), self.ignoring, byte as char);
+
+        self.state = State::Ground
+    }
+
+    #[inline]
+    fn action_hook<P: Perform>(&mut self, performer: &mut P, byte: u8) {
+        if self.params.is_full() {
+            self.ignoring = true;
+        } else {
+            self.params.push(self.param);
+        }
+        performer.hook(self.params(), self.intermediates(), self.ignoring, byte as char);
+        self.state = State::DcsPassthrough;
+    }
+
+    #[inline]
+    fn action_collect(&mut self, byte: u8) {
+        if self.intermediate_idx == MAX_INTERMEDIATES {
+            self.ignoring = true;
+        } else {
+            self.intermediates[self.intermediate_idx] = byte;
+            self.intermediate_idx += 1;
+        }
+    }
+
+    /// Advance to the next subparameter.
+    #[inline]
+    fn action_subparam(&mut self) {
+        if self.params.is_full() {
+            self.ignoring = true;
+        } else {
+            self.params.extend(self.param);
+            self.param = 0;
+        }
+    }
+
+    /// Advance to the next parameter.
+    #[inline]
+    fn action_param(&mut self) {
+        if self.params.is_full() {
+            self.ignoring = true;
+        } else {
+            self.params.push(self.param);
+            self.param = 0;
+        }
+    }
+
+    /// Advance inside the parameter without terminating it.
+    #[inline]
+    fn action_paramnext(&mut self, byte: u8) {
+        if self.params.is_full() {
+            self.ignoring = true;
+        } else {
+            // Continue collecting bytes into param.
+            self.param = self.param.saturating_mul(10);
+            self.param = self.param.saturating_add((byte - b'0') as u16);
+        }
+    }
+
+    /// Add OSC param separator.
+    #[inline]
+    fn action_osc_put_param(&mut self) {
+        let idx = self.osc_raw.len();
+
+        let param_idx = self.osc_num_params;
+        match param_idx {
+            // First param is special - 0 to current byte index.
+            0 => self.osc_params[param_idx] = (0, idx),
+
+            // Only process up to MAX_OSC_PARAMS.
+            MAX_OSC_PARAMS => return,
+
+            // All other params depend on previous indexing.
+            _ => {
+                let prev = self.osc_params[param_idx - 1];
+                let begin = prev.1;
+                self.osc_params[param_idx] = (begin, idx);
+            },
+        }
+
+        self.osc_num_params += 1;
+    }
+
+    #[inline(always)]
+    fn action_osc_put(&mut self, byte: u8) {
+        if self.osc_raw.len() >= MAX_OSC_RAW {
+            self.osc_overflow = true;
+            return;
+        }
+        self.osc_raw.push(byte);
+    }
+
+    fn osc_end<P: Perform>(&mut self, performer: &mut P, byte: u8) {
+        if !self.osc_overflow {
+            self.action_osc_put_param();
+            self.osc_dispatch(performer, byte);
+        }
+        self.osc_raw.clear();
+        // Keep a normal buffer, give back what an overlong string took.
+        self.osc_raw.shrink_to(256);
+        self.osc_overflow = false;
+        self.osc_num_params = 0;
+    }
+
+    /// Reset escape sequence parameters and intermediates.
+    #[inline]
+    fn reset_params(&mut self) {
+        self.intermediate_idx = 0;
+        self.ignoring = false;
+        self.param = 0;
+
+        self.params.clear();
+    }
+
+    /// Separate method for osc_dispatch that borrows self as read-only
+    ///
+    /// The aliasing is needed here for multiple slices into self.osc_raw
+    #[inline]
+    fn osc_dispatch<P: Perform>(&self, performer: &mut P, byte: u8) {
+        let mut slices: [MaybeUninit<&[u8]>; MAX_OSC_PARAMS] =
+            unsafe { MaybeUninit::uninit().assume_init() };
+
+        for (i, slice) in slices.iter_mut().enumerate().take(self.osc_num_params) {
+            let indices = self.osc_params[i];
+            *slice = MaybeUninit::new(&self.osc_raw[indices.0..indices.1]);
+        }
+
+        unsafe {
+            let num_params = self.osc_num_params;
+            let params = &slices[..num_params] as *const [MaybeUninit<&[u8]>] as *const [&[u8]];
+            performer.osc_dispatch(&*params, byte == 0x07);
+        }
+    }
+
+    /// Advance the parser state from ground.
+    ///
+    /// The ground state is handled separately since it can only be left using
+    /// the escape character (`\x1b`). This allows more efficient parsing by
+    /// using SIMD search with [`memchr`].
+    ///
+    /// termic: the text before the ESC is searched once. Upstream returned
+    /// after each invalid byte and searched for the ESC again, so a run of
+    /// invalid bytes cost a search of the rest of the buffer per byte
+    /// (quadratic; 10 MB of 0xff took 17 CPU-s).
+    #[inline]
+    fn advance_ground<P: Perform>(&mut self, performer: &mut P, bytes: &[u8]) -> usize {
+        // Find the next escape character.
+        let num_bytes = bytes.len();
+        let plain_chars = memchr::memchr(0x1B, bytes).unwrap_or(num_bytes);
+
+        // If the next character is ESC, just process it and short-circuit.
+        if plain_chars == 0 {
+            self.state = State::Escape;
+            self.reset_params();
+            return 1;
+        }
+
+        let mut start = 0;
+        loop {
+            match str::from_utf8(&bytes[start..plain_chars]) {
+                Ok(parsed) => {
+                    Self::ground_dispatch(performer, parsed);
+                    let mut processed = plain_chars;
+
+                    // If there's another character, it must be escape so process it directly.
+                    if processed < num_bytes {
+                        self.state = State::Escape;
+                        self.reset_params();
+                        processed += 1;
+                    }
+
+                    return processed;
+                },
+                // Handle invalid and partial utf8.
+                Err(err) => {
+                    // Dispatch all the valid bytes.
+                    let valid_bytes = start + err.valid_up_to();
+                    let parsed = unsafe { str::from_utf8_unchecked(&bytes[start..valid_bytes]) };
+                    Self::ground_dispatch(performer, parsed);
+
+                    match err.error_len() {
+                        Some(len) => {
+                            // Execute C1 escapes or emit replacement character.
+                            if len == 1 && bytes[valid_bytes] <= 0x9F {
+                                performer.execute(bytes[valid_bytes]);
+                            } else {
+                                performer.print('\u{FFFD}');
+                            }
+
+                            // Go on after the invalid bytes, in the same text.
+                            start = valid_bytes + len;
+                            if start == plain_chars {
+                                return start;
+                            }
+                        },
+                        None => {
+                            if plain_chars < num_bytes {
+                                // Process bytes cut off by escape.
+                                performer.print('\u{FFFD}');
+                                self.state = State::Escape;
+                                self.reset_params();
+                                return plain_chars + 1;
+                            }
+                            // Process bytes cut off by the buffer end.
+                            let extra_bytes = num_bytes - valid_bytes;
+                            let partial_len = self.partial_utf8_len + extra_bytes;
+                            self.partial_utf8[self.partial_utf8_len..partial_len]
+                                .copy_from_slice(&bytes[valid_bytes..valid_bytes + extra_bytes]);
+                            self.partial_utf8_len = partial_len;
+                            return num_bytes;
+                        },
+                    }
+                },
+            }
+        }
+    }
+
+    /// Advance the parser while processing a partial utf8 codepoint.
+    #[inline]
+    fn advance_partial_utf8<P: Perform>(&mut self, performer: &mut P, bytes: &[u8]) -> usize {
+        // Try to copy up to 3 more characters, to ensure the codepoint is complete.
+        let old_bytes = self.partial_utf8_len;
+        let to_copy = bytes.len().min(self.partial_utf8.len() - old_bytes);
+        self.partial_utf8[old_bytes..old_bytes + to_copy].copy_from_slice(&bytes[..to_copy]);
+        self.partial_utf8_len += to_copy;
+
+        // Parse the unicode character.
+        match str::from_utf8(&self.partial_utf8[..self.partial_utf8_len]) {
+            // If the entire buffer is valid, use the first character and continue parsing.
+            Ok(parsed) => {
+                let c = unsafe { parsed.chars().next().unwrap_unchecked() };
+                performer.print(c);
+
+                self.partial_utf8_len = 0;
+                c.len_utf8() - old_bytes
+            },
+            Err(err) => {
+                let valid_bytes = err.valid_up_to();
+                // If we have any valid bytes, that means we partially copied another
+                // utf8 character into `partial_utf8`. Since we only care about the
+                // first character, we just ignore the rest.
+                if valid_bytes > 0 {
+                    let c = unsafe {
+                        let parsed = str::from_utf8_unchecked(&self.partial_utf8[..valid_bytes]);
+                        parsed.chars().next().unwrap_unchecked()
+                    };
+
+                    performer.print(c);
+
+                    self.partial_utf8_len = 0;
+                    return valid_bytes - old_bytes;
+                }
+
+                match err.error_len() {
+                    // If the partial character was also invalid, emit the replacement
+                    // character.
+                    Some(invalid_len) => {
+                        performer.print('�');
+
+                        self.partial_utf8_len = 0;
+                        invalid_len - old_bytes
+                    },
+                    // If the character still isn't complete, wait for more data.
+                    None => to_copy,
+                }
+            },
+        }
+    }
+
+    /// Handle ground dispatch of print/execute for all characters in a string.
+    #[inline]
+    fn ground_dispatch<P: Perform>(performer: &mut P, text: &str) {
+        for c in text.chars() {
+            match c {
+                '\x00'..='\x1f' | '\u{80}'..='\u{9f}' => performer.execute(c as u8),
+                _ => performer.print(c),
+            }
+        }
+    }
+}
+
+#[derive(PartialEq, Eq, Debug, Default, Copy, Clone)]
+enum State {
+    CsiEntry,
+    CsiIgnore,
+    CsiIntermediate,
+    CsiParam,
+    DcsEntry,
+    DcsIgnore,
+    DcsIntermediate,
+    DcsParam,
+    DcsPassthrough,
+    Escape,
+    EscapeIntermediate,
+    OscString,
+    SosPmApcString,
+    #[default]
+    Ground,
+}
+
+/// Performs actions requested by the Parser
+///
+/// Actions in this case mean, for example, handling a CSI escape sequence
+/// describing cursor movement, or simply printing characters to the screen.
+///
+/// The methods on this type correspond to actions described in
+/// <http://vt100.net/emu/dec_ansi_parser>. I've done my best to describe them in
+/// a useful way in my own words for completeness, but the site should be
+/// referenced if something isn't clear. If the site disappears at some point in
+/// the future, consider checking archive.org.
+pub trait Perform {
+    /// Draw a character to the screen and update states.
+    fn print(&mut self, _c: char) {}
+
+    /// Execute a C0 or C1 control function.
+    fn execute(&mut self, _byte: u8) {}
+
+    /// Invoked when a final character arrives in first part of device control
+    /// string.
+    ///
+    /// The control function should be determined from the private marker, final
+    /// character, and execute with a parameter list. A handler should be
+    /// selected for remaining characters in the string; the handler
+    /// function should subsequently be called by `put` for every character in
+    /// the control string.
+    ///
+    /// The `ignore` flag indicates that more than two intermediates arrived and
+    /// subsequent characters were ignored.
+    fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {}
+
+    /// Pass bytes as part of a device control string to the handle chosen in
+    /// `hook`. C0 controls will also be passed to the handler.
+    fn put(&mut self, _byte: u8) {}
+
+    /// Called when a device control string is terminated.
+    ///
+    /// The previously selected handler should be notified that the DCS has
+    /// terminated.
+    fn unhook(&mut self) {}
+
+    /// Dispatch an operating system command.
+    fn osc_dispatch(&mut self, _params: &[&[u8]], _bell_terminated: bool) {}
+
+    /// A final character has arrived for a CSI sequence
+    ///
+    /// The `ignore` flag indicates that either more than two intermediates
+    /// arrived or the number of parameters exceeded the maximum supported
+    /// length, and subsequent characters were ignored.
+    fn csi_dispatch(
+        &mut self,
+        _params: &Params,
+        _intermediates: &[u8],
+        _ignore: bool,
+        _action: char,
+    ) {
+    }
+
+    /// The final character of an escape sequence has arrived.
+    ///
+    /// The `ignore` flag indicates that more than two intermediates arrived and
+    /// subsequent characters were ignored.
+    fn esc_dispatch(&mut self, _intermediates: &[u8], _ignore: bool, _byte: u8) {}
+}
+
