@@ -233,8 +233,9 @@ fn settings_explains_disable_all_hooks_instead_of_installing() {
 fn a_native_status_report_shows_on_the_agents_row_and_in_the_notification() {
     let f = Fixture::new();
     // A claude-based agent that speaks OSC 7501: working, then blocked with
-    // its own words (base64 of "approve Write: src/main.rs").
-    let script = "sleep 1; printf '\\033]7501;state=working:app=claude-code\\033\\\\'; \
+    // its own words (base64 of "approve Write: src/main.rs"). It probes
+    // first, as Claude Code does: its status counts only once termic answered.
+    let script = "printf '\\033]7501;?\\033\\\\'; sleep 1; printf '\\033]7501;state=working:app=claude-code\\033\\\\'; \
                   printf '\\033]7501;state=blocked:app=claude-code:kind=permission:msg=YXBwcm92ZSBXcml0ZTogc3JjL21haW4ucnM=\\033\\\\'; \
                   sleep 600";
     f.fake_sh_agent(script);
