@@ -242,7 +242,7 @@ fn a_native_status_report_shows_on_the_agents_row_and_in_the_notification() {
     let mut t = Termic::start(&f, &["run", "fake", "--name", "nat"]);
     t.wait_text("nat");
     t.send(b"\x1b[O");
-    t.wait_raw(b"\x1b]777;notify;termic;nat (fake) needs you: approve Write: src/main.rs\x07");
+    t.wait_raw(b"\x1b]777;notify;termic;nat (fake) needs you: from the program's output: approve Write: src/main.rs\x07");
     t.send(b"\x1b[I");
     t.prefix(b"s");
     let s = t.wait_text("Settings");

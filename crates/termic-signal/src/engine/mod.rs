@@ -24,7 +24,8 @@ pub use constants::Constants;
 pub use log::LOG_CAPACITY;
 pub use timers::TimerKind;
 pub use types::{
-    Attention, EngineConfig, Key, LogEntry, LogKind, Reason, Rule, ScreenFacts, State, Transition,
+    sanitize_output_text, Attention, EngineConfig, Key, LogEntry, LogKind, Reason, Rule,
+    ScreenFacts, State, Transition, OUTPUT_TEXT_MAX_CHARS,
 };
 
 use crate::profile::{profile_for, AgentProfile};

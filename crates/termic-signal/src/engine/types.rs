@@ -224,7 +224,50 @@ pub struct Attention {
     pub message: Option<String>,
 }
 
+/// Longest message from the program's output that is shown, in chars.
+pub const OUTPUT_TEXT_MAX_CHARS: usize = 200;
+
+/// Text taken from a task's output, made safe to show: C0, C1, DEL and the
+/// bidirectional controls are removed (a printed message must not move the
+/// cursor, end a notification's OSC or reorder what the user reads), and it
+/// is capped at [`OUTPUT_TEXT_MAX_CHARS`] with an ellipsis.
+pub fn sanitize_output_text(raw: &str) -> String {
+    let is_bidi = |c: char| {
+        matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}')
+    };
+    let kept: String = raw
+        .chars()
+        .map(|c| {
+            if c == '\n' || c == '\r' || c == '\t' {
+                ' '
+            } else {
+                c
+            }
+        })
+        .filter(|c| !c.is_control() && !is_bidi(*c))
+        .collect();
+    let kept = kept.trim();
+    if kept.chars().count() <= OUTPUT_TEXT_MAX_CHARS {
+        return kept.to_string();
+    }
+    let mut capped: String = kept.chars().take(OUTPUT_TEXT_MAX_CHARS - 1).collect();
+    capped.push('\u{2026}');
+    capped
+}
+
 impl Attention {
+    /// An attention whose message came from bytes on the PTY (a native
+    /// status, a title, a notification), not from a hook: sanitized, and
+    /// labelled so every place that shows it says where it came from.
+    pub fn from_output(kind: Option<String>, raw: Option<String>) -> Attention {
+        let message = raw
+            .map(|m| sanitize_output_text(&m))
+            .filter(|m| !m.is_empty())
+            .map(|m| format!("from the program's output: {m}"));
+        Attention { kind, message }
+    }
+
     pub fn new(kind: &str, message: Option<String>) -> Attention {
         Attention {
             kind: Some(kind.to_string()),
@@ -343,5 +386,47 @@ pub struct LogEntry {
 impl fmt::Display for LogEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {} {}", self.at, self.kind.as_str(), self.text)
+    }
+}
+
+#[cfg(test)]
+mod sanitize_tests {
+    use super::{sanitize_output_text, Attention, OUTPUT_TEXT_MAX_CHARS};
+
+    #[test]
+    fn bidi_controls_are_removed() {
+        let raw = "approve \u{202E}txt.exe\u{202C} \u{2066}x\u{2069}\u{200E}\u{200F}\u{061C}y";
+        assert_eq!(sanitize_output_text(raw), "approve txt.exe xy");
+    }
+
+    #[test]
+    fn escape_c1_and_del_are_removed() {
+        let raw = "a\x1b]0;pwned\x07b\u{9b}31mc\x7fd\u{85}e";
+        assert_eq!(sanitize_output_text(raw), "a]0;pwnedb31mcde");
+    }
+
+    #[test]
+    fn cr_lf_become_spaces_and_the_ends_are_trimmed() {
+        assert_eq!(sanitize_output_text("\r\nrm -rf ~\r\nok\n"), "rm -rf ~  ok");
+    }
+
+    #[test]
+    fn long_text_is_capped_with_an_ellipsis() {
+        let out = sanitize_output_text(&"x".repeat(10_000));
+        assert_eq!(out.chars().count(), OUTPUT_TEXT_MAX_CHARS);
+        assert!(out.ends_with('\u{2026}'));
+        let short = "y".repeat(OUTPUT_TEXT_MAX_CHARS);
+        assert_eq!(sanitize_output_text(&short), short);
+    }
+
+    #[test]
+    fn output_attention_is_labelled_and_empty_text_is_dropped() {
+        let a = Attention::from_output(Some("permission".into()), Some("ok\x1b[2J".into()));
+        assert_eq!(
+            a.message.as_deref(),
+            Some("from the program's output: ok[2J")
+        );
+        let empty = Attention::from_output(None, Some("\x1b\x07".into()));
+        assert_eq!(empty.message, None);
     }
 }

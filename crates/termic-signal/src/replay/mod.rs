@@ -17,11 +17,11 @@ pub use writer::RecordingWriter;
 
 use crate::engine::{Engine, EngineConfig, Key, LogEntry, Transition};
 
-/// A replay runs the engine's timers up to the recording's `termic:end`
-/// marker, the instant the recorder closed it, and no further: a timer that
-/// had not fired by then did not fire live either. A recording without the
-/// marker was cut off (termic was killed); its timers stop at the last event
-/// unless the caller asks for a tail.
+// A replay runs the engine's timers up to the recording's `termic:end`
+// marker, the instant the recorder closed it, and no further: a timer that
+// had not fired by then did not fire live either. A recording without the
+// marker was cut off (termic was killed); its timers stop at the last event
+// unless the caller asks for a tail.
 
 /// Why a recording could not be read. Messages name the source and line.
 #[derive(Debug, thiserror::Error)]

@@ -85,7 +85,7 @@ fn needs_you_title_raises_attention_and_busy_title_resumes() {
         .clone();
     assert_eq!(
         message.as_deref(),
-        Some("⚠ Action Required - ⠙ - Running: write - grok")
+        Some("from the program's output: ⚠ Action Required - ⠙ - Running: write - grok")
     );
 }
 
@@ -120,7 +120,10 @@ fn native_blocked_message_is_the_decoded_prompt_text() {
          expect 60 working -> needs_you native_blocked kind=permission",
     );
     let attention = outcome.transitions[1].attention.clone().unwrap();
-    assert_eq!(attention.message.as_deref(), Some("approve Write: a.rs"));
+    assert_eq!(
+        attention.message.as_deref(),
+        Some("from the program's output: approve Write: a.rs")
+    );
     assert!(
         outcome.engine.take_native_probe(),
         "the probe is reported once"

@@ -67,10 +67,7 @@ impl Engine {
             NativeState::Working => self.native_working(now, summary, out),
             NativeState::Blocked => {
                 self.release_held_working(now, out);
-                let attention = Attention {
-                    kind: status.kind,
-                    message: status.message,
-                };
+                let attention = Attention::from_output(status.kind, status.message);
                 self.raise_attention(now, Rule::NativeBlocked, summary, attention, out);
             }
             NativeState::Done => {

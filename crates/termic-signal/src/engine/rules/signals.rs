@@ -140,7 +140,7 @@ impl Engine {
             }
             TitleState::NeedsYou => {
                 let detail = format!("needs you {title:?}");
-                let attention = Attention::new("title", Some(title.clone()));
+                let attention = Attention::from_output(Some("title".into()), Some(title.clone()));
                 self.raise_attention(now, Rule::TitleNeedsYou, detail, attention, out);
             }
             TitleState::Idle | TitleState::Unknown => {}
@@ -174,7 +174,7 @@ impl Engine {
             return;
         }
         let detail = format!("notification {body:?}");
-        let attention = Attention::new("notification", Some(body));
+        let attention = Attention::from_output(Some("notification".into()), Some(body));
         self.raise_attention(now, Rule::Notification, detail, attention, out);
     }
 
