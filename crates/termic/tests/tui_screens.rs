@@ -5,6 +5,7 @@
 mod harness;
 
 use harness::{hook, Fixture, Termic};
+use std::os::unix::fs::FileTypeExt;
 
 fn read(path: &std::path::Path) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
@@ -304,4 +305,39 @@ fn switching_the_osc_fallback_off_in_settings_keeps_the_bell_only() {
         !harness::contains(&t.raw(), b"]777;notify"),
         "the fallback is off"
     );
+}
+
+/// A FIFO where `~/.claude/settings.json` should be once hung the workspace
+/// at start-up, after the terminal went raw. It must start, run its task,
+/// and show the refusal in Settings, naming the file.
+#[test]
+fn a_fifo_settings_json_does_not_stop_the_workspace_and_settings_says_why() {
+    let f = Fixture::new();
+    f.fake_agent("claude");
+    f.config("[ui]\nwizard_shown = true\n");
+    let settings = f.home.join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let c = std::ffi::CString::new(settings.as_os_str().as_encoded_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let mut t = Termic::start(&f, &[]);
+    t.wait_text("No task is open.");
+    t.prefix(b"s");
+    let s = t.wait_text("claude    Hooks:");
+    let row = s
+        .lines()
+        .find(|l| l.contains("claude    Hooks:"))
+        .unwrap_or_default();
+    assert!(row.contains("error"), "{s}");
+    // The message wraps onto the next row: it names the file and the fix.
+    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    for needle in [
+        ".claude/settings.json is a named pipe (FIFO)",
+        "Move it away",
+    ] {
+        assert!(flat.contains(needle), "{needle:?} not in {s}");
+    }
+    assert!(std::fs::symlink_metadata(&settings)
+        .unwrap()
+        .file_type()
+        .is_fifo());
 }
