@@ -309,8 +309,8 @@ fn codex_status_counts_without_a_probe() {
 }
 
 #[test]
-fn native_done_or_idle_never_ends_a_turn_a_hook_owns() {
-    for state in ["done", "idle", "clear"] {
+fn a_native_done_never_ends_a_turn_a_hook_owns() {
+    for state in ["done"] {
         let mut outcome = check(
             state,
             &format!(
@@ -331,6 +331,24 @@ fn native_done_or_idle_never_ends_a_turn_a_hook_owns() {
             .iter()
             .any(|e| e.text.contains("not obeyed: a hook owns this turn")));
     }
+}
+
+/// Idle after working is the agent's own interrupt report: Claude's hooks
+/// have none (no Stop on Escape), so it still ends a hook-owned turn, as
+/// interrupted, even when the Escape was typed while unwatched.
+#[test]
+fn a_native_idle_still_interrupts_a_turn_a_hook_owns() {
+    check(
+        "idle",
+        "agent codex
+         hooks on
+         0 key enter
+         +10 hook working hook=UserPromptSubmit
+         +10 native working
+         +10 native idle
+         expect 10 idle -> working hook_working
+         expect 30 working -> interrupted native_idle",
+    );
 }
 
 #[test]

@@ -27,11 +27,11 @@ impl Engine {
             }
             NativeStatus::AfterProbe | NativeStatus::Always => {}
         }
-        let ends_turn = matches!(
-            state,
-            NativeState::Done | NativeState::Idle | NativeState::Clear
-        );
-        if ends_turn && self.hook_turn && self.state.in_turn() && self.pending_interrupt.is_none() {
+        // Only a done: idle or clear after working is the agent saying it
+        // was interrupted, which Claude's hooks never report (no Stop on
+        // Escape, measured on 2.1.332 through the binary), and it can only
+        // ever lead to interrupted, never to a false done.
+        if state == NativeState::Done && self.hook_turn && self.state.in_turn() {
             return Some("a hook owns this turn, only its hook ends it");
         }
         None
