@@ -310,27 +310,23 @@ fn codex_status_counts_without_a_probe() {
 
 #[test]
 fn a_native_done_never_ends_a_turn_a_hook_owns() {
-    for state in ["done"] {
-        let mut outcome = check(
-            state,
-            &format!(
-                "agent codex
-                 hooks on
-                 0 key enter
-                 +10 hook working hook=UserPromptSubmit
-                 +10 native working
-                 +10 native {state}
-                 +5000 hook done hook=Stop
-                 expect 10 idle -> working hook_working
-                 expect 5030 working -> done hook_done"
-            ),
-        );
-        assert!(outcome
-            .engine
-            .drain_log()
-            .iter()
-            .any(|e| e.text.contains("not obeyed: a hook owns this turn")));
-    }
+    let mut outcome = check(
+        "done",
+        "agent codex
+         hooks on
+         0 key enter
+         +10 hook working hook=UserPromptSubmit
+         +10 native working
+         +10 native done
+         +5000 hook done hook=Stop
+         expect 10 idle -> working hook_working
+         expect 5030 working -> done hook_done",
+    );
+    assert!(outcome
+        .engine
+        .drain_log()
+        .iter()
+        .any(|e| e.text.contains("not obeyed: a hook owns this turn")));
 }
 
 /// Idle after working is the agent's own interrupt report: Claude's hooks
