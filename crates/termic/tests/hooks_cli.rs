@@ -5,7 +5,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod cli_fixture;
 mod git_support;
+
+use cli_fixture::{termic_command, text};
 
 use git_support::git;
 
@@ -33,9 +36,7 @@ impl Fx {
     }
     /// A `claude` on PATH that prints `version`.
     fn fake_claude(&self, version: &str) {
-        let p = self.root().join("bin/claude");
-        std::fs::write(&p, format!("#!/bin/sh\necho '{version}'\n")).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        cli_fixture::fake_claude(&self.root(), version);
     }
     fn write(&self, rel: &str, bytes: &[u8]) {
         let p = self.home().join(rel);
@@ -43,18 +44,8 @@ impl Fx {
         std::fs::write(p, bytes).unwrap();
     }
     fn termic_in(&self, cwd: &Path, args: &[&str]) -> Output {
-        let path = format!(
-            "{}:/usr/local/bin:/usr/bin:/bin",
-            self.root().join("bin").display()
-        );
-        Command::new(env!("CARGO_BIN_EXE_termic"))
+        termic_command(&self.root(), cwd)
             .args(args)
-            .current_dir(cwd)
-            .env_clear()
-            .env("PATH", path)
-            .env("HOME", self.home())
-            .env("TERMIC_DATA_DIR", self.root().join("data"))
-            .env("TERMIC_CONFIG_DIR", self.root().join("config"))
             .output()
             .unwrap()
     }
@@ -89,10 +80,6 @@ impl Fx {
     fn claude_state(&self) -> serde_json::Value {
         self.states()[&("claude".to_string(), "host".to_string())].clone()
     }
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// Files (bytes and mode) and symlinks under `root`; directories by name.

@@ -4,10 +4,14 @@
 //! real binary, against a fixture HOME: every command returns at once with
 //! a message naming the path, and nothing is written.
 
+mod cli_fixture;
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
+
+use cli_fixture::{termic_command, text};
 use std::time::{Duration, Instant};
 
 /// What a hang would look like is "forever"; a debug binary under CI load
@@ -94,33 +98,17 @@ impl Fx {
             tmp: tempfile::tempdir().unwrap(),
         };
         std::fs::create_dir_all(fx.root().join("home")).unwrap();
-        std::fs::create_dir_all(fx.root().join("bin")).unwrap();
-        let claude = fx.root().join("bin/claude");
-        std::fs::write(&claude, "#!/bin/sh\necho '2.1.332 (Claude Code)'\n").unwrap();
-        std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+        cli_fixture::fake_claude(&fx.root(), "2.1.332 (Claude Code)");
         fx
     }
     fn root(&self) -> PathBuf {
         self.tmp.path().canonicalize().unwrap()
     }
-    fn home(&self) -> PathBuf {
-        self.root().join("home")
-    }
     /// Runs termic with stdin closed; returns the output and how long it took.
     fn termic(&self, args: &[&str]) -> (Output, Duration) {
-        let path = format!(
-            "{}:/usr/local/bin:/usr/bin:/bin",
-            self.root().join("bin").display()
-        );
         let start = Instant::now();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_termic"))
+        let mut child = termic_command(&self.root(), &self.root())
             .args(args)
-            .current_dir(self.root())
-            .env_clear()
-            .env("PATH", path)
-            .env("HOME", self.home())
-            .env("TERMIC_DATA_DIR", self.root().join("data"))
-            .env("TERMIC_CONFIG_DIR", self.root().join("config"))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -140,10 +128,6 @@ impl Fx {
         let out = child.wait_with_output().unwrap();
         (out, start.elapsed())
     }
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// (agent to install, path of the odd file relative to the fixture root).
