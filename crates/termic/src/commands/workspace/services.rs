@@ -269,12 +269,7 @@ impl Services for WorkspaceServices {
         if !self.detected(&def) {
             return Err(anyhow!(def.not_found_message()));
         }
-        let (cwd, worktree) = if worktree {
-            let wt = crate::worktree::create(&self.paths.data_dir, &self.cwd, name)?;
-            (wt.path.clone(), Some(wt.path))
-        } else {
-            (self.cwd.clone(), None)
-        };
+        let (cwd, worktree) = self.place(name, worktree)?;
         let spec = task_spec(
             &def,
             &LaunchRequest {
