@@ -10,6 +10,7 @@ pub mod commands;
 pub mod config;
 pub mod docker;
 pub mod eventlog;
+pub mod exit_signals;
 pub mod input;
 pub mod notify;
 pub mod paths;
