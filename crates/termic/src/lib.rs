@@ -18,6 +18,7 @@ pub mod project;
 pub mod record;
 pub mod replies;
 pub mod runtime;
+pub mod server;
 pub mod shell;
 pub mod ui;
 pub mod worktree;
