@@ -10,8 +10,10 @@ use crate::server::client;
 use crate::server::protocol::Request;
 
 #[derive(Debug, Args)]
-#[command(after_help = "The task gets SIGHUP and SIGTERM, and SIGKILL after a grace period; \
-the command returns once none of its processes is left, and the task is no longer listed.")]
+#[command(
+    after_help = "The task gets SIGHUP and SIGTERM, and SIGKILL after a grace period; \
+the command returns once none of its processes is left, and the task is no longer listed."
+)]
 pub struct KillArgs {
     /// The task: its name, or its id from `termic ls`.
     pub task: String,

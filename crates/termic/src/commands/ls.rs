@@ -10,10 +10,12 @@ use crate::server::client::{self, Connected, Start};
 use crate::server::protocol::{Request, Response, TaskRow};
 
 #[derive(Debug, Args)]
-#[command(after_help = "Columns: id, name, agent, state (idle, working, needs_you, done, \
+#[command(
+    after_help = "Columns: id, name, agent, state (idle, working, needs_you, done, \
 interrupted, exited), for how long, directory, worktree.\n\
 With --json: one array of objects with id, name, agent, state, since (Unix ms), cwd, \
-worktree, exit_code.")]
+worktree, exit_code."
+)]
 pub struct LsArgs {
     /// Print JSON for scripts.
     #[arg(long)]
@@ -34,7 +36,9 @@ pub fn run(args: LsArgs) -> Result<ExitCode> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else if rows.is_empty() {
-        println!("No tasks. Start one with `termic run --detach AGENT` or `termic run --detach -- CMD`.");
+        println!(
+            "No tasks. Start one with `termic run --detach AGENT` or `termic run --detach -- CMD`."
+        );
     } else {
         let now = crate::clock::SystemClock::new();
         let now = crate::clock::Clock::wall_ms(&now);
@@ -66,7 +70,13 @@ pub fn table(rows: &[TaskRow], now_ms: u64) -> String {
         ]);
     }
     let widths: Vec<usize> = (0..7)
-        .map(|c| cells.iter().map(|row| row[c].chars().count()).max().unwrap_or(0))
+        .map(|c| {
+            cells
+                .iter()
+                .map(|row| row[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = String::new();
     for row in &cells {
@@ -111,7 +121,10 @@ mod tests {
         let t = table(&[row], 1_000 + 125_000);
         let lines: Vec<&str> = t.lines().collect();
         assert!(lines[0].starts_with("ID  NAME    AGENT   STATE"), "{t}");
-        assert!(lines[1].starts_with("7   review  claude  needs you  2m"), "{t}");
+        assert!(
+            lines[1].starts_with("7   review  claude  needs you  2m"),
+            "{t}"
+        );
         assert!(lines[1].ends_with("/src/app  -"), "{t}");
         assert_eq!(ago(59_999), "59s");
         assert_eq!(ago(2 * 86_400_000), "2d");

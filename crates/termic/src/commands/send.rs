@@ -10,7 +10,9 @@ use crate::server::client;
 use crate::server::protocol::Request;
 
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  termic send review 'run the tests' --enter\n  termic send 3 y")]
+#[command(
+    after_help = "Examples:\n  termic send review 'run the tests' --enter\n  termic send 3 y"
+)]
 pub struct SendArgs {
     /// The task: its name, or its id from `termic ls`.
     pub task: String,

@@ -59,7 +59,10 @@ fn stop(paths: &TermicPaths) -> Result<ExitCode> {
     let start = Instant::now();
     while !client::process_gone(pid) {
         if start.elapsed() > STOP_TIMEOUT {
-            bail!("the termic server (pid {pid}) is still running after {}s", STOP_TIMEOUT.as_secs());
+            bail!(
+                "the termic server (pid {pid}) is still running after {}s",
+                STOP_TIMEOUT.as_secs()
+            );
         }
         std::thread::sleep(Duration::from_millis(50));
     }

@@ -35,16 +35,23 @@ impl From<StateArg> for WaitFor {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = "Returns at once when the task is already in a state waited for.\n\n\
+#[command(
+    after_help = "Returns at once when the task is already in a state waited for.\n\n\
 Exit codes: 0 a state was reached (printed), 3 the task exited first, 124 the timeout passed, \
 1 an error (no such task, no server).\n\n\
 Examples:\n  termic wait review --for needs-you --timeout 600\n  \
-termic wait 3 --for done,exited")]
+termic wait 3 --for done,exited"
+)]
 pub struct WaitArgs {
     /// The task: its name, or its id from `termic ls`.
     pub task: String,
     /// The states to wait for (several: comma-separated).
-    #[arg(long = "for", value_name = "STATE", required = true, value_delimiter = ',')]
+    #[arg(
+        long = "for",
+        value_name = "STATE",
+        required = true,
+        value_delimiter = ','
+    )]
     pub states: Vec<StateArg>,
     /// Give up after S seconds.
     #[arg(long, value_name = "S")]

@@ -39,7 +39,10 @@ pub enum Start {
 pub enum Connected {
     Ready(Client),
     /// A server of another version (its pid, and what to tell the user).
-    Mismatch { server_pid: i32, message: String },
+    Mismatch {
+        server_pid: i32,
+        message: String,
+    },
 }
 
 /// Connect to the server (`None`: none runs and `start` is `Never`).
@@ -98,7 +101,8 @@ fn try_connect(sp: &ServerPaths) -> Option<UnixStream> {
 }
 
 fn spawn_server(sp: &ServerPaths) -> Result<()> {
-    let exe = std::env::current_exe().context("cannot find the termic binary to start the server")?;
+    let exe =
+        std::env::current_exe().context("cannot find the termic binary to start the server")?;
     if let Some(parent) = sp.log.parent() {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;

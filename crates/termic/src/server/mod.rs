@@ -265,7 +265,10 @@ impl Server {
             TaskStatus::Running => (state.as_str().to_owned(), None),
         };
         let now = self.clock.now_ms();
-        let since = self.clock.wall_ms().saturating_sub(now.saturating_sub(since));
+        let since = self
+            .clock
+            .wall_ms()
+            .saturating_sub(now.saturating_sub(since));
         let places = lock(&self.places);
         let place = places.get(&id);
         Some(TaskRow {
@@ -274,7 +277,9 @@ impl Server {
             agent: info.meta.agent,
             state,
             since,
-            cwd: place.map(|p| p.cwd.display().to_string()).unwrap_or_default(),
+            cwd: place
+                .map(|p| p.cwd.display().to_string())
+                .unwrap_or_default(),
             worktree: place.and_then(|p| p.worktree.as_ref().map(|w| w.display().to_string())),
             exit_code,
         })
@@ -297,12 +302,18 @@ impl Server {
 
     fn run(&self, run: RunRequest) -> Result<TaskRow> {
         let cwd = PathBuf::from(&run.cwd);
-        let mut services = WorkspaceServices::new(self.paths.clone(), cwd.clone(), run.path_var.into())?;
+        let mut services =
+            WorkspaceServices::new(self.paths.clone(), cwd.clone(), run.path_var.into())?;
         let size = TermSize {
             cols: run.cols.max(20),
             rows: run.rows.max(5),
         };
-        let taken: Vec<String> = self.runtime.tasks().into_iter().map(|t| t.meta.name).collect();
+        let taken: Vec<String> = self
+            .runtime
+            .tasks()
+            .into_iter()
+            .map(|t| t.meta.name)
+            .collect();
         let taken = || taken.iter().map(String::as_str);
         let launch = match &run.program {
             RunProgram::Agent { id, args } => {
@@ -314,12 +325,16 @@ impl Server {
                     anyhow::bail!("nothing to run: give a command after --");
                 }
                 let label = crate::agents::command::command_label(argv);
-                let name = run.name.clone().unwrap_or_else(|| unique_name(&label, taken()));
+                let name = run
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| unique_name(&label, taken()));
                 services.launch_command(argv, &name, run.worktree, size)?
             }
         };
         if matches!(run.program, RunProgram::Agent { .. }) {
-            self.runtime.set_hooks_wired(&launch.spec.agent, launch.hooks_wired);
+            self.runtime
+                .set_hooks_wired(&launch.spec.agent, launch.hooks_wired);
         }
         let task_cwd = launch.spec.cwd.clone();
         let id = match self.runtime.spawn(launch.spec) {
@@ -371,7 +386,12 @@ impl Server {
         Ok(Response::Ok)
     }
 
-    fn wait(&self, task: &str, states: &[WaitFor], timeout: Option<Duration>) -> Result<WaitOutcome> {
+    fn wait(
+        &self,
+        task: &str,
+        states: &[WaitFor],
+        timeout: Option<Duration>,
+    ) -> Result<WaitOutcome> {
         let id = self.resolve(task)?;
         let deadline = timeout.map(|t| Instant::now() + t);
         let (count, cvar) = &self.changes;
@@ -440,7 +460,10 @@ mod tests {
             wait_outcome(&row("needs_you"), &want),
             Some(WaitOutcome::Reached(WaitFor::NeedsYou))
         );
-        assert_eq!(wait_outcome(&row("exited"), &want), Some(WaitOutcome::Exited));
+        assert_eq!(
+            wait_outcome(&row("exited"), &want),
+            Some(WaitOutcome::Exited)
+        );
         assert_eq!(
             wait_outcome(&row("exited"), &[WaitFor::Done, WaitFor::Exited]),
             Some(WaitOutcome::Reached(WaitFor::Exited))

@@ -112,16 +112,23 @@ pub enum WaitOutcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Response {
-    Welcome { version: String, pid: u32 },
+    Welcome {
+        version: String,
+        pid: u32,
+    },
     /// Refused at hello (another version, another user): the message says
     /// what to run.
-    Refused { message: String },
+    Refused {
+        message: String,
+    },
     Tasks(Vec<TaskRow>),
     Started(TaskRow),
     Waited(WaitOutcome),
     Ok,
     /// A request that failed; the message is for the user.
-    Error { message: String },
+    Error {
+        message: String,
+    },
 }
 
 /// Why a frame could not be read.
@@ -245,7 +252,10 @@ mod tests {
             panic!("{refused:?}");
         };
         assert!(message.contains("termic server stop"), "{message}");
-        assert!(message.contains("9.9.9") && message.contains("0.1.0"), "{message}");
+        assert!(
+            message.contains("9.9.9") && message.contains("0.1.0"),
+            "{message}"
+        );
         assert_eq!(
             answer_hello(PROTOCOL, "0.1.0", "0.1.0", 42),
             Response::Welcome {

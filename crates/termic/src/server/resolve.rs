@@ -61,7 +61,10 @@ mod tests {
         let rows = [row(1, "api"), row(2, "web"), row(3, "web")];
         let err = resolve("web", &rows).unwrap_err();
         assert!(err.contains("2 tasks are named \"web\""), "{err}");
-        assert!(err.contains("2 (claude, working)") && err.contains("3 (claude"), "{err}");
+        assert!(
+            err.contains("2 (claude, working)") && err.contains("3 (claude"),
+            "{err}"
+        );
     }
 
     #[test]

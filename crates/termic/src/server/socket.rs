@@ -145,6 +145,7 @@ mod tests {
 
     fn paths() -> TermicPaths {
         TermicPaths {
+            home: "/h".into(),
             config_dir: "/c".into(),
             data_dir: "/d/termic".into(),
         }
