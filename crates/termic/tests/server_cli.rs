@@ -140,7 +140,19 @@ fn a_detached_task_is_listed_waited_for_typed_into_and_stopped_with_nothing_left
     assert!(s.ls().is_empty(), "no server, no task, and ls started none");
     assert!(!s.socket().exists(), "ls does not start a server");
 
-    let out = s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    // Relative: the server runs in `/`, the path is the client's.
+    let out = s.expect(
+        &[
+            "--event-log",
+            "events.jsonl",
+            "run",
+            "fake",
+            "--name",
+            "t1",
+            "--detach",
+        ],
+        0,
+    );
     assert!(out.contains("Started task t1"), "{out}");
     // The socket: 0600 in a 0700 directory.
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
@@ -174,6 +186,16 @@ fn a_detached_task_is_listed_waited_for_typed_into_and_stopped_with_nothing_left
     let done = s.expect(&["wait", "1", "--for", "done", "--timeout", "30"], 0);
     assert_eq!(done.trim(), "done");
     assert_eq!(wait_file(&s.f.work.join("answer.txt")), "got:yes\n");
+    // The server keeps the event log the first run asked for.
+    let log = std::fs::read_to_string(s.f.work.join("events.jsonl")).unwrap();
+    let moves: Vec<String> = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["to"].to_string())
+        .collect();
+    assert!(
+        moves.contains(&"\"needs_you\"".to_string()) && moves.contains(&"\"done\"".to_string()),
+        "{moves:?}"
+    );
 
     let pids: Vec<i32> = wait_file(&s.f.work.join("pids"))
         .split_whitespace()

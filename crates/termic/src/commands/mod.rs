@@ -78,6 +78,6 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Some(Command::Send(args)) => send::run(args),
         Some(Command::Kill(args)) => kill::run(args),
         Some(Command::Wait(args)) => wait::run(args),
-        Some(Command::Server(cmd)) => server::run(cmd),
+        Some(Command::Server(cmd)) => server::run(cli.workspace, cmd),
     }
 }

@@ -64,7 +64,7 @@ impl RunArgs {
 
 pub fn run(ws: WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
     if args.detach {
-        return super::run_detached::run(args);
+        return super::run_detached::run(&ws, args);
     }
     let (name, worktree) = (args.name.clone(), args.worktree);
     let (program, args) = args.program()?;

@@ -6,12 +6,13 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 
 use super::run::RunArgs;
+use super::workspace::WorkspaceArgs;
 use crate::app::services::Program;
 use crate::paths::TermicPaths;
 use crate::server::client::{self, Connected, Start};
 use crate::server::protocol::{Request, Response, RunProgram, RunRequest};
 
-pub fn run(args: RunArgs) -> Result<ExitCode> {
+pub fn run(ws: &WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
     let (name, worktree) = (args.name.clone(), args.worktree);
     let (program, extra) = args.program()?;
     let program = match program {
@@ -30,7 +31,17 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         rows,
     };
     let paths = TermicPaths::from_env()?;
-    let mut client = match client::connect(&paths, Start::IfNeeded)? {
+    // Options for a server this command starts (it runs in `/`).
+    let mut server_args = Vec::new();
+    if let Some(log) = &ws.event_log {
+        server_args.push("--event-log".into());
+        server_args.push(cwd.join(log).into_os_string());
+    }
+    if let Some(dir) = &ws.record {
+        server_args.push("--record".into());
+        server_args.push(cwd.join(dir).into_os_string());
+    }
+    let mut client = match client::connect(&paths, Start::IfNeeded(server_args))? {
         Some(Connected::Ready(client)) => client,
         Some(Connected::Mismatch { message, .. }) => bail!("{message}"),
         None => bail!("the termic server did not start"),

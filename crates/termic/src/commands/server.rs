@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Result};
 use clap::Subcommand;
 
+use super::workspace::WorkspaceArgs;
 use crate::paths::TermicPaths;
 use crate::server::client::{self, Connected, Start};
 use crate::server::protocol::Request;
@@ -24,11 +25,11 @@ pub enum ServerCommand {
 /// grace, then SIGKILL rounds.
 const STOP_TIMEOUT: Duration = Duration::from_secs(30);
 
-pub fn run(cmd: ServerCommand) -> Result<ExitCode> {
+pub fn run(ws: WorkspaceArgs, cmd: ServerCommand) -> Result<ExitCode> {
     let paths = TermicPaths::from_env()?;
     match cmd {
         ServerCommand::Run => {
-            crate::server::serve(paths)?;
+            crate::server::serve(paths, &ws)?;
             Ok(ExitCode::SUCCESS)
         }
         ServerCommand::Stop => stop(&paths),

@@ -2,6 +2,7 @@
 //! (detached: its own session, stdin on /dev/null, stdout and stderr to a
 //! log file in the data dir), and say hello.
 
+use std::ffi::OsString;
 use std::fs::OpenOptions;
 use std::io::{BufReader, BufWriter};
 use std::os::fd::AsRawFd;
@@ -29,9 +30,10 @@ pub struct Client {
 }
 
 /// Whether to start a server when none answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Start {
-    IfNeeded,
+    /// With these options (`--event-log FILE`, `--record DIR`, absolute).
+    IfNeeded(Vec<OsString>),
     Never,
 }
 
@@ -51,9 +53,9 @@ pub fn connect(paths: &TermicPaths, start: Start) -> Result<Option<Connected>> {
     if let Some(stream) = try_connect(&sp) {
         return hello(stream).map(Some);
     }
-    if start == Start::Never {
+    let Start::IfNeeded(server_args) = start else {
         return Ok(None);
-    }
+    };
     sp.prepare_dir()?;
     // One starter at a time: the second finds the first one's server.
     let lock = OpenOptions::new()
@@ -70,7 +72,7 @@ pub fn connect(paths: &TermicPaths, start: Start) -> Result<Option<Connected>> {
     if let Some(stream) = try_connect(&sp) {
         return hello(stream).map(Some);
     }
-    spawn_server(&sp)?;
+    spawn_server(&sp, &server_args)?;
     let start = Instant::now();
     loop {
         if let Some(stream) = try_connect(&sp) {
@@ -100,7 +102,7 @@ fn try_connect(sp: &ServerPaths) -> Option<UnixStream> {
     UnixStream::connect(&sp.socket).ok()
 }
 
-fn spawn_server(sp: &ServerPaths) -> Result<()> {
+fn spawn_server(sp: &ServerPaths, server_args: &[OsString]) -> Result<()> {
     let exe =
         std::env::current_exe().context("cannot find the termic binary to start the server")?;
     if let Some(parent) = sp.log.parent() {
@@ -114,7 +116,8 @@ fn spawn_server(sp: &ServerPaths) -> Result<()> {
         .with_context(|| format!("cannot open the server log {}", sp.log.display()))?;
     let log2 = log.try_clone()?;
     let mut cmd = Command::new(exe);
-    cmd.args(["server", "run"])
+    cmd.args(server_args)
+        .args(["server", "run"])
         .current_dir("/")
         .stdin(Stdio::null())
         .stdout(Stdio::from(log))

@@ -19,6 +19,7 @@ pub mod socket;
 
 use std::collections::BTreeMap;
 use std::io::{BufReader, BufWriter};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
@@ -35,6 +36,8 @@ use crate::app::overlays::unique_name;
 use crate::app::services::Services;
 use crate::clock::{Clock, SystemClock};
 use crate::commands::workspace::services::WorkspaceServices;
+use crate::commands::workspace::WorkspaceArgs;
+use crate::eventlog::EventLog;
 use crate::exit_signals;
 use crate::paths::TermicPaths;
 use crate::runtime::{lock, session, Runtime, RuntimeEvent, TaskId, TaskStatus, TermSize};
@@ -66,7 +69,7 @@ struct Server {
 }
 
 /// `termic server run`: serve until stopped. Called in the detached child.
-pub fn serve(paths: TermicPaths) -> Result<()> {
+pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
     let server_paths = ServerPaths::from_env(&paths);
     server_paths.prepare_dir()?;
     exit_signals::install(exit_signals::OnExit::Quiet)
@@ -89,6 +92,14 @@ pub fn serve(paths: TermicPaths) -> Result<()> {
     config.foreground_agents = Arc::new(ForegroundAgents::from_registry(&services.config.agents));
     let clock: Arc<dyn Clock> = Arc::new(SystemClock::new());
     let (runtime, events) = Runtime::new(config, Arc::clone(&clock));
+    if let Some(path) = &ws.event_log {
+        runtime.set_event_log(Some(EventLog::open(path)?));
+    }
+    if let Some(dir) = &ws.record {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the --record directory {}", dir.display()))?;
+        runtime.set_record_dir(Some(dir.clone()));
+    }
     let server = Arc::new(Server {
         runtime,
         paths,
@@ -220,9 +231,10 @@ impl Server {
                 return;
             }
         }
+        let fd = input.get_ref().as_raw_fd();
         while let Ok(request) = read_frame::<Request>(&mut input) {
             let stop = request == Request::Stop;
-            let response = self.answer(request);
+            let response = self.answer(request, &|| peer_gone(fd));
             if write_frame(&mut out, &response).is_err() {
                 return;
             }
@@ -233,7 +245,8 @@ impl Server {
         }
     }
 
-    fn answer(&self, request: Request) -> Response {
+    /// `gone`: the client hung up (a `wait` stops waiting for nobody).
+    fn answer(&self, request: Request, gone: &dyn Fn() -> bool) -> Response {
         let result = match request {
             Request::Hello { .. } => Err(anyhow!("hello was already said")),
             Request::List => Ok(Response::Tasks(self.rows())),
@@ -245,7 +258,7 @@ impl Server {
                 states,
                 timeout_ms,
             } => self
-                .wait(&task, &states, timeout_ms.map(Duration::from_millis))
+                .wait(&task, &states, timeout_ms.map(Duration::from_millis), gone)
                 .map(Response::Waited),
             Request::Stop => Ok(Response::Ok),
         };
@@ -391,6 +404,7 @@ impl Server {
         task: &str,
         states: &[WaitFor],
         timeout: Option<Duration>,
+        gone: &dyn Fn() -> bool,
     ) -> Result<WaitOutcome> {
         let id = self.resolve(task)?;
         let deadline = timeout.map(|t| Instant::now() + t);
@@ -400,6 +414,10 @@ impl Server {
             let row = self.row(id).context("the task was closed")?;
             if let Some(outcome) = wait_outcome(&row, states) {
                 return Ok(outcome);
+            }
+            if gone() {
+                // Nobody to answer; the thread and the connection end.
+                return Ok(WaitOutcome::TimedOut);
             }
             let left = match deadline {
                 Some(d) => match d.checked_duration_since(Instant::now()) {
@@ -415,6 +433,19 @@ impl Server {
                 .unwrap_or_else(|e| e.into_inner().0);
         }
     }
+}
+
+/// Whether the client on `fd` hung up (it may not send anything while it
+/// waits, so reading cannot tell).
+fn peer_gone(fd: std::os::fd::RawFd) -> bool {
+    let mut poll = libc::pollfd {
+        fd,
+        events: libc::POLLRDHUP,
+        revents: 0,
+    };
+    // SAFETY: one pollfd, zero timeout.
+    let ready = unsafe { libc::poll(&mut poll, 1, 0) };
+    ready > 0 && poll.revents & (libc::POLLRDHUP | libc::POLLHUP | libc::POLLERR) != 0
 }
 
 /// Whether `row` ends a wait for `states` (pure).

@@ -69,8 +69,9 @@ impl ServerPaths {
             .with_context(|| format!("cannot read {}", self.dir.display()))?;
         check_dir(&self.dir, &meta, own_uid())?;
         if meta.mode() & 0o077 != 0 {
-            fs::set_permissions(&self.dir, fs::Permissions::from_mode(0o700))
-                .with_context(|| format!("cannot make {} private (chmod 700)", self.dir.display()))?;
+            fs::set_permissions(&self.dir, fs::Permissions::from_mode(0o700)).with_context(
+                || format!("cannot make {} private (chmod 700)", self.dir.display()),
+            )?;
         }
         Ok(())
     }
@@ -162,7 +163,10 @@ mod tests {
             socket_dir(&paths(), Some(run), true),
             Path::new("/d/termic/run")
         );
-        assert_eq!(socket_dir(&paths(), None, false), Path::new("/d/termic/run"));
+        assert_eq!(
+            socket_dir(&paths(), None, false),
+            Path::new("/d/termic/run")
+        );
         // A relative XDG_RUNTIME_DIR is invalid per the spec: ignored.
         assert_eq!(
             socket_dir(&paths(), Some(Path::new("rel")), false),
