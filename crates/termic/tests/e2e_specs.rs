@@ -28,5 +28,8 @@ mod cli;
 #[path = "e2e_specs/demo.rs"]
 mod demo;
 
+#[path = "e2e_specs/server.rs"]
+mod server;
+
 #[path = "e2e_specs/commands.rs"]
 mod commands;
