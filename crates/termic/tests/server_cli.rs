@@ -284,6 +284,45 @@ fn an_ambiguous_name_is_an_error_listing_the_matches_and_kill_ends_the_tree() {
     assert_eq!(rows[0]["exit_code"], 0);
 }
 
+#[test]
+fn a_detached_task_survives_its_terminal_closing() {
+    let s = Served::new();
+    // A shell in a PTY starts the task, then the terminal goes away: the
+    // shell gets SIGHUP and the PTY closes, as when a window closes or SSH
+    // drops.
+    let mut cmd = portable_pty::CommandBuilder::new("sh");
+    cmd.args([
+        "-c",
+        &format!(
+            "{} run --detach --name keep -- sh -c 'echo $$ > keep.pid; exec sleep 600'; echo launched; exec sleep 600",
+            env!("CARGO_BIN_EXE_termic")
+        ),
+    ]);
+    cmd.cwd(&s.f.work);
+    cmd.env_clear();
+    cmd.env("HOME", &s.f.home);
+    cmd.env("TERMIC_CONFIG_DIR", &s.f.config_dir);
+    cmd.env("TERMIC_DATA_DIR", &s.f.data_dir);
+    cmd.env("PATH", s.f.path_var());
+    let mut terminal = harness::Termic::spawn(cmd);
+    terminal.wait_text("launched");
+    let task_pid: i32 = wait_file(&s.f.work.join("keep.pid"))
+        .trim()
+        .parse()
+        .unwrap();
+    // SAFETY: SIGHUP to the shell this test started.
+    unsafe {
+        libc::kill(terminal.pid() as i32, libc::SIGHUP);
+    }
+    assert!(terminal.exit_within(Duration::from_secs(10)).is_some());
+    drop(terminal);
+    let rows = s.ls();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["name"], "keep");
+    assert_ne!(rows[0]["state"], "exited");
+    assert!(alive(task_pid), "the task outlived its terminal");
+}
+
 /// A frame: 4-byte big-endian length, JSON body.
 fn frame(body: &[u8]) -> Vec<u8> {
     let mut f = (body.len() as u32).to_be_bytes().to_vec();
