@@ -10,6 +10,8 @@ mod git_support;
 
 mod termic_pty;
 
+mod process_table;
+
 #[path = "e2e_specs/attention.rs"]
 mod attention;
 

@@ -6,6 +6,7 @@
 
 #[path = "tui/harness.rs"]
 mod harness;
+mod process_table;
 
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
@@ -15,6 +16,7 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use harness::{hook, Fixture};
+use process_table::{alive, processes_of};
 use serde_json::Value;
 
 /// A simulated agent (claude-based, hooks printed as termic's OSC 777):
@@ -87,34 +89,6 @@ impl Served {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-/// Alive: in the process table and not a zombie.
-fn alive(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        let state = stat[stat.rfind(')').unwrap() + 1..]
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .to_owned();
-        state != "Z" && state != "X"
-    })
-}
-
-/// Every live process whose environment names `data_dir` as termic's:
-/// the server and everything its tasks started.
-fn processes_of(data_dir: &Path) -> Vec<i32> {
-    let needle = format!("TERMIC_DATA_DIR={}", data_dir.display()).into_bytes();
-    let own = std::process::id() as i32;
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| pid != own && alive(pid))
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/environ"))
-                .is_ok_and(|env| env.split(|&b| b == 0).any(|e| e == needle.as_slice()))
-        })
-        .collect()
 }
 
 fn wait_file(path: &Path) -> String {
@@ -373,6 +347,28 @@ fn another_version_hostile_frames_and_another_uid_are_refused_and_the_server_liv
     }
     assert_eq!(s.ls().len(), 1, "the server survived and kept its task");
 
+    // Well-formed but hostile requests after a correct hello: a 65535x65535
+    // task, a wait with a timeout past the clock's range.
+    let mut c = UnixStream::connect(s.socket()).unwrap();
+    let hello = format!(
+        r#"{{"hello":{{"protocol":1,"version":"{}"}}}}"#,
+        env!("CARGO_PKG_VERSION")
+    );
+    c.write_all(&frame(hello.as_bytes())).unwrap();
+    assert!(read_reply(&mut c)["welcome"].is_object());
+    let run = serde_json::json!({"run": {
+        "program": {"command": {"argv": ["sleep", "600"]}},
+        "name": "huge", "worktree": false,
+        "cwd": s.f.work.display().to_string(), "path_var": s.f.path_var(),
+        "cols": 65535, "rows": 65535}});
+    c.write_all(&frame(run.to_string().as_bytes())).unwrap();
+    assert!(read_reply(&mut c)["started"].is_object());
+    let wait =
+        serde_json::json!({"wait": {"task": "huge", "states": ["done"], "timeout_ms": u64::MAX}});
+    c.write_all(&frame(wait.to_string().as_bytes())).unwrap();
+    drop(c);
+    assert_eq!(s.ls().len(), 2, "the server survived and started the task");
+
     // Another uid reaching the socket (here through permissions opened on
     // purpose) is refused by the peer credential check.
     // SAFETY: geteuid cannot fail.
@@ -381,6 +377,7 @@ fn another_version_hostile_frames_and_another_uid_are_refused_and_the_server_liv
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
         std::fs::set_permissions(s.socket(), std::fs::Permissions::from_mode(0o666)).unwrap();
         let reply = connect_as(65534, &s.socket());
+        assert!(reply.len() > 4, "the server answered the other uid");
         let reply: Value = serde_json::from_slice(&reply[4..]).unwrap();
         let message = reply["refused"]["message"].as_str().unwrap();
         assert!(message.contains("another user"), "{message}");
@@ -391,7 +388,7 @@ fn another_version_hostile_frames_and_another_uid_are_refused_and_the_server_liv
         let err = std::fs::metadata(s.socket().parent().unwrap()).unwrap();
         assert_eq!(err.permissions().mode() & 0o077, 0);
     }
-    assert_eq!(s.ls().len(), 1);
+    assert_eq!(s.ls().len(), 2);
 }
 
 /// Connects to `socket` from a forked child running as `uid` and returns

@@ -6,11 +6,13 @@
 
 #[path = "tui/harness.rs"]
 mod harness;
+mod process_table;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use harness::{Fixture, Termic};
+use process_table::alive;
 
 /// A task that ignores SIGHUP and SIGTERM, with a background child that
 /// ignores them too (in its own process group, like a shell job), writing
@@ -38,21 +40,6 @@ fn read_pids(path: &Path) -> Vec<i32> {
         .collect();
     assert_eq!(pids.len(), 2, "{text:?}");
     pids
-}
-
-/// Alive: in the process table and not a zombie.
-fn alive(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat[stat.rfind(')').unwrap() + 1..]
-                .split_whitespace()
-                .next()
-                .unwrap()
-                .to_owned();
-            state != "Z" && state != "X"
-        }
-        Err(_) => false,
-    }
 }
 
 fn assert_gone(pids: &[i32], when: &str) {

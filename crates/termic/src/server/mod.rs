@@ -317,10 +317,7 @@ impl Server {
         let cwd = PathBuf::from(&run.cwd);
         let mut services =
             WorkspaceServices::new(self.paths.clone(), cwd.clone(), run.path_var.into())?;
-        let size = TermSize {
-            cols: run.cols.max(20),
-            rows: run.rows.max(5),
-        };
+        let size = task_size(run.cols, run.rows);
         let taken: Vec<String> = self
             .runtime
             .tasks()
@@ -407,7 +404,8 @@ impl Server {
         gone: &dyn Fn() -> bool,
     ) -> Result<WaitOutcome> {
         let id = self.resolve(task)?;
-        let deadline = timeout.map(|t| Instant::now() + t);
+        // A timeout too large for the clock is no timeout (never a panic).
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
         let (count, cvar) = &self.changes;
         let mut seen = lock(count);
         loop {
@@ -432,6 +430,15 @@ impl Server {
                 .map(|(g, _)| g)
                 .unwrap_or_else(|e| e.into_inner().0);
         }
+    }
+}
+
+/// The PTY size for a run request, within what a real terminal has: a
+/// hostile 65535x65535 would make the screen model allocate 4 G cells.
+pub fn task_size(cols: u16, rows: u16) -> TermSize {
+    TermSize {
+        cols: cols.clamp(20, 1000),
+        rows: rows.clamp(5, 500),
     }
 }
 
@@ -481,6 +488,25 @@ mod tests {
             worktree: None,
             exit_code: None,
         }
+    }
+
+    #[test]
+    fn a_run_request_size_is_bounded() {
+        assert_eq!(
+            task_size(65535, 65535),
+            TermSize {
+                cols: 1000,
+                rows: 500
+            }
+        );
+        assert_eq!(task_size(0, 0), TermSize { cols: 20, rows: 5 });
+        assert_eq!(
+            task_size(120, 40),
+            TermSize {
+                cols: 120,
+                rows: 40
+            }
+        );
     }
 
     #[test]

@@ -4,11 +4,10 @@
 //! permission, `send` approving it, `ls --json` listing it, and
 //! `server stop` leaving no process behind.
 
-use std::path::Path;
-
 use serde_json::Value;
 
 use super::support::Fixture;
+use crate::process_table::processes_of;
 
 const NO_PROBE: &str = "[terminal]\nnative_probe_reply = false\n";
 
@@ -21,28 +20,6 @@ fn ok(fx: &Fixture, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Live processes (not zombies) whose environment names `data_dir`: the
-/// server and everything its tasks started.
-fn processes_of(data_dir: &Path) -> Vec<i32> {
-    let needle = format!("TERMIC_DATA_DIR={}", data_dir.display()).into_bytes();
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-                !matches!(
-                    s[s.rfind(')').unwrap() + 1..].split_whitespace().next(),
-                    Some("Z" | "X")
-                )
-            })
-        })
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/environ"))
-                .is_ok_and(|env| env.split(|&b| b == 0).any(|e| e == needle.as_slice()))
-        })
-        .collect()
 }
 
 /// Stops the fixture's server however the test ends.
