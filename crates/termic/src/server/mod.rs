@@ -148,16 +148,18 @@ impl Server {
         loop {
             let now = self.clock.now_ms();
             let timeout = match self.runtime.next_deadline() {
-                Some(at) => Duration::from_millis(at.saturating_sub(now)),
+                // Due (or overdue while events kept arriving): fire it first.
+                Some(at) if at <= now => {
+                    self.runtime.tick(now);
+                    continue;
+                }
+                Some(at) => Duration::from_millis(at - now),
                 // Nothing armed: only an event can change anything.
                 None => Duration::from_secs(3600),
             };
             match events.recv_timeout(timeout) {
                 Ok(RuntimeEvent::Transition(..) | RuntimeEvent::Exited(..)) => self.changed(),
-                Ok(_) => {}
-                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
-                    self.runtime.tick(self.clock.now_ms());
-                }
+                Ok(_) | Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
                 Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return,
             }
         }
