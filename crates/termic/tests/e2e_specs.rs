@@ -10,6 +10,8 @@ mod git_support;
 
 mod termic_pty;
 
+mod process_table;
+
 #[path = "e2e_specs/attention.rs"]
 mod attention;
 
@@ -27,6 +29,9 @@ mod cli;
 
 #[path = "e2e_specs/demo.rs"]
 mod demo;
+
+#[path = "e2e_specs/server.rs"]
+mod server;
 
 #[path = "e2e_specs/commands.rs"]
 mod commands;

@@ -3,8 +3,14 @@
 mod completions;
 mod demo;
 mod hooks;
+mod kill;
+mod ls;
 mod replay;
 mod run;
+mod run_detached;
+mod send;
+mod server;
+mod wait;
 pub mod workspace;
 
 use std::process::ExitCode;
@@ -47,6 +53,17 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Print shell completions.
     Completions(completions::CompletionsArgs),
+    /// List the tasks of the termic server (started with `termic run --detach`).
+    Ls(ls::LsArgs),
+    /// Type text into a task of the server.
+    Send(send::SendArgs),
+    /// End a task of the server and its whole process tree.
+    Kill(kill::KillArgs),
+    /// Wait until a task of the server needs you, is done, or exited.
+    Wait(wait::WaitArgs),
+    /// Control the termic server that owns detached tasks.
+    #[command(subcommand)]
+    Server(server::ServerCommand),
 }
 
 pub fn dispatch(cli: Cli) -> Result<ExitCode> {
@@ -57,5 +74,10 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Some(Command::Replay(args)) => replay::run(args),
         Some(Command::Demo(args)) => demo::run(cli.workspace, args),
         Some(Command::Completions(args)) => completions::run(args),
+        Some(Command::Ls(args)) => ls::run(args),
+        Some(Command::Send(args)) => send::run(args),
+        Some(Command::Kill(args)) => kill::run(args),
+        Some(Command::Wait(args)) => wait::run(args),
+        Some(Command::Server(cmd)) => server::run(cli.workspace, cmd),
     }
 }

@@ -26,6 +26,7 @@ termic run claude\n  \
 termic run codex --name review --worktree\n  \
 termic run mine -- --model fast        agent `mine` with extra arguments\n  \
 termic run -- bash                     a shell, with shell integration\n  \
+termic run --detach claude             in the server: outlives this terminal\n  \
 termic run --name tests -- make test   any command"
 )]
 pub struct RunArgs {
@@ -38,6 +39,10 @@ pub struct RunArgs {
     /// Run the task in a new git worktree of the current repository.
     #[arg(long)]
     pub worktree: bool,
+    /// Start the task in the termic server and return: it keeps running
+    /// after this terminal closes (`termic ls`, `send`, `wait`, `kill`).
+    #[arg(long)]
+    pub detach: bool,
     /// After an agent: arguments passed to it unchanged. With no agent: the
     /// command to run and its arguments.
     #[arg(last = true, value_name = "ARGS")]
@@ -58,6 +63,9 @@ impl RunArgs {
 }
 
 pub fn run(ws: WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
+    if args.detach {
+        return super::run_detached::run(&ws, args);
+    }
     let (name, worktree) = (args.name.clone(), args.worktree);
     let (program, args) = args.program()?;
     let task = InitialTask {

@@ -99,6 +99,10 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
 
     let (fallback_tx, fallback_rx) = crossbeam_channel::unbounded();
     let notifier = Notifier::from_env(fallback_tx, settings.notifications.osc_fallback);
+    // Before the terminal turns raw: a kill of termic from now on restores
+    // it and ends every task.
+    crate::exit_signals::install(crate::exit_signals::OnExit::RestoreTerminal)
+        .context("cannot install the signal handlers")?;
     let mut guard =
         TerminalGuard::enter().context("cannot set up the terminal (is stdin a terminal?)")?;
     let size = ratatui::crossterm::terminal::size()?;

@@ -85,6 +85,9 @@ impl Drop for Inner {
                 session::end_task(&task.meta.processes());
             }
         }
+        // A task that ignores SIGHUP and SIGTERM gets its SIGKILL before
+        // termic goes (the reapers die with the process).
+        session::wait_for_reapers();
     }
 }
 
@@ -200,6 +203,7 @@ impl Runtime {
             events: self.inner.events.clone(),
         });
         self.lock_tasks().insert(id, Arc::clone(&shared));
+        session::register(&shared.meta.processes());
 
         let (done_tx, done_rx) = crossbeam_channel::bounded::<()>(1);
         let (batch_tx, batch_rx) = crossbeam_channel::bounded(reader::IN_FLIGHT);
@@ -264,6 +268,7 @@ impl Runtime {
                 } else if session::task_alive(&processes) {
                     session::end_task(&processes);
                 }
+                session::unregister(&processes);
                 waiter_shared.feed_signals(|signals, now| signals.exited(now, code));
                 waiter_shared.set_status(TaskStatus::Exited(code));
                 waiter_shared.send(RuntimeEvent::Exited(waiter_shared.meta.id, code));

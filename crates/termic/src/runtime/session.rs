@@ -12,9 +12,10 @@
 //! child, or carries the task's own `TERMIC_TASK_ID` (unique per spawn).
 //! Elsewhere only the process group is signalled.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Condvar, Mutex, MutexGuard};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long processes get to exit after SIGHUP/SIGTERM before SIGKILL.
 pub const KILL_GRACE: Duration = Duration::from_millis(1500);
@@ -142,24 +143,103 @@ const KILL_ROUND_GAP: Duration = Duration::from_millis(200);
 /// Hang the task up now (SIGHUP then SIGTERM, SIGCONT so stopped jobs see
 /// them) and SIGKILL whatever is left after [`KILL_GRACE`], repeating until
 /// no member is left (at most [`KILL_ROUNDS`] rounds), from a one-shot
-/// thread so the caller never waits.
+/// thread so the caller never waits. The thread is tracked: a process that
+/// is about to exit calls [`wait_for_reapers`] so a task that ignores
+/// SIGHUP and SIGTERM is not left behind with ppid 1.
 pub fn end_task(task: &TaskProcesses) {
     for signal in [libc::SIGHUP, libc::SIGTERM, libc::SIGCONT] {
         signal_task(task, signal);
     }
-    let task = task.clone();
-    let _ = thread::Builder::new()
+    *lock_reapers() += 1;
+    let owned = task.clone();
+    let reaper = thread::Builder::new()
         .name(format!("termic-reap-{}", task.leader))
         .spawn(move || {
-            thread::sleep(KILL_GRACE);
-            for _ in 0..KILL_ROUNDS {
-                if !task_alive(&task) {
-                    break;
-                }
-                signal_task(&task, libc::SIGKILL);
-                thread::sleep(KILL_ROUND_GAP);
-            }
+            reap(&owned);
+            reaper_done();
         });
+    if reaper.is_err() {
+        // No thread to wait with: SIGKILL now rather than leave it behind.
+        signal_task(task, libc::SIGKILL);
+        reaper_done();
+    }
+}
+
+/// How often the grace period checks whether the task is already gone.
+const GRACE_POLL: Duration = Duration::from_millis(50);
+
+/// Wait out the grace period (less when the task is gone sooner), then
+/// SIGKILL what is left.
+fn reap(task: &TaskProcesses) {
+    let start = Instant::now();
+    while start.elapsed() < KILL_GRACE {
+        if !task_alive(task) {
+            return;
+        }
+        thread::sleep(GRACE_POLL);
+    }
+    for _ in 0..KILL_ROUNDS {
+        if !task_alive(task) {
+            break;
+        }
+        signal_task(task, libc::SIGKILL);
+        thread::sleep(KILL_ROUND_GAP);
+    }
+}
+
+/// Reaper threads still running, and a signal when that count drops.
+static REAPERS: Mutex<usize> = Mutex::new(0);
+static REAPERS_DONE: Condvar = Condvar::new();
+
+fn lock_reapers() -> MutexGuard<'static, usize> {
+    REAPERS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn reaper_done() {
+    let mut running = lock_reapers();
+    *running = running.saturating_sub(1);
+    REAPERS_DONE.notify_all();
+}
+
+/// Block until every task [`end_task`] was asked to end is gone (or was
+/// SIGKILLed [`KILL_ROUNDS`] times). Called on every way out of a process
+/// that owns tasks: quitting, a fatal signal, `termic server stop`. Any
+/// number of threads may wait at once.
+pub fn wait_for_reapers() {
+    let mut running = lock_reapers();
+    while *running > 0 {
+        running = REAPERS_DONE
+            .wait(running)
+            .unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+/// Every running task of this process, by `TERMIC_TASK_ID`, so a fatal
+/// signal can end them without reaching into a runtime.
+static LIVE: Mutex<BTreeMap<String, TaskProcesses>> = Mutex::new(BTreeMap::new());
+
+fn lock_live() -> MutexGuard<'static, BTreeMap<String, TaskProcesses>> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A task started: [`end_every_task`] will end it.
+pub fn register(task: &TaskProcesses) {
+    lock_live().insert(task.task_id.clone(), task.clone());
+}
+
+/// A task's processes are all gone (its exit waiter finished).
+pub fn unregister(task: &TaskProcesses) {
+    lock_live().remove(&task.task_id);
+}
+
+/// End every registered task and wait until their processes are gone:
+/// the last thing a process that owns tasks does before it exits.
+pub fn end_every_task() {
+    let live: Vec<TaskProcesses> = std::mem::take(&mut *lock_live()).into_values().collect();
+    for task in &live {
+        end_task(task);
+    }
+    wait_for_reapers();
 }
 
 /// Whether any process of the task is still alive.

@@ -209,3 +209,15 @@ impl Drop for Termic {
 pub fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
+
+impl Termic {
+    /// Whether the terminal termic ran in is back in cooked mode (line
+    /// editing and echo on), as the user's shell expects it.
+    pub fn terminal_is_cooked(&self) -> bool {
+        let fd = self.master.as_raw_fd().expect("a unix PTY master");
+        // SAFETY: a zeroed termios filled by tcgetattr on an open fd.
+        let mut t: libc::termios = unsafe { std::mem::zeroed() };
+        assert_eq!(unsafe { libc::tcgetattr(fd, &mut t) }, 0, "tcgetattr");
+        t.c_lflag & libc::ICANON != 0 && t.c_lflag & libc::ECHO != 0
+    }
+}

@@ -1,0 +1,35 @@
+//! `termic send TASK TEXT [--enter]`: type into a task of the server.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::paths::TermicPaths;
+use crate::server::client;
+use crate::server::protocol::Request;
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  termic send review 'run the tests' --enter\n  termic send 3 y"
+)]
+pub struct SendArgs {
+    /// The task: its name, or its id from `termic ls`.
+    pub task: String,
+    /// The text to type, sent as is.
+    pub text: String,
+    /// Press Enter after the text.
+    #[arg(long)]
+    pub enter: bool,
+}
+
+pub fn run(args: SendArgs) -> Result<ExitCode> {
+    let paths = TermicPaths::from_env()?;
+    let mut client = client::connect_running(&paths)?;
+    client.request(&Request::Send {
+        task: args.task,
+        text: args.text,
+        enter: args.enter,
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

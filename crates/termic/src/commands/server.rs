@@ -1,0 +1,72 @@
+//! `termic server stop` (and the hidden `termic server run` a client starts
+//! detached).
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Result};
+use clap::Subcommand;
+
+use super::workspace::WorkspaceArgs;
+use crate::paths::TermicPaths;
+use crate::server::client::{self, Connected, Start};
+use crate::server::protocol::Request;
+
+#[derive(Debug, Subcommand)]
+pub enum ServerCommand {
+    /// End every task of the server (their whole process trees) and the server.
+    Stop,
+    /// Run the server in the foreground (clients start it on demand).
+    #[command(hide = true)]
+    Run,
+}
+
+/// How long `stop` waits for the server to be gone: its tasks get the kill
+/// grace, then SIGKILL rounds.
+const STOP_TIMEOUT: Duration = Duration::from_secs(30);
+
+pub fn run(ws: WorkspaceArgs, cmd: ServerCommand) -> Result<ExitCode> {
+    let paths = TermicPaths::from_env()?;
+    match cmd {
+        ServerCommand::Run => {
+            crate::server::serve(paths, &ws)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        ServerCommand::Stop => stop(&paths),
+    }
+}
+
+fn stop(paths: &TermicPaths) -> Result<ExitCode> {
+    let pid = match client::connect(paths, Start::Never)? {
+        None => {
+            println!("No termic server is running.");
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Connected::Ready(mut client)) => {
+            client.request(&Request::Stop)?;
+            client.server_pid
+        }
+        // Another version cannot be asked: SIGTERM ends its tasks the same
+        // way (the server's signal handler), and the socket says its pid.
+        Some(Connected::Mismatch { server_pid, .. }) => {
+            // SAFETY: a signal to the pid the kernel vouched for (SO_PEERCRED),
+            // of our own uid.
+            unsafe {
+                libc::kill(server_pid, libc::SIGTERM);
+            }
+            server_pid
+        }
+    };
+    let start = Instant::now();
+    while !client::process_gone(pid) {
+        if start.elapsed() > STOP_TIMEOUT {
+            bail!(
+                "the termic server (pid {pid}) is still running after {}s",
+                STOP_TIMEOUT.as_secs()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    println!("The termic server stopped; no task is left running.");
+    Ok(ExitCode::SUCCESS)
+}

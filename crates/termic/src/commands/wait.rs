@@ -1,0 +1,92 @@
+//! `termic wait TASK --for STATE[,STATE] [--timeout S]`: block until a task
+//! of the server reaches a state; the exit code says what happened.
+
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+use clap::{Args, ValueEnum};
+
+use crate::paths::TermicPaths;
+use crate::server::client;
+use crate::server::protocol::{Request, Response, WaitFor, WaitOutcome};
+
+/// The state was reached (stdout names it).
+pub const EXIT_REACHED: u8 = 0;
+/// The task exited before reaching any state waited for.
+pub const EXIT_TASK_EXITED: u8 = 3;
+/// `--timeout` passed first (the code `timeout(1)` uses).
+pub const EXIT_TIMED_OUT: u8 = 124;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StateArg {
+    NeedsYou,
+    Done,
+    Exited,
+}
+
+impl From<StateArg> for WaitFor {
+    fn from(s: StateArg) -> WaitFor {
+        match s {
+            StateArg::NeedsYou => WaitFor::NeedsYou,
+            StateArg::Done => WaitFor::Done,
+            StateArg::Exited => WaitFor::Exited,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Returns at once when the task is already in a state waited for.\n\n\
+Exit codes: 0 a state was reached (printed), 3 the task exited first, 124 the timeout passed, \
+1 an error (no such task, no server).\n\n\
+Examples:\n  termic wait review --for needs-you --timeout 600\n  \
+termic wait 3 --for done,exited"
+)]
+pub struct WaitArgs {
+    /// The task: its name, or its id from `termic ls`.
+    pub task: String,
+    /// The states to wait for (several: comma-separated).
+    #[arg(
+        long = "for",
+        value_name = "STATE",
+        required = true,
+        value_delimiter = ','
+    )]
+    pub states: Vec<StateArg>,
+    /// Give up after S seconds.
+    #[arg(long, value_name = "S")]
+    pub timeout: Option<f64>,
+}
+
+pub fn run(args: WaitArgs) -> Result<ExitCode> {
+    let timeout_ms = match args.timeout {
+        Some(s) if !(s.is_finite() && s >= 0.0) => {
+            bail!("--timeout {s} is not a number of seconds; use e.g. --timeout 30")
+        }
+        Some(s) => Some((s * 1000.0) as u64),
+        None => None,
+    };
+    let paths = TermicPaths::from_env()?;
+    let mut client = client::connect_running(&paths)?;
+    let response = client.request(&Request::Wait {
+        task: args.task,
+        states: args.states.into_iter().map(WaitFor::from).collect(),
+        timeout_ms,
+    })?;
+    let code = match response {
+        Response::Waited(WaitOutcome::Reached(state)) => {
+            println!("{}", state.as_str());
+            EXIT_REACHED
+        }
+        Response::Waited(WaitOutcome::Exited) => {
+            println!("exited");
+            EXIT_TASK_EXITED
+        }
+        Response::Waited(WaitOutcome::TimedOut) => {
+            println!("timeout");
+            EXIT_TIMED_OUT
+        }
+        other => bail!("the termic server answered something else: {other:?}"),
+    };
+    Ok(ExitCode::from(code))
+}

@@ -1,0 +1,101 @@
+//! SIGHUP, SIGTERM, SIGINT and SIGQUIT end a process that owns tasks the
+//! way quitting does: the user's terminal is put back first (a client), then
+//! every task's whole process tree is ended (SIGKILL after the grace period
+//! for what ignores SIGHUP and SIGTERM), then the process exits with
+//! 128 + the signal number, as a shell reports a death by that signal.
+//!
+//! The handler only writes the signal number to a pipe (the one thing a
+//! signal handler may safely do); a thread reads it and does the work.
+
+use std::io::{self, Read};
+use std::os::fd::FromRawFd;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use crate::runtime::session;
+
+/// The signals that end termic. SIGINT only arrives from `kill`: in raw
+/// mode Ctrl-C is a key for the focused task.
+const FATAL: [libc::c_int; 4] = [libc::SIGHUP, libc::SIGTERM, libc::SIGINT, libc::SIGQUIT];
+
+/// The pipe's write end, for the handler (-1: not installed).
+static PIPE_WRITE: AtomicI32 = AtomicI32::new(-1);
+
+extern "C" fn on_signal(signal: libc::c_int) {
+    let fd = PIPE_WRITE.load(Ordering::Relaxed);
+    if fd >= 0 {
+        let byte = signal as u8;
+        // SAFETY: write(2) is async-signal-safe; the fd stays open for the
+        // life of the process. A full pipe (signals piling up) drops the byte.
+        unsafe {
+            libc::write(fd, (&byte as *const u8).cast(), 1);
+        }
+    }
+}
+
+/// What to do before ending the tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnExit {
+    /// A process drawing on the user's terminal: leave raw mode and the
+    /// alternate screen, and keep stdout locked so no frame follows.
+    RestoreTerminal,
+    /// A process with no terminal (the server).
+    Quiet,
+}
+
+/// Install the handlers (once per process; a second call is a no-op).
+pub fn install(on_exit: OnExit) -> io::Result<()> {
+    if PIPE_WRITE.load(Ordering::Relaxed) >= 0 {
+        return Ok(());
+    }
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: fds has room for the two descriptors pipe2 writes.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // The read end blocks; only the handler's write must never block.
+    // SAFETY: fds[0] is ours and open.
+    unsafe {
+        let flags = libc::fcntl(fds[0], libc::F_GETFL);
+        libc::fcntl(fds[0], libc::F_SETFL, flags & !libc::O_NONBLOCK);
+    }
+    // SAFETY: fds[0] was just created and is owned by nothing else.
+    let mut read_end = unsafe { std::fs::File::from_raw_fd(fds[0]) };
+    PIPE_WRITE.store(fds[1], Ordering::Relaxed);
+    std::thread::Builder::new()
+        .name("termic-signals".into())
+        .spawn(move || {
+            let mut byte = [0u8; 1];
+            loop {
+                match read_end.read(&mut byte) {
+                    Ok(1) => exit_on(libc::c_int::from(byte[0]), on_exit),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    _ => return,
+                }
+            }
+        })?;
+    for signal in FATAL {
+        // SAFETY: a zeroed sigaction with a plain handler and an empty mask.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            if libc::sigaction(signal, &action, std::ptr::null_mut()) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn exit_on(signal: libc::c_int, on_exit: OnExit) -> ! {
+    if on_exit == OnExit::RestoreTerminal {
+        // Held until exit: a frame drawn after this would land on the
+        // user's restored screen.
+        let held = io::stdout().lock();
+        crate::app::terminal::restore();
+        std::mem::forget(held);
+    }
+    session::end_every_task();
+    std::process::exit(128 + signal);
+}

@@ -1,0 +1,531 @@
+//! The per-user termic server: it owns tasks (the same [`Runtime`] the
+//! in-process workspace uses) and answers clients on a Unix socket.
+//!
+//! - [`protocol`]: frames, messages, the versioned hello (pure).
+//! - [`socket`]: where the socket lives, its permissions, peer credentials.
+//! - [`client`]: connecting, starting the server on demand.
+//! - [`resolve`]: a TASK argument (name or id) to one task (pure).
+//!
+//! One thread accepts, one thread per connection answers, one thread feeds
+//! engine timers and wakes `wait` requests. The server ends when asked
+//! (`termic server stop`), on SIGTERM/SIGHUP/SIGINT/SIGQUIT (ending every
+//! task first), or [`IDLE_EXIT`] after its last task ended with no client
+//! connected.
+
+pub mod client;
+pub mod protocol;
+pub mod resolve;
+pub mod socket;
+
+use std::collections::BTreeMap;
+use std::io::{BufReader, BufWriter};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Context, Result};
+use crossbeam_channel::Receiver;
+use termic_signal::engine::State;
+
+use crate::agents::foreground::ForegroundAgents;
+use crate::app::overlays::unique_name;
+use crate::app::services::Services;
+use crate::clock::{Clock, SystemClock};
+use crate::commands::workspace::services::WorkspaceServices;
+use crate::commands::workspace::WorkspaceArgs;
+use crate::eventlog::EventLog;
+use crate::exit_signals;
+use crate::paths::TermicPaths;
+use crate::runtime::{lock, session, Runtime, RuntimeEvent, TaskId, TaskStatus, TermSize};
+
+use protocol::{
+    read_frame, write_frame, Request, Response, RunProgram, RunRequest, TaskRow, WaitFor,
+    WaitOutcome,
+};
+use socket::ServerPaths;
+
+/// How long the server lingers with no task running and no client.
+pub const IDLE_EXIT: Duration = Duration::from_secs(60);
+
+/// Where a task runs, kept for `termic ls`.
+struct Place {
+    cwd: PathBuf,
+    worktree: Option<PathBuf>,
+}
+
+struct Server {
+    runtime: Runtime,
+    paths: TermicPaths,
+    places: Mutex<BTreeMap<TaskId, Place>>,
+    /// Bumped on every transition and exit; `wait` sleeps on it.
+    changes: (Mutex<u64>, Condvar),
+    connections: AtomicUsize,
+    idle_since: Mutex<Instant>,
+    clock: Arc<dyn Clock>,
+}
+
+/// `termic server run`: serve until stopped. Called in the detached child.
+pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
+    let server_paths = ServerPaths::from_env(&paths);
+    server_paths.prepare_dir()?;
+    exit_signals::install(exit_signals::OnExit::Quiet)
+        .context("cannot install the signal handlers")?;
+    // A socket file nobody answers on is a crashed server's: replace it.
+    if UnixStream::connect(&server_paths.socket).is_ok() {
+        anyhow::bail!(
+            "a termic server already answers on {}",
+            server_paths.socket.display()
+        );
+    }
+    let _ = std::fs::remove_file(&server_paths.socket);
+    let listener = UnixListener::bind(&server_paths.socket)
+        .with_context(|| format!("cannot listen on {}", server_paths.socket.display()))?;
+    std::fs::set_permissions(&server_paths.socket, std::fs::Permissions::from_mode(0o600))
+        .with_context(|| format!("cannot chmod 600 {}", server_paths.socket.display()))?;
+
+    let services = WorkspaceServices::new(paths.clone(), PathBuf::from("/"), Default::default())?;
+    let mut config = services.config.settings.runtime_config();
+    config.foreground_agents = Arc::new(ForegroundAgents::from_registry(&services.config.agents));
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock::new());
+    let (runtime, events) = Runtime::new(config, Arc::clone(&clock));
+    if let Some(path) = &ws.event_log {
+        runtime.set_event_log(Some(EventLog::open(path)?));
+    }
+    if let Some(dir) = &ws.record {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the --record directory {}", dir.display()))?;
+        runtime.set_record_dir(Some(dir.clone()));
+    }
+    let server = Arc::new(Server {
+        runtime,
+        paths,
+        places: Mutex::new(BTreeMap::new()),
+        changes: (Mutex::new(0), Condvar::new()),
+        connections: AtomicUsize::new(0),
+        idle_since: Mutex::new(Instant::now()),
+        clock,
+    });
+    eprintln!(
+        "termic server {} (pid {}) listening on {}",
+        env!("CARGO_PKG_VERSION"),
+        std::process::id(),
+        server_paths.socket.display()
+    );
+    let ticker = Arc::clone(&server);
+    std::thread::Builder::new()
+        .name("termic-ticker".into())
+        .spawn(move || ticker.feed_timers(events))?;
+    let idle = Arc::clone(&server);
+    let socket_path = server_paths.socket.clone();
+    std::thread::Builder::new()
+        .name("termic-idle".into())
+        .spawn(move || idle.exit_when_idle(&socket_path))?;
+
+    let own_uid = socket::own_uid();
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else { continue };
+        let server = Arc::clone(&server);
+        let socket_path = server_paths.socket.clone();
+        std::thread::Builder::new()
+            .name("termic-conn".into())
+            .spawn(move || {
+                server.connections.fetch_add(1, Ordering::SeqCst);
+                server.converse(stream, own_uid, &socket_path);
+                server.connections.fetch_sub(1, Ordering::SeqCst);
+                *lock(&server.idle_since) = Instant::now();
+            })?;
+    }
+    Ok(())
+}
+
+impl Server {
+    /// Fire engine timers when due and wake waiters on every change.
+    fn feed_timers(&self, events: Receiver<RuntimeEvent>) {
+        loop {
+            let now = self.clock.now_ms();
+            let timeout = match self.runtime.next_deadline() {
+                // Due (or overdue while events kept arriving): fire it first.
+                Some(at) if at <= now => {
+                    self.runtime.tick(now);
+                    continue;
+                }
+                Some(at) => Duration::from_millis(at - now),
+                // Nothing armed: only an event can change anything.
+                None => Duration::from_secs(3600),
+            };
+            match events.recv_timeout(timeout) {
+                Ok(RuntimeEvent::Transition(..) | RuntimeEvent::Exited(..)) => self.changed(),
+                Ok(_) | Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return,
+            }
+        }
+    }
+
+    fn changed(&self) {
+        let (count, cvar) = &self.changes;
+        *lock(count) += 1;
+        cvar.notify_all();
+    }
+
+    fn running_tasks(&self) -> usize {
+        self.runtime
+            .tasks()
+            .iter()
+            .filter(|t| t.status == TaskStatus::Running)
+            .count()
+    }
+
+    fn exit_when_idle(&self, socket_path: &std::path::Path) {
+        loop {
+            std::thread::sleep(Duration::from_secs(5));
+            let busy = self.connections.load(Ordering::SeqCst) > 0 || self.running_tasks() > 0;
+            let mut since = lock(&self.idle_since);
+            if busy {
+                *since = Instant::now();
+            } else if since.elapsed() >= IDLE_EXIT {
+                eprintln!("termic server: no task and no client for {IDLE_EXIT:?}, exiting");
+                shut_down(socket_path);
+            }
+        }
+    }
+
+    /// One client connection: peer check, hello, then requests until it
+    /// closes or sends something that is not a request.
+    fn converse(&self, stream: UnixStream, own_uid: u32, socket_path: &std::path::Path) {
+        let Ok(write_half) = stream.try_clone() else {
+            return;
+        };
+        let mut out = BufWriter::new(write_half);
+        let verdict = socket::peer_cred(&stream)
+            .map_err(|e| format!("cannot read the peer's credentials: {e}"))
+            .and_then(|peer| socket::authorize(peer.uid, own_uid));
+        if let Err(message) = verdict {
+            eprintln!("termic server: refused a connection: {message}");
+            let _ = write_frame(&mut out, &Response::Refused { message });
+            return;
+        }
+        let mut input = BufReader::new(stream);
+        match read_frame::<Request>(&mut input) {
+            Ok(Request::Hello { protocol, version }) => {
+                let answer = protocol::answer_hello(
+                    protocol,
+                    &version,
+                    env!("CARGO_PKG_VERSION"),
+                    std::process::id(),
+                );
+                let refused = matches!(answer, Response::Refused { .. });
+                if write_frame(&mut out, &answer).is_err() || refused {
+                    return;
+                }
+            }
+            _ => {
+                let message = "say hello first: this client does not speak the termic protocol";
+                let _ = write_frame(
+                    &mut out,
+                    &Response::Refused {
+                        message: message.into(),
+                    },
+                );
+                return;
+            }
+        }
+        let fd = input.get_ref().as_raw_fd();
+        while let Ok(request) = read_frame::<Request>(&mut input) {
+            let stop = request == Request::Stop;
+            let response = self.answer(request, &|| peer_gone(fd));
+            if write_frame(&mut out, &response).is_err() {
+                return;
+            }
+            if stop {
+                drop(out);
+                shut_down(socket_path);
+            }
+        }
+    }
+
+    /// `gone`: the client hung up (a `wait` stops waiting for nobody).
+    fn answer(&self, request: Request, gone: &dyn Fn() -> bool) -> Response {
+        let result = match request {
+            Request::Hello { .. } => Err(anyhow!("hello was already said")),
+            Request::List => Ok(Response::Tasks(self.rows())),
+            Request::Run(run) => self.run(run).map(Response::Started),
+            Request::Send { task, text, enter } => self.send(&task, &text, enter),
+            Request::Kill { task } => self.kill(&task),
+            Request::Wait {
+                task,
+                states,
+                timeout_ms,
+            } => self
+                .wait(&task, &states, timeout_ms.map(Duration::from_millis), gone)
+                .map(Response::Waited),
+            Request::Stop => Ok(Response::Ok),
+        };
+        result.unwrap_or_else(|e| Response::Error {
+            message: format!("{e:#}"),
+        })
+    }
+
+    fn row(&self, id: TaskId) -> Option<TaskRow> {
+        let info = self.runtime.info(id)?;
+        let (state, since) = self
+            .runtime
+            .with_engine(id, |e| (e.state(), e.since()))
+            .unwrap_or((State::Idle, info.meta.started_ms));
+        let (state, exit_code) = match info.status {
+            TaskStatus::Exited(code) => ("exited".to_owned(), code),
+            TaskStatus::Running => (state.as_str().to_owned(), None),
+        };
+        let now = self.clock.now_ms();
+        let since = self
+            .clock
+            .wall_ms()
+            .saturating_sub(now.saturating_sub(since));
+        let places = lock(&self.places);
+        let place = places.get(&id);
+        Some(TaskRow {
+            id: id.0,
+            name: info.meta.name,
+            agent: info.meta.agent,
+            state,
+            since,
+            cwd: place
+                .map(|p| p.cwd.display().to_string())
+                .unwrap_or_default(),
+            worktree: place.and_then(|p| p.worktree.as_ref().map(|w| w.display().to_string())),
+            exit_code,
+        })
+    }
+
+    fn rows(&self) -> Vec<TaskRow> {
+        self.runtime
+            .tasks()
+            .iter()
+            .filter_map(|t| self.row(t.meta.id))
+            .collect()
+    }
+
+    fn resolve(&self, query: &str) -> Result<TaskId> {
+        let rows = self.rows();
+        resolve::resolve(query, &rows)
+            .map(TaskId)
+            .map_err(|e| anyhow!(e))
+    }
+
+    fn run(&self, run: RunRequest) -> Result<TaskRow> {
+        let cwd = PathBuf::from(&run.cwd);
+        let mut services =
+            WorkspaceServices::new(self.paths.clone(), cwd.clone(), run.path_var.into())?;
+        let size = task_size(run.cols, run.rows);
+        let taken: Vec<String> = self
+            .runtime
+            .tasks()
+            .into_iter()
+            .map(|t| t.meta.name)
+            .collect();
+        let taken = || taken.iter().map(String::as_str);
+        let launch = match &run.program {
+            RunProgram::Agent { id, args } => {
+                let name = run.name.clone().unwrap_or_else(|| unique_name(id, taken()));
+                services.launch(id, &name, run.worktree, size, args)?
+            }
+            RunProgram::Command { argv } => {
+                if argv.is_empty() {
+                    anyhow::bail!("nothing to run: give a command after --");
+                }
+                let label = crate::agents::command::command_label(argv);
+                let name = run
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| unique_name(&label, taken()));
+                services.launch_command(argv, &name, run.worktree, size)?
+            }
+        };
+        if matches!(run.program, RunProgram::Agent { .. }) {
+            self.runtime
+                .set_hooks_wired(&launch.spec.agent, launch.hooks_wired);
+        }
+        let task_cwd = launch.spec.cwd.clone();
+        let id = match self.runtime.spawn(launch.spec) {
+            Ok(id) => id,
+            Err(err) => {
+                if let Some(path) = &launch.worktree {
+                    let _ = services.discard_worktree(path);
+                }
+                return Err(err.into());
+            }
+        };
+        lock(&self.places).insert(
+            id,
+            Place {
+                cwd: task_cwd,
+                worktree: launch.worktree,
+            },
+        );
+        self.changed();
+        self.row(id).context("the task vanished as it started")
+    }
+
+    fn send(&self, task: &str, text: &str, enter: bool) -> Result<Response> {
+        let id = self.resolve(task)?;
+        self.runtime.write_input(id, text.as_bytes())?;
+        if enter {
+            // On its own, as a key: the engine sees Enter, not pasted text.
+            self.runtime.write_input(id, b"\r")?;
+        }
+        Ok(Response::Ok)
+    }
+
+    /// End the task's whole process tree and forget it; answers once no
+    /// process of it is left.
+    fn kill(&self, task: &str) -> Result<Response> {
+        let id = self.resolve(task)?;
+        let processes = self
+            .runtime
+            .info(id)
+            .map(|i| i.meta.processes())
+            .context("the task is gone")?;
+        self.runtime.remove(id)?;
+        lock(&self.places).remove(&id);
+        let deadline = Instant::now() + session::KILL_GRACE * 10;
+        while session::task_alive(&processes) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.changed();
+        Ok(Response::Ok)
+    }
+
+    fn wait(
+        &self,
+        task: &str,
+        states: &[WaitFor],
+        timeout: Option<Duration>,
+        gone: &dyn Fn() -> bool,
+    ) -> Result<WaitOutcome> {
+        let id = self.resolve(task)?;
+        // A timeout too large for the clock is no timeout (never a panic).
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+        let (count, cvar) = &self.changes;
+        let mut seen = lock(count);
+        loop {
+            let row = self.row(id).context("the task was closed")?;
+            if let Some(outcome) = wait_outcome(&row, states) {
+                return Ok(outcome);
+            }
+            if gone() {
+                // Nobody to answer; the thread and the connection end.
+                return Ok(WaitOutcome::TimedOut);
+            }
+            let left = match deadline {
+                Some(d) => match d.checked_duration_since(Instant::now()) {
+                    Some(left) => left,
+                    None => return Ok(WaitOutcome::TimedOut),
+                },
+                None => Duration::from_secs(3600),
+            };
+            // Transitions bump the counter; the timeout is only a backstop.
+            seen = cvar
+                .wait_timeout(seen, left.min(Duration::from_secs(1)))
+                .map(|(g, _)| g)
+                .unwrap_or_else(|e| e.into_inner().0);
+        }
+    }
+}
+
+/// The PTY size for a run request, within what a real terminal has: a
+/// hostile 65535x65535 would make the screen model allocate 4 G cells.
+pub fn task_size(cols: u16, rows: u16) -> TermSize {
+    TermSize {
+        cols: cols.clamp(20, 1000),
+        rows: rows.clamp(5, 500),
+    }
+}
+
+/// Whether the client on `fd` hung up (it may not send anything while it
+/// waits, so reading cannot tell).
+fn peer_gone(fd: std::os::fd::RawFd) -> bool {
+    let mut poll = libc::pollfd {
+        fd,
+        events: libc::POLLRDHUP,
+        revents: 0,
+    };
+    // SAFETY: one pollfd, zero timeout.
+    let ready = unsafe { libc::poll(&mut poll, 1, 0) };
+    ready > 0 && poll.revents & (libc::POLLRDHUP | libc::POLLHUP | libc::POLLERR) != 0
+}
+
+/// Whether `row` ends a wait for `states` (pure).
+pub fn wait_outcome(row: &TaskRow, states: &[WaitFor]) -> Option<WaitOutcome> {
+    let reached = states.iter().copied().find(|s| s.as_str() == row.state);
+    match reached {
+        Some(state) => Some(WaitOutcome::Reached(state)),
+        None if row.state == "exited" => Some(WaitOutcome::Exited),
+        None => None,
+    }
+}
+
+/// End every task, remove the socket and exit.
+fn shut_down(socket_path: &std::path::Path) -> ! {
+    let _ = std::fs::remove_file(socket_path);
+    session::end_every_task();
+    eprintln!("termic server: stopped");
+    std::process::exit(0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(state: &str) -> TaskRow {
+        TaskRow {
+            id: 1,
+            name: "t".into(),
+            agent: "claude".into(),
+            state: state.into(),
+            since: 0,
+            cwd: "/".into(),
+            worktree: None,
+            exit_code: None,
+        }
+    }
+
+    #[test]
+    fn a_run_request_size_is_bounded() {
+        assert_eq!(
+            task_size(65535, 65535),
+            TermSize {
+                cols: 1000,
+                rows: 500
+            }
+        );
+        assert_eq!(task_size(0, 0), TermSize { cols: 20, rows: 5 });
+        assert_eq!(
+            task_size(120, 40),
+            TermSize {
+                cols: 120,
+                rows: 40
+            }
+        );
+    }
+
+    #[test]
+    fn a_wait_ends_on_an_awaited_state_or_an_exit() {
+        let want = [WaitFor::NeedsYou];
+        assert_eq!(wait_outcome(&row("working"), &want), None);
+        assert_eq!(
+            wait_outcome(&row("needs_you"), &want),
+            Some(WaitOutcome::Reached(WaitFor::NeedsYou))
+        );
+        assert_eq!(
+            wait_outcome(&row("exited"), &want),
+            Some(WaitOutcome::Exited)
+        );
+        assert_eq!(
+            wait_outcome(&row("exited"), &[WaitFor::Done, WaitFor::Exited]),
+            Some(WaitOutcome::Reached(WaitFor::Exited))
+        );
+    }
+}

@@ -1,0 +1,267 @@
+//! The client/server protocol: frames of a 4-byte big-endian length and a
+//! JSON body, at most [`MAX_FRAME`] bytes. The first exchange is always
+//! [`Request::Hello`] then [`Response::Welcome`] or [`Response::Refused`];
+//! that exchange never changes shape, so any two versions of termic can
+//! tell each other what to run. Everything after it may change with
+//! [`PROTOCOL`].
+//!
+//! Decoding is total: a hostile peer gets an error, never a panic, and
+//! never makes the reader allocate more than [`MAX_FRAME`].
+
+use std::io::{self, Read, Write};
+
+use serde::{Deserialize, Serialize};
+
+/// Bumped on any change after the hello. Both sides must match exactly.
+pub const PROTOCOL: u32 = 1;
+
+/// The largest frame either side accepts (a task list of thousands fits).
+pub const MAX_FRAME: usize = 1 << 20;
+
+/// What a task runs, as a client asks for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunProgram {
+    Agent { id: String, args: Vec<String> },
+    Command { argv: Vec<String> },
+}
+
+/// `termic run --detach`: everything the server needs from the client's
+/// side (its directory and PATH: the server may have started elsewhere).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunRequest {
+    pub program: RunProgram,
+    pub name: Option<String>,
+    pub worktree: bool,
+    pub cwd: String,
+    pub path_var: String,
+    pub cols: u16,
+    pub rows: u16,
+}
+
+/// A state `termic wait` can wait for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitFor {
+    NeedsYou,
+    Done,
+    Exited,
+}
+
+impl WaitFor {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WaitFor::NeedsYou => "needs_you",
+            WaitFor::Done => "done",
+            WaitFor::Exited => "exited",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Request {
+    Hello {
+        protocol: u32,
+        version: String,
+    },
+    List,
+    Run(RunRequest),
+    Send {
+        task: String,
+        text: String,
+        enter: bool,
+    },
+    Kill {
+        task: String,
+    },
+    Wait {
+        task: String,
+        states: Vec<WaitFor>,
+        timeout_ms: Option<u64>,
+    },
+    Stop,
+}
+
+/// One task as `termic ls` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskRow {
+    pub id: u64,
+    pub name: String,
+    pub agent: String,
+    /// idle, working, needs_you, done, interrupted or exited.
+    pub state: String,
+    /// When the task entered that state, Unix time in milliseconds.
+    pub since: u64,
+    pub cwd: String,
+    pub worktree: Option<String>,
+    /// The exit code once exited (`None` while running or when a signal
+    /// ended it).
+    pub exit_code: Option<i32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitOutcome {
+    Reached(WaitFor),
+    /// The task exited before reaching any awaited state.
+    Exited,
+    TimedOut,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Response {
+    Welcome {
+        version: String,
+        pid: u32,
+    },
+    /// Refused at hello (another version, another user): the message says
+    /// what to run.
+    Refused {
+        message: String,
+    },
+    Tasks(Vec<TaskRow>),
+    Started(TaskRow),
+    Waited(WaitOutcome),
+    Ok,
+    /// A request that failed; the message is for the user.
+    Error {
+        message: String,
+    },
+}
+
+/// Why a frame could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    #[error("the connection closed")]
+    Closed,
+    #[error("a message of {0} bytes is over the limit")]
+    TooLarge(usize),
+    #[error("a message is not valid: {0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+/// Write one message as a frame.
+pub fn write_frame<T: Serialize>(out: &mut impl Write, message: &T) -> io::Result<()> {
+    let body = serde_json::to_vec(message).map_err(io::Error::other)?;
+    if body.len() > MAX_FRAME {
+        return Err(io::Error::other("message over the frame limit"));
+    }
+    let mut frame = Vec::with_capacity(4 + body.len());
+    frame.extend_from_slice(&(body.len() as u32).to_be_bytes());
+    frame.extend_from_slice(&body);
+    out.write_all(&frame)?;
+    out.flush()
+}
+
+/// Read one frame's body (no decoding).
+pub fn read_body(input: &mut impl Read) -> Result<Vec<u8>, FrameError> {
+    let mut len = [0u8; 4];
+    match input.read_exact(&mut len) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Err(FrameError::Closed),
+        Err(e) => return Err(e.into()),
+    }
+    let len = u32::from_be_bytes(len) as usize;
+    if len > MAX_FRAME {
+        return Err(FrameError::TooLarge(len));
+    }
+    let mut body = vec![0u8; len];
+    input.read_exact(&mut body).map_err(|e| match e.kind() {
+        io::ErrorKind::UnexpectedEof => FrameError::Closed,
+        _ => FrameError::Io(e),
+    })?;
+    Ok(body)
+}
+
+/// Decode one frame body.
+pub fn decode<T: for<'de> Deserialize<'de>>(body: &[u8]) -> Result<T, FrameError> {
+    serde_json::from_slice(body).map_err(|e| FrameError::Invalid(e.to_string()))
+}
+
+/// Read and decode one message.
+pub fn read_frame<T: for<'de> Deserialize<'de>>(input: &mut impl Read) -> Result<T, FrameError> {
+    decode(&read_body(input)?)
+}
+
+/// The server's answer to a client's hello (pure).
+pub fn answer_hello(
+    client_protocol: u32,
+    client_version: &str,
+    server_version: &str,
+    server_pid: u32,
+) -> Response {
+    if client_protocol == PROTOCOL {
+        return Response::Welcome {
+            version: server_version.to_owned(),
+            pid: server_pid,
+        };
+    }
+    Response::Refused {
+        message: mismatch_message(server_version, client_version),
+    }
+}
+
+/// What a user reads when the running server and this termic differ.
+pub fn mismatch_message(server_version: &str, client_version: &str) -> String {
+    format!(
+        "the running termic server is version {server_version} and this termic is \
+         {client_version}; run `termic server stop` (it ends the server's tasks) and try again"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_survives_a_round_trip() {
+        let req = Request::Wait {
+            task: "t1".into(),
+            states: vec![WaitFor::NeedsYou, WaitFor::Exited],
+            timeout_ms: Some(5000),
+        };
+        let mut buf = Vec::new();
+        write_frame(&mut buf, &req).unwrap();
+        let back: Request = read_frame(&mut buf.as_slice()).unwrap();
+        assert_eq!(back, req);
+    }
+
+    #[test]
+    fn an_oversized_length_is_refused_before_any_allocation() {
+        let frame = u32::MAX.to_be_bytes();
+        let err = read_frame::<Request>(&mut frame.as_slice()).unwrap_err();
+        assert!(matches!(err, FrameError::TooLarge(_)), "{err}");
+    }
+
+    #[test]
+    fn a_short_frame_is_a_closed_connection() {
+        let mut frame = 10u32.to_be_bytes().to_vec();
+        frame.extend_from_slice(b"{\"li");
+        let err = read_frame::<Request>(&mut frame.as_slice()).unwrap_err();
+        assert!(matches!(err, FrameError::Closed), "{err}");
+    }
+
+    #[test]
+    fn another_protocol_is_refused_with_what_to_run() {
+        let refused = answer_hello(PROTOCOL + 1, "9.9.9", "0.1.0", 42);
+        let Response::Refused { message } = refused else {
+            panic!("{refused:?}");
+        };
+        assert!(message.contains("termic server stop"), "{message}");
+        assert!(
+            message.contains("9.9.9") && message.contains("0.1.0"),
+            "{message}"
+        );
+        assert_eq!(
+            answer_hello(PROTOCOL, "0.1.0", "0.1.0", 42),
+            Response::Welcome {
+                version: "0.1.0".into(),
+                pid: 42
+            }
+        );
+    }
+}
