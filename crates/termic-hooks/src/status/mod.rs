@@ -57,8 +57,6 @@ pub enum Reason {
     AgyEntryOnlyInDeadPath(PathBuf),
     /// opencode loads `plugin/` too: two copies would double-fire.
     PluginAlsoInLegacyDir(PathBuf),
-    /// In a container the hook cannot reach termic's terminal.
-    NoTerminalInDocker,
 }
 
 impl std::fmt::Display for Reason {
@@ -90,9 +88,6 @@ impl std::fmt::Display for Reason {
                 f,
                 "{} also exists: opencode loads both dirs, so the hooks would fire twice",
                 p.display()
-            ),
-            Reason::NoTerminalInDocker => f.write_str(
-                "in a Docker container this hook cannot reach termic's terminal ($TERMIC_PTY names a host device)",
             ),
         }
     }

@@ -16,6 +16,8 @@ use std::collections::HashMap;
 use std::thread;
 use std::time::Duration;
 
+use crate::docker::ContainerTask;
+
 /// How long processes get to exit after SIGHUP/SIGTERM before SIGKILL.
 pub const KILL_GRACE: Duration = Duration::from_millis(1500);
 
@@ -26,6 +28,9 @@ pub struct TaskProcesses {
     pub leader: i32,
     /// The task's `TERMIC_TASK_ID`.
     pub task_id: String,
+    /// A Docker task's container: its processes may not be ours to signal
+    /// (root's, in another PID namespace), so the engine stops it.
+    pub container: Option<ContainerTask>,
 }
 
 impl TaskProcesses {
@@ -142,7 +147,9 @@ const KILL_ROUND_GAP: Duration = Duration::from_millis(200);
 /// Hang the task up now (SIGHUP then SIGTERM, SIGCONT so stopped jobs see
 /// them) and SIGKILL whatever is left after [`KILL_GRACE`], repeating until
 /// no member is left (at most [`KILL_ROUNDS`] rounds), from a one-shot
-/// thread so the caller never waits.
+/// thread so the caller never waits. A Docker task's container hears the
+/// hang-up through its client (`--init` passes it on) and is killed
+/// through the engine after the same grace.
 pub fn end_task(task: &TaskProcesses) {
     for signal in [libc::SIGHUP, libc::SIGTERM, libc::SIGCONT] {
         signal_task(task, signal);
@@ -152,6 +159,9 @@ pub fn end_task(task: &TaskProcesses) {
         .name(format!("termic-reap-{}", task.leader))
         .spawn(move || {
             thread::sleep(KILL_GRACE);
+            if let Some(container) = &task.container {
+                crate::docker::engine::kill(container);
+            }
             for _ in 0..KILL_ROUNDS {
                 if !task_alive(&task) {
                     break;
@@ -202,6 +212,7 @@ mod tests {
         let task = TaskProcesses {
             leader: 100,
             task_id: "abc".into(),
+            container: None,
         };
         assert!(task.owns(&ids(100, 100, 100), false, None));
         // A job-control background job: own group, same session.

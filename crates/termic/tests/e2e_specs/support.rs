@@ -260,6 +260,7 @@ impl Session {
                     rows: 40,
                     cols: 120,
                 },
+                container: None,
             })
             .unwrap()
     }

@@ -26,6 +26,7 @@ pub fn sh(name: &str, script: &str) -> TaskSpec {
         profile: "generic".to_owned(),
         size: TermSize { rows: 24, cols: 80 },
     }
+    container: None,
 }
 
 /// Wait until the task has exited (its `Exited` event was sent) and
