@@ -98,3 +98,49 @@ fn spawn_kill(container: &ContainerTask) -> Option<std::process::Child> {
         .spawn()
         .ok()
 }
+
+/// The watchdog's script: wait for EOF on stdin (the write end is termic's
+/// and closes with termic, however it ends, SIGKILL included), then kill
+/// every container labelled with termic's pid. Only sh builtins and docker.
+const WATCHDOG_SCRIPT: &str = "while read -r _; do :; done\n\
+docker ps -q --filter \"label=$1=$2\" | while read -r id; do docker kill \"$id\"; done\n";
+
+/// The write end of the watchdog's pipe, held for termic's lifetime.
+static WATCHDOG: std::sync::OnceLock<Option<std::io::PipeWriter>> = std::sync::OnceLock::new();
+
+/// Start (once per termic) the process that stops this termic's containers
+/// after it is gone. A container normally ends with its task (closed, or
+/// hung up when termic exits), but an agent that ignores the hang-up would
+/// outlive a killed termic: nothing of termic runs any more to `docker
+/// kill` it. The watchdog is in its own session, so a signal to termic's
+/// process group does not reach it, and it holds nothing of termic but the
+/// pipe's read end.
+pub fn start_watchdog() {
+    WATCHDOG.get_or_init(|| spawn_watchdog(std::process::id()).ok());
+}
+
+fn spawn_watchdog(owner_pid: u32) -> std::io::Result<std::io::PipeWriter> {
+    use std::os::unix::process::CommandExt;
+    let (reader, writer) = std::io::pipe()?;
+    let mut cmd = Command::new("/bin/sh");
+    cmd.args([
+        "-c",
+        WATCHDOG_SCRIPT,
+        "termic-docker-watchdog",
+        super::OWNER_LABEL,
+        &owner_pid.to_string(),
+    ])
+    .stdin(reader)
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    // SAFETY: setsid is async-signal-safe and touches no memory.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    // Never waited for: it must outlive termic (init reaps it then).
+    drop(cmd.spawn()?);
+    Ok(writer)
+}

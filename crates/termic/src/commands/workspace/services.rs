@@ -273,6 +273,7 @@ impl Services for WorkspaceServices {
             // The engine and the image first, so a stopped engine or a
             // missing image is one sentence, not docker's output in a task.
             crate::docker::engine::preflight(&def.id, &docker.image)?;
+            crate::docker::engine::start_watchdog();
             crate::docker::prepare_host_dir(&def, &self.paths.data_dir).with_context(|| {
                 format!(
                     "cannot create {}, the config dir of Docker agent {}",
