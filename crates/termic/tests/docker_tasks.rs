@@ -17,6 +17,10 @@ mod termic_pty;
 #[path = "e2e_specs/binary.rs"]
 mod binary;
 
+#[allow(dead_code)]
+#[path = "e2e_specs/latency.rs"]
+mod host_latency;
+
 #[path = "docker_support/mod.rs"]
 mod docker_support;
 
