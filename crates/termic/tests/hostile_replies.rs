@@ -33,7 +33,6 @@ fn corpus() -> Vec<PathBuf> {
 fn in_dir(mut spec: TaskSpec, dir: &Path) -> TaskSpec {
     spec.cwd = dir.to_owned();
     spec
-    container: None,
 }
 
 /// The exact bytes termic wrote into a raw-mode task after it printed `file`.

@@ -4,9 +4,7 @@
 use serde_json::Value;
 
 use super::{Reason, State, TargetStatus};
-use crate::agents::{
-    agy, claude, grok, opencode, AgentSchema, ConfigEntry, MANIFEST_FILE,
-};
+use crate::agents::{agy, claude, grok, opencode, AgentSchema, ConfigEntry, MANIFEST_FILE};
 use crate::edit;
 use crate::plan::{config_command, is_ours, InstallFacts, Snapshot};
 use crate::target::{InstallTarget, TargetKind};

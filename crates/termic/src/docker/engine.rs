@@ -106,7 +106,8 @@ const WATCHDOG_SCRIPT: &str = "while read -r _; do :; done\n\
 docker ps -q --filter \"label=$1=$2\" | while read -r id; do docker kill \"$id\"; done\n";
 
 /// The write end of the watchdog's pipe, held for termic's lifetime.
-static WATCHDOG: std::sync::OnceLock<Option<std::io::PipeWriter>> = std::sync::OnceLock::new();
+static WATCHDOG: std::sync::OnceLock<Option<std::process::ChildStdin>> =
+    std::sync::OnceLock::new();
 
 /// Start (once per termic) the process that stops this termic's containers
 /// after it is gone. A container normally ends with its task (closed, or
@@ -116,12 +117,11 @@ static WATCHDOG: std::sync::OnceLock<Option<std::io::PipeWriter>> = std::sync::O
 /// process group does not reach it, and it holds nothing of termic but the
 /// pipe's read end.
 pub fn start_watchdog() {
-    WATCHDOG.get_or_init(|| spawn_watchdog(std::process::id()).ok());
+    WATCHDOG.get_or_init(|| spawn_watchdog(std::process::id()));
 }
 
-fn spawn_watchdog(owner_pid: u32) -> std::io::Result<std::io::PipeWriter> {
+fn spawn_watchdog(owner_pid: u32) -> Option<std::process::ChildStdin> {
     use std::os::unix::process::CommandExt;
-    let (reader, writer) = std::io::pipe()?;
     let mut cmd = Command::new("/bin/sh");
     cmd.args([
         "-c",
@@ -130,7 +130,8 @@ fn spawn_watchdog(owner_pid: u32) -> std::io::Result<std::io::PipeWriter> {
         super::OWNER_LABEL,
         &owner_pid.to_string(),
     ])
-    .stdin(reader)
+    // termic's end of this pipe is close-on-exec: no task inherits it.
+    .stdin(Stdio::piped())
     .stdout(Stdio::null())
     .stderr(Stdio::null());
     // SAFETY: setsid is async-signal-safe and touches no memory.
@@ -141,6 +142,6 @@ fn spawn_watchdog(owner_pid: u32) -> std::io::Result<std::io::PipeWriter> {
         });
     }
     // Never waited for: it must outlive termic (init reaps it then).
-    drop(cmd.spawn()?);
-    Ok(writer)
+    let mut child = cmd.spawn().ok()?;
+    child.stdin.take()
 }

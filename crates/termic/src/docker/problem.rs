@@ -112,16 +112,27 @@ mod tests {
     fn permission_and_bad_names_and_the_rest() {
         let e = problem("permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock: Get ...");
         assert!(e.contains("docker group"), "{e}");
-        let e = classify("box", "Bad Name", false, "Error: invalid reference format: repository name must be lowercase\n")
-            .unwrap()
-            .to_string();
+        let e = classify(
+            "box",
+            "Bad Name",
+            false,
+            "Error: invalid reference format: repository name must be lowercase\n",
+        )
+        .unwrap()
+        .to_string();
         assert!(e.contains("is not an image name: Bad Name"), "{e}");
         let e = problem("\n\x1b[31mweird failure\x1b[0m and a very long tail\n");
-        assert!(e.starts_with("docker could not check the image me/agent:1: ?[31mweird"), "{e}");
+        assert!(
+            e.starts_with("docker could not check the image me/agent:1: ?[31mweird"),
+            "{e}"
+        );
         assert!(!e.contains('\x1b'), "{e:?}");
         let e = problem(&"x".repeat(1000));
         assert!(e.len() < 260, "{e}");
-        assert_eq!(problem(""), "docker could not check the image me/agent:1: it failed and said nothing");
+        assert_eq!(
+            problem(""),
+            "docker could not check the image me/agent:1: it failed and said nothing"
+        );
         assert_eq!(classify("box", "i", true, "anything"), None);
     }
 

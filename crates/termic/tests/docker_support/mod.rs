@@ -57,7 +57,16 @@ fn build_and_probe() -> Result<String, String> {
         }
     };
     let probe = Command::new("docker")
-        .args(["run", "--rm", "--network", "none", &image, "/bin/sh", "-c", "exit 0"])
+        .args([
+            "run",
+            "--rm",
+            "--network",
+            "none",
+            &image,
+            "/bin/sh",
+            "-c",
+            "exit 0",
+        ])
         .output()
         .unwrap();
     if probe.status.success() {
@@ -71,7 +80,10 @@ fn build_and_probe() -> Result<String, String> {
         "seccomp",
         "oci runtime",
     ];
-    if kernel.iter().any(|k| stderr.to_ascii_lowercase().contains(k)) {
+    if kernel
+        .iter()
+        .any(|k| stderr.to_ascii_lowercase().contains(k))
+    {
         Err(stderr.trim().to_owned())
     } else {
         panic!("a container from {image} did not run:\n{stderr}");
@@ -155,7 +167,11 @@ pub fn containers_of(pid: u32) -> Vec<String> {
         ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(str::to_owned)

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::docker_support::{containers_of, docker_agent_toml, image, wait_containers, CONFIG_HEAD};
+use crate::docker_support::{
+    containers_of, docker_agent_toml, image, wait_containers, CONFIG_HEAD,
+};
 use crate::support::{count, trace, Fixture, SEC};
 
 /// Claude's idle glyph while blocked would settle to a false done after 5 s;
@@ -63,7 +65,13 @@ fn events(log: &Path) -> Vec<Value> {
 fn steps(log: &Path) -> Vec<String> {
     events(log)
         .iter()
-        .map(|v| format!("{}:{}", v["to"].as_str().unwrap_or(""), v["rule"].as_str().unwrap_or("")))
+        .map(|v| {
+            format!(
+                "{}:{}",
+                v["to"].as_str().unwrap_or(""),
+                v["rule"].as_str().unwrap_or("")
+            )
+        })
         .collect()
 }
 
@@ -99,7 +107,10 @@ fn run_case(image: &str, case: &Case) {
     ]
     .map(String::from)
     .to_vec();
-    let config = format!("{CONFIG_HEAD}{}", docker_agent_toml(&id, case.base, image, &command));
+    let config = format!(
+        "{CONFIG_HEAD}{}",
+        docker_agent_toml(&id, case.base, image, &command)
+    );
     std::fs::write(fx.config_dir().join("config.toml"), config).unwrap();
 
     let out = fx.termic(&["hooks", "install", case.base, "--yes"]);
@@ -121,11 +132,20 @@ fn run_case(image: &str, case: &Case) {
     let mut t = fx.start_termic(&["run", &id, "--event-log", log.to_str().unwrap()]);
     let pid = t.pid();
     let running = wait_containers(pid, "the task's container", 30 * SEC, |c| c.len() == 1);
-    assert!(running[0].starts_with(&format!("termic-{id}-")), "{running:?}");
+    assert!(
+        running[0].starts_with(&format!("termic-{id}-")),
+        "{running:?}"
+    );
 
     if let Some(approve) = case.approve {
         let needs = wait_event(&log, "needs_you", 30 * SEC);
-        assert_eq!(needs["rule"], "hook_attention", "{}: {:?}", case.base, steps(&log));
+        assert_eq!(
+            needs["rule"],
+            "hook_attention",
+            "{}: {:?}",
+            case.base,
+            steps(&log)
+        );
         t.wait_within("the needs-you badge", 5 * SEC, |s| s.contains("needs you"));
         std::thread::sleep(PAST_SETTLE);
         assert_eq!(
@@ -138,14 +158,32 @@ fn run_case(image: &str, case: &Case) {
         t.send(approve);
     } else {
         let working = wait_event(&log, "working", 30 * SEC);
-        assert_eq!(working["rule"], "hook_working", "{}: {:?}", case.base, steps(&log));
+        assert_eq!(
+            working["rule"],
+            "hook_working",
+            "{}: {:?}",
+            case.base,
+            steps(&log)
+        );
     }
     let done = wait_event(&log, "done", 20 * SEC);
-    assert_eq!(done["rule"], "hook_done", "{}: {:?}", case.base, steps(&log));
+    assert_eq!(
+        done["rule"],
+        "hook_done",
+        "{}: {:?}",
+        case.base,
+        steps(&log)
+    );
     t.wait_within("the done badge", 5 * SEC, |s| {
         s.lines().any(|l| l.trim_start().starts_with("done "))
     });
-    assert_eq!(count(&states(&log), "done"), 1, "{}: {:?}", case.base, steps(&log));
+    assert_eq!(
+        count(&states(&log), "done"),
+        1,
+        "{}: {:?}",
+        case.base,
+        steps(&log)
+    );
     assert!(
         states(&log).first().is_some_and(|s| s == "working"),
         "{}: {:?}",
@@ -156,7 +194,11 @@ fn run_case(image: &str, case: &Case) {
     // The hooks ran inside the container, from the mounted dir, by their
     // container paths, and each exited 0 (opencode's run in its plugin).
     let tr = trace(&trace_file);
-    assert!(!tr.is_empty(), "{}: the simulator wrote its trace", case.base);
+    assert!(
+        !tr.is_empty(),
+        "{}: the simulator wrote its trace",
+        case.base
+    );
     if case.base != "opencode" {
         let spawned: Vec<&str> = tr
             .iter()

@@ -31,8 +31,20 @@ fn probes() -> [(Probe, Option<&'static str>); 4] {
     [
         (claude, None),
         (grok, None),
-        (Probe { task: "claude-docker", ..claude2 }, Some("claude-box")),
-        (Probe { task: "grok-docker", ..grok2 }, Some("grok-box")),
+        (
+            Probe {
+                task: "claude-docker",
+                ..claude2
+            },
+            Some("claude-box"),
+        ),
+        (
+            Probe {
+                task: "grok-docker",
+                ..grok2
+            },
+            Some("grok-box"),
+        ),
     ]
 }
 
@@ -93,7 +105,10 @@ fn hook_to_badge_latency_in_a_container_and_on_the_host() {
             &LaunchRequest {
                 name: probe.task,
                 cwd: fx.project(),
-                size: TermSize { rows: 40, cols: 120 },
+                size: TermSize {
+                    rows: 40,
+                    cols: 120,
+                },
                 data_dir: &data_dir,
                 extra_args: &[],
             },
@@ -114,7 +129,9 @@ fn hook_to_badge_latency_in_a_container_and_on_the_host() {
     }
     println!("load average before: {load_before}, after: {}", load());
     println!("where      transport          agent    n    from bytes / hook exit (ms)  from hook start (ms)");
-    println!("                                            p50    p99    max          p50    p99    max");
+    println!(
+        "                                            p50    p99    max          p50    p99    max"
+    );
     for (p, t, id) in &tasks {
         let (mut bytes, mut start) = samples(&s, t, p, *id);
         assert!(
@@ -134,7 +151,11 @@ fn hook_to_badge_latency_in_a_container_and_on_the_host() {
                 v[v.len() - 1]
             )
         };
-        let place = if p.task.ends_with("-docker") { "container" } else { "host" };
+        let place = if p.task.ends_with("-docker") {
+            "container"
+        } else {
+            "host"
+        };
         println!(
             "{place:<10} {:<18} {:<8} {:<4} {}       {}",
             p.transport,

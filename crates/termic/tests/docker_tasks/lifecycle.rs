@@ -6,16 +6,22 @@
 
 use std::time::Duration;
 
-use crate::docker_support::{containers_of, docker_agent_toml, image, wait_containers, CONFIG_HEAD};
+use crate::docker_support::{
+    containers_of, docker_agent_toml, image, wait_containers, CONFIG_HEAD,
+};
 use crate::support::{Fixture, SEC};
 use crate::termic_pty::Termic;
 
 /// An agent that ignores SIGHUP and SIGTERM (inherited by its `sleep`):
 /// only a kill through the engine ends it.
 fn stubborn() -> Vec<String> {
-    ["/bin/sh", "-c", "trap '' HUP TERM; echo stubborn-up; sleep 600"]
-        .map(String::from)
-        .to_vec()
+    [
+        "/bin/sh",
+        "-c",
+        "trap '' HUP TERM; echo stubborn-up; sleep 600",
+    ]
+    .map(String::from)
+    .to_vec()
 }
 
 fn write_config(fx: &Fixture, agents: &str) {
@@ -32,7 +38,9 @@ fn running_box(fx: &Fixture, image: &str) -> (Termic, u32) {
     let t = fx.start_termic(&["run", "box"]);
     let pid = t.pid();
     wait_containers(pid, "the task's container", 30 * SEC, |c| c.len() == 1);
-    t.wait_within("the agent's output", 20 * SEC, |s| s.contains("stubborn-up"));
+    t.wait_within("the agent's output", 20 * SEC, |s| {
+        s.contains("stubborn-up")
+    });
     (t, pid)
 }
 
@@ -62,7 +70,12 @@ fn closing_the_task_or_quitting_or_killing_termic_leaves_no_container() {
                 let fx = Fixture::new();
                 let (mut t, pid) = running_box(&fx, image);
                 end(&mut t);
-                wait_containers(pid, &format!("way {n} to end the task"), 20 * SEC, <[String]>::is_empty);
+                wait_containers(
+                    pid,
+                    &format!("way {n} to end the task"),
+                    20 * SEC,
+                    <[String]>::is_empty,
+                );
             });
         }
     });
@@ -87,7 +100,10 @@ fn a_missing_image_or_a_stopped_engine_is_one_sentence_with_the_fix() {
     );
     let want_engine = "the Docker engine is not running";
     // The CLI: `termic run` says it and exits before taking the screen.
-    for (env, want) in [(None, want_image.as_str()), (Some("unix:///nonexistent/docker.sock"), want_engine)] {
+    for (env, want) in [
+        (None, want_image.as_str()),
+        (Some("unix:///nonexistent/docker.sock"), want_engine),
+    ] {
         let mut cmd = fx.pty_command(&["run", if env.is_some() { "ok" } else { "box" }]);
         if let Some(host) = env {
             cmd.env("DOCKER_HOST", host);
@@ -97,7 +113,12 @@ fn a_missing_image_or_a_stopped_engine_is_one_sentence_with_the_fix() {
         // The reader may still be behind the exit: wait for the words.
         t.wait_raw(want.as_bytes());
         let raw = String::from_utf8_lossy(&t.raw()).into_owned();
-        for dump in ["Error response", "Unable to find image", "unix://", "Cannot connect"] {
+        for dump in [
+            "Error response",
+            "Unable to find image",
+            "unix://",
+            "Cannot connect",
+        ] {
             assert!(!raw.contains(dump), "no raw docker text ({dump}): {raw:?}");
         }
         assert!(containers_of(t.pid()).is_empty());
@@ -118,7 +139,10 @@ fn a_missing_image_or_a_stopped_engine_is_one_sentence_with_the_fix() {
     t.wait_text("Agent  < box");
     t.send(b"\r");
     let screen = t.wait_text("is not on this machine");
-    assert!(screen.contains(&format!("the Docker image {missing}")), "{screen}");
+    assert!(
+        screen.contains(&format!("the Docker image {missing}")),
+        "{screen}"
+    );
     assert!(containers_of(t.pid()).is_empty());
 }
 
@@ -147,7 +171,9 @@ fn inside_the_container_the_env_contract_is_the_hosts() {
         cmd.env(k, v);
     }
     let mut t = Termic::spawn(cmd);
-    t.wait_within("the agent wrote its env", 30 * SEC, |s| s.contains("env-written"));
+    t.wait_within("the agent wrote its env", 30 * SEC, |s| {
+        s.contains("env-written")
+    });
     let text = std::fs::read_to_string(&out).unwrap();
     let var = |name: &str| {
         text.lines()
@@ -165,7 +191,11 @@ fn inside_the_container_the_env_contract_is_the_hosts() {
     assert!(var("TERM_PROGRAM").is_some(), "{text}");
     assert!(text.contains("pty-is-a-char-device"), "{text}");
     for gone in ["TMUX", "TMUX_PANE", "STY", "ZELLIJ", "ZELLIJ_SESSION_NAME"] {
-        assert_eq!(var(gone), None, "{gone} must not enter the container: {text}");
+        assert_eq!(
+            var(gone),
+            None,
+            "{gone} must not enter the container: {text}"
+        );
     }
     assert!(t.quit());
 }

@@ -25,8 +25,8 @@ pub fn sh(name: &str, script: &str) -> TaskSpec {
         env: Vec::<(OsString, OsString)>::new(),
         profile: "generic".to_owned(),
         size: TermSize { rows: 24, cols: 80 },
+        container: None,
     }
-    container: None,
 }
 
 /// Wait until the task has exited (its `Exited` event was sent) and
