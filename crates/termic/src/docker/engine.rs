@@ -106,8 +106,7 @@ const WATCHDOG_SCRIPT: &str = "while read -r _; do :; done\n\
 docker ps -q --filter \"label=$1=$2\" | while read -r id; do docker kill \"$id\"; done\n";
 
 /// The write end of the watchdog's pipe, held for termic's lifetime.
-static WATCHDOG: std::sync::OnceLock<Option<std::process::ChildStdin>> =
-    std::sync::OnceLock::new();
+static WATCHDOG: std::sync::OnceLock<Option<std::process::ChildStdin>> = std::sync::OnceLock::new();
 
 /// Start (once per termic) the process that stops this termic's containers
 /// after it is gone. A container normally ends with its task (closed, or

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::docker_support::{
     containers_of, docker_agent_toml, image, wait_containers, CONFIG_HEAD,
 };
-use crate::support::{count, trace, Fixture, SEC};
+use crate::support::{count, log_lines, to_and_rule, trace, Fixture, SEC};
 
 /// Claude's idle glyph while blocked would settle to a false done after 5 s;
 /// wait past that before judging (as the host spec does).
@@ -55,24 +55,11 @@ const CASES: [Case; 4] = [
 ];
 
 fn events(log: &Path) -> Vec<Value> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
+    log_lines(log)
 }
 
 fn steps(log: &Path) -> Vec<String> {
-    events(log)
-        .iter()
-        .map(|v| {
-            format!(
-                "{}:{}",
-                v["to"].as_str().unwrap_or(""),
-                v["rule"].as_str().unwrap_or("")
-            )
-        })
-        .collect()
+    to_and_rule(&log_lines(log))
 }
 
 fn states(log: &Path) -> Vec<String> {

@@ -15,7 +15,7 @@ use termic_hooks::plan::InstallFacts;
 use termic_hooks::target::{AgentRef, InstallTarget};
 
 use crate::docker_support::{image, mounts};
-use crate::host_latency::{percentile, samples, Probe, PROBES};
+use crate::host_latency::{row, samples, sorted_samples, Probe, PROBES};
 use crate::support::{no_native, Fixture, Session};
 
 const FACTS: InstallFacts = InstallFacts {
@@ -133,24 +133,7 @@ fn hook_to_badge_latency_in_a_container_and_on_the_host() {
         "                                            p50    p99    max          p50    p99    max"
     );
     for (p, t, id) in &tasks {
-        let (mut bytes, mut start) = samples(&s, t, p, *id);
-        assert!(
-            bytes.len() >= runs,
-            "{}: only {} samples; transitions {:?}",
-            p.task,
-            bytes.len(),
-            s.steps(p.task).iter().take(12).collect::<Vec<_>>()
-        );
-        bytes.sort_by(f64::total_cmp);
-        start.sort_by(f64::total_cmp);
-        let row = |v: &[f64]| {
-            format!(
-                "{:6.2} {:6.2} {:6.2}",
-                percentile(v, 0.5),
-                percentile(v, 0.99),
-                v[v.len() - 1]
-            )
-        };
+        let (bytes, start) = sorted_samples(&s, t, p, *id, runs);
         let place = if p.task.ends_with("-docker") {
             "container"
         } else {

@@ -100,6 +100,38 @@ pub fn samples(s: &Session, trace_file: &Path, probe: &Probe, id: TaskId) -> (Ve
     (from_bytes, from_start)
 }
 
+/// [`samples`], at least `runs` of them (else the test fails naming the
+/// task's transitions), each column sorted.
+pub fn sorted_samples(
+    s: &Session,
+    trace_file: &Path,
+    probe: &Probe,
+    id: TaskId,
+    runs: usize,
+) -> (Vec<f64>, Vec<f64>) {
+    let (mut bytes, mut start) = samples(s, trace_file, probe, id);
+    assert!(
+        bytes.len() >= runs,
+        "{}: only {} samples; transitions {:?}",
+        probe.task,
+        bytes.len(),
+        s.steps(probe.task).iter().take(12).collect::<Vec<_>>()
+    );
+    bytes.sort_by(f64::total_cmp);
+    start.sort_by(f64::total_cmp);
+    (bytes, start)
+}
+
+/// `p50 p99 max` of sorted samples, for the table.
+pub fn row(sorted: &[f64]) -> String {
+    format!(
+        "{:6.2} {:6.2} {:6.2}",
+        percentile(sorted, 0.5),
+        percentile(sorted, 0.99),
+        sorted[sorted.len() - 1]
+    )
+}
+
 #[test]
 #[ignore = "a benchmark: run bench/latency.sh"]
 fn hook_to_state_change_latency() {
@@ -134,24 +166,7 @@ fn hook_to_state_change_latency() {
     println!("                                 p50    p99    max          p50    p99    max");
     let (mut worst_bytes, mut worst_start) = (0.0f64, 0.0f64);
     for (p, id) in PROBES.iter().zip(&ids) {
-        let (mut bytes, mut start) = samples(&s, &fx.trace_path(p.task), p, *id);
-        assert!(
-            bytes.len() >= runs,
-            "{}: only {} samples; transitions {:?}",
-            p.task,
-            bytes.len(),
-            s.steps(p.task).iter().take(12).collect::<Vec<_>>()
-        );
-        bytes.sort_by(f64::total_cmp);
-        start.sort_by(f64::total_cmp);
-        let row = |v: &[f64]| {
-            format!(
-                "{:6.2} {:6.2} {:6.2}",
-                percentile(v, 0.5),
-                percentile(v, 0.99),
-                v[v.len() - 1]
-            )
-        };
+        let (bytes, start) = sorted_samples(&s, &fx.trace_path(p.task), p, *id, runs);
         println!(
             "{:<18} {:<8} {:<4} {}       {}",
             p.transport,
