@@ -45,10 +45,11 @@ pub fn classify(agent: &str, image: &str, success: bool, stderr: &str) -> Option
             DockerProblem::EngineDown
         } else if has("permission denied") && has("docker") {
             DockerProblem::NoPermission
+        } else if has("invalid reference format") {
+            // Before "no such image": Docker 20.10 says both for a bad name.
+            DockerProblem::BadImage { agent, image }
         } else if has("no such image") || has("no such object") {
             DockerProblem::ImageMissing { agent, image }
-        } else if has("invalid reference format") {
-            DockerProblem::BadImage { agent, image }
         } else {
             let first = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
             let mut detail = printable(first.trim());
@@ -117,6 +118,16 @@ mod tests {
             "Bad Name",
             false,
             "Error: invalid reference format: repository name must be lowercase\n",
+        )
+        .unwrap()
+        .to_string();
+        assert!(e.contains("is not an image name: Bad Name"), "{e}");
+        // Docker 20.10's wording of the same.
+        let e = classify(
+            "box",
+            "Bad Name",
+            false,
+            "Error response from daemon: no such image: Bad Name: invalid reference format: repository name must be lowercase\n",
         )
         .unwrap()
         .to_string();
