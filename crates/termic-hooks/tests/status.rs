@@ -254,7 +254,7 @@ fn opencode_with_a_copy_in_the_legacy_plugin_dir_is_not_wired() {
 }
 
 #[test]
-fn grok_status_reports_the_claude_hooks_opt_out_and_docker_pty_agents_are_not_wired() {
+fn grok_status_reports_the_claude_hooks_opt_out_and_docker_targets_are_wired_for_pty_agents_too() {
     let fx = HomeFixture::new();
     install(&fx, AgentSchema::Grok);
     fx.write(".grok/config.toml", b"[compat.claude]\nhooks = false\n");
@@ -295,11 +295,11 @@ fn grok_status_reports_the_claude_hooks_opt_out_and_docker_pty_agents_are_not_wi
     .unwrap();
     apply::install(&t, &FACTS).unwrap();
     let report = status_report(&docker_agents, &fx.paths, &fx.no_guard(), &FACTS);
+    // termic mounts the task's PTY in the container and points $TERMIC_PTY
+    // at it: grok's hooks reach the terminal from inside (measured in
+    // crates/termic/tests/docker_tasks.rs).
     let docker = report.target("grok", "docker:grok").unwrap();
-    assert_eq!(
-        docker.state,
-        State::NotWired(vec![Reason::NoTerminalInDocker])
-    );
+    assert_eq!(docker.state, State::Wired);
     let t = InstallTarget::docker(
         &AgentRef::builtin(AgentSchema::Claude),
         &fx.paths,

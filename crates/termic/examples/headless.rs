@@ -110,6 +110,7 @@ fn main() {
                 env: Vec::new(),
                 profile: "generic".into(),
                 size: args.size,
+                container: None,
             })
             .expect("spawn")
         })

@@ -72,6 +72,7 @@ fn through_termic(samples: usize) -> Vec<Duration> {
             env: Vec::new(),
             profile: "generic".into(),
             size: TermSize { rows: 24, cols: 80 },
+            container: None,
         })
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);

@@ -4,9 +4,7 @@
 use serde_json::Value;
 
 use super::{Reason, State, TargetStatus};
-use crate::agents::{
-    agy, claude, grok, opencode, script::Transport, AgentSchema, ConfigEntry, MANIFEST_FILE,
-};
+use crate::agents::{agy, claude, grok, opencode, AgentSchema, ConfigEntry, MANIFEST_FILE};
 use crate::edit;
 use crate::plan::{config_command, is_ours, InstallFacts, Snapshot};
 use crate::target::{InstallTarget, TargetKind};
@@ -94,14 +92,9 @@ impl Check<'_> {
             }
             _ => {}
         }
-        let pty = adapter
-            .registrations()
-            .iter()
-            .any(|r| r.script.transport == Transport::PtyByName)
-            || t.schema() == AgentSchema::Opencode;
-        if !is_host && pty {
-            self.reasons.push(Reason::NoTerminalInDocker);
-        }
+        // A Docker target needs nothing more: termic mounts the task's PTY
+        // slave in the container and points $TERMIC_PTY at it, so the
+        // hooks that write to the terminal by name reach it from inside.
         Ok(())
     }
 

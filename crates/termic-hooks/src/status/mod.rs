@@ -57,8 +57,6 @@ pub enum Reason {
     AgyEntryOnlyInDeadPath(PathBuf),
     /// opencode loads `plugin/` too: two copies would double-fire.
     PluginAlsoInLegacyDir(PathBuf),
-    /// In a container the hook cannot reach termic's terminal.
-    NoTerminalInDocker,
 }
 
 impl std::fmt::Display for Reason {
@@ -66,7 +64,9 @@ impl std::fmt::Display for Reason {
         match self {
             Reason::ScriptMissing(p) => write!(f, "{} is missing", p.display()),
             Reason::ScriptNotExecutable(p) => write!(f, "{} is not executable", p.display()),
-            Reason::ScriptChanged(p) => write!(f, "{} differs from what this termic generates", p.display()),
+            Reason::ScriptChanged(p) => {
+                write!(f, "{} differs from what this termic generates", p.display())
+            }
             Reason::ConfigMissing(p) => write!(f, "{} is gone", p.display()),
             Reason::EntryMissing { path, event } => write!(
                 f,
@@ -76,10 +76,17 @@ impl std::fmt::Display for Reason {
             Reason::EntryWrong { path, event, why } => {
                 write!(f, "termic's {event} entry in {} {why}", path.display())
             }
-            Reason::DisableAllHooks(p) => write!(f, "disableAllHooks is set in {}: Claude runs no hook", p.display()),
+            Reason::DisableAllHooks(p) => write!(
+                f,
+                "disableAllHooks is set in {}: Claude runs no hook",
+                p.display()
+            ),
             Reason::AgentTooOld { found: (a, b, c) } => {
                 let (x, y, z) = claude::MIN_VERSION;
-                write!(f, "Claude Code {a}.{b}.{c} is older than {x}.{y}.{z}, which hook output needs")
+                write!(
+                    f,
+                    "Claude Code {a}.{b}.{c} is older than {x}.{y}.{z}, which hook output needs"
+                )
             }
             Reason::AgyEntryOnlyInDeadPath(p) => write!(
                 f,
@@ -90,9 +97,6 @@ impl std::fmt::Display for Reason {
                 f,
                 "{} also exists: opencode loads both dirs, so the hooks would fire twice",
                 p.display()
-            ),
-            Reason::NoTerminalInDocker => f.write_str(
-                "in a Docker container this hook cannot reach termic's terminal ($TERMIC_PTY names a host device)",
             ),
         }
     }

@@ -44,6 +44,7 @@ pub fn command_spec(
         env,
         profile: profile.to_owned(),
         size: req.size,
+        container: None,
     }
 }
 

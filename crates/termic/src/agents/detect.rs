@@ -76,6 +76,7 @@ mod tests {
         let mut agent = AgentDef::builtin("claude").unwrap();
         agent.docker = Some(DockerOptions {
             image: "img".into(),
+            ..Default::default()
         });
         let path = OsStr::new("/usr/bin");
         assert!(!is_detected(&agent, path, only(&["/usr/bin/claude"])));

@@ -111,7 +111,10 @@ mod tests {
         let boxed = AgentDef {
             id: "box".into(),
             command: vec!["boxed".into()],
-            docker: Some(DockerOptions { image: "i".into() }),
+            docker: Some(DockerOptions {
+                image: "i".into(),
+                ..Default::default()
+            }),
             origin: Origin::Config,
             ..AgentDef::builtin("codex").unwrap()
         };

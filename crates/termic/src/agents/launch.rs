@@ -19,18 +19,31 @@ pub struct LaunchRequest<'a> {
 }
 
 /// The spec for running `agent`: its command line (Docker-wrapped for a
-/// Docker agent, whose env then travels as `-e` flags), its env, and its
-/// base as the engine profile.
+/// Docker agent, whose env then travels as `-e` flags, in a container named
+/// after the agent and a random suffix), its env, and its base as the
+/// engine profile.
 pub fn task_spec(agent: &AgentDef, req: &LaunchRequest<'_>) -> TaskSpec {
-    let argv = docker::launch_argv(agent, req.data_dir, &req.cwd, req.extra_args);
-    let env = if agent.docker.is_some() {
-        Vec::new()
-    } else {
-        agent
-            .env
-            .iter()
-            .map(|(k, v)| (k.into(), v.into()))
-            .collect()
+    let container = agent
+        .docker
+        .as_ref()
+        .map(|_| docker::ContainerTask::new(&agent.id, &container_suffix()));
+    let docker_argv = container.as_ref().and_then(|container| {
+        let who = docker::RunIdentity {
+            container,
+            owner_pid: std::process::id(),
+        };
+        docker::docker_argv(agent, req.data_dir, &req.cwd, req.extra_args, who)
+    });
+    let (argv, env) = match docker_argv {
+        Some(argv) => (argv, Vec::new()),
+        None => (
+            agent.command_line(req.extra_args),
+            agent
+                .env
+                .iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        ),
     };
     TaskSpec {
         name: req.name.to_owned(),
@@ -40,7 +53,21 @@ pub fn task_spec(agent: &AgentDef, req: &LaunchRequest<'_>) -> TaskSpec {
         env,
         profile: agent.profile_id().to_owned(),
         size: req.size,
+        container,
     }
+}
+
+/// 12 random hex digits: two tasks of one agent never share a name.
+fn container_suffix() -> String {
+    let mut id = crate::runtime::env::new_task_id().unwrap_or_else(|_| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        format!("{:012x}", nanos ^ u128::from(std::process::id()))
+    });
+    id.truncate(12);
+    id
 }
 
 #[cfg(test)]
@@ -85,6 +112,7 @@ mod tests {
             env: vec![("A".into(), "1".into())],
             docker: Some(DockerOptions {
                 image: "img".into(),
+                ..Default::default()
             }),
             origin: Origin::Config,
             ..AgentDef::builtin("codex").unwrap()
@@ -94,5 +122,14 @@ mod tests {
         assert!(spec.argv.iter().any(|a| a == "A=1"));
         assert!(spec.env.is_empty());
         assert_eq!(spec.profile, "codex");
+        // The container is named after the agent, uniquely per task, and
+        // the argv runs it under that name.
+        let name = spec.container.as_ref().unwrap().name.clone();
+        assert!(name.starts_with("termic-box-") && name.len() == "termic-box-".len() + 12);
+        assert!(spec.argv.iter().any(|a| *a == *name));
+        let again = task_spec(&agent, &req(&[]));
+        assert_ne!(again.container.unwrap().name, name);
+        let host = task_spec(&AgentDef::builtin("codex").unwrap(), &req(&[]));
+        assert_eq!(host.container, None);
     }
 }

@@ -68,10 +68,12 @@ pub enum Origin {
 }
 
 /// How a Docker agent runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DockerOptions {
     /// The image to run, e.g. `ghcr.io/me/claude:latest`.
     pub image: String,
+    /// Extra `docker run` options (`docker_args`), placed before the image.
+    pub args: Vec<String>,
 }
 
 /// One runnable agent.

@@ -8,6 +8,7 @@
 //! env = { CLAUDE_CONFIG_DIR = "/home/me/.claude-work" }
 //! docker = true                   # run in a container ...
 //! image = "ghcr.io/me/claude"     # ... from this image (required with docker)
+//! docker_args = ["--network", "none"]  # extra `docker run` options
 //! ```
 
 use toml_edit::Table;
@@ -109,6 +110,7 @@ fn parse_agent(
     def.args = src.strings(table, "args")?.unwrap_or_default();
     def.env = src.string_map(table, "env")?.unwrap_or_default();
     let image = src.string(table, "image")?;
+    let docker_args = src.strings(table, "docker_args")?.unwrap_or_default();
     if src.bool(table, "docker")?.unwrap_or(false) {
         let Some(image) = image.filter(|i| !i.is_empty()) else {
             return Err(src.error(
@@ -117,7 +119,10 @@ fn parse_agent(
                 "add `image = \"<docker image>\"`",
             ));
         };
-        def.docker = Some(DockerOptions { image });
+        def.docker = Some(DockerOptions {
+            image,
+            args: docker_args,
+        });
     }
     Ok(def)
 }

@@ -91,6 +91,7 @@ env = { CLAUDE_CONFIG_DIR = "/home/me/.claude-work" }
 base = "opencode"
 docker = true
 image = "ghcr.io/me/opencode:1"
+docker_args = ["--network", "none"]
 "#,
     )
     .unwrap();
@@ -115,6 +116,7 @@ image = "ghcr.io/me/opencode:1"
         boxed.docker.as_ref().unwrap().image,
         "ghcr.io/me/opencode:1"
     );
+    assert_eq!(boxed.docker.as_ref().unwrap().args, ["--network", "none"]);
     assert_eq!(boxed.command_line(&[]), ["opencode"]);
 }
 

@@ -83,6 +83,11 @@ impl Drop for Inner {
             task.lock_signals().flush_recording();
             if task.status() == TaskStatus::Running {
                 session::end_task(&task.meta.processes());
+                // termic is exiting: the reaper thread dies with it, so the
+                // container is stopped now by a client that outlives us.
+                if let Some(container) = &task.meta.container {
+                    crate::docker::engine::kill_detached(container);
+                }
             }
         }
         // A task that ignores SIGHUP and SIGTERM gets its SIGKILL before
@@ -165,6 +170,7 @@ impl Runtime {
                         session::end_task(&session::TaskProcesses {
                             leader: spawned.pid,
                             task_id: spawned.task_id.clone(),
+                            container: spec.container.clone(),
                         });
                         return Err(RuntimeError::Record { dir, source });
                     }
@@ -189,6 +195,7 @@ impl Runtime {
                 pty_path: spawned.pty_path,
                 pid: spawned.pid,
                 started_ms: self.inner.clock.now_ms(),
+                container: spec.container,
             },
             clock: Arc::clone(&self.inner.clock),
             dirty: AtomicBool::new(false),
@@ -267,6 +274,10 @@ impl Runtime {
                     let _ = done_rx.recv_timeout(session::KILL_GRACE * 2);
                 } else if session::task_alive(&processes) {
                     session::end_task(&processes);
+                } else if let Some(container) = &processes.container {
+                    // The client is gone; its container must be too (a
+                    // killed client leaves it running).
+                    crate::docker::engine::kill(container);
                 }
                 session::unregister(&processes);
                 waiter_shared.feed_signals(|signals, now| signals.exited(now, code));

@@ -17,6 +17,8 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::docker::ContainerTask;
+
 /// How long processes get to exit after SIGHUP/SIGTERM before SIGKILL.
 pub const KILL_GRACE: Duration = Duration::from_millis(1500);
 
@@ -27,6 +29,9 @@ pub struct TaskProcesses {
     pub leader: i32,
     /// The task's `TERMIC_TASK_ID`.
     pub task_id: String,
+    /// A Docker task's container: its processes may not be ours to signal
+    /// (root's, in another PID namespace), so the engine stops it.
+    pub container: Option<ContainerTask>,
 }
 
 impl TaskProcesses {
@@ -145,7 +150,9 @@ const KILL_ROUND_GAP: Duration = Duration::from_millis(200);
 /// no member is left (at most [`KILL_ROUNDS`] rounds), from a one-shot
 /// thread so the caller never waits. The thread is tracked: a process that
 /// is about to exit calls [`wait_for_reapers`] so a task that ignores
-/// SIGHUP and SIGTERM is not left behind with ppid 1.
+/// SIGHUP and SIGTERM is not left behind with ppid 1. A Docker task's
+/// container hears the hang-up through its client (`--init` passes it on)
+/// and is killed through the engine after the same grace.
 pub fn end_task(task: &TaskProcesses) {
     for signal in [libc::SIGHUP, libc::SIGTERM, libc::SIGCONT] {
         signal_task(task, signal);
@@ -172,11 +179,13 @@ const GRACE_POLL: Duration = Duration::from_millis(50);
 /// SIGKILL what is left.
 fn reap(task: &TaskProcesses) {
     let start = Instant::now();
-    while start.elapsed() < KILL_GRACE {
-        if !task_alive(task) {
-            return;
-        }
+    while start.elapsed() < KILL_GRACE && task_alive(task) {
         thread::sleep(GRACE_POLL);
+    }
+    // The docker client may be gone while its container still runs: kill
+    // the container whether or not the client outlived the grace.
+    if let Some(container) = &task.container {
+        crate::docker::engine::kill(container);
     }
     for _ in 0..KILL_ROUNDS {
         if !task_alive(task) {
@@ -282,6 +291,7 @@ mod tests {
         let task = TaskProcesses {
             leader: 100,
             task_id: "abc".into(),
+            container: None,
         };
         assert!(task.owns(&ids(100, 100, 100), false, None));
         // A job-control background job: own group, same session.

@@ -71,8 +71,13 @@ pub fn spawn(spec: &TaskSpec, term_program: &str) -> Result<Spawned, RuntimeErro
         message: e.to_string(),
     })?;
 
+    // A container gets the slave mounted: its path is known only now.
+    let argv = match &spec.container {
+        Some(container) => container.argv_with_pty(&spec.argv, &pty_path),
+        None => spec.argv.clone(),
+    };
     let mut cmd = CommandBuilder::new(program);
-    cmd.args(&spec.argv[1..]);
+    cmd.args(&argv[1..]);
     cmd.cwd(&spec.cwd);
     let parent: Vec<(OsString, OsString)> = std::env::vars_os().collect();
     let changes = env_changes(

@@ -11,6 +11,7 @@ use super::env::DEFAULT_TERM_PROGRAM;
 use super::session;
 use crate::agents::foreground::ForegroundAgents;
 use crate::agents::AgentRegistry;
+use crate::docker::ContainerTask;
 use crate::replies::ReplyConfig;
 
 /// Default scrollback kept per task, in lines.
@@ -43,6 +44,9 @@ pub struct TaskSpec {
     /// (`claude` for a claude clone); anything unknown is generic.
     pub profile: String,
     pub size: TermSize,
+    /// Set when the program is a `docker run` (a Docker agent): the runtime
+    /// mounts the PTY slave into it and stops the container with the task.
+    pub container: Option<ContainerTask>,
 }
 
 /// Whether a task's child is still running.
@@ -82,6 +86,8 @@ pub struct TaskMeta {
     /// Child pid: also its process group and session id (a session leader).
     pub pid: i32,
     pub started_ms: u64,
+    /// The task's container, for a Docker task.
+    pub container: Option<ContainerTask>,
 }
 
 impl TaskMeta {
@@ -90,6 +96,7 @@ impl TaskMeta {
         session::TaskProcesses {
             leader: self.pid,
             task_id: self.task_id.clone(),
+            container: self.container.clone(),
         }
     }
 }

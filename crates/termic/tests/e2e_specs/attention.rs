@@ -191,6 +191,7 @@ fn hooks_fired_outside_termic_emit_nothing() {
                 rows: 40,
                 cols: 120,
             },
+            container: None,
         })
         .unwrap();
         s.wait_state("t", "exited", 10 * SEC);

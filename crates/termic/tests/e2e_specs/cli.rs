@@ -129,22 +129,12 @@ fn one_toggle_covers_the_host_and_docker_targets() {
             installed.len() >= 2,
             "{agent}: host and Docker rows: {installed:?}"
         );
-        // Both targets installed by the one toggle. Only claude's transport
-        // (its own terminalSequence) works inside a container; the others
-        // write to $TERMIC_PTY, a host device, so their Docker target says
-        // it is not wired rather than pretending (the plan's known gap).
-        let docker_state = if agent == "claude" {
-            "wired"
-        } else {
-            "not_wired"
-        };
+        // Both targets installed by the one toggle, and both wired: a Docker
+        // task gets its PTY mounted and $TERMIC_PTY pointing at it, so the
+        // agents that write to the terminal by name work inside too
+        // (proven end to end in tests/docker_tasks.rs).
         for (_, target, state) in &installed {
-            let want = if target == "host" {
-                "wired"
-            } else {
-                docker_state
-            };
-            assert_eq!(state, want, "{agent} {target}: {installed:?}");
+            assert_eq!(state, "wired", "{agent} {target}: {installed:?}");
         }
         // The Docker copy names container paths, never the host's HOME.
         let docker = tree(&fx.data_dir().join("docker-agents").join(&boxed));

@@ -11,6 +11,7 @@
 //! the hook process was gone). From the hook's start: an upper bound that
 //! adds the agent's share (Claude's 15 ms) and the shell's start-up.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use termic::runtime::{RuntimeConfig, TaskId};
@@ -18,18 +19,18 @@ use termic_hooks::agents::AgentSchema;
 
 use super::support::{trace, Fixture, Session};
 
-struct Probe {
-    task: &'static str,
-    agent: &'static str,
-    transport: &'static str,
-    args: &'static [&'static str],
+pub struct Probe {
+    pub task: &'static str,
+    pub agent: &'static str,
+    pub transport: &'static str,
+    pub args: &'static [&'static str],
     /// Engine rule -> the agent hook event that reports it.
-    edges: &'static [(&'static str, &'static str)],
+    pub edges: &'static [(&'static str, &'static str)],
     /// The trace record that marks the bytes on the PTY.
-    bytes_at: &'static str,
+    pub bytes_at: &'static str,
 }
 
-const PROBES: [Probe; 3] = [
+pub const PROBES: [Probe; 3] = [
     Probe {
         task: "claude",
         agent: "claude",
@@ -56,14 +57,15 @@ const PROBES: [Probe; 3] = [
     },
 ];
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     let rank = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len());
     sorted[rank - 1]
 }
 
-/// (from bytes on the PTY, from hook start) latencies for one task.
-fn samples(s: &Session, fx: &Fixture, probe: &Probe, id: TaskId) -> (Vec<f64>, Vec<f64>) {
-    let t = trace(&fx.trace_path(probe.task));
+/// (from bytes on the PTY, from hook start) latencies for one task, whose
+/// simulator wrote `trace_file`.
+pub fn samples(s: &Session, trace_file: &Path, probe: &Probe, id: TaskId) -> (Vec<f64>, Vec<f64>) {
+    let t = trace(trace_file);
     let received = s.transitions.lock().unwrap().clone();
     let (mut from_bytes, mut from_start) = (Vec::new(), Vec::new());
     for r in received.iter().filter(|r| r.id == id) {
@@ -98,6 +100,38 @@ fn samples(s: &Session, fx: &Fixture, probe: &Probe, id: TaskId) -> (Vec<f64>, V
     (from_bytes, from_start)
 }
 
+/// [`samples`], at least `runs` of them (else the test fails naming the
+/// task's transitions), each column sorted.
+pub fn sorted_samples(
+    s: &Session,
+    trace_file: &Path,
+    probe: &Probe,
+    id: TaskId,
+    runs: usize,
+) -> (Vec<f64>, Vec<f64>) {
+    let (mut bytes, mut start) = samples(s, trace_file, probe, id);
+    assert!(
+        bytes.len() >= runs,
+        "{}: only {} samples; transitions {:?}",
+        probe.task,
+        bytes.len(),
+        s.steps(probe.task).iter().take(12).collect::<Vec<_>>()
+    );
+    bytes.sort_by(f64::total_cmp);
+    start.sort_by(f64::total_cmp);
+    (bytes, start)
+}
+
+/// `p50 p99 max` of sorted samples, for the table.
+pub fn row(sorted: &[f64]) -> String {
+    format!(
+        "{:6.2} {:6.2} {:6.2}",
+        percentile(sorted, 0.5),
+        percentile(sorted, 0.99),
+        sorted[sorted.len() - 1]
+    )
+}
+
 #[test]
 #[ignore = "a benchmark: run bench/latency.sh"]
 fn hook_to_state_change_latency() {
@@ -123,7 +157,7 @@ fn hook_to_state_change_latency() {
         let enough = PROBES
             .iter()
             .zip(&ids)
-            .all(|(p, id)| samples(&s, &fx, p, *id).0.len() >= runs);
+            .all(|(p, id)| samples(&s, &fx.trace_path(p.task), p, *id).0.len() >= runs);
         if enough {
             break;
         }
@@ -132,24 +166,7 @@ fn hook_to_state_change_latency() {
     println!("                                 p50    p99    max          p50    p99    max");
     let (mut worst_bytes, mut worst_start) = (0.0f64, 0.0f64);
     for (p, id) in PROBES.iter().zip(&ids) {
-        let (mut bytes, mut start) = samples(&s, &fx, p, *id);
-        assert!(
-            bytes.len() >= runs,
-            "{}: only {} samples; transitions {:?}",
-            p.task,
-            bytes.len(),
-            s.steps(p.task).iter().take(12).collect::<Vec<_>>()
-        );
-        bytes.sort_by(f64::total_cmp);
-        start.sort_by(f64::total_cmp);
-        let row = |v: &[f64]| {
-            format!(
-                "{:6.2} {:6.2} {:6.2}",
-                percentile(v, 0.5),
-                percentile(v, 0.99),
-                v[v.len() - 1]
-            )
-        };
+        let (bytes, start) = sorted_samples(&s, &fx.trace_path(p.task), p, *id, runs);
         println!(
             "{:<18} {:<8} {:<4} {}       {}",
             p.transport,

@@ -260,6 +260,7 @@ impl Session {
                     rows: 40,
                     cols: 120,
                 },
+                container: None,
             })
             .unwrap()
     }
@@ -270,26 +271,15 @@ impl Session {
 
     /// Event log lines for task `name`.
     pub fn events(&self, name: &str) -> Vec<Value> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        log_lines(&self.log)
+            .into_iter()
             .filter(|v| v["task"] == name)
             .collect()
     }
 
     /// `to:rule` for each of task `name`'s transitions, in order.
     pub fn steps(&self, name: &str) -> Vec<String> {
-        self.events(name)
-            .iter()
-            .map(|v| {
-                format!(
-                    "{}:{}",
-                    v["to"].as_str().unwrap_or(""),
-                    v["rule"].as_str().unwrap_or("")
-                )
-            })
-            .collect()
+        to_and_rule(&self.events(name))
     }
 
     /// States only (`working`, `needs_you`, ...).
@@ -413,6 +403,29 @@ pub fn trace(path: &Path) -> Vec<Value> {
         .unwrap_or_default()
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Every line of the event log at `path` (none while it does not exist).
+pub fn log_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .collect()
+}
+
+/// `to:rule` for each event log line, in order.
+pub fn to_and_rule(lines: &[Value]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|v| {
+            format!(
+                "{}:{}",
+                v["to"].as_str().unwrap_or(""),
+                v["rule"].as_str().unwrap_or("")
+            )
+        })
         .collect()
 }
 

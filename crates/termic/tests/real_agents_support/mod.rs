@@ -160,6 +160,7 @@ impl TermicTask {
                 rows: 40,
                 cols: 120,
             },
+            container: None,
         };
         let id = rt.spawn(spec).unwrap();
         rt.set_watched(Some(id));

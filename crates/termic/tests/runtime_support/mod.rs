@@ -25,6 +25,7 @@ pub fn sh(name: &str, script: &str) -> TaskSpec {
         env: Vec::<(OsString, OsString)>::new(),
         profile: "generic".to_owned(),
         size: TermSize { rows: 24, cols: 80 },
+        container: None,
     }
 }
 

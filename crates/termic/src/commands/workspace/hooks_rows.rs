@@ -272,7 +272,7 @@ mod tests {
                 target("host", State::Wired),
                 target(
                     "docker:claude",
-                    State::NotWired(vec![Reason::NoTerminalInDocker]),
+                    State::NotWired(vec![Reason::ScriptMissing("/d/stop.sh".into())]),
                 ),
             ],
         )]);

@@ -269,6 +269,19 @@ impl Services for WorkspaceServices {
         if !self.detected(&def) {
             return Err(anyhow!(def.not_found_message()));
         }
+        if let Some(docker) = &def.docker {
+            // The engine and the image first, so a stopped engine or a
+            // missing image is one sentence, not docker's output in a task.
+            crate::docker::engine::preflight(&def.id, &docker.image)?;
+            crate::docker::engine::start_watchdog();
+            crate::docker::prepare_host_dir(&def, &self.paths.data_dir).with_context(|| {
+                format!(
+                    "cannot create {}, the config dir of Docker agent {}",
+                    crate::docker::agent_config_dir(&self.paths.data_dir, &def.id).display(),
+                    def.id
+                )
+            })?;
+        }
         let (cwd, worktree) = self.place(name, worktree)?;
         let spec = task_spec(
             &def,

@@ -1,0 +1,146 @@
+//! The calls termic makes to the Docker engine itself (through the docker
+//! client on PATH): the check before a Docker task starts, and stopping a
+//! task's container. Both are bounded in time and print nothing.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::problem::{classify, DockerProblem};
+use super::ContainerTask;
+
+/// Longest the pre-flight check may take (a loaded engine answers in
+/// well under a second; a hung one must not freeze the UI for long).
+pub const PREFLIGHT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Longest `docker kill` is waited for.
+pub const KILL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Is the engine reachable, and is `image` on this machine? Run before a
+/// Docker task starts, so a stopped engine or a missing image is one clear
+/// sentence instead of docker's output scrolling by in a dead task (and no
+/// silent pull of an image the user did not ask for).
+pub fn preflight(agent: &str, image: &str) -> Result<(), DockerProblem> {
+    if image.starts_with('-') || image.trim().is_empty() {
+        return Err(DockerProblem::BadImage {
+            agent: agent.to_owned(),
+            image: super::problem::printable(image),
+        });
+    }
+    let child = Command::new("docker")
+        .args(["image", "inspect", "--format", "{{.Id}}", image])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            return Err(DockerProblem::Other {
+                image: super::problem::printable(image),
+                detail: format!("cannot run docker: {e}"),
+            })
+        }
+    };
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if start.elapsed() < PREFLIGHT_TIMEOUT => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(DockerProblem::EngineSilent(PREFLIGHT_TIMEOUT.as_secs()));
+            }
+        }
+    }
+    let output = child.wait_with_output().map_err(|e| DockerProblem::Other {
+        image: super::problem::printable(image),
+        detail: e.to_string(),
+    })?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    match classify(agent, image, output.status.success(), &stderr) {
+        Some(problem) => Err(problem),
+        None => Ok(()),
+    }
+}
+
+/// `docker kill` the task's container and wait for it (bounded). An already
+/// gone container is not an error: the goal is absence.
+pub fn kill(container: &ContainerTask) {
+    let Some(mut child) = spawn_kill(container) else {
+        return;
+    };
+    let start = Instant::now();
+    while start.elapsed() < KILL_TIMEOUT {
+        if !matches!(child.try_wait(), Ok(None)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// `docker kill` without waiting: for termic's own exit, where the client
+/// outlives termic by the few milliseconds it needs.
+pub fn kill_detached(container: &ContainerTask) {
+    drop(spawn_kill(container));
+}
+
+fn spawn_kill(container: &ContainerTask) -> Option<std::process::Child> {
+    Command::new("docker")
+        .args(["kill", &container.name])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()
+}
+
+/// The watchdog's script: wait for EOF on stdin (the write end is termic's
+/// and closes with termic, however it ends, SIGKILL included), then kill
+/// every container labelled with termic's pid. Only sh builtins and docker.
+const WATCHDOG_SCRIPT: &str = "while read -r _; do :; done\n\
+docker ps -q --filter \"label=$1=$2\" | while read -r id; do docker kill \"$id\"; done\n";
+
+/// The write end of the watchdog's pipe, held for termic's lifetime.
+static WATCHDOG: std::sync::OnceLock<Option<std::process::ChildStdin>> = std::sync::OnceLock::new();
+
+/// Start (once per termic) the process that stops this termic's containers
+/// after it is gone. A container normally ends with its task (closed, or
+/// hung up when termic exits), but an agent that ignores the hang-up would
+/// outlive a killed termic: nothing of termic runs any more to `docker
+/// kill` it. The watchdog is in its own session, so a signal to termic's
+/// process group does not reach it, and it holds nothing of termic but the
+/// pipe's read end.
+pub fn start_watchdog() {
+    WATCHDOG.get_or_init(|| spawn_watchdog(std::process::id()));
+}
+
+fn spawn_watchdog(owner_pid: u32) -> Option<std::process::ChildStdin> {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new("/bin/sh");
+    cmd.args([
+        "-c",
+        WATCHDOG_SCRIPT,
+        "termic-docker-watchdog",
+        super::OWNER_LABEL,
+        &owner_pid.to_string(),
+    ])
+    // termic's end of this pipe is close-on-exec: no task inherits it.
+    .stdin(Stdio::piped())
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    // SAFETY: setsid is async-signal-safe and touches no memory.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    // Never waited for: it must outlive termic (init reaps it then).
+    let mut child = cmd.spawn().ok()?;
+    child.stdin.take()
+}

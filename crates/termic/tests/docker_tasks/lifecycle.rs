@@ -1,0 +1,201 @@
+//! A Docker task's container lives exactly as long as the task: closing the
+//! task stops it, quitting termic stops it, and so does killing termic, even
+//! when the agent inside ignores the hang-up. A missing image or a stopped
+//! engine is one sentence naming the fix, on the CLI and in the UI. Inside,
+//! the env contract is the host's.
+
+use std::time::Duration;
+
+use crate::docker_support::{
+    containers_of, docker_agent_toml, image, wait_containers, CONFIG_HEAD,
+};
+use crate::support::{Fixture, SEC};
+use crate::termic_pty::Termic;
+
+/// An agent that ignores SIGHUP and SIGTERM (inherited by its `sleep`):
+/// only a kill through the engine ends it.
+fn stubborn() -> Vec<String> {
+    [
+        "/bin/sh",
+        "-c",
+        "trap '' HUP TERM; echo stubborn-up; sleep 600",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+fn write_config(fx: &Fixture, agents: &str) {
+    std::fs::write(
+        fx.config_dir().join("config.toml"),
+        format!("{CONFIG_HEAD}{agents}"),
+    )
+    .unwrap();
+}
+
+/// termic running `box` (the stubborn agent) with its container up.
+fn running_box(fx: &Fixture, image: &str) -> (Termic, u32) {
+    write_config(fx, &docker_agent_toml("box", "claude", image, &stubborn()));
+    let t = fx.start_termic(&["run", "box"]);
+    let pid = t.pid();
+    wait_containers(pid, "the task's container", 30 * SEC, |c| c.len() == 1);
+    t.wait_within("the agent's output", 20 * SEC, |s| {
+        s.contains("stubborn-up")
+    });
+    (t, pid)
+}
+
+#[test]
+#[ignore = "needs a Docker engine: run by .ci/run's Docker step"]
+fn closing_the_task_or_quitting_or_killing_termic_leaves_no_container() {
+    let Some(image) = image() else { return };
+    let runs: [fn(&mut Termic); 3] = [
+        |t| {
+            t.prefix(b"x");
+            t.wait_text("Close box?");
+            t.send(b"y");
+        },
+        |t| assert!(t.quit(), "termic quits on prefix q"),
+        |t| {
+            // SIGKILL: termic runs no code at all on the way out.
+            let pid = t.pid() as i32;
+            // SAFETY: a plain kill(2) on our own child.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            assert!(t.exit_within(Duration::from_secs(5)).is_some());
+        },
+    ];
+    std::thread::scope(|s| {
+        for (n, end) in runs.into_iter().enumerate() {
+            let image = &image;
+            s.spawn(move || {
+                let fx = Fixture::new();
+                let (mut t, pid) = running_box(&fx, image);
+                end(&mut t);
+                wait_containers(
+                    pid,
+                    &format!("way {n} to end the task"),
+                    20 * SEC,
+                    <[String]>::is_empty,
+                );
+            });
+        }
+    });
+}
+
+#[test]
+#[ignore = "needs a Docker engine: run by .ci/run's Docker step"]
+fn a_missing_image_or_a_stopped_engine_is_one_sentence_with_the_fix() {
+    let Some(image) = image() else { return };
+    let fx = Fixture::new();
+    let missing = "termic-test-absent:nope";
+    write_config(
+        &fx,
+        &format!(
+            "{}{}",
+            docker_agent_toml("box", "claude", missing, &stubborn()),
+            docker_agent_toml("ok", "claude", &image, &stubborn())
+        ),
+    );
+    let want_image = format!(
+        "the Docker image {missing} is not on this machine: pull or build it (`docker pull {missing}`)"
+    );
+    let want_engine = "the Docker engine is not running";
+    // The CLI: `termic run` says it and exits before taking the screen.
+    for (env, want) in [
+        (None, want_image.as_str()),
+        (Some("unix:///nonexistent/docker.sock"), want_engine),
+    ] {
+        let mut cmd = fx.pty_command(&["run", if env.is_some() { "ok" } else { "box" }]);
+        if let Some(host) = env {
+            cmd.env("DOCKER_HOST", host);
+        }
+        let mut t = Termic::spawn(cmd);
+        assert_ne!(t.wait_exit(), 0);
+        // The reader may still be behind the exit: wait for the words.
+        t.wait_raw(want.as_bytes());
+        let raw = String::from_utf8_lossy(&t.raw()).into_owned();
+        for dump in [
+            "Error response",
+            "Unable to find image",
+            "unix://",
+            "Cannot connect",
+        ] {
+            assert!(!raw.contains(dump), "no raw docker text ({dump}): {raw:?}");
+        }
+        assert!(containers_of(t.pid()).is_empty());
+    }
+    // The UI: `box` from the new-task dialog shows the same sentence and
+    // leaves the running task alone.
+    let mut t = fx.start_termic(&["run", "--", "sh", "-c", "echo host-task-up; sleep 60"]);
+    t.wait_text("host-task-up");
+    t.prefix(b"n");
+    t.wait_text("New task");
+    for _ in 0..12 {
+        if t.screen().contains("Agent  < box") {
+            break;
+        }
+        t.send(b"\x1b[C");
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    t.wait_text("Agent  < box");
+    t.send(b"\r");
+    let screen = t.wait_text("is not on this machine");
+    assert!(
+        screen.contains(&format!("the Docker image {missing}")),
+        "{screen}"
+    );
+    assert!(containers_of(t.pid()).is_empty());
+}
+
+#[test]
+#[ignore = "needs a Docker engine: run by .ci/run's Docker step"]
+fn inside_the_container_the_env_contract_is_the_hosts() {
+    let Some(image) = image() else { return };
+    let fx = Fixture::new();
+    let out = fx.project().join("env.txt");
+    let script = format!(
+        "{{ env; [ -c \"$TERMIC_PTY\" ] && echo pty-is-a-char-device; }} > {}; echo env-written; sleep 600",
+        out.display()
+    );
+    let command = ["/bin/sh".to_owned(), "-c".to_owned(), script];
+    write_config(&fx, &docker_agent_toml("box", "claude", &image, &command));
+    let mut cmd = fx.pty_command(&["run", "box"]);
+    // A termic started inside tmux, screen and zellij.
+    for (k, v) in [
+        ("TMUX", "/tmp/tmux-0/default,1,0"),
+        ("TMUX_PANE", "%1"),
+        ("STY", "1.pts-0.host"),
+        ("ZELLIJ", "0"),
+        ("ZELLIJ_SESSION_NAME", "s"),
+        ("COLORTERM", "no"),
+    ] {
+        cmd.env(k, v);
+    }
+    let mut t = Termic::spawn(cmd);
+    t.wait_within("the agent wrote its env", 30 * SEC, |s| {
+        s.contains("env-written")
+    });
+    let text = std::fs::read_to_string(&out).unwrap();
+    let var = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}=")))
+            .map(str::to_owned)
+    };
+    let id = var("TERMIC_TASK_ID").unwrap_or_default();
+    assert!(
+        id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{text}"
+    );
+    assert_eq!(var("TERMIC_PTY").as_deref(), Some("/termic/pty"), "{text}");
+    assert_eq!(var("TERM").as_deref(), Some("xterm-256color"), "{text}");
+    assert_eq!(var("COLORTERM").as_deref(), Some("truecolor"), "{text}");
+    assert!(var("TERM_PROGRAM").is_some(), "{text}");
+    assert!(text.contains("pty-is-a-char-device"), "{text}");
+    for gone in ["TMUX", "TMUX_PANE", "STY", "ZELLIJ", "ZELLIJ_SESSION_NAME"] {
+        assert_eq!(
+            var(gone),
+            None,
+            "{gone} must not enter the container: {text}"
+        );
+    }
+    assert!(t.quit());
+}
