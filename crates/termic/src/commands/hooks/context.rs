@@ -30,6 +30,9 @@ pub struct Context {
     pub forbidden: ForbiddenRoots,
     /// A warning to print once (an unreadable config.toml).
     pub warning: Option<String>,
+    /// Every agent termic knows here (built-ins and config.toml's), for
+    /// `install --detected`.
+    agents: Vec<crate::agents::AgentDef>,
 }
 
 impl Context {
@@ -68,6 +71,7 @@ impl Context {
             clones,
             forbidden,
             warning,
+            agents,
         })
     }
 
@@ -80,8 +84,9 @@ impl Context {
             .map_or(name, |(_, base)| base.as_str());
         agents::adapter(base).ok_or_else(|| {
             format!(
-                "unknown agent {name:?}: use one of {}",
-                agents::known_ids().join(", ")
+                "unknown agent {name:?}: termic installs hooks for {} (or a clone of one \
+                 defined in config.toml)",
+                agents::installable_ids().join(", ")
             )
         })
     }
@@ -94,6 +99,26 @@ impl Context {
                 Err(format!("{name}: {why}; nothing to install"))
             }
         }
+    }
+
+    /// The agents on PATH (a Docker agent: `docker` on PATH) that termic can
+    /// wire, as the distinct schemas to install, and the ids of those it
+    /// cannot wire (no hooks needed or none exist), for the plan's heading.
+    pub fn detected(&self) -> (Vec<AgentSchema>, Vec<String>) {
+        let path_var = std::env::var_os("PATH").unwrap_or_default();
+        let mut wire = Vec::new();
+        let mut other = Vec::new();
+        for a in &self.agents {
+            if !detect::is_detected(a, &path_var, detect::is_executable_file) {
+                continue;
+            }
+            match a.schema() {
+                Some(s) if !wire.contains(&s) => wire.push(s),
+                Some(_) => {}
+                None => other.push(a.id.clone()),
+            }
+        }
+        (wire, other)
     }
 
     /// The distinct schemas for the names on the command line.
