@@ -1,6 +1,7 @@
 //! The CLI: one file per command, typed args whose doc comments are the help.
 
 mod completions;
+mod config;
 mod demo;
 mod hooks;
 mod replay;
@@ -25,8 +26,25 @@ pub const EXIT_FAILURE: u8 = 1;
 /// key, Ctrl-] by default: Ctrl-] ? shows the keys, Ctrl-] n starts a task,
 /// Ctrl-] s opens Settings (hooks per agent), Ctrl-] i the Signal Inspector,
 /// Ctrl-] q quits.
+///
+/// Examples:
+///   termic                      the workspace in this directory
+///   termic run claude           with Claude Code already running
+///   termic demo                 simulated agents, nothing of yours touched
+///   termic hooks install --detected
+///   termic config check
+///
+/// Exit codes: 0 the workspace was closed (or the command did what it was
+/// asked), 1 error (the message says what failed, why, and what to do),
+/// 2 usage (a wrong flag or argument). Some commands add their own: see
+/// each command's --help.
 #[derive(Debug, Parser)]
-#[command(name = "termic", version, propagate_version = true)]
+#[command(
+    name = "termic",
+    version,
+    propagate_version = true,
+    verbatim_doc_comment
+)]
 pub struct Cli {
     #[command(flatten)]
     pub workspace: workspace::WorkspaceArgs,
@@ -35,18 +53,21 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+// A doc comment on a variant whose args struct has its own would replace
+// the struct's long help (with its examples and exit codes) by one line:
+// the help of `run`, `replay`, `demo` and `completions` lives on their
+// structs.
 pub enum Command {
-    /// Open the workspace with one task already running: an agent, or any command after --.
     Run(run::RunArgs),
     /// Install, remove and check lifecycle hooks in agent configs.
     #[command(subcommand)]
     Hooks(hooks::HooksCommand),
-    /// Replay a recording through the state engine and print the transitions.
     Replay(replay::ReplayArgs),
-    /// Try termic with simulated agents in a throwaway HOME.
     Demo(demo::DemoArgs),
-    /// Print shell completions.
     Completions(completions::CompletionsArgs),
+    /// Where config.toml is, whether it loads, and every key it takes.
+    #[command(subcommand)]
+    Config(config::ConfigCommand),
 }
 
 pub fn dispatch(cli: Cli) -> Result<ExitCode> {
@@ -57,5 +78,6 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Some(Command::Replay(args)) => replay::run(args),
         Some(Command::Demo(args)) => demo::run(cli.workspace, args),
         Some(Command::Completions(args)) => completions::run(args),
+        Some(Command::Config(cmd)) => config::run(cmd),
     }
 }

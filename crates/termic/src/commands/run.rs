@@ -16,7 +16,12 @@ use clap::Args;
 use super::workspace::{open, InitialTask, WorkspaceArgs};
 use crate::app::services::Program;
 
-/// The examples are the help's own (`termic run --help`).
+/// Open the workspace with one task already running: an agent, or any command after --.
+///
+/// The task starts in the current directory (or, with --worktree, in a new
+/// git worktree of the repository you are in); the workspace opens around
+/// it, without the first-run wizard. Quitting the workspace (Ctrl-] q) ends
+/// the task.
 #[derive(Debug, Args)]
 #[command(
     override_usage = "termic run [OPTIONS] AGENT [-- AGENT_ARGS...]\n       termic run [OPTIONS] -- COMMAND [ARGS...]",
@@ -26,7 +31,9 @@ termic run claude\n  \
 termic run codex --name review --worktree\n  \
 termic run mine -- --model fast        agent `mine` with extra arguments\n  \
 termic run -- bash                     a shell, with shell integration\n  \
-termic run --name tests -- make test   any command"
+termic run --name tests -- make test   any command\n\n\
+Exit codes: 0 the workspace was closed, 1 error (unknown agent, nothing to\n\
+run, a worktree that could not be made, no terminal), 2 usage."
 )]
 pub struct RunArgs {
     /// A built-in agent (claude, codex, grok, agy, opencode) or one defined in
