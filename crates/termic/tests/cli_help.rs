@@ -4,9 +4,9 @@
 
 use clap::CommandFactory;
 
-mod cli_fixture;
-
-use cli_fixture::text;
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
 
 /// Every command path, e.g. `[]`, `["hooks"]`, `["hooks", "install"]`.
 fn paths(cmd: &clap::Command, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {

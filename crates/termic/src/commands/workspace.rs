@@ -97,6 +97,14 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
         }
     }
 
+    // Unknown keys never stop termic: each is printed before the screen is
+    // taken over (it stays in the scrollback), and the first is shown on the
+    // workspace's message line.
+    let config_warnings = services.config.warnings.clone();
+    for w in &config_warnings {
+        eprintln!("termic: warning: {w}");
+    }
+
     let (fallback_tx, fallback_rx) = crossbeam_channel::unbounded();
     let notifier = Notifier::from_env(fallback_tx, settings.notifications.osc_fallback);
     let mut guard =
@@ -109,6 +117,9 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     };
     let mut app = App::new(runtime, Box::new(services), options, notifier, size);
     app.refresh_wired();
+    if let Some(message) = crate::config::unknown::summary(&config_warnings) {
+        app.message = Some(message);
+    }
     for task in initial {
         app.launch_program(
             &task.program,

@@ -23,6 +23,20 @@ impl std::fmt::Display for ConfigWarning {
     }
 }
 
+/// One line for the workspace's message line: the first warning, short,
+/// and how many more `termic config check` lists.
+pub fn summary(warnings: &[ConfigWarning]) -> Option<String> {
+    let first = warnings.first()?;
+    let more = match warnings.len() - 1 {
+        0 => String::new(),
+        n => format!(" ({n} more: termic config check)"),
+    };
+    Some(format!(
+        "config.toml:{}: {}{more}",
+        first.line, first.message
+    ))
+}
+
 /// Edit distance (insertions, deletions, substitutions), for "did you mean".
 fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();

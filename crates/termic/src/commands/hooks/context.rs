@@ -39,7 +39,13 @@ impl Context {
     pub fn from_env() -> Result<Context> {
         let p = crate::paths::TermicPaths::from_env()?;
         let (agents, warning) = match Config::load(&p.config_dir) {
-            Ok(c) => (c.agents.all().to_vec(), None),
+            Ok(c) => {
+                let warnings: Vec<String> = c.warnings.iter().map(ToString::to_string).collect();
+                (
+                    c.agents.all().to_vec(),
+                    (!warnings.is_empty()).then(|| warnings.join("\ntermic: warning: ")),
+                )
+            }
             Err(e) => (
                 crate::agents::AgentRegistry::default().all().to_vec(),
                 Some(format!("{e}; using the built-in agents only")),
