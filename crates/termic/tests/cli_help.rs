@@ -89,3 +89,44 @@ fn demo_and_run_help_keep_their_long_text() {
         "{replay}"
     );
 }
+
+#[test]
+fn failures_say_what_failed_why_and_what_to_do() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_termic"))
+            .args(args)
+            .env("HOME", tmp.path())
+            .env("TERMIC_CONFIG_DIR", tmp.path().join("config"))
+            .env("TERMIC_DATA_DIR", tmp.path().join("data"))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    // No terminal: the workspace says so and what works without one.
+    let out = run(&[]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("needs a terminal"), "{err}");
+    assert!(err.contains("Run termic in a terminal window"), "{err}");
+    // Not a recording: which file, why, and where recordings come from.
+    let bad = tmp.path().join("notes.txt");
+    std::fs::write(&bad, "hello\n").unwrap();
+    let out = run(&["replay", bad.to_str().unwrap()]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("notes.txt"), "{err}");
+    assert!(err.contains("termic --record DIR"), "{err}");
+    // An unknown agent: the known ones, where to define one, the command form.
+    let out = run(&["run", "nosuch"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("[agents.nosuch]") && err.contains("termic run -- nosuch"),
+        "{err}"
+    );
+    for out in [run(&[]), run(&["run", "nosuch"])] {
+        let err = text(&out.stderr);
+        assert!(!err.contains("Os {") && !err.contains("TaskId"), "{err}");
+    }
+}

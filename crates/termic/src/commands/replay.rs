@@ -45,7 +45,12 @@ pub struct ReplayArgs {
 }
 
 pub fn run(args: ReplayArgs) -> Result<ExitCode> {
-    let recording = read_recording_file(&args.file)?;
+    let recording = read_recording_file(&args.file).with_context(|| {
+        format!(
+            "cannot replay {}: termic replay reads asciicast v2 files written by `termic --record DIR`",
+            args.file.display()
+        )
+    })?;
     let options = ReplayOptions {
         tail_ms: args.tail_ms,
         ..ReplayOptions::default()

@@ -107,8 +107,11 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
 
     let (fallback_tx, fallback_rx) = crossbeam_channel::unbounded();
     let notifier = Notifier::from_env(fallback_tx, settings.notifications.osc_fallback);
-    let mut guard =
-        TerminalGuard::enter().context("cannot set up the terminal (is stdin a terminal?)")?;
+    let mut guard = TerminalGuard::enter().context(
+        "cannot open the workspace: it needs a terminal, and stdin or stdout is not one. \
+             Run termic in a terminal window, not through a pipe or a script \
+             (`termic hooks`, `termic config` and `termic replay` work without one)",
+    )?;
     let size = ratatui::crossterm::terminal::size()?;
     let options = AppOptions {
         prefix,
