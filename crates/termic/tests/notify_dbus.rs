@@ -174,19 +174,26 @@ fn open_other_task(t: &mut Termic) {
     });
 }
 
+/// termic running `bg` (the gated agent) in the background of `other`,
+/// with `bus` as its session bus (`None`: no bus at all). Returns the gates.
+fn bg_in_the_background(f: &Fixture, bus: Option<&SessionBus>) -> (Termic, PathBuf, PathBuf) {
+    let (go1, go2) = gated_agent(f);
+    let env: Vec<(&str, &str)> = bus
+        .map(|b| ("DBUS_SESSION_BUS_ADDRESS", b.address.as_str()))
+        .into_iter()
+        .collect();
+    let mut t = Termic::start_with_env(f, &["run", "fake", "--name", "bg"], &env);
+    t.wait_text("BG-PANE");
+    open_other_task(&mut t);
+    (t, go1, go2)
+}
+
 #[test]
 fn needs_you_and_done_reach_a_real_notification_server_and_a_click_focuses_the_task() {
     let bus = SessionBus::start();
     let mut server = NotifyServer::start(&bus);
     let f = Fixture::new();
-    let (go1, go2) = gated_agent(&f);
-    let mut t = Termic::start_with_env(
-        &f,
-        &["run", "fake", "--name", "bg"],
-        &[("DBUS_SESSION_BUS_ADDRESS", bus.address.as_str())],
-    );
-    t.wait_text("BG-PANE");
-    open_other_task(&mut t);
+    let (mut t, go1, go2) = bg_in_the_background(&f, Some(&bus));
 
     std::fs::write(&go1, "").unwrap();
     let needs = server.next_with("needs you");
@@ -238,14 +245,7 @@ fn a_bus_without_a_notification_server_falls_back_to_osc_777() {
     // notify-rust fails and the text goes to the outer terminal.
     let bus = SessionBus::start();
     let f = Fixture::new();
-    let (go1, _) = gated_agent(&f);
-    let mut t = Termic::start_with_env(
-        &f,
-        &["run", "fake", "--name", "bg"],
-        &[("DBUS_SESSION_BUS_ADDRESS", bus.address.as_str())],
-    );
-    t.wait_text("BG-PANE");
-    open_other_task(&mut t);
+    let (mut t, go1, _) = bg_in_the_background(&f, Some(&bus));
     std::fs::write(&go1, "").unwrap();
     t.wait_raw(b"\x1b]777;notify;termic;bg (fake) needs you: permission\x07");
     assert!(t.quit(), "termic did not quit");
@@ -258,10 +258,7 @@ fn no_bus_at_all_goes_straight_to_osc_777() {
     let bus = SessionBus::start();
     let server = NotifyServer::start(&bus);
     let f = Fixture::new();
-    let (go1, _) = gated_agent(&f);
-    let mut t = Termic::start(&f, &["run", "fake", "--name", "bg"]);
-    t.wait_text("BG-PANE");
-    open_other_task(&mut t);
+    let (mut t, go1, _) = bg_in_the_background(&f, None);
     std::fs::write(&go1, "").unwrap();
     t.wait_raw(b"\x1b]777;notify;termic;bg (fake) needs you: permission\x07");
     assert!(server.received.try_recv().is_err(), "the bus was used");

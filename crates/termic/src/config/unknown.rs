@@ -161,4 +161,22 @@ mod tests {
         assert_eq!(closest("zzzzzz", ["bell", "desktop"]), None);
         assert_eq!(closest("desktp", ["bell", "desktop"]), Some("desktop"));
     }
+
+    #[test]
+    fn the_message_line_shows_the_first_warning_and_how_many_more() {
+        let w = |line, message: &str| ConfigWarning {
+            path: PathBuf::from("/home/me/.config/termic/config.toml"),
+            line,
+            message: message.into(),
+        };
+        assert_eq!(summary(&[]), None);
+        assert_eq!(
+            summary(&[w(2, "unknown key `a`")]).as_deref(),
+            Some("config.toml:2: unknown key `a`")
+        );
+        assert_eq!(
+            summary(&[w(2, "unknown key `a`"), w(5, "b"), w(9, "c")]).as_deref(),
+            Some("config.toml:2: unknown key `a` (2 more: termic config check)")
+        );
+    }
 }
