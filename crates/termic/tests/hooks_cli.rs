@@ -422,6 +422,11 @@ fn a_home_inside_the_working_repository_is_refused() {
 /// Runs `termic hooks install claude` with a terminal as stdin and `answer`
 /// typed into it.
 fn install_answering(fx: &Fx, answer: &[u8]) -> Output {
+    answering(fx, &["hooks", "install", "claude"], answer)
+}
+
+/// Runs termic with `args` and a terminal as stdin, `answer` typed into it.
+fn answering(fx: &Fx, args: &[&str], answer: &[u8]) -> Output {
     use std::io::Write;
     let pair = termic_fakemodel::pty::open_pty(80, 24).unwrap();
     let (mut master, slave) = (std::fs::File::from(pair.master), pair.slave);
@@ -431,7 +436,7 @@ fn install_answering(fx: &Fx, answer: &[u8]) -> Output {
         fx.root().join("bin").display()
     );
     Command::new(env!("CARGO_BIN_EXE_termic"))
-        .args(["hooks", "install", "claude"])
+        .args(args)
         .current_dir(fx.root())
         .env_clear()
         .env("PATH", path)
@@ -631,4 +636,21 @@ fn an_empty_settings_file_or_a_directory_gets_the_real_fix() {
     );
     let err = text(&fx.termic(&["hooks", "install", "claude", "--yes"]).stderr);
     assert!(!err.contains("may read"), "{err}");
+}
+
+#[test]
+fn install_detected_on_a_terminal_asks_once_for_every_agent() {
+    let fx = Fx::new(); // claude is on PATH
+    on_path(&fx, "opencode");
+    let out = answering(&fx, &["hooks", "install", "--detected"], b"y\n");
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        stdout.matches("Write these files? [y/N]").count(),
+        1,
+        "{stdout}"
+    );
+    let st = fx.states();
+    assert_eq!(st[&("claude".into(), "host".into())]["key"], "wired");
+    assert_eq!(st[&("opencode".into(), "host".into())]["key"], "wired");
 }
