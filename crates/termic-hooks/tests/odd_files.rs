@@ -28,7 +28,7 @@ fn fifo_socket_device_link_directory_huge_and_dangling_are_refused_within_1s() {
     std::os::unix::fs::symlink("/dev/zero", p("zero")).unwrap();
     refused_fast(&p("zero"), "Move it away");
     std::fs::create_dir(p("dir")).unwrap();
-    refused_fast(&p("dir"), "Move it away");
+    refused_fast(&p("dir"), "is a directory, not a file: move it away");
     std::fs::write(p("huge"), vec![b' '; 20 * 1024 * 1024]).unwrap();
     refused_fast(&p("huge"), "16 MiB");
     std::os::unix::fs::symlink(p("nowhere"), p("dangling")).unwrap();

@@ -273,6 +273,24 @@ impl App {
         }
     }
 
+    /// A notification the desktop could not show goes to the outer
+    /// terminal; a click on one focuses its task (if it is still open).
+    fn on_notify_reply(&mut self, reply: crate::notify::NotifyReply) {
+        match reply {
+            crate::notify::NotifyReply::Fallback(text) => {
+                let bytes = crate::notify::osc_notification(&text, self.notifier.in_tmux);
+                self.pending_out.extend_from_slice(&bytes);
+            }
+            crate::notify::NotifyReply::Focus(task) => {
+                if let Some(index) = self.tasks.index_of(task) {
+                    self.tasks.focus(index);
+                    self.after_focus_change();
+                }
+            }
+        }
+        self.needs_draw = true;
+    }
+
     /// Switches attention delivery to `notify` (Settings, the wizard).
     pub fn set_notify_in_use(&mut self, notify: NotifySettings) {
         self.notify = notify;
@@ -365,7 +383,9 @@ impl App {
                 watched,
             };
             let delivery = decide(&event, self.notify);
-            let _ = self.notifier.deliver(&delivery, &mut self.pending_out);
+            let _ = self
+                .notifier
+                .deliver(&delivery, id.0, &mut self.pending_out);
         }
         if t.to == termic_signal::engine::State::NeedsYou {
             self.check_earned_prompt(id);
@@ -412,14 +432,14 @@ impl App {
     }
 
     /// Runs until the user quits. `input` carries outer-terminal events from
-    /// the input thread; `fallback` carries notification texts the desktop
-    /// could not show.
+    /// the input thread; `notify` carries notification texts the desktop
+    /// could not show, and clicks on a notification.
     pub fn run(
         &mut self,
         guard: &mut TerminalGuard,
         input: Receiver<Event>,
         runtime_events: Receiver<RuntimeEvent>,
-        fallback: Receiver<String>,
+        notify: Receiver<crate::notify::NotifyReply>,
     ) -> Result<()> {
         let mut frames = FramePacer::default();
         while !self.quit {
@@ -457,11 +477,9 @@ impl App {
                         self.on_runtime(ev);
                     }
                 },
-                recv(fallback) -> text => {
-                    if let Ok(text) = text {
-                        let bytes = crate::notify::osc_notification(&text, self.notifier.in_tmux);
-                        self.pending_out.extend_from_slice(&bytes);
-                        self.needs_draw = true;
+                recv(notify) -> reply => {
+                    if let Ok(reply) = reply {
+                        self.on_notify_reply(reply);
                     }
                 },
                 default(timeout) => {

@@ -109,31 +109,57 @@ pub fn route(is_macos: bool, session_bus: bool) -> Route {
     }
 }
 
-/// Sends notifications. Desktop calls run on a short-lived thread so a slow
-/// bus never stalls the UI; a failure comes back on `fallback` as the text,
-/// and the app writes it to the terminal with [`osc_notification`].
+/// The desktop notification's summary (its title line); the body is the
+/// text [`decide`] wrote.
+pub const SUMMARY: &str = "termic";
+
+/// The action a click on the notification itself invokes (the
+/// notification spec's name for it).
+pub const DEFAULT_ACTION: &str = "default";
+
+/// What a desktop notification sends back to the app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotifyReply {
+    /// The desktop could not show it: write this text as OSC 777.
+    Fallback(String),
+    /// The user clicked the notification: focus this task.
+    Focus(u64),
+}
+
+/// Sends notifications. Desktop calls run on a thread so a slow bus never
+/// stalls the UI; a failure comes back on `reply` as the text, and the app
+/// writes it to the terminal with [`osc_notification`]. Where the server
+/// supports actions, the thread then waits for the notification's default
+/// action (a click) or its closing, and a click comes back as
+/// [`NotifyReply::Focus`].
 pub struct Notifier {
     pub route: Route,
     pub in_tmux: bool,
     /// The user allows the OSC 777 fallback (Settings: `osc_fallback`).
     pub osc_fallback: bool,
-    fallback: Sender<String>,
+    reply: Sender<NotifyReply>,
 }
 
 impl Notifier {
-    pub fn from_env(fallback: Sender<String>, osc_fallback: bool) -> Self {
+    pub fn from_env(reply: Sender<NotifyReply>, osc_fallback: bool) -> Self {
         let session_bus =
             std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|v| !v.is_empty());
         Notifier {
             route: route(cfg!(target_os = "macos"), session_bus),
             in_tmux: std::env::var_os("TMUX").is_some(),
             osc_fallback,
-            fallback,
+            reply,
         }
     }
 
-    /// Rings and notifies. `out` is the outer terminal, written between frames.
-    pub fn deliver(&self, delivery: &Delivery, out: &mut impl Write) -> std::io::Result<()> {
+    /// Rings and notifies about `task`. `out` is the outer terminal,
+    /// written between frames.
+    pub fn deliver(
+        &self,
+        delivery: &Delivery,
+        task: u64,
+        out: &mut impl Write,
+    ) -> std::io::Result<()> {
         if delivery.bell {
             out.write_all(b"\x07")?;
         }
@@ -145,20 +171,39 @@ impl Notifier {
                 Route::Terminal => {}
                 Route::Desktop => {
                     let text = text.clone();
-                    let fallback = self.osc_fallback.then(|| self.fallback.clone());
-                    std::thread::spawn(move || {
-                        let shown = notify_rust::Notification::new()
-                            .summary("termic")
-                            .body(&text)
-                            .show();
-                        if let (Err(_), Some(fallback)) = (shown, fallback) {
-                            let _ = fallback.send(text);
-                        }
-                    });
+                    let (reply, osc) = (self.reply.clone(), self.osc_fallback);
+                    std::thread::spawn(move || show_desktop(&text, task, osc, &reply));
                 }
             }
         }
         out.flush()
+    }
+}
+
+/// One desktop notification, on its own thread (see [`Notifier`]).
+fn show_desktop(text: &str, task: u64, osc_fallback: bool, reply: &Sender<NotifyReply>) {
+    // Asked first, so the wait for a click starts right after the show. A
+    // server without actions gets none and is not waited on.
+    let actions =
+        notify_rust::get_capabilities().is_ok_and(|caps| caps.iter().any(|c| c == "actions"));
+    let mut n = notify_rust::Notification::new();
+    n.summary(SUMMARY).body(text);
+    if actions {
+        n.action(DEFAULT_ACTION, "Show the task");
+    }
+    match n.show() {
+        // The wait ends when the notification is clicked or closed
+        // (expired, dismissed, replaced): the thread does not outlive it.
+        Ok(handle) if actions => handle.wait_for_action(|action| {
+            if action == DEFAULT_ACTION {
+                let _ = reply.send(NotifyReply::Focus(task));
+            }
+        }),
+        Ok(_) => {}
+        Err(_) if osc_fallback => {
+            let _ = reply.send(NotifyReply::Fallback(text.to_owned()));
+        }
+        Err(_) => {}
     }
 }
 
@@ -278,18 +323,18 @@ mod tests {
             route: Route::Terminal,
             in_tmux: false,
             osc_fallback: true,
-            fallback: tx,
+            reply: tx,
         };
         let delivery = Delivery {
             bell: true,
             notification: Some("t is done".into()),
         };
         let mut out = Vec::new();
-        n.deliver(&delivery, &mut out).unwrap();
+        n.deliver(&delivery, 1, &mut out).unwrap();
         assert_eq!(out, b"\x07\x1b]777;notify;termic;t is done\x07");
         n.osc_fallback = false;
         let mut out = Vec::new();
-        n.deliver(&delivery, &mut out).unwrap();
+        n.deliver(&delivery, 1, &mut out).unwrap();
         assert_eq!(out, b"\x07", "fallback switched off: the bell only");
     }
 }

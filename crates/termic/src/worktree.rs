@@ -26,6 +26,13 @@ pub enum WorktreeError {
         args: String,
         stderr: String,
     },
+    /// git refused to remove a worktree: its reason first (a one-line
+    /// message line may cut the end), then what was kept and the forced way.
+    #[error(
+        "worktree kept: {reason}. To delete it with its changes: git worktree remove --force {path}",
+        path = path.display()
+    )]
+    Remove { path: PathBuf, reason: String },
     #[error("cannot run git: {0} (install git or put it on PATH)")]
     NoGit(#[source] std::io::Error),
     #[error("cannot link {link} to {target}: {source}", link = link.display(), target = target.display())]
@@ -244,11 +251,29 @@ pub fn remove(repo_root: &Path, path: &Path, force: bool) -> Result<(), Worktree
         args.push("--force".as_ref());
     }
     args.push(path.as_os_str());
-    let result = git(repo_root, &args).map(|_| ());
+    let result = git(repo_root, &args).map(|_| ()).map_err(|e| match e {
+        WorktreeError::Git { stderr, .. } => WorktreeError::Remove {
+            path: path.to_path_buf(),
+            reason: git_reason(&stderr),
+        },
+        other => other,
+    });
     if result.is_err() && !unlinked.is_empty() {
         let _ = link_agent_dirs(repo_root, path);
     }
     result
+}
+
+/// git's message without its `fatal: ` / `error: ` prefix, on one line.
+fn git_reason(stderr: &str) -> String {
+    let line = stderr
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("git gave no reason");
+    line.trim_start_matches("fatal: ")
+        .trim_start_matches("error: ")
+        .to_owned()
 }
 
 /// Undoes [`create`] for a task that never started: the worktree (forced:

@@ -422,6 +422,11 @@ fn a_home_inside_the_working_repository_is_refused() {
 /// Runs `termic hooks install claude` with a terminal as stdin and `answer`
 /// typed into it.
 fn install_answering(fx: &Fx, answer: &[u8]) -> Output {
+    answering(fx, &["hooks", "install", "claude"], answer)
+}
+
+/// Runs termic with `args` and a terminal as stdin, `answer` typed into it.
+fn answering(fx: &Fx, args: &[&str], answer: &[u8]) -> Output {
     use std::io::Write;
     let pair = termic_fakemodel::pty::open_pty(80, 24).unwrap();
     let (mut master, slave) = (std::fs::File::from(pair.master), pair.slave);
@@ -431,7 +436,7 @@ fn install_answering(fx: &Fx, answer: &[u8]) -> Output {
         fx.root().join("bin").display()
     );
     Command::new(env!("CARGO_BIN_EXE_termic"))
-        .args(["hooks", "install", "claude"])
+        .args(args)
         .current_dir(fx.root())
         .env_clear()
         .env("PATH", path)
@@ -507,4 +512,145 @@ fn a_docker_clone_in_config_toml_gets_its_own_dir_with_container_paths() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(tree(&fx.home()), before);
     assert!(!docker.exists(), "termic created that dir and it is empty");
+}
+
+#[test]
+fn without_a_terminal_install_needs_yes_and_writes_nothing() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let fx = Fx::new();
+    fx.write(".claude/settings.json", SETTINGS.as_bytes());
+    let before = tree(&fx.root());
+    // stdin closed, then a pipe that even says yes: nobody was asked.
+    let out = fx.termic(&["hooks", "install", "claude"]);
+    let piped = {
+        let mut child = termic_command(&fx.root(), &fx.root())
+            .args(["hooks", "install", "claude"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"y\n").unwrap();
+        child.wait_with_output().unwrap()
+    };
+    for out in [out, piped] {
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("not a terminal"), "{err}");
+        assert!(err.contains("--yes"), "{err}");
+        assert!(err.contains("nothing was written"), "{err}");
+        // The plan is still shown, so the user sees what --yes would do.
+        assert!(text(&out.stdout).contains("settings.json"));
+        assert_eq!(tree(&fx.root()), before);
+    }
+    let help = text(&fx.termic(&["hooks", "install", "--help"]).stdout);
+    assert!(help.contains("stdin is not a terminal"), "{help}");
+}
+
+#[test]
+fn an_unknown_agent_is_answered_with_the_installable_agents_only() {
+    let fx = Fx::new();
+    let out = fx.termic(&["hooks", "install", "claud", "--yes"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    for id in termic_hooks::agents::installable_ids() {
+        assert!(err.contains(id), "{id} not suggested: {err}");
+    }
+    for id in ["codex", "gemini", "copilot", "cursor"] {
+        assert!(
+            !err.contains(id),
+            "{id} suggested but cannot be installed: {err}"
+        );
+    }
+}
+
+/// An executable `name` in the fixture's bin dir (what detection looks for).
+fn on_path(fx: &Fx, name: &str) {
+    let p = fx.root().join("bin").join(name);
+    std::fs::write(&p, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn install_detected_wires_every_detected_agent_after_one_plan() {
+    let fx = Fx::new(); // claude is on PATH
+    on_path(&fx, "opencode");
+    on_path(&fx, "codex");
+    fx.write(".claude/settings.json", SETTINGS.as_bytes());
+    let before = tree(&fx.root());
+    let dry = fx.termic(&["hooks", "install", "--detected", "--dry-run"]);
+    assert_eq!(dry.status.code(), Some(0), "{}", text(&dry.stderr));
+    let plan = text(&dry.stdout);
+    assert!(plan.contains("Found on PATH: claude, opencode."), "{plan}");
+    assert!(plan.contains("nothing to install: codex"), "{plan}");
+    assert!(plan.contains("claude (host)") && plan.contains("opencode (host)"));
+    assert!(!plan.contains("grok") && !plan.contains("agy"), "{plan}");
+    assert_eq!(tree(&fx.root()), before);
+
+    let out = fx.termic(&["hooks", "install", "--detected", "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let st = fx.states();
+    assert_eq!(st[&("claude".into(), "host".into())]["key"], "wired");
+    assert_eq!(st[&("opencode".into(), "host".into())]["key"], "wired");
+    assert_eq!(st[&("grok".into(), "host".into())]["key"], "not_installed");
+    assert_eq!(st[&("agy".into(), "host".into())]["key"], "not_installed");
+    // The consent is recorded per agent, as the Settings toggle would.
+    let config = std::fs::read_to_string(fx.root().join("config/config.toml")).unwrap();
+    assert!(config.contains("claude = true") && config.contains("opencode = true"));
+
+    // Nothing termic can wire on PATH: said, nothing written, exit 0.
+    let fx = Fx::new();
+    std::fs::remove_file(fx.root().join("bin/claude")).unwrap();
+    let before = tree(&fx.root());
+    let out = fx.termic(&["hooks", "install", "--detected", "--yes"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("No agent termic can wire is on PATH"));
+    assert_eq!(tree(&fx.root()), before);
+    // Naming agents and --detected at once is a usage error.
+    let out = fx.termic(&["hooks", "install", "--detected", "claude"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn an_empty_settings_file_or_a_directory_gets_the_real_fix() {
+    let fx = Fx::new();
+    for blank in [&b""[..], b"\n  \n"] {
+        fx.write(".claude/settings.json", blank);
+        assert_install_refused(
+            &fx,
+            &[
+                "settings.json",
+                "is empty",
+                "`{}` is the minimal valid file",
+            ],
+        );
+        let err = text(&fx.termic(&["hooks", "install", "claude", "--yes"]).stderr);
+        assert!(!err.contains("EOF"), "{err}");
+    }
+    std::fs::remove_file(fx.home().join(".claude/settings.json")).unwrap();
+    std::fs::create_dir(fx.home().join(".claude/settings.json")).unwrap();
+    assert_install_refused(
+        &fx,
+        &["settings.json is a directory, not a file: move it away"],
+    );
+    let err = text(&fx.termic(&["hooks", "install", "claude", "--yes"]).stderr);
+    assert!(!err.contains("may read"), "{err}");
+}
+
+#[test]
+fn install_detected_on_a_terminal_asks_once_for_every_agent() {
+    let fx = Fx::new(); // claude is on PATH
+    on_path(&fx, "opencode");
+    let out = answering(&fx, &["hooks", "install", "--detected"], b"y\n");
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        stdout.matches("Write these files? [y/N]").count(),
+        1,
+        "{stdout}"
+    );
+    let st = fx.states();
+    assert_eq!(st[&("claude".into(), "host".into())]["key"], "wired");
+    assert_eq!(st[&("opencode".into(), "host".into())]["key"], "wired");
 }

@@ -258,6 +258,7 @@ fn input_to_a_program_that_is_not_reading_never_blocks_the_caller() {
     wait_exit(&rt, &events, id, T);
     let err = rt.write_input(id, b"late").unwrap_err().to_string();
     assert!(err.contains("has exited"), "{err}");
+    assert!(!err.contains("TaskId"), "no internal id: {err}");
 }
 
 /// Codex's shape, measured on 0.171.0: the TUI starts `codex app-server`

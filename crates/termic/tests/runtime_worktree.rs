@@ -78,7 +78,20 @@ fn remove_refuses_uncommitted_work_unless_forced() {
     let err = worktree::remove(&wt.repo_root, &wt.path, false)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("worktree remove"), "{err}");
+    // What failed, git's reason (not only the command), and the fix.
+    assert!(err.starts_with("worktree kept: "), "{err}");
+    assert!(
+        err.contains("contains modified or untracked files"),
+        "{err}"
+    );
+    assert!(!err.contains("fatal:"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "git worktree remove --force {}",
+            wt.path.display()
+        )),
+        "{err}"
+    );
     assert!(wt.path.exists());
     // The links termic removed before asking git are back.
     assert!(std::fs::symlink_metadata(wt.path.join(".claude"))

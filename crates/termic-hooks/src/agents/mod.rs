@@ -206,6 +206,17 @@ pub fn known_ids() -> Vec<&'static str> {
     ADAPTERS.iter().map(|a| a.id()).collect()
 }
 
+/// The agents termic can install hooks for (their support is
+/// [`Support::Hooks`]), in registry order: what `termic hooks install`
+/// suggests for an unknown name.
+pub fn installable_ids() -> Vec<&'static str> {
+    ADAPTERS
+        .iter()
+        .filter(|a| matches!(a.support(), Support::Hooks(_)))
+        .map(|a| a.id())
+        .collect()
+}
+
 /// Quote `path` for a POSIX shell when it needs it (a HOME with a space or a
 /// quote): Claude and grok run the command string through a shell.
 pub fn shell_quote(path: &str) -> String {
@@ -236,6 +247,16 @@ mod tests {
             assert_eq!(a.id(), schema.id());
             assert_eq!(a.support(), Support::Hooks(schema));
             assert_eq!(adapter(schema.id()).map(|a| a.id()), Some(schema.id()));
+        }
+    }
+
+    #[test]
+    fn installable_ids_are_exactly_the_agents_with_a_hooks_schema() {
+        let ids = installable_ids();
+        let schemas: Vec<&str> = AgentSchema::ALL.iter().map(|s| s.id()).collect();
+        assert_eq!(ids, schemas);
+        for id in ["codex", "gemini", "copilot", "cursor"] {
+            assert!(known_ids().contains(&id) && !ids.contains(&id), "{id}");
         }
     }
 

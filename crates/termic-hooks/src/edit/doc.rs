@@ -34,6 +34,9 @@ pub(crate) fn split_bom(text: &str) -> Framed<'_> {
 /// syntax only, so a number out of f64 range or a lone surrogate escape, both
 /// valid JSON, are not refused.
 pub(crate) fn parse_root(body: &str) -> Result<Object<'_>, EditError> {
+    if body.trim().is_empty() {
+        return Err(EditError::Empty);
+    }
     if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(body) {
         return Err(EditError::NotStrictJson {
             line: err.line(),

@@ -178,6 +178,12 @@ impl InstallRecord {
 /// Why an edit was refused. Nothing is written when one is returned.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EditError {
+    /// Empty or only whitespace: serde_json would say "EOF while parsing".
+    #[error(
+        "the file is empty; `{{}}` is the minimal valid file. Write `{{}}` into it (or delete it), \
+         then try again"
+    )]
+    Empty,
     #[error(
         "the file is not strict JSON (line {line}, column {column}: {reason}); the agent cannot load it \
          either. Fix it by hand, then try again"

@@ -76,6 +76,11 @@ pub enum FsError {
     LinkLoop { path: PathBuf },
     #[error("{path} is not a regular file; termic only edits files. Move it away, then try again")]
     NotAFile { path: PathBuf },
+    /// A directory where a config file belongs (the fix is not a permission).
+    #[error(
+        "{path} is a directory, not a file: move it away (termic writes a file there), then try again"
+    )]
+    Directory { path: PathBuf },
     #[error(
         "{path} is a {kind}, not a regular file; termic reads and edits only regular files. \
          Move it away or replace it with a regular file, then try again"

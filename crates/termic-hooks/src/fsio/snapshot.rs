@@ -184,7 +184,9 @@ fn refuse_special(path: &Path, meta: &std::fs::Metadata) -> Result<(), FsError> 
     } else if t.is_char_device() || t.is_block_device() {
         "device"
     } else if t.is_dir() {
-        "directory"
+        return Err(FsError::Directory {
+            path: path.to_path_buf(),
+        });
     } else {
         "special file"
     };

@@ -266,13 +266,31 @@ fn a_user_group_added_to_an_array_termic_created_keeps_the_array() {
 }
 
 #[test]
+fn an_empty_file_is_refused_as_empty_naming_the_minimal_valid_file() {
+    for text in ["", "\n", " \t\r\n"] {
+        for err in [
+            install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default())
+                .map(|_| ()),
+            query_claude_hooks(text, &is_ours).map(|_| ()),
+            remove_claude_hooks(text, &wanted(), &is_ours, &InstallRecord::default()).map(|_| ()),
+        ] {
+            assert_eq!(err, Err(EditError::Empty), "{text:?}");
+        }
+    }
+    let msg = EditError::Empty.to_string();
+    assert!(
+        msg.contains("is empty; `{}` is the minimal valid file"),
+        "{msg}"
+    );
+}
+
+#[test]
 fn malformed_json_is_refused_without_writing() {
     let cases = [
         ("{\n  \"a\": 1,\n}\n", 3),
         ("{\n  // comment\n  \"a\": 1\n}\n", 2),
         ("{\n  \"a\": 1\n  \"b\": 2\n}\n", 3),
         ("{\"a\": 'x'}", 1),
-        ("", 1),
     ];
     for (text, line) in cases {
         match install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default()) {

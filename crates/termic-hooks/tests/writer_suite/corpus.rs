@@ -72,13 +72,13 @@ fn run(files: &[(String, String)], round_trip: impl Fn(&str, &str)) -> (usize, u
             let err =
                 install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default());
             assert!(
-                matches!(err, Err(EditError::NotStrictJson { .. })),
+                matches!(err, Err(EditError::NotStrictJson { .. } | EditError::Empty)),
                 "{name}: {err:?}"
             );
             let err =
                 install_named_entry(Some(text), "termic", &json!({}), &InstallRecord::default());
             assert!(
-                matches!(err, Err(EditError::NotStrictJson { .. })),
+                matches!(err, Err(EditError::NotStrictJson { .. } | EditError::Empty)),
                 "{name}: {err:?}"
             );
             refused += 1;

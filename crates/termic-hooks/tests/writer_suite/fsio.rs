@@ -501,8 +501,13 @@ fn a_directory_or_non_utf8_file_is_refused_untouched() {
     std::fs::create_dir(&as_dir).unwrap();
     let err = install_at(&as_dir, &WriteOptions::default()).unwrap_err();
     assert!(
-        matches!(err, EditFileError::Fs(FsError::NotRegular { .. })),
+        matches!(err, EditFileError::Fs(FsError::Directory { .. })),
         "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .contains("settings.json is a directory, not a file: move it away"),
+        "{err}"
     );
     assert!(as_dir.is_dir());
 

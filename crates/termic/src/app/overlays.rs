@@ -20,9 +20,15 @@ impl App {
         };
         self.overlay = match overlay {
             Overlay::Help(_) => None,
-            Overlay::Confirm(view) => self
-                .confirm_key(key, view.action.clone())
-                .then_some(Overlay::Confirm(view)),
+            // A confirmation may lead to another (a refused worktree
+            // removal offers --force): keep what `confirm_key` opened.
+            Overlay::Confirm(view) => {
+                if self.confirm_key(key, view.action.clone()) {
+                    Some(Overlay::Confirm(view))
+                } else {
+                    self.overlay.take()
+                }
+            }
             Overlay::NewTask(view) => self.new_task_key(key, view),
             Overlay::Settings(view) => self.settings_key(key, view),
             Overlay::Wizard(view) => self.wizard_key(key, view),
@@ -74,6 +80,13 @@ impl App {
                 self.close_task(task, true);
                 false
             }
+            (ConfirmAction::ForceRemoveWorktree { path }, 'f') => {
+                self.message = Some(match self.services.remove_worktree(&path, true) {
+                    Ok(()) => format!("removed the worktree {}", path.display()),
+                    Err(err) => format!("{err:#}"),
+                });
+                false
+            }
             _ => true,
         }
     }
@@ -82,8 +95,17 @@ impl App {
         let _ = self.runtime.remove(TaskId(task));
         if let Some(entry) = self.tasks.remove(task) {
             if let (true, Some(path)) = (remove_worktree, entry.worktree) {
-                if let Err(err) = self.services.remove_worktree(&path) {
-                    self.message = Some(format!("{err:#}"));
+                match self.services.remove_worktree(&path, false) {
+                    Ok(()) => {}
+                    // git's refusal (uncommitted work): offer the force.
+                    Err(err) => match err.downcast_ref::<crate::worktree::WorktreeError>() {
+                        Some(crate::worktree::WorktreeError::Remove { reason, .. }) => {
+                            self.overlay = Some(Overlay::Confirm(
+                                crate::ui::dialog::ConfirmView::worktree_kept(&path, reason),
+                            ));
+                        }
+                        _ => self.message = Some(format!("{err:#}")),
+                    },
                 }
             }
         }

@@ -76,10 +76,12 @@ pub trait Services {
         let _ = (argv, name, worktree, size);
         Err(anyhow::anyhow!("running a command is not available here"))
     }
-    fn remove_worktree(&mut self, path: &Path) -> Result<()>;
+    /// `git worktree remove`, with `--force` when `force` (uncommitted
+    /// changes are then lost).
+    fn remove_worktree(&mut self, path: &Path, force: bool) -> Result<()>;
     /// Removes the worktree of a task that failed to start, and its branch.
     fn discard_worktree(&mut self, path: &Path) -> Result<()> {
-        self.remove_worktree(path)
+        self.remove_worktree(path, false)
     }
     /// One row per agent, status re-read from disk. `native_seen` lists the
     /// agents that reported OSC 7501 on some task.

@@ -6,8 +6,19 @@ use anyhow::Result;
 use clap::{Args, CommandFactory};
 use clap_complete::Shell;
 
-/// Print a completion script, e.g. `termic completions bash > /etc/bash_completion.d/termic`.
+/// Print shell completions.
+///
+/// Prints a completion script for SHELL on stdout; install it where your
+/// shell looks for completions.
+///
+/// Examples:
+///   termic completions bash > ~/.local/share/bash-completion/completions/termic
+///   termic completions zsh > "${fpath[1]}/_termic"
+///   termic completions fish > ~/.config/fish/completions/termic.fish
+///
+/// Exit codes: 0 printed, 2 usage (an unknown shell).
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct CompletionsArgs {
     /// bash, zsh, fish, elvish or powershell.
     pub shell: Shell,

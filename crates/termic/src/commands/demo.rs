@@ -29,6 +29,9 @@ use super::workspace::{open_with, InitialTask, WorkspaceArgs};
 /// Examples:
 ///   termic demo
 ///   termic demo --speed 2 --keep
+///
+/// Exit codes: 0 the demo was closed, 1 error (the throwaway directory
+/// could not be made, no terminal), 2 usage.
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct DemoArgs {

@@ -9,12 +9,17 @@ use crate::paths::TermicPaths;
 use crate::server::client::{self, Connected, Start};
 use crate::server::protocol::{Request, Response, TaskRow};
 
+/// List the tasks of the termic server (started with `termic run --detach`).
+///
+/// Lists nothing, and starts no server, when no server is running.
 #[derive(Debug, Args)]
 #[command(
     after_help = "Columns: id, name, agent, state (idle, working, needs_you, done, \
 interrupted, exited), for how long, directory, worktree.\n\
 With --json: one array of objects with id, name, agent, state, since (Unix ms), cwd, \
-worktree, exit_code."
+worktree, exit_code.\n\n\
+Examples:\n  termic ls\n  termic ls --json | jq -r '.[] | select(.state == \"needs_you\") | .name'\n\n\
+Exit codes: 0 listed (also when there is no server), 1 error (a server of another version)."
 )]
 pub struct LsArgs {
     /// Print JSON for scripts.

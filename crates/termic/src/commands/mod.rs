@@ -1,6 +1,7 @@
 //! The CLI: one file per command, typed args whose doc comments are the help.
 
 mod completions;
+mod config;
 mod demo;
 mod hooks;
 mod kill;
@@ -31,8 +32,25 @@ pub const EXIT_FAILURE: u8 = 1;
 /// key, Ctrl-] by default: Ctrl-] ? shows the keys, Ctrl-] n starts a task,
 /// Ctrl-] s opens Settings (hooks per agent), Ctrl-] i the Signal Inspector,
 /// Ctrl-] q quits.
+///
+/// Examples:
+///   termic                      the workspace in this directory
+///   termic run claude           with Claude Code already running
+///   termic demo                 simulated agents, nothing of yours touched
+///   termic hooks install --detected
+///   termic config check
+///
+/// Exit codes: 0 the workspace was closed (or the command did what it was
+/// asked), 1 error (the message says what failed, why, and what to do),
+/// 2 usage (a wrong flag or argument). Some commands add their own: see
+/// each command's --help.
 #[derive(Debug, Parser)]
-#[command(name = "termic", version, propagate_version = true)]
+#[command(
+    name = "termic",
+    version,
+    propagate_version = true,
+    verbatim_doc_comment
+)]
 pub struct Cli {
     #[command(flatten)]
     pub workspace: workspace::WorkspaceArgs,
@@ -41,29 +59,32 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+// A doc comment on a variant whose args struct has its own would replace
+// the struct's long help (with its examples and exit codes) by one line:
+// the help of `run`, `replay`, `demo` and `completions` lives on their
+// structs.
 pub enum Command {
-    /// Open the workspace with one task already running: an agent, or any command after --.
     Run(run::RunArgs),
     /// Install, remove and check lifecycle hooks in agent configs.
     #[command(subcommand)]
     Hooks(hooks::HooksCommand),
-    /// Replay a recording through the state engine and print the transitions.
     Replay(replay::ReplayArgs),
-    /// Try termic with simulated agents in a throwaway HOME.
     Demo(demo::DemoArgs),
-    /// Print shell completions.
     Completions(completions::CompletionsArgs),
-    /// List the tasks of the termic server (started with `termic run --detach`).
     Ls(ls::LsArgs),
-    /// Type text into a task of the server.
     Send(send::SendArgs),
-    /// End a task of the server and its whole process tree.
     Kill(kill::KillArgs),
-    /// Wait until a task of the server needs you, is done, or exited.
     Wait(wait::WaitArgs),
     /// Control the termic server that owns detached tasks.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  termic server stop\n\n\
+Exit codes: 0 done (stop: the server and its tasks are gone, or none ran), 1 error."
+    )]
     Server(server::ServerCommand),
+    /// Where config.toml is, whether it loads, and every key it takes.
+    #[command(subcommand)]
+    Config(config::ConfigCommand),
 }
 
 pub fn dispatch(cli: Cli) -> Result<ExitCode> {
@@ -79,5 +100,6 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Some(Command::Kill(args)) => kill::run(args),
         Some(Command::Wait(args)) => wait::run(args),
         Some(Command::Server(cmd)) => server::run(cli.workspace, cmd),
+        Some(Command::Config(cmd)) => config::run(cmd),
     }
 }

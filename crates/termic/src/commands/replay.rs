@@ -13,11 +13,20 @@ use termic_signal::replay::{read_recording_file, replay_recording, ReplayOptions
 
 /// Replay a recording through the state engine and print the transitions.
 ///
+/// Reads an asciicast v2 file written by `termic --record DIR` and runs it
+/// offline through the same state engine the workspace uses, so you can see
+/// when and why a badge changed (working, needs you, done). Nothing is run.
+///
 /// Examples:
-///   termic replay session.cast
+///   termic --record ~/casts run claude        record, then
+///   termic replay ~/casts/claude-1.cast
 ///   termic replay session.cast --json | jq .reason
 ///   termic replay session.cast --log
+///
+/// Exit codes: 0 replayed, 1 error (the file cannot be read or is not an
+/// asciicast v2 recording), 2 usage.
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct ReplayArgs {
     /// An asciicast v2 recording written by `termic --record DIR`.
     pub file: PathBuf,
@@ -36,7 +45,12 @@ pub struct ReplayArgs {
 }
 
 pub fn run(args: ReplayArgs) -> Result<ExitCode> {
-    let recording = read_recording_file(&args.file)?;
+    let recording = read_recording_file(&args.file).with_context(|| {
+        format!(
+            "cannot replay {}: termic replay reads asciicast v2 files written by `termic --record DIR`",
+            args.file.display()
+        )
+    })?;
     let options = ReplayOptions {
         tail_ms: args.tail_ms,
         ..ReplayOptions::default()

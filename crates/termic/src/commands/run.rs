@@ -16,7 +16,12 @@ use clap::Args;
 use super::workspace::{open, InitialTask, WorkspaceArgs};
 use crate::app::services::Program;
 
-/// The examples are the help's own (`termic run --help`).
+/// Open the workspace with one task already running: an agent, or any command after --.
+///
+/// The task starts in the current directory (or, with --worktree, in a new
+/// git worktree of the repository you are in); the workspace opens around
+/// it, without the first-run wizard. Quitting the workspace (Ctrl-] q) ends
+/// the task.
 #[derive(Debug, Args)]
 #[command(
     override_usage = "termic run [OPTIONS] AGENT [-- AGENT_ARGS...]\n       termic run [OPTIONS] -- COMMAND [ARGS...]",
@@ -27,7 +32,10 @@ termic run codex --name review --worktree\n  \
 termic run mine -- --model fast        agent `mine` with extra arguments\n  \
 termic run -- bash                     a shell, with shell integration\n  \
 termic run --detach claude             in the server: outlives this terminal\n  \
-termic run --name tests -- make test   any command"
+termic run --name tests -- make test   any command\n\n\
+Exit codes: 0 the workspace was closed (with --detach: the task started),\n\
+1 error (unknown agent, nothing to run, a worktree that could not be made,\n\
+no terminal), 2 usage."
 )]
 pub struct RunArgs {
     /// A built-in agent (claude, codex, grok, agy, opencode) or one defined in

@@ -9,9 +9,13 @@ use crate::paths::TermicPaths;
 use crate::server::client;
 use crate::server::protocol::Request;
 
+/// Type text into a task of the server.
+///
+/// The text is sent as keys, as is; --enter presses Enter after it.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  termic send review 'run the tests' --enter\n  termic send 3 y"
+    after_help = "Examples:\n  termic send review 'run the tests' --enter\n  termic send 3 y\n\n\
+Exit codes: 0 typed, 1 error (no such task, an ambiguous name, the task has exited, no server)."
 )]
 pub struct SendArgs {
     /// The task: its name, or its id from `termic ls`.

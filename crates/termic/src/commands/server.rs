@@ -15,9 +15,20 @@ use crate::server::protocol::Request;
 #[derive(Debug, Subcommand)]
 pub enum ServerCommand {
     /// End every task of the server (their whole process trees) and the server.
+    ///
+    /// Every task gets SIGHUP and SIGTERM, then SIGKILL after a grace period;
+    /// the command returns once the server and every task process are gone.
+    #[command(after_help = "Examples:\n  termic server stop\n\n\
+Exit codes: 0 stopped (or no server was running), 1 error.")]
     Stop,
     /// Run the server in the foreground (clients start it on demand).
-    #[command(hide = true)]
+    ///
+    /// For debugging: `termic run --detach` starts the server by itself.
+    #[command(
+        hide = true,
+        after_help = "Examples:\n  termic server run\n\n\
+Exit codes: 0 the server ended, 1 error (another server runs)."
+    )]
     Run,
 }
 

@@ -34,6 +34,7 @@ impl From<StateArg> for WaitFor {
     }
 }
 
+/// Wait until a task of the server needs you, is done, or exited.
 #[derive(Debug, Args)]
 #[command(
     after_help = "Returns at once when the task is already in a state waited for.\n\n\

@@ -97,14 +97,25 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
         }
     }
 
+    // Unknown keys never stop termic: each is printed before the screen is
+    // taken over (it stays in the scrollback), and the first is shown on the
+    // workspace's message line.
+    let config_warnings = services.config.warnings.clone();
+    for w in &config_warnings {
+        eprintln!("termic: warning: {w}");
+    }
+
     let (fallback_tx, fallback_rx) = crossbeam_channel::unbounded();
     let notifier = Notifier::from_env(fallback_tx, settings.notifications.osc_fallback);
     // Before the terminal turns raw: a kill of termic from now on restores
     // it and ends every task.
     crate::exit_signals::install(crate::exit_signals::OnExit::RestoreTerminal)
         .context("cannot install the signal handlers")?;
-    let mut guard =
-        TerminalGuard::enter().context("cannot set up the terminal (is stdin a terminal?)")?;
+    let mut guard = TerminalGuard::enter().context(
+        "cannot open the workspace: it needs a terminal, and stdin or stdout is not one. \
+             Run termic in a terminal window, not through a pipe or a script \
+             (`termic hooks`, `termic config` and `termic replay` work without one)",
+    )?;
     let size = ratatui::crossterm::terminal::size()?;
     let options = AppOptions {
         prefix,
@@ -113,6 +124,9 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     };
     let mut app = App::new(runtime, Box::new(services), options, notifier, size);
     app.refresh_wired();
+    if let Some(message) = crate::config::unknown::summary(&config_warnings) {
+        app.message = Some(message);
+    }
     for task in initial {
         app.launch_program(
             &task.program,

@@ -3,40 +3,23 @@
 //! notifications, prefix key, the OSC 7501 probe reply, TERM_PROGRAM,
 //! scrollback, the colours reported to agents).
 //!
+//! Every key is in one table, [`keys`]: the parser reads through it, the
+//! unknown-key check ([`unknown`]) knows only its keys, and docs/config.md's
+//! reference is printed from it ([`reference`], `termic config reference`).
+//!
 //! Reading is strict about types and values (an error names the file, line
 //! and fix) and lenient about unknown keys (a newer termic's config still
-//! loads). Writing goes through [`edit`]: toml_edit keeps the user's comments
-//! and formatting, and the file is replaced atomically.
+//! loads), which are warnings naming the file, line and closest valid key.
+//! Writing goes through [`edit`]: toml_edit keeps the user's comments and
+//! formatting, and the file is replaced atomically.
 //!
-//! ```toml
-//! [terminal]
-//! term_program = "iTerm.app"   # what agents see in TERM_PROGRAM
-//! scrollback = 10000
-//! native_probe_reply = true    # answer Claude Code's OSC 7501 probe
-//! foreground = "#d0d0d0"       # reported to OSC 10 queries
-//! background = "#000000"       # reported to OSC 11 queries
-//! shell_integration = true     # OSC 133 marks for bash, zsh and fish tasks
-//!
-//! [ui]
-//! prefix_key = "C-]"
-//! wizard_shown = true
-//!
-//! [notifications]
-//! bell = true
-//! desktop = true
-//! osc_fallback = true
-//!
-//! [hooks]                      # your consent, per agent
-//! claude = true
-//!
-//! [agents.claude-work]         # a clone
-//! base = "claude"
-//! args = ["--model", "opus"]
-//! env = { CLAUDE_CONFIG_DIR = "/home/me/.claude-work" }
-//! ```
+//! The reference of every key, its default and an example: docs/config.md.
 
 pub mod edit;
+pub mod keys;
+pub mod reference;
 pub mod source;
+pub mod unknown;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -46,6 +29,7 @@ use crate::replies::{ReplyConfig, Rgb};
 use crate::runtime::{env::DEFAULT_TERM_PROGRAM, RuntimeConfig, DEFAULT_SCROLLBACK};
 
 pub use source::Source;
+pub use unknown::ConfigWarning;
 
 /// The file name inside the config dir.
 pub const CONFIG_FILE: &str = "config.toml";
@@ -161,6 +145,10 @@ pub struct Config {
     pub path: PathBuf,
     pub settings: Settings,
     pub agents: AgentRegistry,
+    /// Unknown keys: each names the file, line and closest valid key.
+    /// They never stop termic; the workspace and `termic config check`
+    /// show them.
+    pub warnings: Vec<ConfigWarning>,
 }
 
 impl Config {
@@ -185,6 +173,7 @@ impl Config {
                 path,
                 settings: Settings::default(),
                 agents: AgentRegistry::default(),
+                warnings: Vec::new(),
             }),
         }
     }
@@ -200,78 +189,19 @@ impl Config {
             )
         })?;
         let root = doc.as_table();
-        let settings = parse_settings(&src, root)?;
+        let mut settings = Settings::default();
+        keys::read_settings(&src, root, &mut settings)?;
         let defined: Vec<AgentDef> = user::parse_agents(&src, root)?;
         Ok(Config {
             path: path.to_path_buf(),
             settings,
             agents: AgentRegistry::new(defined),
+            warnings: unknown::unknown_keys(&src, root),
         })
     }
 }
 
-fn parse_colour(
-    src: &Source<'_>,
-    table: &toml_edit::Table,
-    key: &str,
-) -> Result<Option<Rgb>, ConfigError> {
-    let Some(text) = src.string(table, key)? else {
-        return Ok(None);
-    };
-    Rgb::parse_hex(&text).map(Some).ok_or_else(|| {
-        src.error(
-            table.get(key).and_then(|i| i.span()),
-            format!("`{key}` must be a colour like \"#1e1e1e\""),
-            format!("write `{key} = \"#rrggbb\"`"),
-        )
-    })
-}
-
-fn parse_settings(src: &Source<'_>, root: &toml_edit::Table) -> Result<Settings, ConfigError> {
-    let mut s = Settings::default();
-    if let Some(t) = src.table(root, "terminal")? {
-        if let Some(v) = src.string(t, "term_program")? {
-            s.term_program = v;
-        }
-        if let Some(v) = src.uint(t, "scrollback", MAX_SCROLLBACK)? {
-            s.scrollback = v as usize;
-        }
-        if let Some(v) = src.bool(t, "native_probe_reply")? {
-            s.native_probe_reply = v;
-        }
-        if let Some(v) = src.bool(t, "shell_integration")? {
-            s.shell_integration = v;
-        }
-        s.foreground = parse_colour(src, t, "foreground")?;
-        s.background = parse_colour(src, t, "background")?;
-    }
-    if let Some(t) = src.table(root, "ui")? {
-        s.prefix_key = src.string(t, "prefix_key")?;
-        if let Some(v) = src.bool(t, "wizard_shown")? {
-            s.wizard_shown = v;
-        }
-    }
-    if let Some(t) = src.table(root, "notifications")? {
-        let n = &mut s.notifications;
-        for (key, slot) in [
-            ("bell", &mut n.bell),
-            ("desktop", &mut n.desktop),
-            ("osc_fallback", &mut n.osc_fallback),
-        ] {
-            if let Some(v) = src.bool(t, key)? {
-                *slot = v;
-            }
-        }
-    }
-    if let Some(t) = src.table(root, "hooks")? {
-        for (agent, _) in t.iter() {
-            if let Some(v) = src.bool(t, agent)? {
-                s.hooks_consent.insert(agent.to_owned(), v);
-            }
-        }
-    }
-    Ok(s)
-}
-
+#[cfg(test)]
+mod reference_tests;
 #[cfg(test)]
 mod tests;

@@ -146,11 +146,13 @@ pub enum RuntimeError {
         #[source]
         source: std::io::Error,
     },
-    #[error("task {0:?} has exited: it takes no more input")]
+    // The ids stay in the values (callers match on them) but never in the
+    // text: a user knows a task by its name, which the runtime does not have.
+    #[error("this task has exited and takes no more input; close it, or start a new one")]
     Exited(TaskId),
-    #[error("no task {0:?} (it was removed)")]
+    #[error("that task is gone (it was closed)")]
     NoSuchTask(TaskId),
-    #[error("cannot {what} for task {id:?}: {source}")]
+    #[error("cannot {what} for this task: {source}")]
     Io {
         id: TaskId,
         what: &'static str,

@@ -65,6 +65,10 @@ pub enum ConfirmAction {
         task: u64,
         has_worktree: bool,
     },
+    /// git refused to remove this worktree; `f` removes it anyway.
+    ForceRemoveWorktree {
+        path: std::path::PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +109,21 @@ impl ConfirmView {
         }
     }
 
+    /// git kept the worktree at `path` for `reason` (its own words).
+    pub fn worktree_kept(path: &std::path::Path, reason: &str) -> Self {
+        ConfirmView {
+            title: "Worktree kept".into(),
+            body: vec![
+                format!("git did not remove {}:", path.display()),
+                reason.to_owned(),
+                "Remove it anyway? Its uncommitted changes are lost; the branch stays.".into(),
+            ],
+            action: ConfirmAction::ForceRemoveWorktree {
+                path: path.to_path_buf(),
+            },
+        }
+    }
+
     fn keys(&self) -> &'static str {
         match self.action {
             ConfirmAction::CloseTask {
@@ -112,6 +131,7 @@ impl ConfirmView {
             } => "y close and keep the worktree   w close and remove the worktree   n cancel",
             ConfirmAction::CloseTask { .. } => "y close   n cancel",
             ConfirmAction::Quit => "y quit   n cancel",
+            ConfirmAction::ForceRemoveWorktree { .. } => "f remove it and its changes   n keep it",
         }
     }
 }

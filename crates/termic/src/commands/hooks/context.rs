@@ -30,13 +30,22 @@ pub struct Context {
     pub forbidden: ForbiddenRoots,
     /// A warning to print once (an unreadable config.toml).
     pub warning: Option<String>,
+    /// Every agent termic knows here (built-ins and config.toml's), for
+    /// `install --detected`.
+    agents: Vec<crate::agents::AgentDef>,
 }
 
 impl Context {
     pub fn from_env() -> Result<Context> {
         let p = crate::paths::TermicPaths::from_env()?;
         let (agents, warning) = match Config::load(&p.config_dir) {
-            Ok(c) => (c.agents.all().to_vec(), None),
+            Ok(c) => {
+                let warnings: Vec<String> = c.warnings.iter().map(ToString::to_string).collect();
+                (
+                    c.agents.all().to_vec(),
+                    (!warnings.is_empty()).then(|| warnings.join("\ntermic: warning: ")),
+                )
+            }
             Err(e) => (
                 crate::agents::AgentRegistry::default().all().to_vec(),
                 Some(format!("{e}; using the built-in agents only")),
@@ -68,6 +77,7 @@ impl Context {
             clones,
             forbidden,
             warning,
+            agents,
         })
     }
 
@@ -80,8 +90,9 @@ impl Context {
             .map_or(name, |(_, base)| base.as_str());
         agents::adapter(base).ok_or_else(|| {
             format!(
-                "unknown agent {name:?}: use one of {}",
-                agents::known_ids().join(", ")
+                "unknown agent {name:?}: termic installs hooks for {} (or a clone of one \
+                 defined in config.toml)",
+                agents::installable_ids().join(", ")
             )
         })
     }
@@ -94,6 +105,26 @@ impl Context {
                 Err(format!("{name}: {why}; nothing to install"))
             }
         }
+    }
+
+    /// The agents on PATH (a Docker agent: `docker` on PATH) that termic can
+    /// wire, as the distinct schemas to install, and the ids of those it
+    /// cannot wire (no hooks needed or none exist), for the plan's heading.
+    pub fn detected(&self) -> (Vec<AgentSchema>, Vec<String>) {
+        let path_var = std::env::var_os("PATH").unwrap_or_default();
+        let mut wire = Vec::new();
+        let mut other = Vec::new();
+        for a in &self.agents {
+            if !detect::is_detected(a, &path_var, detect::is_executable_file) {
+                continue;
+            }
+            match a.schema() {
+                Some(s) if !wire.contains(&s) => wire.push(s),
+                Some(_) => {}
+                None => other.push(a.id.clone()),
+            }
+        }
+        (wire, other)
     }
 
     /// The distinct schemas for the names on the command line.

@@ -4,7 +4,7 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use anyhow::Result;
 use clap::Args;
-use termic_hooks::agents::AgentSchema;
+use termic_hooks::agents::{self, AgentSchema};
 use termic_hooks::apply;
 use termic_hooks::plan::{self, InstallFacts, InstallPlan};
 use termic_hooks::status::target_status;
@@ -24,26 +24,39 @@ use super::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
 /// <data dir>/docker-agents/<agent>/. Your other settings keep their exact bytes,
 /// and `termic hooks remove` gives them back.
 ///
-/// The exact files are listed before anything is written; on a terminal
-/// termic then asks to go ahead (skip with --yes).
+/// The exact files are listed before anything is written, then termic asks
+/// to go ahead. When stdin is not a terminal (a script, a pipe) nobody can
+/// answer, so termic writes nothing unless you pass --yes.
+///
+/// --detected installs every agent found on PATH that termic can wire
+/// (a Docker agent counts when docker is on PATH): one plan for all of
+/// them, one question.
 ///
 /// Examples:
 ///   termic hooks install claude
 ///   termic hooks install claude opencode --dry-run
-///   termic hooks install grok --yes
+///   termic hooks install --detected
+///   termic hooks install grok --yes          in a script: no question
 ///
 /// Exit codes: 0 installed (or nothing to do), 1 error or cancelled,
-/// 2 unknown agent or nothing to install for it, 3 refused (a malformed
-/// or read-only config, disableAllHooks, Claude Code older than 2.1.141,
+/// 2 unknown agent, nothing to install for it, or --yes missing when
+/// stdin is not a terminal, 3 refused (a malformed, empty or
+/// read-only config, disableAllHooks, Claude Code older than 2.1.141,
 /// a target inside a project); nothing is written for a refused agent.
 /// With several agents, each is installed or refused on its own and the
 /// code is that of the first failure.
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    group(clap::ArgGroup::new("which").required(true).args(["agents", "detected"]))
+)]
 pub struct InstallArgs {
     #[command(flatten)]
     pub common: AgentsArgs,
-    /// Do not ask before writing.
+    /// Every agent on PATH that termic can wire, instead of naming them.
+    #[arg(long, conflicts_with = "agents")]
+    pub detected: bool,
+    /// Write without asking (required when stdin is not a terminal).
     #[arg(long, short = 'y')]
     pub yes: bool,
 }
@@ -52,11 +65,28 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
     if let Some(w) = &ctx.warning {
         eprintln!("termic: warning: {w}");
     }
-    let schemas = match ctx.schemas(&args.common.agents) {
-        Ok(s) => s,
-        Err(msg) => {
-            eprintln!("termic: {msg}");
-            return Ok(EXIT_USAGE);
+    let schemas = if args.detected {
+        let (schemas, others) = ctx.detected();
+        if !others.is_empty() {
+            println!("Also found, nothing to install: {}.", others.join(", "));
+        }
+        if schemas.is_empty() {
+            println!(
+                "No agent termic can wire is on PATH (termic installs hooks for {}).",
+                agents::installable_ids().join(", ")
+            );
+            return Ok(EXIT_OK);
+        }
+        let ids: Vec<&str> = schemas.iter().map(|s| s.id()).collect();
+        println!("Found on PATH: {}.", ids.join(", "));
+        schemas
+    } else {
+        match ctx.schemas(&args.common.agents) {
+            Ok(s) => s,
+            Err(msg) => {
+                eprintln!("termic: {msg}");
+                return Ok(EXIT_USAGE);
+            }
         }
     };
     let facts = ctx.facts(schemas.contains(&AgentSchema::Claude));
@@ -88,9 +118,20 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
         println!("Dry run: nothing was written.");
         return Ok(refused_code);
     }
-    if !args.yes && std::io::stdin().is_terminal() && !confirm()? {
-        println!("Nothing was written.");
-        return Ok(1);
+    if !args.yes {
+        // Nobody can answer a question on a pipe: writing anyway would be
+        // consent nobody gave.
+        if !std::io::stdin().is_terminal() {
+            eprintln!(
+                "termic: stdin is not a terminal, so termic cannot ask; nothing was written. \
+                 Run again with --yes to write these files"
+            );
+            return Ok(EXIT_USAGE);
+        }
+        if !confirm()? {
+            println!("Nothing was written.");
+            return Ok(1);
+        }
     }
     // One target's failure does not stop the others: each is applied (or
     // not) on its own, and the toggle is recorded for every agent that now

@@ -25,7 +25,7 @@ pub const EXIT_USAGE: u8 = 2;
 #[derive(Debug, clap::Args)]
 pub struct AgentsArgs {
     /// Agents: claude, grok, agy, opencode (or a clone's id).
-    #[arg(required = true, value_name = "AGENT")]
+    #[arg(value_name = "AGENT")]
     pub agents: Vec<String>,
     /// Show the files that would change, write nothing.
     #[arg(long)]
@@ -39,8 +39,14 @@ Paths come from $HOME, and from $TERMIC_DATA_DIR (Docker agents' dirs) and
 $TERMIC_CONFIG_DIR (config.toml) when set, so you can try it on a scratch HOME:
   HOME=/tmp/h termic hooks install claude --dry-run
 
-Exit codes: 0 done, 1 error or cancelled, 2 usage (unknown agent),
-3 refused (nothing written for that agent). See each command's --help.")]
+Examples:
+  termic hooks status
+  termic hooks install --detected
+  termic hooks remove claude
+
+Exit codes: 0 done, 1 error or cancelled, 2 usage (unknown agent, or
+install without --yes when stdin is not a terminal), 3 refused (nothing
+written for that agent). See each command's --help.")]
 pub enum HooksCommand {
     Status(status::StatusArgs),
     Install(install::InstallArgs),

@@ -27,7 +27,10 @@ use super::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
 /// 3 refused (a malformed or read-only config: fix it, then run again).
 /// The agent's Settings toggle goes off only when its removal went through.
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    group(clap::ArgGroup::new("which").required(true).args(["agents"]))
+)]
 pub struct RemoveArgs {
     #[command(flatten)]
     pub common: AgentsArgs,

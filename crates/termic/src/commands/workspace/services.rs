@@ -336,10 +336,10 @@ impl Services for WorkspaceServices {
         })
     }
 
-    fn remove_worktree(&mut self, path: &Path) -> Result<()> {
+    fn remove_worktree(&mut self, path: &Path, force: bool) -> Result<()> {
         let repo = crate::worktree::repo_root(&self.cwd)?;
-        crate::worktree::remove(&repo, path, false)
-            .with_context(|| format!("the worktree {} was kept", path.display()))
+        // The error says the worktree was kept, git's reason and the fix.
+        Ok(crate::worktree::remove(&repo, path, force)?)
     }
 
     fn discard_worktree(&mut self, path: &Path) -> Result<()> {

@@ -1,0 +1,276 @@
+//! The one table of config.toml keys. The parser reads every setting
+//! through it ([`SETTING_KEYS`]'s `read`), the unknown-key check knows a key
+//! only when it is here, and `termic config reference` (docs/config.md)
+//! prints it: a key cannot exist in one and not the others. Defaults are
+//! read from `Settings::default()`, so the docs cannot state a stale one.
+
+use toml_edit::Table;
+
+use super::{ConfigError, Settings, Source, MAX_SCROLLBACK};
+use crate::input::PrefixKey;
+use crate::replies::{ReplyConfig, Rgb};
+
+/// One key of a fixed section (`[terminal]`, `[ui]`, `[notifications]`).
+pub struct SettingKey {
+    pub section: &'static str,
+    pub name: &'static str,
+    /// What the value is, for the reference ("true or false", ...).
+    pub kind: &'static str,
+    pub doc: &'static str,
+    /// A value as written in TOML, different from the default.
+    pub example: &'static str,
+    /// Reads the key from its section into the settings.
+    read: fn(&Source<'_>, &Table, &'static str, &mut Settings) -> Result<(), ConfigError>,
+    /// The setting's value as TOML (what the default is, and what a test
+    /// checks `read` stored).
+    pub show: fn(&Settings) -> String,
+}
+
+/// One key of an `[agents.<id>]` table (read in `agents::user`).
+pub struct AgentKey {
+    pub name: &'static str,
+    pub kind: &'static str,
+    pub doc: &'static str,
+    pub default: &'static str,
+    pub example: &'static str,
+}
+
+fn set<T>(value: Option<T>, slot: &mut T) -> Result<(), ConfigError> {
+    if let Some(v) = value {
+        *slot = v;
+    }
+    Ok(())
+}
+
+fn quoted(s: &str) -> String {
+    toml_edit::Value::from(s).to_string().trim().to_owned()
+}
+
+fn hex(c: Rgb) -> String {
+    format!("\"#{:02x}{:02x}{:02x}\"", c.0, c.1, c.2)
+}
+
+fn colour(
+    src: &Source<'_>,
+    table: &Table,
+    key: &str,
+    slot: &mut Option<Rgb>,
+) -> Result<(), ConfigError> {
+    let Some(text) = src.string(table, key)? else {
+        return Ok(());
+    };
+    *slot = Some(Rgb::parse_hex(&text).ok_or_else(|| {
+        src.error(
+            table.get(key).and_then(|i| i.span()),
+            format!("`{key}` must be a colour like \"#1e1e1e\""),
+            format!("write `{key} = \"#rrggbb\"`"),
+        )
+    })?);
+    Ok(())
+}
+
+/// The spelling of the built-in prefix key.
+pub const DEFAULT_PREFIX: &str = "C-]";
+
+/// Every key of the fixed sections, in the order the reference lists them.
+pub const SETTING_KEYS: &[SettingKey] = &[
+    SettingKey {
+        section: "terminal",
+        name: "term_program",
+        kind: "string",
+        doc: "What agents see in TERM_PROGRAM (some agents pick features by it).",
+        example: "\"WezTerm\"",
+        read: |src, t, k, s| set(src.string(t, k)?, &mut s.term_program),
+        show: |s| quoted(&s.term_program),
+    },
+    SettingKey {
+        section: "terminal",
+        name: "scrollback",
+        kind: "whole number, 0 to 1000000",
+        doc: "Lines of history kept per task (memory is about lines times width).",
+        example: "50000",
+        read: |src, t, k, s| {
+            set(
+                src.uint(t, k, MAX_SCROLLBACK)?.map(|v| v as usize),
+                &mut s.scrollback,
+            )
+        },
+        show: |s| s.scrollback.to_string(),
+    },
+    SettingKey {
+        section: "terminal",
+        name: "native_probe_reply",
+        kind: "true or false",
+        doc: "Answer Claude Code's OSC 7501 probe, so it reports its own status.",
+        example: "false",
+        read: |src, t, k, s| set(src.bool(t, k)?, &mut s.native_probe_reply),
+        show: |s| s.native_probe_reply.to_string(),
+    },
+    SettingKey {
+        section: "terminal",
+        name: "foreground",
+        kind: "colour \"#rrggbb\"",
+        doc: "The text colour reported to OSC 10 queries (agents pick a theme by it).",
+        example: "\"#1e1e1e\"",
+        read: |src, t, k, s| colour(src, t, k, &mut s.foreground),
+        show: |s| hex(s.foreground.unwrap_or(ReplyConfig::default().foreground)),
+    },
+    SettingKey {
+        section: "terminal",
+        name: "background",
+        kind: "colour \"#rrggbb\"",
+        doc: "The background colour reported to OSC 11 queries.",
+        example: "\"#fdf6e3\"",
+        read: |src, t, k, s| colour(src, t, k, &mut s.background),
+        show: |s| hex(s.background.unwrap_or(ReplyConfig::default().background)),
+    },
+    SettingKey {
+        section: "terminal",
+        name: "shell_integration",
+        kind: "true or false",
+        doc: "Start bash, zsh and fish tasks with termic's OSC 133 integration (see below).",
+        example: "false",
+        read: |src, t, k, s| set(src.bool(t, k)?, &mut s.shell_integration),
+        show: |s| s.shell_integration.to_string(),
+    },
+    SettingKey {
+        section: "ui",
+        name: "prefix_key",
+        kind: "ctrl and a letter (\"C-a\"), or \"C-]\"",
+        doc: "The key that starts every termic command; everything else goes to the task.",
+        example: "\"C-a\"",
+        read: |src, t, k, s| {
+            let Some(spec) = src.string(t, k)? else {
+                return Ok(());
+            };
+            if PrefixKey::parse(&spec).is_none() {
+                return Err(src.error(
+                    t.get(k).and_then(|i| i.span()),
+                    format!("prefix_key = {} is not a key termic knows", quoted(&spec)),
+                    "write e.g. `prefix_key = \"C-a\"` (ctrl and a letter, or \"C-]\")",
+                ));
+            }
+            s.prefix_key = Some(spec);
+            Ok(())
+        },
+        show: |s| quoted(s.prefix_key.as_deref().unwrap_or(DEFAULT_PREFIX)),
+    },
+    SettingKey {
+        section: "ui",
+        name: "wizard_shown",
+        kind: "true or false",
+        doc: "The first-run wizard was shown (termic sets it; false shows it again).",
+        example: "true",
+        read: |src, t, k, s| set(src.bool(t, k)?, &mut s.wizard_shown),
+        show: |s| s.wizard_shown.to_string(),
+    },
+    SettingKey {
+        section: "notifications",
+        name: "bell",
+        kind: "true or false",
+        doc: "Ring the outer terminal's bell when a task needs you or is done.",
+        example: "false",
+        read: |src, t, k, s| set(src.bool(t, k)?, &mut s.notifications.bell),
+        show: |s| s.notifications.bell.to_string(),
+    },
+    SettingKey {
+        section: "notifications",
+        name: "desktop",
+        kind: "true or false",
+        doc: "Send a desktop notification (D-Bus) when a task needs you or is done.",
+        example: "false",
+        read: |src, t, k, s| set(src.bool(t, k)?, &mut s.notifications.desktop),
+        show: |s| s.notifications.desktop.to_string(),
+    },
+    SettingKey {
+        section: "notifications",
+        name: "osc_fallback",
+        kind: "true or false",
+        doc: "Without a desktop notification service, ask the outer terminal (OSC 777/9).",
+        example: "false",
+        read: |src, t, k, s| set(src.bool(t, k)?, &mut s.notifications.osc_fallback),
+        show: |s| s.notifications.osc_fallback.to_string(),
+    },
+];
+
+/// `[hooks]`: one key per agent id, your consent to its hooks.
+pub const HOOKS_SECTION: &str = "hooks";
+
+/// `[agents.<id>]`: a user-defined agent or a clone of a built-in.
+pub const AGENTS_SECTION: &str = "agents";
+
+/// Every key of an `[agents.<id>]` table.
+pub const AGENT_KEYS: &[AgentKey] = &[
+    AgentKey {
+        name: "base",
+        kind: "string",
+        doc: "The built-in it is based on: its status profile and hooks.",
+        default: "the section's id, when that is a built-in",
+        example: "\"claude\"",
+    },
+    AgentKey {
+        name: "command",
+        kind: "list of strings",
+        doc: "The program and its first arguments.",
+        default: "the base's command",
+        example: "[\"claude\"]",
+    },
+    AgentKey {
+        name: "args",
+        kind: "list of strings",
+        doc: "Arguments appended to the command.",
+        default: "[]",
+        example: "[\"--model\", \"opus\"]",
+    },
+    AgentKey {
+        name: "env",
+        kind: "table of strings",
+        doc: "Environment variables set for the agent.",
+        default: "{}",
+        example: "{ CLAUDE_CONFIG_DIR = \"/home/me/.claude-work\" }",
+    },
+    AgentKey {
+        name: "docker",
+        kind: "true or false",
+        doc: "Run the agent in a container (hooks go to its own dir).",
+        default: "false",
+        example: "true",
+    },
+    AgentKey {
+        name: "image",
+        kind: "string",
+        doc: "The Docker image (required with docker = true).",
+        default: "none",
+        example: "\"ghcr.io/me/claude\"",
+    },
+];
+
+/// The fixed sections, in reference order.
+pub fn setting_sections() -> Vec<&'static str> {
+    let mut out: Vec<&str> = Vec::new();
+    for k in SETTING_KEYS {
+        if !out.contains(&k.section) {
+            out.push(k.section);
+        }
+    }
+    out
+}
+
+/// Reads every fixed-section key of `root` into `s` (the parser's path).
+pub fn read_settings(src: &Source<'_>, root: &Table, s: &mut Settings) -> Result<(), ConfigError> {
+    for section in setting_sections() {
+        if let Some(t) = src.table(root, section)? {
+            for k in SETTING_KEYS.iter().filter(|k| k.section == section) {
+                (k.read)(src, t, k.name, s)?;
+            }
+        }
+    }
+    if let Some(t) = src.table(root, HOOKS_SECTION)? {
+        for (agent, _) in t.iter() {
+            if let Some(v) = src.bool(t, agent)? {
+                s.hooks_consent.insert(agent.to_owned(), v);
+            }
+        }
+    }
+    Ok(())
+}
