@@ -6,8 +6,10 @@
 //! `/proc/PID/exe` and `/proc/PID/cmdline` (one readlink and one read of at
 //! most 4 KiB). It runs from the reader thread only when output arrives:
 //! at once for a chunk holding an OSC 133 mark or the first chunk after an
-//! Enter, else at most every [`CHECK_EVERY_MS`]. A task that prints nothing
-//! costs nothing: no timer, no poll.
+//! Enter, else at most every [`CHECK_EVERY_MS`], and once more when output
+//! has been quiet for [`CHECK_EVERY_MS`] since the last check (an agent that
+//! prints its banner within that time and then waits for you is still
+//! seen). A task that prints nothing costs nothing: no timer, no poll.
 
 use std::collections::HashMap;
 use std::os::unix::io::RawFd;
@@ -40,6 +42,9 @@ pub struct ForegroundWatch {
     /// The agent id applied now (`None`: the task's own profile).
     current: Option<String>,
     last_check: Option<u64>,
+    /// Output arrived since the last quiet check: one more check is owed
+    /// once output goes quiet.
+    owed: bool,
 }
 
 /// `ESC ] 133 ;`: a shell mark is in the chunk.
@@ -59,12 +64,14 @@ impl ForegroundWatch {
             entered,
             current: None,
             last_check: None,
+            owed: false,
         }
     }
 
     /// Whether this output chunk should trigger a check.
     pub fn due(&mut self, now: u64, bytes: &[u8]) -> bool {
         let entered = self.entered.swap(false, Ordering::Relaxed);
+        self.owed = true;
         // Cheapest first: the byte scan only when nothing else made it due.
         let due = entered
             || self
@@ -75,6 +82,22 @@ impl ForegroundWatch {
             self.last_check = Some(now);
         }
         due
+    }
+
+    /// How long the reader may wait for output before it owes the quiet
+    /// check: `None` when none is owed (block as long as it takes).
+    pub fn quiet_wait_ms(&self, now: u64) -> Option<u64> {
+        self.owed.then(|| {
+            let at = self.last_check.unwrap_or(now) + CHECK_EVERY_MS;
+            at.saturating_sub(now)
+        })
+    }
+
+    /// The check owed after output went quiet.
+    pub fn quiet_check(&mut self, now: u64, fd: RawFd) -> Option<ForegroundChange> {
+        self.owed = false;
+        self.last_check = Some(now);
+        self.check(fd)
     }
 
     /// Looks at the foreground; a change when its agent differs from the
@@ -140,5 +163,20 @@ mod tests {
         assert!(w.due(130, b"x"));
         assert!(!w.due(200, b"x"));
         assert!(w.due(130 + CHECK_EVERY_MS, b"x"));
+    }
+
+    #[test]
+    fn output_owes_one_check_once_it_goes_quiet() {
+        let mut w = watch();
+        assert_eq!(w.quiet_wait_ms(0), None, "no output, nothing owed");
+        assert!(w.due(1000, b"x"));
+        assert!(!w.due(1100, b"banner"));
+        assert_eq!(w.quiet_wait_ms(1100), Some(CHECK_EVERY_MS - 100));
+        assert_eq!(w.quiet_wait_ms(1000 + CHECK_EVERY_MS + 5), Some(0));
+        // /dev/null is no terminal: tcgetpgrp fails, no change, debt paid.
+        let null = std::fs::File::open("/dev/null").unwrap();
+        use std::os::unix::io::AsRawFd;
+        assert_eq!(w.quiet_check(1300, null.as_raw_fd()), None);
+        assert_eq!(w.quiet_wait_ms(1300), None);
     }
 }

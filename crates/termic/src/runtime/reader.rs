@@ -1,6 +1,7 @@
 //! The per-task reader thread: the only consumer of a task's PTY output.
 //!
-//! It blocks on `read` (no polling) and, for every batch, in order: finds
+//! It blocks on `read` (a `poll` with a timeout only while a foreground check
+//! is owed, see [`super::foreground`]) and, for every batch, in order: finds
 //! the terminal queries in it (so the screen thread need not scan again),
 //! feeds the signal engine (and the recorder), publishes transitions, and
 //! hands the bytes to the screen thread ([`super::screen`]). The screen model
@@ -53,6 +54,25 @@ fn readable_now(fd: Option<RawFd>) -> bool {
     // SAFETY: one valid pollfd, zero timeout.
     let n = unsafe { libc::poll(&mut pfd, 1, 0) };
     n == 1 && pfd.revents & libc::POLLIN != 0
+}
+
+/// Wait up to `ms` for output on `fd`: `false` when none came in time.
+fn output_within(fd: RawFd, ms: u64) -> bool {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let timeout = ms.min(i32::MAX as u64) as i32;
+    loop {
+        // SAFETY: one valid pollfd.
+        let n = unsafe { libc::poll(&mut pfd, 1, timeout) };
+        if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        }
+        // Output, hang-up or an error: let the read find out which.
+        return n != 0;
+    }
 }
 
 /// Read once (blocking), then keep reading while more is already waiting.
@@ -116,6 +136,17 @@ pub fn run(
         allocated: 0,
     };
     while let Some(mut buf) = pool.take() {
+        // Output went quiet with a foreground check owed: do it now, so a
+        // program that took the foreground and waits silently is seen.
+        if let (Some(w), Some(fd)) = (watch.as_mut(), fd) {
+            if let Some(ms) = w.quiet_wait_ms(shared.clock.now_ms()) {
+                if !output_within(fd, ms) {
+                    if let Some(change) = w.quiet_check(shared.clock.now_ms(), fd) {
+                        shared.feed_signals(|signals, now| signals.foreground(now, &change));
+                    }
+                }
+            }
+        }
         let Some(len) = read_batch(&mut *reader, fd, &mut buf) else {
             break;
         };

@@ -14,7 +14,7 @@ use termic::runtime::{RuntimeConfig, TaskId, TermSize};
 use termic_hooks::agents::AgentSchema;
 use termic_signal::replay::{read_recording_file, replay_recording, ReplayOptions};
 
-use super::support::{sim_binary, Fixture, Session, SEC};
+use super::support::{count, sim_binary, Fixture, Session, SEC};
 
 /// Where a task runs and how it starts.
 struct Start<'a> {
@@ -296,16 +296,28 @@ fn claude_inside_a_shell(cwd_of: impl Fn(&Fixture) -> PathBuf) {
     let id = start(&fx, &s, "sh", how);
     std::thread::sleep(Duration::from_millis(300));
     s.send(id, b"claude\r");
-    let switched = s.wait_state("sh", "idle", 10 * SEC);
-    assert_eq!(switched["rule"], "profile_switch", "{switched}");
-    assert!(s
+    // The switch is not always a transition: when the reader first sees
+    // the command mark in the same chunk as claude's banner (a loaded
+    // machine), the task goes from the shell's idle to claude's idle.
+    let end = std::time::Instant::now() + 10 * SEC;
+    while !s
         .rt
         .with_engine(id, |e| e.foreground_profile() == Some("claude"))
-        .unwrap());
+        .unwrap()
+    {
+        assert!(std::time::Instant::now() < end, "{:?}", s.steps("sh"));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    s.wait_screen(id, "Claude Code", 10 * SEC);
+    let before = count(&s.states("sh"), "working");
+    if before > 0 {
+        let switched = s.wait_state("sh", "idle", 10 * SEC);
+        assert_eq!(switched["rule"], "profile_switch", "{switched}");
+    }
     // Claude's own hooks now own the turn.
     std::thread::sleep(Duration::from_millis(500));
     s.send(id, b"\r");
-    let working = s.wait_nth("sh", "working", 2, 10 * SEC);
+    let working = s.wait_nth("sh", "working", before + 1, 10 * SEC);
     assert_eq!(working["rule"], "hook_working", "{working}");
     let done = s.wait_nth("sh", "done", 1, 15 * SEC);
     assert_eq!(done["rule"], "hook_done", "{done}");
@@ -317,7 +329,7 @@ fn claude_inside_a_shell(cwd_of: impl Fn(&Fixture) -> PathBuf) {
         std::thread::sleep(Duration::from_millis(20));
     }
     s.send(id, b"sleep 0.2\r");
-    let working = s.wait_nth("sh", "working", 3, 10 * SEC);
+    let working = s.wait_nth("sh", "working", before + 2, 10 * SEC);
     assert_eq!(working["rule"], "shell_command_start", "{working}");
     let done = s.wait_nth("sh", "done", 2, 10 * SEC);
     assert_eq!(done["rule"], "shell_command_end", "{done}");
