@@ -80,7 +80,12 @@ impl Drop for Inner {
     fn drop(&mut self) {
         let tasks = self.tasks.get_mut().unwrap_or_else(|e| e.into_inner());
         for task in tasks.values() {
-            task.lock_signals().flush_recording();
+            let mut signals = task.lock_signals();
+            signals.flush_recording();
+            // A burst the event log held is written before termic goes.
+            let held: Vec<_> = signals.flush_log().into_iter().collect();
+            task.write_log(&held);
+            drop(signals);
             if task.status() == TaskStatus::Running {
                 session::end_task(&task.meta.processes());
             }
@@ -343,7 +348,7 @@ impl Runtime {
             };
             transitions.extend(signals.tick(now));
             // Under the lock, like every other feed (see `feed_signals`).
-            task.publish(transitions);
+            task.publish(&mut signals, now, transitions);
         }
     }
 
