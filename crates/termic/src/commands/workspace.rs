@@ -34,8 +34,14 @@ pub struct WorkspaceArgs {
     #[arg(long, global = true, env = "TERMIC_EVENT_LOG", value_name = "FILE")]
     pub event_log: Option<PathBuf>,
     /// Record each task as an asciicast v2 file in DIR (replay with `termic replay`).
+    /// What you type is not recorded, only which keys were Enter, Escape or Ctrl-C.
     #[arg(long, global = true, value_name = "DIR")]
     pub record: Option<PathBuf>,
+    /// With --record: also record what you type into tasks. Off by default
+    /// because it includes any password or token you type; do not share
+    /// such a recording.
+    #[arg(long, global = true, requires = "record")]
+    pub record_input: bool,
 }
 
 /// A task to start as the workspace opens (`termic run`).
@@ -76,6 +82,7 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the --record directory {}", dir.display()))?;
         runtime.set_record_dir(Some(dir.clone()));
+        runtime.set_record_input(args.record_input);
     }
     let notify = NotifySettings {
         bell: settings.notifications.bell,

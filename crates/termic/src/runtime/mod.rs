@@ -73,6 +73,8 @@ struct Inner {
     hooks_wired: Arc<Mutex<HashMap<String, bool>>>,
     event_log: Mutex<Option<Arc<EventLog>>>,
     record_dir: Mutex<Option<PathBuf>>,
+    /// `--record-input`: recordings keep the keystrokes themselves.
+    record_input: AtomicBool,
 }
 
 impl Drop for Inner {
@@ -116,6 +118,7 @@ impl Runtime {
             hooks_wired: Arc::new(Mutex::new(HashMap::new())),
             event_log: Mutex::new(None),
             record_dir: Mutex::new(None),
+            record_input: AtomicBool::new(false),
         };
         (
             Runtime {
@@ -156,6 +159,7 @@ impl Runtime {
                     profile: &spec.profile,
                     task_id: &spawned.task_id,
                     hooks_wired: wired,
+                    record_input: self.inner.record_input.load(Ordering::Relaxed),
                     cols: spec.size.cols,
                     rows: spec.size.rows,
                     start_ms: self.inner.clock.now_ms(),
@@ -302,6 +306,13 @@ impl Runtime {
     /// `dir` (created if missing), replayable with `termic replay`.
     pub fn set_record_dir(&self, dir: Option<PathBuf>) {
         *lock(&self.inner.record_dir) = dir;
+    }
+
+    /// Whether recordings keep what the user types (off by default: it
+    /// holds passwords). Off, only the kind of each key is kept (Enter,
+    /// Escape, Ctrl-C, other), which is all a replay needs.
+    pub fn set_record_input(&self, on: bool) {
+        self.inner.record_input.store(on, Ordering::Relaxed);
     }
 
     /// The verified hooks status of agent `agent` (by agent id). Tasks of

@@ -83,12 +83,12 @@ impl TaskSignals {
     }
 
     pub fn input(&mut self, now: u64, bytes: &[u8]) -> Vec<Transition> {
-        self.rec(|r| r.input(now, bytes));
         let mut keys = Key::from_input_bytes(bytes);
         // A run of ordinary keys (typing, an unbracketed paste) means the
         // same to the engine as one of them at the same instant, and a 1 MB
         // paste must not cost a million engine calls.
         keys.dedup_by(|a, b| *a == Key::Other && *b == Key::Other);
+        self.rec(|r| r.input(now, bytes, &keys));
         let mut out = Vec::new();
         for key in keys {
             out.extend(self.engine.key(now, key));
