@@ -30,3 +30,6 @@ mod demo;
 
 #[path = "e2e_specs/commands.rs"]
 mod commands;
+
+#[path = "e2e_specs/hostile_status.rs"]
+mod hostile_status;
