@@ -142,3 +142,23 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     drop(guard);
     result.map(|()| ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::commands::Cli;
+
+    #[test]
+    fn keystrokes_are_recorded_only_when_asked_and_only_with_a_recording() {
+        let cli = Cli::try_parse_from(["termic", "--record", "casts", "run", "claude"]).unwrap();
+        assert!(!cli.workspace.record_input, "off by default");
+        let cli =
+            Cli::try_parse_from(["termic", "run", "--record", "c", "--record-input", "x"]).unwrap();
+        assert!(cli.workspace.record_input);
+        let err = Cli::try_parse_from(["termic", "--record-input", "run", "claude"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--record"), "{err}");
+    }
+}
