@@ -264,3 +264,42 @@ fn measure_the_event_log_under_floods() {
         );
     }
 }
+
+#[test]
+fn quitting_writes_a_held_burst() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("flood.bin");
+    write_flood(&file, Flood::CodexWorkingBlocked, 1_000);
+    let log_path = dir.path().join("events.jsonl");
+    let (rt, events) = runtime();
+    rt.set_event_log(Some(EventLog::open(&log_path).unwrap()));
+    let mut spec = sh("quit", &format!("cat '{}'; read x", file.display()));
+    spec.agent = "codex".into();
+    spec.profile = "codex".into();
+    let id = rt.spawn(spec).unwrap();
+    // Never ticked: the burst is held until termic quits (the runtime drops).
+    let mut seen = 0;
+    while seen < 1_000 {
+        match events.recv_timeout(T) {
+            Ok(RuntimeEvent::Transition(got, _)) => seen += u64::from(got == id),
+            Ok(_) => {}
+            Err(_) => panic!("only {seen} transitions"),
+        }
+    }
+    assert!(log_lines(&log_path)
+        .iter()
+        .all(|l| l.get("repeated").is_none()));
+    drop(rt);
+    // The task's exit (quitting ends it) may follow the record; the record
+    // is there, first, with the burst's final state.
+    let lines = log_lines(&log_path);
+    let record = lines
+        .iter()
+        .position(|l| l.get("repeated").is_some())
+        .unwrap_or_else(|| panic!("no record: {lines:?}"));
+    assert_eq!(
+        lines[record]["to"], "needs_you",
+        "the 1,000th report is a blocked"
+    );
+    assert!(lines[record + 1..].iter().all(|l| l["to"] == "exited"));
+}
