@@ -2,14 +2,20 @@
 //! transition, appended, for scripts and end-to-end tests.
 //!
 //! ```json
-//! {"ts":1764470000123,"task":"fix-bug","agent":"claude","from":"working","to":"needs_you","rule":"native_blocked","reason":"native blocked: ...","attention":{"kind":"permission","message":"approve Write: out.txt"}}
+//! {"ts":1764470000123,"task":"fix-bug","pid":4242,"agent":"claude","from":"working","to":"needs_you","rule":"native_blocked","reason":"native blocked: ...","attention":{"kind":"permission","message":"approve Write: out.txt"}}
 //! ```
 //!
-//! `ts` is integer milliseconds since the Unix epoch; `from`/`to` are one of
-//! idle, working, needs_you, done, interrupted, exited; `attention` is there
-//! only when the engine said what the agent needs. Each line is written with
-//! one `write` on an `O_APPEND` file, so lines from several termic processes
-//! sharing a log never interleave mid-line.
+//! `ts` is integer milliseconds since the Unix epoch; `pid` is the task's
+//! process id (as `ps` and the task's details show it), which tells two
+//! tasks of one name apart; `from`/`to` are one of idle, working, needs_you,
+//! done, interrupted, exited; `attention` is there only when the engine said
+//! what the agent needs. A flood is summed up (see [`coalesce`]): a line
+//! with `"repeated": N` and `"since": TS` stands for N transitions between
+//! `since` and `ts`, from `from` to the final state `to`. Each line is
+//! written with one `write` on an `O_APPEND` file, so lines from several
+//! termic processes sharing a log never interleave mid-line.
+
+pub mod coalesce;
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -17,14 +23,22 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use serde::Serialize;
-use termic_signal::engine::Transition;
+use termic_signal::engine::{State, Transition};
+
+pub use coalesce::{Coalescer, Entry};
 
 /// What the log needs to know besides the transition.
 #[derive(Debug, Clone, Copy)]
 pub struct TaskLabel<'a> {
     pub task: &'a str,
+    /// The task's process id: short, shown elsewhere, and not a secret
+    /// (unlike `TERMIC_TASK_ID`, which must never reach a log).
+    pub pid: i32,
     pub agent: &'a str,
 }
+
+/// The reason text is capped so no single line can be large.
+const REASON_MAX_CHARS: usize = 400;
 
 #[derive(Debug, Serialize, PartialEq, Eq)]
 struct AttentionLine<'a> {
@@ -38,6 +52,7 @@ struct AttentionLine<'a> {
 struct Line<'a> {
     ts: u64,
     task: &'a str,
+    pid: i32,
     agent: &'a str,
     from: &'a str,
     to: &'a str,
@@ -45,10 +60,61 @@ struct Line<'a> {
     reason: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     attention: Option<AttentionLine<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repeated: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    since: Option<u64>,
+}
+
+fn capped(text: String) -> String {
+    match text.char_indices().nth(REASON_MAX_CHARS) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text,
+    }
 }
 
 /// One JSON line (with its newline) for a transition at wall time `ts`.
 pub fn format_line(ts: u64, label: TaskLabel<'_>, t: &Transition) -> String {
+    format_json(ts, label, t, t.from, t.reason.to_string(), None)
+}
+
+/// One JSON line for what [`Coalescer`] decided; `wall` turns the
+/// engine's clock into wall ms.
+pub fn format_entry(label: TaskLabel<'_>, entry: &Entry, wall: impl Fn(u64) -> u64) -> String {
+    match entry {
+        Entry::Line(t) => format_line(wall(t.at), label, t),
+        Entry::Repeated(r) => {
+            let secs = r.last.at.saturating_sub(r.first_at) as f64 / 1000.0;
+            let kinds = match r.kinds {
+                1 => String::new(),
+                n if n >= 8 => ", 8 or more kinds".to_string(),
+                n => format!(", {n} kinds"),
+            };
+            let reason = format!(
+                "repeated {} times in {secs:.1} s{kinds} (a flood: one line for all); the last: {}",
+                r.count, r.last.reason
+            );
+            let since = wall(r.first_at);
+            format_json(
+                wall(r.last.at),
+                label,
+                &r.last,
+                r.from,
+                reason,
+                Some((r.count, since)),
+            )
+        }
+    }
+}
+
+fn format_json(
+    ts: u64,
+    label: TaskLabel<'_>,
+    t: &Transition,
+    from: State,
+    reason: String,
+    repeated: Option<(u64, u64)>,
+) -> String {
     let attention = t.attention.as_ref().map(|a| AttentionLine {
         kind: a.kind.as_deref(),
         message: a.message.as_deref(),
@@ -56,12 +122,15 @@ pub fn format_line(ts: u64, label: TaskLabel<'_>, t: &Transition) -> String {
     let line = Line {
         ts,
         task: label.task,
+        pid: label.pid,
         agent: label.agent,
-        from: t.from.as_str(),
+        from: from.as_str(),
         to: t.to.as_str(),
         rule: t.reason.rule.as_str(),
-        reason: t.reason.to_string(),
+        reason: capped(reason),
         attention,
+        repeated: repeated.map(|(n, _)| n),
+        since: repeated.map(|(_, s)| s),
     };
     let mut text = serde_json::to_string(&line).unwrap_or_default();
     text.push('\n');
@@ -114,7 +183,20 @@ impl EventLog {
         label: TaskLabel<'_>,
         t: &Transition,
     ) -> Result<(), EventLogError> {
-        let line = format_line(ts, label, t);
+        self.write_line(&format_line(ts, label, t))
+    }
+
+    /// Append what the task's [`Coalescer`] decided to write.
+    pub fn append_entry(
+        &self,
+        label: TaskLabel<'_>,
+        entry: &Entry,
+        wall: impl Fn(u64) -> u64,
+    ) -> Result<(), EventLogError> {
+        self.write_line(&format_entry(label, entry, wall))
+    }
+
+    fn write_line(&self, line: &str) -> Result<(), EventLogError> {
         let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
         file.write_all(line.as_bytes())
             .map_err(|source| EventLogError {
@@ -155,6 +237,7 @@ mod tests {
             1_764_470_000_123,
             TaskLabel {
                 task: "fix",
+                pid: 4242,
                 agent: "claude",
             },
             &t,
@@ -163,6 +246,8 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["ts"], 1_764_470_000_123u64);
         assert_eq!(v["task"], "fix");
+        assert_eq!(v["pid"], 4242);
+        assert!(v.get("repeated").is_none() && v.get("since").is_none());
         assert_eq!(v["agent"], "claude");
         assert_eq!(v["from"], "working");
         assert_eq!(v["to"], "needs_you");
@@ -181,6 +266,7 @@ mod tests {
             1,
             TaskLabel {
                 task: "t",
+                pid: 1,
                 agent: "a",
             },
             &transition(State::Done, None),
@@ -191,6 +277,42 @@ mod tests {
     }
 
     #[test]
+    fn a_repeated_record_carries_the_count_the_span_and_the_final_state() {
+        let mut last = transition(State::NeedsYou, None);
+        last.at = 2_500;
+        last.reason.detail = "x".repeat(5_000);
+        let entry = Entry::Repeated(coalesce::Repeated {
+            count: 99_984,
+            kinds: 2,
+            first_at: 1_000,
+            from: State::Idle,
+            last,
+        });
+        let label = TaskLabel {
+            task: "flood",
+            pid: 7,
+            agent: "codex",
+        };
+        let line = format_entry(label, &entry, |at| 1_700_000_000_000 + at);
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["repeated"], 99_984);
+        assert_eq!(v["since"], 1_700_000_001_000u64);
+        assert_eq!(v["ts"], 1_700_000_002_500u64);
+        assert_eq!(v["from"], "idle");
+        assert_eq!(v["to"], "needs_you");
+        let reason = v["reason"].as_str().unwrap();
+        assert!(
+            reason.starts_with("repeated 99984 times in 1.5 s, 2 kinds"),
+            "{reason}"
+        );
+        assert!(
+            line.len() < 1_000,
+            "a long reason is capped: {}",
+            line.len()
+        );
+    }
+
+    #[test]
     fn append_adds_lines_to_an_existing_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("events.jsonl");
@@ -198,6 +320,7 @@ mod tests {
         let log = EventLog::open(&path).unwrap();
         let label = TaskLabel {
             task: "t",
+            pid: 1,
             agent: "a",
         };
         log.append(1, label, &transition(State::Done, None))

@@ -4,16 +4,20 @@
 //! [`TaskRecorder`] is what the runtime calls, in exactly the order it feeds
 //! the engine (both happen under one lock), so a replay sees the same facts
 //! in the same order at the same times and reproduces the same transitions.
-//! The file format is termic-signal's (`replay::RecordingWriter`): output,
-//! input and resize events plus `termic:` markers for focus, hooks wired,
-//! screen facts and exit. A write error stops that recording (remembered,
+//! The file format is termic-signal's (`replay::RecordingWriter`): output
+//! and resize events plus `termic:` markers for focus, hooks wired, screen
+//! facts and exit. Keystrokes are not recorded unless asked for
+//! (`--record-input`): what a user types into a task includes passwords
+//! and tokens, and recordings get shared. Without it, a `termic:keys`
+//! marker keeps only what the keys meant to the engine (Enter, Escape,
+//! Ctrl-C, some other key), so a replay still reaches the same states. A write error stops that recording (remembered,
 //! shown by [`AsciicastRecorder::error`]); it never stops the agent.
 
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use termic_signal::engine::ScreenFacts;
+use termic_signal::engine::{Key, ScreenFacts};
 use termic_signal::replay::{Marker, RecordingHeader, RecordingWriter, TaskFacts};
 
 use crate::worktree::slug;
@@ -21,7 +25,8 @@ use crate::worktree::slug;
 /// A sink for everything the engine is fed about one task.
 pub trait TaskRecorder: Send {
     fn output(&mut self, now: u64, bytes: &[u8]);
-    fn input(&mut self, now: u64, bytes: &[u8]);
+    /// Keys the user sent: the bytes, and what they mean to the engine.
+    fn input(&mut self, now: u64, bytes: &[u8], keys: &[Key]);
     fn resize(&mut self, now: u64, cols: u16, rows: u16);
     fn focus(&mut self, now: u64, watched: bool);
     fn hooks_wired(&mut self, now: u64, wired: bool);
@@ -48,6 +53,8 @@ pub struct RecordingFacts<'a> {
     /// The task's `TERMIC_TASK_ID`, so hook messages replay as this task's.
     pub task_id: &'a str,
     pub hooks_wired: bool,
+    /// Record the keystrokes themselves (`--record-input`), not only their kinds.
+    pub record_input: bool,
     pub cols: u16,
     pub rows: u16,
     /// Monotonic ms at the start: event times are relative to it.
@@ -61,6 +68,7 @@ pub struct AsciicastRecorder {
     path: PathBuf,
     writer: Option<RecordingWriter<BufWriter<File>>>,
     error: Option<std::io::Error>,
+    record_input: bool,
 }
 
 /// `<name>-<unix seconds>-<n>.cast`, the first `n` that is free.
@@ -96,6 +104,7 @@ impl AsciicastRecorder {
             path,
             writer: Some(writer),
             error: None,
+            record_input: facts.record_input,
         })
     }
 
@@ -126,8 +135,12 @@ impl TaskRecorder for AsciicastRecorder {
         self.write(|w| w.output(now, bytes));
     }
 
-    fn input(&mut self, now: u64, bytes: &[u8]) {
-        self.write(|w| w.input(now, bytes));
+    fn input(&mut self, now: u64, bytes: &[u8], keys: &[Key]) {
+        if self.record_input {
+            self.write(|w| w.input(now, bytes));
+        } else if !keys.is_empty() {
+            self.write(|w| w.marker(now, &Marker::Keys(keys.to_vec())));
+        }
     }
 
     fn resize(&mut self, now: u64, cols: u16, rows: u16) {

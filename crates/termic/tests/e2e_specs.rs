@@ -35,3 +35,6 @@ mod server;
 
 #[path = "e2e_specs/commands.rs"]
 mod commands;
+
+#[path = "e2e_specs/hostile_status.rs"]
+mod hostile_status;

@@ -175,3 +175,37 @@ fn printed_status_in_a_shell_task_moves_nothing_and_is_recorded() {
         .iter()
         .any(|l| l.contains("not obeyed: this task's program output is only text")));
 }
+
+#[test]
+fn two_tasks_of_one_name_are_told_apart_in_the_event_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let log_path = dir.path().join("events.jsonl");
+    let (rt, events) = runtime();
+    rt.set_event_log(Some(EventLog::open(&log_path).unwrap()));
+    let a = rt.spawn(sh("twin", "exit 3")).unwrap();
+    let b = rt.spawn(sh("twin", "exit 4")).unwrap();
+    assert_eq!(wait_exit(&rt, &events, a, T), Some(3));
+    assert_eq!(wait_exit(&rt, &events, b, T), Some(4));
+    let text = std::fs::read_to_string(&log_path).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let pid_of = |id| i64::from(rt.info(id).unwrap().meta.pid);
+    for (id, code) in [(a, "3"), (b, "4")] {
+        let mine: Vec<_> = lines
+            .iter()
+            .filter(|l| l["pid"].as_i64() == Some(pid_of(id)))
+            .collect();
+        assert_eq!(mine.len(), 1, "{text}");
+        assert_eq!(mine[0]["task"], "twin");
+        assert_eq!(mine[0]["to"], "exited");
+        assert!(mine[0]["reason"].as_str().unwrap().contains(code), "{text}");
+    }
+    assert_ne!(pid_of(a), pid_of(b));
+    // The secret TERMIC_TASK_ID (a capability) never reaches the log.
+    for id in [a, b] {
+        let secret = rt.info(id).unwrap().meta.task_id;
+        assert!(!text.contains(&secret), "{text}");
+    }
+}

@@ -10,8 +10,10 @@ use std::time::{Duration, Instant};
 use runtime_support::*;
 use termic::clock::{Clock, ManualClock};
 use termic::runtime::{Runtime, RuntimeConfig, RuntimeEvent, TaskId, TaskStatus};
-use termic_signal::engine::{State, Transition};
-use termic_signal::replay::{read_recording_file, replay_recording, ReplayOptions};
+use termic_signal::engine::{Key, State, Transition};
+use termic_signal::replay::{
+    read_recording_file, replay_recording, Marker, RecordedEvent, Recording, ReplayOptions,
+};
 
 const START: u64 = 10_000;
 
@@ -45,12 +47,18 @@ fn wait_for(
     }
 }
 
-#[test]
-fn a_recorded_task_replays_to_the_same_transitions() {
+/// What a user types at the first prompt: it must not reach a recording
+/// made without `--record-input`.
+const SECRET: &str = "hunter2-secret";
+
+/// Record the scenario, check the file's end and replay it against the
+/// live run; the recording's text comes back for the input checks.
+fn record_and_replay(record_input: bool) -> (Recording, String) {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new(START, 1_764_000_000_000));
     let (rt, events) = Runtime::new(RuntimeConfig::default(), clock.clone());
     rt.set_record_dir(Some(dir.path().join("rec")));
+    rt.set_record_input(record_input);
     rt.set_hooks_wired("claude", true);
     // A fake agent that reports through termic's hook wire format, one step
     // per line of input, then exits 4.
@@ -71,7 +79,8 @@ fn a_recorded_task_replays_to_the_same_transitions() {
     wait_for(&rt, &clock, &events, &mut live, id, State::Working);
     clock.advance(1_000);
     rt.set_watched(Some(id));
-    rt.write_input(id, b"y\r").unwrap();
+    rt.write_input(id, format!("{SECRET}\r").as_bytes())
+        .unwrap();
     wait_for(&rt, &clock, &events, &mut live, id, State::NeedsYou);
     clock.advance(700);
     rt.write_input(id, b"\r").unwrap();
@@ -102,10 +111,9 @@ fn a_recorded_task_replays_to_the_same_transitions() {
     // the default replay (up to that marker, no tail) matches the live run.
     assert_eq!(
         recording.events.last().map(|(_, e)| e),
-        Some(&termic_signal::replay::RecordedEvent::Marker(
-            termic_signal::replay::Marker::End
-        ))
+        Some(&RecordedEvent::Marker(Marker::End))
     );
+    let text = std::fs::read_to_string(&files[0]).unwrap();
     let outcome = replay_recording(&recording, &ReplayOptions::default());
     assert!(!outcome.cut_off);
     let replayed = outcome.transitions;
@@ -124,4 +132,49 @@ fn a_recorded_task_replays_to_the_same_transitions() {
         states,
         [State::Working, State::NeedsYou, State::Done, State::Exited]
     );
+    (recording, text)
+}
+
+fn inputs(recording: &Recording) -> Vec<&RecordedEvent> {
+    recording
+        .events
+        .iter()
+        .map(|(_, e)| e)
+        .filter(|e| matches!(e, RecordedEvent::Input(_)))
+        .collect()
+}
+
+#[test]
+fn a_recorded_task_replays_to_the_same_transitions_without_its_input() {
+    let (recording, text) = record_and_replay(false);
+    assert!(inputs(&recording).is_empty(), "{text}");
+    assert!(!text.contains(SECRET) && !text.contains("hunter"), "{text}");
+    // Only the kinds of keys: some keys then Enter, then Enter twice.
+    let keys: Vec<&Marker> = recording
+        .events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            RecordedEvent::Marker(m @ Marker::Keys(_)) => Some(m),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            &Marker::Keys(vec![Key::Other, Key::Submit]),
+            &Marker::Keys(vec![Key::Submit]),
+            &Marker::Keys(vec![Key::Submit]),
+        ]
+    );
+}
+
+#[test]
+fn with_record_input_the_keystrokes_are_recorded_and_replay_the_same() {
+    let (recording, text) = record_and_replay(true);
+    assert_eq!(
+        inputs(&recording).first(),
+        Some(&&RecordedEvent::Input(format!("{SECRET}\r").into_bytes())),
+        "{text}"
+    );
+    assert_eq!(inputs(&recording).len(), 3);
 }

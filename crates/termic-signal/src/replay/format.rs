@@ -7,7 +7,7 @@
 //! | code | data | meaning |
 //! |---|---|---|
 //! | `o` | text | PTY output |
-//! | `i` | text | keys the user sent to the task |
+//! | `i` | text | keys the user sent to the task (only with `--record-input`) |
 //! | `r` | `COLSxROWS` | resize |
 //! | `m` | `termic:focus=1` / `termic:focus=0` | the user started / stopped watching the task |
 //! | `m` | `termic:hooks_wired=1` / `=0` | the agent's hooks became wired / unwired |
@@ -15,6 +15,7 @@
 //! | `m` | `termic:screen=HASH/LINES` | the runtime's screen facts (hash in hex) |
 //! | `m` | `termic:foreground=PROFILE/WIRED` (empty PROFILE: the task's own) | another program took the task's foreground (an agent started in a shell) |
 //! | `m` | `termic:probe_answered` | termic answered the task's OSC 7501 probe (Claude Code's native status counts from here) |
+//! | `m` | `termic:keys=KINDS` | what the user's keys meant to the engine, without them (no `--record-input`): one letter per key, `E` Enter, `x` Escape, `c` Ctrl-C, `k` any other key (a run of them is one `k`) |
 //! | `m` | `termic:end` | the recorder closed the recording: nothing happened after this time (a recording without it was cut off, e.g. termic was killed) |
 //!
 //! Unknown codes and markers without the `termic:` prefix are skipped, so a
@@ -22,7 +23,7 @@
 
 use serde::Deserialize;
 
-use crate::engine::ScreenFacts;
+use crate::engine::{Key, ScreenFacts};
 
 /// termic's facts about the recorded task (the header's `termic` object).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -74,6 +75,9 @@ pub enum Marker {
     },
     /// termic answered the task's OSC 7501 probe.
     ProbeAnswered,
+    /// Keys the user typed, as the engine reads them, without the bytes
+    /// (a recording made without `--record-input` holds no keystrokes).
+    Keys(Vec<Key>),
     /// The recorder closed the recording at this time.
     End,
 }
@@ -101,6 +105,10 @@ impl Marker {
                 flag(*wired)
             ),
             Marker::ProbeAnswered => format!("{}probe_answered", Self::PREFIX),
+            Marker::Keys(keys) => {
+                let kinds: String = keys.iter().map(|k| key_letter(*k)).collect();
+                format!("{}keys={kinds}", Self::PREFIX)
+            }
             Marker::End => format!("{}end", Self::PREFIX),
         }
     }
@@ -149,11 +157,36 @@ impl Marker {
                     wired: flag(wired)?,
                 }
             }
+            "keys" => Marker::Keys(
+                value
+                    .chars()
+                    .map(|c| {
+                        letter_key(c).ok_or_else(|| {
+                            format!("marker {label:?}: {c:?} is not one of E, x, c, k")
+                        })
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
             // A newer termic's fact: skip it rather than refuse the file.
             _ => return Ok(None),
         };
         Ok(Some(marker))
     }
+}
+
+fn key_letter(key: Key) -> char {
+    match key {
+        Key::Submit => 'E',
+        Key::Escape => 'x',
+        Key::CtrlC => 'c',
+        Key::Other => 'k',
+    }
+}
+
+fn letter_key(c: char) -> Option<Key> {
+    [Key::Submit, Key::Escape, Key::CtrlC, Key::Other]
+        .into_iter()
+        .find(|k| key_letter(*k) == c)
 }
 
 /// One recorded event.
@@ -255,6 +288,8 @@ mod tests {
                 profile: None,
                 wired: false,
             },
+            Marker::Keys(vec![Key::Other, Key::Submit, Key::Escape, Key::CtrlC]),
+            Marker::Keys(Vec::new()),
         ];
         for m in markers {
             assert_eq!(
@@ -267,6 +302,11 @@ mod tests {
         assert_eq!(Marker::label(&Marker::Focus(true)), "termic:focus=1");
         assert_eq!(Marker::parse("chapter 2"), Ok(None));
         assert!(Marker::parse("termic:exit=x").is_err());
+        assert_eq!(
+            Marker::Keys(vec![Key::Other, Key::Submit]).label(),
+            "termic:keys=kE"
+        );
+        assert!(Marker::parse("termic:keys=kQ").is_err());
     }
 
     #[test]

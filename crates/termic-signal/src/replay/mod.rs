@@ -158,6 +158,11 @@ pub fn replay_recording(recording: &Recording, options: &ReplayOptions) -> Repla
                     transitions.extend(engine.set_foreground(at, profile.as_deref(), *wired))
                 }
                 Marker::ProbeAnswered => engine.native_probe_answered(at),
+                Marker::Keys(keys) => {
+                    for key in keys {
+                        transitions.extend(engine.key(at, *key));
+                    }
+                }
                 Marker::End => end = Some(at),
             },
         }

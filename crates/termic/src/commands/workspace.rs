@@ -34,8 +34,14 @@ pub struct WorkspaceArgs {
     #[arg(long, global = true, env = "TERMIC_EVENT_LOG", value_name = "FILE")]
     pub event_log: Option<PathBuf>,
     /// Record each task as an asciicast v2 file in DIR (replay with `termic replay`).
+    /// What you type is not recorded, only which keys were Enter, Escape or Ctrl-C.
     #[arg(long, global = true, value_name = "DIR")]
     pub record: Option<PathBuf>,
+    /// With --record: also record what you type into tasks. Off by default
+    /// because it includes any password or token you type; do not share
+    /// such a recording.
+    #[arg(long, global = true, requires = "record")]
+    pub record_input: bool,
 }
 
 /// A task to start as the workspace opens (`termic run`).
@@ -76,6 +82,7 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the --record directory {}", dir.display()))?;
         runtime.set_record_dir(Some(dir.clone()));
+        runtime.set_record_input(args.record_input);
     }
     let notify = NotifySettings {
         bell: settings.notifications.bell,
@@ -152,4 +159,24 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     drop(app);
     drop(guard);
     result.map(|()| ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::commands::Cli;
+
+    #[test]
+    fn keystrokes_are_recorded_only_when_asked_and_only_with_a_recording() {
+        let cli = Cli::try_parse_from(["termic", "--record", "casts", "run", "claude"]).unwrap();
+        assert!(!cli.workspace.record_input, "off by default");
+        let cli =
+            Cli::try_parse_from(["termic", "run", "--record", "c", "--record-input", "x"]).unwrap();
+        assert!(cli.workspace.record_input);
+        let err = Cli::try_parse_from(["termic", "--record-input", "run", "claude"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--record"), "{err}");
+    }
 }

@@ -73,6 +73,8 @@ struct Inner {
     hooks_wired: Arc<Mutex<HashMap<String, bool>>>,
     event_log: Mutex<Option<Arc<EventLog>>>,
     record_dir: Mutex<Option<PathBuf>>,
+    /// `--record-input`: recordings keep the keystrokes themselves.
+    record_input: AtomicBool,
 }
 
 impl Drop for Inner {
@@ -80,7 +82,12 @@ impl Drop for Inner {
     fn drop(&mut self) {
         let tasks = self.tasks.get_mut().unwrap_or_else(|e| e.into_inner());
         for task in tasks.values() {
-            task.lock_signals().flush_recording();
+            let mut signals = task.lock_signals();
+            signals.flush_recording();
+            // A burst the event log held is written before termic goes.
+            let held: Vec<_> = signals.flush_log().into_iter().collect();
+            task.write_log(&held);
+            drop(signals);
             if task.status() == TaskStatus::Running {
                 session::end_task(&task.meta.processes());
                 // termic is exiting: the reaper thread dies with it, so the
@@ -119,6 +126,7 @@ impl Runtime {
             hooks_wired: Arc::new(Mutex::new(HashMap::new())),
             event_log: Mutex::new(None),
             record_dir: Mutex::new(None),
+            record_input: AtomicBool::new(false),
         };
         (
             Runtime {
@@ -159,6 +167,7 @@ impl Runtime {
                     profile: &spec.profile,
                     task_id: &spawned.task_id,
                     hooks_wired: wired,
+                    record_input: self.inner.record_input.load(Ordering::Relaxed),
                     cols: spec.size.cols,
                     rows: spec.size.rows,
                     start_ms: self.inner.clock.now_ms(),
@@ -315,6 +324,13 @@ impl Runtime {
         *lock(&self.inner.record_dir) = dir;
     }
 
+    /// Whether recordings keep what the user types (off by default: it
+    /// holds passwords). Off, only the kind of each key is kept (Enter,
+    /// Escape, Ctrl-C, other), which is all a replay needs.
+    pub fn set_record_input(&self, on: bool) {
+        self.inner.record_input.store(on, Ordering::Relaxed);
+    }
+
     /// The verified hooks status of agent `agent` (by agent id). Tasks of
     /// that agent, running and future, get it; while wired the engine's
     /// heuristics stand down for them.
@@ -359,7 +375,7 @@ impl Runtime {
             };
             transitions.extend(signals.tick(now));
             // Under the lock, like every other feed (see `feed_signals`).
-            task.publish(transitions);
+            task.publish(&mut signals, now, transitions);
         }
     }
 

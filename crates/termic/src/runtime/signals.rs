@@ -8,6 +8,7 @@
 
 use termic_signal::engine::{Engine, Key, ScreenFacts, Transition};
 
+use crate::eventlog::{Coalescer, Entry};
 use crate::record::TaskRecorder;
 
 use super::history::History;
@@ -38,6 +39,8 @@ pub struct TaskSignals {
     recorder: Option<Box<dyn TaskRecorder>>,
     last_facts: Option<(u64, ScreenFacts)>,
     announced_deadline: Option<u64>,
+    /// The event log's flood guard: its deadline is one of the task's timers.
+    log_guard: Coalescer,
 }
 
 impl TaskSignals {
@@ -47,6 +50,7 @@ impl TaskSignals {
             recorder,
             last_facts: None,
             announced_deadline: None,
+            log_guard: Coalescer::new(0),
         }
     }
 
@@ -79,12 +83,12 @@ impl TaskSignals {
     }
 
     pub fn input(&mut self, now: u64, bytes: &[u8]) -> Vec<Transition> {
-        self.rec(|r| r.input(now, bytes));
         let mut keys = Key::from_input_bytes(bytes);
         // A run of ordinary keys (typing, an unbracketed paste) means the
         // same to the engine as one of them at the same instant, and a 1 MB
         // paste must not cost a million engine calls.
         keys.dedup_by(|a, b| *a == Key::Other && *b == Key::Other);
+        self.rec(|r| r.input(now, bytes, &keys));
         let mut out = Vec::new();
         for key in keys {
             out.extend(self.engine.key(now, key));
@@ -141,10 +145,34 @@ impl TaskSignals {
         self.rec(|r| r.flush());
     }
 
+    /// What the event log writes for these transitions, plus a held
+    /// burst's record once due at `now`.
+    pub fn log_entries(&mut self, now: u64, transitions: &[Transition]) -> Vec<Entry> {
+        let mut out: Vec<Entry> = transitions
+            .iter()
+            .flat_map(|t| self.log_guard.offer(t.clone()))
+            .collect();
+        out.extend(self.log_guard.due(now));
+        out
+    }
+
+    /// A held burst's record now (termic is quitting).
+    pub fn flush_log(&mut self) -> Option<Entry> {
+        self.log_guard.flush()
+    }
+
+    /// The task's next timer: the engine's or the event log's.
+    fn next_deadline(&self) -> Option<u64> {
+        [self.engine.next_deadline(), self.log_guard.next_deadline()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
     /// True when the engine's next deadline is now earlier than the one the
     /// UI was last told about (or there was none): the UI must re-plan.
     pub fn deadline_moved_earlier(&mut self) -> bool {
-        let next = self.engine.next_deadline();
+        let next = self.next_deadline();
         let earlier = match (next, self.announced_deadline) {
             (Some(n), Some(a)) => n < a,
             (Some(_), None) => true,
@@ -158,7 +186,7 @@ impl TaskSignals {
 
     /// The UI asked for the deadline: it now plans for this one.
     pub fn announce_deadline(&mut self) -> Option<u64> {
-        self.announced_deadline = self.engine.next_deadline();
+        self.announced_deadline = self.next_deadline();
         self.announced_deadline
     }
 }

@@ -11,7 +11,7 @@ use portable_pty::MasterPty;
 use termic_signal::engine::Transition;
 
 use crate::clock::Clock;
-use crate::eventlog::{EventLog, TaskLabel};
+use crate::eventlog::{Entry, EventLog, TaskLabel};
 
 use super::history::History;
 use super::signals::TaskSignals;
@@ -49,23 +49,33 @@ impl TaskShared {
         lock(&self.signals)
     }
 
-    /// Tell the UI (and the event log) about transitions, in order.
-    pub fn publish(&self, transitions: Vec<Transition>) {
+    /// Tell the event log and the UI about transitions, in order (the log
+    /// through the task's flood guard, which may also have a burst's record
+    /// due at `now`). Called under the signals lock.
+    pub fn publish(&self, signals: &mut TaskSignals, now: u64, transitions: Vec<Transition>) {
+        if self.event_log.is_some() {
+            let entries = signals.log_entries(now, &transitions);
+            self.write_log(&entries);
+        }
         for t in transitions {
-            if let Some(log) = &self.event_log {
-                let now = self.clock.now_ms();
-                let ts = self
-                    .clock
-                    .wall_ms()
-                    .saturating_sub(now.saturating_sub(t.at));
-                let label = TaskLabel {
-                    task: &self.meta.name,
-                    agent: &self.meta.agent,
-                };
-                // A full disk must not stop an agent: the UI still gets it.
-                let _ = log.append(ts, label, &t);
-            }
             self.send(RuntimeEvent::Transition(self.meta.id, t));
+        }
+    }
+
+    /// Write entries to the event log (if any) with wall-clock times.
+    pub fn write_log(&self, entries: &[Entry]) {
+        let Some(log) = &self.event_log else { return };
+        let now = self.clock.now_ms();
+        let wall_now = self.clock.wall_ms();
+        let wall = |at: u64| wall_now.saturating_sub(now.saturating_sub(at));
+        let label = TaskLabel {
+            task: &self.meta.name,
+            pid: self.meta.pid,
+            agent: &self.meta.agent,
+        };
+        for entry in entries {
+            // A full disk must not stop an agent: the UI still gets it.
+            let _ = log.append_entry(label, entry, wall);
         }
     }
 
@@ -78,8 +88,9 @@ impl TaskShared {
         let mut signals = self.lock_signals();
         let now = self.clock.now_ms();
         let transitions = f(&mut signals, now);
+        self.publish(&mut signals, now, transitions);
+        // After publishing: a burst held by the event log has a deadline too.
         self.check_deadline(&mut signals);
-        self.publish(transitions);
     }
 
     /// After feeding the engine: wake the UI if a timer moved earlier.
