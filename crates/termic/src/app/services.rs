@@ -77,6 +77,31 @@ pub trait Services {
         Err(anyhow::anyhow!("running a command is not available here"))
     }
     fn remove_worktree(&mut self, path: &Path) -> Result<()>;
+    /// The git branch checked out in `dir` (the details panel), or `None`
+    /// outside a repository.
+    fn branch(&self, dir: &Path) -> Option<String> {
+        let out = std::process::Command::new("git")
+            .args(["symbolic-ref", "--short", "-q", "HEAD"])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        let name = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if out.status.success() && !name.is_empty() {
+            return Some(name);
+        }
+        // A detached HEAD: say so with its commit.
+        let out = std::process::Command::new("git")
+            .args(["rev-parse", "--short", "HEAD"])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        let commit = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        (out.status.success() && !commit.is_empty()).then(|| format!("detached at {commit}"))
+    }
     /// Removes the worktree of a task that failed to start, and its branch.
     fn discard_worktree(&mut self, path: &Path) -> Result<()> {
         self.remove_worktree(path)

@@ -85,24 +85,68 @@ impl History {
         let total = self.lines.len() + live.len();
         let end = total - offset;
         let start = end.saturating_sub(usize::from(rows));
-        let mut parser = vt100::Parser::new(
-            NonZeroU16::new(rows).unwrap_or(NonZeroU16::MIN),
-            NonZeroU16::new(cols).unwrap_or(NonZeroU16::MIN),
-            0,
-        );
-        for i in start..end {
-            if i > start {
-                parser.process(b"\r\n");
-            }
-            // Each stored row starts from default attributes.
-            parser.process(b"\x1b[m");
-            match self.line(i) {
-                Some(line) => parser.process(line.as_bytes()),
-                None => parser.process(live[i - self.lines.len()].as_bytes()),
-            }
-        }
-        parser
+        let text = (start..end).map(|i| match self.line(i) {
+            Some(line) => line,
+            None => live[i - self.lines.len()].clone(),
+        });
+        screen_of_rows(text, rows, cols)
     }
+
+    /// Every stored line as formatted text, oldest first, followed by
+    /// `live` (copy mode takes the whole history at once).
+    pub fn all_rows(&self, live: Vec<String>) -> Vec<String> {
+        let mut out: Vec<String> = (0..self.lines.len()).filter_map(|i| self.line(i)).collect();
+        out.extend(live);
+        out
+    }
+}
+
+/// A screen of `rows` x `cols` showing `text` (formatted rows, each from
+/// default attributes), top to bottom.
+pub fn screen_of_rows(
+    text: impl IntoIterator<Item = String>,
+    rows: u16,
+    cols: u16,
+) -> vt100::Parser {
+    let mut parser = vt100::Parser::new(
+        NonZeroU16::new(rows).unwrap_or(NonZeroU16::MIN),
+        NonZeroU16::new(cols).unwrap_or(NonZeroU16::MIN),
+        0,
+    );
+    for (i, line) in text.into_iter().enumerate() {
+        if i > 0 {
+            parser.process(b"\r\n");
+        }
+        // Each stored row starts from default attributes.
+        parser.process(b"\x1b[m");
+        parser.process(line.as_bytes());
+    }
+    parser
+}
+
+/// Widest row [`plain_rows`] reads (a row captured before the terminal
+/// shrank can be wider than the pane is now).
+const PLAIN_ROW_LIMIT: u16 = 1024;
+
+/// The plain text of formatted rows (what a user would copy), one parser
+/// reused for every row; trailing blanks dropped.
+pub fn plain_rows(rows: &[String]) -> Vec<String> {
+    let cols = PLAIN_ROW_LIMIT;
+    let mut parser = vt100::Parser::new(
+        NonZeroU16::MIN,
+        NonZeroU16::new(cols).unwrap_or(NonZeroU16::MIN),
+        0,
+    );
+    rows.iter()
+        .map(|row| {
+            parser.process(b"\x1b[m\x1b[2K\r");
+            parser.process(row.as_bytes());
+            let text = parser.screen().rows(0, cols).next().unwrap_or_default();
+            // Anything past the row's end wrapped onto a new row: start clean.
+            parser.process(b"\x1b[H");
+            text.trim_end().to_string()
+        })
+        .collect()
 }
 
 impl vt100::Callbacks for History {
@@ -237,6 +281,18 @@ mod tests {
         assert_eq!(text(2), "line 3\nline 4\nline 5");
         // Clamped at the oldest line.
         assert_eq!(text(99), "line 1\nline 2\nline 3");
+    }
+
+    #[test]
+    fn plain_rows_drop_attributes_and_keep_wide_characters() {
+        let mut p = parser(100);
+        p.process("\x1b[31mred\x1b[m a  b\r\n\u{4e2d}x\x1b[44m  \x1b[m\r\n\r\n\r\n".as_bytes());
+        let rows = p.callbacks().all_rows(live_rows(&p));
+        assert_eq!(rows.len(), 5);
+        let plain = plain_rows(&rows);
+        assert_eq!(plain[0], "red a  b");
+        assert_eq!(plain[1], "\u{4e2d}x");
+        assert_eq!(plain[4], "");
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod layout;
 pub mod pane;
 pub mod settings;
 pub mod sidebar;
+pub mod task_dialogs;
 pub mod wizard;
 
 use ratatui::layout::Rect;
@@ -35,16 +36,21 @@ pub enum Overlay {
     Settings(settings::SettingsView),
     Wizard(wizard::WizardView),
     Inspector(inspector::InspectorView),
+    Rename(task_dialogs::RenameView),
+    Details(task_dialogs::DetailsView),
 }
 
 /// Everything one frame shows.
 pub struct WorkspaceView<'a> {
+    /// In display order.
     pub tasks: &'a [TaskView],
+    /// The focused task's place in `tasks`.
     pub focused: Option<usize>,
+    pub sidebar_width: layout::SidebarWidth,
     /// The focused task's pane, copied from its screen model.
     pub pane: Option<&'a pane::PaneSnapshot>,
-    /// Lines the focused pane is scrolled back (0: live).
-    pub scrolled: usize,
+    /// Copy mode's line (its keys, position or search prompt), when on.
+    pub mode_line: Option<&'a str>,
     pub overlay: Option<&'a Overlay>,
     /// The prefix key as the user would type it, e.g. `Ctrl-]`.
     pub prefix_label: &'a str,
@@ -56,7 +62,7 @@ pub struct WorkspaceView<'a> {
 
 /// Draws one frame.
 pub fn render(frame: &mut Frame, view: &WorkspaceView) {
-    let areas = layout::WorkspaceLayout::new(frame.area());
+    let areas = layout::WorkspaceLayout::new(frame.area(), view.sidebar_width);
     sidebar::render(frame, areas.sidebar, view.tasks, view.focused);
     match view.pane {
         Some(snapshot) => {
@@ -83,6 +89,8 @@ fn render_overlay(frame: &mut Frame, overlay: &Overlay) {
         Overlay::Settings(v) => settings::render(frame, v),
         Overlay::Wizard(v) => wizard::render(frame, v),
         Overlay::Inspector(v) => inspector::render(frame, v),
+        Overlay::Rename(v) => task_dialogs::render_rename(frame, v),
+        Overlay::Details(v) => task_dialogs::render_details(frame, v),
     }
 }
 
@@ -100,8 +108,13 @@ fn render_empty_pane(frame: &mut Frame, area: Rect, prefix: &str) {
 fn render_status(frame: &mut Frame, area: Rect, view: &WorkspaceView) {
     let hint = if view.prefix_pending {
         Span::styled(
-            " n new  x close  s settings  i inspector  PgUp scroll  ? help  q quit ",
+            " n new  x close  [ copy  , rename  r restart  d details  ? help  q quit ",
             Style::new().fg(Color::Black).bg(Color::Yellow),
+        )
+    } else if let Some(mode) = view.mode_line {
+        Span::styled(
+            format!(" {mode} "),
+            Style::new().fg(Color::Black).bg(Color::Cyan),
         )
     } else {
         Span::styled(
@@ -110,12 +123,6 @@ fn render_status(frame: &mut Frame, area: Rect, view: &WorkspaceView) {
         )
     };
     let mut spans = vec![hint];
-    if view.scrolled > 0 {
-        spans.push(Span::styled(
-            format!(" scrolled back {} lines, any key returns ", view.scrolled),
-            Style::new().fg(Color::Black).bg(Color::Cyan),
-        ));
-    }
     if let Some(msg) = view.message {
         spans.push(Span::raw(" "));
         spans.push(Span::styled(msg.to_string(), Style::new().fg(Color::Red)));
@@ -186,8 +193,9 @@ mod tests {
         WorkspaceView {
             tasks,
             focused: Some(0),
+            sidebar_width: layout::SidebarWidth::Auto,
             pane,
-            scrolled: 0,
+            mode_line: None,
             overlay: None,
             prefix_label: "Ctrl-]",
             prefix_pending: false,
@@ -210,9 +218,13 @@ mod tests {
             0,
         );
         parser.process(b"> hi");
-        let pane_area = layout::WorkspaceLayout::new(Rect::new(0, 0, 60, 4)).pane;
+        let pane_area =
+            layout::WorkspaceLayout::new(Rect::new(0, 0, 60, 4), layout::SidebarWidth::Set(30))
+                .pane;
         let snap = pane::PaneSnapshot::capture(parser.screen(), pane_area, true);
-        let mut t = draw(60, 4, |f| render(f, &view(&tasks, Some(&snap))));
+        let mut v = view(&tasks, Some(&snap));
+        v.sidebar_width = layout::SidebarWidth::Set(30);
+        let mut t = draw(60, 4, |f| render(f, &v));
         let lines = text_lines(&t);
         assert_eq!(lines[0], " termic                      │> hi");
         assert_eq!(lines[1], "1 fix                  claude│");
@@ -222,19 +234,18 @@ mod tests {
     }
 
     #[test]
-    fn status_line_shows_prefix_scroll_and_messages() {
+    fn status_line_shows_prefix_copy_mode_and_messages() {
         let mut v = view(&[], None);
         v.prefix_pending = true;
-        v.scrolled = 12;
         v.message = Some("cannot write input");
         let t = draw(180, 3, |f| render(f, &v));
         let status = &text_lines(&t)[2];
         assert!(status.contains(" n new  x close"), "{status}");
-        assert!(
-            status.contains("scrolled back 12 lines, any key returns"),
-            "{status}"
-        );
         assert!(status.ends_with("cannot write input"), "{status}");
+        v.prefix_pending = false;
+        v.mode_line = Some("copy mode [3/40]");
+        let t = draw(180, 3, |f| render(f, &v));
+        assert!(text_lines(&t)[2].starts_with(" copy mode [3/40]"));
         let body = text_lines(&t).join("\n");
         assert!(body.contains("No task is open."), "{body}");
     }
