@@ -80,6 +80,11 @@ impl App {
         let route = route_key(&key, &self.prefix, self.prefix_pending, &modes);
         let was_pending = self.prefix_pending;
         self.prefix_pending = false;
+        // The prefix clears the last message; a command may set a new one.
+        if was_pending || route == KeyRoute::PrefixStarted {
+            self.message = None;
+            self.request_draw();
+        }
         match route {
             // Copy mode takes every key but the prefix.
             KeyRoute::Agent(_) | KeyRoute::Ignored if !was_pending && self.copy.is_some() => {
@@ -93,10 +98,6 @@ impl App {
             KeyRoute::PrefixStarted => self.prefix_pending = true,
             KeyRoute::Command(command) => self.on_command(command),
             KeyRoute::Ignored => {}
-        }
-        if was_pending || self.prefix_pending {
-            self.message = None;
-            self.request_draw();
         }
     }
 

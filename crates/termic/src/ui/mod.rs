@@ -233,6 +233,64 @@ mod tests {
         t.backend_mut().assert_cursor_position((34, 0));
     }
 
+    /// The case: 14 tasks at 80x24, the focused one far down, tasks
+    /// that need you hidden above and below. Every hidden one is counted.
+    #[test]
+    fn fourteen_tasks_at_80x24_keep_every_needs_you_in_sight() {
+        let tasks: Vec<TaskView> = (1..=14)
+            .map(|i| TaskView {
+                name: format!("task{i}"),
+                agent: "claude".into(),
+                badge: if [1, 2, 14].contains(&i) {
+                    Badge::NeedsYou { kind: None }
+                } else {
+                    Badge::Working
+                },
+                in_state: std::time::Duration::from_secs(5),
+                unseen: false,
+            })
+            .collect();
+        let mut v = view(&tasks, None);
+        v.focused = Some(11);
+        let t = draw(80, 24, |f| render(f, &v));
+        let lines = text_lines(&t);
+        let sidebar: Vec<String> = lines[..23]
+            .iter()
+            .map(|l| l.chars().take(22).collect())
+            .collect();
+        let want = [
+            " termic              │",
+            "↑ 2 more, 2 need you │",
+            "3 task3        claude│",
+            "  working          5s│",
+            "4 task4        claude│",
+            "  working          5s│",
+            "5 task5        claude│",
+            "  working          5s│",
+            "6 task6        claude│",
+            "  working          5s│",
+            "7 task7        claude│",
+            "  working          5s│",
+            "8 task8        claude│",
+            "  working          5s│",
+            "9 task9        claude│",
+            "  working          5s│",
+            "a task10       claude│",
+            "  working          5s│",
+            "b task11       claude│",
+            "  working          5s│",
+            "c task12       claude│",
+            "  working          5s│",
+            "↓ 2 more, 1 needs you│",
+        ];
+        assert_eq!(sidebar, want, "{}", lines.join("\n"));
+        // The agent gets 58 of 80 columns.
+        assert_eq!(
+            layout::WorkspaceLayout::pty_size(80, 24, layout::SidebarWidth::Auto),
+            (23, 58)
+        );
+    }
+
     #[test]
     fn status_line_shows_prefix_copy_mode_and_messages() {
         let mut v = view(&[], None);
