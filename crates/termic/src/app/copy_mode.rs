@@ -10,7 +10,7 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::Span;
 
-use crate::runtime::history::{plain_rows, screen_of_rows};
+use crate::runtime::history::{screen_of_rows, AllRows};
 
 /// Which key set copy mode answers to (tmux's `mode-keys`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,21 +78,17 @@ pub struct CopyMode {
 }
 
 impl CopyMode {
-    /// Copy mode over `formatted` rows (history then screen) in a pane of
-    /// `rows` x `cols`, the cursor at the bottom line, showing the live
-    /// screen's place.
-    pub fn new(task: u64, keys: CopyKeys, formatted: Vec<String>, rows: u16, cols: u16) -> Self {
-        let plain = plain_rows(&formatted)
-            .into_iter()
-            .map(|l| l.chars().collect())
-            .collect();
+    /// Copy mode over a task's rows (history then screen), the cursor on
+    /// the bottom line, showing the live screen's place.
+    pub fn new(task: u64, keys: CopyKeys, all: AllRows) -> Self {
+        let plain = all.plain.iter().map(|l| l.chars().collect()).collect();
         let mut mode = CopyMode {
             task,
             keys,
-            formatted,
+            formatted: all.formatted,
             plain,
-            rows: rows.max(1),
-            cols: cols.max(1),
+            rows: all.rows.max(1),
+            cols: all.cols.max(1),
             top: 0,
             cursor: Point { line: 0, ch: 0 },
             anchor: None,

@@ -31,7 +31,21 @@ fn mode(keys: CopyKeys) -> CopyMode {
             _ => format!("line {i}"),
         })
         .collect();
-    CopyMode::new(7, keys, rows, 10, 40)
+    CopyMode::new(7, keys, all(rows, 10, 40))
+}
+
+/// Rows as the runtime gives them: formatted, and plain without the SGR.
+fn all(formatted: Vec<String>, rows: u16, cols: u16) -> AllRows {
+    let plain = formatted
+        .iter()
+        .map(|l| crate::runtime::history::strip_sgr(l))
+        .collect();
+    AllRows {
+        formatted,
+        plain,
+        rows,
+        cols,
+    }
 }
 
 fn type_all(m: &mut CopyMode, keys: &[KeyEvent]) -> Vec<CopyOutcome> {
@@ -211,7 +225,7 @@ fn emacs_keys_move_search_select_and_copy() {
 #[test]
 fn a_mouse_drag_selects_by_cell_and_wide_characters_count_twice() {
     let rows = vec!["ab\u{4e2d}cd".to_string(), "second".to_string()];
-    let mut m = CopyMode::new(1, CopyKeys::Vi, rows, 4, 20);
+    let mut m = CopyMode::new(1, CopyKeys::Vi, all(rows, 4, 20));
     // Cell 2 and 3 are the wide character; cell 4 is `c`.
     m.drag((1, 0), (4, 0));
     assert_eq!(m.selected_text().as_deref(), Some("b\u{4e2d}c"));

@@ -153,10 +153,10 @@ impl App {
             return;
         };
         if self.copy.as_ref().is_none_or(|c| c.task != id.0) {
-            let Some((rows, height, width)) = self.runtime.all_rows(id) else {
+            let Some(all) = self.runtime.all_rows(id) else {
                 return;
             };
-            self.copy = Some(CopyMode::new(id.0, self.copy_keys, rows, height, width));
+            self.copy = Some(CopyMode::new(id.0, self.copy_keys, all));
         }
         if page_up {
             if let Some(copy) = &mut self.copy {

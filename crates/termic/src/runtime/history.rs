@@ -92,13 +92,32 @@ impl History {
         screen_of_rows(text, rows, cols)
     }
 
-    /// Every stored line as formatted text, oldest first, followed by
-    /// `live` (copy mode takes the whole history at once).
-    pub fn all_rows(&self, live: Vec<String>) -> Vec<String> {
-        let mut out: Vec<String> = (0..self.lines.len()).filter_map(|i| self.line(i)).collect();
-        out.extend(live);
-        out
+    /// Every stored line, oldest first, followed by the live screen's
+    /// rows, formatted and plain (copy mode takes the whole history at once).
+    pub fn all_rows(&self, live: &vt100::Screen) -> AllRows {
+        let (rows, cols) = live.size();
+        let mut formatted: Vec<String> =
+            (0..self.lines.len()).filter_map(|i| self.line(i)).collect();
+        let mut plain: Vec<String> = formatted.iter().map(|l| strip_sgr(l)).collect();
+        formatted.extend(live.rows_formatted(0, cols.get()));
+        plain.extend(live.rows(0, cols.get()).map(|r| r.trim_end().to_string()));
+        AllRows {
+            formatted,
+            plain,
+            rows: rows.get(),
+            cols: cols.get(),
+        }
     }
+}
+
+/// A task's history and screen, for copy mode: the same rows formatted
+/// (to draw) and plain (to search and copy), and the screen's size.
+#[derive(Debug, Clone, Default)]
+pub struct AllRows {
+    pub formatted: Vec<String>,
+    pub plain: Vec<String>,
+    pub rows: u16,
+    pub cols: u16,
 }
 
 /// A screen of `rows` x `cols` showing `text` (formatted rows, each from
@@ -124,29 +143,27 @@ pub fn screen_of_rows(
     parser
 }
 
-/// Widest row [`plain_rows`] reads (a row captured before the terminal
-/// shrank can be wider than the pane is now).
-const PLAIN_ROW_LIMIT: u16 = 1024;
-
-/// The plain text of formatted rows (what a user would copy), one parser
-/// reused for every row; trailing blanks dropped.
-pub fn plain_rows(rows: &[String]) -> Vec<String> {
-    let cols = PLAIN_ROW_LIMIT;
-    let mut parser = vt100::Parser::new(
-        NonZeroU16::MIN,
-        NonZeroU16::new(cols).unwrap_or(NonZeroU16::MIN),
-        0,
-    );
-    rows.iter()
-        .map(|row| {
-            parser.process(b"\x1b[m\x1b[2K\r");
-            parser.process(row.as_bytes());
-            let text = parser.screen().rows(0, cols).next().unwrap_or_default();
-            // Anything past the row's end wrapped onto a new row: start clean.
-            parser.process(b"\x1b[H");
-            text.trim_end().to_string()
-        })
-        .collect()
+/// The text of a stored row without its SGR sequences (the only escapes
+/// [`compact_to_formatted`] writes), trailing blanks dropped.
+pub fn strip_sgr(formatted: &str) -> String {
+    let mut out = String::with_capacity(formatted.len());
+    let mut chars = formatted.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            // ESC [ params final: skip to the final byte.
+            if chars.next() == Some('[') {
+                for f in chars.by_ref() {
+                    if ('\x40'..='\x7e').contains(&f) {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out.truncate(out.trim_end().len());
+    out
 }
 
 impl vt100::Callbacks for History {
@@ -284,15 +301,17 @@ mod tests {
     }
 
     #[test]
-    fn plain_rows_drop_attributes_and_keep_wide_characters() {
+    fn all_rows_are_plain_and_formatted_alike() {
         let mut p = parser(100);
-        p.process("\x1b[31mred\x1b[m a  b\r\n\u{4e2d}x\x1b[44m  \x1b[m\r\n\r\n\r\n".as_bytes());
-        let rows = p.callbacks().all_rows(live_rows(&p));
-        assert_eq!(rows.len(), 5);
-        let plain = plain_rows(&rows);
-        assert_eq!(plain[0], "red a  b");
-        assert_eq!(plain[1], "\u{4e2d}x");
-        assert_eq!(plain[4], "");
+        p.process(
+            "\x1b[1;38;5;196mred\x1b[m a  b\r\n\u{4e2d}x\x1b[44m  \x1b[m\r\n\r\nlive \x1b[32mrow\x1b[m"
+                .as_bytes(),
+        );
+        let all = p.callbacks().all_rows(p.screen());
+        assert_eq!((all.rows, all.cols), (3, 10));
+        assert_eq!(all.formatted.len(), 4);
+        assert_eq!(all.plain, ["red a  b", "\u{4e2d}x", "", "live row"]);
+        assert!(all.formatted[0].contains("\x1b["), "{:?}", all.formatted[0]);
     }
 
     #[test]

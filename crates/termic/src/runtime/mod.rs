@@ -430,15 +430,12 @@ impl Runtime {
         Some(f(view.screen()))
     }
 
-    /// The task's whole history and live screen as formatted rows, oldest
-    /// first, with the screen's size (rows, cols): what copy mode browses.
-    pub fn all_rows(&self, id: TaskId) -> Option<(Vec<String>, u16, u16)> {
+    /// The task's whole history and live screen, oldest first, formatted
+    /// and plain, with the screen's size: what copy mode browses.
+    pub fn all_rows(&self, id: TaskId) -> Option<history::AllRows> {
         let task = self.task(id).ok()?;
         let parser = task.lock_parser();
-        let screen = parser.screen();
-        let (rows, cols) = screen.size();
-        let live: Vec<String> = screen.rows_formatted(0, cols.get()).collect();
-        Some((parser.callbacks().all_rows(live), rows.get(), cols.get()))
+        Some(parser.callbacks().all_rows(parser.screen()))
     }
 
     /// Whether the program asked for focus in/out reports.
