@@ -432,6 +432,13 @@ impl App {
     /// Builds the frame's view and draws it, then writes pending bell and
     /// notification bytes.
     fn draw(&mut self, guard: &mut TerminalGuard) -> Result<()> {
+        // ratatui draws at the terminal's real size; a resize that came
+        // before the input thread was reading is caught up here, so the
+        // sidebar, the PTY sizes and the mouse map agree with the frame.
+        let real = guard.terminal.size()?;
+        if (real.width, real.height) != self.size {
+            self.on_resize(real.width, real.height);
+        }
         let now = self.now_ms();
         let views = self.tasks.views(now);
         let pane = self.pane_snapshot();

@@ -102,9 +102,15 @@ fn fourteen_tasks_at_80x24_are_marked_and_each_reachable_by_key() {
     t.wait_text("task 14 up");
 
     // Narrower in three steps (22, 18, 16 columns): badges only.
-    for _ in 0..3 {
+    for width in [18, 16] {
         t.prefix(b"<");
+        t.wait_for(&format!("a sidebar {width} wide"), |s| {
+            s.lines()
+                .nth(1)
+                .is_some_and(|l| l.chars().nth(width - 1) == Some('│'))
+        });
     }
+    t.prefix(b"<");
     // Each row: the key, the unseen star, the state mark, the border.
     let compact = |l: &str, key: char, mark: char| {
         let c: Vec<char> = l.chars().collect();

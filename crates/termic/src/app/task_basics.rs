@@ -210,8 +210,11 @@ impl App {
         self.request_draw();
     }
 
-    /// The status line while copy mode is on.
+    /// The status line while copy mode is on, or a jump letter is awaited.
     pub fn mode_line(&self) -> Option<String> {
+        if self.jump_pending {
+            return Some("jump: press a letter (a is task 10, z is task 35)".into());
+        }
         let copy = self.copy.as_ref()?;
         if let Some(prompt) = &copy.prompt {
             let mark = if prompt.forward { "/" } else { "?" };
