@@ -25,6 +25,7 @@ pub mod input_events;
 pub mod keys;
 pub mod overlays;
 pub mod services;
+pub mod split;
 pub mod task_basics;
 pub mod tasks;
 pub mod terminal;
@@ -103,6 +104,10 @@ pub struct App {
     drag_from: Option<(u16, u16)>,
     /// What each task was started with, for restart (by runtime id).
     specs: std::collections::HashMap<u64, TaskSpec>,
+    /// Two tasks shown at once (prefix `|` or `-`).
+    pub split: Option<split::Split>,
+    /// The task that had focus before the last focus change.
+    last_focused: Option<u64>,
 }
 
 impl App {
@@ -143,6 +148,8 @@ impl App {
             ),
             drag_from: None,
             specs: std::collections::HashMap::new(),
+            split: None,
+            last_focused: None,
         }
     }
 
@@ -220,6 +227,8 @@ impl App {
         if self.copy.as_ref().is_some_and(|c| Some(c.task) != focused) {
             self.copy = None;
         }
+        let before = std::mem::replace(&mut self.last_focused, focused);
+        self.split_follow_focus(before);
         self.needs_draw = true;
     }
 
@@ -415,7 +424,7 @@ impl App {
     /// the user asked), holding the task's lock only for the copy.
     fn pane_snapshot(&self) -> Option<PaneSnapshot> {
         let entry = self.tasks.focused_entry()?;
-        let pane = self.layout().pane;
+        let pane = self.task_area(entry.id);
         if let Some(copy) = self.copy.as_ref().filter(|c| c.task == entry.id) {
             let view = copy.view();
             let mut snapshot = PaneSnapshot::capture(view.parser.screen(), pane, false);
@@ -426,6 +435,21 @@ impl App {
         }
         self.runtime.with_screen(TaskId(entry.id), |screen| {
             PaneSnapshot::capture(screen, pane, true)
+        })
+    }
+
+    /// The split's other task, drawn in its half (no cursor).
+    fn other_snapshot(&self) -> Option<PaneSnapshot> {
+        let split = self.split?;
+        let focused = self.tasks.focused_id()?;
+        let other = if split.first == focused {
+            split.second
+        } else {
+            split.first
+        };
+        let area = self.task_area(other);
+        self.runtime.with_screen(TaskId(other), |screen| {
+            PaneSnapshot::capture(screen, area, false)
         })
     }
 
@@ -442,12 +466,15 @@ impl App {
         let now = self.now_ms();
         let views = self.tasks.views(now);
         let pane = self.pane_snapshot();
+        let other = self.other_snapshot();
         let mode_line = self.mode_line();
         let view = WorkspaceView {
             tasks: &views,
             focused: self.tasks.focused_display(),
             sidebar_width: self.sidebar_width,
             pane: pane.as_ref(),
+            other_pane: other.as_ref(),
+            split: self.split.map(|s| s.stacked),
             mode_line: mode_line.as_deref(),
             overlay: self.overlay.as_ref(),
             prefix_label: &self.prefix.label,

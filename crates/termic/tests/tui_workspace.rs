@@ -290,3 +290,32 @@ fn rename_restart_and_details_of_a_worktree_task() {
     t.send(b"\x1b");
     t.wait_for("details closed", |s| !s.contains("status from"));
 }
+
+#[test]
+fn a_split_shows_two_tasks_each_at_its_own_size() {
+    let f = Fixture::new();
+    f.fake_sh_agent("trap 'echo size $(stty size)' WINCH; echo ready; while :; do sleep 0.1; done");
+    let mut t = Termic::start(&f, &["run", "fake", "--name", "a"]);
+    t.wait_text("ready");
+    t.prefix(b"n");
+    t.wait_text("New task");
+    t.send(b"\tb\r");
+    t.wait_for("b started", |s| s.lines().any(|l| l.starts_with("2 b ")));
+    // 140 columns: a 30-column sidebar and 110 for the panes, cut 54 | 55.
+    t.prefix(b"|");
+    let s = t.wait_for("both halves sized", |s| {
+        s.contains("size 39 54") && s.contains("size 39 55")
+    });
+    let right = s.lines().find(|l| l.contains("size 39 55")).unwrap();
+    let col = right.chars().collect::<Vec<_>>();
+    let at = (0..col.len())
+        .find(|&i| col[i..].starts_with(&['s', 'i', 'z', 'e', ' ', '3', '9', ' ', '5', '5']))
+        .unwrap();
+    assert_eq!(at, 85, "the other task is drawn in the right half: {s}");
+    // Stacked: 39 rows cut 19 / 19, each 110 wide.
+    t.prefix(b"-");
+    t.wait_for("stacked", |s| s.matches("size 19 110").count() == 2);
+    // The same key again: one pane, the whole size.
+    t.prefix(b"-");
+    t.wait_text("size 39 110");
+}

@@ -126,6 +126,7 @@ impl App {
             PrefixCommand::Restart => self.restart_focused(),
             PrefixCommand::Details => self.open_details(),
             PrefixCommand::CopyMode { page_up } => self.enter_copy_mode(page_up),
+            PrefixCommand::Split { stacked } => self.toggle_split(stacked),
             PrefixCommand::Close => {
                 if let Some(entry) = self.tasks.focused_entry() {
                     let worktree = entry.worktree.as_ref().map(|p| p.display().to_string());
@@ -191,9 +192,28 @@ impl App {
             return;
         }
         let layout = self.layout();
-        if let Some((col, row)) = layout.pane_cell(mouse.column, mouse.row) {
-            self.pane_mouse(&mouse, col, row);
-            return;
+        if let Some(id) = self.tasks.focused_id() {
+            let area = self.task_area(id);
+            let (x, y) = (mouse.column, mouse.row);
+            if x >= area.x && x < area.right() && y >= area.y && y < area.bottom() {
+                self.pane_mouse(&mouse, x - area.x, y - area.y);
+                return;
+            }
+        }
+        // A click in the split's other half focuses its task.
+        if let (Some(split), MouseEventKind::Down(_)) = (self.split, mouse.kind) {
+            for id in [split.first, split.second] {
+                let area = self.task_area(id);
+                let (x, y) = (mouse.column, mouse.row);
+                if x >= area.x && x < area.right() && y >= area.y && y < area.bottom() {
+                    if let Some(index) = self.tasks.index_of(id) {
+                        self.exit_copy_mode();
+                        self.tasks.focus(index);
+                        self.after_focus_change();
+                    }
+                    return;
+                }
+            }
         }
         // A click on a sidebar entry focuses it.
         if let MouseEventKind::Down(_) = mouse.kind {
@@ -275,11 +295,6 @@ impl App {
         // Copy mode's rows were taken at the old size.
         self.exit_copy_mode();
         self.size = (cols, rows);
-        let size = self.pty_size();
-        for entry in &self.tasks.entries {
-            // An exited task has no PTY to resize; nothing to report.
-            let _ = self.runtime.resize(TaskId(entry.id), size);
-        }
-        self.request_draw();
+        self.resize_tasks();
     }
 }

@@ -33,6 +33,10 @@ pub enum PrefixCommand {
     Rename,
     Restart,
     Details,
+    /// Show the next task beside (`|`) or under (`-`) the focused one.
+    Split {
+        stacked: bool,
+    },
 }
 
 /// Where a key goes.
@@ -90,6 +94,8 @@ pub fn route_key(
             ',' => Some(PrefixCommand::Rename),
             'r' => Some(PrefixCommand::Restart),
             'd' => Some(PrefixCommand::Details),
+            '|' => Some(PrefixCommand::Split { stacked: false }),
+            '-' => Some(PrefixCommand::Split { stacked: true }),
             'x' => Some(PrefixCommand::Close),
             's' => Some(PrefixCommand::Settings),
             'i' => Some(PrefixCommand::Inspector),
@@ -174,6 +180,8 @@ mod tests {
             (KeyCode::Char(','), PrefixCommand::Rename),
             (KeyCode::Char('r'), PrefixCommand::Restart),
             (KeyCode::Char('d'), PrefixCommand::Details),
+            (KeyCode::Char('|'), PrefixCommand::Split { stacked: false }),
+            (KeyCode::Char('-'), PrefixCommand::Split { stacked: true }),
             (KeyCode::Char('1'), PrefixCommand::Jump(0)),
             (KeyCode::Char('9'), PrefixCommand::Jump(8)),
             (KeyCode::Char('x'), PrefixCommand::Close),

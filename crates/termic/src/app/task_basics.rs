@@ -50,7 +50,7 @@ impl App {
         let Some(mut spec) = self.specs.get(&old).cloned() else {
             return;
         };
-        spec.size = self.pty_size();
+        spec.size = self.task_size(old);
         spec.name = name.clone();
         let id = match self.runtime.spawn(spec.clone()) {
             Ok(id) => id,
@@ -61,8 +61,18 @@ impl App {
         };
         let _ = self.runtime.remove(TaskId(old));
         self.specs.remove(&old);
+        if let Some(split) = &mut self.split {
+            for half in [&mut split.first, &mut split.second] {
+                if *half == old {
+                    *half = id.0;
+                }
+            }
+        }
         self.specs.insert(id.0, spec);
         let now = self.now_ms();
+        if self.last_focused == Some(old) {
+            self.last_focused = Some(id.0);
+        }
         if let Some(entry) = self.tasks.get_mut(old) {
             entry.id = id.0;
             entry.badge = Badge::Idle;

@@ -19,6 +19,7 @@ pub const PREFIX_KEYS: &[(&str, &str)] = &[
     (",", "rename task"),
     ("r", "restart exited task"),
     ("d", "task details"),
+    ("| or -", "split beside, under"),
     ("s", "Settings"),
     ("i", "Inspector"),
     ("?", "this help"),

@@ -101,6 +101,27 @@ impl WorkspaceLayout {
     }
 }
 
+/// The pane cut in two for a split view, with a one-cell divider between:
+/// side by side (`stacked` false) or one above the other. Each half is
+/// at least one cell.
+pub fn split_pane(pane: Rect, stacked: bool) -> (Rect, Rect) {
+    if stacked {
+        let first = pane.height.saturating_sub(1) / 2;
+        let second = pane.height.saturating_sub(first + 1);
+        (
+            Rect::new(pane.x, pane.y, pane.width, first.max(1)),
+            Rect::new(pane.x, pane.y + first + 1, pane.width, second.max(1)),
+        )
+    } else {
+        let first = pane.width.saturating_sub(1) / 2;
+        let second = pane.width.saturating_sub(first + 1);
+        (
+            Rect::new(pane.x, pane.y, first.max(1), pane.height),
+            Rect::new(pane.x + first + 1, pane.y, second.max(1), pane.height),
+        )
+    }
+}
+
 /// A rectangle of at most `width` x `height`, centred in `area`.
 pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let w = width.min(area.width);
@@ -165,6 +186,17 @@ mod tests {
         assert_eq!(w.columns(200), SIDEBAR_MAX);
         // The pane keeps its 20 columns on a small terminal.
         assert_eq!(w.columns(50), 30);
+    }
+
+    #[test]
+    fn a_split_gives_each_half_its_own_size_and_a_divider() {
+        let pane = Rect::new(22, 0, 58, 23);
+        let (a, b) = split_pane(pane, false);
+        assert_eq!(a, Rect::new(22, 0, 28, 23));
+        assert_eq!(b, Rect::new(51, 0, 29, 23));
+        let (a, b) = split_pane(pane, true);
+        assert_eq!(a, Rect::new(22, 0, 58, 11));
+        assert_eq!(b, Rect::new(22, 12, 58, 11));
     }
 
     #[test]

@@ -49,6 +49,10 @@ pub struct WorkspaceView<'a> {
     pub sidebar_width: layout::SidebarWidth,
     /// The focused task's pane, copied from its screen model.
     pub pane: Option<&'a pane::PaneSnapshot>,
+    /// The split's other task, in its half.
+    pub other_pane: Option<&'a pane::PaneSnapshot>,
+    /// Split side by side (`false`) or stacked (`true`).
+    pub split: Option<bool>,
     /// Copy mode's line (its keys, position or search prompt), when on.
     pub mode_line: Option<&'a str>,
     pub overlay: Option<&'a Overlay>,
@@ -64,6 +68,12 @@ pub struct WorkspaceView<'a> {
 pub fn render(frame: &mut Frame, view: &WorkspaceView) {
     let areas = layout::WorkspaceLayout::new(frame.area(), view.sidebar_width);
     sidebar::render(frame, areas.sidebar, view.tasks, view.focused);
+    if let Some(stacked) = view.split {
+        render_divider(frame, areas.pane, stacked);
+    }
+    if let Some(other) = view.other_pane {
+        other.paint(frame.buffer_mut(), areas.pane);
+    }
     match view.pane {
         Some(snapshot) => {
             snapshot.paint(frame.buffer_mut(), areas.pane);
@@ -91,6 +101,28 @@ fn render_overlay(frame: &mut Frame, overlay: &Overlay) {
         Overlay::Inspector(v) => inspector::render(frame, v),
         Overlay::Rename(v) => task_dialogs::render_rename(frame, v),
         Overlay::Details(v) => task_dialogs::render_details(frame, v),
+    }
+}
+
+/// The line between the split's halves.
+fn render_divider(frame: &mut Frame, pane: Rect, stacked: bool) {
+    let (first, _) = layout::split_pane(pane, stacked);
+    let style = Style::new().add_modifier(Modifier::DIM);
+    let buf = frame.buffer_mut();
+    if stacked {
+        let y = first.bottom();
+        for x in pane.left()..pane.right() {
+            if y < pane.bottom() {
+                buf[(x, y)].set_symbol("─").set_style(style);
+            }
+        }
+    } else {
+        let x = first.right();
+        for y in pane.top()..pane.bottom() {
+            if x < pane.right() {
+                buf[(x, y)].set_symbol("│").set_style(style);
+            }
+        }
     }
 }
 
@@ -195,6 +227,8 @@ mod tests {
             focused: Some(0),
             sidebar_width: layout::SidebarWidth::Auto,
             pane,
+            other_pane: None,
+            split: None,
             mode_line: None,
             overlay: None,
             prefix_label: "Ctrl-]",
@@ -289,6 +323,38 @@ mod tests {
             layout::WorkspaceLayout::pty_size(80, 24, layout::SidebarWidth::Auto),
             (23, 58)
         );
+    }
+
+    #[test]
+    fn a_split_draws_both_tasks_and_a_divider() {
+        let screen = |text: &[u8], rows: u16, cols: u16| {
+            let nz = |n| std::num::NonZeroU16::new(n).unwrap();
+            let mut p = vt100::Parser::new(nz(rows), nz(cols), 0);
+            p.process(text);
+            p
+        };
+        let pane =
+            layout::WorkspaceLayout::new(Rect::new(0, 0, 80, 6), layout::SidebarWidth::Auto).pane;
+        let (left, right) = layout::split_pane(pane, false);
+        let a = screen(b"left task", left.height, left.width);
+        let b = screen(b"right task", right.height, right.width);
+        let focused = pane::PaneSnapshot::capture(a.screen(), left, true);
+        let other = pane::PaneSnapshot::capture(b.screen(), right, false);
+        let mut v = view(&[], Some(&focused));
+        v.other_pane = Some(&other);
+        v.split = Some(false);
+        let mut t = draw(80, 6, |f| render(f, &v));
+        let lines = text_lines(&t);
+        // 58 pane columns: 28 for the focused task, the divider, 29.
+        assert_eq!(
+            lines[0],
+            format!(
+                " termic              │left task{}│right task",
+                " ".repeat(19)
+            ),
+        );
+        assert!(lines[3].ends_with('│'), "{lines:#?}");
+        t.backend_mut().assert_cursor_position((31, 0));
     }
 
     #[test]
