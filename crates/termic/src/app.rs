@@ -17,12 +17,16 @@
 //! most one per [`FRAME_MS`] (fewer while output streams, see
 //! [`frame_pacer`]), so output is never throttled by drawing.
 
+pub mod clipboard;
+pub mod copy_mode;
 pub mod earned;
 pub mod frame_pacer;
 pub mod input_events;
 pub mod keys;
 pub mod overlays;
 pub mod services;
+pub mod split;
+pub mod task_basics;
 pub mod tasks;
 pub mod terminal;
 pub mod wiring;
@@ -39,7 +43,7 @@ use crate::input::PrefixKey;
 use crate::notify::{decide, AttentionEvent, Notifier, NotifySettings};
 use crate::runtime::{Runtime, RuntimeEvent, TaskId, TaskSpec, TermSize};
 use crate::ui::inspector::{EntryKind, InspectorEntry};
-use crate::ui::layout::WorkspaceLayout;
+use crate::ui::layout::{SidebarWidth, WorkspaceLayout};
 use crate::ui::pane::PaneSnapshot;
 use crate::ui::sidebar::Badge;
 use crate::ui::{Overlay, WorkspaceView};
@@ -88,6 +92,22 @@ pub struct App {
     wired: std::collections::HashMap<String, bool>,
     /// When to stamp each agent's hook files again while its tasks run.
     wiring: wiring::WiringWatch,
+    /// The sidebar's width: automatic, or set with the prefix then `<` `>`.
+    pub sidebar_width: SidebarWidth,
+    /// The prefix then `'` was typed: the next letter picks task 10 to 35.
+    pub jump_pending: bool,
+    /// Copy mode over the focused task, when on.
+    pub copy: Option<copy_mode::CopyMode>,
+    /// vi or emacs keys in copy mode.
+    pub copy_keys: copy_mode::CopyKeys,
+    /// Where a left button went down in the pane (a drag selects from there).
+    drag_from: Option<(u16, u16)>,
+    /// What each task was started with, for restart (by runtime id).
+    specs: std::collections::HashMap<u64, TaskSpec>,
+    /// Two tasks shown at once (prefix `|` or `-`).
+    pub split: Option<split::Split>,
+    /// The task that had focus before the last focus change.
+    last_focused: Option<u64>,
 }
 
 impl App {
@@ -119,7 +139,26 @@ impl App {
             earned: earned::EarnedPrompt::default(),
             wired: std::collections::HashMap::new(),
             wiring: wiring::WiringWatch::default(),
+            sidebar_width: SidebarWidth::Auto,
+            jump_pending: false,
+            copy: None,
+            copy_keys: copy_mode::CopyKeys::from_editor(
+                std::env::var("VISUAL").ok().as_deref(),
+                std::env::var("EDITOR").ok().as_deref(),
+            ),
+            drag_from: None,
+            specs: std::collections::HashMap::new(),
+            split: None,
+            last_focused: None,
         }
+    }
+
+    /// Where the sidebar, the pane and the status line are now.
+    pub fn layout(&self) -> WorkspaceLayout {
+        WorkspaceLayout::new(
+            Rect::new(0, 0, self.size.0, self.size.1),
+            self.sidebar_width,
+        )
     }
 
     pub fn now_ms(&self) -> u64 {
@@ -128,7 +167,7 @@ impl App {
 
     /// The size every task's PTY gets.
     pub fn pty_size(&self) -> TermSize {
-        let (rows, cols) = WorkspaceLayout::pty_size(self.size.0, self.size.1);
+        let (rows, cols) = WorkspaceLayout::pty_size(self.size.0, self.size.1, self.sidebar_width);
         TermSize { rows, cols }
     }
 
@@ -151,6 +190,7 @@ impl App {
             self.runtime.set_hooks_wired(&spec.agent, hooks_wired);
             self.wired.insert(spec.agent.clone(), hooks_wired);
         }
+        let kept = spec.clone();
         let id = match self.runtime.spawn(spec) {
             Ok(id) => id,
             Err(err) => {
@@ -163,6 +203,7 @@ impl App {
                 return Err(err.into());
             }
         };
+        self.specs.insert(id.0, kept);
         let mut entry = TaskEntry::new(id.0, name, agent, self.now_ms());
         entry.worktree = worktree;
         entry.profile = profile;
@@ -182,6 +223,12 @@ impl App {
             self.runtime.set_watched(watched);
             self.watched = watched;
         }
+        let focused = self.tasks.focused_id();
+        if self.copy.as_ref().is_some_and(|c| Some(c.task) != focused) {
+            self.copy = None;
+        }
+        let before = std::mem::replace(&mut self.last_focused, focused);
+        self.split_follow_focus(before);
         self.needs_draw = true;
     }
 
@@ -397,24 +444,58 @@ impl App {
     /// the user asked), holding the task's lock only for the copy.
     fn pane_snapshot(&self) -> Option<PaneSnapshot> {
         let entry = self.tasks.focused_entry()?;
-        let pane = WorkspaceLayout::new(Rect::new(0, 0, self.size.0, self.size.1)).pane;
-        self.runtime
-            .with_scrolled_screen(TaskId(entry.id), entry.scroll, |screen| {
-                PaneSnapshot::capture(screen, pane, entry.scroll == 0)
-            })
+        let pane = self.task_area(entry.id);
+        if let Some(copy) = self.copy.as_ref().filter(|c| c.task == entry.id) {
+            let view = copy.view();
+            let mut snapshot = PaneSnapshot::capture(view.parser.screen(), pane, false);
+            snapshot.mark(&view.marks);
+            // The outer terminal's own selection is not wanted here.
+            snapshot.wants_mouse = false;
+            return Some(snapshot);
+        }
+        self.runtime.with_screen(TaskId(entry.id), |screen| {
+            PaneSnapshot::capture(screen, pane, true)
+        })
+    }
+
+    /// The split's other task, drawn in its half (no cursor).
+    fn other_snapshot(&self) -> Option<PaneSnapshot> {
+        let split = self.split?;
+        let focused = self.tasks.focused_id()?;
+        let other = if split.first == focused {
+            split.second
+        } else {
+            split.first
+        };
+        let area = self.task_area(other);
+        self.runtime.with_screen(TaskId(other), |screen| {
+            PaneSnapshot::capture(screen, area, false)
+        })
     }
 
     /// Builds the frame's view and draws it, then writes pending bell and
     /// notification bytes.
     fn draw(&mut self, guard: &mut TerminalGuard) -> Result<()> {
+        // ratatui draws at the terminal's real size; a resize that came
+        // before the input thread was reading is caught up here, so the
+        // sidebar, the PTY sizes and the mouse map agree with the frame.
+        let real = guard.terminal.size()?;
+        if (real.width, real.height) != self.size {
+            self.on_resize(real.width, real.height);
+        }
         let now = self.now_ms();
         let views = self.tasks.views(now);
         let pane = self.pane_snapshot();
+        let other = self.other_snapshot();
+        let mode_line = self.mode_line();
         let view = WorkspaceView {
             tasks: &views,
-            focused: self.tasks.focused,
+            focused: self.tasks.focused_display(),
+            sidebar_width: self.sidebar_width,
             pane: pane.as_ref(),
-            scrolled: self.tasks.focused_entry().map_or(0, |e| e.scroll),
+            other_pane: other.as_ref(),
+            split: self.split.map(|s| s.stacked),
+            mode_line: mode_line.as_deref(),
             overlay: self.overlay.as_ref(),
             prefix_label: &self.prefix.label,
             prefix_pending: self.prefix_pending,
@@ -426,8 +507,9 @@ impl App {
         if !self.pending_out.is_empty() {
             guard.write_raw(&std::mem::take(&mut self.pending_out))?;
         }
-        let mouse = pane.is_some_and(|p| p.wants_mouse);
-        guard.set_mouse_capture(mouse && self.overlay.is_none())?;
+        // termic takes the mouse always: the wheel scrolls history and a
+        // drag selects inside the pane only, never the sidebar.
+        guard.set_mouse_capture(true)?;
         Ok(())
     }
 

@@ -216,7 +216,7 @@ fn sidebar_and_pane_show_tasks_and_their_output() {
     t.prefix(b"1");
     t.prefix(b"i");
     t.wait_text("Inspector: first (fake)");
-    // ] and [ step through the tasks, wrapping around.
+    // ] and p step through the tasks, wrapping around ([ is copy mode).
     let inspect = |t: &mut Termic, key: &[u8], name: &str| {
         t.send(b"\x1b");
         t.wait_for("inspector closed", |s| !s.contains("Inspector:"));
@@ -226,7 +226,7 @@ fn sidebar_and_pane_show_tasks_and_their_output() {
     };
     inspect(&mut t, b"]", "second");
     inspect(&mut t, b"]", "first");
-    inspect(&mut t, b"[", "second");
+    inspect(&mut t, b"p", "second");
     // Closing a task takes it off the sidebar and focuses what is left.
     t.send(b"\x1b");
     t.wait_for("inspector closed", |s| !s.contains("Inspector:"));

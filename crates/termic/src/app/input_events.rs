@@ -1,8 +1,9 @@
 //! Outer-terminal events applied to the app: keys (to the agent or a prefix
 //! command), paste, mouse, focus and resize.
 
-use ratatui::crossterm::event::{Event, KeyEvent, MouseEvent, MouseEventKind};
-use ratatui::layout::Rect;
+use ratatui::crossterm::event::{
+    Event, KeyCode, KeyEvent, MouseButton, MouseEvent, MouseEventKind,
+};
 
 use super::keys::{route_key, KeyRoute, PrefixCommand};
 use super::App;
@@ -10,7 +11,6 @@ use crate::input::{encode_focus, encode_mouse, encode_paste, InputModes};
 use crate::runtime::TaskId;
 use crate::ui::dialog::{ConfirmView, HelpView};
 use crate::ui::inspector::InspectorView;
-use crate::ui::layout::WorkspaceLayout;
 use crate::ui::sidebar;
 use crate::ui::Overlay;
 use termic_signal::engine::Key;
@@ -64,6 +64,15 @@ impl App {
             self.request_draw();
             return;
         }
+        if std::mem::take(&mut self.jump_pending) {
+            if let KeyCode::Char(c) = key.code {
+                if let Some(index) = sidebar::jump_index(c, true) {
+                    self.on_command(PrefixCommand::Jump(index));
+                }
+            }
+            self.request_draw();
+            return;
+        }
         let modes = self
             .focused_task()
             .map(|id| self.input_modes(id))
@@ -71,20 +80,24 @@ impl App {
         let route = route_key(&key, &self.prefix, self.prefix_pending, &modes);
         let was_pending = self.prefix_pending;
         self.prefix_pending = false;
+        // The prefix clears the last message; a command may set a new one.
+        if was_pending || route == KeyRoute::PrefixStarted {
+            self.message = None;
+            self.request_draw();
+        }
         match route {
+            // Copy mode takes every key but the prefix.
+            KeyRoute::Agent(_) | KeyRoute::Ignored if !was_pending && self.copy.is_some() => {
+                self.copy_key(&key);
+            }
             KeyRoute::Agent(bytes) => {
                 if let Some(id) = self.focused_task() {
-                    self.scroll_to_live();
                     self.send(id, &bytes);
                 }
             }
             KeyRoute::PrefixStarted => self.prefix_pending = true,
             KeyRoute::Command(command) => self.on_command(command),
             KeyRoute::Ignored => {}
-        }
-        if was_pending || self.prefix_pending {
-            self.message = None;
-            self.request_draw();
         }
     }
 
@@ -96,9 +109,24 @@ impl App {
                 self.after_focus_change();
             }
             PrefixCommand::Jump(index) => {
-                self.tasks.focus(index);
+                self.tasks.focus_display(index);
                 self.after_focus_change();
             }
+            PrefixCommand::JumpLetter => self.jump_pending = true,
+            PrefixCommand::AttentionFirst => {
+                self.tasks.attention_first = !self.tasks.attention_first;
+                self.message = Some(if self.tasks.attention_first {
+                    "Tasks that need you are listed first.".into()
+                } else {
+                    "Tasks are listed in the order they started.".into()
+                });
+            }
+            PrefixCommand::SidebarWidth { wider } => self.resize_sidebar(wider),
+            PrefixCommand::Rename => self.open_rename(),
+            PrefixCommand::Restart => self.restart_focused(),
+            PrefixCommand::Details => self.open_details(),
+            PrefixCommand::CopyMode { page_up } => self.enter_copy_mode(page_up),
+            PrefixCommand::Split { stacked } => self.toggle_split(stacked),
             PrefixCommand::Close => {
                 if let Some(entry) = self.tasks.focused_entry() {
                     let worktree = entry.worktree.as_ref().map(|p| p.display().to_string());
@@ -116,7 +144,6 @@ impl App {
                     prefix: self.prefix.label.clone(),
                 }))
             }
-            PrefixCommand::Scroll { back } => self.scroll(back),
             PrefixCommand::Quit => match self.tasks.running() {
                 0 => self.quit = true,
                 n => self.overlay = Some(Overlay::Confirm(ConfirmView::quit(n))),
@@ -138,47 +165,23 @@ impl App {
         }
     }
 
-    /// Half a pane up or down through the focused task's history.
-    fn scroll(&mut self, back: bool) {
-        let Some(id) = self.focused_task() else {
-            return;
-        };
-        let step = usize::from(self.pty_size().rows / 2).max(1);
-        let max = self.runtime.history_len(id);
-        if let Some(entry) = self.tasks.get_mut(id.0) {
-            entry.scroll = if back {
-                (entry.scroll + step).min(max)
-            } else {
-                entry.scroll.saturating_sub(step)
-            };
-        }
-    }
-
-    /// Typing into the agent shows the live screen again.
-    fn scroll_to_live(&mut self) {
-        if let Some(entry) = self
-            .tasks
-            .focused
-            .and_then(|i| self.tasks.entries.get_mut(i))
-        {
-            if entry.scroll != 0 {
-                entry.scroll = 0;
-                self.request_draw();
-            }
-        }
-    }
-
     fn on_paste(&mut self, text: &str) {
         if let Some(Overlay::NewTask(view)) = &mut self.overlay {
             view.name.extend(text.chars().filter(|c| !c.is_control()));
             self.request_draw();
             return;
         }
+        if let Some(Overlay::Rename(view)) = &mut self.overlay {
+            view.push(text);
+            self.request_draw();
+            return;
+        }
         if self.overlay.is_some() {
             return;
         }
+        // A paste goes to the agent and ends copy mode, as typing does in tmux.
+        self.exit_copy_mode();
         if let Some(id) = self.focused_task() {
-            self.scroll_to_live();
             let bytes = encode_paste(text, &self.input_modes(id));
             self.send(id, &bytes);
         }
@@ -188,37 +191,110 @@ impl App {
         if self.overlay.is_some() {
             return;
         }
-        let layout = WorkspaceLayout::new(Rect::new(0, 0, self.size.0, self.size.1));
-        if let Some((col, row)) = layout.pane_cell(mouse.column, mouse.row) {
-            if let Some(id) = self.focused_task() {
-                if let Some(bytes) = encode_mouse(&mouse, col, row, &self.input_modes(id)) {
-                    self.send(id, &bytes);
+        let layout = self.layout();
+        if let Some(id) = self.tasks.focused_id() {
+            let area = self.task_area(id);
+            let (x, y) = (mouse.column, mouse.row);
+            if x >= area.x && x < area.right() && y >= area.y && y < area.bottom() {
+                self.pane_mouse(&mouse, x - area.x, y - area.y);
+                return;
+            }
+        }
+        // A click in the split's other half focuses its task.
+        if let (Some(split), MouseEventKind::Down(_)) = (self.split, mouse.kind) {
+            for id in [split.first, split.second] {
+                let area = self.task_area(id);
+                let (x, y) = (mouse.column, mouse.row);
+                if x >= area.x && x < area.right() && y >= area.y && y < area.bottom() {
+                    if let Some(index) = self.tasks.index_of(id) {
+                        self.exit_copy_mode();
+                        self.tasks.focus(index);
+                        self.after_focus_change();
+                    }
+                    return;
                 }
             }
-            return;
         }
         // A click on a sidebar entry focuses it.
         if let MouseEventKind::Down(_) = mouse.kind {
             let s = layout.sidebar;
-            if mouse.column < s.x + s.width && mouse.row >= s.y {
-                let count = self.tasks.entries.len();
-                let row = mouse.row - s.y;
-                if let Some(index) = sidebar::task_at_row(row, count, self.tasks.focused, s.height)
-                {
-                    self.tasks.focus(index);
+            if mouse.column < s.x + s.width && mouse.row > s.y {
+                let per_task = sidebar::rows_per_task(s.width);
+                let window = sidebar::Window::new(
+                    self.tasks.entries.len(),
+                    self.tasks.focused_display(),
+                    usize::from(s.height.saturating_sub(1)),
+                    per_task,
+                );
+                let row = usize::from(mouse.row - s.y - 1);
+                if let Some(index) = window.task_at(row, per_task) {
+                    self.exit_copy_mode();
+                    self.tasks.focus_display(index);
                     self.after_focus_change();
                 }
             }
         }
     }
 
-    fn on_resize(&mut self, cols: u16, rows: u16) {
-        self.size = (cols, rows);
-        let size = self.pty_size();
-        for entry in &self.tasks.entries {
-            // An exited task has no PTY to resize; nothing to report.
-            let _ = self.runtime.resize(TaskId(entry.id), size);
+    /// The mouse in the pane: to the agent when it asked for the mouse (and
+    /// copy mode is off); otherwise the wheel scrolls history and a drag
+    /// selects, as in tmux.
+    fn pane_mouse(&mut self, mouse: &MouseEvent, col: u16, row: u16) {
+        let Some(id) = self.focused_task() else {
+            return;
+        };
+        if self.copy.is_none() {
+            let modes = self.input_modes(id);
+            if modes.mouse_mode != vt100::MouseProtocolMode::None {
+                if let Some(bytes) = encode_mouse(mouse, col, row, &modes) {
+                    self.send(id, &bytes);
+                }
+                return;
+            }
+        }
+        match mouse.kind {
+            MouseEventKind::ScrollUp => {
+                self.enter_copy_mode(false);
+                if let Some(copy) = &mut self.copy {
+                    copy.scroll(-super::task_basics::WHEEL_LINES);
+                }
+            }
+            MouseEventKind::ScrollDown => {
+                if let Some(copy) = &mut self.copy {
+                    copy.scroll(super::task_basics::WHEEL_LINES);
+                    // Scrolled back to the live screen with nothing
+                    // selected: copy mode ends, as tmux's wheel does.
+                    if copy.at_bottom() && copy.anchor.is_none() {
+                        self.exit_copy_mode();
+                    }
+                }
+            }
+            MouseEventKind::Down(MouseButton::Left) => self.drag_from = Some((col, row)),
+            MouseEventKind::Drag(MouseButton::Left) => {
+                if let Some(from) = self.drag_from {
+                    self.enter_copy_mode(false);
+                    if let Some(copy) = &mut self.copy {
+                        copy.drag(from, (col, row));
+                    }
+                }
+            }
+            MouseEventKind::Up(MouseButton::Left) => {
+                let dragged = self.drag_from.take().is_some();
+                let text = self.copy.as_ref().and_then(|c| c.selected_text());
+                if let (true, Some(text)) = (dragged, text) {
+                    self.exit_copy_mode();
+                    self.copy_text(&text);
+                }
+            }
+            _ => return,
         }
         self.request_draw();
+    }
+
+    pub(super) fn on_resize(&mut self, cols: u16, rows: u16) {
+        // Copy mode's rows were taken at the old size.
+        self.exit_copy_mode();
+        self.size = (cols, rows);
+        self.resize_tasks();
     }
 }

@@ -11,16 +11,31 @@ pub enum PrefixCommand {
     NewTask,
     Next,
     Previous,
-    /// Jump to the task at this 0-based index.
+    /// Jump to the task shown at this 0-based position.
     Jump(usize),
+    /// `'`: the next key is a letter naming task 10 (`a`) to 35 (`z`).
+    JumpLetter,
     Close,
     Settings,
     Inspector,
     Help,
     Quit,
-    /// Scroll the focused pane back (`true`) or forward by half a page.
-    Scroll {
-        back: bool,
+    /// Copy mode over the focused task's history (`page_up`: start a page up).
+    CopyMode {
+        page_up: bool,
+    },
+    /// Show the tasks that need you first, or in start order again.
+    AttentionFirst,
+    /// Make the sidebar wider (`true`) or narrower, down to badges only.
+    SidebarWidth {
+        wider: bool,
+    },
+    Rename,
+    Restart,
+    Details,
+    /// Show the next task beside (`|`) or under (`-`) the focused one.
+    Split {
+        stacked: bool,
     },
 }
 
@@ -65,13 +80,22 @@ pub fn route_key(
     let command = match key.code {
         KeyCode::Tab => Some(PrefixCommand::Next),
         KeyCode::BackTab => Some(PrefixCommand::Previous),
-        KeyCode::PageUp => Some(PrefixCommand::Scroll { back: true }),
-        KeyCode::PageDown => Some(PrefixCommand::Scroll { back: false }),
+        KeyCode::PageUp => Some(PrefixCommand::CopyMode { page_up: true }),
         KeyCode::Char(c) if shift_only => match c {
             'n' => Some(PrefixCommand::NewTask),
-            ']' => Some(PrefixCommand::Next),
-            '[' => Some(PrefixCommand::Previous),
+            ']' | ')' => Some(PrefixCommand::Next),
+            'p' | '(' => Some(PrefixCommand::Previous),
+            '[' => Some(PrefixCommand::CopyMode { page_up: false }),
             '1'..='9' => Some(PrefixCommand::Jump(c as usize - '1' as usize)),
+            '\'' => Some(PrefixCommand::JumpLetter),
+            '!' => Some(PrefixCommand::AttentionFirst),
+            '<' => Some(PrefixCommand::SidebarWidth { wider: false }),
+            '>' => Some(PrefixCommand::SidebarWidth { wider: true }),
+            ',' => Some(PrefixCommand::Rename),
+            'r' => Some(PrefixCommand::Restart),
+            't' => Some(PrefixCommand::Details),
+            '|' => Some(PrefixCommand::Split { stacked: false }),
+            '-' => Some(PrefixCommand::Split { stacked: true }),
             'x' => Some(PrefixCommand::Close),
             's' => Some(PrefixCommand::Settings),
             'i' => Some(PrefixCommand::Inspector),
@@ -136,7 +160,28 @@ mod tests {
             (KeyCode::Tab, PrefixCommand::Next),
             (KeyCode::BackTab, PrefixCommand::Previous),
             (KeyCode::Char(']'), PrefixCommand::Next),
-            (KeyCode::Char('['), PrefixCommand::Previous),
+            (KeyCode::Char(')'), PrefixCommand::Next),
+            (KeyCode::Char('p'), PrefixCommand::Previous),
+            (KeyCode::Char('('), PrefixCommand::Previous),
+            (
+                KeyCode::Char('['),
+                PrefixCommand::CopyMode { page_up: false },
+            ),
+            (KeyCode::Char('\''), PrefixCommand::JumpLetter),
+            (KeyCode::Char('!'), PrefixCommand::AttentionFirst),
+            (
+                KeyCode::Char('<'),
+                PrefixCommand::SidebarWidth { wider: false },
+            ),
+            (
+                KeyCode::Char('>'),
+                PrefixCommand::SidebarWidth { wider: true },
+            ),
+            (KeyCode::Char(','), PrefixCommand::Rename),
+            (KeyCode::Char('r'), PrefixCommand::Restart),
+            (KeyCode::Char('t'), PrefixCommand::Details),
+            (KeyCode::Char('|'), PrefixCommand::Split { stacked: false }),
+            (KeyCode::Char('-'), PrefixCommand::Split { stacked: true }),
             (KeyCode::Char('1'), PrefixCommand::Jump(0)),
             (KeyCode::Char('9'), PrefixCommand::Jump(8)),
             (KeyCode::Char('x'), PrefixCommand::Close),
@@ -144,8 +189,7 @@ mod tests {
             (KeyCode::Char('i'), PrefixCommand::Inspector),
             (KeyCode::Char('?'), PrefixCommand::Help),
             (KeyCode::Char('q'), PrefixCommand::Quit),
-            (KeyCode::PageUp, PrefixCommand::Scroll { back: true }),
-            (KeyCode::PageDown, PrefixCommand::Scroll { back: false }),
+            (KeyCode::PageUp, PrefixCommand::CopyMode { page_up: true }),
         ];
         for (code, want) in cases {
             assert_eq!(route(code, NONE, true), KeyRoute::Command(want), "{code:?}");

@@ -32,6 +32,23 @@ impl App {
             Overlay::NewTask(view) => self.new_task_key(key, view),
             Overlay::Settings(view) => self.settings_key(key, view),
             Overlay::Wizard(view) => self.wizard_key(key, view),
+            Overlay::Details(_) => None,
+            Overlay::Rename(mut view) => match key.code {
+                KeyCode::Esc => None,
+                KeyCode::Enter => {
+                    self.rename(view.task, &view.name);
+                    None
+                }
+                KeyCode::Backspace => {
+                    view.name.pop();
+                    Some(Overlay::Rename(view))
+                }
+                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    view.push(c.encode_utf8(&mut [0; 4]));
+                    Some(Overlay::Rename(view))
+                }
+                _ => Some(Overlay::Rename(view)),
+            },
             Overlay::Inspector(mut view) => {
                 let rows = visible_rows(self.size.1);
                 match key.code {

@@ -42,6 +42,19 @@ pub fn parse_command_line(line: &str) -> Result<Vec<String>, String> {
     }
 }
 
+/// The first line `git args` prints in `dir`, when it succeeds.
+fn git_line(dir: &Path, args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let line = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (out.status.success() && !line.is_empty()).then_some(line)
+}
+
 /// An install or removal the user chose in Settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SettingsAction {
@@ -79,6 +92,14 @@ pub trait Services {
     /// `git worktree remove`, with `--force` when `force` (uncommitted
     /// changes are then lost).
     fn remove_worktree(&mut self, path: &Path, force: bool) -> Result<()>;
+    /// The git branch checked out in `dir` (the details panel), or `None`
+    /// outside a repository.
+    fn branch(&self, dir: &Path) -> Option<String> {
+        git_line(dir, &["symbolic-ref", "--short", "-q", "HEAD"]).or_else(|| {
+            // A detached HEAD: say so with its commit.
+            git_line(dir, &["rev-parse", "--short", "HEAD"]).map(|c| format!("detached at {c}"))
+        })
+    }
     /// Removes the worktree of a task that failed to start, and its branch.
     fn discard_worktree(&mut self, path: &Path) -> Result<()> {
         self.remove_worktree(path, false)

@@ -29,8 +29,6 @@ pub struct TaskEntry {
     pub timeline: Vec<InspectorEntry>,
     /// The git worktree this task runs in, when termic made one.
     pub worktree: Option<PathBuf>,
-    /// Lines the user scrolled back in this task's pane (0: live).
-    pub scroll: usize,
     /// The agent running inside this command task now (`claude` in a shell).
     pub foreground: Option<String>,
 }
@@ -52,7 +50,6 @@ impl TaskEntry {
             unseen: false,
             timeline: Vec::new(),
             worktree: None,
-            scroll: 0,
             foreground: None,
         }
     }
@@ -113,7 +110,11 @@ impl TaskEntry {
 #[derive(Debug, Default)]
 pub struct TaskList {
     pub entries: Vec<TaskEntry>,
+    /// Index into `entries` (not the display order).
     pub focused: Option<usize>,
+    /// Show tasks that need you first, then unseen ones, then the rest
+    /// (prefix `!` toggles it). Jump keys follow what is shown.
+    pub attention_first: bool,
 }
 
 impl TaskList {
@@ -131,19 +132,49 @@ impl TaskList {
         }
     }
 
-    /// Next (`forward`) or previous task, wrapping.
+    /// Next (`forward`) or previous task as shown, wrapping.
     pub fn cycle(&mut self, forward: bool) {
         let n = self.entries.len();
         if n == 0 {
             return;
         }
-        let current = self.focused.unwrap_or(0);
+        let current = self.focused_display().unwrap_or(0);
         let next = if forward {
             (current + 1) % n
         } else {
             (current + n - 1) % n
         };
-        self.focus(next);
+        self.focus_display(next);
+    }
+
+    /// Entry indices in the order the sidebar shows them.
+    pub fn order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.entries.len()).collect();
+        if self.attention_first {
+            // Stable: equal ranks keep the order they were started in.
+            order.sort_by_key(|&i| {
+                let e = &self.entries[i];
+                match (&e.badge, e.unseen) {
+                    (Badge::NeedsYou { .. }, _) => 0,
+                    (_, true) => 1,
+                    _ => 2,
+                }
+            });
+        }
+        order
+    }
+
+    /// Where the focused task is shown.
+    pub fn focused_display(&self) -> Option<usize> {
+        let focused = self.focused?;
+        self.order().iter().position(|&i| i == focused)
+    }
+
+    /// Focuses the task shown at `display` (a jump key, a click).
+    pub fn focus_display(&mut self, display: usize) {
+        if let Some(&index) = self.order().get(display) {
+            self.focus(index);
+        }
     }
 
     pub fn focused_entry(&self) -> Option<&TaskEntry> {
@@ -180,8 +211,12 @@ impl TaskList {
         self.entries.iter().filter(|e| e.is_running()).count()
     }
 
+    /// The sidebar's entries, in display order.
     pub fn views(&self, now_ms: u64) -> Vec<TaskView> {
-        self.entries.iter().map(|e| e.view(now_ms)).collect()
+        self.order()
+            .into_iter()
+            .map(|i| self.entries[i].view(now_ms))
+            .collect()
     }
 
     /// When the sidebar's time labels next change, so the loop wakes then
@@ -274,6 +309,26 @@ mod tests {
         assert_eq!(l.focused, Some(2));
         l.focus(7);
         assert_eq!(l.focused, Some(2));
+    }
+
+    #[test]
+    fn needs_you_first_reorders_the_view_and_the_jump_keys() {
+        let mut l = list(4);
+        l.entries[2].badge = Badge::NeedsYou { kind: None };
+        l.entries[3].unseen = true;
+        let names =
+            |l: &TaskList| -> Vec<String> { l.views(0).into_iter().map(|v| v.name).collect() };
+        assert_eq!(names(&l), ["t0", "t1", "t2", "t3"]);
+        l.attention_first = true;
+        assert_eq!(names(&l), ["t2", "t3", "t0", "t1"]);
+        // Key 1 is the first task shown.
+        l.focus_display(0);
+        assert_eq!(l.focused_id(), Some(2));
+        assert_eq!(l.focused_display(), Some(0));
+        l.cycle(true);
+        assert_eq!(l.focused_id(), Some(3));
+        l.attention_first = false;
+        assert_eq!(l.focused_display(), Some(3));
     }
 
     #[test]

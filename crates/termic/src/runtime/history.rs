@@ -85,24 +85,85 @@ impl History {
         let total = self.lines.len() + live.len();
         let end = total - offset;
         let start = end.saturating_sub(usize::from(rows));
-        let mut parser = vt100::Parser::new(
-            NonZeroU16::new(rows).unwrap_or(NonZeroU16::MIN),
-            NonZeroU16::new(cols).unwrap_or(NonZeroU16::MIN),
-            0,
-        );
-        for i in start..end {
-            if i > start {
-                parser.process(b"\r\n");
-            }
-            // Each stored row starts from default attributes.
-            parser.process(b"\x1b[m");
-            match self.line(i) {
-                Some(line) => parser.process(line.as_bytes()),
-                None => parser.process(live[i - self.lines.len()].as_bytes()),
-            }
-        }
-        parser
+        let text = (start..end).map(|i| match self.line(i) {
+            Some(line) => line,
+            None => live[i - self.lines.len()].clone(),
+        });
+        screen_of_rows(text, rows, cols)
     }
+
+    /// Every stored line, oldest first, followed by the live screen's
+    /// rows, formatted and plain (copy mode takes the whole history at once).
+    pub fn all_rows(&self, live: &vt100::Screen) -> AllRows {
+        let (rows, cols) = live.size();
+        let mut formatted: Vec<String> =
+            (0..self.lines.len()).filter_map(|i| self.line(i)).collect();
+        let mut plain: Vec<String> = formatted.iter().map(|l| strip_sgr(l)).collect();
+        formatted.extend(live.rows_formatted(0, cols.get()));
+        plain.extend(live.rows(0, cols.get()).map(|r| r.trim_end().to_string()));
+        AllRows {
+            formatted,
+            plain,
+            rows: rows.get(),
+            cols: cols.get(),
+        }
+    }
+}
+
+/// A task's history and screen, for copy mode: the same rows formatted
+/// (to draw) and plain (to search and copy), and the screen's size.
+#[derive(Debug, Clone, Default)]
+pub struct AllRows {
+    pub formatted: Vec<String>,
+    pub plain: Vec<String>,
+    pub rows: u16,
+    pub cols: u16,
+}
+
+/// A screen of `rows` x `cols` showing `text` (formatted rows, each from
+/// default attributes), top to bottom.
+pub fn screen_of_rows(
+    text: impl IntoIterator<Item = String>,
+    rows: u16,
+    cols: u16,
+) -> vt100::Parser {
+    let mut parser = vt100::Parser::new(
+        NonZeroU16::new(rows).unwrap_or(NonZeroU16::MIN),
+        NonZeroU16::new(cols).unwrap_or(NonZeroU16::MIN),
+        0,
+    );
+    for (i, line) in text.into_iter().enumerate() {
+        if i > 0 {
+            parser.process(b"\r\n");
+        }
+        // Each stored row starts from default attributes.
+        parser.process(b"\x1b[m");
+        parser.process(line.as_bytes());
+    }
+    parser
+}
+
+/// The text of a stored row without its SGR sequences (the only escapes
+/// [`compact_to_formatted`] writes), trailing blanks dropped.
+pub fn strip_sgr(formatted: &str) -> String {
+    let mut out = String::with_capacity(formatted.len());
+    let mut chars = formatted.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            // ESC [ params final: skip to the final byte.
+            if chars.next() == Some('[') {
+                for f in chars.by_ref() {
+                    if ('\x40'..='\x7e').contains(&f) {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out.truncate(out.trim_end().len());
+    out
 }
 
 impl vt100::Callbacks for History {
@@ -237,6 +298,20 @@ mod tests {
         assert_eq!(text(2), "line 3\nline 4\nline 5");
         // Clamped at the oldest line.
         assert_eq!(text(99), "line 1\nline 2\nline 3");
+    }
+
+    #[test]
+    fn all_rows_are_plain_and_formatted_alike() {
+        let mut p = parser(100);
+        p.process(
+            "\x1b[1;38;5;196mred\x1b[m a  b\r\n\u{4e2d}x\x1b[44m  \x1b[m\r\n\r\nlive \x1b[32mrow\x1b[m"
+                .as_bytes(),
+        );
+        let all = p.callbacks().all_rows(p.screen());
+        assert_eq!((all.rows, all.cols), (3, 10));
+        assert_eq!(all.formatted.len(), 4);
+        assert_eq!(all.plain, ["red a  b", "\u{4e2d}x", "", "live row"]);
+        assert!(all.formatted[0].contains("\x1b["), "{:?}", all.formatted[0]);
     }
 
     #[test]

@@ -462,6 +462,14 @@ impl Runtime {
         Some(f(view.screen()))
     }
 
+    /// The task's whole history and live screen, oldest first, formatted
+    /// and plain, with the screen's size: what copy mode browses.
+    pub fn all_rows(&self, id: TaskId) -> Option<history::AllRows> {
+        let task = self.task(id).ok()?;
+        let parser = task.lock_parser();
+        Some(parser.callbacks().all_rows(parser.screen()))
+    }
+
     /// Whether the program asked for focus in/out reports.
     pub fn wants_focus_events(&self, id: TaskId) -> bool {
         self.task(id)

@@ -8,11 +8,18 @@ use ratatui::Frame;
 /// The key table, as shown by help and the README.
 pub const PREFIX_KEYS: &[(&str, &str)] = &[
     ("n", "new task"),
-    ("Tab or ]", "next task"),
-    ("Shift-Tab or [", "previous task"),
-    ("1-9", "jump to task"),
     ("x", "close task"),
-    ("PgUp/PgDn", "scroll the task back and forward"),
+    ("Tab ] )", "next task"),
+    ("S-Tab p (", "previous task"),
+    ("1-9", "jump to task 1-9"),
+    ("' a-z", "jump to task 10-35"),
+    ("!", "needs you first, or not"),
+    ("< >", "sidebar narrower, wider"),
+    ("[ or PgUp", "copy mode: scroll, search"),
+    (",", "rename task"),
+    ("r", "restart exited task"),
+    ("t", "task details"),
+    ("| or -", "split beside, under"),
     ("s", "Settings"),
     ("i", "Inspector"),
     ("?", "this help"),
@@ -26,26 +33,25 @@ pub struct HelpView {
 }
 
 pub fn render_help(frame: &mut Frame, view: &HelpView) {
-    let inner = super::modal(frame, "Help", 64, PREFIX_KEYS.len() as u16 + 9);
+    // Two columns, so the whole list fits an 80x24 terminal.
+    let pairs = PREFIX_KEYS.len().div_ceil(2);
+    let inner = super::modal(frame, "Help", 78, pairs as u16 + 8);
     let mut lines = vec![
         Line::from("Every key goes to the focused agent, except the prefix key."),
         Line::from(format!("Press {} then:", view.prefix)),
         Line::from(""),
     ];
-    for (key, what) in PREFIX_KEYS {
-        lines.push(Line::from(vec![
-            Span::styled(
-                format!("  {key:<16}"),
-                Style::new().add_modifier(Modifier::BOLD),
-            ),
-            Span::raw(*what),
-        ]));
+    let bold = Style::new().add_modifier(Modifier::BOLD);
+    for row in PREFIX_KEYS.chunks(2) {
+        let mut spans = Vec::new();
+        for (key, what) in row {
+            spans.push(Span::styled(format!(" {key:<10}"), bold));
+            spans.push(Span::raw(format!("{what:<26}")));
+        }
+        lines.push(Line::from(spans));
     }
     lines.push(Line::from(vec![
-        Span::styled(
-            format!("  {:<16}", view.prefix),
-            Style::new().add_modifier(Modifier::BOLD),
-        ),
+        Span::styled(format!(" {:<10}", view.prefix), bold),
         Span::raw(format!("send {} itself to the agent", view.prefix)),
     ]));
     lines.push(Line::from(""));
@@ -307,7 +313,7 @@ mod tests {
 
     #[test]
     fn help_lists_every_prefix_key() {
-        let s = text(&draw(70, 22, |f| {
+        let s = text(&draw(80, 24, |f| {
             render_help(
                 f,
                 &HelpView {

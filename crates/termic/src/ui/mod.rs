@@ -15,6 +15,7 @@ pub mod layout;
 pub mod pane;
 pub mod settings;
 pub mod sidebar;
+pub mod task_dialogs;
 pub mod wizard;
 
 use ratatui::layout::Rect;
@@ -35,16 +36,25 @@ pub enum Overlay {
     Settings(settings::SettingsView),
     Wizard(wizard::WizardView),
     Inspector(inspector::InspectorView),
+    Rename(task_dialogs::RenameView),
+    Details(task_dialogs::DetailsView),
 }
 
 /// Everything one frame shows.
 pub struct WorkspaceView<'a> {
+    /// In display order.
     pub tasks: &'a [TaskView],
+    /// The focused task's place in `tasks`.
     pub focused: Option<usize>,
+    pub sidebar_width: layout::SidebarWidth,
     /// The focused task's pane, copied from its screen model.
     pub pane: Option<&'a pane::PaneSnapshot>,
-    /// Lines the focused pane is scrolled back (0: live).
-    pub scrolled: usize,
+    /// The split's other task, in its half.
+    pub other_pane: Option<&'a pane::PaneSnapshot>,
+    /// Split side by side (`false`) or stacked (`true`).
+    pub split: Option<bool>,
+    /// Copy mode's line (its keys, position or search prompt), when on.
+    pub mode_line: Option<&'a str>,
     pub overlay: Option<&'a Overlay>,
     /// The prefix key as the user would type it, e.g. `Ctrl-]`.
     pub prefix_label: &'a str,
@@ -56,8 +66,14 @@ pub struct WorkspaceView<'a> {
 
 /// Draws one frame.
 pub fn render(frame: &mut Frame, view: &WorkspaceView) {
-    let areas = layout::WorkspaceLayout::new(frame.area());
+    let areas = layout::WorkspaceLayout::new(frame.area(), view.sidebar_width);
     sidebar::render(frame, areas.sidebar, view.tasks, view.focused);
+    if let Some(stacked) = view.split {
+        render_divider(frame, areas.pane, stacked);
+    }
+    if let Some(other) = view.other_pane {
+        other.paint(frame.buffer_mut(), areas.pane);
+    }
     match view.pane {
         Some(snapshot) => {
             snapshot.paint(frame.buffer_mut(), areas.pane);
@@ -83,6 +99,30 @@ fn render_overlay(frame: &mut Frame, overlay: &Overlay) {
         Overlay::Settings(v) => settings::render(frame, v),
         Overlay::Wizard(v) => wizard::render(frame, v),
         Overlay::Inspector(v) => inspector::render(frame, v),
+        Overlay::Rename(v) => task_dialogs::render_rename(frame, v),
+        Overlay::Details(v) => task_dialogs::render_details(frame, v),
+    }
+}
+
+/// The line between the split's halves.
+fn render_divider(frame: &mut Frame, pane: Rect, stacked: bool) {
+    let (first, _) = layout::split_pane(pane, stacked);
+    let style = Style::new().add_modifier(Modifier::DIM);
+    let buf = frame.buffer_mut();
+    if stacked {
+        let y = first.bottom();
+        for x in pane.left()..pane.right() {
+            if y < pane.bottom() {
+                buf[(x, y)].set_symbol("─").set_style(style);
+            }
+        }
+    } else {
+        let x = first.right();
+        for y in pane.top()..pane.bottom() {
+            if x < pane.right() {
+                buf[(x, y)].set_symbol("│").set_style(style);
+            }
+        }
     }
 }
 
@@ -100,8 +140,13 @@ fn render_empty_pane(frame: &mut Frame, area: Rect, prefix: &str) {
 fn render_status(frame: &mut Frame, area: Rect, view: &WorkspaceView) {
     let hint = if view.prefix_pending {
         Span::styled(
-            " n new  x close  s settings  i inspector  PgUp scroll  ? help  q quit ",
+            " n new  x close  [ copy  , rename  r restart  d details  ? help  q quit ",
             Style::new().fg(Color::Black).bg(Color::Yellow),
+        )
+    } else if let Some(mode) = view.mode_line {
+        Span::styled(
+            format!(" {mode} "),
+            Style::new().fg(Color::Black).bg(Color::Cyan),
         )
     } else {
         Span::styled(
@@ -110,12 +155,6 @@ fn render_status(frame: &mut Frame, area: Rect, view: &WorkspaceView) {
         )
     };
     let mut spans = vec![hint];
-    if view.scrolled > 0 {
-        spans.push(Span::styled(
-            format!(" scrolled back {} lines, any key returns ", view.scrolled),
-            Style::new().fg(Color::Black).bg(Color::Cyan),
-        ));
-    }
     if let Some(msg) = view.message {
         spans.push(Span::raw(" "));
         spans.push(Span::styled(msg.to_string(), Style::new().fg(Color::Red)));
@@ -186,8 +225,11 @@ mod tests {
         WorkspaceView {
             tasks,
             focused: Some(0),
+            sidebar_width: layout::SidebarWidth::Auto,
             pane,
-            scrolled: 0,
+            other_pane: None,
+            split: None,
+            mode_line: None,
             overlay: None,
             prefix_label: "Ctrl-]",
             prefix_pending: false,
@@ -210,9 +252,13 @@ mod tests {
             0,
         );
         parser.process(b"> hi");
-        let pane_area = layout::WorkspaceLayout::new(Rect::new(0, 0, 60, 4)).pane;
+        let pane_area =
+            layout::WorkspaceLayout::new(Rect::new(0, 0, 60, 4), layout::SidebarWidth::Set(30))
+                .pane;
         let snap = pane::PaneSnapshot::capture(parser.screen(), pane_area, true);
-        let mut t = draw(60, 4, |f| render(f, &view(&tasks, Some(&snap))));
+        let mut v = view(&tasks, Some(&snap));
+        v.sidebar_width = layout::SidebarWidth::Set(30);
+        let mut t = draw(60, 4, |f| render(f, &v));
         let lines = text_lines(&t);
         assert_eq!(lines[0], " termic                      │> hi");
         assert_eq!(lines[1], "1 fix                  claude│");
@@ -221,20 +267,109 @@ mod tests {
         t.backend_mut().assert_cursor_position((34, 0));
     }
 
+    /// The case: 14 tasks at 80x24, the focused one far down, tasks
+    /// that need you hidden above and below. Every hidden one is counted.
     #[test]
-    fn status_line_shows_prefix_scroll_and_messages() {
+    fn fourteen_tasks_at_80x24_keep_every_needs_you_in_sight() {
+        let tasks: Vec<TaskView> = (1..=14)
+            .map(|i| TaskView {
+                name: format!("task{i}"),
+                agent: "claude".into(),
+                badge: if [1, 2, 14].contains(&i) {
+                    Badge::NeedsYou { kind: None }
+                } else {
+                    Badge::Working
+                },
+                in_state: std::time::Duration::from_secs(5),
+                unseen: false,
+            })
+            .collect();
+        let mut v = view(&tasks, None);
+        v.focused = Some(11);
+        let t = draw(80, 24, |f| render(f, &v));
+        let lines = text_lines(&t);
+        let sidebar: Vec<String> = lines[..23]
+            .iter()
+            .map(|l| l.chars().take(22).collect())
+            .collect();
+        let want = [
+            " termic              │",
+            "↑ 2 more, 2 need you │",
+            "3 task3        claude│",
+            "  working          5s│",
+            "4 task4        claude│",
+            "  working          5s│",
+            "5 task5        claude│",
+            "  working          5s│",
+            "6 task6        claude│",
+            "  working          5s│",
+            "7 task7        claude│",
+            "  working          5s│",
+            "8 task8        claude│",
+            "  working          5s│",
+            "9 task9        claude│",
+            "  working          5s│",
+            "a task10       claude│",
+            "  working          5s│",
+            "b task11       claude│",
+            "  working          5s│",
+            "c task12       claude│",
+            "  working          5s│",
+            "↓ 2 more, 1 needs you│",
+        ];
+        assert_eq!(sidebar, want, "{}", lines.join("\n"));
+        // The agent gets 58 of 80 columns.
+        assert_eq!(
+            layout::WorkspaceLayout::pty_size(80, 24, layout::SidebarWidth::Auto),
+            (23, 58)
+        );
+    }
+
+    #[test]
+    fn a_split_draws_both_tasks_and_a_divider() {
+        let screen = |text: &[u8], rows: u16, cols: u16| {
+            let nz = |n| std::num::NonZeroU16::new(n).unwrap();
+            let mut p = vt100::Parser::new(nz(rows), nz(cols), 0);
+            p.process(text);
+            p
+        };
+        let pane =
+            layout::WorkspaceLayout::new(Rect::new(0, 0, 80, 6), layout::SidebarWidth::Auto).pane;
+        let (left, right) = layout::split_pane(pane, false);
+        let a = screen(b"left task", left.height, left.width);
+        let b = screen(b"right task", right.height, right.width);
+        let focused = pane::PaneSnapshot::capture(a.screen(), left, true);
+        let other = pane::PaneSnapshot::capture(b.screen(), right, false);
+        let mut v = view(&[], Some(&focused));
+        v.other_pane = Some(&other);
+        v.split = Some(false);
+        let mut t = draw(80, 6, |f| render(f, &v));
+        let lines = text_lines(&t);
+        // 58 pane columns: 28 for the focused task, the divider, 29.
+        assert_eq!(
+            lines[0],
+            format!(
+                " termic              │left task{}│right task",
+                " ".repeat(19)
+            ),
+        );
+        assert!(lines[3].ends_with('│'), "{lines:#?}");
+        t.backend_mut().assert_cursor_position((31, 0));
+    }
+
+    #[test]
+    fn status_line_shows_prefix_copy_mode_and_messages() {
         let mut v = view(&[], None);
         v.prefix_pending = true;
-        v.scrolled = 12;
         v.message = Some("cannot write input");
         let t = draw(180, 3, |f| render(f, &v));
         let status = &text_lines(&t)[2];
         assert!(status.contains(" n new  x close"), "{status}");
-        assert!(
-            status.contains("scrolled back 12 lines, any key returns"),
-            "{status}"
-        );
         assert!(status.ends_with("cannot write input"), "{status}");
+        v.prefix_pending = false;
+        v.mode_line = Some("copy mode [3/40]");
+        let t = draw(180, 3, |f| render(f, &v));
+        assert!(text_lines(&t)[2].starts_with(" copy mode [3/40]"));
         let body = text_lines(&t).join("\n");
         assert!(body.contains("No task is open."), "{body}");
     }

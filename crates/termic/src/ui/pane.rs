@@ -71,6 +71,26 @@ impl PaneSnapshot {
         }
     }
 
+    /// Highlights copy mode's cells: search matches, the selection and its
+    /// cursor (pane-relative rows and columns).
+    pub fn mark(&mut self, marks: &[crate::app::copy_mode::Mark]) {
+        use crate::app::copy_mode::MarkKind;
+        let area = self.buffer.area;
+        for mark in marks {
+            let style = match mark.kind {
+                MarkKind::Match => Style::new().fg(Color::Black).bg(Color::Yellow),
+                MarkKind::Selection => Style::new().fg(Color::Black).bg(Color::Cyan),
+                MarkKind::Cursor => Style::new().add_modifier(Modifier::REVERSED),
+            };
+            for col in mark.cols.clone() {
+                let (x, y) = (area.x + col, area.y + mark.row);
+                if x < area.right() && y < area.bottom() {
+                    self.buffer[(x, y)].set_style(style);
+                }
+            }
+        }
+    }
+
     /// Copies the snapshot into `buf`, clipped to `pane` (the frame may have
     /// been resized since the capture).
     pub fn paint(&self, buf: &mut Buffer, pane: Rect) {

@@ -75,50 +75,227 @@ pub fn short_duration(d: Duration) -> String {
     }
 }
 
+impl Badge {
+    /// One character for the badges-only sidebar.
+    pub fn mark(&self) -> &'static str {
+        match self {
+            Badge::Idle => ".",
+            Badge::Working => "~",
+            Badge::NeedsYou { .. } => "!",
+            Badge::Done => "+",
+            Badge::Interrupted => "x",
+            Badge::Exited(_) => "-",
+        }
+    }
+
+    pub fn needs_you(&self) -> bool {
+        matches!(self, Badge::NeedsYou { .. })
+    }
+}
+
+/// The key that jumps to the task shown at `index` (after the prefix):
+/// `1`-`9`, then `'a` to `'z` for tasks 10 to 35. Later tasks have none
+/// (Tab reaches them).
+pub fn jump_label(index: usize) -> Option<char> {
+    match index {
+        0..=8 => char::from_digit(index as u32 + 1, 10),
+        9..=34 => Some((b'a' + (index - 9) as u8) as char),
+        _ => None,
+    }
+}
+
+/// The display index a jump key names: `1`-`9` (`letter` false) or `a`-`z`
+/// after `'` (`letter` true).
+pub fn jump_index(c: char, letter: bool) -> Option<usize> {
+    match (letter, c) {
+        (false, '1'..='9') => Some(c as usize - '1' as usize),
+        (true, 'a'..='z') => Some(c as usize - 'a' as usize + 9),
+        _ => None,
+    }
+}
+
+/// Which tasks fit in the sidebar's rows and what the markers say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// First task shown.
+    pub first: usize,
+    /// Tasks shown.
+    pub shown: usize,
+    /// Tasks hidden above (a marker row when more than 0).
+    pub above: usize,
+    /// Tasks hidden below (a marker row when more than 0).
+    pub below: usize,
+}
+
+impl Window {
+    /// The window over `count` tasks, `per_task` rows each, in `rows` rows
+    /// (the title row excluded), that shows `focused` and as many tasks
+    /// from the top as fit around it. A marker row above or below takes
+    /// the place of hidden tasks.
+    pub fn new(count: usize, focused: Option<usize>, rows: usize, per_task: usize) -> Window {
+        let focused = focused.unwrap_or(0).min(count.saturating_sub(1));
+        let fit = |first: usize| {
+            let above = usize::from(first > 0);
+            let space = rows.saturating_sub(above);
+            let rest = count - first;
+            if rest * per_task <= space {
+                rest
+            } else {
+                (space.saturating_sub(1) / per_task).max(1)
+            }
+        };
+        let first = (0..count)
+            .find(|&first| focused < first + fit(first))
+            .unwrap_or(0);
+        let shown = fit(first).min(count - first);
+        Window {
+            first,
+            shown,
+            above: first,
+            below: count - first - shown,
+        }
+    }
+
+    /// The task under row `row` of the list (0 = the first row under the
+    /// title), or `None` for a marker or an empty row.
+    pub fn task_at(&self, row: usize, per_task: usize) -> Option<usize> {
+        let row = row.checked_sub(usize::from(self.above > 0))?;
+        let index = row / per_task;
+        (index < self.shown).then_some(self.first + index)
+    }
+}
+
+/// Rows per task: name and badge, or one row when only badges show.
+pub fn rows_per_task(width: u16) -> usize {
+    if is_compact(width) {
+        1
+    } else {
+        2
+    }
+}
+
+fn is_compact(width: u16) -> bool {
+    width < crate::ui::layout::SIDEBAR_MIN_FULL
+}
+
+/// `tasks` are in display order; `focused` is a display index.
 pub fn render(frame: &mut Frame, area: Rect, tasks: &[TaskView], focused: Option<usize>) {
+    let compact = is_compact(area.width);
+    let title = if compact { "" } else { " termic " };
     let block = Block::new().borders(Borders::RIGHT).title(Span::styled(
-        " termic ",
+        title,
         Style::new().add_modifier(Modifier::BOLD),
     ));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let width = inner.width as usize;
-    let first = first_visible(tasks.len(), focused, area.height);
-    let mut lines = Vec::with_capacity(tasks.len() * 2);
-    for (i, task) in tasks.iter().enumerate().skip(first) {
+    let per_task = rows_per_task(area.width);
+    let rows = usize::from(area.height.saturating_sub(1));
+    let window = Window::new(tasks.len(), focused, rows, per_task);
+    let needing = |range: &[TaskView]| range.iter().filter(|t| t.badge.needs_you()).count();
+    let end = window.first + window.shown;
+    let mut body = Vec::with_capacity(rows);
+    for (i, task) in tasks.iter().enumerate().take(end).skip(window.first) {
         let is_focused = focused == Some(i);
-        lines.push(title_line(i, task, is_focused, width));
-        lines.push(badge_line(task, width));
+        if compact {
+            body.push(compact_line(i, task, is_focused, width));
+        } else {
+            body.push(title_line(i, task, is_focused, width));
+            body.push(badge_line(task, width));
+        }
     }
-    if tasks.is_empty() {
+    let (above, below) = (&tasks[..window.first], &tasks[end..]);
+    let markers = usize::from(window.above > 0) + usize::from(window.below > 0);
+    let mut lines = Vec::with_capacity(rows);
+    if body.len() + markers > rows && markers > 0 {
+        // Too few rows for a marker on each side: one marker says both,
+        // and it wins over the focused task's second row.
+        let hidden = [above, below].concat();
+        lines.push(marker('↕', hidden.len(), needing(&hidden), width));
+        body.truncate(rows.saturating_sub(1));
+        lines.extend(body);
+    } else {
+        if window.above > 0 {
+            lines.push(marker('↑', above.len(), needing(above), width));
+        }
+        lines.extend(body);
+        if window.below > 0 {
+            // The marker sits on the last row, under any spare row.
+            while lines.len() + 1 < rows {
+                lines.push(Line::raw(""));
+            }
+            lines.push(marker('↓', below.len(), needing(below), width));
+        }
+    }
+    if tasks.is_empty() && !compact {
         lines.push(Line::styled(
             "no tasks",
             Style::new().add_modifier(Modifier::DIM),
         ));
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    let list = Rect::new(
+        inner.x,
+        area.y + 1,
+        inner.width,
+        area.height.saturating_sub(1),
+    );
+    frame.render_widget(Paragraph::new(lines), list);
 }
 
-/// The first task the sidebar shows in `height` rows (title row included),
-/// so the focused one is always visible. Two rows per task.
-pub fn first_visible(count: usize, focused: Option<usize>, height: u16) -> usize {
-    let capacity = (usize::from(height.saturating_sub(1)) / 2).max(1);
-    let focused = focused.unwrap_or(0).min(count.saturating_sub(1));
-    (focused + 1).saturating_sub(capacity)
+/// "↑ 3 more, 1 needs you", shortened until it fits `width`; red when a
+/// hidden task needs you, so that is never out of sight.
+fn marker(arrow: char, hidden: usize, needing: usize, width: usize) -> Line<'static> {
+    let candidates: Vec<String> = if needing > 0 {
+        let verb = if needing == 1 { "needs" } else { "need" };
+        vec![
+            format!("{arrow} {hidden} more, {needing} {verb} you"),
+            format!("{arrow} {hidden} more, {needing}!"),
+            format!("{arrow}{hidden} !{needing}"),
+            format!("{arrow}!{needing}"),
+            format!("{arrow}!"),
+        ]
+    } else {
+        vec![
+            format!("{arrow} {hidden} more"),
+            format!("{arrow}{hidden}"),
+            format!("{arrow}"),
+        ]
+    };
+    let text = candidates
+        .iter()
+        .find(|c| c.chars().count() <= width)
+        .or(candidates.last())
+        .cloned()
+        .unwrap_or_default();
+    let style = if needing > 0 {
+        Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)
+    } else {
+        Style::new().add_modifier(Modifier::DIM)
+    };
+    Line::styled(text, style)
 }
 
-/// The task under sidebar row `row` (0 = the title row), if any.
-pub fn task_at_row(row: u16, count: usize, focused: Option<usize>, height: u16) -> Option<usize> {
-    let index = first_visible(count, focused, height) + usize::from(row.checked_sub(1)?) / 2;
-    (index < count).then_some(index)
+/// Badges only: the jump key, the state mark and the unseen star.
+fn compact_line(index: usize, task: &TaskView, focused: bool, width: usize) -> Line<'static> {
+    let key = jump_label(index).map_or(' ', |c| c);
+    let unseen = if task.unseen { "*" } else { " " };
+    let mut key_style = Style::new().add_modifier(Modifier::BOLD);
+    if focused {
+        key_style = key_style.add_modifier(Modifier::REVERSED);
+    }
+    let line = Line::from(vec![
+        Span::styled(format!("{key}"), key_style),
+        Span::raw(unseen),
+        Span::styled(task.badge.mark(), task.badge.style()),
+    ]);
+    if width < 3 {
+        return Line::styled(format!("{key}"), key_style);
+    }
+    line
 }
 
 fn title_line(index: usize, task: &TaskView, focused: bool, width: usize) -> Line<'static> {
-    let number = if index < 9 {
-        format!("{}", index + 1)
-    } else {
-        " ".into()
-    };
+    let number = jump_label(index).map_or(' ', |c| c);
     let marker = if task.unseen { "*" } else { " " };
     let left = format!("{number}{marker}{}", task.name);
     let text = spread(&left, &task.agent, width);
@@ -246,20 +423,133 @@ mod tests {
     }
 
     #[test]
-    fn the_focused_task_stays_visible_when_the_list_is_long() {
+    fn the_focused_task_stays_visible_between_markers() {
         let tasks: Vec<_> = (0..12)
             .map(|i| task(&format!("t{i}"), "claude", Badge::Idle, 1))
             .collect();
-        // 9 rows: the title and 4 tasks.
+        // 9 rows: the title, a marker, 3 tasks, a marker.
         let t = draw(30, 9, |f| render(f, f.area(), &tasks, Some(10)));
         let lines = text_lines(&t);
-        assert!(lines[1].starts_with("8 t7"), "{lines:?}");
-        assert!(lines[7].starts_with("  t10"), "{lines:?}");
-        assert_eq!(first_visible(12, Some(2), 9), 0);
-        assert_eq!(task_at_row(1, 12, Some(10), 9), Some(7));
-        assert_eq!(task_at_row(8, 12, Some(10), 9), Some(10));
-        assert_eq!(task_at_row(0, 12, Some(10), 9), None);
-        assert_eq!(task_at_row(3, 1, Some(0), 9), None);
+        assert_eq!(lines[1], "↑ 8 more                     │", "{lines:#?}");
+        assert!(lines[2].starts_with("9 t8"), "{lines:#?}");
+        assert!(lines[4].starts_with("a t9"), "tasks past 9 get letters");
+        assert!(lines[6].starts_with("b t10"), "{lines:#?}");
+        assert_eq!(lines[8], "↓ 1 more                     │", "{lines:#?}");
+        let w = Window::new(12, Some(10), 8, 2);
+        assert_eq!(
+            w,
+            Window {
+                first: 8,
+                shown: 3,
+                above: 8,
+                below: 1
+            }
+        );
+        assert_eq!(w.task_at(0, 2), None, "the marker row");
+        assert_eq!(w.task_at(1, 2), Some(8));
+        assert_eq!(w.task_at(6, 2), Some(10));
+        assert_eq!(w.task_at(7, 2), None);
+        assert_eq!(Window::new(12, Some(2), 8, 2).first, 0);
+        assert_eq!(Window::new(1, Some(0), 8, 2).task_at(3, 2), None);
+    }
+
+    #[test]
+    fn a_hidden_task_that_needs_you_is_always_named_in_a_marker() {
+        let needs = |i: usize| {
+            let badge = if i % 5 == 0 {
+                Badge::NeedsYou { kind: None }
+            } else {
+                Badge::Working
+            };
+            task(&format!("t{i}"), "claude", badge, 1)
+        };
+        let tasks: Vec<_> = (0..40).map(needs).collect();
+        // Every width from badges only to wide, every focus, every height:
+        // the tasks shown plus the markers' counts account for every
+        // task that needs you.
+        for width in [4u16, 6, 16, 22, 30] {
+            for height in [3u16, 5, 9, 24] {
+                for focused in [0, 7, 20, 39] {
+                    let t = draw(width, height, |f| {
+                        render(f, f.area(), &tasks, Some(focused))
+                    });
+                    let lines = text_lines(&t);
+                    let per = rows_per_task(width);
+                    let w = Window::new(40, Some(focused), usize::from(height - 1), per);
+                    assert!((w.first..w.first + w.shown).contains(&focused));
+                    assert_eq!(w.above + w.shown + w.below, 40);
+                    let hidden_needing = (0..w.first)
+                        .chain(w.first + w.shown..40)
+                        .filter(|i| i % 5 == 0)
+                        .count();
+                    let marked: usize = lines
+                        .iter()
+                        .filter(|l| l.starts_with(['↑', '↓', '↕']))
+                        .map(|l| marker_count(l))
+                        .sum();
+                    if width >= 6 {
+                        assert_eq!(
+                            marked, hidden_needing,
+                            "{width}x{height} focus {focused}: {lines:#?}"
+                        );
+                    } else if hidden_needing > 0 {
+                        // Three columns: the `!` still shows.
+                        assert!(
+                            lines
+                                .iter()
+                                .any(|l| l.starts_with(['↑', '↓', '↕']) && l.contains('!')),
+                            "{width}x{height} focus {focused}: {lines:#?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// How many tasks that need you a marker line names.
+    fn marker_count(line: &str) -> usize {
+        let after = match (line.split_once(", "), line.rsplit_once('!')) {
+            (Some((_, rest)), _) => rest,
+            (None, Some((_, rest))) => rest,
+            (None, None) => return 0,
+        };
+        after
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn badges_only_at_narrow_widths() {
+        let mut done = task("b", "claude", Badge::Done, 1);
+        done.unseen = true;
+        let tasks = vec![
+            task("a", "claude", Badge::NeedsYou { kind: None }, 1),
+            done,
+            task("c", "sh", Badge::Working, 1),
+        ];
+        let t = draw(6, 5, |f| render(f, f.area(), &tasks, Some(1)));
+        let lines = text_lines(&t);
+        assert_eq!(&lines[1..4], ["1 !  │", "2*+  │", "3 ~  │"]);
+        let buf = t.backend().buffer();
+        assert!(buf[(0, 2)].modifier.contains(Modifier::REVERSED));
+        assert_eq!(buf[(2, 1)].fg, Color::Red);
+    }
+
+    #[test]
+    fn jump_keys_are_digits_then_letters() {
+        assert_eq!(jump_label(0), Some('1'));
+        assert_eq!(jump_label(8), Some('9'));
+        assert_eq!(jump_label(9), Some('a'));
+        assert_eq!(jump_label(34), Some('z'));
+        assert_eq!(jump_label(35), None);
+        assert_eq!(jump_index('1', false), Some(0));
+        assert_eq!(jump_index('a', true), Some(9));
+        assert_eq!(jump_index('z', true), Some(34));
+        assert_eq!(jump_index('a', false), None);
+        assert_eq!(jump_index('1', true), None);
     }
 
     #[test]

@@ -73,6 +73,12 @@ impl Termic {
         self.parser.lock().unwrap().screen().contents()
     }
 
+    /// The background colour of the cell at (`row`, `col`), 0-based.
+    pub fn cell_bg(&self, row: u16, col: u16) -> Option<vt100::Color> {
+        let parser = self.parser.lock().unwrap();
+        parser.screen().cell(row, col).map(|c| c.bgcolor())
+    }
+
     /// Every byte termic wrote to its terminal so far.
     pub fn raw(&self) -> Vec<u8> {
         self.raw.lock().unwrap().clone()

@@ -1,0 +1,254 @@
+//! Rename, restart, details, copy mode and the sidebar's width: what the
+//! app does for them, through the task list and the runtime's interface.
+
+use ratatui::crossterm::event::KeyEvent;
+
+use super::clipboard;
+use super::copy_mode::{CopyMode, CopyOutcome};
+use super::App;
+use crate::runtime::{TaskId, TaskStatus};
+use crate::ui::sidebar::Badge;
+use crate::ui::task_dialogs::{DetailsView, RenameView};
+use crate::ui::Overlay;
+
+/// Lines one mouse wheel step scrolls (tmux's default).
+pub const WHEEL_LINES: isize = 3;
+
+impl App {
+    pub fn open_rename(&mut self) {
+        if let Some(entry) = self.tasks.focused_entry() {
+            let mut view = RenameView::new(entry.id, &entry.name);
+            view.name.clear();
+            self.overlay = Some(Overlay::Rename(view));
+        }
+    }
+
+    /// Renames task `task`. An empty name keeps the old one.
+    pub fn rename(&mut self, task: u64, name: &str) {
+        let name = name.trim();
+        if name.is_empty() {
+            return;
+        }
+        if let Some(entry) = self.tasks.get_mut(task) {
+            entry.name = name.to_string();
+        }
+    }
+
+    /// Starts an exited task again: the same command, directory, env and
+    /// worktree, in its place in the list, under its current name.
+    pub fn restart_focused(&mut self) {
+        let Some(entry) = self.tasks.focused_entry() else {
+            return;
+        };
+        let (old, name) = (entry.id, entry.name.clone());
+        if entry.is_running() {
+            self.message = Some(format!(
+                "{name} is still running. Restart is for a task that has exited."
+            ));
+            return;
+        }
+        let Some(mut spec) = self.specs.get(&old).cloned() else {
+            return;
+        };
+        spec.size = self.task_size(old);
+        spec.name = name.clone();
+        let id = match self.runtime.spawn(spec.clone()) {
+            Ok(id) => id,
+            Err(err) => {
+                self.message = Some(format!("Cannot restart {name}: {err}"));
+                return;
+            }
+        };
+        let _ = self.runtime.remove(TaskId(old));
+        self.specs.remove(&old);
+        if let Some(split) = &mut self.split {
+            for half in [&mut split.first, &mut split.second] {
+                if *half == old {
+                    *half = id.0;
+                }
+            }
+        }
+        self.specs.insert(id.0, spec);
+        let now = self.now_ms();
+        if self.last_focused == Some(old) {
+            self.last_focused = Some(id.0);
+        }
+        if let Some(entry) = self.tasks.get_mut(old) {
+            entry.id = id.0;
+            entry.badge = Badge::Idle;
+            entry.since_ms = now;
+            entry.started_ms = now;
+            entry.unseen = false;
+            entry.timeline.clear();
+            entry.foreground = None;
+        }
+        self.after_focus_change();
+    }
+
+    /// The details panel for the focused task.
+    pub fn open_details(&mut self) {
+        let Some(entry) = self.tasks.focused_entry() else {
+            self.message = Some("No task is open.".into());
+            return;
+        };
+        let id = TaskId(entry.id);
+        let spec = self.specs.get(&entry.id);
+        let mut rows: Vec<(String, String)> = Vec::new();
+        let mut row = |label: &str, value: String| rows.push((label.to_string(), value));
+        row("state", entry.badge.label());
+        let agent = match &entry.foreground {
+            Some(inner) => format!("{} (running {inner})", entry.agent),
+            None => entry.agent.clone(),
+        };
+        row("agent", agent);
+        if let Some(spec) = spec {
+            let argv: Vec<String> = spec
+                .argv
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            row("command", shell_words::join(&argv));
+            row("directory", spec.cwd.display().to_string());
+            row(
+                "branch",
+                self.services
+                    .branch(&spec.cwd)
+                    .unwrap_or_else(|| "not a git repository".into()),
+            );
+        }
+        row(
+            "worktree",
+            entry
+                .worktree
+                .as_ref()
+                .map_or("none".into(), |p| p.display().to_string()),
+        );
+        row(
+            "status from",
+            self.status_channel(id, &entry.agent, &entry.profile),
+        );
+        if let Some(info) = self.runtime.info(id) {
+            let pid = match info.status {
+                TaskStatus::Running => info.meta.pid.to_string(),
+                TaskStatus::Exited(_) => format!("{} (exited)", info.meta.pid),
+            };
+            row("pid", pid);
+        }
+        self.overlay = Some(Overlay::Details(DetailsView {
+            title: format!("{} ({})", entry.name, entry.agent),
+            rows,
+        }));
+    }
+
+    /// Where this task's state comes from, as the details panel says it.
+    fn status_channel(&self, id: TaskId, agent: &str, profile: &str) -> String {
+        let native = self
+            .runtime
+            .with_engine(id, |e| e.native_status_seen())
+            .unwrap_or(false);
+        let is_agent = termic_signal::profile::profile_for(profile).turns
+            == termic_signal::profile::Turns::Agent;
+        match (self.wired.get(agent).copied().unwrap_or(false), native) {
+            (true, true) => "hooks, and native status (OSC 7501)".into(),
+            (true, false) => "hooks".into(),
+            (false, true) => "native status (OSC 7501)".into(),
+            (false, false) if is_agent => "heuristics (no hooks installed)".into(),
+            (false, false) => "output activity (a command)".into(),
+        }
+    }
+
+    /// Copy mode over the focused task (a page up when `page_up`).
+    pub fn enter_copy_mode(&mut self, page_up: bool) {
+        let Some(id) = self.focused_task() else {
+            return;
+        };
+        if self.copy.as_ref().is_none_or(|c| c.task != id.0) {
+            let Some(all) = self.runtime.all_rows(id) else {
+                return;
+            };
+            self.copy = Some(CopyMode::new(id.0, self.copy_keys, all));
+        }
+        if page_up {
+            if let Some(copy) = &mut self.copy {
+                let page = copy.view_rows() as isize;
+                copy.scroll(-page);
+            }
+        }
+        self.request_draw();
+    }
+
+    pub fn exit_copy_mode(&mut self) {
+        if self.copy.take().is_some() {
+            self.request_draw();
+        }
+    }
+
+    /// A key in copy mode.
+    pub fn copy_key(&mut self, key: &KeyEvent) {
+        let Some(copy) = &mut self.copy else {
+            return;
+        };
+        match copy.key(key) {
+            CopyOutcome::Stay => {}
+            CopyOutcome::Exit => self.copy = None,
+            CopyOutcome::Copy(text) => {
+                self.copy = None;
+                self.copy_text(&text);
+            }
+        }
+        self.request_draw();
+    }
+
+    /// Sends `text` to the outer terminal's clipboard and the system's.
+    pub fn copy_text(&mut self, text: &str) {
+        let mut end = text.len().min(clipboard::COPY_LIMIT);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let text = &text[..end];
+        self.pending_out.extend_from_slice(&clipboard::osc52(text));
+        let lines = text.lines().count().max(1);
+        let what = if lines == 1 {
+            format!("{} characters", text.chars().count())
+        } else {
+            format!("{lines} lines")
+        };
+        self.message = Some(match clipboard::copy_to_system(text) {
+            Some(program) => format!("Copied {what} (terminal clipboard and {program})."),
+            None => format!("Copied {what} (terminal clipboard)."),
+        });
+        self.request_draw();
+    }
+
+    /// The status line while copy mode is on, or a jump letter is awaited.
+    pub fn mode_line(&self) -> Option<String> {
+        if self.jump_pending {
+            return Some("jump: press a letter (a is task 10, z is task 35)".into());
+        }
+        let copy = self.copy.as_ref()?;
+        if let Some(prompt) = &copy.prompt {
+            let mark = if prompt.forward { "/" } else { "?" };
+            return Some(format!("search {mark}{}_", prompt.text));
+        }
+        let keys = match copy.keys {
+            super::copy_mode::CopyKeys::Vi => "v select  y copy  / ? search  n N next  q quit",
+            super::copy_mode::CopyKeys::Emacs => {
+                "C-Space select  M-w copy  C-s C-r search  n N next  q quit"
+            }
+        };
+        let note = copy
+            .note
+            .as_deref()
+            .map(|n| format!("  {n}"))
+            .unwrap_or_default();
+        Some(format!("copy mode {}  {keys}{note}", copy.position()))
+    }
+
+    /// Prefix `<` / `>`: the sidebar one step narrower or wider, every
+    /// task's PTY resized to match.
+    pub fn resize_sidebar(&mut self, wider: bool) {
+        self.sidebar_width = self.sidebar_width.resized(self.size.0, wider);
+        let (cols, rows) = self.size;
+        self.on_resize(cols, rows);
+    }
+}
