@@ -15,6 +15,7 @@
 //! | `m` | `termic:screen=HASH/LINES` | the runtime's screen facts (hash in hex) |
 //! | `m` | `termic:foreground=PROFILE/WIRED` (empty PROFILE: the task's own) | another program took the task's foreground (an agent started in a shell) |
 //! | `m` | `termic:probe_answered` | termic answered the task's OSC 7501 probe (Claude Code's native status counts from here) |
+//! | `m` | `termic:rows=TEXT` | the screen's last non-blank rows, split by `\n`, for the profile's screen rules (only when they changed, only for a profile that has rules) |
 //! | `m` | `termic:end` | the recorder closed the recording: nothing happened after this time (a recording without it was cut off, e.g. termic was killed) |
 //!
 //! Unknown codes and markers without the `termic:` prefix are skipped, so a
@@ -23,6 +24,7 @@
 use serde::Deserialize;
 
 use crate::engine::ScreenFacts;
+use crate::profile::ScreenRows;
 
 /// termic's facts about the recorded task (the header's `termic` object).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -74,6 +76,8 @@ pub enum Marker {
     },
     /// termic answered the task's OSC 7501 probe.
     ProbeAnswered,
+    /// The screen's last rows, for the profile's screen rules.
+    Rows(ScreenRows),
     /// The recorder closed the recording at this time.
     End,
 }
@@ -101,6 +105,7 @@ impl Marker {
                 flag(*wired)
             ),
             Marker::ProbeAnswered => format!("{}probe_answered", Self::PREFIX),
+            Marker::Rows(rows) => format!("{}rows={}", Self::PREFIX, rows.joined()),
             Marker::End => format!("{}end", Self::PREFIX),
         }
     }
@@ -149,6 +154,7 @@ impl Marker {
                     wired: flag(wired)?,
                 }
             }
+            "rows" => Marker::Rows(ScreenRows::from_joined(value)),
             // A newer termic's fact: skip it rather than refuse the file.
             _ => return Ok(None),
         };
@@ -255,6 +261,11 @@ mod tests {
                 profile: None,
                 wired: false,
             },
+            Marker::Rows(ScreenRows::new([
+                " Do you want to create a=b.txt?",
+                " ❯ 1. Yes",
+                "termic:end",
+            ])),
         ];
         for m in markers {
             assert_eq!(

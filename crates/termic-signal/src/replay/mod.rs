@@ -158,6 +158,7 @@ pub fn replay_recording(recording: &Recording, options: &ReplayOptions) -> Repla
                     transitions.extend(engine.set_foreground(at, profile.as_deref(), *wired))
                 }
                 Marker::ProbeAnswered => engine.native_probe_answered(at),
+                Marker::Rows(rows) => transitions.extend(engine.screen_rows(at, rows)),
                 Marker::End => end = Some(at),
             },
         }

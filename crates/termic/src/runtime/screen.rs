@@ -13,7 +13,7 @@ use crossbeam_channel::{Receiver, Sender};
 use crate::replies::{apply_with_replies, Applied, Found, Query, Responder};
 
 use super::reader::Batch;
-use super::signals::screen_facts;
+use super::signals::{screen_facts, screen_rows};
 use super::task::TaskShared;
 use super::RuntimeEvent;
 
@@ -52,7 +52,11 @@ pub fn run(
     mut responder: Responder,
 ) {
     for batch in batches {
-        let facts_due = shared.lock_signals().facts_due(shared.clock.now_ms());
+        let (facts_due, rows_wanted) = {
+            let signals = shared.lock_signals();
+            let due = signals.facts_due(shared.clock.now_ms());
+            (due, signals.screen_rows_wanted())
+        };
         let (applied, facts, buf, probe) = {
             let mut parser = shared.lock_parser();
             let Batch { buf, len, found } = batch;
@@ -71,7 +75,8 @@ pub fn run(
                 parking_lot::MutexGuard::bump(&mut parser);
             }
             // A batch of nothing but queries left the screen as it was.
-            let facts = (facts_due && !applied.only_queries).then(|| screen_facts(&parser));
+            let facts = (facts_due && !applied.only_queries)
+                .then(|| (screen_facts(&parser), screen_rows(&parser, rows_wanted)));
             (applied, facts, buf, probe)
         };
         // The reader may already be waiting for this buffer.
@@ -92,8 +97,8 @@ pub fn run(
         for reply in applied.replies {
             shared.queue_input(reply);
         }
-        if let Some(facts) = facts {
-            shared.feed_signals(|signals, now| signals.screen(now, facts));
+        if let Some((facts, rows)) = facts {
+            shared.feed_signals(|signals, now| signals.screen_and_rows(now, facts, rows));
         }
         // No redraw for an unchanged screen: an idle Claude Code asks for
         // the cursor five times a second.
