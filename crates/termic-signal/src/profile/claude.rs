@@ -95,6 +95,7 @@ static SCREEN_RULES: &[ScreenRule] = &[
 /// proceed?" is the older form of the same dialog, kept for it).
 const PLAN_PATTERN: &str =
     r"(?s)(Exit plan mode\?|Would you like to proceed\?)\n(.*\n)? *(❯ *)?1\. Yes\b";
-const PLAN_WHY: &str = "in plan mode, ExitPlanMode paints '   Exit plan mode?', 'Claude wants to exit \
+const PLAN_WHY: &str =
+    "in plan mode, ExitPlanMode paints '   Exit plan mode?', 'Claude wants to exit \
                         plan mode', '❯ 1. Yes, and switch to default (ask each time) for this \
                         session', '2. No' and waits for the choice.";

@@ -49,7 +49,8 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
         },
     ],
     &[],
-).with_screen_rules(SCREEN_RULES);
+)
+.with_screen_rules(SCREEN_RULES);
 
 /// grok 0.2.111's permission prompt as painted under termic (tests/
 /// real_agents.rs). Its title says Action Required too; the screen rule is

@@ -1,6 +1,6 @@
 //! opencode. Measured on 1.18.33 (real-agents README) and 1.17.11 (plan).
 
-use super::{AgentProfile, TitleRule, TitleState};
+use super::{AgentProfile, Region, ScreenImplies, ScreenRule, TitleRule, TitleState};
 
 pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     "opencode",
@@ -14,4 +14,19 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
               from its plugin (session.status, permission.asked, session.idle).",
     }],
     &[],
-);
+)
+.with_screen_rules(SCREEN_RULES);
+
+/// opencode 1.18.33's permission prompt as painted under termic (tests/
+/// real_agents_screen.rs): without its plugin nothing else says it waits
+/// (its titles carry no state, session.status stays busy).
+static SCREEN_RULES: &[ScreenRule] = &[ScreenRule {
+    id: "opencode.permission-prompt",
+    region: Region::LastRows(12),
+    pattern: r"(?s)△ Permission required\n.*\n[ ┃]*Allow once +Allow always +Reject\b",
+    implies: ScreenImplies::NeedsYou { kind: "permission" },
+    measured_on: "opencode 1.18.33",
+    why: "'┃  △ Permission required', '┃    → Edit out.txt', the diff, then \
+          '┃   Allow once   Allow always   Reject ... enter confirm' while a tool waits for \
+          approval.",
+}];

@@ -216,3 +216,43 @@ pub(super) fn rows_wanted(rules: &[ScreenRule]) -> usize {
         .unwrap_or(0)
         .min(SCREEN_ROWS_MAX)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn last_rows_skip_blank_rows_and_keep_order() {
+        let screen = ScreenRows::new(["a", "", "b", "   ", "c", ""]);
+        assert_eq!(Region::LastRows(2).text(&screen), "b\nc");
+        assert_eq!(Region::LastRows(9).text(&screen), "a\nb\nc");
+        let bottom = ScreenRows::bottom(&["x", "y", " ", "z", ""], 2);
+        assert_eq!(bottom.rows, ["y", "z"]);
+    }
+
+    #[test]
+    fn rows_are_bounded_whatever_the_screen_holds() {
+        let wide = "w".repeat(10 * SCREEN_ROW_MAX_CHARS);
+        let tall: Vec<String> = (0..1000).map(|_| wide.clone()).collect();
+        let rows = ScreenRows::bottom(&tall, 10_000);
+        assert_eq!(rows.rows.len(), SCREEN_ROWS_MAX);
+        assert!(rows
+            .rows
+            .iter()
+            .all(|r| r.chars().count() == SCREEN_ROW_MAX_CHARS));
+        assert_eq!(ScreenRows::from_joined(&rows.joined()), rows);
+    }
+
+    #[test]
+    fn the_explanation_names_every_rule_and_the_version() {
+        let claude = crate::profile::profile_for("claude");
+        let screen = ScreenRows::new(["Enter to select · ↑/↓ to navigate · Esc to cancel"]);
+        let text = claude.explain_screen(&screen).to_string();
+        assert!(text.starts_with("claude screen: needs you (claude.question-dialog, measured on Claude Code 2.1.332)"), "{text}");
+        for rule in claude.screen_rules {
+            assert!(text.contains(rule.id), "{text}");
+        }
+        let none = crate::profile::profile_for("command").explain_screen(&screen);
+        assert!(none.to_string().contains("command has no screen rules"));
+    }
+}

@@ -77,6 +77,19 @@ fn grok_permission_prompt_is_needs_you() {
 }
 
 #[test]
+fn opencode_permission_prompt_is_needs_you() {
+    check(
+        "opencode prompt",
+        "agent opencode
+         0 key enter
+         +10 activity
+         +200 rows   ┃  △ Permission required\\n  ┃    → Edit out.txt\\n  ┃  1 + hello from the fake model\\n  ┃   Allow once   Allow always   Reject                                 ctrl+f fullscreen  ⇆ select  enter confirm
+         expect 10 idle -> working submit_activity
+         expect 210 working -> needs_you screen_needs_you kind=permission",
+    );
+}
+
+#[test]
 fn a_matching_not_done_rule_holds_the_settle_until_it_clears() {
     // The title idles while the status row still says esc to interrupt:
     // the done waits for the row, then the full settle (without the rule it
@@ -114,7 +127,12 @@ fn hooks_own_the_turn_and_a_rule_is_recorded_not_obeyed() {
              expect 9010 working -> done hook_done"
         ),
     );
-    let log: Vec<String> = outcome.engine.drain_log().into_iter().map(|e| e.text).collect();
+    let log: Vec<String> = outcome
+        .engine
+        .drain_log()
+        .into_iter()
+        .map(|e| e.text)
+        .collect();
     assert!(
         log.iter()
             .any(|l| l.contains("claude.permission-dialog not obeyed")),
@@ -169,6 +187,33 @@ fn printed_dialog_text_in_an_agent_task_can_ask_but_never_end_a_turn() {
         ),
     );
     assert_eq!(outcome.engine.false_done_count(), 0);
+}
+
+#[test]
+fn a_dialog_still_painted_after_the_answer_does_not_raise_again() {
+    // grok: the title goes busy (answered) while the prompt is still on
+    // screen for a frame or two; rows that change but still match are the
+    // same dialog, not a new one.
+    let prompt = "  ┃  Allow Edit to /tmp/p/out.txt?\\n  ┃  3 (○) Yes\\n  1/4:select  │  Ctrl+o:always-approve  │  Ctrl+c:cancel";
+    check(
+        "dialog lingers",
+        &format!(
+            "agent grok
+             0 key enter
+             +10 activity
+             +200 title ⚠ Action Required - ⠴ - Running: Write - grok
+             +2 rows {prompt}
+             +5000 key other
+             +20 title ⠙ - Waiting for response… - grok
+             +10 rows {prompt}\\n  ⠙ 5.1s
+             +20 rows ❯
+             +10 title Fake task - grok
+             expect 10 idle -> working submit_activity
+             expect 210 working -> needs_you title_needs_you kind=title
+             expect 5232 needs_you -> working title_busy
+             expect 10272 working -> done settle"
+        ),
+    );
 }
 
 #[test]

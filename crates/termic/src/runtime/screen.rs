@@ -51,10 +51,14 @@ pub fn run(
     shared: Arc<TaskShared>,
     mut responder: Responder,
 ) {
-    for batch in batches {
+    while let Ok(batch) = batches.recv() {
+        // Facts are rate-limited only while more output already waits: the
+        // last batch of a burst always reports, so the engine sees the
+        // screen the agent left (a dialog painted right after a title, the
+        // prompt back after an answer) without waiting for a timer's tick.
         let (facts_due, rows_wanted) = {
             let signals = shared.lock_signals();
-            let due = signals.facts_due(shared.clock.now_ms());
+            let due = signals.facts_due(shared.clock.now_ms()) || batches.is_empty();
             (due, signals.screen_rows_wanted())
         };
         let (applied, facts, buf, probe) = {

@@ -54,10 +54,11 @@ impl Engine {
     }
 
     fn handle_screen_rows(&mut self, now: u64, rows: &ScreenRows, out: &mut Vec<Transition>) {
+        // The profile's explain(), as for titles: the verdict and the rule.
         let found = if self.plain_turns() {
             None
         } else {
-            self.profile.screen_match(rows)
+            self.profile.explain_screen(rows).decided_by
         };
         let before = self.screen_rules.current;
         if found != before {
@@ -68,9 +69,13 @@ impl Engine {
             }
         }
         match found.map(|r| (r, r.implies)) {
-            Some((rule, ScreenImplies::NeedsYou { kind })) => {
-                self.screen_needs_you(now, rule, kind, before != found, out);
+            // Only a dialog that just appeared raises: one still painted for
+            // a frame after the answer (the agent already working again)
+            // must not flip the badge back.
+            Some((rule, ScreenImplies::NeedsYou { kind })) if found != before => {
+                self.screen_needs_you(now, rule, kind, out);
             }
+            Some((_, ScreenImplies::NeedsYou { .. })) => {}
             Some((_, ScreenImplies::NotDone)) | None => self.screen_release(now, out),
         }
     }
@@ -101,35 +106,27 @@ impl Engine {
         now: u64,
         rule: &'static ScreenRule,
         kind: &str,
-        fresh: bool,
         out: &mut Vec<Transition>,
     ) {
-        if self.state != State::Working {
+        if !self.state.in_turn() {
             return;
         }
         if self.governed() {
-            if fresh {
-                self.log.push(
-                    now,
-                    LogKind::Signal,
-                    format!(
-                        "screen rule {} not obeyed: hooks or native status own the turn",
-                        rule.id
-                    ),
-                );
-            }
+            self.log.push(
+                now,
+                LogKind::Signal,
+                format!(
+                    "screen rule {} not obeyed: hooks or native status own the turn",
+                    rule.id
+                ),
+            );
             return;
         }
         let detail = format!("{} dialog on screen ({})", kind, rule.id);
         let attention = Attention::new(kind, Some(format!("{kind} dialog on screen")));
-        self.go(
-            now,
-            State::NeedsYou,
-            Rule::ScreenNeedsYou,
-            detail,
-            Some(attention),
-            out,
-        );
+        // Already needs you (grok's title came first): the rule only
+        // sharpens the attention's kind.
+        self.raise_attention(now, Rule::ScreenNeedsYou, detail, attention, out);
     }
 
     /// The dialog a rule raised needs you for left the screen (answered):
