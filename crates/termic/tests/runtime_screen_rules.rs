@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use runtime_support::*;
 use termic::runtime::{RuntimeEvent, TaskId};
 use termic_signal::engine::{State, Transition};
+use termic_signal::replay::{read_recording_file, replay_recording, ReplayOptions};
 
 /// Claude Code 2.1.332's permission dialog, as a file would hold it.
 const DIALOG: &str = " Do you want to create out.txt?\\n ❯ 1. Yes\\n   2. Yes, and switch to accept edits\\n   3. No\\n\\n Esc to cancel · Tab to amend\\n";
@@ -63,7 +64,9 @@ fn a_dialog_on_an_agent_tasks_screen_asks_and_never_ends_the_turn() {
     // An agent task (claude's profile, no hooks, no native status) whose
     // program paints a busy title, then the dialog: the runtime's rows reach
     // the rule, which raises needs you. Nothing ends the turn but the exit.
+    let dir = tempfile::tempdir().unwrap();
     let (rt, events) = runtime();
+    rt.set_record_dir(Some(dir.path().to_path_buf()));
     let mut spec = sh(
         "claude-like",
         &format!("printf '\\033]0;◐ Claude Code\\007'; sleep 0.3; printf '\\033]0;✳ Claude Code\\007{DIALOG}'; sleep 1.5"),
@@ -96,4 +99,25 @@ fn a_dialog_on_an_agent_tasks_screen_asks_and_never_ends_the_turn() {
         )),
         "{log:#?}"
     );
+    // The recording carries the rows, so a replay gives what live gave.
+    let file = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "cast"))
+        .expect("a recording");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.contains("termic:rows= Do you want to create out.txt?"),
+        "{text}"
+    );
+    let replayed = replay_recording(
+        &read_recording_file(&file).unwrap(),
+        &ReplayOptions::default(),
+    );
+    let again: Vec<(State, &str)> = replayed
+        .transitions
+        .iter()
+        .map(|t| (t.to, t.reason.rule.as_str()))
+        .collect();
+    assert_eq!(again, moves);
 }
