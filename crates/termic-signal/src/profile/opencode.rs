@@ -22,11 +22,13 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 /// (its titles carry no state, session.status stays busy).
 static SCREEN_RULES: &[ScreenRule] = &[ScreenRule {
     id: "opencode.permission-prompt",
-    region: Region::LastRows(12),
-    pattern: r"(?s)△ Permission required\n.*\n[ ┃]*Allow once +Allow always +Reject\b",
+    // The diff between the title and the choices grows with the edit, so
+    // the rule reads the choices row, which carries the prompt's own keys.
+    region: Region::LastRows(3),
+    pattern: r"(?m)^[ ┃]*Allow once +Allow always +Reject\b.*\benter confirm$",
     implies: ScreenImplies::NeedsYou { kind: "permission" },
     measured_on: "opencode 1.18.33",
-    why: "'┃  △ Permission required', '┃    → Edit out.txt', the diff, then \
-          '┃   Allow once   Allow always   Reject ... enter confirm' while a tool waits for \
-          approval.",
+    why: "'┃  △ Permission required', '┃    → Edit out.txt', the diff (a dozen '┃' rows or \
+          more), then '┃   Allow once   Allow always   Reject ... ⇆ select  enter confirm' \
+          while a tool waits for approval.",
 }];

@@ -83,7 +83,7 @@ fn opencode_permission_prompt_is_needs_you() {
         "agent opencode
          0 key enter
          +10 activity
-         +200 rows   ┃  △ Permission required\\n  ┃    → Edit out.txt\\n  ┃  1 + hello from the fake model\\n  ┃   Allow once   Allow always   Reject                                 ctrl+f fullscreen  ⇆ select  enter confirm
+         +200 rows   ┃  △ Permission required\\n  ┃    → Edit out.txt\\n  ┃  1 + hello from the fake model\\n  ┃\\n  ┃\\n  ┃\\n  ┃\\n  ┃\\n  ┃\\n  ┃\\n  ┃\\n  ┃\\n  ┃\\n  ┃\\n  ┃   Allow once   Allow always   Reject                                 ctrl+f fullscreen  ⇆ select  enter confirm\\n  ┃
          expect 10 idle -> working submit_activity
          expect 210 working -> needs_you screen_needs_you kind=permission",
     );
