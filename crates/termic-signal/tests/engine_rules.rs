@@ -13,5 +13,7 @@ mod interrupts;
 mod native;
 #[path = "engine_rules/plain.rs"]
 mod plain;
+#[path = "engine_rules/screen_rules.rs"]
+mod screen_rules;
 #[path = "engine_rules/turns.rs"]
 mod turns;

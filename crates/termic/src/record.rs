@@ -31,6 +31,8 @@ pub trait TaskRecorder: Send {
     fn focus(&mut self, now: u64, watched: bool);
     fn hooks_wired(&mut self, now: u64, wired: bool);
     fn screen(&mut self, now: u64, facts: ScreenFacts);
+    /// The screen's bottom rows, for the profile's screen rules.
+    fn screen_rows(&mut self, now: u64, rows: &termic_signal::profile::ScreenRows);
     fn exit(&mut self, now: u64, code: Option<i32>);
     /// The foreground program's profile changed (`None`: the task's own).
     fn foreground(&mut self, now: u64, profile: Option<&str>, wired: bool) {
@@ -157,6 +159,10 @@ impl TaskRecorder for AsciicastRecorder {
 
     fn screen(&mut self, now: u64, facts: ScreenFacts) {
         self.write(|w| w.marker(now, &Marker::Screen(facts)));
+    }
+
+    fn screen_rows(&mut self, now: u64, rows: &termic_signal::profile::ScreenRows) {
+        self.write(|w| w.marker(now, &Marker::Rows(rows.clone())));
     }
 
     fn foreground(&mut self, now: u64, profile: Option<&str>, wired: bool) {

@@ -120,41 +120,8 @@ fn real_termic_claude_native_status_and_hooks_agree_one_needs_you_one_done() {
     );
 }
 
-#[test]
-#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
-fn real_termic_claude_without_hooks_or_probe_reply_records_what_happens() {
-    let (cache, _one) = begin();
-    let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Write, Setup::default());
-    let t0 = task.prompt("create the file out.txt please");
-    task.server
-        .wait_for(60 * SEC, |e| !e.side && e.reply.starts_with("tool"))
-        .expect("tool call");
-    // Blocked on the prompt: the idle glyph painted, the settle (5 s) ran
-    // out, then Claude's own permission nudge (~6 s) arrived.
-    let needs = task.expect_state("needs_you", t0, 60 * SEC, "no needs_you while blocked");
-    let blocked: Vec<String> = task.states(t0);
-    task.report("claude, no hooks, no probe reply, while blocked");
-    let t_key = task.keys(b"\r");
-    task.expect_state("done", t_key, 60 * SEC, "no done after approval");
-    task.report("claude, no hooks, no probe reply, after approval");
-    // The plan's headline defect, still real on 2.1.332 (docs/gotchas.md):
-    // a false done while the permission prompt waits, before the needs you.
-    assert_eq!(
-        blocked.first().map(String::as_str),
-        Some("working"),
-        "{blocked:?}"
-    );
-    let needs_at = blocked.iter().position(|s| s == "needs_you").unwrap();
-    assert!(
-        blocked[..needs_at].iter().any(|s| s == "done"),
-        "the false done before needs you (from {}): {blocked:?}",
-        needs.rule
-    );
-    assert!(task
-        .lines()
-        .iter()
-        .all(|l| !l.rule.contains("hook") && !l.rule.contains("native")));
-}
+// Claude with neither hooks nor a probe reply: real_agents_screen.rs (the
+// screen rules now stop the plan's false done there).
 
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]

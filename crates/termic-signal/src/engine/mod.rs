@@ -115,6 +115,10 @@ pub struct Engine {
     deferred: Vec<Transition>,
     /// Command and shell tasks, and the runtime profile switch (rules/plain.rs).
     plain: rules::plain::PlainTrack,
+    /// The rule that raised the current needs-you (None unless needs you).
+    needs_you_by: Option<Rule>,
+    /// The profile's screen rules (rules/screen_rules.rs).
+    screen_rules: rules::screen_rules::ScreenRuleTrack,
 }
 
 impl Engine {
@@ -155,6 +159,8 @@ impl Engine {
             timers: Timers::default(),
             log: Log::default(),
             deferred: Vec::new(),
+            needs_you_by: None,
+            screen_rules: Default::default(),
         }
     }
 

@@ -79,10 +79,13 @@ pub enum Rule {
     ShellCommandStart,
     ShellCommandEnd,
     ProfileSwitch,
+    ScreenNeedsYou,
+    ScreenCleared,
+    TitleReleased,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 29] = [
+    pub const ALL: [Rule; 32] = [
         Rule::HookWorking,
         Rule::HookAttention,
         Rule::HookReleased,
@@ -112,6 +115,9 @@ impl Rule {
         Rule::ShellCommandStart,
         Rule::ShellCommandEnd,
         Rule::ProfileSwitch,
+        Rule::ScreenNeedsYou,
+        Rule::ScreenCleared,
+        Rule::TitleReleased,
     ];
 
     /// Stable snake_case id (traces, JSON, docs).
@@ -146,6 +152,9 @@ impl Rule {
             Rule::ShellCommandStart => "shell_command_start",
             Rule::ShellCommandEnd => "shell_command_end",
             Rule::ProfileSwitch => "profile_switch",
+            Rule::ScreenNeedsYou => "screen_needs_you",
+            Rule::ScreenCleared => "screen_cleared",
+            Rule::TitleReleased => "title_released",
         }
     }
 
@@ -166,7 +175,7 @@ impl Rule {
             | Rule::NativeDone
             | Rule::NativeIdle
             | Rule::NativeClear => "native",
-            Rule::TitleBusy | Rule::TitleNeedsYou => "title",
+            Rule::TitleBusy | Rule::TitleNeedsYou | Rule::TitleReleased => "title",
             Rule::Notification => "notify",
             Rule::SubmitActivity => "submit",
             Rule::QuietResume => "resume",
@@ -178,6 +187,7 @@ impl Rule {
             Rule::OutputFlowing | Rule::OutputQuiet => "output",
             Rule::ShellCommandStart | Rule::ShellCommandEnd => "shell",
             Rule::ProfileSwitch => "program",
+            Rule::ScreenNeedsYou | Rule::ScreenCleared => "screen",
         }
     }
 

@@ -1,6 +1,9 @@
 //! Claude Code. Measured on 2.1.332 (real-agents README) and 2.1.250 (plan).
 
-use super::{AgentProfile, NativeStatus, NotifyIgnore, TitleRule, TitleState};
+use super::{
+    AgentProfile, NativeStatus, NotifyIgnore, Region, ScreenImplies, ScreenRule, TitleRule,
+    TitleState,
+};
 
 pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     "claude",
@@ -42,4 +45,57 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 )
 // 2.1.332 sends `OSC 7501 ; ?` at start-up and reports its state only once
 // the terminal answered; before that any 7501 in its output is printed text.
-.speaks_native(NativeStatus::AfterProbe);
+.speaks_native(NativeStatus::AfterProbe)
+.with_screen_rules(SCREEN_RULES);
+
+/// Claude Code's dialogs as painted by 2.1.332 with hooks off and no probe
+/// reply (tests/real_agents.rs measures them). Its title shows the idle glyph
+/// while a dialog waits, so without these the settle timer would call the
+/// wait a done.
+static SCREEN_RULES: &[ScreenRule] = &[
+    ScreenRule {
+        id: "claude.permission-dialog",
+        region: Region::LastRows(12),
+        pattern: r"(?m)^ *Do you want to [^\n]*\?\n *(❯ *)?1\. Yes\b",
+        implies: ScreenImplies::NeedsYou { kind: "permission" },
+        measured_on: "Claude Code 2.1.332",
+        why: "' Do you want to create out.txt?' over ' ❯ 1. Yes', '2. Yes, and ...', '3. No' \
+              and ' Esc to cancel · Tab to amend' at the bottom while a tool waits for approval \
+              (the same question form for edits and commands).",
+    },
+    ScreenRule {
+        id: "claude.question-dialog",
+        region: Region::LastRows(2),
+        pattern: r"(?m)^ *Enter to select · ↑/↓ to navigate · Esc to cancel$",
+        implies: ScreenImplies::NeedsYou { kind: "question" },
+        measured_on: "Claude Code 2.1.332",
+        why: "AskUserQuestion paints the question, numbered choices, and this footer as the \
+              last row while it waits for an answer.",
+    },
+    ScreenRule {
+        id: "claude.plan-dialog",
+        region: Region::LastRows(12),
+        pattern: PLAN_PATTERN,
+        implies: ScreenImplies::NeedsYou { kind: "plan" },
+        measured_on: "Claude Code 2.1.332",
+        why: PLAN_WHY,
+    },
+    ScreenRule {
+        id: "claude.esc-to-interrupt",
+        region: Region::LastRows(1),
+        pattern: r"· esc to interrupt\b",
+        implies: ScreenImplies::NotDone,
+        measured_on: "Claude Code 2.1.332",
+        why: "the status row under the prompt says '⏸ manual mode on · esc to interrupt' while a \
+              turn runs and '? for shortcuts' once it ended: a guessed done waits.",
+    },
+];
+
+/// ExitPlanMode: 2.1.332 asks "Exit plan mode?" ("Would you like to
+/// proceed?" is the older form of the same dialog, kept for it).
+const PLAN_PATTERN: &str =
+    r"(?s)(Exit plan mode\?|Would you like to proceed\?)\n(.*\n)? *(❯ *)?1\. Yes\b";
+const PLAN_WHY: &str =
+    "in plan mode, ExitPlanMode paints '   Exit plan mode?', 'Claude wants to exit \
+                        plan mode', '❯ 1. Yes, and switch to default (ask each time) for this \
+                        session', '2. No' and waits for the choice.";

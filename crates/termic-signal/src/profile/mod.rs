@@ -23,6 +23,7 @@ mod explain;
 mod generic;
 mod grok;
 mod opencode;
+mod screen;
 mod shell;
 mod turns;
 
@@ -31,6 +32,10 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 pub use explain::{NotifyExplanation, RuleCheck, TitleExplanation};
+pub use screen::{
+    Region, ScreenExplanation, ScreenImplies, ScreenRows, ScreenRule, SCREEN_ROWS_MAX,
+    SCREEN_ROW_MAX_CHARS,
+};
 pub use turns::Turns;
 
 /// What a window title says about the agent's turn.
@@ -116,7 +121,12 @@ pub struct AgentProfile {
     /// Whether a printed OSC 9 / 777 / 99 notification means needs you. Off
     /// for the generic profile: a shell task's output is only text.
     pub printed_notifications: bool,
+    /// What the bottom of the agent's screen says (screen.rs): needs you or
+    /// not done, never done. Empty for commands, shells and the generic
+    /// profile, so printed text there is only text.
+    pub screen_rules: &'static [ScreenRule],
     compiled: OnceLock<Vec<Regex>>,
+    compiled_screen: OnceLock<Vec<Regex>>,
 }
 
 /// Every profile, generic last. Lookup order is this order.
@@ -164,8 +174,16 @@ impl AgentProfile {
             turns: Turns::Agent,
             native_status: NativeStatus::Never,
             printed_notifications: true,
+            screen_rules: &[],
             compiled: OnceLock::new(),
+            compiled_screen: OnceLock::new(),
         }
+    }
+
+    /// For an agent whose dialogs were measured on screen (screen.rs).
+    const fn with_screen_rules(mut self, rules: &'static [ScreenRule]) -> AgentProfile {
+        self.screen_rules = rules;
+        self
     }
 
     /// For a program that speaks OSC 7501 (see [`NativeStatus`]).
@@ -242,6 +260,36 @@ impl AgentProfile {
             decided_by: decided_by.map(|r| r.id),
             checks,
         }
+    }
+
+    /// The first screen rule that matches `screen`, if any.
+    pub fn screen_match(&'static self, screen: &ScreenRows) -> Option<&'static ScreenRule> {
+        self.explain_screen(screen).decided_by
+    }
+
+    /// Every screen rule evaluated against `screen`, and the verdict (the
+    /// Inspector shows it when the verdict changes).
+    pub fn explain_screen(&'static self, screen: &ScreenRows) -> ScreenExplanation {
+        let compiled = self
+            .compiled_screen
+            .get_or_init(|| screen::compile(self.screen_rules));
+        let checks: Vec<(&'static ScreenRule, bool)> = self
+            .screen_rules
+            .iter()
+            .zip(compiled)
+            .map(|(rule, re)| (rule, re.is_match(&rule.region.text(screen))))
+            .collect();
+        ScreenExplanation {
+            agent: self.id,
+            decided_by: checks.iter().find(|(_, m)| *m).map(|(r, _)| *r),
+            checks,
+        }
+    }
+
+    /// How many of the screen's last non-blank rows this profile's screen
+    /// rules read (0: none, the runtime sends no rows).
+    pub fn screen_rows_wanted(&self) -> usize {
+        screen::rows_wanted(self.screen_rules)
     }
 
     /// Does a notification with this body mean the agent needs the user?

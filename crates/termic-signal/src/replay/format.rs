@@ -16,6 +16,7 @@
 //! | `m` | `termic:foreground=PROFILE/WIRED` (empty PROFILE: the task's own) | another program took the task's foreground (an agent started in a shell) |
 //! | `m` | `termic:probe_answered` | termic answered the task's OSC 7501 probe (Claude Code's native status counts from here) |
 //! | `m` | `termic:keys=KINDS` | what the user's keys meant to the engine, without them (no `--record-input`): one letter per key, `E` Enter, `x` Escape, `c` Ctrl-C, `k` any other key (a run of them is one `k`) |
+//! | `m` | `termic:rows=TEXT` | the screen's last non-blank rows, split by `\n`, for the profile's screen rules (only when they changed, only for a profile that has rules) |
 //! | `m` | `termic:end` | the recorder closed the recording: nothing happened after this time (a recording without it was cut off, e.g. termic was killed) |
 //!
 //! Unknown codes and markers without the `termic:` prefix are skipped, so a
@@ -24,6 +25,7 @@
 use serde::Deserialize;
 
 use crate::engine::{Key, ScreenFacts};
+use crate::profile::ScreenRows;
 
 /// termic's facts about the recorded task (the header's `termic` object).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -78,6 +80,8 @@ pub enum Marker {
     /// Keys the user typed, as the engine reads them, without the bytes
     /// (a recording made without `--record-input` holds no keystrokes).
     Keys(Vec<Key>),
+    /// The screen's last rows, for the profile's screen rules.
+    Rows(ScreenRows),
     /// The recorder closed the recording at this time.
     End,
 }
@@ -109,6 +113,7 @@ impl Marker {
                 let kinds: String = keys.iter().map(|k| key_letter(*k)).collect();
                 format!("{}keys={kinds}", Self::PREFIX)
             }
+            Marker::Rows(rows) => format!("{}rows={}", Self::PREFIX, rows.joined()),
             Marker::End => format!("{}end", Self::PREFIX),
         }
     }
@@ -167,6 +172,7 @@ impl Marker {
                     })
                     .collect::<Result<_, _>>()?,
             ),
+            "rows" => Marker::Rows(ScreenRows::from_joined(value)),
             // A newer termic's fact: skip it rather than refuse the file.
             _ => return Ok(None),
         };
@@ -290,6 +296,11 @@ mod tests {
             },
             Marker::Keys(vec![Key::Other, Key::Submit, Key::Escape, Key::CtrlC]),
             Marker::Keys(Vec::new()),
+            Marker::Rows(ScreenRows::new([
+                " Do you want to create a=b.txt?",
+                " ❯ 1. Yes",
+                "termic:end",
+            ])),
         ];
         for m in markers {
             assert_eq!(

@@ -163,6 +163,7 @@ pub fn replay_recording(recording: &Recording, options: &ReplayOptions) -> Repla
                         transitions.extend(engine.key(at, *key));
                     }
                 }
+                Marker::Rows(rows) => transitions.extend(engine.screen_rows(at, rows)),
                 Marker::End => end = Some(at),
             },
         }

@@ -20,10 +20,12 @@
 //! `activity`, `bell`, `hook EVENT [task=ID] [k=v]...`, `native STATE [kind=K]
 //! [msg=REST OF LINE]`, `focus on|off`, `wired on|off`, `screen HASH LINES`,
 //! `exit CODE|none`, `foreground PROFILE [wired]|none`, `probe_answered` (termic answered the
-//! OSC 7501 probe), `bytes ESCAPED` (through the scanner; `\e \a \r \n \xNN \\`).
+//! OSC 7501 probe), `bytes ESCAPED` (through the scanner; `\e \a \r \n \xNN \\`),
+//! `rows ESCAPED` (the screen's bottom rows for the screen rules, split by `\n`).
 //! The expected transitions must match the actual ones exactly, in order.
 
 use termic_signal::engine::{Engine, EngineConfig, Key, Rule, ScreenFacts, State, Transition};
+use termic_signal::profile::ScreenRows;
 use termic_signal::signal::{NativeState, NotifySource, ProgramStatus, Signal};
 use termic_signal::wire::{HookEvent, HookMessage};
 
@@ -41,6 +43,8 @@ pub enum Event {
     Foreground(Option<String>, bool),
     /// termic answered the OSC 7501 probe (the runtime's `native_probe_answered`).
     ProbeAnswered,
+    /// The screen's bottom rows (the runtime's `screen_rows`).
+    Rows(ScreenRows),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -167,6 +171,9 @@ fn parse_event(line: &str, task: &str) -> Event {
             Event::Foreground(profile, words.next() == Some("wired"))
         }
         "probe_answered" => Event::ProbeAnswered,
+        "rows" => Event::Rows(ScreenRows::from_joined(
+            &String::from_utf8(unescape(rest)).expect("rows are UTF-8"),
+        )),
         _ => panic!("unknown event {line:?}"),
     }
 }
@@ -313,6 +320,7 @@ pub fn run(script: &Script) -> Outcome {
                 out.extend(engine.set_foreground(at, p.as_deref(), wired))
             }
             Event::ProbeAnswered => engine.native_probe_answered(at),
+            Event::Rows(rows) => out.extend(engine.screen_rows(at, &rows)),
         }
     }
     let horizon = script.horizon.unwrap_or(last + 60_000);

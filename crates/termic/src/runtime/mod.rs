@@ -367,10 +367,14 @@ impl Runtime {
             // A screen thread holding its screen is applying output: the
             // screen is not final, and it feeds the facts itself when done.
             // Never wait for it here (the UI thread calls this).
-            let facts = task.parser.try_lock().map(|p| signals::screen_facts(&p));
+            let wanted = task.lock_signals().screen_rows_wanted();
+            let facts = task.parser.try_lock().map(|p| {
+                let rows = signals::screen_rows(&p, wanted);
+                (signals::screen_facts(&p), rows)
+            });
             let mut signals = task.lock_signals();
             let mut transitions = match facts {
-                Some(facts) => signals.screen(now, facts),
+                Some((facts, rows)) => signals.screen_and_rows(now, facts, rows),
                 None => Vec::new(),
             };
             transitions.extend(signals.tick(now));

@@ -8,12 +8,14 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use crossbeam_channel::{Receiver, Sender};
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
 use crate::replies::{apply_with_replies, Applied, Found, Query, Responder};
 
 use super::reader::Batch;
-use super::signals::screen_facts;
+use super::signals::{screen_facts, screen_rows, SCREEN_FACTS_EVERY_MS};
 use super::task::TaskShared;
 use super::RuntimeEvent;
 
@@ -51,8 +53,36 @@ pub fn run(
     shared: Arc<TaskShared>,
     mut responder: Responder,
 ) {
-    for batch in batches {
-        let facts_due = shared.lock_signals().facts_due(shared.clock.now_ms());
+    // A batch whose facts the rate limit skipped: when no more output comes
+    // within the limit, the facts are reported anyway, so the engine sees
+    // the screen the agent left (a dialog painted right after its title,
+    // the prompt back after an answer) without waiting for a timer's tick.
+    let mut skipped = false;
+    loop {
+        let batch = if skipped {
+            match batches.recv_timeout(Duration::from_millis(SCREEN_FACTS_EVERY_MS)) {
+                Ok(batch) => batch,
+                Err(RecvTimeoutError::Timeout) => {
+                    skipped = false;
+                    report_facts(&shared);
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    report_facts(&shared);
+                    break;
+                }
+            }
+        } else {
+            match batches.recv() {
+                Ok(batch) => batch,
+                Err(_) => break,
+            }
+        };
+        let (facts_due, rows_wanted) = {
+            let signals = shared.lock_signals();
+            let due = signals.facts_due(shared.clock.now_ms());
+            (due, signals.screen_rows_wanted())
+        };
         let (applied, facts, buf, probe) = {
             let mut parser = shared.lock_parser();
             let Batch { buf, len, found } = batch;
@@ -71,7 +101,8 @@ pub fn run(
                 parking_lot::MutexGuard::bump(&mut parser);
             }
             // A batch of nothing but queries left the screen as it was.
-            let facts = (facts_due && !applied.only_queries).then(|| screen_facts(&parser));
+            let facts = (facts_due && !applied.only_queries)
+                .then(|| (screen_facts(&parser), screen_rows(&parser, rows_wanted)));
             (applied, facts, buf, probe)
         };
         // The reader may already be waiting for this buffer.
@@ -92,8 +123,9 @@ pub fn run(
         for reply in applied.replies {
             shared.queue_input(reply);
         }
-        if let Some(facts) = facts {
-            shared.feed_signals(|signals, now| signals.screen(now, facts));
+        skipped = !facts_due && !applied.only_queries;
+        if let Some((facts, rows)) = facts {
+            shared.feed_signals(|signals, now| signals.screen_and_rows(now, facts, rows));
         }
         // No redraw for an unchanged screen: an idle Claude Code asks for
         // the cursor five times a second.
@@ -101,6 +133,16 @@ pub fn run(
             shared.send(RuntimeEvent::Dirty(shared.meta.id));
         }
     }
+}
+
+/// The screen's facts (and the screen rules' rows) now, for the engine.
+fn report_facts(shared: &TaskShared) {
+    let wanted = shared.lock_signals().screen_rows_wanted();
+    let (facts, rows) = {
+        let parser = shared.lock_parser();
+        (screen_facts(&parser), screen_rows(&parser, wanted))
+    };
+    shared.feed_signals(|signals, now| signals.screen_and_rows(now, facts, rows));
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! woken when a task's next timer moves EARLIER than what it planned for.
 
 use termic_signal::engine::{Engine, Key, ScreenFacts, Transition};
+use termic_signal::profile::ScreenRows;
 
 use crate::eventlog::{Coalescer, Entry};
 use crate::record::TaskRecorder;
@@ -33,11 +34,25 @@ pub fn screen_facts(parser: &vt100::Parser<History>) -> ScreenFacts {
     }
 }
 
+/// The last `wanted` non-blank rows of the visible screen, for the task
+/// profile's screen rules (`None` when it has none: nothing is read).
+pub fn screen_rows(parser: &vt100::Parser<History>, wanted: usize) -> Option<ScreenRows> {
+    if wanted == 0 {
+        return None;
+    }
+    let screen = parser.screen();
+    let (_, cols) = screen.size();
+    let rows: Vec<String> = screen.rows(0, cols.get()).collect();
+    Some(ScreenRows::bottom(&rows, wanted))
+}
+
 /// The engine side of a task.
 pub struct TaskSignals {
     pub engine: Engine,
     recorder: Option<Box<dyn TaskRecorder>>,
     last_facts: Option<(u64, ScreenFacts)>,
+    /// The rows last fed to the screen rules.
+    last_rows: Option<ScreenRows>,
     announced_deadline: Option<u64>,
     /// The event log's flood guard: its deadline is one of the task's timers.
     log_guard: Coalescer,
@@ -49,6 +64,7 @@ impl TaskSignals {
             engine,
             recorder,
             last_facts: None,
+            last_rows: None,
             announced_deadline: None,
             log_guard: Coalescer::new(0),
         }
@@ -80,6 +96,36 @@ impl TaskSignals {
         }
         self.rec(|r| r.screen(now, facts));
         self.engine.screen(now, facts)
+    }
+
+    /// How many bottom rows the screen rules want (0: none, read nothing).
+    pub fn screen_rows_wanted(&self) -> usize {
+        self.engine.screen_rows_wanted()
+    }
+
+    /// Screen facts, then the screen rules' rows when the profile has rules.
+    pub fn screen_and_rows(
+        &mut self,
+        now: u64,
+        facts: ScreenFacts,
+        rows: Option<ScreenRows>,
+    ) -> Vec<Transition> {
+        let mut out = self.screen(now, facts);
+        if let Some(rows) = rows {
+            out.extend(self.screen_rows(now, rows));
+        }
+        out
+    }
+
+    /// Feed the screen rules only when the rows changed (as facts above).
+    pub fn screen_rows(&mut self, now: u64, rows: ScreenRows) -> Vec<Transition> {
+        if self.last_rows.as_ref() == Some(&rows) {
+            return Vec::new();
+        }
+        self.rec(|r| r.screen_rows(now, &rows));
+        let out = self.engine.screen_rows(now, &rows);
+        self.last_rows = Some(rows);
+        out
     }
 
     pub fn input(&mut self, now: u64, bytes: &[u8]) -> Vec<Transition> {

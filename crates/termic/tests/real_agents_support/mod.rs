@@ -94,6 +94,9 @@ pub struct TermicTask {
     stop: Arc<AtomicBool>,
     /// The engine's Inspector timeline, drained into here as it is read.
     timeline: Mutex<Vec<String>>,
+    /// The runtime's clock, and every key sent on it (for [`TermicTask::trace`]).
+    clock: Arc<SystemClock>,
+    keys_sent: Mutex<Vec<(u64, Vec<u8>)>>,
     ticker: Option<JoinHandle<()>>,
 }
 
@@ -139,7 +142,8 @@ impl TermicTask {
         }
         let mut rt_config = RuntimeConfig::default();
         rt_config.replies.native_probe = setup.probe_reply;
-        let (rt, events) = Runtime::new(rt_config, Arc::new(SystemClock::new()));
+        let clock = Arc::new(SystemClock::new());
+        let (rt, events) = Runtime::new(rt_config, Arc::clone(&clock) as Arc<_>);
         rt.set_event_log(Some(EventLog::open(&log).unwrap()));
         let wired = hooks_wired(&home, &project, agent.name());
         assert_eq!(
@@ -196,6 +200,8 @@ impl TermicTask {
             server,
             stop,
             timeline: Mutex::new(Vec::new()),
+            clock,
+            keys_sent: Mutex::new(Vec::new()),
             ticker: Some(ticker),
         };
         task.wait_ready();
@@ -244,6 +250,55 @@ impl TermicTask {
             "{} never showed a steady screen; it shows:\n{last}",
             self.agent.name()
         );
+    }
+
+    /// What the engine saw of this run as a `.trace` for termic-signal's
+    /// corpus (tests/common/script.rs format): the window titles from the
+    /// Inspector timeline and the keys sent, on the runtime's clock, with
+    /// `header` (comment and header lines) first and no `expect` lines.
+    /// Written to `$TERMIC_TRACE_OUT/<file>` when that is set, so a run
+    /// refreshes the corpus's recording.
+    pub fn trace(&self, header: &str, file: &str) -> String {
+        let mut events: Vec<(u64, String)> = Vec::new();
+        for entry in self.timeline() {
+            let mut words = entry.splitn(3, ' ');
+            let (Some(at), Some(kind), Some(rest)) = (words.next(), words.next(), words.next())
+            else {
+                continue;
+            };
+            let Ok(at) = at.parse::<u64>() else { continue };
+            if kind != "signal" || !rest.starts_with("title \"") {
+                continue;
+            }
+            // `title "<Debug-quoted>" (state, rule)`: the title is JSON-compatible.
+            let quoted = &rest["title ".len()..rest.rfind(" (").unwrap_or(rest.len())];
+            if let Ok(title) = serde_json::from_str::<String>(quoted) {
+                events.push((at, format!("title {title}")));
+            }
+        }
+        let sent = self.keys_sent.lock().unwrap_or_else(|e| e.into_inner());
+        for (at, bytes) in sent.iter() {
+            for key in termic_signal::engine::Key::from_input_bytes(bytes) {
+                let name = match key {
+                    termic_signal::engine::Key::Submit => "enter",
+                    termic_signal::engine::Key::Escape => "escape",
+                    termic_signal::engine::Key::CtrlC => "ctrlc",
+                    termic_signal::engine::Key::Other => "other",
+                };
+                events.push((*at, format!("key {name}")));
+            }
+        }
+        events.sort_by_key(|(at, _)| *at);
+        events.dedup();
+        let mut text = header.trim_end().to_string();
+        text.push('\n');
+        for (at, line) in events {
+            text.push_str(&format!("{at} {line}\n"));
+        }
+        if let Some(dir) = std::env::var_os("TERMIC_TRACE_OUT") {
+            std::fs::write(Path::new(&dir).join(file), &text).unwrap();
+        }
+        text
     }
 
     pub fn output_contains(&self, needle: &str) -> bool {
@@ -315,6 +370,11 @@ impl Driven for TermicTask {
 
     fn keys(&self, bytes: &[u8]) -> u64 {
         let t = now_ms() as u64;
+        {
+            use termic::clock::Clock;
+            let mut sent = self.keys_sent.lock().unwrap_or_else(|e| e.into_inner());
+            sent.push((self.clock.now_ms(), bytes.to_vec()));
+        }
         self.rt.write_input(self.id, bytes).unwrap();
         t
     }

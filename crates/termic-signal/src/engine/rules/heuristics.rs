@@ -62,8 +62,14 @@ impl Engine {
             }
             return due;
         }
-        if self.title_state == TitleState::Idle {
-            let idle_since = self.title_state_since.max(start);
+        // A screen rule that matches (an agent's dialog, its "still working"
+        // line) holds a guessed done back; the settle counts from when it
+        // stopped matching (rules/screen_rules.rs).
+        if self.title_state == TitleState::Idle && !self.screen_holds_done() {
+            let idle_since = self
+                .title_state_since
+                .max(start)
+                .max(self.screen_cleared_at());
             set(
                 TimerKind::Settle,
                 idle_since.max(self.last_activity_at) + c.settle_ms,

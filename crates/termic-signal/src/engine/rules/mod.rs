@@ -8,6 +8,7 @@
 //! - `keys`: Enter, and Escape / Ctrl-C as interrupt evidence.
 //! - `plain`: any command and an integrated shell (OSC 133), and the
 //!   runtime profile switch for an agent started inside them.
+//! - `screen_rules`: the profile's screen rules (needs you, hold a done back).
 //! - `heuristics`: the timers (settle, fallbacks, ceilings, debounce, interrupt quiet).
 
 mod heuristics;
@@ -15,5 +16,6 @@ mod hooks;
 mod keys;
 mod native;
 pub(in crate::engine) mod plain;
+pub(in crate::engine) mod screen_rules;
 mod signals;
 mod turn;

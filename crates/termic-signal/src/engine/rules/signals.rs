@@ -121,6 +121,7 @@ impl Engine {
         }
         if class == TitleState::Idle {
             self.interrupt_by_title(now, out);
+            self.title_block_released(now, &title, out);
         }
         if self.native_seen {
             // Native status reports blocked and working exactly; a title
@@ -176,6 +177,22 @@ impl Engine {
         let detail = format!("notification {body:?}");
         let attention = Attention::from_output(Some("notification".into()), Some(body));
         self.raise_attention(now, Rule::Notification, detail, attention, out);
+    }
+
+    /// The title that said needs you (grok 0.2.111's Action Required) went
+    /// idle: the prompt was answered (or rejected) and the agent is at its
+    /// prompt again. The task goes back to working, so the settle timer can
+    /// end the turn as for any idle title; a title frozen on a busy spinner
+    /// never gets here, so it never reads as done.
+    fn title_block_released(&mut self, now: u64, title: &str, out: &mut Vec<Transition>) {
+        if self.state != State::NeedsYou
+            || self.needs_you_by != Some(Rule::TitleNeedsYou)
+            || self.governed()
+        {
+            return;
+        }
+        let detail = format!("the needs-you title went idle {title:?}: the prompt was answered");
+        self.go(now, State::Working, Rule::TitleReleased, detail, None, out);
     }
 
     /// The agent shows work again after `rule`'s fallback asked the user to

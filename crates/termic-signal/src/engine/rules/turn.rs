@@ -45,6 +45,7 @@ impl Engine {
             self.entered_since_turn = false;
         }
         self.fallback = None;
+        self.needs_you_by = (to == State::NeedsYou).then_some(rule);
         self.submit_at = None;
         self.state = to;
         self.since = at;
