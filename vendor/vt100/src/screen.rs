@@ -1344,7 +1344,19 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
     pub(crate) fn rep(&mut self, count: u16) {
         if let Some(c) = self.screen.last_char {
             let most = self.screen.grid().size().cols();
-            for _ in 0..count.min(most) {
+            let count = count.min(most);
+            // termic: printable ASCII goes through the row-at-a-time path
+            if let Some(b) = u8::try_from(c).ok().filter(|b| (0x20..0x7f).contains(b)) {
+                let run = [b; 256];
+                let mut left = usize::from(count);
+                while left > 0 {
+                    let n = left.min(run.len());
+                    self.text_ascii(&run[..n]);
+                    left -= n;
+                }
+                return;
+            }
+            for _ in 0..count {
                 self.text(c);
             }
         }
