@@ -2,7 +2,13 @@
 //! alone and in one thread: the reply scanner, the vt100 screen model (with
 //! and without scrollback), and the signal engine. Prints MB/s per stage.
 //!
-//! usage: pipeline_cost FILE | pipeline_cost --hostile
+//! usage: pipeline_cost FILE [ROUNDS=3] | pipeline_cost --hostile
+//!
+//! Stages run in turn, ROUNDS times, and each prints its median: "bare vte"
+//! is the parser alone (no screen), "per-char" is vt100's own path of one
+//! `print` per character (termic's ASCII fast path off), "ASCII runs" is
+//! what termic runs. `PIPELINE_STAGE=TEXT` runs only the stages whose
+//! name contains TEXT (to count instructions of one with callgrind).
 //!
 //! `--hostile`: the screen model (vt100 with termic's history) on each file
 //! of the hostile-screen corpus (tests/hostile, 4 MiB each) against
@@ -14,13 +20,6 @@ use std::time::Instant;
 use termic::replies::ReplyScanner;
 use termic::runtime::history::History;
 use termic_signal::engine::{Engine, EngineConfig};
-
-fn rate(name: &str, bytes: usize, f: impl FnOnce()) {
-    let t = Instant::now();
-    f();
-    let s = t.elapsed().as_secs_f64();
-    println!("{name:<28} {:7.1} MB/s ({s:.3} s)", bytes as f64 / s / 1e6);
-}
 
 #[path = "../tests/hostile/mod.rs"]
 mod hostile;
@@ -61,41 +60,101 @@ fn hostile_costs() {
     }
 }
 
+/// A vte performer that does nothing: the cost of parsing alone.
+struct NoOp;
+impl vte::Perform for NoOp {}
+
+/// One stage: a name and a run over the chunks.
+type Stage<'a> = (&'static str, Box<dyn Fn(&[&[u8]]) + 'a>);
+
 fn main() {
     let arg = std::env::args()
         .nth(1)
-        .expect("usage: pipeline_cost FILE | --hostile");
+        .expect("usage: pipeline_cost FILE [ROUNDS] | --hostile");
     if arg == "--hostile" {
         return hostile_costs();
     }
-    let path = arg;
-    let data = std::fs::read(path).expect("read");
+    let rounds: usize = std::env::args()
+        .nth(2)
+        .map_or(3, |r| r.parse().expect("ROUNDS is a number"));
+    let data = std::fs::read(arg).expect("read");
     let chunks: Vec<&[u8]> = data.chunks(64 * 1024).collect();
     let n = data.len();
-    rate("reply scanner", n, || {
-        let mut s = ReplyScanner::new();
-        for c in &chunks {
-            std::hint::black_box(s.scan(c));
-        }
-    });
     let rows = NonZeroU16::new(45).unwrap();
     let cols = NonZeroU16::new(160).unwrap();
-    rate("vt100 160x45, vt100 sb=10000", n, || {
-        let mut p = vt100::Parser::new(rows, cols, 10_000);
-        for c in &chunks {
-            p.process(c);
+    let history = move |fast: bool| {
+        move |chunks: &[&[u8]]| {
+            let mut p = vt100::Parser::new_with_callbacks(rows, cols, 0, History::new(10_000));
+            p.set_ascii_fast_path(fast);
+            for c in chunks {
+                p.process(c);
+            }
         }
-    });
-    rate("vt100 160x45 + History 10000", n, || {
-        let mut p = vt100::Parser::new_with_callbacks(rows, cols, 0, History::new(10_000));
-        for c in &chunks {
-            p.process(c);
+    };
+    let stages: Vec<Stage> = vec![
+        (
+            "bare vte (no-op Perform)",
+            Box::new(|chunks: &[&[u8]]| {
+                let mut p = vte::Parser::new();
+                for c in chunks {
+                    p.advance(&mut NoOp, c);
+                }
+            }),
+        ),
+        (
+            "reply scanner",
+            Box::new(|chunks: &[&[u8]]| {
+                let mut s = ReplyScanner::new();
+                for c in chunks {
+                    std::hint::black_box(s.scan(c));
+                }
+            }),
+        ),
+        (
+            "vt100 sb=10000, per-char",
+            Box::new(move |chunks: &[&[u8]]| {
+                let mut p = vt100::Parser::new(rows, cols, 10_000);
+                p.set_ascii_fast_path(false);
+                for c in chunks {
+                    p.process(c);
+                }
+            }),
+        ),
+        ("vt100 + History, per-char", Box::new(history(false))),
+        ("vt100 + History, ASCII runs", Box::new(history(true))),
+        (
+            "engine feed_output",
+            Box::new(|chunks: &[&[u8]]| {
+                let mut e = Engine::new(EngineConfig::new("generic", "x", false));
+                for (i, c) in chunks.iter().enumerate() {
+                    std::hint::black_box(e.feed_output(i as u64, c));
+                }
+            }),
+        ),
+    ];
+    // PIPELINE_STAGE=text runs only the stages whose name contains it
+    // (for `valgrind --tool=callgrind`, one stage at a time).
+    let only = std::env::var("PIPELINE_STAGE").unwrap_or_default();
+    let stages: Vec<Stage> = stages
+        .into_iter()
+        .filter(|(name, _)| name.contains(&only))
+        .collect();
+    // Rounds interleave the stages, so each stage sees the same load; the
+    // median of each is printed.
+    let mut secs = vec![Vec::new(); stages.len()];
+    for _ in 0..rounds {
+        for (i, (_, run)) in stages.iter().enumerate() {
+            let t = Instant::now();
+            run(&chunks);
+            secs[i].push(t.elapsed().as_secs_f64());
         }
-    });
-    rate("engine feed_output", n, || {
-        let mut e = Engine::new(EngineConfig::new("generic", "x", false));
-        for (i, c) in chunks.iter().enumerate() {
-            std::hint::black_box(e.feed_output(i as u64, c));
-        }
-    });
+    }
+    for ((name, _), s) in stages.iter().zip(&mut secs) {
+        s.sort_by(f64::total_cmp);
+        let median = s[s.len() / 2];
+        println!(
+            "{name:<30} {:7.1} MB/s (median of {rounds}: {median:.3} s)",
+            n as f64 / median / 1e6
+        );
+    }
 }

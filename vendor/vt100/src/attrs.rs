@@ -44,6 +44,14 @@ impl Attrs {
         }
     }
 
+    /// termic: default colours and no mode (`== Attrs::new()`, cheaper).
+    #[inline]
+    pub(crate) fn is_default(&self) -> bool {
+        self.mode == 0
+            && matches!(self.fgcolor, Color::Default)
+            && matches!(self.bgcolor, Color::Default)
+    }
+
     pub fn bold(&self) -> bool {
         self.mode & TEXT_MODE_BOLD != 0
     }
@@ -165,3 +173,4 @@ impl Attrs {
         attrs.write_fmt(writer)
     }
 }
+

@@ -316,19 +316,17 @@ impl RowContents<'_> {
             .map_or(0, |i| i + 1);
         out.reserve(end * 2 + 16);
         let mut attrs = crate::attrs::Attrs::new();
-        let mut prev_was_wide = false;
-        for cell in &cells[..end] {
-            if core::mem::take(&mut prev_was_wide) {
-                continue;
-            }
-            prev_was_wide = cell.is_wide();
-            let cell_attrs = *cell.attrs();
-            if cell_attrs != attrs {
+        let mut i = 0;
+        while let Some(cell) = cells[..end].get(i) {
+            // a wide character's continuation cell is not written
+            i += if cell.is_wide() { 2 } else { 1 };
+            let cell_attrs = cell.attrs();
+            if *cell_attrs != attrs {
                 out.push(COMPACT_ATTRS);
                 encode_color(out, cell_attrs.fgcolor);
                 encode_color(out, cell_attrs.bgcolor);
                 out.push(cell_attrs.mode);
-                attrs = cell_attrs;
+                attrs = *cell_attrs;
             }
             match cell.contents_bytes() {
                 [] => out.push(b' '),

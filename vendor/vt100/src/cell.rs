@@ -53,6 +53,14 @@ impl Cell {
         self.attrs = a;
     }
 
+    /// `set` for a printable ASCII byte: one byte of text, narrow, not a
+    /// wide continuation (termic's ASCII fast path).
+    pub(crate) fn set_ascii(&mut self, b: u8, a: crate::attrs::Attrs) {
+        self.contents[0] = b;
+        self.len = 1;
+        self.attrs = a;
+    }
+
     pub(crate) fn append(&mut self, c: char) {
         let len = self.len();
         if len >= CONTENT_BYTES - 4 {
@@ -110,7 +118,7 @@ impl Cell {
 
     /// Empty with default attributes (a cheap `== DEFAULT`).
     pub(crate) fn is_blank(&self) -> bool {
-        self.len == 0 && self.attrs == crate::attrs::Attrs::new()
+        self.len == 0 && self.attrs.is_default()
     }
 
     pub(crate) fn contents_bytes(&self) -> &[u8] {

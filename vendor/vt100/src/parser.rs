@@ -55,8 +55,19 @@ impl<CB: crate::Callbacks> Parser<CB> {
         );
         Self {
             parser: crate::vte::Parser::new(),
-            screen: crate::screen::WrappedScreen { screen, callbacks },
+            screen: crate::screen::WrappedScreen {
+                screen,
+                callbacks,
+                ascii_fast_path: true,
+            },
         }
+    }
+
+    /// termic: turns the printable-ASCII fast path off (on by default), to
+    /// compare its screen with vt100's per-character path in tests.
+    #[doc(hidden)]
+    pub fn set_ascii_fast_path(&mut self, on: bool) {
+        self.screen.ascii_fast_path = on;
     }
 
     /// Processes the contents of the given byte string, and updates the

@@ -13,6 +13,10 @@ impl<CB: crate::Callbacks> crate::vte::Perform for crate::screen::WrappedScreen<
         }
     }
 
+    fn print_ascii(&mut self, run: &[u8]) {
+        self.text_ascii(run);
+    }
+
     fn execute(&mut self, b: u8) {
         match b {
             7 => self.callbacks.audible_bell(&mut self.screen),

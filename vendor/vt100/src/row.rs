@@ -43,6 +43,10 @@ impl Row {
         &self.cells
     }
 
+    pub(crate) fn cells_slice_mut(&mut self) -> &mut [crate::Cell] {
+        &mut self.cells
+    }
+
     pub fn get(&self, col: u16) -> Option<&crate::Cell> {
         self.cells.get(usize::from(col))
     }
@@ -55,7 +59,11 @@ impl Row {
     ///
     /// Cells at the end are dropped.
     pub fn insert(&mut self, i: u16, count: u16) {
-        let count = usize::from(count).min(self.cells.len() - usize::from(i));
+        // termic: saturating: `i` is the cursor column, which is one past
+        // the last column while a wrap is pending (upstream underflowed and
+        // panicked on ICH there).
+        let count = usize::from(count)
+            .min(self.cells.len().saturating_sub(usize::from(i)));
         if count == 0 {
             // Always "truncate", even when `count` is 0. However, because we
             // didn't actually insert any cells, we don't need to follow the

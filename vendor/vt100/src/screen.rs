@@ -972,45 +972,43 @@ impl Screen {
             }
         }
 
+        // termic: the cells after base_pos are looked up with `if let`, not
+        // `unwrap`: upstream assumed a wide cell never sits in the last
+        // column, but an emoji widened by U+FE0F there does (printed in the
+        // last column, then the cursor moved back to that row), and the next
+        // character written over it panicked the screen thread.
         if cell_was_wide && !cell_is_wide {
-            let next_cell = self
-                .grid_mut()
-                .drawing_cell_mut(crate::grid::Pos {
+            if let Some(next_cell) =
+                self.grid_mut().drawing_cell_mut(crate::grid::Pos {
                     row: base_pos.row,
                     col: base_pos.col + 1,
                 })
-                // base_pos.row is assumed valid, and this cell previously
-                // was wide, so there must have been a continuation cell
-                // after it.
-                .unwrap();
-            next_cell.set(' ', attrs);
+            {
+                next_cell.set(' ', attrs);
+            }
         }
 
         if !cell_was_wide && cell_is_wide {
-            let next_cell = self
-                .grid_mut()
-                .drawing_cell_mut(crate::grid::Pos {
+            let Some(next_cell) =
+                self.grid_mut().drawing_cell_mut(crate::grid::Pos {
                     row: base_pos.row,
                     col: base_pos.col + 1,
                 })
-                // base_pos.row is assumed valid, and the cell at base_pos
-                // has become wide, so it must have a cell after it (if it
-                // didn't, we would have wrapped earlier when widening the
-                // cell).
-                .unwrap();
+            else {
+                return;
+            };
             let next_cell_was_wide = next_cell.is_wide();
             next_cell.clear(crate::attrs::Attrs::default());
             next_cell.set_wide_continuation(true);
             if next_cell_was_wide {
-                let next_next_cell = self
-                    .grid_mut()
-                    .drawing_cell_mut(crate::grid::Pos {
+                let Some(next_next_cell) =
+                    self.grid_mut().drawing_cell_mut(crate::grid::Pos {
                         row: base_pos.row,
                         col: base_pos.col + 2,
                     })
-                    // the cell at base_pos.col + 1 was previously wide, so
-                    // it must have had a continuation cell after it.
-                    .unwrap();
+                else {
+                    return;
+                };
                 next_next_cell.clear(attrs);
                 if base_pos.col + 2 == size.cols() - 1 {
                     self.grid_mut()
@@ -1026,6 +1024,10 @@ impl Screen {
 pub struct WrappedScreen<CB: crate::Callbacks> {
     pub screen: Screen,
     pub callbacks: CB,
+    /// termic: write runs of printable ASCII a row at a time
+    /// ([`WrappedScreen::text_ascii`]); off only to compare with the
+    /// per-character path in tests.
+    pub ascii_fast_path: bool,
 }
 
 impl<CB: crate::Callbacks> WrappedScreen<CB> {
@@ -1148,6 +1150,60 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
             screen.grid().drawing_cell(base_pos).unwrap().is_wide();
 
         screen.text_cleanup(base_pos, cell_was_wide, cell_is_wide);
+    }
+
+    /// termic: a run of printable ASCII (`0x20..=0x7e`), with the same
+    /// result as [`Self::text`] for each byte. Every byte of the run is a
+    /// narrow character, so the part of the run that fits on the current
+    /// row is written straight into the row's cells; only the wrap to the
+    /// next row goes through `text`. Per cell this does what `text` and
+    /// `text_cleanup` do for a narrow character: a wide character it
+    /// overwrites leaves a blank in its continuation cell, and a wide
+    /// character just before the run is cleared.
+    pub fn text_ascii(&mut self, run: &[u8]) {
+        if !self.ascii_fast_path {
+            for &b in run {
+                self.text(char::from(b));
+            }
+            return;
+        }
+        let mut rest = run;
+        while let Some((&first, _)) = rest.split_first() {
+            let screen = &mut self.screen;
+            let cols = screen.grid().size().cols();
+            let col = screen.grid().pos().col;
+            if col >= cols {
+                // the wrap (and maybe a scroll) to the next row
+                self.text(char::from(first));
+                rest = &rest[1..];
+                continue;
+            }
+            let n = rest.len().min(usize::from(cols - col));
+            let attrs = screen.attrs;
+            let cells = screen.grid_mut().current_row_mut().cells_slice_mut();
+            let start = usize::from(col);
+            if start > 0 && cells[start - 1].is_wide() {
+                let prev = &mut cells[start - 1];
+                let prev_attrs = *prev.attrs();
+                prev.clear(prev_attrs);
+            }
+            // A wide cell overwritten blanks the cell after it, which the
+            // next byte then overwrites (and so is not wide any more).
+            let mut blanked = false;
+            for (cell, &b) in cells[start..start + n].iter_mut().zip(rest) {
+                blanked = cell.is_wide() && !blanked;
+                cell.set_ascii(b, attrs);
+            }
+            if blanked {
+                if let Some(next) = cells.get_mut(start + n) {
+                    next.set(' ', attrs);
+                }
+            }
+            screen.last_char = Some(char::from(rest[n - 1]));
+            // n <= cols - col, so this fits in a u16
+            screen.grid_mut().col_inc(n as u16);
+            rest = &rest[n..];
+        }
     }
 
     // control codes
@@ -1288,7 +1344,19 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
     pub(crate) fn rep(&mut self, count: u16) {
         if let Some(c) = self.screen.last_char {
             let most = self.screen.grid().size().cols();
-            for _ in 0..count.min(most) {
+            let count = count.min(most);
+            // termic: printable ASCII goes through the row-at-a-time path
+            if let Some(b) = u8::try_from(c).ok().filter(|b| (0x20..0x7f).contains(b)) {
+                let run = [b; 256];
+                let mut left = usize::from(count);
+                while left > 0 {
+                    let n = left.min(run.len());
+                    self.text_ascii(&run[..n]);
+                    left -= n;
+                }
+                return;
+            }
+            for _ in 0..count {
                 self.text(c);
             }
         }

@@ -673,13 +673,29 @@ impl Parser {
     }
 
     /// Handle ground dispatch of print/execute for all characters in a string.
+    ///
+    /// termic: a run of printable ASCII goes to [`Perform::print_ascii`] in
+    /// one call (upstream called `print` once per character).
     #[inline]
     fn ground_dispatch<P: Perform>(performer: &mut P, text: &str) {
-        for c in text.chars() {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let run = bytes[i..].iter().take_while(|b| (0x20..0x7f).contains(*b)).count();
+            if run > 0 {
+                performer.print_ascii(&bytes[i..i + run]);
+                i += run;
+                if i == bytes.len() {
+                    break;
+                }
+            }
+            // `i` is on a char boundary: it follows ASCII or a whole char.
+            let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
             match c {
                 '\x00'..='\x1f' | '\u{80}'..='\u{9f}' => performer.execute(c as u8),
                 _ => performer.print(c),
             }
+            i += c.len_utf8();
         }
     }
 }
@@ -716,6 +732,15 @@ enum State {
 pub trait Perform {
     /// Draw a character to the screen and update states.
     fn print(&mut self, _c: char) {}
+
+    /// termic: draw a run of printable ASCII (`0x20..=0x7e`), the same as
+    /// calling [`Perform::print`] for each byte, which is what this default
+    /// does. A screen can write the whole run at once.
+    fn print_ascii(&mut self, run: &[u8]) {
+        for &b in run {
+            self.print(char::from(b));
+        }
+    }
 
     /// Execute a C0 or C1 control function.
     fn execute(&mut self, _byte: u8) {}
