@@ -6,8 +6,10 @@
 //! ```
 //!
 //! `ts` is integer milliseconds since the Unix epoch; `from`/`to` are one of
-//! idle, working, needs_you, done, interrupted, exited; `attention` is there
-//! only when the engine said what the agent needs. Each line is written with
+//! idle, working, needs_you, done, interrupted, error, exited; `attention` is
+//! there only when the engine said what the agent needs; `stopped` only when
+//! `to` is error: `rate_limited`, `overloaded`, `server_error`, `auth_failed`
+//! or `api_error`. Each line is written with
 //! one `write` on an `O_APPEND` file, so lines from several termic processes
 //! sharing a log never interleave mid-line.
 
@@ -45,6 +47,8 @@ struct Line<'a> {
     reason: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     attention: Option<AttentionLine<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped: Option<&'static str>,
 }
 
 /// One JSON line (with its newline) for a transition at wall time `ts`.
@@ -62,6 +66,10 @@ pub fn format_line(ts: u64, label: TaskLabel<'_>, t: &Transition) -> String {
         rule: t.reason.rule.as_str(),
         reason: t.reason.to_string(),
         attention,
+        stopped: match t.to {
+            termic_signal::engine::State::Error(reason) => Some(reason.as_wire()),
+            _ => None,
+        },
     };
     let mut text = serde_json::to_string(&line).unwrap_or_default();
     text.push('\n');

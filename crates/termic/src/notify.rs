@@ -31,6 +31,10 @@ pub enum Attention {
         detail: Option<String>,
     },
     Done,
+    /// The agent gave up on an API error: "stopped: rate limited".
+    Stopped {
+        reason: termic_signal::stop::StopReason,
+    },
 }
 
 /// A task reached a state that may earn attention.
@@ -65,6 +69,9 @@ pub fn decide(event: &AttentionEvent, settings: NotifySettings) -> Delivery {
             format!("{} ({}) needs you", event.task, event.agent)
         }
         Attention::Done => format!("{} ({}) is done", event.task, event.agent),
+        Attention::Stopped { reason } => {
+            format!("{} ({}) stopped: {reason}", event.task, event.agent)
+        }
     };
     Delivery {
         bell: settings.bell,

@@ -8,6 +8,7 @@
 //! and at most 2 s), no network, no files other than `$TERMIC_PTY`, and no
 //! raw control byte in the file (escapes are JSON `\u001b` or printf `\033`).
 
+use termic_signal::stop::StopReason;
 use termic_signal::wire::{self, HookEvent};
 
 /// How the script gets the sequence onto the agent's terminal.
@@ -32,6 +33,10 @@ pub enum PayloadRule {
     /// Claude Stop: add `background=1` when `background_tasks` is a
     /// non-empty array (the turn ended, background work has not).
     ClaudeBackgroundTasks,
+    /// Claude StopFailure: `reason` from the payload's `error` (its matcher
+    /// values: rate_limit, overloaded, authentication_failed, server_error,
+    /// ...; anything else is api_error).
+    ClaudeStopFailureReason,
     /// Grok Notification: speak only for `notificationType` permission_prompt
     /// (never idle_prompt, which fires on every turn end; never `message`).
     GrokPermissionPromptOnly,
@@ -190,6 +195,24 @@ impl ScriptSpec {
                      \x20 extra=';{key}=1'\n\
                      fi\n",
                 key = wire::field::BACKGROUND,
+            ),
+            PayloadRule::ClaudeStopFailureReason => format!(
+                "# Claude 2.1.332 names the error in \"error\" (its StopFailure matcher values).\n\
+                     error=$({flat} | grep -o '\"error\" *: *\"[a-z_]*\"' | head -n 1)\n\
+                     case \"$error\" in\n\
+                     \x20 *'\"rate_limit\"') reason={rate} ;;\n\
+                     \x20 *'\"overloaded\"') reason={over} ;;\n\
+                     \x20 *'\"server_error\"') reason={server} ;;\n\
+                     \x20 *'\"authentication_failed\"'|*'\"oauth_org_not_allowed\"') reason={auth} ;;\n\
+                     \x20 *) reason={other} ;;\n\
+                     esac\n\
+                     extra=\";{key}=$reason\"\n",
+                key = wire::field::REASON,
+                rate = StopReason::RateLimited.as_wire(),
+                over = StopReason::Overloaded.as_wire(),
+                server = StopReason::ServerError.as_wire(),
+                auth = StopReason::AuthFailed.as_wire(),
+                other = StopReason::ApiError.as_wire(),
             ),
             PayloadRule::GrokPermissionPromptOnly => format!(
                 "{flat} | grep -q '\"notificationType\" *: *\"permission_prompt\"' || exit 0\n\

@@ -19,6 +19,7 @@ mod agy;
 mod claude;
 mod codex;
 mod command;
+mod errors;
 mod explain;
 mod generic;
 mod grok;
@@ -30,6 +31,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+pub use errors::ErrorText;
 pub use explain::{NotifyExplanation, RuleCheck, TitleExplanation};
 pub use turns::Turns;
 
@@ -116,6 +118,10 @@ pub struct AgentProfile {
     /// Whether a printed OSC 9 / 777 / 99 notification means needs you. Off
     /// for the generic profile: a shell task's output is only text.
     pub printed_notifications: bool,
+    /// How this agent words the API error it stopped on (profile/errors.rs).
+    pub error_text: &'static [ErrorText],
+    /// Native `blocked` kinds that are really an error the agent stopped on.
+    pub error_kinds: &'static [(&'static str, crate::stop::StopReason)],
     compiled: OnceLock<Vec<Regex>>,
 }
 
@@ -164,6 +170,8 @@ impl AgentProfile {
             turns: Turns::Agent,
             native_status: NativeStatus::Never,
             printed_notifications: true,
+            error_text: &[],
+            error_kinds: &[],
             compiled: OnceLock::new(),
         }
     }
@@ -171,6 +179,21 @@ impl AgentProfile {
     /// For a program that speaks OSC 7501 (see [`NativeStatus`]).
     const fn speaks_native(mut self, when: NativeStatus) -> AgentProfile {
         self.native_status = when;
+        self
+    }
+
+    /// For an agent that reports the API error it stopped on (see [`ErrorText`]).
+    const fn with_error_text(mut self, rules: &'static [ErrorText]) -> AgentProfile {
+        self.error_text = rules;
+        self
+    }
+
+    /// For an agent that reports some API errors as a native `blocked` kind.
+    const fn with_error_kinds(
+        mut self,
+        kinds: &'static [(&'static str, crate::stop::StopReason)],
+    ) -> AgentProfile {
+        self.error_kinds = kinds;
         self
     }
 

@@ -75,7 +75,7 @@ impl TaskEntry {
     }
 
     /// Moves the badge. Returns what the user should be told when the new
-    /// state earns attention (needs-you or done); `detail` is the agent's
+    /// state earns attention (needs-you, done, or stopped on an error); `detail` is the agent's
     /// words or the hook's kind. Interrupted, idle, working and exited earn nothing.
     pub fn set_badge(
         &mut self,
@@ -92,6 +92,7 @@ impl TaskEntry {
         let attention = match &self.badge {
             Badge::NeedsYou { .. } => Some(Attention::NeedsYou { detail }),
             Badge::Done => Some(Attention::Done),
+            Badge::Error(reason) => Some(Attention::Stopped { reason: *reason }),
             _ => None,
         };
         if attention.is_some() && !watched {
