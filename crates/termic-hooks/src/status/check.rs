@@ -94,10 +94,14 @@ impl Check<'_> {
             }
             _ => {}
         }
+        // Claude's StopFailure alone writes to the pty (Claude ignores its
+        // output): in Docker it stays silent and Claude's native `error`
+        // reports the stop, so only an agent whose every hook needs the pty
+        // is not wired there.
         let pty = adapter
             .registrations()
             .iter()
-            .any(|r| r.script.transport == Transport::PtyByName)
+            .all(|r| r.script.transport == Transport::PtyByName)
             || t.schema() == AgentSchema::Opencode;
         if !is_host && pty {
             self.reasons.push(Reason::NoTerminalInDocker);
