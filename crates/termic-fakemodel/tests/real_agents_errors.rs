@@ -109,7 +109,13 @@ fn run_cell(agent: Agent, failure: ApiFailure, quiet: Duration, cap: Duration) -
             .hooks()
             .into_iter()
             .filter(|h| h.ts_ms >= t0)
-            .map(|h| (h.ts_ms - t0, h.event, h.payload.chars().take(300).collect()))
+            .map(|h| {
+                (
+                    h.ts_ms - t0,
+                    h.event,
+                    h.payload.chars().take(1500).collect(),
+                )
+            })
             .collect(),
         native: run
             .native_states(t0)

@@ -199,6 +199,25 @@ mod tests {
     }
 
     #[test]
+    fn an_error_line_says_error_and_the_stop_reason() {
+        let t = transition(
+            State::Error(termic_signal::stop::StopReason::RateLimited),
+            None,
+        );
+        let label = TaskLabel {
+            task: "t",
+            agent: "claude",
+        };
+        let v: serde_json::Value = serde_json::from_str(&format_line(1, label, &t)).unwrap();
+        assert_eq!(
+            (v["to"].as_str(), v["stopped"].as_str()),
+            (Some("error"), Some("rate_limited"))
+        );
+        let done = format_line(1, label, &transition(State::Done, None));
+        assert!(!done.contains("stopped"), "{done}");
+    }
+
+    #[test]
     fn append_adds_lines_to_an_existing_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("events.jsonl");

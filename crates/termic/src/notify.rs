@@ -221,6 +221,18 @@ mod tests {
     }
 
     #[test]
+    fn an_unwatched_error_says_stopped_and_why() {
+        let stopped = Attention::Stopped {
+            reason: termic_signal::stop::StopReason::RateLimited,
+        };
+        let d = decide(&event(stopped, false), ALL_ON);
+        assert!(d.bell);
+        let text = d.notification.unwrap();
+        assert!(text.ends_with("stopped: rate limited"), "{text}");
+        assert!(!text.contains('\u{2014}'), "{text}");
+    }
+
+    #[test]
     fn watched_task_earns_nothing() {
         assert_eq!(
             decide(&event(Attention::Done, true), ALL_ON),

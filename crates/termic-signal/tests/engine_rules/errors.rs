@@ -183,3 +183,25 @@ fn after_an_error_no_heuristic_turns_it_into_a_done() {
          expect 510 working -> error(overloaded) hook_error",
     );
 }
+
+#[test]
+fn a_later_report_that_names_the_error_more_precisely_refines_it_once() {
+    // Measured 2.1.332, 529 with CLAUDE_CODE_MAX_RETRIES=0: StopFailure says
+    // server_error, the native error ~150 ms later says Overloaded.
+    check(
+        "claude 529",
+        "agent claude
+         task t1
+         hooks on
+         0 probe_answered
+         0 native idle
+         +1000 key enter
+         +100 hook working task=t1 hook=UserPromptSubmit
+         +4000 hook error task=t1 hook=StopFailure reason=server_error
+         +150 native error msg=API Error: Repeated 529 Overloaded errors. The API is at capacity
+         +100 native error msg=API Error: 500 again
+         expect 1100 idle -> working hook_working
+         expect 5100 working -> error(server_error) hook_error
+         expect 5250 error(server_error) -> error(overloaded) native_error",
+    );
+}

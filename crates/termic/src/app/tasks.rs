@@ -87,11 +87,15 @@ impl TaskEntry {
         if self.badge == badge {
             return None;
         }
+        // A second error report only names the reason more precisely: the
+        // badge changes, the user was already told.
+        let already_stopped = matches!(self.badge, Badge::Error(_));
         self.badge = badge;
         self.since_ms = at_ms;
         let attention = match &self.badge {
             Badge::NeedsYou { .. } => Some(Attention::NeedsYou { detail }),
             Badge::Done => Some(Attention::Done),
+            Badge::Error(_) if already_stopped => None,
             Badge::Error(reason) => Some(Attention::Stopped { reason: *reason }),
             _ => None,
         };
@@ -254,6 +258,25 @@ mod tests {
         assert_eq!(e.set_badge(Badge::Exited(Some(0)), 3, false, None), None);
         assert!(!e.unseen);
         assert!(!e.is_running());
+    }
+
+    #[test]
+    fn an_error_earns_one_attention_and_a_sharper_reason_only_changes_the_badge() {
+        use termic_signal::stop::StopReason;
+        let mut e = TaskEntry::new(1, "t".into(), "claude".into(), 0);
+        e.set_badge(Badge::Working, 1, false, None);
+        assert_eq!(
+            e.set_badge(Badge::Error(StopReason::ServerError), 2, false, None),
+            Some(Attention::Stopped {
+                reason: StopReason::ServerError
+            })
+        );
+        assert!(e.unseen);
+        assert_eq!(
+            e.set_badge(Badge::Error(StopReason::Overloaded), 3, false, None),
+            None
+        );
+        assert_eq!(e.view(3).badge.label(), "error: overloaded");
     }
 
     #[test]

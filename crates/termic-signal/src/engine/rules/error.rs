@@ -69,6 +69,11 @@ impl Engine {
     ) {
         let detail = format!("{named}: stopped: {reason}");
         if let State::Error(shown) = self.state {
+            if refines(shown, reason) {
+                let detail = format!("{detail} (more precise than {shown})");
+                self.go(now, State::Error(reason), rule, detail, None, out);
+                return;
+            }
             self.log.push(
                 now,
                 LogKind::Signal,
@@ -113,4 +118,13 @@ impl Engine {
         self.last_done_at = None;
         self.go(now, State::Error(reason), rule, detail, None, out);
     }
+}
+
+/// A second report names the error more precisely than the one shown:
+/// Claude 2.1.332's StopFailure says `server_error` for a 529 that its
+/// native report, 150 ms later, calls "Repeated 529 Overloaded errors".
+fn refines(shown: StopReason, newer: StopReason) -> bool {
+    matches!(shown, StopReason::ServerError | StopReason::ApiError)
+        && newer != shown
+        && newer != StopReason::ApiError
 }
