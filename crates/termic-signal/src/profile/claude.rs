@@ -68,6 +68,13 @@ static ERROR_TEXT: &[ErrorText] = &[
         why: "'API Error: Repeated 529 Overloaded errors. The API is at capacity ...'.",
     },
     ErrorText {
+        id: "claude.error-529-once",
+        contains: "API Error: 529",
+        reason: StopReason::Overloaded,
+        why: "a single 529 with CLAUDE_CODE_MAX_RETRIES=0: StopFailure says server_error, the \
+              native message keeps the status.",
+    },
+    ErrorText {
         id: "claude.error-overloaded",
         contains: "Overloaded",
         reason: StopReason::Overloaded,
