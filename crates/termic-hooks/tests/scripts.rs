@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use common::Pty;
 use termic_hooks::agents::script::{ScriptSpec, Transport, PAYLOAD_MAX_SECONDS};
 use termic_hooks::agents::{AgentSchema, HookRegistration};
-use termic_signal::wire;
+use termic_signal::wire::{self, HookEvent};
 
 const TASK: &str = "3f9c0a1e-77b2";
 
@@ -314,6 +314,45 @@ fn claude_stop_failure_names_the_reason_from_its_error_field() {
             String::from_utf8_lossy(&expected(&reg.script, &[("reason", reason)])),
             "{error}"
         );
+    }
+}
+
+#[test]
+fn grok_agent_error_notification_is_an_error_with_the_reason_from_its_status() {
+    // Payload measured on 0.2.111 (termic-fakemodel error-429 / error-529).
+    let reg = registration(AgentSchema::Grok, "Notification");
+    let payload = |message: &str| {
+        format!(
+            r#"{{"hookEventName":"notification","sessionId":"s","notificationType":"agent_error","message":"{message}","level":"error"}}"#
+        )
+    };
+    let error = |reason: &str| {
+        wire::HookMessage::new(HookEvent::Error, TASK)
+            .with("hook", "Notification")
+            .with("reason", reason)
+            .to_sequence()
+    };
+    for (message, reason) in [
+        (
+            "API error (status 429 Too Many Requests): rate_limit_error: slow down",
+            "rate_limited",
+        ),
+        (
+            "API error (status 529 <unknown status code>): The fake model is overloaded.",
+            "overloaded",
+        ),
+        (
+            "API error (status 500 Internal Server Error): boom",
+            "server_error",
+        ),
+        (
+            "API error (status 401 Unauthorized): invalid x-api-key",
+            "auth_failed",
+        ),
+        ("something else went wrong", "api_error"),
+    ] {
+        let (_, got) = speak(reg, &[], payload(message).as_bytes());
+        assert_eq!(String::from_utf8_lossy(&got), error(reason), "{message}");
     }
 }
 

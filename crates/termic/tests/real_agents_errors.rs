@@ -151,3 +151,20 @@ fn real_termic_opencode_bad_key_is_error_auth_failed_from_its_plugin() {
         "{states:?}"
     );
 }
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_termic_grok_overloaded_is_error_from_its_agent_error_notification() {
+    // 0.2.111 gives up on a 529 at once and fires no Stop: only its
+    // Notification hook (`notificationType: agent_error`) says so.
+    let (cache, _one) = begin();
+    let setup = Setup {
+        hooks: vec![AgentSchema::Grok],
+        ..Setup::default()
+    };
+    let fail = ScenarioName::Fail(ApiFailure::Overloaded);
+    let task = TermicTask::start(&cache, Agent::Grok, fail, setup);
+    let (reason, rule, states) = failing_turn(&task, 60 * SEC);
+    assert_eq!((reason.as_str(), rule.as_str()), ("overloaded", "hook_error"));
+    assert!(!states.iter().any(|s| s == "done"), "{states:?}");
+}

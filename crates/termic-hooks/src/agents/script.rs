@@ -37,9 +37,11 @@ pub enum PayloadRule {
     /// values: rate_limit, overloaded, authentication_failed, server_error,
     /// ...; anything else is api_error).
     ClaudeStopFailureReason,
-    /// Grok Notification: speak only for `notificationType` permission_prompt
-    /// (never idle_prompt, which fires on every turn end; never `message`).
-    GrokPermissionPromptOnly,
+    /// Grok Notification: attention for `notificationType` permission_prompt;
+    /// an `error` with the reason for `agent_error` (grok 0.2.111 gave up on
+    /// an API error: it fires no Stop then); silent for anything else
+    /// (never idle_prompt, which fires on every turn end).
+    GrokNotification,
 }
 
 /// One generated script.
@@ -214,9 +216,32 @@ impl ScriptSpec {
                 auth = StopReason::AuthFailed.as_wire(),
                 other = StopReason::ApiError.as_wire(),
             ),
-            PayloadRule::GrokPermissionPromptOnly => format!(
-                "{flat} | grep -q '\"notificationType\" *: *\"permission_prompt\"' || exit 0\n\
-                 extra=''\n"
+            PayloadRule::GrokNotification => format!(
+                "note=$({flat})\n\
+                 extra=''\n\
+                 kind() {{ printf '%s\\n' \"$note\" | grep -q \"\\\"notificationType\\\" *: *\\\"$1\\\"\"; }}\n\
+                 if kind permission_prompt; then\n\
+                 \x20 :\n\
+                 elif kind agent_error; then\n\
+                 \x20 # 0.2.111: message \"API error (status 429 Too Many Requests): ...\"\n\
+                 \x20 mode=error\n\
+                 \x20 case \"$note\" in\n\
+                 \x20   *'(status 429'*) reason={rate} ;;\n\
+                 \x20   *'(status 529'*) reason={over} ;;\n\
+                 \x20   *'(status 401'*|*'(status 403'*|*Authentication*) reason={auth} ;;\n\
+                 \x20   *'(status 5'[0-9][0-9]*) reason={server} ;;\n\
+                 \x20   *) reason={other} ;;\n\
+                 \x20 esac\n\
+                 \x20 extra=\";{key}=$reason\"\n\
+                 else\n\
+                 \x20 exit 0\n\
+                 fi\n",
+                key = wire::field::REASON,
+                rate = StopReason::RateLimited.as_wire(),
+                over = StopReason::Overloaded.as_wire(),
+                server = StopReason::ServerError.as_wire(),
+                auth = StopReason::AuthFailed.as_wire(),
+                other = StopReason::ApiError.as_wire(),
             ),
         };
         format!("{reader}{logic}")
@@ -225,19 +250,20 @@ impl ScriptSpec {
     fn emit(&self) -> String {
         // Everything static is passed as a %s argument, so no wire constant is
         // ever interpreted by printf; the task id is the only variable part.
-        let msg = self.message("TASKID", &[]);
-        let body = msg.body();
-        let (head, tail) = body.split_once(";TASKID").expect("task id placeholder");
-        let head = format!("{head};");
-        for part in [&head, tail] {
-            assert!(
-                !part.contains(['\'', '\\', '%']) && !part.bytes().any(|b| b < 0x20),
-                "wire constant unsafe in a shell script: {part:?}"
-            );
+        let (head, tail) = split_at_task_id(&self.message("TASKID", &[]));
+        let mut parts = format!("head='{head}'\ntail='{tail}'\n");
+        if self.payload == PayloadRule::GrokNotification {
+            // The agent_error branch sends an error (no static kind field).
+            let error = wire::HookMessage::new(HookEvent::Error, "TASKID")
+                .with(wire::field::HOOK, self.hook);
+            let (head, tail) = split_at_task_id(&error);
+            parts.push_str(&format!(
+                "if [ \"${{mode:-}}\" = error ]; then head='{head}'; tail='{tail}'; fi\n"
+            ));
         }
-        match self.transport {
+        let send = match self.transport {
             Transport::TerminalSequence => format!(
-                "printf '%s%s%s' '{{\"terminalSequence\":\"\\u001b]{head}' \"$TERMIC_TASK_ID\" '{tail}'\"$extra\"'\\u0007\"}}'\n"
+                "printf '%s%s%s' '{{\"terminalSequence\":\"\\u001b]'\"$head\" \"$TERMIC_TASK_ID\" \"$tail$extra\"'\\u0007\"}}'\n"
             ),
             Transport::PtyByName => format!(
                 "# A background writer, so a full pty cannot hold the script: it stops the\n\
@@ -245,13 +271,29 @@ impl ScriptSpec {
                  # are children of this shell and reaped here (printf is a builtin).\n\
                  sleep {bound} </dev/null >/dev/null &\n\
                  timer=$!\n\
-                 ( printf '\\033]%s%s%s\\007' '{head}' \"$TERMIC_TASK_ID\" '{tail}'\"$extra\" >\"$TERMIC_PTY\"; kill \"$timer\" ) </dev/null >/dev/null &\n\
+                 ( printf '\\033]%s%s%s\\007' \"$head\" \"$TERMIC_TASK_ID\" \"$tail$extra\" >\"$TERMIC_PTY\"; kill \"$timer\" ) </dev/null >/dev/null &\n\
                  writer=$!\n\
                  wait \"$timer\"\n\
                  kill \"$writer\"\n\
                  wait \"$writer\"\n",
                 bound = PTY_WRITE_MAX_SECONDS,
             ),
-        }
+        };
+        parts + &send
     }
+}
+
+/// A message's body split around its task id placeholder `TASKID`, each
+/// part checked safe to put between single quotes in the script.
+fn split_at_task_id(msg: &wire::HookMessage) -> (String, String) {
+    let body = msg.body();
+    let (head, tail) = body.split_once(";TASKID").expect("task id placeholder");
+    let head = format!("{head};");
+    for part in [head.as_str(), tail] {
+        assert!(
+            !part.contains(['\'', '\\', '%']) && !part.bytes().any(|b| b < 0x20),
+            "wire constant unsafe in a shell script: {part:?}"
+        );
+    }
+    (head, tail.to_string())
 }
