@@ -23,9 +23,9 @@ use termic_hooks::agents::AgentSchema;
 fn error_line(task: &TermicTask, since: u64) -> (String, String) {
     let text = std::fs::read_to_string(&task.log).unwrap_or_default();
     text.lines()
+        .rev()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["to"] == "error" && v["ts"].as_u64().unwrap_or(0) >= since)
-        .last()
+        .find(|v| v["to"] == "error" && v["ts"].as_u64().unwrap_or(0) >= since)
         .map(|v| {
             (
                 v["stopped"].as_str().unwrap_or("").to_string(),
@@ -165,6 +165,9 @@ fn real_termic_grok_overloaded_is_error_from_its_agent_error_notification() {
     let fail = ScenarioName::Fail(ApiFailure::Overloaded);
     let task = TermicTask::start(&cache, Agent::Grok, fail, setup);
     let (reason, rule, states) = failing_turn(&task, 60 * SEC);
-    assert_eq!((reason.as_str(), rule.as_str()), ("overloaded", "hook_error"));
+    assert_eq!(
+        (reason.as_str(), rule.as_str()),
+        ("overloaded", "hook_error")
+    );
     assert!(!states.iter().any(|s| s == "done"), "{states:?}");
 }

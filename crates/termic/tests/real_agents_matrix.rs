@@ -52,7 +52,12 @@ impl Scenario {
 }
 
 impl Channel {
-    const ALL: [Channel; 4] = [Channel::Hooks, Channel::Native, Channel::Both, Channel::Neither];
+    const ALL: [Channel; 4] = [
+        Channel::Hooks,
+        Channel::Native,
+        Channel::Both,
+        Channel::Neither,
+    ];
     fn name(self) -> &'static str {
         match self {
             Channel::Hooks => "hooks",
@@ -197,7 +202,10 @@ fn selected() -> Vec<(Agent, Scenario, Channel)> {
         for scenario in Scenario::ALL {
             for &channel in channels(agent) {
                 let id = format!("{}:{}:{}", agent.name(), scenario.name(), channel.name());
-                if filter.as_ref().is_none_or(|f| f.split(',').any(|c| c == id)) {
+                if filter
+                    .as_ref()
+                    .is_none_or(|f| f.split(',').any(|c| c == id))
+                {
                     cells.push((agent, scenario, channel));
                 }
             }
@@ -221,7 +229,8 @@ fn state_truth_matrix() {
             row.transitions.join(" > "),
             row.false_dones,
             row.missed_needs_you,
-            row.latency_ms.map_or("-".to_string(), |l| format!("{l:.0}")),
+            row.latency_ms
+                .map_or("-".to_string(), |l| format!("{l:.0}")),
         );
     }
 }

@@ -262,9 +262,7 @@ impl ScriptSpec {
             ));
         }
         let send = match self.transport {
-            Transport::TerminalSequence => format!(
-                "printf '%s%s%s' '{{\"terminalSequence\":\"\\u001b]'\"$head\" \"$TERMIC_TASK_ID\" \"$tail$extra\"'\\u0007\"}}'\n"
-            ),
+            Transport::TerminalSequence => "printf '%s%s%s' '{\"terminalSequence\":\"\\u001b]'\"$head\" \"$TERMIC_TASK_ID\" \"$tail$extra\"'\\u0007\"}'\n".to_string(),
             Transport::PtyByName => format!(
                 "# A background writer, so a full pty cannot hold the script: it stops the\n\
                  # timer when done; when the timer ends first the writer is killed. Both\n\
