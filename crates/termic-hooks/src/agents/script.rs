@@ -200,21 +200,17 @@ impl ScriptSpec {
             ),
             PayloadRule::ClaudeStopFailureReason => format!(
                 "# Claude 2.1.332 names the error in \"error\" (its StopFailure matcher values).\n\
-                     error=$({flat} | grep -o '\"error\" *: *\"[a-z_]*\"' | head -n 1)\n\
-                     case \"$error\" in\n\
-                     \x20 *'\"rate_limit\"') reason={rate} ;;\n\
-                     \x20 *'\"overloaded\"') reason={over} ;;\n\
-                     \x20 *'\"server_error\"') reason={server} ;;\n\
-                     \x20 *'\"authentication_failed\"'|*'\"oauth_org_not_allowed\"') reason={auth} ;;\n\
-                     \x20 *) reason={other} ;;\n\
-                     esac\n\
-                     extra=\";{key}=$reason\"\n",
-                key = wire::field::REASON,
-                rate = StopReason::RateLimited.as_wire(),
-                over = StopReason::Overloaded.as_wire(),
-                server = StopReason::ServerError.as_wire(),
-                auth = StopReason::AuthFailed.as_wire(),
-                other = StopReason::ApiError.as_wire(),
+                 error=$({flat} | grep -o '\"error\" *: *\"[a-z_]*\"' | head -n 1)\n{case}",
+                case = reason_case(
+                    "",
+                    "$error",
+                    [
+                        "*'\"rate_limit\"'",
+                        "*'\"overloaded\"'",
+                        "*'\"server_error\"'",
+                        "*'\"authentication_failed\"'|*'\"oauth_org_not_allowed\"'",
+                    ],
+                ),
             ),
             PayloadRule::GrokNotification => format!(
                 "note=$({flat})\n\
@@ -225,23 +221,20 @@ impl ScriptSpec {
                  elif kind agent_error; then\n\
                  \x20 # 0.2.111: message \"API error (status 429 Too Many Requests): ...\"\n\
                  \x20 mode=error\n\
-                 \x20 case \"$note\" in\n\
-                 \x20   *'(status 429'*) reason={rate} ;;\n\
-                 \x20   *'(status 529'*) reason={over} ;;\n\
-                 \x20   *'(status 401'*|*'(status 403'*|*Authentication*) reason={auth} ;;\n\
-                 \x20   *'(status 5'[0-9][0-9]*) reason={server} ;;\n\
-                 \x20   *) reason={other} ;;\n\
-                 \x20 esac\n\
-                 \x20 extra=\";{key}=$reason\"\n\
+                 {case}\
                  else\n\
                  \x20 exit 0\n\
                  fi\n",
-                key = wire::field::REASON,
-                rate = StopReason::RateLimited.as_wire(),
-                over = StopReason::Overloaded.as_wire(),
-                server = StopReason::ServerError.as_wire(),
-                auth = StopReason::AuthFailed.as_wire(),
-                other = StopReason::ApiError.as_wire(),
+                case = reason_case(
+                    "  ",
+                    "$note",
+                    [
+                        "*'(status 429'*",
+                        "*'(status 529'*",
+                        "*'(status 5'[0-9][0-9]*",
+                        "*'(status 401'*|*'(status 403'*|*Authentication*",
+                    ],
+                ),
             ),
         };
         format!("{reader}{logic}")
@@ -279,6 +272,31 @@ impl ScriptSpec {
         };
         parts + &send
     }
+}
+
+/// A `case` on `var` setting `reason` (patterns for rate limited,
+/// overloaded, server error, auth failed, in that order; anything else is
+/// api_error) and `extra` to the wire's `;reason=...`, indented by `pad`.
+fn reason_case(pad: &str, var: &str, patterns: [&str; 4]) -> String {
+    let reasons = [
+        StopReason::RateLimited,
+        StopReason::Overloaded,
+        StopReason::ServerError,
+        StopReason::AuthFailed,
+    ];
+    let mut s = format!("{pad}case \"{var}\" in\n");
+    for (pattern, reason) in patterns.iter().zip(reasons) {
+        s.push_str(&format!(
+            "{pad}  {pattern}) reason={} ;;\n",
+            reason.as_wire()
+        ));
+    }
+    s.push_str(&format!(
+        "{pad}  *) reason={} ;;\n{pad}esac\n{pad}extra=\";{}=$reason\"\n",
+        StopReason::ApiError.as_wire(),
+        wire::field::REASON
+    ));
+    s
 }
 
 /// A message's body split around its task id placeholder `TASKID`, each
