@@ -37,6 +37,16 @@ struct ErrorCell {
     settled_ms: f64,
 }
 
+fn codex_default_retries(home: &std::path::Path) {
+    let path = home.join(".codex/config.toml");
+    let text = std::fs::read_to_string(&path).expect("codex config");
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with("request_max_retries") && !l.starts_with("stream_max_retries"))
+        .collect();
+    std::fs::write(&path, kept.join("\n") + "\n").expect("codex config");
+}
+
 fn screen_rows(run: &AgentRun) -> Vec<String> {
     let mut parser = vt100::Parser::new(
         std::num::NonZero::new(40).unwrap(),
@@ -66,6 +76,11 @@ fn run_cell(agent: Agent, failure: ApiFailure, quiet: Duration, cap: Duration) -
         probe: agent == Agent::Claude,
         recorder: true,
         env,
+        // The harness config sets Codex's retries to 0; this measures its
+        // own defaults instead.
+        before_spawn: (agent == Agent::Codex
+            && std::env::var_os("TERMIC_ERROR_CODEX_DEFAULT_RETRIES").is_some())
+        .then_some(codex_default_retries as fn(&std::path::Path)),
         ..RunOptions::default()
     };
     let mut run = AgentRun::start(&cache, agent, ScenarioName::Fail(failure), opts)
