@@ -116,7 +116,11 @@ pub fn write_head(out: &mut impl Write, status: u16, content_type: &str) -> io::
     let reason = match status {
         200 => "OK",
         400 => "Bad Request",
+        401 => "Unauthorized",
         404 => "Not Found",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        529 => "Overloaded",
         _ => "Error",
     };
     write!(

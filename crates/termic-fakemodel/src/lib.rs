@@ -24,5 +24,5 @@ pub mod trace;
 pub mod turn;
 
 pub use log::LogEntry;
-pub use scenario::{Scenario, ScenarioName};
+pub use scenario::{ApiFailure, ApiFamily, Scenario, ScenarioName};
 pub use server::{FakeModel, FakeModelError, ServerConfig};

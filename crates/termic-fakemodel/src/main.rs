@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use termic_fakemodel::{FakeModel, Scenario, ScenarioName, ServerConfig};
 
-const USAGE: &str = "usage: termic-fakemodel --scenario plain|write|ask|plan|slow|multi \
+const USAGE: &str = "usage: termic-fakemodel --scenario plain|write|ask|plan|slow|multi|error-429|error-500|error-529|error-401 \
 [--write-path ABS_PATH] [--log FILE.jsonl] [--dump-dir DIR] [--slow-secs N] [--steps N]";
 
 fn main() -> Result<()> {

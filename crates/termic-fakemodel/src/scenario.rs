@@ -21,16 +21,23 @@ pub enum ScenarioName {
     Slow,
     /// Several read-only tool calls with pauses, then text.
     Multi,
+    /// Every model request fails with this HTTP error (the model list
+    /// still answers, so the agent starts).
+    Fail(ApiFailure),
 }
 
 impl ScenarioName {
-    pub const ALL: [ScenarioName; 6] = [
+    pub const ALL: [ScenarioName; 10] = [
         ScenarioName::Plain,
         ScenarioName::Write,
         ScenarioName::Ask,
         ScenarioName::Plan,
         ScenarioName::Slow,
         ScenarioName::Multi,
+        ScenarioName::Fail(ApiFailure::RateLimited),
+        ScenarioName::Fail(ApiFailure::ServerError),
+        ScenarioName::Fail(ApiFailure::Overloaded),
+        ScenarioName::Fail(ApiFailure::AuthFailed),
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -41,11 +48,93 @@ impl ScenarioName {
             ScenarioName::Plan => "plan",
             ScenarioName::Slow => "slow",
             ScenarioName::Multi => "multi",
+            ScenarioName::Fail(failure) => failure.scenario_name(),
         }
     }
 
     pub fn parse(name: &str) -> Option<ScenarioName> {
         ScenarioName::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+}
+
+/// The API errors the fail scenarios answer with: each provider's real
+/// status and error body, so the agent takes its own error path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApiFailure {
+    /// 429 (`rate_limit_error`).
+    RateLimited,
+    /// 500 (`api_error`).
+    ServerError,
+    /// 529 (`overloaded_error`, Anthropic's own status).
+    Overloaded,
+    /// 401 (`authentication_error`: a bad key).
+    AuthFailed,
+}
+
+/// The API family a request used, for the error body's shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApiFamily {
+    Anthropic,
+    OpenAi,
+}
+
+impl ApiFailure {
+    pub fn scenario_name(self) -> &'static str {
+        match self {
+            ApiFailure::RateLimited => "error-429",
+            ApiFailure::ServerError => "error-500",
+            ApiFailure::Overloaded => "error-529",
+            ApiFailure::AuthFailed => "error-401",
+        }
+    }
+
+    pub fn status(self) -> u16 {
+        match self {
+            ApiFailure::RateLimited => 429,
+            ApiFailure::ServerError => 500,
+            ApiFailure::Overloaded => 529,
+            ApiFailure::AuthFailed => 401,
+        }
+    }
+
+    /// The JSON error body the real provider sends for this status.
+    pub fn body(self, family: ApiFamily) -> String {
+        let (anthropic_type, openai_type, openai_code, message) = match self {
+            ApiFailure::RateLimited => (
+                "rate_limit_error",
+                "rate_limit_error",
+                "rate_limit_exceeded",
+                "The fake model is rate limiting this key.",
+            ),
+            ApiFailure::ServerError => (
+                "api_error",
+                "server_error",
+                "server_error",
+                "The fake model had an internal error.",
+            ),
+            ApiFailure::Overloaded => (
+                "overloaded_error",
+                "server_error",
+                "overloaded",
+                "The fake model is overloaded.",
+            ),
+            ApiFailure::AuthFailed => (
+                "authentication_error",
+                "invalid_request_error",
+                "invalid_api_key",
+                "invalid x-api-key",
+            ),
+        };
+        let body = match family {
+            ApiFamily::Anthropic => serde_json::json!({
+                "type": "error",
+                "error": {"type": anthropic_type, "message": message},
+            }),
+            ApiFamily::OpenAi => serde_json::json!({
+                "error": {"message": message, "type": openai_type, "code": openai_code, "param": null},
+            }),
+        };
+        body.to_string()
     }
 }
 
@@ -185,6 +274,9 @@ pub fn reply(scenario: &Scenario, tool_calls_made: usize) -> Reply {
             },
         },
         ScenarioName::Multi => Reply::text(&format!("All {} steps done.", scenario.steps)),
+        // The server answers these with an HTTP error before planning a
+        // reply; text here only if a caller plans one anyway.
+        ScenarioName::Fail(failure) => Reply::text(failure.scenario_name()),
     }
 }
 
@@ -270,6 +362,32 @@ mod tests {
             assert_eq!(lead, s.step_pause);
         }
         assert_eq!(reply(&s, 3), Reply::text("All 3 steps done."));
+    }
+
+    #[test]
+    fn each_failure_has_its_status_and_a_provider_shaped_body() {
+        let cases = [
+            (ApiFailure::RateLimited, 429, "rate_limit_error"),
+            (ApiFailure::ServerError, 500, "api_error"),
+            (ApiFailure::Overloaded, 529, "overloaded_error"),
+            (ApiFailure::AuthFailed, 401, "authentication_error"),
+        ];
+        for (failure, status, anthropic_type) in cases {
+            assert_eq!(failure.status(), status);
+            assert_eq!(
+                ScenarioName::parse(&format!("error-{status}")),
+                Some(ScenarioName::Fail(failure))
+            );
+            let a: serde_json::Value =
+                serde_json::from_str(&failure.body(ApiFamily::Anthropic)).unwrap();
+            assert_eq!(a["type"], "error");
+            assert_eq!(a["error"]["type"], anthropic_type);
+            let o: serde_json::Value =
+                serde_json::from_str(&failure.body(ApiFamily::OpenAi)).unwrap();
+            assert!(o["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()));
+        }
     }
 
     #[test]

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::http::{read_request, write_head, Request};
 use crate::log::{unix_ms, LogEntry, RequestLog};
-use crate::scenario::Scenario;
+use crate::scenario::{ApiFamily, Scenario, ScenarioName};
 use crate::sse::Frame;
 use crate::turn::{plan, Turn};
 use crate::{anthropic, chat, responses};
@@ -279,6 +279,19 @@ fn answer(
             r#"{"error":{"message":"not found","type":"not_found"}}"#.to_string(),
         );
     }
+    let scenario = shared
+        .scenario
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    if let ScenarioName::Fail(failure) = scenario.name {
+        let family = match route {
+            Route::Anthropic => ApiFamily::Anthropic,
+            _ => ApiFamily::OpenAi,
+        };
+        entry.reply = format!("{} {}", failure.status(), failure.scenario_name());
+        return json_reply(failure.status(), failure.body(family));
+    }
     let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
         let encoding = request.header("content-encoding").unwrap_or("none");
         entry.reply = format!("400: body is not JSON (content-encoding {encoding})");
@@ -293,11 +306,6 @@ fn answer(
         Route::Chat => chat::analyze(&body),
         _ => responses::analyze(&body),
     };
-    let scenario = shared
-        .scenario
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
     let planned = plan(&scenario, &turn);
     entry.side = turn.side;
     entry.step = turn.tool_calls_made;

@@ -82,6 +82,7 @@ fn claude_install_writes_synchronous_entries_with_the_host_command_and_keeps_use
         ("UserPromptSubmit", "user-prompt-submit.sh"),
         ("PermissionRequest", "permission-request.sh"),
         ("Stop", "stop.sh"),
+        ("StopFailure", "stop-failure.sh"),
     ] {
         let groups = v["hooks"][event].as_array().unwrap();
         let ours: Vec<_> = groups
@@ -111,7 +112,7 @@ fn claude_install_writes_synchronous_entries_with_the_host_command_and_keeps_use
     let manifest: serde_json::Value =
         serde_json::from_slice(&fx.read(".claude/termic-hooks/manifest.json")).unwrap();
     assert_eq!(manifest["installed_at_unix"], 1_790_000_000u64);
-    assert_eq!(manifest["files"].as_array().unwrap().len(), 3);
+    assert_eq!(manifest["files"].as_array().unwrap().len(), 4);
 }
 
 #[test]
@@ -313,10 +314,10 @@ fn an_entry_the_user_edited_is_left_alone_and_reported() {
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, text.replace("\"timeout\": 5", "\"timeout\": 9")).unwrap();
     let plan = plan::plan_remove(&t, &read_snapshot(&t).unwrap()).unwrap();
-    assert_eq!(plan.left_alone.len(), 3, "{:?}", plan.left_alone);
+    assert_eq!(plan.left_alone.len(), 4, "{:?}", plan.left_alone);
     apply::remove(&t).unwrap();
     let after = std::fs::read_to_string(&path).unwrap();
-    assert_eq!(after.matches("\"timeout\": 9").count(), 3);
+    assert_eq!(after.matches("\"timeout\": 9").count(), 4);
 }
 
 #[test]

@@ -124,6 +124,23 @@ async function main() {
       await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
       break;
     }
+    case "api-error-then-idle": {
+      // Measured opencode 1.18.33 on a 429: retries, then session.error
+      // APIError, status idle, session.idle.
+      await call(hooks, "event", created("root"));
+      await call(hooks, "chat.message", { sessionID: "root" });
+      const apiError = (statusCode) => ({ name: "APIError", data: { message: "x", statusCode, isRetryable: true } });
+      await call(hooks, "event", ev("session.error", { sessionID: "root", error: apiError(429) }));
+      await call(hooks, "event", status("root", "idle"));
+      await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
+      await call(hooks, "chat.message", { sessionID: "root" });
+      await call(hooks, "event", ev("session.error", { sessionID: "root", error: apiError(401) }));
+      await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
+      await call(hooks, "chat.message", { sessionID: "root" });
+      await call(hooks, "event", ev("session.error", { sessionID: "root", error: apiError(503) }));
+      await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
+      break;
+    }
     case "double-load": {
       const second = await load(2, client);
       summary.secondHookKeys = Object.keys(second[0] || {}).sort();

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use common::Pty;
 use termic_hooks::agents::script::{ScriptSpec, Transport, PAYLOAD_MAX_SECONDS};
 use termic_hooks::agents::{AgentSchema, HookRegistration};
-use termic_signal::wire;
+use termic_signal::wire::{self, HookEvent};
 
 const TASK: &str = "3f9c0a1e-77b2";
 
@@ -169,6 +169,7 @@ fn every_script_speaks_the_exact_wire_message_with_a_valid_task_id() {
         let (_, got) = speak(reg, &[], payload);
         let extra: &[(&str, &str)] = match reg.event {
             "PermissionRequest" => &[("kind", "permission")],
+            "StopFailure" => &[("reason", "api_error")],
             _ => &[],
         };
         assert_eq!(
@@ -183,7 +184,14 @@ fn every_script_speaks_the_exact_wire_message_with_a_valid_task_id() {
 
 #[test]
 fn claudes_output_is_json_whose_terminal_sequence_parses_back_with_the_wire_module() {
-    for reg in AgentSchema::Claude.adapter().registrations() {
+    // StopFailure's output is ignored by Claude, so it writes to the pty
+    // (claude_stop_failure_names_the_reason_from_its_error_field).
+    let registrations = AgentSchema::Claude.adapter().registrations();
+    let by_output = registrations
+        .iter()
+        .filter(|r| r.script.transport == Transport::TerminalSequence);
+    assert_eq!(by_output.clone().count(), registrations.len() - 1);
+    for reg in by_output {
         let (_, out) = speak(reg, &[], b"{}");
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         let seq = v["terminalSequence"].as_str().unwrap();
@@ -278,6 +286,73 @@ fn claude_stop_reports_background_only_for_a_non_empty_background_tasks_array() 
     for (payload, extra) in cases {
         let (_, got) = speak(reg, &[], payload.as_bytes());
         assert_eq!(got, expected(&reg.script, extra), "payload {payload:?}");
+    }
+}
+
+#[test]
+fn claude_stop_failure_names_the_reason_from_its_error_field() {
+    // Payload shape measured on 2.1.332 (termic-fakemodel error-500).
+    let reg = registration(AgentSchema::Claude, "StopFailure");
+    assert_eq!(reg.script.transport, Transport::PtyByName);
+    let payload = |error: &str| {
+        format!(
+            r#"{{"session_id":"s","hook_event_name":"StopFailure","error":"{error}","last_assistant_message":"API Error: 500 \"error\":\"rate_limit\""}}"#
+        )
+    };
+    for (error, reason) in [
+        ("rate_limit", "rate_limited"),
+        ("overloaded", "overloaded"),
+        ("server_error", "server_error"),
+        ("authentication_failed", "auth_failed"),
+        ("oauth_org_not_allowed", "auth_failed"),
+        ("billing_error", "api_error"),
+        ("unknown", "api_error"),
+    ] {
+        let (_, got) = speak(reg, &[], payload(error).as_bytes());
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&expected(&reg.script, &[("reason", reason)])),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn grok_agent_error_notification_is_an_error_with_the_reason_from_its_status() {
+    // Payload measured on 0.2.111 (termic-fakemodel error-429 / error-529).
+    let reg = registration(AgentSchema::Grok, "Notification");
+    let payload = |message: &str| {
+        format!(
+            r#"{{"hookEventName":"notification","sessionId":"s","notificationType":"agent_error","message":"{message}","level":"error"}}"#
+        )
+    };
+    let error = |reason: &str| {
+        wire::HookMessage::new(HookEvent::Error, TASK)
+            .with("hook", "Notification")
+            .with("reason", reason)
+            .to_sequence()
+    };
+    for (message, reason) in [
+        (
+            "API error (status 429 Too Many Requests): rate_limit_error: slow down",
+            "rate_limited",
+        ),
+        (
+            "API error (status 529 <unknown status code>): The fake model is overloaded.",
+            "overloaded",
+        ),
+        (
+            "API error (status 500 Internal Server Error): boom",
+            "server_error",
+        ),
+        (
+            "API error (status 401 Unauthorized): invalid x-api-key",
+            "auth_failed",
+        ),
+        ("something else went wrong", "api_error"),
+    ] {
+        let (_, got) = speak(reg, &[], payload(message).as_bytes());
+        assert_eq!(String::from_utf8_lossy(&got), error(reason), "{message}");
     }
 }
 

@@ -71,7 +71,7 @@ fn an_entry_removed_by_someone_else_is_not_wired() {
     // The user (or a tool) rewrites the file without our entries.
     fx.write(".claude/settings.json", b"{\"model\": \"opus\"}\n");
     let r = reasons(state(&fx, AgentSchema::Claude, &FACTS));
-    assert_eq!(r.len(), 3, "{r:?}");
+    assert_eq!(r.len(), 4, "{r:?}");
     assert!(r.iter().all(|r| matches!(r, Reason::EntryMissing { .. })));
     assert!(r[0].to_string().contains("something rewrote the file"));
 }
@@ -160,7 +160,7 @@ fn disable_all_hooks_async_and_an_old_claude_are_not_wired() {
     )
     .unwrap();
     let r = reasons(state(&fx, AgentSchema::Claude, &FACTS));
-    assert_eq!(r.len(), 3);
+    assert_eq!(r.len(), 4);
     assert!(r[0].to_string().contains("async"));
 
     std::fs::write(&path, &text).unwrap();

@@ -12,6 +12,7 @@
 //! - [`scanner`]: PTY bytes to [`signal::Signal`]s (a vte state machine).
 //! - [`profile`]: per-agent detection data (title patterns, notify filters).
 //! - [`engine`]: the state machine.
+//! - [`stop`]: why an agent stopped on an error (rate limited, ...).
 //! - [`replay`]: asciicast v2 recordings in, transition timeline out.
 //!
 //! Data flows one way: bytes -> scanner -> signals -> engine -> transitions.
@@ -21,4 +22,5 @@ pub mod profile;
 pub mod replay;
 pub mod scanner;
 pub mod signal;
+pub mod stop;
 pub mod wire;

@@ -35,6 +35,9 @@ pub enum NativeState {
     Done,
     Idle,
     Clear,
+    /// The program stopped on an error (Claude Code 2.1.332 after it gave
+    /// up on an API error; `msg=` says which).
+    Error,
 }
 
 /// One OSC 7501 program-status report (`state=...:app=...[:kind=..][:msg=<b64>]`).

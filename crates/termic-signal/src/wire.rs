@@ -41,15 +41,19 @@ pub enum HookEvent {
     Done,
     /// The turn was cancelled (grok's StopCancelled, opencode's error then idle).
     Interrupted,
+    /// The turn ended on an API error (Claude's StopFailure, opencode's
+    /// session.error with an API error); `reason=` names it.
+    Error,
 }
 
 impl HookEvent {
-    pub const ALL: [HookEvent; 5] = [
+    pub const ALL: [HookEvent; 6] = [
         HookEvent::Working,
         HookEvent::Attention,
         HookEvent::Released,
         HookEvent::Done,
         HookEvent::Interrupted,
+        HookEvent::Error,
     ];
 
     /// The token written on the wire.
@@ -60,6 +64,7 @@ impl HookEvent {
             HookEvent::Released => "released",
             HookEvent::Done => "done",
             HookEvent::Interrupted => "interrupted",
+            HookEvent::Error => "error",
         }
     }
 
@@ -83,6 +88,10 @@ pub mod field {
     /// `1` on a Claude Stop whose payload lists running background tasks:
     /// the foreground turn ended but the agent is still working.
     pub const BACKGROUND: &str = "background";
+    /// Why an `error` ended the turn: a [`crate::stop::StopReason`] wire
+    /// token (`rate_limited`, `overloaded`, `server_error`, `auth_failed`,
+    /// `api_error`).
+    pub const REASON: &str = "reason";
 }
 
 /// A decoded hook message.

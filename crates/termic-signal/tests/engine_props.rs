@@ -69,6 +69,7 @@ fn native() -> impl Strategy<Value = ProgramStatus> {
         NativeState::Done,
         NativeState::Idle,
         NativeState::Clear,
+        NativeState::Error,
     ]);
     (state, any::<bool>()).prop_map(|(state, kind)| ProgramStatus {
         state,

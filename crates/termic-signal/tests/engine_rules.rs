@@ -3,6 +3,8 @@
 
 mod common;
 
+#[path = "engine_rules/errors.rs"]
+mod errors;
 #[path = "engine_rules/heuristics.rs"]
 mod heuristics;
 #[path = "engine_rules/hooks.rs"]

@@ -620,6 +620,7 @@ pub fn badge_of(t: &termic_signal::engine::Transition) -> Option<(Badge, Option<
         State::NeedsYou => Badge::NeedsYou { kind },
         State::Done => Badge::Done,
         State::Interrupted => Badge::Interrupted,
+        State::Error(reason) => Badge::Error(reason),
         State::Exited => return None,
     };
     Some((badge, detail))

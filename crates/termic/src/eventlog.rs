@@ -8,8 +8,10 @@
 //! `ts` is integer milliseconds since the Unix epoch; `pid` is the task's
 //! process id (as `ps` and the task's details show it), which tells two
 //! tasks of one name apart; `from`/`to` are one of idle, working, needs_you,
-//! done, interrupted, exited; `attention` is there only when the engine said
-//! what the agent needs. A flood is summed up (see [`coalesce`]): a line
+//! done, interrupted, error, exited; `attention` is there only when the
+//! engine said what the agent needs; `stopped` only when `to` is error:
+//! `rate_limited`, `overloaded`, `server_error`, `auth_failed` or
+//! `api_error`. A flood is summed up (see [`coalesce`]): a line
 //! with `"repeated": N` and `"since": TS` stands for N transitions between
 //! `since` and `ts`, from `from` to the final state `to`. Each line is
 //! written with one `write` on an `O_APPEND` file, so lines from several
@@ -60,6 +62,8 @@ struct Line<'a> {
     reason: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     attention: Option<AttentionLine<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     repeated: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -131,6 +135,10 @@ fn format_json(
         attention,
         repeated: repeated.map(|(n, _)| n),
         since: repeated.map(|(_, s)| s),
+        stopped: match t.to {
+            termic_signal::engine::State::Error(reason) => Some(reason.as_wire()),
+            _ => None,
+        },
     };
     let mut text = serde_json::to_string(&line).unwrap_or_default();
     text.push('\n');
@@ -310,6 +318,26 @@ mod tests {
             "a long reason is capped: {}",
             line.len()
         );
+    }
+
+    #[test]
+    fn an_error_line_says_error_and_the_stop_reason() {
+        let t = transition(
+            State::Error(termic_signal::stop::StopReason::RateLimited),
+            None,
+        );
+        let label = TaskLabel {
+            task: "t",
+            pid: 1,
+            agent: "claude",
+        };
+        let v: serde_json::Value = serde_json::from_str(&format_line(1, label, &t)).unwrap();
+        assert_eq!(
+            (v["to"].as_str(), v["stopped"].as_str()),
+            (Some("error"), Some("rate_limited"))
+        );
+        let done = format_line(1, label, &transition(State::Done, None));
+        assert!(!done.contains("stopped"), "{done}");
     }
 
     #[test]

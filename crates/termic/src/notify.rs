@@ -31,6 +31,10 @@ pub enum Attention {
         detail: Option<String>,
     },
     Done,
+    /// The agent gave up on an API error: "stopped: rate limited".
+    Stopped {
+        reason: termic_signal::stop::StopReason,
+    },
 }
 
 /// A task reached a state that may earn attention.
@@ -65,6 +69,9 @@ pub fn decide(event: &AttentionEvent, settings: NotifySettings) -> Delivery {
             format!("{} ({}) needs you", event.task, event.agent)
         }
         Attention::Done => format!("{} ({}) is done", event.task, event.agent),
+        Attention::Stopped { reason } => {
+            format!("{} ({}) stopped: {reason}", event.task, event.agent)
+        }
     };
     Delivery {
         bell: settings.bell,
@@ -256,6 +263,18 @@ mod tests {
                 notification: Some("fix (claude) is done".into())
             }
         );
+    }
+
+    #[test]
+    fn an_unwatched_error_says_stopped_and_why() {
+        let stopped = Attention::Stopped {
+            reason: termic_signal::stop::StopReason::RateLimited,
+        };
+        let d = decide(&event(stopped, false), ALL_ON);
+        assert!(d.bell);
+        let text = d.notification.unwrap();
+        assert!(text.ends_with("stopped: rate limited"), "{text}");
+        assert!(!text.contains('\u{2014}'), "{text}");
     }
 
     #[test]

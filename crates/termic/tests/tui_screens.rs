@@ -200,7 +200,7 @@ fn settings_rereads_the_disk_each_time_it_opens() {
     t.prefix(b"s");
     let s = t.wait_text("claude    Hooks: installed but not wired");
     assert!(
-        s.contains("Stop entries are gone from")
+        s.contains("Stop, StopFailure entries are gone from")
             && s.contains("rewrote the file) [Reinstall] [Remove]"),
         "{s}"
     );

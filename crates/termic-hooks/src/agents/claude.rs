@@ -1,11 +1,14 @@
 //! Claude Code: UserPromptSubmit (working), PermissionRequest (attention,
-//! kind from `tool_name`) and Stop (done, `background=1` while background
-//! tasks run), merged into `~/.claude/settings.json`.
+//! kind from `tool_name`), Stop (done, `background=1` while background
+//! tasks run) and StopFailure (error, `reason` from its `error`), merged
+//! into `~/.claude/settings.json`.
 //!
 //! Transport is `terminalSequence` on stdout: Claude writes it to its own
 //! PTY at a sane point of its render loop (needs Claude Code 2.1.141+ and a
-//! synchronous hook). Every script is silent under grok, which runs the
-//! hooks of this file too.
+//! synchronous hook). StopFailure is the exception: Claude ignores its
+//! output ("fire-and-forget", measured on 2.1.332), so that script writes
+//! to `$TERMIC_PTY` itself. Every script is silent under grok, which runs
+//! the hooks of this file too.
 
 use termic_signal::wire::HookEvent;
 
@@ -35,7 +38,7 @@ const fn claude_script(
     }
 }
 
-static REGISTRATIONS: [HookRegistration; 3] = [
+static REGISTRATIONS: [HookRegistration; 4] = [
     HookRegistration {
         event: "UserPromptSubmit",
         script: claude_script(
@@ -68,6 +71,20 @@ static REGISTRATIONS: [HookRegistration; 3] = [
         ),
         file_name: "stop.sh",
         status_message: "termic: reporting that the turn ended",
+    },
+    HookRegistration {
+        event: "StopFailure",
+        script: ScriptSpec {
+            transport: Transport::PtyByName,
+            ..claude_script(
+                "StopFailure",
+                "tells termic the turn ended on an API error.",
+                HookEvent::Error,
+                PayloadRule::ClaudeStopFailureReason,
+            )
+        },
+        file_name: "stop-failure.sh",
+        status_message: "termic: reporting that the turn stopped on an error",
     },
 ];
 

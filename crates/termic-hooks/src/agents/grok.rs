@@ -53,10 +53,10 @@ static REGISTRATIONS: [HookRegistration; 4] = [
         event: "Notification",
         script: grok_script(
             "Notification",
-            "tells termic a permission prompt waits for you.",
+            "tells termic a permission prompt waits for you, or that an API error stopped the turn.",
             HookEvent::Attention,
             &[(field::KIND, "permission")],
-            PayloadRule::GrokPermissionPromptOnly,
+            PayloadRule::GrokNotification,
         ),
         file_name: "notification.sh",
         status_message: "termic: reporting that you are needed",

@@ -8,6 +8,7 @@
 //! and at most 2 s), no network, no files other than `$TERMIC_PTY`, and no
 //! raw control byte in the file (escapes are JSON `\u001b` or printf `\033`).
 
+use termic_signal::stop::StopReason;
 use termic_signal::wire::{self, HookEvent};
 
 /// How the script gets the sequence onto the agent's terminal.
@@ -32,9 +33,15 @@ pub enum PayloadRule {
     /// Claude Stop: add `background=1` when `background_tasks` is a
     /// non-empty array (the turn ended, background work has not).
     ClaudeBackgroundTasks,
-    /// Grok Notification: speak only for `notificationType` permission_prompt
-    /// (never idle_prompt, which fires on every turn end; never `message`).
-    GrokPermissionPromptOnly,
+    /// Claude StopFailure: `reason` from the payload's `error` (its matcher
+    /// values: rate_limit, overloaded, authentication_failed, server_error,
+    /// ...; anything else is api_error).
+    ClaudeStopFailureReason,
+    /// Grok Notification: attention for `notificationType` permission_prompt;
+    /// an `error` with the reason for `agent_error` (grok 0.2.111 gave up on
+    /// an API error: it fires no Stop then); silent for anything else
+    /// (never idle_prompt, which fires on every turn end).
+    GrokNotification,
 }
 
 /// One generated script.
@@ -191,9 +198,43 @@ impl ScriptSpec {
                      fi\n",
                 key = wire::field::BACKGROUND,
             ),
-            PayloadRule::GrokPermissionPromptOnly => format!(
-                "{flat} | grep -q '\"notificationType\" *: *\"permission_prompt\"' || exit 0\n\
-                 extra=''\n"
+            PayloadRule::ClaudeStopFailureReason => format!(
+                "# Claude 2.1.332 names the error in \"error\" (its StopFailure matcher values).\n\
+                 error=$({flat} | grep -o '\"error\" *: *\"[a-z_]*\"' | head -n 1)\n{case}",
+                case = reason_case(
+                    "",
+                    "$error",
+                    [
+                        "*'\"rate_limit\"'",
+                        "*'\"overloaded\"'",
+                        "*'\"server_error\"'",
+                        "*'\"authentication_failed\"'|*'\"oauth_org_not_allowed\"'",
+                    ],
+                ),
+            ),
+            PayloadRule::GrokNotification => format!(
+                "note=$({flat})\n\
+                 extra=''\n\
+                 kind() {{ printf '%s\\n' \"$note\" | grep -q \"\\\"notificationType\\\" *: *\\\"$1\\\"\"; }}\n\
+                 if kind permission_prompt; then\n\
+                 \x20 :\n\
+                 elif kind agent_error; then\n\
+                 \x20 # 0.2.111: message \"API error (status 429 Too Many Requests): ...\"\n\
+                 \x20 mode=error\n\
+                 {case}\
+                 else\n\
+                 \x20 exit 0\n\
+                 fi\n",
+                case = reason_case(
+                    "  ",
+                    "$note",
+                    [
+                        "*'(status 429'*",
+                        "*'(status 529'*",
+                        "*'(status 5'[0-9][0-9]*",
+                        "*'(status 401'*|*'(status 403'*|*Authentication*",
+                    ],
+                ),
             ),
         };
         format!("{reader}{logic}")
@@ -202,33 +243,73 @@ impl ScriptSpec {
     fn emit(&self) -> String {
         // Everything static is passed as a %s argument, so no wire constant is
         // ever interpreted by printf; the task id is the only variable part.
-        let msg = self.message("TASKID", &[]);
-        let body = msg.body();
-        let (head, tail) = body.split_once(";TASKID").expect("task id placeholder");
-        let head = format!("{head};");
-        for part in [&head, tail] {
-            assert!(
-                !part.contains(['\'', '\\', '%']) && !part.bytes().any(|b| b < 0x20),
-                "wire constant unsafe in a shell script: {part:?}"
-            );
+        let (head, tail) = split_at_task_id(&self.message("TASKID", &[]));
+        let mut parts = format!("head='{head}'\ntail='{tail}'\n");
+        if self.payload == PayloadRule::GrokNotification {
+            // The agent_error branch sends an error (no static kind field).
+            let error = wire::HookMessage::new(HookEvent::Error, "TASKID")
+                .with(wire::field::HOOK, self.hook);
+            let (head, tail) = split_at_task_id(&error);
+            parts.push_str(&format!(
+                "if [ \"${{mode:-}}\" = error ]; then head='{head}'; tail='{tail}'; fi\n"
+            ));
         }
-        match self.transport {
-            Transport::TerminalSequence => format!(
-                "printf '%s%s%s' '{{\"terminalSequence\":\"\\u001b]{head}' \"$TERMIC_TASK_ID\" '{tail}'\"$extra\"'\\u0007\"}}'\n"
-            ),
+        let send = match self.transport {
+            Transport::TerminalSequence => "printf '%s%s%s' '{\"terminalSequence\":\"\\u001b]'\"$head\" \"$TERMIC_TASK_ID\" \"$tail$extra\"'\\u0007\"}'\n".to_string(),
             Transport::PtyByName => format!(
                 "# A background writer, so a full pty cannot hold the script: it stops the\n\
                  # timer when done; when the timer ends first the writer is killed. Both\n\
                  # are children of this shell and reaped here (printf is a builtin).\n\
                  sleep {bound} </dev/null >/dev/null &\n\
                  timer=$!\n\
-                 ( printf '\\033]%s%s%s\\007' '{head}' \"$TERMIC_TASK_ID\" '{tail}'\"$extra\" >\"$TERMIC_PTY\"; kill \"$timer\" ) </dev/null >/dev/null &\n\
+                 ( printf '\\033]%s%s%s\\007' \"$head\" \"$TERMIC_TASK_ID\" \"$tail$extra\" >\"$TERMIC_PTY\"; kill \"$timer\" ) </dev/null >/dev/null &\n\
                  writer=$!\n\
                  wait \"$timer\"\n\
                  kill \"$writer\"\n\
                  wait \"$writer\"\n",
                 bound = PTY_WRITE_MAX_SECONDS,
             ),
-        }
+        };
+        parts + &send
     }
+}
+
+/// A `case` on `var` setting `reason` (patterns for rate limited,
+/// overloaded, server error, auth failed, in that order; anything else is
+/// api_error) and `extra` to the wire's `;reason=...`, indented by `pad`.
+fn reason_case(pad: &str, var: &str, patterns: [&str; 4]) -> String {
+    let reasons = [
+        StopReason::RateLimited,
+        StopReason::Overloaded,
+        StopReason::ServerError,
+        StopReason::AuthFailed,
+    ];
+    let mut s = format!("{pad}case \"{var}\" in\n");
+    for (pattern, reason) in patterns.iter().zip(reasons) {
+        s.push_str(&format!(
+            "{pad}  {pattern}) reason={} ;;\n",
+            reason.as_wire()
+        ));
+    }
+    s.push_str(&format!(
+        "{pad}  *) reason={} ;;\n{pad}esac\n{pad}extra=\";{}=$reason\"\n",
+        StopReason::ApiError.as_wire(),
+        wire::field::REASON
+    ));
+    s
+}
+
+/// A message's body split around its task id placeholder `TASKID`, each
+/// part checked safe to put between single quotes in the script.
+fn split_at_task_id(msg: &wire::HookMessage) -> (String, String) {
+    let body = msg.body();
+    let (head, tail) = body.split_once(";TASKID").expect("task id placeholder");
+    let head = format!("{head};");
+    for part in [head.as_str(), tail] {
+        assert!(
+            !part.contains(['\'', '\\', '%']) && !part.bytes().any(|b| b < 0x20),
+            "wire constant unsafe in a shell script: {part:?}"
+        );
+    }
+    (head, tail.to_string())
 }

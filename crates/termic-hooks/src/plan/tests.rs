@@ -61,6 +61,7 @@ fn a_fresh_claude_install_creates_dirs_first_then_scripts_then_the_manifest_jour
         (Action::Create, "termic-hooks/user-prompt-submit.sh"),
         (Action::Create, "termic-hooks/permission-request.sh"),
         (Action::Create, "termic-hooks/stop.sh"),
+        (Action::Create, "termic-hooks/stop-failure.sh"),
         (Action::Create, "termic-hooks/manifest.json"),
         (Action::Create, "settings.json"),
     ];
@@ -77,7 +78,7 @@ fn a_fresh_claude_install_creates_dirs_first_then_scripts_then_the_manifest_jour
     );
     let config = manifest.config.unwrap();
     assert_eq!(config.pre_install, PreInstallText::Absent);
-    assert_eq!(config.written.len(), 3);
+    assert_eq!(config.written.len(), 4);
     assert!(manifest.created_dirs.iter().any(|d| d.ends_with(".claude")));
 }
 

@@ -33,6 +33,9 @@ pub struct Constants {
     pub native_hold_ms: u64,
     /// A command task (not an agent) with no output this long reads idle.
     pub output_quiet_ms: u64,
+    /// A hook error this soon after the turn ended (native idle or done,
+    /// hook done) corrects that end to the error.
+    pub error_correction_ms: u64,
 }
 
 impl Default for Constants {
@@ -51,6 +54,7 @@ impl Default for Constants {
             false_done_window_ms: 10_000,
             native_hold_ms: 1_000,
             output_quiet_ms: 2_000,
+            error_correction_ms: 5_000,
         }
     }
 }
@@ -59,7 +63,7 @@ impl Constants {
     /// `(name, value)` for every constant, in table order (docs and Inspector).
     /// Destructured without `..`, so a new constant that is not listed here
     /// (and so not checked against the docs) does not compile.
-    pub fn table(&self) -> [(&'static str, u64); 13] {
+    pub fn table(&self) -> [(&'static str, u64); 14] {
         let Constants {
             settle_ms,
             settle_ceiling_ms,
@@ -74,6 +78,7 @@ impl Constants {
             false_done_window_ms,
             native_hold_ms,
             output_quiet_ms,
+            error_correction_ms,
         } = *self;
         [
             ("settle_ms", settle_ms),
@@ -89,6 +94,7 @@ impl Constants {
             ("native_hold_ms", native_hold_ms),
             ("false_done_window_ms", false_done_window_ms),
             ("output_quiet_ms", output_quiet_ms),
+            ("error_correction_ms", error_correction_ms),
         ]
     }
 }

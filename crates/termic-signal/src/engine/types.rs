@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::constants::Constants;
+use crate::stop::StopReason;
 
 /// What the badge says about a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -18,6 +19,9 @@ pub enum State {
     Done,
     /// The user interrupted the turn (no badge, no bell, no done spent).
     Interrupted,
+    /// The turn ended on an API error the agent gave up on (rate limit,
+    /// overload, server error, auth failure): never a done.
+    Error(StopReason),
     /// The process exited. Terminal: nothing moves the task after this.
     Exited,
 }
@@ -30,6 +34,7 @@ impl State {
             State::NeedsYou => "needs_you",
             State::Done => "done",
             State::Interrupted => "interrupted",
+            State::Error(_) => "error",
             State::Exited => "exited",
         }
     }
@@ -42,7 +47,10 @@ impl State {
 
 impl fmt::Display for State {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        match self {
+            State::Error(reason) => write!(f, "error ({reason})"),
+            other => f.write_str(other.as_str()),
+        }
     }
 }
 
@@ -82,10 +90,12 @@ pub enum Rule {
     ScreenNeedsYou,
     ScreenCleared,
     TitleReleased,
+    HookError,
+    NativeError,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 32] = [
+    pub const ALL: [Rule; 34] = [
         Rule::HookWorking,
         Rule::HookAttention,
         Rule::HookReleased,
@@ -118,6 +128,8 @@ impl Rule {
         Rule::ScreenNeedsYou,
         Rule::ScreenCleared,
         Rule::TitleReleased,
+        Rule::HookError,
+        Rule::NativeError,
     ];
 
     /// Stable snake_case id (traces, JSON, docs).
@@ -155,6 +167,8 @@ impl Rule {
             Rule::ScreenNeedsYou => "screen_needs_you",
             Rule::ScreenCleared => "screen_cleared",
             Rule::TitleReleased => "title_released",
+            Rule::HookError => "hook_error",
+            Rule::NativeError => "native_error",
         }
     }
 
@@ -169,12 +183,14 @@ impl Rule {
             | Rule::HookAttention
             | Rule::HookReleased
             | Rule::HookDone
-            | Rule::HookInterrupted => "hook",
+            | Rule::HookInterrupted
+            | Rule::HookError => "hook",
             Rule::NativeWorking
             | Rule::NativeBlocked
             | Rule::NativeDone
             | Rule::NativeIdle
-            | Rule::NativeClear => "native",
+            | Rule::NativeClear
+            | Rule::NativeError => "native",
             Rule::TitleBusy | Rule::TitleNeedsYou | Rule::TitleReleased => "title",
             Rule::Notification => "notify",
             Rule::SubmitActivity => "submit",

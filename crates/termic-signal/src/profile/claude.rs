@@ -1,9 +1,10 @@
 //! Claude Code. Measured on 2.1.332 (real-agents README) and 2.1.250 (plan).
 
 use super::{
-    AgentProfile, NativeStatus, NotifyIgnore, Region, ScreenImplies, ScreenRule, TitleRule,
-    TitleState,
+    AgentProfile, ErrorText, NativeStatus, NotifyIgnore, Region, ScreenImplies, ScreenRule,
+    TitleRule, TitleState,
 };
+use crate::stop::StopReason;
 
 pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     "claude",
@@ -46,7 +47,12 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 // 2.1.332 sends `OSC 7501 ; ?` at start-up and reports its state only once
 // the terminal answered; before that any 7501 in its output is printed text.
 .speaks_native(NativeStatus::AfterProbe)
-.with_screen_rules(SCREEN_RULES);
+.with_screen_rules(SCREEN_RULES)
+.with_error_text(ERROR_TEXT)
+// 2.1.332 on a 401 reports `state=blocked:kind=auth` ("Invalid API key ·
+// Fix external API key") where every other API error is `state=error`; its
+// StopFailure says authentication_failed. The turn is over, not waiting.
+.with_error_kinds(&[("auth", StopReason::AuthFailed)]);
 
 /// Claude Code's dialogs as painted by 2.1.332 with hooks off and no probe
 /// reply (tests/real_agents.rs measures them). Its title shows the idle glyph
@@ -99,3 +105,48 @@ const PLAN_WHY: &str =
     "in plan mode, ExitPlanMode paints '   Exit plan mode?', 'Claude wants to exit \
                         plan mode', '❯ 1. Yes, and switch to default (ask each time) for this \
                         session', '2. No' and waits for the choice.";
+
+/// The `msg=` of 2.1.332's `state=error` after it gave up (measured with
+/// termic-fakemodel's error-429/500/529 scenarios; the same words are on
+/// its screen after a bullet).
+static ERROR_TEXT: &[ErrorText] = &[
+    ErrorText {
+        id: "claude.error-429",
+        contains: "(429)",
+        reason: StopReason::RateLimited,
+        why: "'API Error: Request rejected (429) · <provider message>' after 10 retries \
+              (~3 minutes with the default CLAUDE_CODE_MAX_RETRIES).",
+    },
+    ErrorText {
+        id: "claude.error-529",
+        contains: "529 Overloaded",
+        reason: StopReason::Overloaded,
+        why: "'API Error: Repeated 529 Overloaded errors. The API is at capacity ...'.",
+    },
+    ErrorText {
+        id: "claude.error-529-once",
+        contains: "API Error: 529",
+        reason: StopReason::Overloaded,
+        why: "a single 529 with CLAUDE_CODE_MAX_RETRIES=0: StopFailure says server_error, the \
+              native message keeps the status.",
+    },
+    ErrorText {
+        id: "claude.error-overloaded",
+        contains: "Overloaded",
+        reason: StopReason::Overloaded,
+        why: "the same family worded without the status.",
+    },
+    ErrorText {
+        id: "claude.error-5xx",
+        contains: "API Error: 5",
+        reason: StopReason::ServerError,
+        why: "'API Error: 500 <provider message> This is a server-side issue ...'.",
+    },
+    ErrorText {
+        id: "claude.error-auth",
+        contains: "Invalid API key",
+        reason: StopReason::AuthFailed,
+        why:
+            "a 401 is reported as blocked kind=auth with 'Invalid API key · Fix external API key'.",
+    },
+];

@@ -19,6 +19,7 @@ mod agy;
 mod claude;
 mod codex;
 mod command;
+mod errors;
 mod explain;
 mod generic;
 mod grok;
@@ -31,6 +32,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+pub use errors::ErrorText;
 pub use explain::{NotifyExplanation, RuleCheck, TitleExplanation};
 pub use screen::{
     Region, ScreenExplanation, ScreenImplies, ScreenRows, ScreenRule, SCREEN_ROWS_MAX,
@@ -125,6 +127,10 @@ pub struct AgentProfile {
     /// not done, never done. Empty for commands, shells and the generic
     /// profile, so printed text there is only text.
     pub screen_rules: &'static [ScreenRule],
+    /// How this agent words the API error it stopped on (profile/errors.rs).
+    pub error_text: &'static [ErrorText],
+    /// Native `blocked` kinds that are really an error the agent stopped on.
+    pub error_kinds: &'static [(&'static str, crate::stop::StopReason)],
     compiled: OnceLock<Vec<Regex>>,
     compiled_screen: OnceLock<Vec<Regex>>,
 }
@@ -175,6 +181,8 @@ impl AgentProfile {
             native_status: NativeStatus::Never,
             printed_notifications: true,
             screen_rules: &[],
+            error_text: &[],
+            error_kinds: &[],
             compiled: OnceLock::new(),
             compiled_screen: OnceLock::new(),
         }
@@ -189,6 +197,21 @@ impl AgentProfile {
     /// For a program that speaks OSC 7501 (see [`NativeStatus`]).
     const fn speaks_native(mut self, when: NativeStatus) -> AgentProfile {
         self.native_status = when;
+        self
+    }
+
+    /// For an agent that reports the API error it stopped on (see [`ErrorText`]).
+    const fn with_error_text(mut self, rules: &'static [ErrorText]) -> AgentProfile {
+        self.error_text = rules;
+        self
+    }
+
+    /// For an agent that reports some API errors as a native `blocked` kind.
+    const fn with_error_kinds(
+        mut self,
+        kinds: &'static [(&'static str, crate::stop::StopReason)],
+    ) -> AgentProfile {
+        self.error_kinds = kinds;
         self
     }
 

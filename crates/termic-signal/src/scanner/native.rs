@@ -72,6 +72,7 @@ fn parse_state(value: &str) -> Option<NativeState> {
         "done" => NativeState::Done,
         "idle" => NativeState::Idle,
         "clear" => NativeState::Clear,
+        "error" => NativeState::Error,
         _ => return None,
     })
 }

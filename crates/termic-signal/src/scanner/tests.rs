@@ -178,6 +178,7 @@ fn osc_7501_probe_and_reports_as_measured() {
         (NativeState::Done, "done"),
         (NativeState::Idle, "idle"),
         (NativeState::Clear, "clear"),
+        (NativeState::Error, "error"),
     ] {
         let bytes = format!("\x1b]7501;state={name}:app=codex\x07");
         assert_eq!(

@@ -82,7 +82,15 @@ fn state(s: &str) -> State {
         "done" => State::Done,
         "interrupted" => State::Interrupted,
         "exited" => State::Exited,
-        _ => panic!("unknown state {s:?}"),
+        // `error(rate_limited)`: the error state with its reason's wire token.
+        _ => match s
+            .strip_prefix("error(")
+            .and_then(|r| r.strip_suffix(')'))
+            .and_then(termic_signal::stop::StopReason::from_wire)
+        {
+            Some(reason) => State::Error(reason),
+            None => panic!("unknown state {s:?}"),
+        },
     }
 }
 
@@ -190,6 +198,7 @@ fn parse_native(rest: &str) -> ProgramStatus {
         "done" => NativeState::Done,
         "idle" => NativeState::Idle,
         "clear" => NativeState::Clear,
+        "error" => NativeState::Error,
         other => panic!("unknown native state {other}"),
     };
     let kind = parts

@@ -72,7 +72,7 @@ impl TaskEntry {
     }
 
     /// Moves the badge. Returns what the user should be told when the new
-    /// state earns attention (needs-you or done); `detail` is the agent's
+    /// state earns attention (needs-you, done, or stopped on an error); `detail` is the agent's
     /// words or the hook's kind. Interrupted, idle, working and exited earn nothing.
     pub fn set_badge(
         &mut self,
@@ -84,11 +84,16 @@ impl TaskEntry {
         if self.badge == badge {
             return None;
         }
+        // A second error report only names the reason more precisely: the
+        // badge changes, the user was already told.
+        let already_stopped = matches!(self.badge, Badge::Error(_));
         self.badge = badge;
         self.since_ms = at_ms;
         let attention = match &self.badge {
             Badge::NeedsYou { .. } => Some(Attention::NeedsYou { detail }),
             Badge::Done => Some(Attention::Done),
+            Badge::Error(_) if already_stopped => None,
+            Badge::Error(reason) => Some(Attention::Stopped { reason: *reason }),
             _ => None,
         };
         if attention.is_some() && !watched {
@@ -288,6 +293,25 @@ mod tests {
         assert_eq!(e.set_badge(Badge::Exited(Some(0)), 3, false, None), None);
         assert!(!e.unseen);
         assert!(!e.is_running());
+    }
+
+    #[test]
+    fn an_error_earns_one_attention_and_a_sharper_reason_only_changes_the_badge() {
+        use termic_signal::stop::StopReason;
+        let mut e = TaskEntry::new(1, "t".into(), "claude".into(), 0);
+        e.set_badge(Badge::Working, 1, false, None);
+        assert_eq!(
+            e.set_badge(Badge::Error(StopReason::ServerError), 2, false, None),
+            Some(Attention::Stopped {
+                reason: StopReason::ServerError
+            })
+        );
+        assert!(e.unseen);
+        assert_eq!(
+            e.set_badge(Badge::Error(StopReason::Overloaded), 3, false, None),
+            None
+        );
+        assert_eq!(e.view(3).badge.label(), "error: overloaded");
     }
 
     #[test]

@@ -19,6 +19,8 @@ pub enum Badge {
     },
     Done,
     Interrupted,
+    /// The agent stopped on an API error it gave up on (`rate limited`, ...).
+    Error(termic_signal::stop::StopReason),
     /// The agent process ended with this exit code (`None`: a signal ended it).
     Exited(Option<i32>),
 }
@@ -32,6 +34,7 @@ impl Badge {
             Badge::NeedsYou { kind: None } => "needs you".into(),
             Badge::Done => "done".into(),
             Badge::Interrupted => "interrupted".into(),
+            Badge::Error(reason) => format!("error: {reason}"),
             Badge::Exited(Some(code)) => format!("exited {code}"),
             Badge::Exited(None) => "exited (signal)".into(),
         }
@@ -44,6 +47,7 @@ impl Badge {
             Badge::NeedsYou { .. } => Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
             Badge::Done => Style::new().fg(Color::Green).add_modifier(Modifier::BOLD),
             Badge::Interrupted => Style::new().fg(Color::Magenta),
+            Badge::Error(_) => Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
             Badge::Exited(Some(0)) => Style::new().add_modifier(Modifier::DIM),
             Badge::Exited(_) => Style::new().fg(Color::Red),
         }
@@ -84,6 +88,7 @@ impl Badge {
             Badge::NeedsYou { .. } => "!",
             Badge::Done => "+",
             Badge::Interrupted => "x",
+            Badge::Error(_) => "E",
             Badge::Exited(_) => "-",
         }
     }

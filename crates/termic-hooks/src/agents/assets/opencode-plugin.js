@@ -50,6 +50,22 @@ function guarded(fn) {
   };
 }
 
+// What a session.error means. opencode 1.18.33 (measured with
+// termic-fakemodel): an API failure it gave up on is `{name: "APIError",
+// data: {statusCode, message, isRetryable}}` (after 5 retries over ~100 s
+// for 429/5xx); an Escape is MessageAbortedError. null: not an API error.
+function stopReason(error) {
+  const name = error && error.name;
+  if (name === "ProviderAuthError") return WIRE.reasons.auth;
+  if (name !== "APIError") return null;
+  const status = Number(error.data && error.data.statusCode);
+  if (status === 429) return WIRE.reasons.rateLimited;
+  if (status === 529) return WIRE.reasons.overloaded;
+  if (status === 401 || status === 403) return WIRE.reasons.auth;
+  if (status >= 500 && status <= 599) return WIRE.reasons.server;
+  return WIRE.reasons.other;
+}
+
 function withTimeout(promise, ms) {
   return Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms, undefined))]);
 }
@@ -68,7 +84,9 @@ export const TermicPlugin = async (input) => {
     client = null;
   }
   const parentOf = new Map(); // sessionID -> parentID ("" for a root session)
-  const errored = new Set(); // sessions whose turn ended in session.error
+  // sessions whose turn ended in session.error -> the stop reason's wire
+  // token for an API error, or null for anything else (an abort: Escape)
+  const errored = new Map();
   const ended = new Set(); // root sessions already reported done/interrupted this turn
 
   async function isSubagent(sessionID) {
@@ -96,8 +114,15 @@ export const TermicPlugin = async (input) => {
     const key = sessionID || "";
     if (ended.has(key)) return; // session.status idle and session.idle: one report
     ended.add(key);
-    const interrupted = errored.delete(key) || errored.delete("");
-    emit(interrupted ? WIRE.interrupted : WIRE.done, [["hook", hook]]);
+    const errorKey = errored.has(key) ? key : errored.has("") ? "" : null;
+    if (errorKey === null) {
+      emit(WIRE.done, [["hook", hook]]);
+      return;
+    }
+    const reason = errored.get(errorKey);
+    errored.delete(errorKey);
+    if (reason) emit(WIRE.error, [["hook", hook], ["reason", reason]]);
+    else emit(WIRE.interrupted, [["hook", hook]]);
   }
 
   return {
@@ -125,7 +150,7 @@ export const TermicPlugin = async (input) => {
           emit(WIRE.released, [["hook", type]]);
           break;
         case "session.error":
-          if (!(await isSubagent(p.sessionID))) errored.add(p.sessionID || "");
+          if (!(await isSubagent(p.sessionID))) errored.set(p.sessionID || "", stopReason(p.error));
           break;
         case "session.status":
           if (p.status && p.status.type === "idle") await idle(p.sessionID, type);

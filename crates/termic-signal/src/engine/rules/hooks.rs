@@ -65,6 +65,7 @@ impl Engine {
                     out,
                 );
             }
+            HookEvent::Error => self.hook_error(now, &msg, named, out),
             HookEvent::Done | HookEvent::Interrupted => self.log.push(
                 now,
                 LogKind::Fact,

@@ -67,6 +67,10 @@ impl Engine {
             NativeState::Working => self.native_working(now, summary, out),
             NativeState::Blocked => {
                 self.release_held_working(now, out);
+                if let Some(reason) = self.profile.blocked_kind_error(status.kind.as_deref()) {
+                    self.native_blocked_error(now, reason, &summary, out);
+                    return;
+                }
                 let attention = Attention::from_output(status.kind, status.message);
                 self.raise_attention(now, Rule::NativeBlocked, summary, attention, out);
             }
@@ -77,6 +81,10 @@ impl Engine {
                 }
             }
             NativeState::Idle | NativeState::Clear => self.native_stop(now, status.state, out),
+            NativeState::Error => {
+                self.release_held_working(now, out);
+                self.native_error(now, status.message.as_deref(), out);
+            }
         }
     }
 
@@ -153,6 +161,7 @@ fn describe(status: &ProgramStatus) -> String {
         NativeState::Done => "done",
         NativeState::Idle => "idle",
         NativeState::Clear => "clear",
+        NativeState::Error => "error",
     };
     match &status.kind {
         Some(kind) => format!("{state} kind={kind}"),

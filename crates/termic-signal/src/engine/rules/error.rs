@@ -1,0 +1,130 @@
+//! The error state: an agent that stopped because its model API failed
+//! (rate limit, overload, server error, auth failure) and gave up retrying.
+//!
+//! Only a channel that speaks for the agent moves a task here: a hook of
+//! this task (Claude's StopFailure, opencode's session.error with an API
+//! error) or the agent's own OSC 7501 `state=error` (Claude Code, once its
+//! probe is answered), never printed text. A turn that already ended a
+//! moment before (a native `idle` or `done`, a hook done that raced the
+//! error report) is corrected to the error within `error_correction_ms`:
+//! an error is worse news than a done and must not be hidden by the order
+//! in which two channels land. A second report of an error already shown
+//! only logs (hook and native both report Claude's).
+
+use crate::engine::span::Span;
+use crate::engine::types::{LogKind, Rule, State, Transition};
+use crate::engine::Engine;
+use crate::stop::StopReason;
+use crate::wire::{field, HookMessage};
+
+impl Engine {
+    /// A hook `error` of this task (the id is already checked).
+    pub(in crate::engine) fn hook_error(
+        &mut self,
+        now: u64,
+        msg: &HookMessage,
+        named: String,
+        out: &mut Vec<Transition>,
+    ) {
+        let reason = msg
+            .field(field::REASON)
+            .and_then(StopReason::from_wire)
+            .unwrap_or(StopReason::ApiError);
+        self.error_reported(now, reason, Rule::HookError, named, out);
+    }
+
+    /// A native `state=error`: the reason comes from its message, read by
+    /// the agent's profile (Claude says "API Error: Request rejected (429)").
+    pub(in crate::engine) fn native_error(
+        &mut self,
+        now: u64,
+        message: Option<&str>,
+        out: &mut Vec<Transition>,
+    ) {
+        let (reason, rule_id) = self.profile.classify_error(message.unwrap_or(""));
+        let by = rule_id.unwrap_or("no rule matched");
+        self.error_reported(now, reason, Rule::NativeError, format!("error ({by})"), out);
+    }
+
+    /// A native `blocked` whose kind the profile knows is an error (Claude's
+    /// `kind=auth` on a 401).
+    pub(in crate::engine) fn native_blocked_error(
+        &mut self,
+        now: u64,
+        reason: StopReason,
+        summary: &str,
+        out: &mut Vec<Transition>,
+    ) {
+        let named = format!("{summary}, an error for this agent");
+        self.error_reported(now, reason, Rule::NativeError, named, out);
+    }
+
+    fn error_reported(
+        &mut self,
+        now: u64,
+        reason: StopReason,
+        rule: Rule,
+        named: String,
+        out: &mut Vec<Transition>,
+    ) {
+        let detail = format!("{named}: stopped: {reason}");
+        if let State::Error(shown) = self.state {
+            if refines(shown, reason) {
+                let detail = format!("{detail} (more precise than {shown})");
+                self.go(now, State::Error(reason), rule, detail, None, out);
+                return;
+            }
+            self.log.push(
+                now,
+                LogKind::Signal,
+                format!("{}: already stopped: {shown} ({detail})", rule.label()),
+            );
+            return;
+        }
+        if self.state.in_turn() {
+            self.stop_on_error(now, reason, rule, detail, out);
+            return;
+        }
+        let ended_ago = now.saturating_sub(self.since);
+        let window = self.config.constants.error_correction_ms;
+        let just_ended = matches!(self.state, State::Done | State::Idle | State::Interrupted);
+        if just_ended && self.since > 0 && ended_ago <= window {
+            let detail = format!(
+                "{detail} (corrects the {} {} earlier)",
+                self.state,
+                Span(ended_ago)
+            );
+            self.stop_on_error(now, reason, rule, detail, out);
+            return;
+        }
+        self.log.push(
+            now,
+            LogKind::Fact,
+            format!("{}: {detail} ignored: no turn is running", rule.label()),
+        );
+    }
+
+    fn stop_on_error(
+        &mut self,
+        now: u64,
+        reason: StopReason,
+        rule: Rule,
+        detail: String,
+        out: &mut Vec<Transition>,
+    ) {
+        // The error spends this submit's done: the agent gave up, and a
+        // later quiet screen must not turn that into a done.
+        self.done_token = false;
+        self.last_done_at = None;
+        self.go(now, State::Error(reason), rule, detail, None, out);
+    }
+}
+
+/// A second report names the error more precisely than the one shown:
+/// Claude 2.1.332's StopFailure says `server_error` for a 529 that its
+/// native report, 150 ms later, calls "Repeated 529 Overloaded errors".
+fn refines(shown: StopReason, newer: StopReason) -> bool {
+    matches!(shown, StopReason::ServerError | StopReason::ApiError)
+        && newer != shown
+        && newer != StopReason::ApiError
+}
