@@ -265,6 +265,10 @@ fn real_termic_opencode_multi_step_turn_is_working_throughout_then_one_done() {
     assert_multi_step_turn(&task, "hook_done");
 }
 
+/// How long after its first model request Claude Code may report native
+/// `working` (20 to 70 ms measured at load 7 to 15; docs/gotchas.md).
+const NATIVE_REPORT_LAG_MS: u64 = 250;
+
 /// One prompt, then the multi scenario's read-only tool calls (reads inside
 /// the project need no permission) with a pause before each, then the
 /// answer: the task is working from before the first model request until
@@ -324,7 +328,19 @@ fn assert_multi_step_turn(task: &TermicTask, done_rule: &str) {
         done.ts - t0,
         done.rule
     );
-    assert!(working.ts <= turn[0].ts_ms, "working before the first step");
+    // Claude Code 2.1.332 sends its first model request 20 to 70 ms before
+    // it reports native `working` (measured; termic moves in the millisecond
+    // the report arrives), so with native status alone the badge may trail
+    // the first request by that much. Hooks (UserPromptSubmit) come first.
+    let lag = if done_rule == "native_done" {
+        NATIVE_REPORT_LAG_MS
+    } else {
+        0
+    };
+    assert!(
+        working.ts <= turn[0].ts_ms + lag,
+        "working before the first step (allowed lag {lag} ms)"
+    );
     assert!(done.ts >= ended, "done only after the last answer");
 }
 
