@@ -13,18 +13,19 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use crossbeam_channel::Receiver;
 use ratatui::crossterm::event;
 
 use crate::agents::foreground::ForegroundAgents;
 use crate::app::services::{Program, Services};
 use crate::app::terminal::TerminalGuard;
 use crate::app::{App, AppOptions};
-use crate::clock::SystemClock;
+use crate::clock::{Clock, SystemClock};
 use crate::eventlog::EventLog;
 use crate::input::PrefixKey;
 use crate::notify::{Notifier, NotifySettings};
 use crate::paths::TermicPaths;
-use crate::runtime::Runtime;
+use crate::runtime::{Runtime, RuntimeEvent};
 
 use self::services::WorkspaceServices;
 
@@ -42,6 +43,33 @@ pub struct WorkspaceArgs {
     /// such a recording.
     #[arg(long, global = true, requires = "record")]
     pub record_input: bool,
+}
+
+impl WorkspaceArgs {
+    /// The task runtime for `services`' settings and agents, with this
+    /// command line's event log and recording: the workspace's and the
+    /// server's, so both honour the same flags.
+    pub(crate) fn open_runtime(
+        &self,
+        services: &WorkspaceServices,
+        clock: Arc<dyn Clock>,
+    ) -> Result<(Runtime, Receiver<RuntimeEvent>)> {
+        let mut config = services.config.settings.runtime_config();
+        config.foreground_agents =
+            Arc::new(ForegroundAgents::from_registry(&services.config.agents));
+        let (runtime, events) = Runtime::new(config, clock);
+        if let Some(path) = &self.event_log {
+            runtime.set_event_log(Some(EventLog::open(path)?));
+        }
+        if let Some(dir) = &self.record {
+            std::fs::create_dir_all(dir).with_context(|| {
+                format!("cannot create the --record directory {}", dir.display())
+            })?;
+            runtime.set_record_dir(Some(dir.clone()));
+            runtime.set_record_input(self.record_input);
+        }
+        Ok((runtime, events))
+    }
 }
 
 /// A task to start as the workspace opens (`termic run`).
@@ -71,19 +99,7 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     let mut services = WorkspaceServices::new(paths, cwd, path_var)?;
     let settings = services.config.settings.clone();
 
-    let mut runtime_config = settings.runtime_config();
-    runtime_config.foreground_agents =
-        Arc::new(ForegroundAgents::from_registry(&services.config.agents));
-    let (runtime, runtime_events) = Runtime::new(runtime_config, Arc::new(SystemClock::new()));
-    if let Some(path) = &args.event_log {
-        runtime.set_event_log(Some(EventLog::open(path)?));
-    }
-    if let Some(dir) = &args.record {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the --record directory {}", dir.display()))?;
-        runtime.set_record_dir(Some(dir.clone()));
-        runtime.set_record_input(args.record_input);
-    }
+    let (runtime, runtime_events) = args.open_runtime(&services, Arc::new(SystemClock::new()))?;
     let notify = NotifySettings {
         bell: settings.notifications.bell,
         desktop: settings.notifications.desktop,

@@ -31,13 +31,11 @@ use anyhow::{anyhow, Context, Result};
 use crossbeam_channel::Receiver;
 use termic_signal::engine::State;
 
-use crate::agents::foreground::ForegroundAgents;
 use crate::app::overlays::unique_name;
 use crate::app::services::Services;
 use crate::clock::{Clock, SystemClock};
 use crate::commands::workspace::services::WorkspaceServices;
 use crate::commands::workspace::WorkspaceArgs;
-use crate::eventlog::EventLog;
 use crate::exit_signals;
 use crate::paths::TermicPaths;
 use crate::runtime::{lock, session, Runtime, RuntimeEvent, TaskId, TaskStatus, TermSize};
@@ -88,18 +86,8 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         .with_context(|| format!("cannot chmod 600 {}", server_paths.socket.display()))?;
 
     let services = WorkspaceServices::new(paths.clone(), PathBuf::from("/"), Default::default())?;
-    let mut config = services.config.settings.runtime_config();
-    config.foreground_agents = Arc::new(ForegroundAgents::from_registry(&services.config.agents));
     let clock: Arc<dyn Clock> = Arc::new(SystemClock::new());
-    let (runtime, events) = Runtime::new(config, Arc::clone(&clock));
-    if let Some(path) = &ws.event_log {
-        runtime.set_event_log(Some(EventLog::open(path)?));
-    }
-    if let Some(dir) = &ws.record {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the --record directory {}", dir.display()))?;
-        runtime.set_record_dir(Some(dir.clone()));
-    }
+    let (runtime, events) = ws.open_runtime(&services, Arc::clone(&clock))?;
     let server = Arc::new(Server {
         runtime,
         paths,
