@@ -8,17 +8,12 @@ set -eu
 TASKS=${1:-20}
 SECS=${2:-30}
 cd "$(dirname "$0")/.."
+. bench/proc_idle.sh
 cargo build --release -q -p termic --example headless
 BIN="${CARGO_TARGET_DIR:-target}/release/examples/headless"
 "$BIN" --tasks "$TASKS" --for $((SECS + 15)) -- sleep 600 > /dev/null &
 PID=$!
-sleep 10
-ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
-T0=$(ticks)
-sleep "$SECS"
-T1=$(ticks)
-RSS=$(awk '/VmRSS/ {print $2}' "/proc/$PID/status")
-THREADS=$(awk '/Threads/ {print $2}' "/proc/$PID/status")
+idle_sample "$PID" "$SECS"
 HZ=$(getconf CLK_TCK)
 wait "$PID" || true
-echo "idle: $TASKS tasks, ${SECS}s: $((T1 - T0)) ticks of CPU ($(echo "scale=3; 100 * ($T1 - $T0) / ($SECS * $HZ)" | bc)% of one core), RSS ${RSS} KiB, $THREADS threads"
+echo "idle: $TASKS tasks, ${SECS}s: $TICKS ticks of CPU ($(echo "scale=3; 100 * $TICKS / ($SECS * $HZ)" | bc)% of one core), RSS ${RSS} KiB, $THREADS threads"

@@ -9,6 +9,7 @@ TASKS=${1:-10}
 SECS=${2:-30}
 PROFILE=${PROFILE:-release}
 cd "$(dirname "$0")/.."
+. bench/proc_idle.sh
 if [ "$PROFILE" = release ]; then cargo build --release -q -p termic; else cargo build -q -p termic; fi
 BIN="$(pwd)/${CARGO_TARGET_DIR:-target}/$PROFILE/termic"
 TMP=$(mktemp -d)
@@ -21,11 +22,5 @@ while [ "$i" -lt "$TASKS" ]; do
   i=$((i + 1))
 done
 PID=$(pgrep -f "$BIN server run" | head -1)
-sleep 10
-ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
-T0=$(ticks)
-sleep "$SECS"
-T1=$(ticks)
-RSS=$(awk '/VmRSS/ {print $2}' "/proc/$PID/status")
-THREADS=$(awk '/Threads/ {print $2}' "/proc/$PID/status")
-echo "server idle ($PROFILE): $TASKS tasks, ${SECS}s: $((T1 - T0)) ticks of CPU, RSS ${RSS} KiB, $THREADS threads; $(uptime)"
+idle_sample "$PID" "$SECS"
+echo "server idle ($PROFILE): $TASKS tasks, ${SECS}s: $TICKS ticks of CPU, RSS ${RSS} KiB, $THREADS threads; $(uptime)"
