@@ -120,7 +120,6 @@ pub fn start_watchdog() {
 }
 
 fn spawn_watchdog(owner_pid: u32) -> Option<std::process::ChildStdin> {
-    use std::os::unix::process::CommandExt;
     let mut cmd = Command::new("/bin/sh");
     cmd.args([
         "-c",
@@ -133,14 +132,7 @@ fn spawn_watchdog(owner_pid: u32) -> Option<std::process::ChildStdin> {
     .stdin(Stdio::piped())
     .stdout(Stdio::null())
     .stderr(Stdio::null());
-    // SAFETY: setsid is async-signal-safe and touches no memory.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::setsid();
-            Ok(())
-        });
-    }
     // Never waited for: it must outlive termic (init reaps it then).
-    let mut child = cmd.spawn().ok()?;
+    let mut child = crate::runtime::session::spawn_in_new_session(&mut cmd).ok()?;
     child.stdin.take()
 }

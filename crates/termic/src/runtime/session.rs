@@ -145,6 +145,25 @@ pub fn signal_task(task: &TaskProcesses, signal: libc::c_int) {
 const KILL_ROUNDS: u32 = 10;
 const KILL_ROUND_GAP: Duration = Duration::from_millis(200);
 
+/// Start `cmd` in a session of its own (`setsid` in the child), so a hang-up
+/// of this process's terminal does not reach it: the detached server and
+/// the Docker watchdog.
+pub fn spawn_in_new_session(
+    cmd: &mut std::process::Command,
+) -> std::io::Result<std::process::Child> {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setsid is async-signal-safe and touches no memory.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd.spawn()
+}
+
 /// Hang the task up now (SIGHUP then SIGTERM, SIGCONT so stopped jobs see
 /// them) and SIGKILL whatever is left after [`KILL_GRACE`], repeating until
 /// no member is left (at most [`KILL_ROUNDS`] rounds), from a one-shot

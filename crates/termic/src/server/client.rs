@@ -8,7 +8,6 @@ use std::io::{BufReader, BufWriter};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::net::UnixStream;
-use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -122,17 +121,10 @@ fn spawn_server(sp: &ServerPaths, server_args: &[OsString]) -> Result<()> {
         .stdin(Stdio::null())
         .stdout(Stdio::from(log))
         .stderr(Stdio::from(log2));
-    // SAFETY: setsid is async-signal-safe; the server leaves our session
-    // and terminal, so closing the terminal does not reach it.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::setsid() < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    cmd.spawn().context("cannot start the termic server")?;
+    // The server leaves our session and terminal, so closing the terminal
+    // does not reach it.
+    crate::runtime::session::spawn_in_new_session(&mut cmd)
+        .context("cannot start the termic server")?;
     Ok(())
 }
 
