@@ -21,6 +21,10 @@ mod binary;
 #[path = "e2e_specs/latency.rs"]
 mod host_latency;
 
+#[allow(dead_code)]
+#[path = "real_agents_support/mod.rs"]
+mod real_agents_support;
+
 #[path = "docker_support/mod.rs"]
 mod docker_support;
 
@@ -32,3 +36,6 @@ mod lifecycle;
 
 #[path = "docker_tasks/latency.rs"]
 mod latency;
+
+#[path = "docker_tasks/real_claude.rs"]
+mod real_claude;

@@ -88,6 +88,24 @@ pub fn container_config_dir(base: &str) -> Option<&'static str> {
     }
 }
 
+/// The variable that tells the agent its config dir is the mounted one,
+/// where the agent keeps state OUTSIDE that dir by default: Claude Code keeps
+/// `~/.claude.json` (onboarding, trusted folders, approved API keys) beside
+/// `~/.claude/`, and a `--rm` container would lose it at every start, so the
+/// onboarding and the trust dialog came back each time. With
+/// `CLAUDE_CONFIG_DIR` it lives in the termic-owned dir and persists
+/// (settings.json, where the hooks are, is read from the same dir either
+/// way). A user's own `env` entry for it comes later and wins.
+pub fn config_dir_env(base: &str) -> Option<(&'static str, &'static str)> {
+    match AgentSchema::from_id(base)? {
+        AgentSchema::Claude => Some((
+            "CLAUDE_CONFIG_DIR",
+            AgentSchema::Claude.container_config_dir(),
+        )),
+        AgentSchema::Grok | AgentSchema::Agy | AgentSchema::Opencode => None,
+    }
+}
+
 /// Who is asking: the container's name and the owner label's value.
 #[derive(Debug, Clone, Copy)]
 pub struct RunIdentity<'a> {
@@ -125,6 +143,9 @@ pub fn docker_argv(
         argv.extend(["-e".into(), name.to_owned()]);
     }
     argv.extend(["-e".into(), format!("TERMIC_PTY={CONTAINER_PTY}")]);
+    if let Some((name, dir)) = config_dir_env(&agent.base) {
+        argv.extend(["-e".into(), format!("{name}={dir}")]);
+    }
     for (name, value) in &agent.env {
         argv.extend(["-e".into(), format!("{name}={value}")]);
     }
@@ -216,6 +237,8 @@ mod tests {
                 "-e",
                 "TERMIC_PTY=/termic/pty",
                 "-e",
+                "CLAUDE_CONFIG_DIR=/root/.claude",
+                "-e",
                 "FOO=bar baz",
                 "--network",
                 "none",
@@ -237,6 +260,30 @@ mod tests {
             // No multiplexer variable is ever passed in.
             assert!(!argv.iter().any(|a| a.contains("TMUX") || a.contains("STY")));
         }
+    }
+
+    #[test]
+    fn only_claude_is_told_its_config_dir_and_the_users_env_comes_after() {
+        for base in ["codex", "grok", "agy", "opencode"] {
+            let argv = argv_of(&docker_agent("x", base), &[]);
+            assert!(
+                !argv.iter().any(|a| a.contains("CONFIG_DIR")),
+                "{base}: {argv:?}"
+            );
+        }
+        let mut agent = docker_agent("x", "claude");
+        agent.env = vec![("CLAUDE_CONFIG_DIR".into(), "/elsewhere".into())];
+        let argv = argv_of(&agent, &[]);
+        let set: Vec<usize> = argv
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.starts_with("CLAUDE_CONFIG_DIR="))
+            .map(|(i, _)| i)
+            .collect();
+        // docker applies `-e` in order: the user's value is the last word.
+        assert_eq!(set.len(), 2, "{argv:?}");
+        assert_eq!(argv[set[0]], "CLAUDE_CONFIG_DIR=/root/.claude");
+        assert_eq!(argv[set[1]], "CLAUDE_CONFIG_DIR=/elsewhere");
     }
 
     #[test]

@@ -43,8 +43,16 @@ fn build_and_probe() -> Result<String, String> {
         Ok(image) if !image.is_empty() => image,
         _ => {
             let script = repo_root().join(".ci/docker-test-image");
-            let out = Command::new(&script)
-                .arg(sim_binary())
+            let mut cmd = Command::new(&script);
+            cmd.arg(sim_binary());
+            // Real Claude Code's libraries too, when the real agents are here.
+            if let Some(cache) = std::env::var_os("TERMIC_REAL_AGENTS") {
+                let claude = Path::new(&cache).join("bin/claude");
+                if let Ok(exe) = claude.canonicalize() {
+                    cmd.arg(exe);
+                }
+            }
+            let out = cmd
                 .output()
                 .unwrap_or_else(|e| panic!("{}: {e}", script.display()));
             assert!(
