@@ -18,10 +18,15 @@
 //!   (which the runtime set, multiplexer variables already removed);
 //! - `--init`, so the agent is not PID 1: a hang-up the docker client
 //!   forwards (termic closed, or killed) ends it, where PID 1 would ignore
-//!   it; `--rm`, a name and an owner label, so termic can stop it on close.
+//!   it; `--rm`, a name and owner labels (pid, pid namespace), so termic can
+//!   stop it on close and a later termic can remove it once its owner is
+//!   gone ([`sweep`]);
+//! - for claude, `CLAUDE_CONFIG_DIR` at the mount ([`config_dir_env`]), so
+//!   `.claude.json` persists in the termic-owned dir.
 
 pub mod engine;
 pub mod problem;
+pub mod sweep;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -38,6 +43,11 @@ pub const CONTAINER_PTY: &str = "/termic/pty";
 
 /// The label holding the pid of the termic that started a container.
 pub const OWNER_LABEL: &str = "io.termic.owner-pid";
+
+/// The label holding the pid namespace that owner pid belongs to
+/// (`pid:[N]`): a pid is only judged alive or gone in its own namespace
+/// (see [`sweep`]).
+pub const OWNER_PIDNS_LABEL: &str = "io.termic.owner-pidns";
 
 /// The name prefix of every container termic starts.
 pub const NAME_PREFIX: &str = "termic-";
@@ -111,6 +121,8 @@ pub fn config_dir_env(base: &str) -> Option<(&'static str, &'static str)> {
 pub struct RunIdentity<'a> {
     pub container: &'a ContainerTask,
     pub owner_pid: u32,
+    /// [`sweep::own_pid_namespace`]; no label when empty.
+    pub owner_pidns: &'a str,
 }
 
 /// The full argv (without the PTY mount, which the runtime adds), or
@@ -132,6 +144,12 @@ pub fn docker_argv(
         "--label".into(),
         format!("{OWNER_LABEL}={}", who.owner_pid),
     ]);
+    if !who.owner_pidns.is_empty() {
+        argv.extend([
+            "--label".into(),
+            format!("{OWNER_PIDNS_LABEL}={}", who.owner_pidns),
+        ]);
+    }
     if let Some(inside) = container_config_dir(&agent.base) {
         let host = agent_config_dir(data_dir, &agent.id);
         argv.push("-v".into());
@@ -188,6 +206,7 @@ mod tests {
         let who = RunIdentity {
             container: &container,
             owner_pid: 4242,
+            owner_pidns: "pid:[4026531836]",
         };
         docker_argv(agent, Path::new("/d"), Path::new("/w"), extra, who).unwrap()
     }
@@ -199,6 +218,7 @@ mod tests {
         let who = RunIdentity {
             container: &container,
             owner_pid: 4242,
+            owner_pidns: "pid:[4026531836]",
         };
         let argv = docker_argv(
             &agent,
@@ -220,6 +240,8 @@ mod tests {
                 "termic-claude-box-0a1b",
                 "--label",
                 "io.termic.owner-pid=4242",
+                "--label",
+                "io.termic.owner-pidns=pid:[4026531836]",
                 "-v",
                 "/data/termic/docker-agents/claude-box:/root/.claude",
                 "-v",
@@ -324,6 +346,7 @@ mod tests {
         let who = RunIdentity {
             container: &container,
             owner_pid: 1,
+            owner_pidns: "",
         };
         assert_eq!(
             docker_argv(&agent, Path::new("/d"), Path::new("/w"), &[], who),

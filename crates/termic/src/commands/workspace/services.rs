@@ -59,6 +59,17 @@ impl WorkspaceServices {
             status_files: HashMap::new(),
         };
         services.facts.claude_version = services.claude_version();
+        // Containers an earlier termic left behind (it was killed, or
+        // predates the watchdog): only a termic with Docker agents asks.
+        if services
+            .config
+            .agents
+            .all()
+            .iter()
+            .any(|a| a.docker.is_some())
+        {
+            crate::docker::sweep::start_once();
+        }
         Ok(services)
     }
 
