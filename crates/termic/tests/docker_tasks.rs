@@ -21,7 +21,6 @@ mod binary;
 #[path = "e2e_specs/latency.rs"]
 mod host_latency;
 
-#[allow(dead_code)]
 #[path = "real_agents_support/mod.rs"]
 mod real_agents_support;
 
