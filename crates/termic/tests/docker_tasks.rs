@@ -38,3 +38,6 @@ mod latency;
 
 #[path = "docker_tasks/real_claude.rs"]
 mod real_claude;
+
+#[path = "docker_tasks/non_root.rs"]
+mod non_root;
