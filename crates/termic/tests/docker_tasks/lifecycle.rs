@@ -127,23 +127,42 @@ fn a_missing_image_or_a_stopped_engine_is_one_sentence_with_the_fix() {
     // leaves the running task alone.
     let mut t = fx.start_termic(&["run", "--", "sh", "-c", "echo host-task-up; sleep 60"]);
     t.wait_text("host-task-up");
-    t.prefix(b"n");
-    t.wait_text("New task");
-    for _ in 0..12 {
-        if t.screen().contains("Agent  < box") {
-            break;
-        }
-        t.send(b"\x1b[C");
-        std::thread::sleep(Duration::from_millis(150));
-    }
-    t.wait_text("Agent  < box");
-    t.send(b"\r");
+    choose_in_new_task_dialog(&mut t, "box");
     let screen = t.wait_text("is not on this machine");
     assert!(
         screen.contains(&format!("the Docker image {missing}")),
         "{screen}"
     );
     assert!(containers_of(t.pid()).is_empty());
+    assert!(t.quit());
+
+    // The UI with the engine stopped: `ok` (its image is here) from the
+    // new-task dialog says so, in termic's words.
+    let mut cmd = fx.pty_command(&["run", "--", "sh", "-c", "echo host-task-up; sleep 60"]);
+    cmd.env("DOCKER_HOST", "unix:///nonexistent/docker.sock");
+    let mut t = Termic::spawn(cmd);
+    t.wait_text("host-task-up");
+    choose_in_new_task_dialog(&mut t, "ok");
+    let screen = t.wait_text(want_engine);
+    assert!(!screen.contains("unix://"), "no raw docker text: {screen}");
+    assert!(containers_of(t.pid()).is_empty());
+    assert!(t.quit());
+}
+
+/// Opens the new-task dialog and starts `agent` from it.
+fn choose_in_new_task_dialog(t: &mut Termic, agent: &str) {
+    let want = format!("Agent  < {agent}");
+    t.prefix(b"n");
+    t.wait_text("New task");
+    for _ in 0..12 {
+        if t.screen().contains(&want) {
+            break;
+        }
+        t.send(b"\x1b[C");
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    t.wait_text(&want);
+    t.send(b"\r");
 }
 
 #[test]
