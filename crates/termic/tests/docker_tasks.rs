@@ -41,3 +41,6 @@ mod real_claude;
 
 #[path = "docker_tasks/non_root.rs"]
 mod non_root;
+
+#[path = "docker_tasks/real_codex.rs"]
+mod real_codex;

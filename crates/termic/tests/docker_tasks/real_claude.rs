@@ -44,12 +44,14 @@ const INSIDE: &str = "/root/.claude";
 
 /// One side of the comparison: a fixture with its own fake model, the
 /// agent's id in config.toml, and where its hook recorder writes.
-struct Side {
-    place: &'static str,
-    fx: Fixture,
-    agent_id: &'static str,
-    log: PathBuf,
-    _server: FakeModel,
+pub(crate) struct Side {
+    pub(crate) place: &'static str,
+    pub(crate) fx: Fixture,
+    pub(crate) agent_id: &'static str,
+    pub(crate) log: PathBuf,
+    /// Text termic paints once the agent's UI is up inside it.
+    pub(crate) ready: &'static str,
+    pub(crate) _server: FakeModel,
 }
 
 impl Side {
@@ -155,6 +157,7 @@ impl Side {
         );
         Side {
             place,
+            ready: "Claude Code",
             log: fx.log_path(),
             fx,
             agent_id,
@@ -169,13 +172,13 @@ impl Side {
 }
 
 /// termic running one side's agent, driven by the shared scenarios.
-struct Running<'a> {
+pub(crate) struct Running<'a> {
     side: &'a Side,
     termic: Mutex<Termic>,
 }
 
 impl Running<'_> {
-    fn start(side: &Side) -> Running<'_> {
+    pub(crate) fn start(side: &Side) -> Running<'_> {
         let log = side.log.display().to_string();
         let termic = side
             .fx
@@ -188,26 +191,28 @@ impl Running<'_> {
         running
     }
 
-    fn termic(&self) -> std::sync::MutexGuard<'_, Termic> {
+    pub(crate) fn termic(&self) -> std::sync::MutexGuard<'_, Termic> {
         self.termic.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Claude's prompt is up in termic (its footer hint painted) and the
+    /// The agent's UI is up in termic (its ready text painted) and the
     /// screen then held still for 2 s: keys typed sooner can be lost.
     fn wait_ready(&self) {
         let deadline = Instant::now() + 90 * SEC;
         let (mut last, mut since) = (String::new(), Instant::now());
         loop {
             let screen = self.termic().screen();
-            let up = screen.contains("for shortcuts") || screen.contains("Claude Code");
+            let up = screen.contains(self.side.ready);
             if screen != last {
                 (last, since) = (screen, Instant::now());
             } else if up && since.elapsed() > 2 * SEC {
+                // config.toml, docker_args included, read without a warning.
+                assert!(!last.contains("unknown key"), "{last}");
                 return;
             }
             assert!(
                 Instant::now() < deadline,
-                "{}: Claude never came up; screen:\n{last}",
+                "{}: the agent never came up; screen:\n{last}",
                 self.side.place
             );
             thread::sleep(Duration::from_millis(100));
