@@ -7,14 +7,14 @@
 use std::time::Duration;
 
 use crate::docker_support::{
-    containers_of, docker_agent_toml, image, wait_containers, CONFIG_HEAD,
+    containers_of, docker_agent_toml, image, run_ok, wait_containers, CONFIG_HEAD,
 };
 use crate::support::{Fixture, SEC};
 use crate::termic_pty::Termic;
 
 /// An agent that ignores SIGHUP and SIGTERM (inherited by its `sleep`):
 /// only a kill through the engine ends it.
-fn stubborn() -> Vec<String> {
+pub(crate) fn stubborn() -> Vec<String> {
     [
         "/bin/sh",
         "-c",
@@ -24,7 +24,7 @@ fn stubborn() -> Vec<String> {
     .to_vec()
 }
 
-fn write_config(fx: &Fixture, agents: &str) {
+pub(crate) fn write_config(fx: &Fixture, agents: &str) {
     std::fs::write(
         fx.config_dir().join("config.toml"),
         format!("{CONFIG_HEAD}{agents}"),
@@ -243,15 +243,7 @@ fn labelled_container(image: &str, tag: &str, owner_pid: u32, pidns: Option<&str
     }
     args.push(image.into());
     args.extend(["/bin/sh", "-c", "trap '' HUP TERM; sleep 600"].map(String::from));
-    let out = std::process::Command::new("docker")
-        .args(&args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(std::process::Command::new("docker").args(&args));
     name
 }
 

@@ -12,9 +12,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::docker_support::{
-    containers_of, docker_agent_toml, image, wait_containers, CONFIG_HEAD,
-};
+use crate::docker_support::{containers_of, docker_agent_toml, image, run_ok, wait_containers};
+use crate::lifecycle::{stubborn, write_config};
 use crate::support::{log_lines, to_and_rule, Fixture, SEC};
 use crate::termic_pty::Termic;
 
@@ -27,25 +26,9 @@ fn docker_group_user() -> (u32, u32) {
         String::from_utf8_lossy(&out.stdout).trim().parse().ok()
     };
     if id("-u").is_none() {
-        let out = Command::new("useradd")
-            .args(["--create-home", "--shell", "/bin/sh", USER])
-            .output()
-            .expect("useradd (passwd package)");
-        assert!(
-            out.status.success(),
-            "useradd: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        run_ok(Command::new("useradd").args(["--create-home", "--shell", "/bin/sh", USER]));
     }
-    let out = Command::new("usermod")
-        .args(["-aG", "docker", USER])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "usermod: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(Command::new("usermod").args(["-aG", "docker", USER]));
     (id("-u").unwrap(), id("-g").unwrap())
 }
 
@@ -66,16 +49,20 @@ fn as_user(argv: &mut Vec<std::ffi::OsString>) {
 }
 
 fn chown_tree(dir: &Path, uid: u32, gid: u32) {
-    let out = Command::new("chown")
-        .args(["-R", &format!("{uid}:{gid}")])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_ok(
+        Command::new("chown")
+            .args(["-R", &format!("{uid}:{gid}")])
+            .arg(dir),
     );
+}
+
+/// `termic ARGS` in a PTY as the user, with the fixture's dirs.
+fn termic_as_user(fx: &Fixture, args: &[&str]) -> Termic {
+    let mut cmd = fx.pty_command(args);
+    as_user(cmd.get_argv_mut());
+    cmd.env("USER", USER);
+    cmd.env_remove("XDG_RUNTIME_DIR");
+    Termic::spawn(cmd)
 }
 
 fn owner(path: &Path) -> u32 {
@@ -116,14 +103,10 @@ fn a_docker_group_user_runs_a_docker_task_with_its_own_dirs_and_pty() {
     ]
     .map(String::from)
     .to_vec();
-    std::fs::write(
-        fx.config_dir().join("config.toml"),
-        format!(
-            "{CONFIG_HEAD}{}",
-            docker_agent_toml("grok-box", "grok", &image, &command)
-        ),
-    )
-    .unwrap();
+    write_config(
+        &fx,
+        &docker_agent_toml("grok-box", "grok", &image, &command),
+    );
     chown_tree(fx.root.path(), uid, gid);
 
     // `termic hooks install` as the user writes the Docker target as the user.
@@ -153,11 +136,10 @@ fn a_docker_group_user_runs_a_docker_task_with_its_own_dirs_and_pty() {
     assert_eq!(owner(&agent_dir.join("termic-hooks")), uid);
 
     let log = fx.root.path().join("events.jsonl");
-    let mut cmd = fx.pty_command(&["run", "grok-box", "--event-log", log.to_str().unwrap()]);
-    as_user(cmd.get_argv_mut());
-    cmd.env("USER", USER);
-    cmd.env_remove("XDG_RUNTIME_DIR");
-    let mut t = Termic::spawn(cmd);
+    let mut t = termic_as_user(
+        &fx,
+        &["run", "grok-box", "--event-log", log.to_str().unwrap()],
+    );
     // The pid is setpriv's, which execs termic: the same process.
     let pid = t.pid();
     let running = wait_containers(pid, "the user's task container", 30 * SEC, |c| c.len() == 1);
@@ -200,25 +182,11 @@ fn a_docker_group_user_runs_a_docker_task_with_its_own_dirs_and_pty() {
     // An agent that ignores the hang-up, closed: the user cannot signal
     // root's processes in the container; termic's `docker kill` by name
     // ends it.
-    let stubborn = [
-        "/bin/sh",
-        "-c",
-        "trap '' HUP TERM; echo stubborn-up; sleep 600",
-    ]
-    .map(String::from);
-    std::fs::write(
-        fx.config_dir().join("config.toml"),
-        format!(
-            "{CONFIG_HEAD}{}",
-            docker_agent_toml("box", "claude", &image, &stubborn)
-        ),
-    )
-    .unwrap();
-    let mut cmd = fx.pty_command(&["run", "box"]);
-    as_user(cmd.get_argv_mut());
-    cmd.env("USER", USER);
-    cmd.env_remove("XDG_RUNTIME_DIR");
-    let mut t = Termic::spawn(cmd);
+    write_config(
+        &fx,
+        &docker_agent_toml("box", "claude", &image, &stubborn()),
+    );
+    let mut t = termic_as_user(&fx, &["run", "box"]);
     let pid = t.pid();
     wait_containers(pid, "the stubborn container", 30 * SEC, |c| c.len() == 1);
     t.wait_within("the agent's output", 20 * SEC, |s| {
