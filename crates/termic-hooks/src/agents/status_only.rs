@@ -1,6 +1,6 @@
-//! Agents listed in status that termic installs nothing for: Codex, whose
-//! terminal already reports its state (titles and OSC 7501), and the
-//! unmeasured ones, for which no adapter is written from vendor docs.
+//! Agents listed in status that termic installs nothing for: an agent whose
+//! terminal already reports its state, and the unmeasured ones, for which no
+//! adapter is written from vendor docs. Each has its own file with its row.
 
 use super::{AgentAdapter, Support};
 
@@ -8,6 +8,25 @@ use super::{AgentAdapter, Support};
 pub struct StatusOnly {
     id: &'static str,
     support: Support,
+}
+
+impl StatusOnly {
+    /// An agent whose own terminal output already says what termic needs;
+    /// `why` is the status row's text.
+    pub const fn not_needed(id: &'static str, why: &'static str) -> StatusOnly {
+        StatusOnly {
+            id,
+            support: Support::NotNeeded(why),
+        }
+    }
+
+    /// An agent termic has not measured yet.
+    pub const fn not_supported(id: &'static str) -> StatusOnly {
+        StatusOnly {
+            id,
+            support: Support::NotSupported("not supported yet"),
+        }
+    }
 }
 
 impl AgentAdapter for StatusOnly {
@@ -18,22 +37,3 @@ impl AgentAdapter for StatusOnly {
         self.support
     }
 }
-
-const NOT_SUPPORTED: &str = "not supported yet";
-
-pub static CODEX: StatusOnly = StatusOnly {
-    id: "codex",
-    support: Support::NotNeeded("not needed (its terminal already reports this)"),
-};
-pub static GEMINI: StatusOnly = StatusOnly {
-    id: "gemini",
-    support: Support::NotSupported(NOT_SUPPORTED),
-};
-pub static COPILOT: StatusOnly = StatusOnly {
-    id: "copilot",
-    support: Support::NotSupported(NOT_SUPPORTED),
-};
-pub static CURSOR: StatusOnly = StatusOnly {
-    id: "cursor",
-    support: Support::NotSupported(NOT_SUPPORTED),
-};

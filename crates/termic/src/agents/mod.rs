@@ -18,6 +18,7 @@ pub mod detect;
 pub mod foreground;
 pub mod launch;
 pub mod user;
+pub mod version;
 
 use termic_hooks::agents::AgentSchema;
 
@@ -207,7 +208,7 @@ mod tests {
         assert_eq!(reg.ids(), ["claude", "codex", "grok", "agy", "opencode"]);
         let claude = reg.get("claude").unwrap();
         assert_eq!(claude.profile_id(), "claude");
-        assert_eq!(claude.schema(), Some(AgentSchema::Claude));
+        assert_eq!(claude.schema(), Some(AgentSchema::CLAUDE));
         // Codex needs no hooks: no schema.
         assert_eq!(reg.get("codex").unwrap().schema(), None);
     }
@@ -226,7 +227,7 @@ mod tests {
         assert_eq!(reg.get("claude"), Some(&adjusted));
         assert_eq!(reg.all().len(), 6);
         let c = reg.get("claude-work").unwrap();
-        assert_eq!(c.schema(), Some(AgentSchema::Claude));
+        assert_eq!(c.schema(), Some(AgentSchema::CLAUDE));
         assert_eq!(c.command_line(&["-p".into()]), ["claude", "-p"]);
     }
 }

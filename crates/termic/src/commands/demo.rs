@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use termic_hooks::plan::AgentVersions;
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -51,10 +52,10 @@ pub struct DemoArgs {
 
 /// The simulated agents, each with the hooks schema termic installs for it.
 const AGENTS: [(&str, Option<AgentSchema>); 5] = [
-    ("claude", Some(AgentSchema::Claude)),
-    ("grok", Some(AgentSchema::Grok)),
-    ("agy", Some(AgentSchema::Agy)),
-    ("opencode", Some(AgentSchema::Opencode)),
+    ("claude", Some(AgentSchema::CLAUDE)),
+    ("grok", Some(AgentSchema::GROK)),
+    ("agy", Some(AgentSchema::AGY)),
+    ("opencode", Some(AgentSchema::OPENCODE)),
     ("codex", None),
 ];
 
@@ -111,7 +112,7 @@ fn install_hooks(dirs: &DemoDirs) -> Result<()> {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0),
-        claude_version: None,
+        versions: AgentVersions::NONE,
     };
     for schema in AGENTS.iter().filter_map(|(_, s)| *s) {
         let target = InstallTarget::host(schema, &paths, &ForbiddenRoots::default())?;

@@ -1,0 +1,7 @@
+//! Codex: its terminal already reports its state (titles and OSC 7501), so
+//! termic installs nothing for it.
+
+use super::status_only::StatusOnly;
+
+pub static CODEX: StatusOnly =
+    StatusOnly::not_needed("codex", "not needed (its terminal already reports this)");
