@@ -20,6 +20,11 @@ impl AgentSchema {
     pub const GROK: AgentSchema = AgentSchema(&Grok);
 }
 
+/// The Settings row's help: grok runs Claude's hooks too; this is the
+/// user's way out.
+pub const SETTINGS_HELP: &str =
+    "Grok also runs Claude's hooks. To stop that: [compat.claude] hooks = false in ~/.grok/config.toml";
+
 /// Grok's own config, read (never written) for the Claude-hooks opt-out.
 pub const CONFIG_TOML: &str = "config.toml";
 
@@ -142,6 +147,9 @@ impl AgentAdapter for Grok {
     }
     fn extra_files(&self) -> &'static [&'static str] {
         &[CONFIG_TOML]
+    }
+    fn settings_help(&self) -> Option<&'static str> {
+        Some(SETTINGS_HELP)
     }
     /// On the host, a note on whether grok also runs Claude's hooks.
     fn check_status(&self, target: &InstallTarget, snap: &Snapshot, found: &mut Findings) {

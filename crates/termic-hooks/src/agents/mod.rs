@@ -230,7 +230,8 @@ pub trait AgentAdapter: Sync {
     fn home_config_dir(&self) -> &'static str {
         ""
     }
-    /// Where a Docker task mounts that dir in the container.
+    /// Where a Docker task mounts the agent's config dir in the container
+    /// (also for an agent termic installs no hooks for; empty when none).
     fn container_config_dir(&self) -> &'static str {
         ""
     }
@@ -241,6 +242,11 @@ pub trait AgentAdapter: Sync {
     }
     /// The oldest version whose hooks work, when that matters.
     fn version_gate(&self) -> Option<&'static VersionGate> {
+        None
+    }
+    /// One line of help under the agent's Settings row, when there is
+    /// something the user can do that termic will not do for them.
+    fn settings_help(&self) -> Option<&'static str> {
         None
     }
     /// The agent's own reason to refuse an install, given its config file's

@@ -8,6 +8,7 @@ use super::{AgentAdapter, Support};
 pub struct StatusOnly {
     id: &'static str,
     support: Support,
+    container_config_dir: &'static str,
 }
 
 impl StatusOnly {
@@ -17,6 +18,16 @@ impl StatusOnly {
         StatusOnly {
             id,
             support: Support::NotNeeded(why),
+            container_config_dir: "",
+        }
+    }
+
+    /// The agent's config dir inside a Docker task's container, which a
+    /// Docker task mounts even when termic installs nothing there.
+    pub const fn with_container_config_dir(self, dir: &'static str) -> StatusOnly {
+        StatusOnly {
+            container_config_dir: dir,
+            ..self
         }
     }
 
@@ -25,6 +36,7 @@ impl StatusOnly {
         StatusOnly {
             id,
             support: Support::NotSupported("not supported yet"),
+            container_config_dir: "",
         }
     }
 }
@@ -35,5 +47,8 @@ impl AgentAdapter for StatusOnly {
     }
     fn support(&self) -> Support {
         self.support
+    }
+    fn container_config_dir(&self) -> &'static str {
+        self.container_config_dir
     }
 }

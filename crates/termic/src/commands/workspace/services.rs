@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{anyhow, Context, Result};
-use termic_hooks::agents::AgentSchema;
+use termic_hooks::agents::{AgentSchema, Support};
 use termic_hooks::plan::{plan_install, plan_remove, InstallFacts, InstallPlan};
 use termic_hooks::status::{status_report, StatusReport};
 use termic_hooks::target::{
@@ -418,11 +418,11 @@ impl Services for WorkspaceServices {
         let mut without_toggle = Vec::new();
         for agent in &detected {
             let Some(schema) = agent.schema() else {
-                if agent.base == "codex" {
-                    without_toggle.push((
-                        agent.id.clone(),
-                        "not needed (its terminal already reports this)".to_string(),
-                    ));
+                // An agent that needs no hooks says why, from its adapter.
+                if let Some(Support::NotNeeded(why)) =
+                    termic_hooks::agents::adapter(&agent.base).map(|a| a.support())
+                {
+                    without_toggle.push((agent.id.clone(), why.to_string()));
                 }
                 continue;
             };
