@@ -388,6 +388,32 @@ mod tests {
     }
 
     #[test]
+    fn lists_and_dirs_come_from_the_adapters() {
+        assert_eq!(installable_in_words(), "claude, grok, agy and opencode");
+        let dirs: Vec<_> = AgentSchema::all()
+            .into_iter()
+            .map(|s| (s.home_config_dir(), s.container_config_dir()))
+            .collect();
+        assert_eq!(
+            dirs,
+            [
+                (".claude", "/root/.claude"),
+                (".grok", "/root/.grok"),
+                (".gemini", "/root/.gemini"),
+                (".config/opencode", "/root/.config/opencode"),
+            ]
+        );
+        let container = |id| adapter(id).map(|a| a.container_config_dir());
+        assert_eq!(container("codex"), Some("/root/.codex"));
+        assert_eq!(container("gemini"), Some(""));
+        let gated: Vec<_> = ADAPTERS
+            .iter()
+            .filter_map(|a| a.version_gate().map(|g| (a.id(), g.min)))
+            .collect();
+        assert_eq!(gated, [("claude", (2, 1, 141))]);
+    }
+
+    #[test]
     fn shell_quote_leaves_plain_paths_and_quotes_the_rest() {
         assert_eq!(shell_quote("/home/u/.claude/x.sh"), "/home/u/.claude/x.sh");
         assert_eq!(shell_quote("/home/a b/x.sh"), "'/home/a b/x.sh'");

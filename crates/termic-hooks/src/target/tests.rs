@@ -92,10 +92,13 @@ fn a_cloned_agent_resolves_its_own_dir_but_claudes_schema_shape() {
         id: "x".into(),
         base: Some("emacs".into()),
     };
-    assert!(matches!(
-        InstallTarget::docker(&stray, &fx.paths, &guard(&fx)),
-        Err(TargetError::NoSchema { .. })
-    ));
+    let err = InstallTarget::docker(&stray, &fx.paths, &guard(&fx)).unwrap_err();
+    assert!(matches!(err, TargetError::NoSchema { .. }));
+    assert_eq!(
+        err.to_string(),
+        "agent \"x\" has no hook schema (base Some(\"emacs\")); termic installs hooks for claude, \
+         grok, agy and opencode"
+    );
     for bad in ["", "..", "a/b", "a b"] {
         let agent = AgentRef {
             id: bad.into(),
