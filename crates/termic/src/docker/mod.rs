@@ -26,8 +26,6 @@ pub mod problem;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use termic_hooks::agents::AgentSchema;
-
 use crate::agents::AgentDef;
 
 /// Variables copied into the container from the docker client's env.
@@ -79,13 +77,11 @@ pub fn agent_config_dir(data_dir: &Path, agent_id: &str) -> PathBuf {
 }
 
 /// Where the agent's base keeps its config inside the container.
+/// From the base's adapter, which knows it even when it installs no hooks.
 pub fn container_config_dir(base: &str) -> Option<&'static str> {
-    match AgentSchema::from_id(base) {
-        Some(schema) => Some(schema.container_config_dir()),
-        // Codex has no hooks schema but still has a config dir.
-        None if base == "codex" => Some("/root/.codex"),
-        None => None,
-    }
+    termic_hooks::agents::adapter(base)
+        .map(|a| a.container_config_dir())
+        .filter(|dir| !dir.is_empty())
 }
 
 /// Who is asking: the container's name and the owner label's value.
