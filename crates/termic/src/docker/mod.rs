@@ -31,8 +31,6 @@ pub mod sweep;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use termic_hooks::agents::AgentSchema;
-
 use crate::agents::AgentDef;
 
 /// Variables copied into the container from the docker client's env.
@@ -89,31 +87,25 @@ pub fn agent_config_dir(data_dir: &Path, agent_id: &str) -> PathBuf {
 }
 
 /// Where the agent's base keeps its config inside the container.
+/// From the base's adapter, which knows it even when it installs no hooks.
 pub fn container_config_dir(base: &str) -> Option<&'static str> {
-    match AgentSchema::from_id(base) {
-        Some(schema) => Some(schema.container_config_dir()),
-        // Codex has no hooks schema but still has a config dir.
-        None if base == "codex" => Some("/root/.codex"),
-        None => None,
-    }
+    termic_hooks::agents::adapter(base)
+        .map(|a| a.container_config_dir())
+        .filter(|dir| !dir.is_empty())
 }
 
-/// The variable that tells the agent its config dir is the mounted one,
-/// where the agent keeps state OUTSIDE that dir by default: Claude Code keeps
-/// `~/.claude.json` (onboarding, trusted folders, approved API keys) beside
-/// `~/.claude/`, and a `--rm` container would lose it at every start, so the
-/// onboarding and the trust dialog came back each time. With
-/// `CLAUDE_CONFIG_DIR` it lives in the termic-owned dir and persists
-/// (settings.json, where the hooks are, is read from the same dir either
-/// way). A user's own `env` entry for it comes later and wins.
+/// The variable (from the base's built-in definition) that tells the agent
+/// its config dir is the mounted one, with that dir: for an agent that keeps
+/// state outside its config dir by default, which a `--rm` container would
+/// lose at every start (Claude's `.claude.json`: the onboarding and the
+/// trust dialog came back each time). A user's own `env` entry for it comes
+/// later and wins.
 pub fn config_dir_env(base: &str) -> Option<(&'static str, &'static str)> {
-    match AgentSchema::from_id(base)? {
-        AgentSchema::Claude => Some((
-            "CLAUDE_CONFIG_DIR",
-            AgentSchema::Claude.container_config_dir(),
-        )),
-        AgentSchema::Grok | AgentSchema::Agy | AgentSchema::Opencode => None,
-    }
+    let var = crate::agents::BUILTINS
+        .iter()
+        .find(|b| b.id == base)?
+        .config_dir_var?;
+    Some((var, container_config_dir(base)?))
 }
 
 /// Who is asking: the container's name and the owner label's value.
