@@ -1448,7 +1448,7 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
     // CSI ? h
     pub fn decset(
         &mut self,
-        params: &crate::vte::Params,
+        params: &vte::Params,
         mut unhandled: impl FnMut(&mut Self),
     ) {
         for param in params {
@@ -1486,7 +1486,7 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
     // CSI ? l
     pub fn decrst(
         &mut self,
-        params: &crate::vte::Params,
+        params: &vte::Params,
         mut unhandled: impl FnMut(&mut Self),
     ) {
         for param in params {
@@ -1527,7 +1527,7 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
     // CSI m
     pub fn sgr(
         &mut self,
-        params: &crate::vte::Params,
+        params: &vte::Params,
         mut unhandled: impl FnMut(&mut Self),
     ) {
         // XXX really i want to just be able to pass in a default Params
