@@ -293,7 +293,8 @@ impl RowContents<'_> {
     /// dropped. Several times cheaper than [`Self::write_formatted_basic`];
     /// [`compact_to_formatted`] turns it into that format when it is needed.
     pub fn write_compact(&self, out: &mut alloc::vec::Vec<u8>) {
-        let cells = self.0.cells_slice();
+        // nothing past the row's written mark can be other than blank
+        let cells = self.0.written_cells();
         let end = cells
             .iter()
             .rposition(|c| !c.is_blank())

@@ -1182,8 +1182,12 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
             }
             let n = rest.len().min(usize::from(cols - col));
             let attrs = screen.attrs;
-            let cells = screen.grid_mut().current_row_mut().cells_slice_mut();
             let start = usize::from(col);
+            // non-blank cells are written up to the cell after the run
+            let cells = screen
+                .grid_mut()
+                .current_row_mut()
+                .cells_for_write(start + n + 1);
             if start > 0 && cells[start - 1].is_wide() {
                 let prev = &mut cells[start - 1];
                 let prev_attrs = *prev.attrs();
