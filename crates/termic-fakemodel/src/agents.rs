@@ -202,13 +202,6 @@ impl Agent {
                 // trustedFolders skips "Confirm folder trust".
                 let config = json!({"trustedFolders": [project.to_string_lossy()]});
                 write(&home.join(".copilot/config.json"), &format!("{config:#}\n"))?;
-                // The JS it unpacks on first start, unpacked once by the
-                // install script (link, not copy: 190 MB).
-                let unpacked = cache.join("copilot-home-seed/.cache/copilot");
-                if unpacked.is_dir() {
-                    fs::create_dir_all(home.join(".cache"))?;
-                    std::os::unix::fs::symlink(unpacked, home.join(".cache/copilot"))?;
-                }
                 let v1 = format!("{base_url}/v1");
                 Ok(env(&[
                     ("COPILOT_OFFLINE", "true"),

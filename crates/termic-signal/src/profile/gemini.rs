@@ -2,7 +2,7 @@
 //! real_agents_more.rs and termic's real_agents_more.rs): OSC 0, one write
 //! per change, padded with spaces to 80 columns.
 
-use super::{AgentProfile, TitleRule, TitleState};
+use super::{AgentProfile, Region, ScreenImplies, ScreenRule, TitleRule, TitleState};
 
 pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     "gemini",
@@ -14,7 +14,8 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
             // U+270B, an optional emoji selector, two spaces.
             pattern: r"^\x{270B}\x{FE0F}? +Action Required\b",
             state: TitleState::NeedsYou,
-            why: "'✋  Action Required (<dir>)' while a tool waits for approval, painted 44-280 ms \
+            why:
+                "'✋  Action Required (<dir>)' while a tool waits for approval, painted 44-280 ms \
                   after the Notification hook (ToolPermission). Right for as long as it waits.",
         },
         TitleRule {
@@ -32,11 +33,26 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
         },
     ],
     &[],
-);
+)
+.with_screen_rules(SCREEN_RULES);
+
+/// Gemini CLI 0.61.0's write_file confirmation as painted under termic
+/// (termic's tests/real_agents_more.rs). Its title says Action Required too;
+/// the screen rule is the second, independent sign.
+static SCREEN_RULES: &[ScreenRule] = &[ScreenRule {
+    id: "gemini.permission-prompt",
+    region: Region::LastRows(6),
+    pattern: r"(?s)│ +● 1\. Allow once +│\n *│ +2\. Allow for this session +│",
+    implies: ScreenImplies::NeedsYou { kind: "permission" },
+    measured_on: "Gemini CLI 0.61.0",
+    why: "a box with '? WriteFile  Writing to out.txt', the diff, 'Apply this change?', then \
+          '● 1. Allow once', '2. Allow for this session', '3. Modify with external editor', \
+          '4. No, suggest changes (esc)' while the tool waits for approval.",
+}];
 
 #[cfg(test)]
 mod tests {
-    use super::super::{profile_for, TitleState};
+    use super::super::{profile_for, ScreenRows, TitleState};
 
     /// The titles 0.61.0 painted, padded to 80 columns as it sends them.
     #[test]
@@ -55,5 +71,29 @@ mod tests {
             assert_eq!(gemini.classify_title(&padded(title)), state, "{title:?}");
         }
         assert_eq!(profile_for("gemini-cli").id, "gemini");
+    }
+
+    /// The bottom of the screen as 0.61.0 painted it under termic (120
+    /// columns, borders cut here).
+    #[test]
+    fn the_measured_permission_prompt_is_needs_you() {
+        let rows = [
+            "│ Apply this change?                           │",
+            "│                                              │",
+            "│ ● 1. Allow once                              │",
+            "│   2. Allow for this session                  │",
+            "│   3. Modify with external editor             │",
+            "│   4. No, suggest changes (esc)               │",
+            "╰──────────────────────────────────────────────╯",
+        ];
+        let gemini = profile_for("gemini");
+        let found = gemini.screen_match(&ScreenRows::new(rows)).unwrap();
+        assert_eq!(found.id, "gemini.permission-prompt");
+        // After the approval the box is gone: the prompt row is all there is.
+        let after = ScreenRows::new([" > create the file out.txt please", "✦ Done."]);
+        assert!(gemini.screen_match(&after).is_none());
+        // Printed text of the same words without the dialog's box is not it.
+        let printed = ScreenRows::new(["1. Allow once", "2. Allow for this session"]);
+        assert!(gemini.screen_match(&printed).is_none());
     }
 }

@@ -3,7 +3,7 @@
 //! zellij), the glyph followed by U+FE0E (text presentation), padded with
 //! spaces to 80 columns.
 
-use super::{AgentProfile, TitleRule, TitleState};
+use super::{AgentProfile, Region, ScreenImplies, ScreenRule, TitleRule, TitleState};
 
 /// The glyph, then an optional U+FE0E / U+FE0F selector, then ` Qwen`.
 macro_rules! glyph {
@@ -42,11 +42,26 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
         },
     ],
     &[],
-);
+)
+.with_screen_rules(SCREEN_RULES);
+
+/// Qwen Code 0.24.4's write_file confirmation as painted under termic
+/// (termic's tests/real_agents_more.rs): no box, the choices, then a
+/// spinner row that says what it waits for.
+static SCREEN_RULES: &[ScreenRule] = &[ScreenRule {
+    id: "qwen.permission-prompt",
+    region: Region::LastRows(5),
+    pattern: r"(?ms)^ +› 1\. Yes, allow once$.*^ +[\x{2800}-\x{28FF}] Waiting for user confirmation\.\.\.$",
+    implies: ScreenImplies::NeedsYou { kind: "permission" },
+    measured_on: "Qwen Code 0.24.4",
+    why: "'? WriteFile Writing to out.txt', the diff, 'Apply this change?', '› 1. Yes, allow \
+          once', '2. Yes, allow always', '3. No, suggest changes (esc)', then '⠏ Waiting for \
+          user confirmation...' as the last row while the tool waits for approval.",
+}];
 
 #[cfg(test)]
 mod tests {
-    use super::super::{profile_for, TitleState};
+    use super::super::{profile_for, ScreenRows, TitleState};
 
     #[test]
     fn measured_titles() {
@@ -74,7 +89,10 @@ mod tests {
             profile_for("qwen").explain(blocked).decided_by,
             Some("qwen.blocked")
         );
-        assert_ne!(profile_for("qwen").classify_title("✳ Qwen"), TitleState::Idle);
+        assert_ne!(
+            profile_for("qwen").classify_title("✳ Qwen"),
+            TitleState::Idle
+        );
         // The bare star is what Claude's idle rule reads: Claude's profile
         // says idle for it, Qwen's says needs you.
         assert_eq!(
@@ -87,5 +105,25 @@ mod tests {
             profile_for("qwen").classify_title("\u{2733} Claude Code"),
             TitleState::Unknown
         );
+    }
+
+    /// The bottom of the screen as 0.24.4 painted it under termic.
+    #[test]
+    fn the_measured_permission_prompt_is_needs_you() {
+        let rows = [
+            "  ? WriteFile Writing to out.txt ←",
+            "   1 hello from the fake model",
+            "   Apply this change?",
+            "   › 1. Yes, allow once",
+            "     2. Yes, allow always",
+            "     3. No, suggest changes (esc)",
+            "  ⠏ Waiting for user confirmation...",
+        ];
+        let qwen = profile_for("qwen");
+        let found = qwen.screen_match(&ScreenRows::new(rows)).unwrap();
+        assert_eq!(found.id, "qwen.permission-prompt");
+        // Still thinking (the row the spinner paints before the prompt).
+        let thinking = ScreenRows::new(["  > create the file", "  ⠏1Hmmm... let me think..."]);
+        assert!(qwen.screen_match(&thinking).is_none());
     }
 }

@@ -389,7 +389,8 @@ pub fn schema(agent: Agent) -> AgentSchema {
         Agent::Claude => AgentSchema::Claude,
         Agent::Grok => AgentSchema::Grok,
         Agent::Opencode => AgentSchema::Opencode,
-        Agent::Codex => AgentSchema::Agy, // codex has no hooks; never installed
+        // No hooks of theirs (yet); never installed.
+        Agent::Codex | Agent::Gemini | Agent::Qwen | Agent::Copilot => AgentSchema::Agy,
     }
 }
 
