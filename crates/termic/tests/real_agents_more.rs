@@ -95,7 +95,8 @@ fn real_termic_qwen_without_hooks_permission_is_needs_you_then_one_done() {
 
 /// Copilot's title never changes, so without hooks only its permission
 /// prompt on screen says anything: needs you from the screen rule, and no
-/// done at all (nothing on its terminal says its turn ended).
+/// done at all (nothing on its terminal says its turn ended); once it is
+/// quiet, the byte-quiet fallback asks the user to look.
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_copilot_without_hooks_permission_is_needs_you_and_never_done() {
@@ -114,9 +115,23 @@ fn real_termic_copilot_without_hooks_permission_is_needs_you_and_never_done() {
     while !task.project.join("out.txt").is_file() && Instant::now() < deadline {
         thread::sleep(Duration::from_millis(100));
     }
-    thread::sleep(5 * SEC);
+    // The turn is over once the answer is on screen; then the only thing
+    // termic may say is the quiet fallback's "take a look", never done.
+    let t_end = termic_fakemodel::pty::now_ms() as u64;
+    let look = task.wait_state("needs_you", t_end, 60 * SEC);
+    thread::sleep(2 * SEC);
     task.report("copilot, no hooks");
     let states = task.states(t0);
+    let look = look.expect("the quiet fallback asks to look after the turn");
+    assert!(
+        look.rule.contains("quiet") || look.rule.contains("settled"),
+        "{look:?}"
+    );
+    eprintln!(
+        "copilot: after the turn, needs you from {} {} ms after the approval",
+        look.rule,
+        look.ts - t_key
+    );
     assert_eq!(held, ["working", "needs_you"], "{held:?}");
     assert_eq!(
         (needs.rule.as_str(), needs.kind.as_deref()),
