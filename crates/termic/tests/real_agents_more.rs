@@ -46,7 +46,7 @@ fn blocked(task: &TermicTask) -> (u64, Line) {
 /// Gemini or Qwen without hooks: the title says needs you while the prompt
 /// waits (nothing else for 4 s), Enter approves, the title's return to
 /// idle gives exactly one done. Prints the title-to-badge latency.
-fn title_agent_permission(agent: Agent, blocked_title: &str) {
+fn title_agent_permission(agent: Agent, blocked_title: &str, version: &str) {
     let (cache, _one) = begin();
     let task = TermicTask::start(&cache, agent, ScenarioName::Write, Setup::default());
     let (t0, needs) = blocked(&task);
@@ -79,18 +79,32 @@ fn title_agent_permission(agent: Agent, blocked_title: &str) {
         badge - title,
         done - idle
     );
+    let name = agent.name();
+    let header = format!(
+        "# {name} {version}, write permission prompt, no hooks, approved with Enter\n\
+         # Recorded under termic: the real {name} as a termic task against\n\
+         # termic-fakemodel (crates/termic/tests/real_agents_more.rs, with\n\
+         # TERMIC_TRACE_OUT set): window titles from the Inspector timeline and\n\
+         # the keys sent, on the runtime's clock. Screen rows are not in it.\n\
+         agent {name}\nhooks off"
+    );
+    let trace = task.trace(
+        &header,
+        &format!("real-{name}-{version}-write-no-hooks.trace"),
+    );
+    assert!(trace.contains(blocked_title), "{trace}");
 }
 
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_gemini_without_hooks_permission_is_needs_you_then_one_done() {
-    title_agent_permission(Agent::Gemini, "Action Required");
+    title_agent_permission(Agent::Gemini, "Action Required", "0.61.0");
 }
 
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_qwen_without_hooks_permission_is_needs_you_then_one_done() {
-    title_agent_permission(Agent::Qwen, "\u{2733}");
+    title_agent_permission(Agent::Qwen, "\u{2733}", "0.24.4");
 }
 
 /// Copilot's title never changes, so without hooks only its permission
