@@ -243,3 +243,75 @@ fn real_more_agents_after_a_hangup() {
         }
     }
 }
+
+/// Gemini CLI with its own `general.enableNotifications` on.
+fn gemini_notifications_on(home: &Path) {
+    let path = home.join(".gemini/settings.json");
+    let mut settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    settings["general"]["enableNotifications"] = serde_json::json!(true);
+    std::fs::write(path, settings.to_string()).unwrap();
+}
+
+/// The notifications each agent prints across a permission turn: Gemini
+/// with its notifications setting on, Qwen unfocused (it enables focus
+/// reporting and rings only when unfocused) under termic's default
+/// TERM_PROGRAM. Returns the notification-shaped events after the prompt.
+fn notifications(agent: Agent, before_spawn: Option<fn(&Path)>, unfocus: bool) -> Vec<String> {
+    let (cache, _one) = begin();
+    let options = RunOptions {
+        before_spawn,
+        env: vec![("TERM_PROGRAM".to_string(), "iTerm.app".to_string())],
+        ..RunOptions::default()
+    };
+    let mut run =
+        AgentRun::start(&cache, agent, ScenarioName::Write, options).expect("the agent starts");
+    let t0 = run.prompt("create the file out.txt please").unwrap();
+    if unfocus {
+        run.keys(b"\x1b[O").unwrap();
+    }
+    let blocked = run.wait(60 * SEC, |r| {
+        r.titles(t0)
+            .into_iter()
+            .find(|(_, t)| t.contains("Action Required") || t.starts_with('\u{2733}'))
+    });
+    std::thread::sleep(3 * SEC);
+    if unfocus {
+        run.keys(b"\x1b[I").unwrap();
+    }
+    run.answer(b"\r").unwrap();
+    run.wait(60 * SEC, |r| {
+        r.project.join("out.txt").is_file().then_some(())
+    });
+    std::thread::sleep(3 * SEC);
+    dump(&run, t0);
+    assert!(blocked.is_some(), "{} never blocked", agent.name());
+    run.term_events()
+        .into_iter()
+        .filter(|e| e.ts_ms >= t0)
+        .filter(|e| e.kind == "bel" || matches!(e.code(), "9" | "99" | "777"))
+        .map(|e| format!("{:.0} {} {:?}", e.ts_ms - t0, e.kind, e.body))
+        .collect()
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_gemini_notifications_when_enabled() {
+    let events = notifications(Agent::Gemini, Some(gemini_notifications_on), false);
+    eprintln!("gemini notifications: {events:#?}");
+    assert!(
+        events.iter().any(|e| e.contains("Approval required")),
+        "{events:?}"
+    );
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_qwen_notifications_when_unfocused() {
+    let events = notifications(Agent::Qwen, None, true);
+    eprintln!("qwen notifications: {events:#?}");
+    assert!(
+        events.iter().any(|e| e.contains("needs your permission")),
+        "{events:?}"
+    );
+}

@@ -2,7 +2,7 @@
 //! real_agents_more.rs and termic's real_agents_more.rs): OSC 0, one write
 //! per change, padded with spaces to 80 columns.
 
-use super::{AgentProfile, Region, ScreenImplies, ScreenRule, TitleRule, TitleState};
+use super::{AgentProfile, NotifyIgnore, Region, ScreenImplies, ScreenRule, TitleRule, TitleState};
 
 pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     "gemini",
@@ -32,7 +32,14 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
             why: "'◇  Ready (<dir>)' at the prompt: at start-up and 32-250 ms after AfterAgent.",
         },
     ],
-    &[],
+    &[NotifyIgnore {
+        id: "gemini.session-complete",
+        contains: "Gemini CLI session complete",
+        why: "with its general.enableNotifications on, 0.61.0 prints OSC 9 (iTerm.app, termic's \
+              default TERM_PROGRAM) 'Gemini CLI session complete | Run finished | Gemini CLI \
+              finished responding.' at the end of every turn: a turn end, not a block. Its \
+              block is 'Gemini CLI needs your attention | Approval required | ...'.",
+    }],
 )
 .with_screen_rules(SCREEN_RULES);
 
@@ -71,6 +78,19 @@ mod tests {
             assert_eq!(gemini.classify_title(&padded(title)), state, "{title:?}");
         }
         assert_eq!(profile_for("gemini-cli").id, "gemini");
+    }
+
+    /// The two OSC 9 bodies 0.61.0 prints with notifications on.
+    #[test]
+    fn only_the_approval_notification_wants_attention() {
+        let gemini = profile_for("gemini");
+        assert!(gemini.wants_attention(
+            "Gemini CLI needs your attention | Approval required | Approve tool action: \
+             Confirm Write: out.txt"
+        ));
+        assert!(!gemini.wants_attention(
+            "Gemini CLI session complete | Run finished | Gemini CLI finished responding."
+        ));
     }
 
     /// The bottom of the screen as 0.61.0 painted it under termic (120
