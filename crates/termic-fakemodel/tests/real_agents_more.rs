@@ -34,6 +34,9 @@ impl Turn {
         };
         let mut run = AgentRun::start(cache, agent, ScenarioName::Write, options)
             .expect("the agent starts and shows its UI");
+        // Qwen paints its title seconds before it takes input (SessionStart
+        // comes 3-15 s later here); keys typed before that are lost.
+        run.wait_hook(session_start(agent), 0.0, 60 * SEC);
         let t0 = run.prompt("create the file out.txt please").unwrap();
         if run.wait_hook(blocked_hook, t0, 90 * SEC).is_none() {
             dump(&run, t0);
@@ -77,6 +80,15 @@ impl Turn {
             .find(|(_, e, _)| e == event)
             .unwrap_or_else(|| panic!("no ctty record for {event}"))
             .2
+    }
+}
+
+/// The hook each agent fires once its session is up (Copilot's only at the
+/// first prompt, so none to wait for).
+fn session_start(agent: Agent) -> &'static str {
+    match agent {
+        Agent::Qwen | Agent::Gemini => "SessionStart",
+        _ => "none",
     }
 }
 

@@ -15,7 +15,7 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
             pattern: r"^\x{270B}\x{FE0F}? +Action Required\b",
             state: TitleState::NeedsYou,
             why:
-                "'✋  Action Required (<dir>)' while a tool waits for approval, painted 44-280 ms \
+                "'✋  Action Required (<dir>)' while a tool waits for approval, painted 44-430 ms \
                   after the Notification hook (ToolPermission). Right for as long as it waits.",
         },
         TitleRule {

@@ -23,7 +23,7 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
             // rule is Qwen's own, so a Qwen task never reads it as idle.
             pattern: glyph!(r"\x{2733}"),
             state: TitleState::NeedsYou,
-            why: "'✳︎ Qwen - <dir>' while a tool waits for approval (63-230 ms after the \
+            why: "'✳︎ Qwen - <dir>' while a tool waits for approval (63-560 ms after the \
                   PermissionRequest hook). The same star is Claude Code's idle glyph: read with \
                   a Claude-shaped rule it would say idle, then done, while Qwen waits for you.",
         },

@@ -5,7 +5,7 @@
 //! `◇  Ready (<dir>)`, `✦  Working… (<dir>)`, `✋  Action Required (<dir>)`.
 //! Turn: BeforeAgent, the Working title 7-110 ms later; at a tool that needs
 //! approval BeforeTool, Notification `ToolPermission`, the Action Required
-//! title 44-280 ms later; after the approval AfterTool; AfterAgent, the
+//! title 44-430 ms later; after the approval AfterTool; AfterAgent, the
 //! Ready title 32-250 ms later. An interrupt was not measured: the Ready
 //! title with no hook stands in for it.
 

@@ -4,7 +4,7 @@
 //! NO controlling terminal. Titles on OSC 0 and OSC 2, padded to 80
 //! columns: `Qwen - <dir>` idle, `◐︎ Qwen - <dir>` busy (not animated),
 //! `✳︎ Qwen - <dir>` blocked (Claude Code's idle star). Turn: the busy title,
-//! UserPromptSubmit 20-1600 ms later; PermissionRequest, the ✳ title 63-230
+//! UserPromptSubmit 20-1600 ms later; PermissionRequest, the ✳ title 63-560
 //! ms later, Notification `permission_prompt`; after the approval
 //! PreToolUse, PostToolUse, PostToolBatch and UserPromptSubmit with an empty
 //! prompt; Stop, the idle title 70-560 ms later, Notification `idle_prompt`.
