@@ -16,10 +16,10 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{Agent, Answer, Block, Cx, HookBatch, Phase, Reaction};
+use super::{Agent, Answer, Block, Cx, Phase, Reaction};
 use crate::config::{parse_strict_json, Handler, Registry};
-use crate::hookrun::HookTty;
 use crate::input::Key;
+use crate::payload;
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -85,22 +85,13 @@ impl Copilot {
         if handlers.is_empty() {
             return;
         }
-        let mut payload = json!({
+        let base = json!({
             "sessionId": cx.session.id,
             "timestamp": crate::clock::unix_ms() as u64,
             "cwd": cx.session.cwd,
         });
-        if let (Value::Object(base), Value::Object(extra)) = (&mut payload, extra) {
-            base.extend(extra);
-        }
-        let batch = HookBatch {
-            event,
-            handlers: &handlers,
-            payload: &payload,
-            default_timeout: DEFAULT_TIMEOUT,
-            tty: HookTty::Attached,
-        };
-        cx.run_hooks_in_order(&batch, &|_| Vec::new());
+        let payload = payload::merge(base, extra);
+        cx.run_hooks_attached(event, &handlers, &payload, DEFAULT_TIMEOUT);
     }
 
     fn progress(&self, cx: &Cx, busy: bool) {

@@ -14,10 +14,10 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{Agent, Answer, Block, Cx, HookBatch, Phase, Reaction};
+use super::{Agent, Answer, Block, Cx, Phase, Reaction};
 use crate::config::{claude, Registry};
-use crate::hookrun::HookTty;
 use crate::input::Key;
+use crate::payload;
 
 /// Gemini CLI's own default hook timeout (60 s).
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -25,23 +25,7 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// The hooks in `~/.gemini/settings.json`: Claude-shaped entries whose
 /// `timeout` is in milliseconds.
 pub fn load(home: &Path) -> Registry {
-    let path = home.join(".gemini/settings.json");
-    let mut reg = Registry::default();
-    let Ok(bytes) = std::fs::read(&path) else {
-        return reg;
-    };
-    match claude::parse_settings(&bytes, &path) {
-        Ok(file) => {
-            reg.notes.extend(file.notes);
-            reg.hooks.extend(file.hooks.into_iter().map(|f| {
-                let mut h = f.handler;
-                h.timeout_s = h.timeout_s.map(|ms| ms / 1000.0);
-                (f.event, h)
-            }));
-        }
-        Err(e) => reg.notes.push(format!("{}: {e}", path.display())),
-    }
-    reg
+    claude::load_file(&home.join(".gemini/settings.json"), 0.001)
 }
 
 pub struct Gemini {
@@ -72,22 +56,13 @@ impl Gemini {
         if handlers.is_empty() {
             return;
         }
-        let mut payload = json!({
+        let base = json!({
             "session_id": cx.session.id, "transcript_path": cx.session.transcript,
             "cwd": cx.session.cwd, "hook_event_name": event,
             "timestamp": crate::clock::unix_ms() as u64,
         });
-        if let (Value::Object(base), Value::Object(extra)) = (&mut payload, extra) {
-            base.extend(extra);
-        }
-        let batch = HookBatch {
-            event,
-            handlers: &handlers,
-            payload: &payload,
-            default_timeout: DEFAULT_TIMEOUT,
-            tty: HookTty::Attached,
-        };
-        cx.run_hooks_in_order(&batch, &|_| Vec::new());
+        let payload = payload::merge(base, extra);
+        cx.run_hooks_attached(event, &handlers, &payload, DEFAULT_TIMEOUT);
     }
 }
 

@@ -226,14 +226,24 @@ impl Cx {
         self.run_hook_batch(&hooks, env, parallel)
     }
 
-    /// Run `hooks` one by one, each with `env` added, with the terminal as
-    /// `hooks.tty` says (Gemini CLI and Copilot keep it).
-    pub fn run_hooks_in_order(
+    /// Run `handlers` for `event` one by one in the agent's session (the
+    /// controlling terminal kept), with no extra env: Gemini CLI and
+    /// Copilot CLI run their hooks so.
+    pub fn run_hooks_attached(
         &self,
-        hooks: &HookBatch,
-        env: &(dyn Fn(&Handler) -> Vec<(String, String)> + Sync),
+        event: &str,
+        handlers: &[Handler],
+        payload: &Value,
+        default_timeout: Duration,
     ) -> Vec<(Handler, HookResult)> {
-        self.run_hook_batch(hooks, env, false)
+        let hooks = HookBatch {
+            event,
+            handlers,
+            payload,
+            default_timeout,
+            tty: HookTty::Attached,
+        };
+        self.run_hook_batch(&hooks, &|_| Vec::new(), false)
     }
 
     fn run_hook_batch(
@@ -279,12 +289,12 @@ impl Cx {
 
 /// One event's hooks as an agent runs them.
 #[derive(Clone, Copy)]
-pub struct HookBatch<'a> {
-    pub event: &'a str,
-    pub handlers: &'a [Handler],
-    pub payload: &'a Value,
-    pub default_timeout: Duration,
-    pub tty: HookTty,
+struct HookBatch<'a> {
+    event: &'a str,
+    handlers: &'a [Handler],
+    payload: &'a Value,
+    default_timeout: Duration,
+    tty: HookTty,
 }
 
 fn trace_hook(out: &SharedOutput, event: &str, h: &Handler, r: &HookResult) {

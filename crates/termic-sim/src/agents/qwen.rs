@@ -27,20 +27,7 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The hooks in `~/.qwen/settings.json` (Claude-shaped, seconds).
 pub fn load(home: &Path) -> Registry {
-    let path = home.join(".qwen/settings.json");
-    let mut reg = Registry::default();
-    let Ok(bytes) = std::fs::read(&path) else {
-        return reg;
-    };
-    match claude::parse_settings(&bytes, &path) {
-        Ok(file) => {
-            reg.notes.extend(file.notes);
-            reg.hooks
-                .extend(file.hooks.into_iter().map(|f| (f.event, f.handler)));
-        }
-        Err(e) => reg.notes.push(format!("{}: {e}", path.display())),
-    }
-    reg
+    claude::load_file(&home.join(".qwen/settings.json"), 1.0)
 }
 
 pub struct Qwen {
