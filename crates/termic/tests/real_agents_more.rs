@@ -73,7 +73,12 @@ fn title_agent_permission(agent: Agent, blocked_title: &str, version: &str) {
     task.report(&label);
     let states = task.states(t0);
     assert_eq!(held, ["working", "needs_you"], "{held:?}");
-    assert_eq!(needs.rule, "title_needs_you", "{needs:?}");
+    // The title and the dialog on screen are both the agent's own sign;
+    // under load the screen rule (read every 50 ms) can come first.
+    assert!(
+        needs.rule == "title_needs_you" || needs.rule == "screen_needs_you",
+        "{needs:?}"
+    );
     assert_honest_turn(&states);
     assert_released_to_working(&states);
     assert!(task.project.join("out.txt").is_file());
@@ -88,9 +93,11 @@ fn title_agent_permission(agent: Agent, blocked_title: &str, version: &str) {
         .rfind(|t| *t <= done)
         .expect("an idle title before the done");
     eprintln!(
-        "{}: blocked title -> needs you {} ms; idle title -> done {} ms (the settle)",
+        "{}: needs you from {}, {} ms after the blocked title; idle title -> done {} ms \
+         (the settle)",
         agent.name(),
-        badge - title,
+        needs.rule,
+        badge as i64 - title as i64,
         done - idle
     );
     let name = agent.name();
