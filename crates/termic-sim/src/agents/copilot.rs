@@ -9,7 +9,7 @@
 //! while a permission prompt waits. Turn: sessionStart (first prompt only),
 //! userPromptSubmitted; at a write preToolUse, permissionRequest ~30 ms
 //! later, notification `permission_prompt` ~30 ms after that; postToolUse;
-//! agentStop. An interrupt was not measured: no hook stands in for it.
+//! agentStop. Escape mid-answer fired no hook.
 
 use std::path::Path;
 use std::time::Duration;
@@ -214,7 +214,8 @@ impl Agent for Copilot {
     }
 
     fn interrupt(&mut self, cx: &mut Cx, _key: Key, _phase: Phase) -> Reaction {
-        // Not measured on 1.0.102: no hook, the progress cleared.
+        // 1.0.102 fired no hook within 5 s of an Escape mid-answer; what it
+        // paints then was not measured (the progress is cleared here).
         self.progress(cx, false);
         cx.line("Cancelled.");
         cx.write("\r\x1b[K  ❯ ");

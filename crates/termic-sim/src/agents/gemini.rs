@@ -6,8 +6,7 @@
 //! Turn: BeforeAgent, the Working title 7-110 ms later; at a tool that needs
 //! approval BeforeTool, Notification `ToolPermission`, the Action Required
 //! title 44-430 ms later; after the approval AfterTool; AfterAgent, the
-//! Ready title 32-250 ms later. An interrupt was not measured: the Ready
-//! title with no hook stands in for it.
+//! Ready title 32-250 ms later. Escape fires AfterAgent too, then Ready.
 
 use std::path::Path;
 use std::time::Duration;
@@ -170,8 +169,16 @@ impl Agent for Gemini {
     }
 
     fn interrupt(&mut self, cx: &mut Cx, _key: Key, _phase: Phase) -> Reaction {
-        // Not measured on 0.61.0: the Ready title and no hook.
-        cx.sleep(20);
+        // Measured on Escape mid-answer: AfterAgent as for a finished turn
+        // (the partial answer in prompt_response) ~80 ms after the key,
+        // the Ready title ~220 ms after it.
+        cx.sleep(80);
+        self.fire(
+            cx,
+            "AfterAgent",
+            json!({ "prompt": self.prompt, "prompt_response": "", "stop_hook_active": false }),
+        );
+        cx.sleep(140);
         self.title(cx, "◇  Ready");
         cx.line("Request cancelled.");
         cx.write("\r\x1b[K > ");

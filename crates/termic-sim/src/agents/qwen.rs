@@ -9,8 +9,8 @@
 //! PreToolUse, PostToolUse, PostToolBatch and UserPromptSubmit with an empty
 //! prompt; Stop, the idle title 70-560 ms later, Notification `idle_prompt`.
 //! A hook's `terminalSequence` reaches the terminal only from the
-//! `idle_prompt` Notification. An interrupt was not measured: the idle
-//! title and no hook stand in for it.
+//! `idle_prompt` Notification. Escape: no Stop, the idle title, then
+//! `idle_prompt`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -180,11 +180,18 @@ impl Agent for Qwen {
     }
 
     fn interrupt(&mut self, cx: &mut Cx, _key: Key, _phase: Phase) -> Reaction {
-        // Not measured on 0.24.4: the idle title and no hook.
-        cx.sleep(20);
+        // Measured on Escape mid-answer: no Stop; the idle title ~390 ms
+        // after the key, then the idle_prompt Notification.
+        cx.sleep(390);
         self.title(cx, None);
         cx.line("Request cancelled.");
         cx.write("\r\x1b[K  > ");
+        self.fire(
+            cx,
+            "Notification",
+            None,
+            json!({ "notification_type": "idle_prompt", "message": "Qwen Code is waiting for your input" }),
+        );
         Reaction::Interrupted
     }
 

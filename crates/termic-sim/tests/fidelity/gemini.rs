@@ -69,3 +69,21 @@ fn a_permission_turn_titles_hooks_and_their_terminal() {
         .iter()
         .all(|t| t["title"].as_str().unwrap().chars().count() == 80));
 }
+
+/// Escape mid-turn fires AfterAgent, as a finished turn does (measured).
+#[test]
+fn escape_fires_after_agent_then_ready() {
+    let home = Home::new();
+    let hooks = claude_hooks(&[("AfterAgent", "after")], &home, r#","timeout":5000"#);
+    home.write(".gemini/settings.json", &hooks);
+    let sim = Sim::auto("gemini", "interrupt", &home, &[]);
+    sim.wait_for("✦  Working… (", 5 * SEC);
+    sim.escape();
+    sim.wait_for("Request cancelled.", 5 * SEC);
+    let runs = home.runs();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0].name, "after");
+    let out = sim.output();
+    let after_escape = &out[out.rfind("✦  Working… (").unwrap()..];
+    assert!(after_escape.contains("◇  Ready ("));
+}
