@@ -240,3 +240,31 @@ fn real_termic_qwen_task_closes_cleanly_mid_turn() {
 fn real_termic_copilot_task_closes_cleanly_mid_turn() {
     closes_cleanly(Agent::Copilot);
 }
+
+/// Escape mid-answer with no hooks: the idle title that follows the key
+/// (Gemini ~220 ms, Qwen ~390 ms) is an interrupt, never a done.
+fn escape_is_interrupted(agent: Agent) {
+    let (cache, _one) = begin();
+    let setup = Setup {
+        slow_for: Some(20 * SEC),
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, agent, ScenarioName::Slow, setup);
+    takes_input(&task);
+    let t0 = escape_turn(&task);
+    let states = task.states(t0);
+    assert!(!states.iter().any(|s| s == "done"), "{states:?}");
+    assert_eq!(states.last().map(String::as_str), Some("interrupted"));
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_termic_gemini_without_hooks_escape_is_interrupted_not_done() {
+    escape_is_interrupted(Agent::Gemini);
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_termic_qwen_without_hooks_escape_is_interrupted_not_done() {
+    escape_is_interrupted(Agent::Qwen);
+}
