@@ -17,6 +17,7 @@
 //! most one per [`FRAME_MS`] (fewer while output streams, see
 //! [`frame_pacer`]), so output is never throttled by drawing.
 
+pub mod attach;
 pub mod clipboard;
 pub mod copy_mode;
 pub mod earned;
@@ -86,6 +87,11 @@ pub struct App {
     pending_out: Vec<u8>,
     needs_draw: bool,
     pub quit: bool,
+    /// Attached to the server as a client: prefix `d` detaches.
+    pub attached: bool,
+    /// The loop ended by detaching (prefix `d`, or the client went away),
+    /// not by quitting: the tasks keep running.
+    pub detach: bool,
     earned: earned::EarnedPrompt,
     /// Per agent id: hooks verified wired (from the last status read), as
     /// last told to the runtime.
@@ -108,6 +114,8 @@ pub struct App {
     pub split: Option<split::Split>,
     /// The task that had focus before the last focus change.
     last_focused: Option<u64>,
+    /// Attached with other clients: whose size the tasks take.
+    pub size_claim: Option<attach::SizeClaim>,
 }
 
 impl App {
@@ -136,6 +144,8 @@ impl App {
             pending_out: Vec::new(),
             needs_draw: true,
             quit: false,
+            attached: false,
+            detach: false,
             earned: earned::EarnedPrompt::default(),
             wired: std::collections::HashMap::new(),
             wiring: wiring::WiringWatch::default(),
@@ -150,6 +160,7 @@ impl App {
             specs: std::collections::HashMap::new(),
             split: None,
             last_focused: None,
+            size_claim: None,
         }
     }
 
@@ -384,6 +395,16 @@ impl App {
 
     /// Applies one runtime event.
     pub fn on_runtime(&mut self, event: RuntimeEvent) {
+        if self.attached {
+            // Another client or `termic run --detach` started it.
+            let (RuntimeEvent::Dirty(id)
+            | RuntimeEvent::Transition(id, _)
+            | RuntimeEvent::DeadlineChanged(id)
+            | RuntimeEvent::Exited(id, _)) = &event;
+            if self.tasks.index_of(id.0).is_none() {
+                self.adopt_tasks(0, &|_| None);
+            }
+        }
         if let RuntimeEvent::Dirty(id) | RuntimeEvent::Transition(id, _) = &event {
             self.refresh_foreground(*id);
         }
@@ -552,7 +573,11 @@ impl App {
                         frames.user_input();
                         self.on_event(ev);
                     }
-                    Err(_) => self.quit = true,
+                    // The terminal (or the attached client) is gone.
+                    Err(_) => {
+                        self.detach = true;
+                        self.quit = true;
+                    }
                 },
                 recv(runtime_events) -> ev => {
                     if let Ok(ev) = ev {
@@ -608,13 +633,20 @@ pub fn inspector_entry(e: &termic_signal::engine::LogEntry, started_ms: u64) -> 
 
 /// The sidebar badge and the notification detail for an engine transition.
 pub fn badge_of(t: &termic_signal::engine::Transition) -> Option<(Badge, Option<String>)> {
+    badge_for(t.to, t.attention.as_ref())
+}
+
+/// The sidebar badge and the notification detail for an engine state.
+pub fn badge_for(
+    state: termic_signal::engine::State,
+    attention: Option<&termic_signal::engine::Attention>,
+) -> Option<(Badge, Option<String>)> {
     use termic_signal::engine::State;
-    let attention = t.attention.as_ref();
     let kind = attention.and_then(|a| a.kind.clone());
     let detail = attention
         .and_then(|a| a.message.clone())
         .or_else(|| kind.clone());
-    let badge = match t.to {
+    let badge = match state {
         State::Idle => Badge::Idle,
         State::Working => Badge::Working,
         State::NeedsYou => Badge::NeedsYou { kind },

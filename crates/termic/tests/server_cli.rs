@@ -349,11 +349,29 @@ fn another_version_hostile_frames_and_another_uid_are_refused_and_the_server_liv
 
     // Well-formed but hostile requests after a correct hello: a 65535x65535
     // task, a wait with a timeout past the clock's range.
-    let mut c = UnixStream::connect(s.socket()).unwrap();
     let hello = format!(
-        r#"{{"hello":{{"protocol":1,"version":"{}"}}}}"#,
+        r#"{{"hello":{{"protocol":{},"version":"{}"}}}}"#,
+        termic::server::protocol::PROTOCOL,
         env!("CARGO_PKG_VERSION")
     );
+    // An attached client's input without an attach is refused; an attach
+    // at 65535x65535 gets a frame at a bounded size, and a hang-up ends it.
+    let mut c = UnixStream::connect(s.socket()).unwrap();
+    c.write_all(&frame(hello.as_bytes())).unwrap();
+    assert!(read_reply(&mut c)["welcome"].is_object());
+    c.write_all(&frame(br#"{"input":"FocusGained"}"#)).unwrap();
+    assert!(read_reply(&mut c)["error"].is_object());
+    let attach = serde_json::json!({"attach": {"task": null,
+        "cwd": s.f.work.display().to_string(), "path_var": s.f.path_var(),
+        "cols": 65535, "rows": 65535}});
+    c.write_all(&frame(attach.to_string().as_bytes())).unwrap();
+    assert_eq!(read_reply(&mut c), serde_json::json!("attached"));
+    let mut len = [0u8; 4];
+    c.read_exact(&mut len).unwrap();
+    assert!(u32::from_be_bytes(len) as usize <= termic::server::protocol::MAX_FRAME);
+    drop(c);
+
+    let mut c = UnixStream::connect(s.socket()).unwrap();
     c.write_all(&frame(hello.as_bytes())).unwrap();
     assert!(read_reply(&mut c)["welcome"].is_object());
     let run = serde_json::json!({"run": {

@@ -1,5 +1,6 @@
 //! The CLI: one file per command, typed args whose doc comments are the help.
 
+mod attach;
 mod completions;
 mod config;
 mod demo;
@@ -71,6 +72,7 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     Demo(demo::DemoArgs),
     Completions(completions::CompletionsArgs),
+    Attach(attach::AttachArgs),
     Ls(ls::LsArgs),
     Send(send::SendArgs),
     Kill(kill::KillArgs),
@@ -95,6 +97,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Some(Command::Replay(args)) => replay::run(args),
         Some(Command::Demo(args)) => demo::run(cli.workspace, args),
         Some(Command::Completions(args)) => completions::run(args),
+        Some(Command::Attach(args)) => attach::run(&cli.workspace, args),
         Some(Command::Ls(args)) => ls::run(args),
         Some(Command::Send(args)) => send::run(args),
         Some(Command::Kill(args)) => kill::run(args),

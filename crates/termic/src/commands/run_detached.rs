@@ -31,17 +31,7 @@ pub fn run(ws: &WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
         rows,
     };
     let paths = TermicPaths::from_env()?;
-    // Options for a server this command starts (it runs in `/`).
-    let mut server_args = Vec::new();
-    if let Some(log) = &ws.event_log {
-        server_args.push("--event-log".into());
-        server_args.push(cwd.join(log).into_os_string());
-    }
-    if let Some(dir) = &ws.record {
-        server_args.push("--record".into());
-        server_args.push(cwd.join(dir).into_os_string());
-    }
-    let mut client = match client::connect(&paths, Start::IfNeeded(server_args))? {
+    let mut client = match client::connect(&paths, Start::IfNeeded(ws.server_args(&cwd)))? {
         Some(Connected::Ready(client)) => client,
         Some(Connected::Mismatch { message, .. }) => bail!("{message}"),
         None => bail!("the termic server did not start"),

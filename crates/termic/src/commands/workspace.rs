@@ -46,6 +46,24 @@ pub struct WorkspaceArgs {
 }
 
 impl WorkspaceArgs {
+    /// Options for a server a client starts (it runs in `/`, so relative
+    /// paths are made absolute from `cwd`).
+    pub(crate) fn server_args(&self, cwd: &std::path::Path) -> Vec<std::ffi::OsString> {
+        let mut args = Vec::new();
+        if let Some(log) = &self.event_log {
+            args.push("--event-log".into());
+            args.push(cwd.join(log).into_os_string());
+        }
+        if let Some(dir) = &self.record {
+            args.push("--record".into());
+            args.push(cwd.join(dir).into_os_string());
+        }
+        if self.record_input {
+            args.push("--record-input".into());
+        }
+        args
+    }
+
     /// The task runtime for `services`' settings and agents, with this
     /// command line's event log and recording: the workspace's and the
     /// server's, so both honour the same flags.
@@ -70,6 +88,33 @@ impl WorkspaceArgs {
         }
         Ok((runtime, events))
     }
+}
+
+/// The app's prefix key, notification settings and (when `may_show_wizard`
+/// and it was never shown) the first-run wizard, from config.toml: the
+/// in-process workspace's and an attached client's.
+pub(crate) fn app_options(
+    services: &mut WorkspaceServices,
+    may_show_wizard: bool,
+) -> Result<AppOptions> {
+    let settings = &services.config.settings;
+    let notify = NotifySettings {
+        bell: settings.notifications.bell,
+        desktop: settings.notifications.desktop,
+        osc_fallback: settings.notifications.osc_fallback,
+    };
+    let prefix = match &settings.prefix_key {
+        Some(spec) => PrefixKey::parse(spec).with_context(|| {
+            format!("prefix_key = {spec:?} in {} is not a key termic knows; use ctrl-<letter> or ctrl-]", services.config.path.display())
+        })?,
+        None => PrefixKey::default_key(),
+    };
+    let wizard = (may_show_wizard && !settings.wizard_shown).then(|| services.wizard(notify));
+    Ok(AppOptions {
+        prefix,
+        notify,
+        wizard,
+    })
 }
 
 /// A task to start as the workspace opens (`termic run`).
@@ -100,18 +145,7 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     let settings = services.config.settings.clone();
 
     let (runtime, runtime_events) = args.open_runtime(&services, Arc::new(SystemClock::new()))?;
-    let notify = NotifySettings {
-        bell: settings.notifications.bell,
-        desktop: settings.notifications.desktop,
-        osc_fallback: settings.notifications.osc_fallback,
-    };
-    let prefix = match &settings.prefix_key {
-        Some(spec) => PrefixKey::parse(spec).with_context(|| {
-            format!("prefix_key = {spec:?} in {} is not a key termic knows; use ctrl-<letter> or ctrl-]", services.config.path.display())
-        })?,
-        None => PrefixKey::default_key(),
-    };
-    let wizard = (initial.is_empty() && !settings.wizard_shown).then(|| services.wizard(notify));
+    let options = app_options(&mut services, initial.is_empty())?;
 
     // An unknown agent is reported before the screen is taken over.
     for task in &initial {
@@ -140,11 +174,6 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
              (`termic hooks`, `termic config` and `termic replay` work without one)",
     )?;
     let size = ratatui::crossterm::terminal::size()?;
-    let options = AppOptions {
-        prefix,
-        notify,
-        wizard,
-    };
     let mut app = App::new(runtime, Box::new(services), options, notifier, size);
     app.refresh_wired();
     if let Some(message) = crate::config::unknown::summary(&config_warnings) {

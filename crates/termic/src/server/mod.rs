@@ -12,6 +12,7 @@
 //! task first), or [`IDLE_EXIT`] after its last task ended with no client
 //! connected.
 
+pub mod attach;
 pub mod client;
 pub mod protocol;
 pub mod resolve;
@@ -23,12 +24,12 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
-use crossbeam_channel::Receiver;
+use crossbeam_channel::{Receiver, Sender};
 use termic_signal::engine::State;
 
 use crate::app::overlays::unique_name;
@@ -64,6 +65,19 @@ struct Server {
     connections: AtomicUsize,
     idle_since: Mutex<Instant>,
     clock: Arc<dyn Clock>,
+    /// Each attached client's copy of the runtime's events.
+    subscribers: Mutex<Vec<Sender<RuntimeEvent>>>,
+    /// Attached clients are numbered from 1; 0 is nobody.
+    next_client: AtomicU64,
+    /// The attached client that last typed or resized (its size is the
+    /// tasks').
+    latest_client: Arc<AtomicU64>,
+    /// When the last attached client left (ms on the runtime clock): what
+    /// changed after it is marked unseen on the next attach.
+    away_since: Mutex<u64>,
+    /// Bytes for the next attached client's terminal (OSC 777
+    /// notifications the desktop could not show while nobody was attached).
+    queued_out: Mutex<Vec<u8>>,
 }
 
 /// `termic server run`: serve until stopped. Called in the detached child.
@@ -96,6 +110,11 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         connections: AtomicUsize::new(0),
         idle_since: Mutex::new(Instant::now()),
         clock,
+        subscribers: Mutex::new(Vec::new()),
+        next_client: AtomicU64::new(1),
+        latest_client: Arc::new(AtomicU64::new(0)),
+        away_since: Mutex::new(0),
+        queued_out: Mutex::new(Vec::new()),
     });
     eprintln!(
         "termic server {} (pid {}) listening on {}",
@@ -146,11 +165,36 @@ impl Server {
                 None => Duration::from_secs(3600),
             };
             match events.recv_timeout(timeout) {
-                Ok(RuntimeEvent::Transition(..) | RuntimeEvent::Exited(..)) => self.changed(),
-                Ok(_) | Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+                Ok(event) => {
+                    let changed = matches!(
+                        event,
+                        RuntimeEvent::Transition(..) | RuntimeEvent::Exited(..)
+                    );
+                    self.publish(event);
+                    if changed {
+                        self.changed();
+                    }
+                }
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
                 Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return,
             }
         }
+    }
+
+    /// A copy of the runtime's events from now on, for an attached client.
+    fn subscribe(&self) -> Receiver<RuntimeEvent> {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        lock(&self.subscribers).push(tx);
+        rx
+    }
+
+    /// Every attached client gets the event; a client gone is forgotten.
+    fn publish(&self, event: RuntimeEvent) {
+        lock(&self.subscribers).retain(|tx| tx.send(event.clone()).is_ok());
+    }
+
+    fn worktree_of(&self, id: TaskId) -> Option<PathBuf> {
+        lock(&self.places).get(&id).and_then(|p| p.worktree.clone())
     }
 
     fn changed(&self) {
@@ -223,6 +267,9 @@ impl Server {
         }
         let fd = input.get_ref().as_raw_fd();
         while let Ok(request) = read_frame::<Request>(&mut input) {
+            if let Request::Attach(attach) = request {
+                return self.attach(attach, input, out, socket_path);
+            }
             let stop = request == Request::Stop;
             let response = self.answer(request, &|| peer_gone(fd));
             if write_frame(&mut out, &response).is_err() {
@@ -251,6 +298,9 @@ impl Server {
                 .wait(&task, &states, timeout_ms.map(Duration::from_millis), gone)
                 .map(Response::Waited),
             Request::Stop => Ok(Response::Ok),
+            Request::Attach(_) | Request::Input(_) => {
+                Err(anyhow!("input is only for an attached client"))
+            }
         };
         result.unwrap_or_else(|e| Response::Error {
             message: format!("{e:#}"),
@@ -274,15 +324,17 @@ impl Server {
             .saturating_sub(now.saturating_sub(since));
         let places = lock(&self.places);
         let place = places.get(&id);
+        // A task started from an attached client: where it runs now.
+        let cwd = place
+            .map(|p| p.cwd.clone())
+            .or_else(|| std::fs::read_link(format!("/proc/{}/cwd", info.meta.pid)).ok());
         Some(TaskRow {
             id: id.0,
             name: info.meta.name,
             agent: info.meta.agent,
             state,
             since,
-            cwd: place
-                .map(|p| p.cwd.display().to_string())
-                .unwrap_or_default(),
+            cwd: cwd.map(|p| p.display().to_string()).unwrap_or_default(),
             worktree: place.and_then(|p| p.worktree.as_ref().map(|w| w.display().to_string())),
             exit_code,
         })

@@ -1,0 +1,156 @@
+//! `termic attach [TASK]`: show the workspace of the termic server in this
+//! terminal. The server draws it at this terminal's size and sends only
+//! the cells that changed; this client sets the terminal up, forwards what
+//! the terminal reads (keys, paste, mouse, focus, resizes) and writes what
+//! the server sends. It never parses a task's output.
+
+use std::io::{BufReader, BufWriter, Write};
+use std::os::unix::net::UnixStream;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use ratatui::crossterm::event;
+
+use super::workspace::WorkspaceArgs;
+use crate::app::terminal::TerminalGuard;
+use crate::paths::TermicPaths;
+use crate::server::client::{self, Connected, Start};
+use crate::server::protocol::{
+    read_attach_frame, read_frame, write_frame, AttachFrame, AttachRequest, DetachReason,
+    FrameError, Request, Response,
+};
+
+/// Show the tasks of the termic server in this terminal (starting the server if none runs).
+///
+/// The tasks run in the server, so they outlive this terminal: Ctrl-] d
+/// detaches, and closing the terminal or losing an SSH connection is the
+/// same as detaching. `termic attach` again shows them as they are, with
+/// their scrollback. Ctrl-] q quits: it ends every task and the server.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+termic attach              the workspace, every task of the server\n  \
+termic attach review       with the task named review focused\n  \
+termic attach 3            with task 3 (an id from `termic ls`) focused\n\n\
+Two terminals can be attached at once; the tasks take the size of the one\n\
+that typed or resized last.\n\n\
+Exit codes: 0 detached or quit (or the server stopped), 1 error (no such task,\n\
+an ambiguous name, no terminal, a server of another version).")]
+pub struct AttachArgs {
+    /// The task to focus: its name, or its id from `termic ls`.
+    pub task: Option<String>,
+}
+
+pub fn run(ws: &WorkspaceArgs, args: AttachArgs) -> Result<ExitCode> {
+    attach(ws, args.task)
+}
+
+/// Attach to this user's server (starting it if none runs), focusing `task`.
+pub fn attach(ws: &WorkspaceArgs, task: Option<String>) -> Result<ExitCode> {
+    let paths = TermicPaths::from_env()?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let client = match client::connect(&paths, Start::IfNeeded(ws.server_args(&cwd)))? {
+        Some(Connected::Ready(client)) => client,
+        Some(Connected::Mismatch { message, .. }) => bail!("{message}"),
+        None => bail!("the termic server did not start"),
+    };
+    let (mut input, mut output) = client.into_streams();
+
+    // Before the terminal turns raw: a kill of this client (SIGHUP when the
+    // terminal closes) restores it; the server sees the connection close
+    // and keeps the tasks.
+    crate::exit_signals::install(crate::exit_signals::OnExit::RestoreTerminal)
+        .context("cannot install the signal handlers")?;
+    let mut guard = TerminalGuard::enter().context(
+        "cannot attach: it needs a terminal, and stdin or stdout is not one. \
+         Run termic in a terminal window (`termic ls` and `termic send` work without one)",
+    )?;
+    let (cols, rows) = ratatui::crossterm::terminal::size()?;
+    let request = AttachRequest {
+        task,
+        cwd: cwd.to_string_lossy().into_owned(),
+        path_var: std::env::var("PATH").unwrap_or_default(),
+        cols,
+        rows,
+    };
+    write_frame(&mut output, &Request::Attach(request))
+        .context("cannot talk to the termic server")?;
+    match read_frame::<Response>(&mut input) {
+        Ok(Response::Attached) => {}
+        Ok(Response::Error { message }) => {
+            drop(guard);
+            bail!("{message}");
+        }
+        Ok(other) => {
+            drop(guard);
+            bail!("the termic server answered something else: {other:?}");
+        }
+        Err(e) => {
+            drop(guard);
+            return Err(e).context("the termic server closed the connection");
+        }
+    }
+
+    std::thread::Builder::new()
+        .name("termic-input".into())
+        .spawn(move || forward_events(output))
+        .context("cannot start the input thread")?;
+    let ending = show(&mut input, &mut guard);
+    drop(guard);
+    match ending {
+        Ending::Detached => {
+            println!("Detached. The tasks keep running: `termic attach` shows them again.");
+            Ok(ExitCode::SUCCESS)
+        }
+        Ending::Quit => Ok(ExitCode::SUCCESS),
+        Ending::ServerGone => {
+            println!("The termic server stopped.");
+            Ok(ExitCode::SUCCESS)
+        }
+        Ending::Error(message) => bail!("{message}"),
+    }
+}
+
+enum Ending {
+    Detached,
+    Quit,
+    ServerGone,
+    Error(String),
+}
+
+/// Writes what the server sends until it ends the stream.
+fn show(input: &mut BufReader<UnixStream>, guard: &mut TerminalGuard) -> Ending {
+    loop {
+        match read_attach_frame(input) {
+            Ok(AttachFrame::Output(bytes)) => {
+                if guard.write_raw(&bytes).is_err() {
+                    // The terminal is gone: nothing to show, the server
+                    // sees this connection close.
+                    return Ending::ServerGone;
+                }
+            }
+            Ok(AttachFrame::Message(Response::Detached(DetachReason::Detached))) => {
+                return Ending::Detached
+            }
+            Ok(AttachFrame::Message(Response::Detached(DetachReason::Quit))) => {
+                return Ending::Quit
+            }
+            Ok(AttachFrame::Message(Response::Error { message })) => return Ending::Error(message),
+            Ok(AttachFrame::Message(_)) => {}
+            Err(FrameError::Invalid(e)) => {
+                return Ending::Error(format!("the termic server sent something unreadable: {e}"))
+            }
+            Err(_) => return Ending::ServerGone,
+        }
+    }
+}
+
+/// This terminal's events to the server, until either side goes away.
+fn forward_events(mut output: BufWriter<UnixStream>) {
+    while let Ok(ev) = event::read() {
+        if write_frame(&mut output, &Request::Input(ev)).is_err() {
+            return;
+        }
+        let _ = output.flush();
+    }
+}
