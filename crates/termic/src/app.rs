@@ -42,7 +42,7 @@ use ratatui::crossterm::event::Event;
 use crate::clock::Clock;
 use crate::input::PrefixKey;
 use crate::notify::{decide, AttentionEvent, Notifier, NotifySettings};
-use crate::runtime::{Runtime, RuntimeEvent, TaskId, TaskSpec, TermSize};
+use crate::runtime::{lock, Runtime, RuntimeEvent, TaskId, TaskSpec, TermSize};
 use crate::ui::inspector::{EntryKind, InspectorEntry};
 use crate::ui::layout::{SidebarWidth, WorkspaceLayout};
 use crate::ui::pane::PaneSnapshot;
@@ -56,6 +56,9 @@ use self::tasks::{TaskEntry, TaskList};
 use self::terminal::TerminalGuard;
 
 pub use self::frame_pacer::FRAME_MS;
+
+/// What each task was started with (by runtime id), for restart.
+pub type TaskSpecs = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<u64, TaskSpec>>>;
 
 /// How the app starts.
 pub struct AppOptions {
@@ -108,8 +111,9 @@ pub struct App {
     pub copy_keys: copy_mode::CopyKeys,
     /// Where a left button went down in the pane (a drag selects from there).
     drag_from: Option<(u16, u16)>,
-    /// What each task was started with, for restart (by runtime id).
-    specs: std::collections::HashMap<u64, TaskSpec>,
+    /// What each task was started with, for restart (by runtime id);
+    /// in the server, shared by every attached client and `run --detach`.
+    pub specs: TaskSpecs,
     /// Two tasks shown at once (prefix `|` or `-`).
     pub split: Option<split::Split>,
     /// The task that had focus before the last focus change.
@@ -157,7 +161,7 @@ impl App {
                 std::env::var("EDITOR").ok().as_deref(),
             ),
             drag_from: None,
-            specs: std::collections::HashMap::new(),
+            specs: TaskSpecs::default(),
             split: None,
             last_focused: None,
             size_claim: None,
@@ -214,7 +218,7 @@ impl App {
                 return Err(err.into());
             }
         };
-        self.specs.insert(id.0, kept);
+        lock(&self.specs).insert(id.0, kept);
         let mut entry = TaskEntry::new(id.0, name, agent, self.now_ms());
         entry.worktree = worktree;
         entry.profile = profile;

@@ -18,7 +18,7 @@ use crate::paths::TermicPaths;
 use crate::server::client::{self, Connected, Start};
 use crate::server::protocol::{
     read_attach_frame, read_frame, write_frame, AttachFrame, AttachRequest, DetachReason,
-    FrameError, Request, Response,
+    FrameError, Request, Response, RunRequest,
 };
 
 /// Show the tasks of the termic server in this terminal (starting the server if none runs).
@@ -42,17 +42,52 @@ pub struct AttachArgs {
 }
 
 pub fn run(ws: &WorkspaceArgs, args: AttachArgs) -> Result<ExitCode> {
-    attach(ws, args.task)
+    attach(ws, Opening::Focus(args.task))
 }
 
-/// Attach to this user's server (starting it if none runs), focusing `task`.
-pub fn attach(ws: &WorkspaceArgs, task: Option<String>) -> Result<ExitCode> {
+/// What the client asks for as it attaches.
+pub enum Opening {
+    /// Show the workspace with this task (name or id) focused.
+    Focus(Option<String>),
+    /// Start this task first, and focus it (`termic run` without --detach).
+    Run(RunRequest),
+}
+
+/// What a user reads when termic is not given a terminal.
+pub const NO_TERMINAL: &str = "cannot open the workspace: it needs a terminal, and stdin or \
+stdout is not one. Run termic in a terminal window, not through a pipe or a script \
+(`termic ls`, `termic run --detach`, `termic hooks`, `termic config` and `termic replay` work \
+without one)";
+
+/// Attach to this user's server (starting it if none runs).
+pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
+    // Checked first, so a pipe never starts a server.
+    // SAFETY: isatty only reads the descriptor's state.
+    if unsafe { libc::isatty(0) == 0 || libc::isatty(1) == 0 } {
+        bail!(NO_TERMINAL);
+    }
     let paths = TermicPaths::from_env()?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let client = match client::connect(&paths, Start::IfNeeded(ws.server_args(&cwd)))? {
+    // Unknown keys never stop termic: each is printed before the screen is
+    // taken over (it stays in the scrollback); the server's view shows the
+    // first on its message line.
+    if let Ok(config) = crate::config::Config::load(&paths.config_dir) {
+        for w in &config.warnings {
+            eprintln!("termic: warning: {w}");
+        }
+    }
+    let mut client = match client::connect(&paths, Start::IfNeeded(ws.server_args(&cwd)))? {
         Some(Connected::Ready(client)) => client,
         Some(Connected::Mismatch { message, .. }) => bail!("{message}"),
         None => bail!("the termic server did not start"),
+    };
+    // A task that cannot start is reported before the screen is taken.
+    let task = match opening {
+        Opening::Focus(task) => task,
+        Opening::Run(request) => match client.request(&Request::Run(request))? {
+            Response::Started(row) => Some(row.id.to_string()),
+            other => bail!("the termic server answered something else: {other:?}"),
+        },
     };
     let (mut input, mut output) = client.into_streams();
 
@@ -61,10 +96,7 @@ pub fn attach(ws: &WorkspaceArgs, task: Option<String>) -> Result<ExitCode> {
     // and keeps the tasks.
     crate::exit_signals::install(crate::exit_signals::OnExit::RestoreTerminal)
         .context("cannot install the signal handlers")?;
-    let mut guard = TerminalGuard::enter().context(
-        "cannot attach: it needs a terminal, and stdin or stdout is not one. \
-         Run termic in a terminal window (`termic ls` and `termic send` work without one)",
-    )?;
+    let mut guard = TerminalGuard::enter().context(NO_TERMINAL)?;
     let (cols, rows) = ratatui::crossterm::terminal::size()?;
     let request = AttachRequest {
         task,

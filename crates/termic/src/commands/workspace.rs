@@ -1,5 +1,6 @@
-//! `termic` with no subcommand: the workspace in the current directory.
-//! Also the runner `termic run` uses to open it with a task already started.
+//! `termic` with no subcommand: the workspace, shown by the termic server
+//! (`commands/attach.rs`). Also the in-process workspace `termic demo`
+//! opens, and what both share: the app's options, the runtime setup.
 //!
 //! - [`services`]: the real agents, worktrees, hooks and settings behind the app.
 //! - [`hooks_rows`]: hooks status to Settings rows and engine facts (pure).
@@ -125,18 +126,15 @@ pub struct InitialTask {
     pub args: Vec<String>,
 }
 
+/// `termic`: the workspace, shown by the termic server (started if none
+/// runs), so its tasks outlive this terminal.
 pub fn run(args: WorkspaceArgs) -> Result<ExitCode> {
-    open(args, None)
+    super::attach::attach(&args, super::attach::Opening::Focus(None))
 }
 
-/// Opens the workspace. The first-run wizard shows only on a plain
-/// `termic`, never in front of a task the user asked for.
-pub fn open(args: WorkspaceArgs, initial: Option<InitialTask>) -> Result<ExitCode> {
-    open_with(args, initial.into_iter().collect())
-}
-
-/// [`open`] with any number of tasks started as it opens (`termic demo`
-/// starts one per simulated agent).
+/// The workspace with its tasks in this process (`termic demo`: one per
+/// simulated agent; they end when it quits or its terminal closes). The
+/// first-run wizard shows only when no task was asked for.
 pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitCode> {
     let paths = TermicPaths::from_env()?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;

@@ -102,9 +102,10 @@ impl Server {
                 }
             }
             Ending::Quit => {
+                // The client exits once told, so its tasks are gone first.
+                super::end_every_task(socket_path);
                 let _ = write_frame(&mut *lock(&out), &Response::Detached(DetachReason::Quit));
-                drop(out);
-                super::shut_down(socket_path);
+                std::process::exit(0);
             }
         }
     }
@@ -145,6 +146,7 @@ impl Server {
             size,
         );
         app.attached = true;
+        app.specs = Arc::clone(&self.specs);
         app.size_claim = Some(SizeClaim {
             latest: Arc::clone(&self.latest_client),
             client,

@@ -75,6 +75,8 @@ struct Server {
     /// When the last attached client left (ms on the runtime clock): what
     /// changed after it is marked unseen on the next attach.
     away_since: Mutex<u64>,
+    /// What each task was started with, for restart from any client.
+    specs: crate::app::TaskSpecs,
     /// Bytes for the next attached client's terminal (OSC 777
     /// notifications the desktop could not show while nobody was attached).
     queued_out: Mutex<Vec<u8>>,
@@ -115,6 +117,7 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         latest_client: Arc::new(AtomicU64::new(0)),
         away_since: Mutex::new(0),
         queued_out: Mutex::new(Vec::new()),
+        specs: Default::default(),
     });
     eprintln!(
         "termic server {} (pid {}) listening on {}",
@@ -389,6 +392,7 @@ impl Server {
                 .set_hooks_wired(&launch.spec.agent, launch.hooks_wired);
         }
         let task_cwd = launch.spec.cwd.clone();
+        let spec = launch.spec.clone();
         let id = match self.runtime.spawn(launch.spec) {
             Ok(id) => id,
             Err(err) => {
@@ -398,6 +402,7 @@ impl Server {
                 return Err(err.into());
             }
         };
+        lock(&self.specs).insert(id.0, spec);
         lock(&self.places).insert(
             id,
             Place {
@@ -509,10 +514,15 @@ pub fn wait_outcome(row: &TaskRow, states: &[WaitFor]) -> Option<WaitOutcome> {
 
 /// End every task, remove the socket and exit.
 fn shut_down(socket_path: &std::path::Path) -> ! {
+    end_every_task(socket_path);
+    std::process::exit(0);
+}
+
+/// Remove the socket (no new client) and end every task's process tree.
+fn end_every_task(socket_path: &std::path::Path) {
     let _ = std::fs::remove_file(socket_path);
     session::end_every_task();
     eprintln!("termic server: stopped");
-    std::process::exit(0);
 }
 
 #[cfg(test)]
