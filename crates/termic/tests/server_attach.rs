@@ -227,3 +227,28 @@ fn quit_from_an_attached_client_ends_every_task_and_the_server() {
     assert!(!alive(pid));
     assert!(s.ls().is_empty(), "no server, no task");
 }
+
+#[test]
+fn a_task_started_from_a_client_gets_that_clients_environment_without_tmux() {
+    let s = Served::new(ECHO_SCRIPT);
+    // The server starts with this client's environment (no MYVAR).
+    s.expect(&["run", "fake", "--name", "first", "--detach"], 0);
+    let t = Termic::start_with_env(
+        &s.f,
+        &[
+            "run",
+            "--name",
+            "second",
+            "--",
+            "sh",
+            "-c",
+            "echo var=$MYVAR tmux=${TMUX:-none}; sleep 600",
+        ],
+        &[
+            ("MYVAR", "from-client"),
+            ("TMUX", "/tmp/tmux-1/default,1,0"),
+        ],
+    );
+    t.wait_text("var=from-client tmux=none");
+    assert_eq!(s.ls().len(), 2, "both tasks run in one server");
+}

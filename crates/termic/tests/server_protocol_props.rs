@@ -44,6 +44,7 @@ fn request() -> impl Strategy<Value = Request> {
                 path_var: String::new(),
                 cols,
                 rows,
+                env: vec![("K".into(), "v".into())],
             })
         }),
         (".*", ".*", any::<bool>()).prop_map(|(task, text, enter)| Request::Send {
@@ -77,6 +78,7 @@ fn request() -> impl Strategy<Value = Request> {
                     path_var: String::new(),
                     cols,
                     rows,
+                    env: Vec::new(),
                 })
             ),
     ]

@@ -104,6 +104,7 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
         path_var: std::env::var("PATH").unwrap_or_default(),
         cols,
         rows,
+        env: crate::server::protocol::client_env(),
     };
     write_frame(&mut output, &Request::Attach(request))
         .context("cannot talk to the termic server")?;

@@ -50,5 +50,6 @@ pub fn run_request(args: RunArgs, cols: u16, rows: u16) -> Result<RunRequest> {
         path_var: std::env::var("PATH").unwrap_or_default(),
         cols,
         rows,
+        env: crate::server::protocol::client_env(),
     })
 }

@@ -19,7 +19,15 @@ pub const KILL_TIMEOUT: Duration = Duration::from_secs(10);
 /// Docker task starts, so a stopped engine or a missing image is one clear
 /// sentence instead of docker's output scrolling by in a dead task (and no
 /// silent pull of an image the user did not ask for).
-pub fn preflight(agent: &str, image: &str) -> Result<(), DockerProblem> {
+///
+/// `env` overlays termic's own environment for the `docker` call: a task
+/// started from an attached client asks the engine that client's
+/// `DOCKER_HOST` names, as its task will.
+pub fn preflight(
+    agent: &str,
+    image: &str,
+    env: &[(std::ffi::OsString, std::ffi::OsString)],
+) -> Result<(), DockerProblem> {
     if image.starts_with('-') || image.trim().is_empty() {
         return Err(DockerProblem::BadImage {
             agent: agent.to_owned(),
@@ -28,6 +36,7 @@ pub fn preflight(agent: &str, image: &str) -> Result<(), DockerProblem> {
     }
     let child = Command::new("docker")
         .args(["image", "inspect", "--format", "{{.Id}}", image])
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

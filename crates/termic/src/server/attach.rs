@@ -125,6 +125,7 @@ impl Server {
             PathBuf::from(&request.cwd),
             request.path_var.clone().into(),
         )?;
+        services.set_client_env(super::os_env(request.env.clone()));
         // The first-run wizard never covers a running task.
         let fresh = focus.is_none() && self.runtime.tasks().is_empty();
         let options = app_options(&mut services, fresh)?;

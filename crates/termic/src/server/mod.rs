@@ -362,6 +362,7 @@ impl Server {
         let cwd = PathBuf::from(&run.cwd);
         let mut services =
             WorkspaceServices::new(self.paths.clone(), cwd.clone(), run.path_var.into())?;
+        services.set_client_env(os_env(run.env));
         let size = task_size(run.cols, run.rows);
         let taken: Vec<String> = self
             .runtime
@@ -487,6 +488,11 @@ pub fn task_size(cols: u16, rows: u16) -> TermSize {
         cols: cols.clamp(20, 1000),
         rows: rows.clamp(5, 500),
     }
+}
+
+/// A client's environment as the runtime takes it.
+fn os_env(env: Vec<(String, String)>) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    env.into_iter().map(|(k, v)| (k.into(), v.into())).collect()
 }
 
 /// Whether the client on `fd` hung up (it may not send anything while it

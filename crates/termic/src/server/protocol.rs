@@ -38,6 +38,9 @@ pub struct RunRequest {
     pub path_var: String,
     pub cols: u16,
     pub rows: u16,
+    /// The client's environment: the task gets it over the server's.
+    #[serde(default)]
+    pub env: Vec<(String, String)>,
 }
 
 /// `termic attach` (and `termic`): show the workspace at this size.
@@ -50,6 +53,17 @@ pub struct AttachRequest {
     pub path_var: String,
     pub cols: u16,
     pub rows: u16,
+    /// The client's environment: tasks started from this client get it
+    /// over the server's.
+    #[serde(default)]
+    pub env: Vec<(String, String)>,
+}
+
+/// The environment a client sends with a request (UTF-8 variables only).
+pub fn client_env() -> Vec<(String, String)> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
 }
 
 /// Why an attached client's stream ended.
