@@ -454,10 +454,14 @@ impl App {
                 attention,
                 watched,
             };
-            let delivery = decide(&event, self.notify);
-            let _ = self
-                .notifier
-                .deliver(&delivery, id.0, &mut self.pending_out);
+            // With several clients attached, the one in use tells the user
+            // (one notification, not one per terminal).
+            if self.is_latest_client() {
+                let delivery = decide(&event, self.notify);
+                let _ = self
+                    .notifier
+                    .deliver(&delivery, id.0, &mut self.pending_out);
+            }
         }
         if t.to == termic_signal::engine::State::NeedsYou {
             self.check_earned_prompt(id);

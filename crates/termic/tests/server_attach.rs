@@ -252,3 +252,41 @@ fn a_task_started_from_a_client_gets_that_clients_environment_without_tmux() {
     t.wait_text("var=from-client tmux=none");
     assert_eq!(s.ls().len(), 2, "both tasks run in one server");
 }
+
+#[test]
+fn while_nobody_is_attached_the_server_notifies_and_the_next_attach_shows_what_changed() {
+    let script = format!(
+        "echo READY; read l; {}; sleep 0.3; {}; sleep 600",
+        hook("working", ""),
+        hook("attention", ";kind=permission"),
+    );
+    let s = Served::new(&script);
+    s.expect(
+        &["run", "--detach", "--name", "t0", "--", "sleep", "600"],
+        0,
+    );
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    let mut a = s.attach(&[]);
+    a.wait_text("t1");
+    a.prefix(b"d");
+    assert_eq!(a.wait_exit(), 0);
+
+    // Away: the agent asks for permission.
+    s.expect(&["send", "t1", "go", "--enter"], 0);
+    let reached = s.expect(&["wait", "t1", "--for", "needs-you", "--timeout", "30"], 0);
+    assert_eq!(reached.trim(), "needs_you");
+
+    // No desktop service here: the OSC 777 fallback was queued and comes
+    // with the next attach; t1 is marked unseen (t0 has the focus).
+    let b = s.attach(&[]);
+    b.wait_raw(b"\x1b]777;notify;termic;t1 (fake) needs you");
+    let screen = b.wait_for("t1 marked unseen", |screen| {
+        screen.lines().any(|l| l.starts_with("2*t1"))
+    });
+    assert!(
+        badge_line(&screen, "t1").is_some_and(|l| l.contains("needs you")),
+        "{screen}"
+    );
+    // The queue is emptied by the attach that showed it.
+    drop(b);
+}

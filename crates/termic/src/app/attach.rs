@@ -81,6 +81,13 @@ impl App {
         }
     }
 
+    /// Not attached, or the attached client that typed or resized last.
+    pub fn is_latest_client(&self) -> bool {
+        self.size_claim
+            .as_ref()
+            .is_none_or(|c| c.latest.load(Ordering::SeqCst) == c.client)
+    }
+
     /// This client typed or resized: when another client had the tasks'
     /// size, every task takes this client's.
     pub fn claim_size(&mut self) {

@@ -61,6 +61,15 @@ impl Write for FrameWriter {
     }
 }
 
+/// Counts an attached client while it lives.
+struct Attached<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl Drop for Attached<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// How an attach ended.
 enum Ending {
     Detached,
@@ -138,6 +147,8 @@ impl Server {
         write_frame(&mut *lock(out), &Response::Attached).context("the client went away")?;
 
         let client = self.next_client.fetch_add(1, Ordering::SeqCst);
+        self.attached.fetch_add(1, Ordering::SeqCst);
+        let _attached = Attached(&self.attached);
         let events = self.subscribe();
         let mut app = App::new(
             self.runtime.clone(),

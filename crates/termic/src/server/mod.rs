@@ -13,6 +13,7 @@
 //! connected.
 
 pub mod attach;
+pub mod away;
 pub mod client;
 pub mod protocol;
 pub mod resolve;
@@ -80,6 +81,10 @@ struct Server {
     /// Bytes for the next attached client's terminal (OSC 777
     /// notifications the desktop could not show while nobody was attached).
     queued_out: Mutex<Vec<u8>>,
+    /// Attached clients now.
+    attached: AtomicUsize,
+    /// Notifies while no client is attached.
+    away: away::AwayNotifier,
 }
 
 /// `termic server run`: serve until stopped. Called in the detached child.
@@ -118,6 +123,8 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         away_since: Mutex::new(0),
         queued_out: Mutex::new(Vec::new()),
         specs: Default::default(),
+        attached: AtomicUsize::new(0),
+        away: away::AwayNotifier::new(),
     });
     eprintln!(
         "termic server {} (pid {}) listening on {}",
@@ -169,6 +176,17 @@ impl Server {
             };
             match events.recv_timeout(timeout) {
                 Ok(event) => {
+                    if let RuntimeEvent::Transition(id, t) = &event {
+                        let away = self.attached.load(Ordering::SeqCst) == 0;
+                        self.away.on_transition(
+                            &self.runtime,
+                            &self.paths,
+                            *id,
+                            t,
+                            away,
+                            &self.queued_out,
+                        );
+                    }
                     let changed = matches!(
                         event,
                         RuntimeEvent::Transition(..) | RuntimeEvent::Exited(..)
