@@ -28,8 +28,8 @@ pub struct AwayNotifier {
     pub replies: Receiver<NotifyReply>,
 }
 
-impl AwayNotifier {
-    pub fn new() -> Self {
+impl Default for AwayNotifier {
+    fn default() -> Self {
         let (tx, rx): (Sender<NotifyReply>, _) = crossbeam_channel::unbounded();
         AwayNotifier {
             notifier: Mutex::new(Notifier::from_env(tx, true)),
@@ -37,7 +37,9 @@ impl AwayNotifier {
             replies: rx,
         }
     }
+}
 
+impl AwayNotifier {
     /// A transition of task `id`: tracks its badge and, when `away` (no
     /// client attached), notifies with the settings config.toml has now.
     /// Bytes for a terminal go to `queue`.

@@ -124,7 +124,7 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         queued_out: Mutex::new(Vec::new()),
         specs: Default::default(),
         attached: AtomicUsize::new(0),
-        away: away::AwayNotifier::new(),
+        away: away::AwayNotifier::default(),
     });
     eprintln!(
         "termic server {} (pid {}) listening on {}",
@@ -454,6 +454,8 @@ impl Server {
             .context("the task is gone")?;
         self.runtime.remove(id)?;
         lock(&self.places).remove(&id);
+        lock(&self.specs).remove(&id.0);
+        self.away.forget(id);
         let deadline = Instant::now() + session::KILL_GRACE * 10;
         while session::task_alive(&processes) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(50));
