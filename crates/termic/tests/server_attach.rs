@@ -290,3 +290,23 @@ fn while_nobody_is_attached_the_server_notifies_and_the_next_attach_shows_what_c
     // The queue is emptied by the attach that showed it.
     drop(b);
 }
+
+#[test]
+fn the_server_exits_after_the_configured_idle_time_with_no_task_and_no_client() {
+    let s = Served::new("sleep 600");
+    let toml = std::fs::read_to_string(s.f.config_dir.join("config.toml")).unwrap();
+    std::fs::write(
+        s.f.config_dir.join("config.toml"),
+        format!("{toml}\n[server]\nidle_exit = 1\n"),
+    )
+    .unwrap();
+    s.expect(&["run", "--detach", "--name", "quick", "--", "true"], 0);
+    let socket = s.f.data_dir.join("run/server.sock");
+    assert!(socket.exists(), "the server started");
+    // The default is a minute; one second here, checked every second.
+    wait_until("the idle server to exit", || {
+        !socket.exists() && processes_of(&s.f.data_dir).is_empty()
+    });
+    let log = std::fs::read_to_string(s.f.data_dir.join("server.log")).unwrap();
+    assert!(log.contains("[server] idle_exit"), "{log}");
+}

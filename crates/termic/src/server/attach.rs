@@ -139,6 +139,8 @@ impl Server {
         let fresh = focus.is_none() && self.runtime.tasks().is_empty();
         let options = app_options(&mut services, fresh)?;
         let warnings = services.config.warnings.clone();
+        *lock(&self.idle_exit) =
+            Duration::from_secs(services.config.settings.server_idle_exit_secs);
         let (fallback_tx, fallback_rx) = crossbeam_channel::unbounded();
         let notifier = Notifier::from_env(fallback_tx, options.notify.osc_fallback);
         let size = client_size(request.cols, request.rows);

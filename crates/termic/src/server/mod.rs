@@ -9,8 +9,8 @@
 //! One thread accepts, one thread per connection answers, one thread feeds
 //! engine timers and wakes `wait` requests. The server ends when asked
 //! (`termic server stop`), on SIGTERM/SIGHUP/SIGINT/SIGQUIT (ending every
-//! task first), or [`IDLE_EXIT`] after its last task ended with no client
-//! connected.
+//! task first), or `[server] idle_exit` (config.toml, 60 s by default)
+//! after its last task ended with no client connected.
 
 pub mod attach;
 pub mod away;
@@ -48,8 +48,8 @@ use protocol::{
 };
 use socket::ServerPaths;
 
-/// How long the server lingers with no task running and no client.
-pub const IDLE_EXIT: Duration = Duration::from_secs(60);
+/// How often the server looks whether it is idle, at most.
+const IDLE_CHECK: Duration = Duration::from_secs(5);
 
 /// Where a task runs, kept for `termic ls`.
 struct Place {
@@ -83,6 +83,9 @@ struct Server {
     queued_out: Mutex<Vec<u8>>,
     /// Attached clients now.
     attached: AtomicUsize,
+    /// `[server] idle_exit` in config.toml, as last read (at start and at
+    /// each attach).
+    idle_exit: Mutex<Duration>,
     /// Notifies while no client is attached.
     away: away::AwayNotifier,
 }
@@ -124,6 +127,9 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         queued_out: Mutex::new(Vec::new()),
         specs: Default::default(),
         attached: AtomicUsize::new(0),
+        idle_exit: Mutex::new(Duration::from_secs(
+            services.config.settings.server_idle_exit_secs,
+        )),
         away: away::AwayNotifier::default(),
     });
     eprintln!(
@@ -234,13 +240,17 @@ impl Server {
 
     fn exit_when_idle(&self, socket_path: &std::path::Path) {
         loop {
-            std::thread::sleep(Duration::from_secs(5));
+            let idle_exit = *lock(&self.idle_exit);
+            std::thread::sleep(IDLE_CHECK.min(idle_exit).max(Duration::from_secs(1)));
             let busy = self.connections.load(Ordering::SeqCst) > 0 || self.running_tasks() > 0;
             let mut since = lock(&self.idle_since);
             if busy {
                 *since = Instant::now();
-            } else if since.elapsed() >= IDLE_EXIT {
-                eprintln!("termic server: no task and no client for {IDLE_EXIT:?}, exiting");
+            } else if since.elapsed() >= idle_exit {
+                eprintln!(
+                    "termic server: no task and no client for {}s ([server] idle_exit), exiting",
+                    idle_exit.as_secs()
+                );
                 shut_down(socket_path);
             }
         }
