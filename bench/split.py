@@ -126,6 +126,16 @@ def rss_kib(pid):
     return 0
 
 
+def pss_kib(pid):
+    """Proportional set size: the binary's pages the server and the client
+    share count half to each, so the sum is what the two cost together."""
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    return 0
+
+
 def server_pid(env):
     with open(os.path.join(env["TERMIC_DATA_DIR"], "server.log")) as f:
         text = f.read()
@@ -207,10 +217,14 @@ def main():
         time.sleep(secs)
         hz = os.sysconf("SC_CLK_TCK")
         for k, p in procs.items():
-            print(f"idle {k:16}: {ticks(p) - t0[k]} ticks over {secs} s (HZ {hz}), RSS {rss_kib(p)} KiB")
+            print(f"idle {k:16}: {ticks(p) - t0[k]} ticks over {secs} s (HZ {hz}), "
+                  f"RSS {rss_kib(p)} KiB, PSS {pss_kib(p)} KiB")
         for cfg in ("new10", "new1"):
-            total = rss_kib(procs[f"{cfg} server"]) + rss_kib(procs[f"{cfg} client"])
-            print(f"idle {cfg}: server + client RSS {total / 1024:.1f} MiB")
+            pair = (procs[f"{cfg} server"], procs[f"{cfg} client"])
+            rss = sum(rss_kib(p) for p in pair)
+            pss = sum(pss_kib(p) for p in pair)
+            print(f"idle {cfg}: server + client RSS {rss / 1024:.1f} MiB (counting shared "
+                  f"binary pages twice), PSS {pss / 1024:.1f} MiB")
         print(f"load after idle: {open('/proc/loadavg').read().strip()}")
     finally:
         for p in ptys.values():
