@@ -289,12 +289,13 @@ fn a_detached_task_survives_its_terminal_closing() {
         libc::kill(terminal.pid() as i32, libc::SIGHUP);
     }
     assert!(terminal.exit_within(Duration::from_secs(10)).is_some());
-    drop(terminal);
     let rows = s.ls();
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert_eq!(rows[0]["name"], "keep");
     assert_ne!(rows[0]["state"], "exited");
     assert!(alive(task_pid), "the task outlived its terminal");
+    // Last: dropping the PTY harness stops the fixture's server.
+    drop(terminal);
 }
 
 /// A frame: 4-byte big-endian length, JSON body.

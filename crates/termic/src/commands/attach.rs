@@ -7,6 +7,7 @@
 use std::io::{BufReader, BufWriter, Write};
 use std::os::unix::net::UnixStream;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -15,6 +16,7 @@ use ratatui::crossterm::event;
 use super::workspace::WorkspaceArgs;
 use crate::app::terminal::TerminalGuard;
 use crate::paths::TermicPaths;
+use crate::runtime::lock;
 use crate::server::client::{self, Connected, Start};
 use crate::server::protocol::{
     read_attach_frame, read_frame, write_frame, AttachFrame, AttachRequest, DetachReason,
@@ -124,11 +126,16 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
         }
     }
 
+    let sender = Arc::new(Sender {
+        output: Mutex::new(output),
+        size: Mutex::new((cols, rows)),
+    });
+    let events = Arc::clone(&sender);
     std::thread::Builder::new()
         .name("termic-input".into())
-        .spawn(move || forward_events(output))
+        .spawn(move || forward_events(&events))
         .context("cannot start the input thread")?;
-    let ending = show(&mut input, &mut guard);
+    let ending = show(&mut input, &mut guard, &sender);
     drop(guard);
     match ending {
         Ending::Detached => {
@@ -151,8 +158,36 @@ enum Ending {
     Error(String),
 }
 
+/// The connection's sending half, shared by the input thread and the loop
+/// that writes frames, and the size last sent.
+struct Sender {
+    output: Mutex<BufWriter<UnixStream>>,
+    size: Mutex<(u16, u16)>,
+}
+
+impl Sender {
+    fn send(&self, event: event::Event) -> bool {
+        if let event::Event::Resize(cols, rows) = event {
+            *lock(&self.size) = (cols, rows);
+        }
+        let mut out = lock(&self.output);
+        write_frame(&mut *out, &Request::Input(event)).is_ok() && out.flush().is_ok()
+    }
+
+    /// Sends the terminal's size when it is not the one last sent: a
+    /// resize crossterm did not report (one that came while it was not yet
+    /// listening for SIGWINCH) is caught at the next frame.
+    fn sync_size(&self) {
+        if let Ok((cols, rows)) = ratatui::crossterm::terminal::size() {
+            if *lock(&self.size) != (cols, rows) {
+                self.send(event::Event::Resize(cols, rows));
+            }
+        }
+    }
+}
+
 /// Writes what the server sends until it ends the stream.
-fn show(input: &mut BufReader<UnixStream>, guard: &mut TerminalGuard) -> Ending {
+fn show(input: &mut BufReader<UnixStream>, guard: &mut TerminalGuard, sender: &Sender) -> Ending {
     loop {
         match read_attach_frame(input) {
             Ok(AttachFrame::Output(bytes)) => {
@@ -161,6 +196,7 @@ fn show(input: &mut BufReader<UnixStream>, guard: &mut TerminalGuard) -> Ending 
                     // sees this connection close.
                     return Ending::ServerGone;
                 }
+                sender.sync_size();
             }
             Ok(AttachFrame::Message(Response::Detached(DetachReason::Detached))) => {
                 return Ending::Detached
@@ -179,11 +215,14 @@ fn show(input: &mut BufReader<UnixStream>, guard: &mut TerminalGuard) -> Ending 
 }
 
 /// This terminal's events to the server, until either side goes away.
-fn forward_events(mut output: BufWriter<UnixStream>) {
+fn forward_events(sender: &Sender) {
+    // The first poll sets up crossterm's SIGWINCH handling; a resize before
+    // it sent no event, so the size is checked once now.
+    let _ = event::poll(std::time::Duration::ZERO);
+    sender.sync_size();
     while let Ok(ev) = event::read() {
-        if write_frame(&mut output, &Request::Input(ev)).is_err() {
+        if !sender.send(ev) {
             return;
         }
-        let _ = output.flush();
     }
 }
