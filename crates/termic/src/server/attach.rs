@@ -112,7 +112,7 @@ impl Server {
             }
             Ending::Quit => {
                 // The client exits once told, so its tasks are gone first.
-                super::end_every_task(socket_path);
+                super::end_every_task(&self.runtime, socket_path);
                 let _ = write_frame(&mut *lock(&out), &Response::Detached(DetachReason::Quit));
                 std::process::exit(0);
             }

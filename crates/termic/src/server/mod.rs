@@ -251,7 +251,7 @@ impl Server {
                     "termic server: no task and no client for {}s ([server] idle_exit), exiting",
                     idle_exit.as_secs()
                 );
-                shut_down(socket_path);
+                shut_down(&self.runtime, socket_path);
             }
         }
     }
@@ -308,7 +308,7 @@ impl Server {
             }
             if stop {
                 drop(out);
-                shut_down(socket_path);
+                shut_down(&self.runtime, socket_path);
             }
         }
     }
@@ -549,14 +549,16 @@ pub fn wait_outcome(row: &TaskRow, states: &[WaitFor]) -> Option<WaitOutcome> {
 }
 
 /// End every task, remove the socket and exit.
-fn shut_down(socket_path: &std::path::Path) -> ! {
-    end_every_task(socket_path);
+fn shut_down(runtime: &Runtime, socket_path: &std::path::Path) -> ! {
+    end_every_task(runtime, socket_path);
     std::process::exit(0);
 }
 
-/// Remove the socket (no new client) and end every task's process tree.
-fn end_every_task(socket_path: &std::path::Path) {
+/// Remove the socket (no new client) and end every task's process tree,
+/// its recording and event log flushed first.
+fn end_every_task(runtime: &Runtime, socket_path: &std::path::Path) {
     let _ = std::fs::remove_file(socket_path);
+    runtime.end_all();
     session::end_every_task();
     eprintln!("termic server: stopped");
 }
