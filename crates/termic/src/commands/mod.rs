@@ -32,11 +32,13 @@ pub const EXIT_FAILURE: u8 = 1;
 /// Inside the workspace every key goes to the focused agent except the prefix
 /// key, Ctrl-] by default: Ctrl-] ? shows the keys, Ctrl-] n starts a task,
 /// Ctrl-] s opens Settings (hooks per agent), Ctrl-] i the Signal Inspector,
-/// Ctrl-] q quits.
+/// Ctrl-] d detaches (the tasks keep running in the termic server: closing
+/// the terminal does the same), Ctrl-] q quits (ending every task).
 ///
 /// Examples:
 ///   termic                      the workspace in this directory
 ///   termic run claude           with Claude Code already running
+///   termic attach               back to the tasks after a detach or a closed terminal
 ///   termic demo                 simulated agents, nothing of yours touched
 ///   termic hooks install --detected
 ///   termic config check
@@ -77,7 +79,7 @@ pub enum Command {
     Send(send::SendArgs),
     Kill(kill::KillArgs),
     Wait(wait::WaitArgs),
-    /// Control the termic server that owns detached tasks.
+    /// Control the termic server that owns every task.
     #[command(
         subcommand,
         after_help = "Examples:\n  termic server stop\n\n\

@@ -23,8 +23,10 @@ use crate::ui::layout::{SidebarWidth, WorkspaceLayout};
 ///
 /// The task starts in the current directory (or, with --worktree, in a new
 /// git worktree of the repository you are in); the workspace opens around
-/// it, without the first-run wizard. Quitting the workspace (Ctrl-] q) ends
-/// the task.
+/// it, without the first-run wizard. The task runs in the termic server:
+/// Ctrl-] d (or closing the terminal) detaches and it keeps running
+/// (`termic attach` shows it again); quitting the workspace (Ctrl-] q) ends
+/// every task.
 #[derive(Debug, Args)]
 #[command(
     override_usage = "termic run [OPTIONS] AGENT [-- AGENT_ARGS...]\n       termic run [OPTIONS] -- COMMAND [ARGS...]",
