@@ -7,64 +7,20 @@
 #[path = "tui/harness.rs"]
 mod harness;
 mod process_table;
+mod served;
 
 use std::path::Path;
-use std::process::Output;
 use std::time::{Duration, Instant};
 
-use harness::{badge_line, hook, Fixture, Termic};
+use harness::{badge_line, hook, Termic};
 use process_table::{alive, processes_of};
-use serde_json::Value;
+use served::Served;
 
-/// The fixture, and a `server stop` when the test ends however it ends, so
-/// a failing test leaves no server behind.
-struct Served {
-    f: Fixture,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.f.cli(&self.f.work, &["server", "stop"]);
-    }
-}
-
-impl Served {
-    fn new(script: &str) -> Served {
-        let f = Fixture::new();
-        f.fake_sh_agent(script);
-        Served { f }
-    }
-
-    fn termic(&self, args: &[&str]) -> Output {
-        self.f.cli(&self.f.work, args)
-    }
-
-    fn expect(&self, args: &[&str], code: i32) -> String {
-        let out = self.termic(args);
-        assert_eq!(
-            out.status.code(),
-            Some(code),
-            "termic {args:?}\nstdout: {}\nstderr: {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn ls(&self) -> Vec<Value> {
-        let out = self.expect(&["ls", "--json"], 0);
-        serde_json::from_str::<Value>(&out)
-            .unwrap()
-            .as_array()
-            .unwrap()
-            .clone()
-    }
-
-    fn attach(&self, args: &[&str]) -> Termic {
-        let mut all = vec!["attach"];
-        all.extend_from_slice(args);
-        Termic::start(&self.f, &all)
-    }
+/// `termic attach ARGS` in a PTY with the fixture's env.
+fn attach(s: &Served, args: &[&str]) -> Termic {
+    let mut all = vec!["attach"];
+    all.extend_from_slice(args);
+    Termic::start(&s.f, &all)
 }
 
 fn wait_until(what: &str, pred: impl Fn() -> bool) {
@@ -101,7 +57,7 @@ fn sighup_to_the_client_detaches_and_attach_shows_the_live_screen_and_scrollback
     s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
     let pid = read_pid(&s.f.work.join("pid"));
 
-    let mut a = s.attach(&["t1"]);
+    let mut a = attach(&s, &["t1"]);
     a.wait_text("READY");
     a.send(b"first\r");
     a.wait_text("got:first");
@@ -123,7 +79,7 @@ fn sighup_to_the_client_detaches_and_attach_shows_the_live_screen_and_scrollback
     s.expect(&["send", "t1", "second", "--enter"], 0);
 
     // Attach again: the live screen, with what happened while away.
-    let mut b = s.attach(&[]);
+    let mut b = attach(&s, &[]);
     let screen = b.wait_text("got:second");
     assert!(screen.contains("got:first"), "{screen}");
     b.send(b"third\r");
@@ -171,9 +127,9 @@ fn two_clients_see_the_same_transitions_and_the_tasks_take_the_size_of_the_lates
     .join("; ");
     let s = Served::new(&script);
     s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
-    let mut a = s.attach(&["t1"]);
+    let mut a = attach(&s, &["t1"]);
     a.wait_text("READY");
-    let mut b = s.attach(&["t1"]);
+    let mut b = attach(&s, &["t1"]);
     b.wait_text("READY");
     b.resize(30, 100);
 
@@ -217,7 +173,7 @@ fn quit_from_an_attached_client_ends_every_task_and_the_server() {
     let s = Served::new(ECHO_SCRIPT);
     s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
     let pid = read_pid(&s.f.work.join("pid"));
-    let mut a = s.attach(&[]);
+    let mut a = attach(&s, &[]);
     a.wait_text("READY");
     assert!(a.quit(), "the client exits after quit");
     assert_eq!(a.wait_exit(), 0);
@@ -266,7 +222,7 @@ fn while_nobody_is_attached_the_server_notifies_and_the_next_attach_shows_what_c
         0,
     );
     s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
-    let mut a = s.attach(&[]);
+    let mut a = attach(&s, &[]);
     a.wait_text("t1");
     a.prefix(b"d");
     assert_eq!(a.wait_exit(), 0);
@@ -278,7 +234,7 @@ fn while_nobody_is_attached_the_server_notifies_and_the_next_attach_shows_what_c
 
     // No desktop service here: the OSC 777 fallback was queued and comes
     // with the next attach; t1 is marked unseen (t0 has the focus).
-    let b = s.attach(&[]);
+    let b = attach(&s, &[]);
     b.wait_raw(b"\x1b]777;notify;termic;t1 (fake) needs you");
     let screen = b.wait_for("t1 marked unseen", |screen| {
         screen.lines().any(|l| l.starts_with("2*t1"))
