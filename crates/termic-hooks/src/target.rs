@@ -75,7 +75,10 @@ pub enum TargetError {
     InsideProject { path: PathBuf, root: PathBuf },
     #[error("agent id {0:?} cannot name a directory: use letters, digits, '.', '_' and '-' only")]
     BadAgentId(String),
-    #[error("agent {id:?} has no hook schema (base {base:?}); termic installs hooks for claude, grok, agy and opencode")]
+    #[error(
+        "agent {id:?} has no hook schema (base {base:?}); termic installs hooks for {}",
+        crate::agents::installable_in_words()
+    )]
     NoSchema { id: String, base: Option<String> },
     #[error("{path}: a chain of symbolic links too deep to follow")]
     LinkLoop { path: PathBuf },

@@ -15,6 +15,7 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use termic_hooks::plan::AgentVersions;
 
 use common::tree::HomeFixture;
 use serde_json::Value;
@@ -25,7 +26,7 @@ use termic_hooks::target::InstallTarget;
 
 const FACTS: InstallFacts = InstallFacts {
     now_unix: 1_790_000_000,
-    claude_version: Some((2, 1, 332)),
+    versions: AgentVersions::fixed(&[("claude", (2, 1, 332))]),
 };
 
 #[derive(Clone, Copy)]
@@ -117,7 +118,7 @@ fn concurrent_writers_lose_no_edit_against_install_and_remove_loops() {
         ".claude/settings.json",
         b"{\n  \"model\": \"opus\",\n  \"renameCounter\": 0,\n  \"inPlaceCounter\": 0\n}\n",
     );
-    let t = InstallTarget::host(AgentSchema::Claude, &fx.paths, &fx.no_guard()).unwrap();
+    let t = InstallTarget::host(AgentSchema::CLAUDE, &fx.paths, &fx.no_guard()).unwrap();
     let lock = Arc::new(Mutex::new(()));
     let stop = Arc::new(AtomicBool::new(false));
     let tally = Arc::new(Tally {

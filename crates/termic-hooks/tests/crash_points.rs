@@ -12,6 +12,7 @@ mod common;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Command;
+use termic_hooks::plan::AgentVersions;
 
 use common::tree::{tree, HomeFixture};
 use termic_hooks::agents::AgentSchema;
@@ -23,7 +24,7 @@ use termic_hooks::target::{InstallTarget, Paths};
 
 const FACTS: InstallFacts = InstallFacts {
     now_unix: 1_790_000_000,
-    claude_version: Some((2, 1, 332)),
+    versions: AgentVersions::fixed(&[("claude", (2, 1, 332))]),
 };
 
 const CLAUDE_USER: &str = "{\r\n\t\"model\": \"opus\",\r\n\t\"hooks\": {\r\n\t\t\"Stop\": [\r\n\t\t\t{ \"hooks\": [ { \"type\": \"command\", \"command\": \"say done\" } ] }\r\n\t\t]\r\n\t}\r\n}";
@@ -49,14 +50,14 @@ impl Step {
 /// entry) and one with its own file (grok).
 const AGENTS: [(AgentSchema, Option<(&str, &str)>); 3] = [
     (
-        AgentSchema::Claude,
+        AgentSchema::CLAUDE,
         Some((".claude/settings.json", CLAUDE_USER)),
     ),
     (
-        AgentSchema::Agy,
+        AgentSchema::AGY,
         Some((".gemini/config/hooks.json", AGY_USER)),
     ),
-    (AgentSchema::Grok, None),
+    (AgentSchema::GROK, None),
 ];
 
 fn target(paths: &Paths, schema: AgentSchema) -> InstallTarget {
@@ -106,7 +107,7 @@ fn crash_child() {
         home: root.join("home"),
         data_dir: root.join("data"),
     };
-    let schema = AgentSchema::ALL
+    let schema = AgentSchema::all()
         .into_iter()
         .find(|s| s.id() == std::env::var("TERMIC_CRASH_AGENT").unwrap())
         .unwrap();
@@ -324,8 +325,8 @@ fn an_io_error_or_a_full_disk_at_every_point_leaves_a_recoverable_state() {
 /// (from the backup) and not leave empty containers behind.
 #[test]
 fn a_lagging_manifest_is_recovered_from_the_backup() {
-    let (fx, original) = prepare(AgentSchema::Claude, AGENTS[0].1, Step::Remove);
-    let t = target(&fx.paths, AgentSchema::Claude);
+    let (fx, original) = prepare(AgentSchema::CLAUDE, AGENTS[0].1, Step::Remove);
+    let t = target(&fx.paths, AgentSchema::CLAUDE);
     std::fs::remove_file(t.path(termic_hooks::agents::MANIFEST_FILE)).unwrap();
     check_recovery(&fx, &t, &original, "lagging manifest");
 }

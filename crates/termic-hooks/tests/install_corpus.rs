@@ -5,6 +5,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use termic_hooks::plan::AgentVersions;
 
 use common::tree::HomeFixture;
 use termic_hooks::agents::AgentSchema;
@@ -15,7 +16,7 @@ use termic_hooks::target::InstallTarget;
 
 const FACTS: InstallFacts = InstallFacts {
     now_unix: 1_790_000_000,
-    claude_version: Some((2, 1, 332)),
+    versions: AgentVersions::fixed(&[("claude", (2, 1, 332))]),
 };
 
 fn files_in(dir: &Path) -> Vec<PathBuf> {
@@ -59,9 +60,7 @@ fn run(schema: AgentSchema, original: &[u8], name: &str) -> Outcome {
     std::fs::write(&path, original).unwrap();
     let before = common::tree::tree(&fx.paths.home);
     match apply::install(&t, &FACTS) {
-        Err(apply::ApplyError::Plan(
-            PlanError::Config { .. } | PlanError::DisableAllHooks { .. },
-        )) => {
+        Err(apply::ApplyError::Plan(PlanError::Config { .. } | PlanError::Refused { .. })) => {
             assert_eq!(
                 common::tree::tree(&fx.paths.home),
                 before,
@@ -88,7 +87,7 @@ fn run(schema: AgentSchema, original: &[u8], name: &str) -> Outcome {
     );
     let after = std::fs::read(&path).unwrap();
     let holds_old_termic = name.contains("older-termic");
-    if holds_old_termic && schema == AgentSchema::Agy {
+    if holds_old_termic && schema == AgentSchema::AGY {
         // agy's entry is ours by name: the old one is replaced, then removed.
         let v: serde_json::Value = serde_json::from_slice(&after).unwrap();
         assert!(
@@ -110,7 +109,7 @@ fn run(schema: AgentSchema, original: &[u8], name: &str) -> Outcome {
 fn every_fixture_installs_wires_and_removes_back_to_its_bytes() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut count = 0;
-    for (sub, schema) in [("claude", AgentSchema::Claude), ("agy", AgentSchema::Agy)] {
+    for (sub, schema) in [("claude", AgentSchema::CLAUDE), ("agy", AgentSchema::AGY)] {
         for f in files_in(&dir.join(sub)) {
             let name = f.display().to_string();
             let bytes = std::fs::read(&f).unwrap();
@@ -137,7 +136,7 @@ fn the_shared_corpus_round_trips_or_is_refused_with_nothing_written() {
     let (mut ok, mut refused) = (0, 0);
     for f in files_in(&dir.join("claude")) {
         let bytes = std::fs::read(&f).unwrap();
-        match run(AgentSchema::Claude, &bytes, &f.display().to_string()) {
+        match run(AgentSchema::CLAUDE, &bytes, &f.display().to_string()) {
             Outcome::RoundTrip => ok += 1,
             Outcome::Refused => refused += 1,
         }

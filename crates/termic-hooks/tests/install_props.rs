@@ -9,13 +9,14 @@ use common::tree::{tree, HomeFixture};
 use proptest::prelude::*;
 use termic_hooks::agents::AgentSchema;
 use termic_hooks::apply::{self, read_snapshot};
+use termic_hooks::plan::AgentVersions;
 use termic_hooks::plan::InstallFacts;
 use termic_hooks::status::{target_status, State};
 use termic_hooks::target::InstallTarget;
 
 const FACTS: InstallFacts = InstallFacts {
     now_unix: 7,
-    claude_version: Some((2, 1, 332)),
+    versions: AgentVersions::fixed(&[("claude", (2, 1, 332))]),
 };
 
 const CLAUDE_START: [&str; 3] = [
@@ -33,7 +34,7 @@ enum Op {
 }
 
 fn schema() -> impl Strategy<Value = AgentSchema> {
-    prop::sample::select(AgentSchema::ALL.to_vec())
+    prop::sample::select(AgentSchema::all().to_vec())
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -47,9 +48,9 @@ fn op() -> impl Strategy<Value = Op> {
 /// Inserts `"userN": N,` right after the first `{` (keeps the file strict:
 /// every start file and every installed file has at least one key).
 fn user_edit(fx: &HomeFixture, schema: AgentSchema, n: usize) -> Option<String> {
-    let rel = match schema {
-        AgentSchema::Claude => ".claude/settings.json",
-        AgentSchema::Agy => ".gemini/config/hooks.json",
+    let rel = match schema.id() {
+        "claude" => ".claude/settings.json",
+        "agy" => ".gemini/config/hooks.json",
         _ => return None,
     };
     let path = fx.paths.home.join(rel);
@@ -90,7 +91,7 @@ proptest! {
                 Op::UserEdit(s) => user_keys.extend(user_edit(&fx, s, n)),
             }
         }
-        for s in AgentSchema::ALL {
+        for s in AgentSchema::all() {
             let t = InstallTarget::host(s, &fx.paths, &fx.no_guard()).unwrap();
             let p = apply::remove(&t).unwrap();
             // After a user edit the remove is not byte-exact, so termic keeps

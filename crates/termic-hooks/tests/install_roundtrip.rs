@@ -3,16 +3,17 @@
 mod common;
 
 use std::os::unix::fs::{symlink, PermissionsExt};
+use termic_hooks::plan::AgentVersions;
 
 use common::tree::{tree, HomeFixture};
-use termic_hooks::agents::AgentSchema;
+use termic_hooks::agents::{claude, AgentSchema};
 use termic_hooks::apply::{self, read_snapshot};
 use termic_hooks::plan::{self, Action, InstallFacts, PlanError};
 use termic_hooks::target::{targets_for, AgentRef, InstallTarget};
 
 const FACTS: InstallFacts = InstallFacts {
     now_unix: 1_790_000_000,
-    claude_version: Some((2, 1, 332)),
+    versions: AgentVersions::fixed(&[("claude", (2, 1, 332))]),
 };
 
 fn host(fx: &HomeFixture, schema: AgentSchema) -> InstallTarget {
@@ -20,7 +21,7 @@ fn host(fx: &HomeFixture, schema: AgentSchema) -> InstallTarget {
 }
 
 fn every_builtin() -> Vec<AgentRef> {
-    AgentSchema::ALL
+    AgentSchema::all()
         .into_iter()
         .map(AgentRef::builtin)
         .collect()
@@ -37,7 +38,7 @@ fn every_agent_installs_and_removes_back_to_the_exact_tree() {
         b"{\n  \"mine\": {\"enabled\": true, \"Stop\": [{\"type\": \"command\", \"command\": \"x\"}]}\n}\n",
     );
     let before = tree(&fx.paths.home);
-    for schema in AgentSchema::ALL {
+    for schema in AgentSchema::all() {
         for t in targets_for(schema, &every_builtin(), &fx.paths, &fx.no_guard()).unwrap() {
             apply::install(&t, &FACTS).unwrap();
             // Installing again changes nothing.
@@ -52,7 +53,7 @@ fn every_agent_installs_and_removes_back_to_the_exact_tree() {
         }
     }
     assert_ne!(tree(&fx.paths.home), before);
-    for schema in AgentSchema::ALL {
+    for schema in AgentSchema::all() {
         for t in targets_for(schema, &every_builtin(), &fx.paths, &fx.no_guard()).unwrap() {
             let p = apply::remove(&t).unwrap();
             assert!(p.left_alone.is_empty(), "{:?}", p.left_alone);
@@ -72,7 +73,7 @@ fn every_agent_installs_and_removes_back_to_the_exact_tree() {
 fn claude_install_writes_synchronous_entries_with_the_host_command_and_keeps_user_hooks() {
     let fx = HomeFixture::new();
     fx.write(".claude/settings.json", USER_SETTINGS.as_bytes());
-    let t = host(&fx, AgentSchema::Claude);
+    let t = host(&fx, AgentSchema::CLAUDE);
     apply::install(&t, &FACTS).unwrap();
     let text = String::from_utf8(fx.read(".claude/settings.json")).unwrap();
     assert!(text.contains("\"say done\""), "user hook survives");
@@ -118,9 +119,9 @@ fn claude_install_writes_synchronous_entries_with_the_host_command_and_keeps_use
 #[test]
 fn docker_target_writes_the_container_path_host_target_writes_the_host_path() {
     let fx = HomeFixture::new();
-    let host = host(&fx, AgentSchema::Claude);
+    let host = host(&fx, AgentSchema::CLAUDE);
     let docker = InstallTarget::docker(
-        &AgentRef::builtin(AgentSchema::Claude),
+        &AgentRef::builtin(AgentSchema::CLAUDE),
         &fx.paths,
         &fx.no_guard(),
     )
@@ -150,7 +151,7 @@ fn a_cloned_agent_resolves_its_own_dir_but_claudes_schema_shape() {
         id: "claude-work".into(),
         base: Some("claude".into()),
     };
-    let targets = targets_for(AgentSchema::Claude, &[clone], &fx.paths, &fx.no_guard()).unwrap();
+    let targets = targets_for(AgentSchema::CLAUDE, &[clone], &fx.paths, &fx.no_guard()).unwrap();
     assert_eq!(targets.len(), 2);
     for t in &targets {
         apply::install(t, &FACTS).unwrap();
@@ -174,8 +175,8 @@ fn a_cloned_agent_resolves_its_own_dir_but_claudes_schema_shape() {
 #[test]
 fn grok_gets_its_own_file_and_agy_its_named_entry_directly_under_each_event() {
     let fx = HomeFixture::new();
-    apply::install(&host(&fx, AgentSchema::Grok), &FACTS).unwrap();
-    apply::install(&host(&fx, AgentSchema::Agy), &FACTS).unwrap();
+    apply::install(&host(&fx, AgentSchema::GROK), &FACTS).unwrap();
+    apply::install(&host(&fx, AgentSchema::AGY), &FACTS).unwrap();
     let grok: serde_json::Value =
         serde_json::from_slice(&fx.read(".grok/hooks/termic.json")).unwrap();
     for event in ["UserPromptSubmit", "Notification", "Stop", "StopCancelled"] {
@@ -204,7 +205,7 @@ fn grok_gets_its_own_file_and_agy_its_named_entry_directly_under_each_event() {
         );
     }
     assert!(!fx.paths.home.join(".gemini/antigravity-cli").exists());
-    apply::install(&host(&fx, AgentSchema::Opencode), &FACTS).unwrap();
+    apply::install(&host(&fx, AgentSchema::OPENCODE), &FACTS).unwrap();
     assert!(fx
         .paths
         .home
@@ -224,7 +225,7 @@ fn a_symlinked_settings_json_stays_a_symlink_with_its_target_updated_and_mode_ke
     std::fs::create_dir_all(fx.paths.home.join(".claude")).unwrap();
     let link = fx.paths.home.join(".claude/settings.json");
     symlink(&real, &link).unwrap();
-    let t = host(&fx, AgentSchema::Claude);
+    let t = host(&fx, AgentSchema::CLAUDE);
     apply::install(&t, &FACTS).unwrap();
     assert!(std::fs::symlink_metadata(&link)
         .unwrap()
@@ -259,22 +260,39 @@ fn disable_all_hooks_makes_install_a_no_op_and_an_old_claude_is_refused() {
     let original = b"{\"disableAllHooks\": true}\n";
     fx.write(".claude/settings.json", original);
     let before = tree(&fx.root());
-    let t = host(&fx, AgentSchema::Claude);
+    let t = host(&fx, AgentSchema::CLAUDE);
     let err = plan::plan_install(&t, &read_snapshot(&t).unwrap(), &FACTS).unwrap_err();
-    assert!(matches!(err, PlanError::DisableAllHooks { .. }), "{err}");
-    assert!(err.to_string().contains("settings.json"));
+    assert!(matches!(err, PlanError::Refused { .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: disableAllHooks is set, so Claude Code would run no hook at all; termic installed \
+             nothing. Remove disableAllHooks from that file if you want termic's hooks",
+            fx.paths.home.join(".claude/settings.json").display()
+        )
+    );
     assert!(apply::install(&t, &FACTS).is_err());
     assert_eq!(tree(&fx.root()), before);
 
     let fx = HomeFixture::new();
     let old = InstallFacts {
-        claude_version: Some((2, 1, 140)),
+        versions: AgentVersions::fixed(&[("claude", (2, 1, 140))]),
         ..FACTS
     };
-    let t = host(&fx, AgentSchema::Claude);
+    let t = host(&fx, AgentSchema::CLAUDE);
     let err = plan::plan_install(&t, &read_snapshot(&t).unwrap(), &old).unwrap_err();
-    assert_eq!(err, PlanError::ClaudeTooOld { found: (2, 1, 140) });
-    assert!(err.to_string().contains("2.1.141"));
+    assert_eq!(
+        err,
+        PlanError::AgentTooOld {
+            gate: &claude::VERSION_GATE,
+            found: (2, 1, 140)
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "Claude Code 2.1.140 is too old: hook output (terminalSequence) needs 2.1.141 or newer. \
+         Update Claude Code (`claude update`), then install again"
+    );
 }
 
 #[test]
@@ -282,7 +300,7 @@ fn a_malformed_config_is_refused_naming_line_and_column_and_nothing_is_written()
     let fx = HomeFixture::new();
     fx.write(".claude/settings.json", b"{\n  \"model\": \"opus\",\n}\n");
     let before = tree(&fx.root());
-    let t = host(&fx, AgentSchema::Claude);
+    let t = host(&fx, AgentSchema::CLAUDE);
     let err = apply::install(&t, &FACTS).unwrap_err().to_string();
     assert!(
         err.contains("settings.json") && err.contains("line"),
@@ -295,7 +313,7 @@ fn a_malformed_config_is_refused_naming_line_and_column_and_nothing_is_written()
 fn removal_without_a_manifest_finds_our_entries_by_path_prefix() {
     let fx = HomeFixture::new();
     fx.write(".claude/settings.json", USER_SETTINGS.as_bytes());
-    let t = host(&fx, AgentSchema::Claude);
+    let t = host(&fx, AgentSchema::CLAUDE);
     apply::install(&t, &FACTS).unwrap();
     std::fs::remove_file(fx.paths.home.join(".claude/termic-hooks/manifest.json")).unwrap();
     apply::remove(&t).unwrap();
@@ -308,7 +326,7 @@ fn removal_without_a_manifest_finds_our_entries_by_path_prefix() {
 #[test]
 fn an_entry_the_user_edited_is_left_alone_and_reported() {
     let fx = HomeFixture::new();
-    let t = host(&fx, AgentSchema::Claude);
+    let t = host(&fx, AgentSchema::CLAUDE);
     apply::install(&t, &FACTS).unwrap();
     let path = fx.paths.home.join(".claude/settings.json");
     let text = std::fs::read_to_string(&path).unwrap();
@@ -324,7 +342,7 @@ fn an_entry_the_user_edited_is_left_alone_and_reported() {
 fn a_concurrent_writer_between_plan_and_apply_keeps_its_edit() {
     let fx = HomeFixture::new();
     fx.write(".claude/settings.json", b"{\n  \"model\": \"opus\"\n}\n");
-    let t = host(&fx, AgentSchema::Claude);
+    let t = host(&fx, AgentSchema::CLAUDE);
     let first = plan::plan_install(&t, &read_snapshot(&t).unwrap(), &FACTS).unwrap();
     // The agent rewrites its settings after termic read them.
     fx.write(
@@ -350,7 +368,7 @@ fn a_home_with_a_space_and_a_quote_still_installs_a_working_recognisable_command
         home: home.clone(),
         data_dir: tmp.path().join("data"),
     };
-    let t = InstallTarget::host(AgentSchema::Claude, &paths, &Default::default()).unwrap();
+    let t = InstallTarget::host(AgentSchema::CLAUDE, &paths, &Default::default()).unwrap();
     apply::install(&t, &FACTS).unwrap();
     let v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(home.join(".claude/settings.json")).unwrap())
@@ -377,7 +395,7 @@ fn a_home_with_a_space_and_a_quote_still_installs_a_working_recognisable_command
 #[test]
 fn reinstalling_repairs_a_script_that_lost_its_execute_bit() {
     let fx = HomeFixture::new();
-    let t = host(&fx, AgentSchema::Grok);
+    let t = host(&fx, AgentSchema::GROK);
     apply::install(&t, &FACTS).unwrap();
     let stop = fx.paths.home.join(".grok/termic-hooks/stop.sh");
     std::fs::set_permissions(&stop, std::fs::Permissions::from_mode(0o600)).unwrap();
@@ -399,7 +417,7 @@ fn install_over_an_older_termic_entry_replaces_it_and_removal_does_not_bring_it_
         old_cmd.display()
     );
     fx.write(".claude/settings.json", original.as_bytes());
-    let t = host(&fx, AgentSchema::Claude);
+    let t = host(&fx, AgentSchema::CLAUDE);
     apply::install(&t, &FACTS).unwrap();
     let installed = String::from_utf8(fx.read(".claude/settings.json")).unwrap();
     assert!(

@@ -114,7 +114,7 @@ fn registration(schema: AgentSchema, event: &str) -> &'static HookRegistration {
 }
 
 fn all_registrations() -> Vec<(AgentSchema, &'static HookRegistration)> {
-    AgentSchema::ALL
+    AgentSchema::all()
         .into_iter()
         .flat_map(|s| s.adapter().registrations().iter().map(move |r| (s, r)))
         .collect()
@@ -160,8 +160,8 @@ fn speak(reg: &HookRegistration, env: &[(&str, &str)], payload: &[u8]) -> (Run, 
 #[test]
 fn every_script_speaks_the_exact_wire_message_with_a_valid_task_id() {
     for (schema, reg) in all_registrations() {
-        let payload = match (schema, reg.event) {
-            (AgentSchema::Grok, "Notification") => {
+        let payload = match (schema.id(), reg.event) {
+            ("grok", "Notification") => {
                 br#"{"hookEventName":"notification","notificationType":"permission_prompt","message":"Tool permission requested"}"#.as_slice()
             }
             _ => b"{}".as_slice(),
@@ -186,7 +186,7 @@ fn every_script_speaks_the_exact_wire_message_with_a_valid_task_id() {
 fn claudes_output_is_json_whose_terminal_sequence_parses_back_with_the_wire_module() {
     // StopFailure's output is ignored by Claude, so it writes to the pty
     // (claude_stop_failure_names_the_reason_from_its_error_field).
-    let registrations = AgentSchema::Claude.adapter().registrations();
+    let registrations = AgentSchema::CLAUDE.adapter().registrations();
     let by_output = registrations
         .iter()
         .filter(|r| r.script.transport == Transport::TerminalSequence);
@@ -218,7 +218,7 @@ fn claudes_output_is_json_whose_terminal_sequence_parses_back_with_the_wire_modu
 
 #[test]
 fn claude_permission_request_carries_the_kind_from_tool_name() {
-    let reg = registration(AgentSchema::Claude, "PermissionRequest");
+    let reg = registration(AgentSchema::CLAUDE, "PermissionRequest");
     let cases: &[(&str, &str)] = &[
         (
             r#"{"hook_event_name":"PermissionRequest","tool_name":"AskUserQuestion","tool_input":{}}"#,
@@ -261,7 +261,7 @@ fn claude_permission_request_carries_the_kind_from_tool_name() {
 
 #[test]
 fn claude_stop_reports_background_only_for_a_non_empty_background_tasks_array() {
-    let reg = registration(AgentSchema::Claude, "Stop");
+    let reg = registration(AgentSchema::CLAUDE, "Stop");
     let bg: &[(&str, &str)] = &[("background", "1")];
     let cases: &[(&str, &[(&str, &str)])] = &[
         (
@@ -292,7 +292,7 @@ fn claude_stop_reports_background_only_for_a_non_empty_background_tasks_array() 
 #[test]
 fn claude_stop_failure_names_the_reason_from_its_error_field() {
     // Payload shape measured on 2.1.332 (termic-fakemodel error-500).
-    let reg = registration(AgentSchema::Claude, "StopFailure");
+    let reg = registration(AgentSchema::CLAUDE, "StopFailure");
     assert_eq!(reg.script.transport, Transport::PtyByName);
     let payload = |error: &str| {
         format!(
@@ -320,7 +320,7 @@ fn claude_stop_failure_names_the_reason_from_its_error_field() {
 #[test]
 fn grok_agent_error_notification_is_an_error_with_the_reason_from_its_status() {
     // Payload measured on 0.2.111 (termic-fakemodel error-429 / error-529).
-    let reg = registration(AgentSchema::Grok, "Notification");
+    let reg = registration(AgentSchema::GROK, "Notification");
     let payload = |message: &str| {
         format!(
             r#"{{"hookEventName":"notification","sessionId":"s","notificationType":"agent_error","message":"{message}","level":"error"}}"#
@@ -358,7 +358,7 @@ fn grok_agent_error_notification_is_an_error_with_the_reason_from_its_status() {
 
 #[test]
 fn grok_notification_speaks_only_for_permission_prompt() {
-    let reg = registration(AgentSchema::Grok, "Notification");
+    let reg = registration(AgentSchema::GROK, "Notification");
     let silent = [
         r#"{"hookEventName":"notification","notificationType":"idle_prompt","message":"Turn complete"}"#,
         r#"{"notificationType":"idle_prompt","message":"permission_prompt"}"#,
@@ -420,7 +420,7 @@ fn every_script_is_silent_without_or_with_a_hostile_task_id() {
     }
     // The longest valid id still speaks.
     let max = "b".repeat(wire::MAX_TASK_ID_LEN);
-    let reg = registration(AgentSchema::Agy, "Stop");
+    let reg = registration(AgentSchema::AGY, "Stop");
     let fx = Fixture::new();
     let mut pty = Pty::open();
     let run = fx.run(
@@ -445,8 +445,8 @@ fn claude_scripts_are_silent_under_grok_and_grok_scripts_are_not() {
         let payload = br#"{"notificationType":"permission_prompt"}"#;
         let (run, got) = speak(reg, &[("GROK_HOOK_EVENT", "stop")], payload);
         assert_eq!(run.code, Some(0));
-        match schema {
-            AgentSchema::Claude => assert!(got.is_empty(), "claude {} spoke under grok", reg.event),
+        match schema.id() {
+            "claude" => assert!(got.is_empty(), "claude {} spoke under grok", reg.event),
             _ => assert!(
                 !got.is_empty(),
                 "{} {} should speak",
@@ -524,7 +524,7 @@ fn a_large_payload_is_read_and_still_gives_the_right_answer() {
         r#"{{"tool_name":"AskUserQuestion","tool_input":{{"content":"{}"}}}}"#,
         "x".repeat(6 * 1024 * 1024)
     );
-    let reg = registration(AgentSchema::Claude, "PermissionRequest");
+    let reg = registration(AgentSchema::CLAUDE, "PermissionRequest");
     let (run, got) = speak(reg, &[], big.as_bytes());
     assert_eq!(got, expected(&reg.script, &[("kind", "question")]));
     assert!(
@@ -537,7 +537,7 @@ fn a_large_payload_is_read_and_still_gives_the_right_answer() {
         r#"{{"last_assistant_message":"{}","background_tasks":[{{"id":"b"}}]}}"#,
         "y".repeat(5 * 1024 * 1024)
     );
-    let stop = registration(AgentSchema::Claude, "Stop");
+    let stop = registration(AgentSchema::CLAUDE, "Stop");
     let (_, got) = speak(stop, &[], big_stop.as_bytes());
     assert_eq!(got, expected(&stop.script, &[("background", "1")]));
     // Scripts that ignore stdin still exit 0 when it is huge.

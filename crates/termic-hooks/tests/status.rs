@@ -3,9 +3,10 @@
 mod common;
 
 use std::os::unix::fs::PermissionsExt;
+use termic_hooks::plan::AgentVersions;
 
 use common::tree::HomeFixture;
-use termic_hooks::agents::AgentSchema;
+use termic_hooks::agents::{agy, claude, opencode, AgentSchema};
 use termic_hooks::apply::{self, read_snapshot};
 use termic_hooks::plan::InstallFacts;
 use termic_hooks::status::{status_report, target_status, wired, Reason, State};
@@ -13,7 +14,7 @@ use termic_hooks::target::{AgentRef, InstallTarget};
 
 const FACTS: InstallFacts = InstallFacts {
     now_unix: 1_790_000_000,
-    claude_version: Some((2, 1, 332)),
+    versions: AgentVersions::fixed(&[("claude", (2, 1, 332))]),
 };
 
 fn state(fx: &HomeFixture, schema: AgentSchema, facts: &InstallFacts) -> State {
@@ -36,7 +37,7 @@ fn reasons(s: State) -> Vec<Reason> {
 #[test]
 fn not_installed_then_wired_for_every_agent() {
     let fx = HomeFixture::new();
-    for schema in AgentSchema::ALL {
+    for schema in AgentSchema::all() {
         assert_eq!(
             state(&fx, schema, &FACTS),
             State::NotInstalled,
@@ -47,7 +48,7 @@ fn not_installed_then_wired_for_every_agent() {
         assert_eq!(state(&fx, schema, &FACTS), State::Wired, "{}", schema.id());
     }
     let report = status_report(&[], &fx.paths, &fx.no_guard(), &FACTS);
-    for schema in AgentSchema::ALL {
+    for schema in AgentSchema::all() {
         assert!(wired(&report, schema.id()));
     }
     assert!(!wired(&report, "codex"));
@@ -67,10 +68,10 @@ fn not_installed_then_wired_for_every_agent() {
 #[test]
 fn an_entry_removed_by_someone_else_is_not_wired() {
     let fx = HomeFixture::new();
-    install(&fx, AgentSchema::Claude);
+    install(&fx, AgentSchema::CLAUDE);
     // The user (or a tool) rewrites the file without our entries.
     fx.write(".claude/settings.json", b"{\"model\": \"opus\"}\n");
-    let r = reasons(state(&fx, AgentSchema::Claude, &FACTS));
+    let r = reasons(state(&fx, AgentSchema::CLAUDE, &FACTS));
     assert_eq!(r.len(), 4, "{r:?}");
     assert!(r.iter().all(|r| matches!(r, Reason::EntryMissing { .. })));
     assert!(r[0].to_string().contains("something rewrote the file"));
@@ -100,42 +101,42 @@ fn only_wrong(r: &[Reason], event: &str, why: &str) {
 #[test]
 fn an_entry_of_the_wrong_shape_path_or_type_or_a_deleted_config_is_not_wired() {
     // Our prefix, another script: an older or hand-moved entry.
-    let r = reasons_after(AgentSchema::Claude, ".claude/settings.json", |t| {
+    let r = reasons_after(AgentSchema::CLAUDE, ".claude/settings.json", |t| {
         t.replace("termic-hooks/stop.sh", "termic-hooks/stop-v0.sh")
     });
     only_wrong(&r, "Stop", "points at another path");
     // Claude's first entry is UserPromptSubmit's.
-    let r = reasons_after(AgentSchema::Claude, ".claude/settings.json", |t| {
+    let r = reasons_after(AgentSchema::CLAUDE, ".claude/settings.json", |t| {
         t.replacen("\"type\": \"command\"", "\"type\": \"prompt\"", 1)
     });
     only_wrong(&r, "UserPromptSubmit", "is not a command hook");
-    let r = reasons_after(AgentSchema::Agy, ".gemini/config/hooks.json", |t| {
+    let r = reasons_after(AgentSchema::AGY, ".gemini/config/hooks.json", |t| {
         t.replace("\"enabled\": true", "\"enabled\": false")
     });
     only_wrong(&r, "termic", "is not enabled");
-    let r = reasons_after(AgentSchema::Grok, ".grok/hooks/termic.json", |t| {
+    let r = reasons_after(AgentSchema::GROK, ".grok/hooks/termic.json", |t| {
         t.replace("termic-hooks/notification.sh", "termic-hooks/other.sh")
     });
     only_wrong(&r, "Notification", "points at another path");
 
     // Scripts and manifest still there, the config file gone.
     let fx = HomeFixture::new();
-    install(&fx, AgentSchema::Grok);
+    install(&fx, AgentSchema::GROK);
     let config = fx.paths.home.join(".grok/hooks/termic.json");
     std::fs::remove_file(&config).unwrap();
-    let r = reasons(state(&fx, AgentSchema::Grok, &FACTS));
+    let r = reasons(state(&fx, AgentSchema::GROK, &FACTS));
     assert_eq!(r, [Reason::ConfigMissing(config)]);
 }
 
 #[test]
 fn a_script_that_is_missing_not_executable_or_changed_is_not_wired() {
     let fx = HomeFixture::new();
-    install(&fx, AgentSchema::Claude);
+    install(&fx, AgentSchema::CLAUDE);
     let dir = fx.paths.home.join(".claude/termic-hooks");
     std::fs::set_permissions(dir.join("stop.sh"), std::fs::Permissions::from_mode(0o644)).unwrap();
     std::fs::remove_file(dir.join("user-prompt-submit.sh")).unwrap();
     std::fs::write(dir.join("permission-request.sh"), b"#!/bin/sh\nexit 0\n").unwrap();
-    let r = reasons(state(&fx, AgentSchema::Claude, &FACTS));
+    let r = reasons(state(&fx, AgentSchema::CLAUDE, &FACTS));
     assert!(
         r.contains(&Reason::ScriptNotExecutable(dir.join("stop.sh"))),
         "{r:?}"
@@ -147,37 +148,58 @@ fn a_script_that_is_missing_not_executable_or_changed_is_not_wired() {
 #[test]
 fn disable_all_hooks_async_and_an_old_claude_are_not_wired() {
     let fx = HomeFixture::new();
-    install(&fx, AgentSchema::Claude);
+    install(&fx, AgentSchema::CLAUDE);
     let path = fx.paths.home.join(".claude/settings.json");
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, text.replacen('{', "{\"disableAllHooks\": true,", 1)).unwrap();
-    let r = reasons(state(&fx, AgentSchema::Claude, &FACTS));
-    assert_eq!(r, [Reason::DisableAllHooks(path.clone())]);
+    let r = reasons(state(&fx, AgentSchema::CLAUDE, &FACTS));
+    assert_eq!(
+        r,
+        [Reason::Trap {
+            path: path.clone(),
+            why: claude::ALL_HOOKS_OFF,
+            refuses_install: true
+        }]
+    );
+    assert_eq!(
+        r[0].to_string(),
+        format!(
+            "disableAllHooks is set in {}: Claude runs no hook",
+            path.display()
+        )
+    );
 
     std::fs::write(
         &path,
         text.replace("\"timeout\": 5", "\"timeout\": 5, \"async\": true"),
     )
     .unwrap();
-    let r = reasons(state(&fx, AgentSchema::Claude, &FACTS));
+    let r = reasons(state(&fx, AgentSchema::CLAUDE, &FACTS));
     assert_eq!(r.len(), 4);
     assert!(r[0].to_string().contains("async"));
 
     std::fs::write(&path, &text).unwrap();
     let old = InstallFacts {
-        claude_version: Some((2, 1, 100)),
+        versions: AgentVersions::fixed(&[("claude", (2, 1, 100))]),
         ..FACTS
     };
     assert_eq!(
-        reasons(state(&fx, AgentSchema::Claude, &old)),
-        [Reason::AgentTooOld { found: (2, 1, 100) }]
+        reasons(state(&fx, AgentSchema::CLAUDE, &old)),
+        [Reason::AgentTooOld {
+            gate: &claude::VERSION_GATE,
+            found: (2, 1, 100)
+        }]
+    );
+    assert_eq!(
+        reasons(state(&fx, AgentSchema::CLAUDE, &old))[0].to_string(),
+        "Claude Code 2.1.100 is older than 2.1.141, which hook output needs"
     );
 }
 
 #[test]
 fn before_any_install_status_says_why_an_install_would_refuse() {
     let fx = HomeFixture::new();
-    let t = InstallTarget::host(AgentSchema::Claude, &fx.paths, &fx.no_guard()).unwrap();
+    let t = InstallTarget::host(AgentSchema::CLAUDE, &fx.paths, &fx.no_guard()).unwrap();
     let notes = |facts: &InstallFacts| {
         let s = target_status(&t, &read_snapshot(&t).unwrap(), facts);
         assert_eq!(s.state, State::NotInstalled);
@@ -193,7 +215,7 @@ fn before_any_install_status_says_why_an_install_would_refuse() {
     );
     fx.write(".claude/settings.json", b"{}\n");
     let old = InstallFacts {
-        claude_version: Some((2, 1, 140)),
+        versions: AgentVersions::fixed(&[("claude", (2, 1, 140))]),
         ..FACTS
     };
     let n = notes(&old);
@@ -204,9 +226,9 @@ fn before_any_install_status_says_why_an_install_would_refuse() {
 #[test]
 fn a_malformed_config_is_an_error_with_line_and_column() {
     let fx = HomeFixture::new();
-    install(&fx, AgentSchema::Claude);
+    install(&fx, AgentSchema::CLAUDE);
     fx.write(".claude/settings.json", b"{\n  \"model\": \"opus\",,\n}\n");
-    match state(&fx, AgentSchema::Claude, &FACTS) {
+    match state(&fx, AgentSchema::CLAUDE, &FACTS) {
         State::Error(e) => assert!(
             e.contains(".claude/settings.json") && e.contains("line 2, column 19"),
             "{e}"
@@ -218,7 +240,7 @@ fn a_malformed_config_is_an_error_with_line_and_column() {
 #[test]
 fn agy_wrapped_in_a_matcher_group_or_only_in_the_dead_path_is_not_wired() {
     let fx = HomeFixture::new();
-    install(&fx, AgentSchema::Agy);
+    install(&fx, AgentSchema::AGY);
     let live = fx.paths.home.join(".gemini/config/hooks.json");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&live).unwrap()).unwrap();
     let mut wrapped = v.clone();
@@ -227,7 +249,7 @@ fn agy_wrapped_in_a_matcher_group_or_only_in_the_dead_path_is_not_wired() {
         wrapped["termic"][event] = serde_json::json!([{ "matcher": "*", "hooks": [h] }]);
     }
     std::fs::write(&live, serde_json::to_vec_pretty(&wrapped).unwrap()).unwrap();
-    let r = reasons(state(&fx, AgentSchema::Agy, &FACTS));
+    let r = reasons(state(&fx, AgentSchema::AGY, &FACTS));
     assert_eq!(r.len(), 2);
     assert!(r[0].to_string().contains("matcher group"), "{}", r[0]);
 
@@ -237,9 +259,15 @@ fn agy_wrapped_in_a_matcher_group_or_only_in_the_dead_path_is_not_wired() {
         ".gemini/antigravity-cli/hooks.json",
         &serde_json::to_vec_pretty(&v).unwrap(),
     );
-    let r = reasons(state(&fx, AgentSchema::Agy, &FACTS));
+    let r = reasons(state(&fx, AgentSchema::AGY, &FACTS));
     assert!(
-        matches!(r[..], [Reason::AgyEntryOnlyInDeadPath(_)]),
+        matches!(
+            r[..],
+            [Reason::Trap {
+                why: agy::ONLY_IN_DEAD_FILE,
+                ..
+            }]
+        ),
         "{r:?}"
     );
 }
@@ -247,20 +275,29 @@ fn agy_wrapped_in_a_matcher_group_or_only_in_the_dead_path_is_not_wired() {
 #[test]
 fn opencode_with_a_copy_in_the_legacy_plugin_dir_is_not_wired() {
     let fx = HomeFixture::new();
-    install(&fx, AgentSchema::Opencode);
+    install(&fx, AgentSchema::OPENCODE);
     fx.write(".config/opencode/plugin/termic.js", b"// old copy\n");
-    let r = reasons(state(&fx, AgentSchema::Opencode, &FACTS));
-    assert!(matches!(r[..], [Reason::PluginAlsoInLegacyDir(_)]), "{r:?}");
+    let r = reasons(state(&fx, AgentSchema::OPENCODE, &FACTS));
+    assert!(
+        matches!(
+            r[..],
+            [Reason::Trap {
+                why: opencode::ALSO_IN_LEGACY_DIR,
+                ..
+            }]
+        ),
+        "{r:?}"
+    );
 }
 
 #[test]
 fn grok_status_reports_the_claude_hooks_opt_out_and_docker_targets_are_wired_for_pty_agents_too() {
     let fx = HomeFixture::new();
-    install(&fx, AgentSchema::Grok);
+    install(&fx, AgentSchema::GROK);
     fx.write(".grok/config.toml", b"[compat.claude]\nhooks = false\n");
     let docker_agents = [
-        AgentRef::builtin(AgentSchema::Grok),
-        AgentRef::builtin(AgentSchema::Claude),
+        AgentRef::builtin(AgentSchema::GROK),
+        AgentRef::builtin(AgentSchema::CLAUDE),
     ];
     let report = status_report(&docker_agents, &fx.paths, &fx.no_guard(), &FACTS);
     let grok = report.target("grok", "host").unwrap();
@@ -288,7 +325,7 @@ fn grok_status_reports_the_claude_hooks_opt_out_and_docker_targets_are_wired_for
     );
     assert!(report.target("opencode", "docker:opencode").is_none());
     let t = InstallTarget::docker(
-        &AgentRef::builtin(AgentSchema::Grok),
+        &AgentRef::builtin(AgentSchema::GROK),
         &fx.paths,
         &fx.no_guard(),
     )
@@ -301,7 +338,7 @@ fn grok_status_reports_the_claude_hooks_opt_out_and_docker_targets_are_wired_for
     let docker = report.target("grok", "docker:grok").unwrap();
     assert_eq!(docker.state, State::Wired);
     let t = InstallTarget::docker(
-        &AgentRef::builtin(AgentSchema::Claude),
+        &AgentRef::builtin(AgentSchema::CLAUDE),
         &fx.paths,
         &fx.no_guard(),
     )

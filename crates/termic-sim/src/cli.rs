@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::config::grok::GrokVersion;
+use crate::agents::grok::config::GrokVersion;
 use crate::runner::RunOptions;
 use crate::scenario::Scenario;
 use crate::{AgentKind, SimConfig};

@@ -29,8 +29,8 @@ pub mod term;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use agents::grok::config::GrokVersion;
 use agents::{Agent, Cx, SimOptions};
-use config::grok::GrokVersion;
 
 /// Which agent to simulate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,16 +109,16 @@ fn build_agent(cfg: &SimConfig, cx: &Cx) -> Box<dyn Agent> {
 pub fn hooks_listing(cfg: &SimConfig) -> String {
     use std::fmt::Write as _;
     let reg = match cfg.agent {
-        AgentKind::Claude => config::claude::load(&cfg.home, &cfg.cwd),
+        AgentKind::Claude => agents::claude::config::load(&cfg.home, &cfg.cwd),
         AgentKind::Grok => {
             let flag = std::env::var("GROK_CLAUDE_HOOKS_ENABLED").ok();
-            config::grok::load(&cfg.home, cfg.grok_version, flag.as_deref())
+            agents::grok::config::load(&cfg.home, cfg.grok_version, flag.as_deref())
         }
-        AgentKind::Agy => config::agy::load(&cfg.home),
+        AgentKind::Agy => agents::agy::config::load(&cfg.home),
         AgentKind::Opencode => {
             let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
             let mut s = String::new();
-            for f in config::opencode::plugin_files(&config::opencode::config_dir(
+            for f in agents::opencode::config::plugin_files(&agents::opencode::config::config_dir(
                 &cfg.home,
                 xdg.as_deref(),
             )) {
@@ -131,7 +131,7 @@ pub fn hooks_listing(cfg: &SimConfig) -> String {
     if cfg.agent == AgentKind::Agy {
         let mut s = reg.notes.join("\n");
         s.push('\n');
-        s.push_str(&config::agy::listing(&reg));
+        s.push_str(&agents::agy::config::listing(&reg));
         return s;
     }
     let mut s = String::new();

@@ -2,9 +2,9 @@
 //! `<data_dir>/worktrees/<repo>-<hash of the repo path>/<task>` on branch
 //! `termic/<task>`.
 //!
-//! The repository's own agent config dirs (`.claude`, `.grok`, `.agents`,
-//! `.opencode`) are symlinked from the repo root into the worktree when they
-//! exist there and the worktree has none (an untracked `.claude` would
+//! The repository's own agent config dirs (each built-in agent's
+//! `linked_dirs`) are symlinked from the repo root into the worktree when
+//! they exist there and the worktree has none (an untracked agent dir would
 //! otherwise be missing from every worktree). termic never writes into them.
 //! Removal is `git worktree remove`; the branch is kept (it holds the work).
 
@@ -12,8 +12,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Agent config dirs linked into new worktrees.
-pub const LINKED_DIRS: [&str; 4] = [".claude", ".grok", ".agents", ".opencode"];
+use crate::agents::builtin::linked_dirs;
 
 /// Why a worktree operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -205,11 +204,11 @@ pub fn create(data_dir: &Path, dir: &Path, name: &str) -> Result<Worktree, Workt
     })
 }
 
-/// Symlink each of [`LINKED_DIRS`] present at the repo root and absent in
+/// Symlink each agent dir (the built-ins' `linked_dirs`) present at the repo root and absent in
 /// the worktree (a tracked dir is already checked out there).
 pub fn link_agent_dirs(repo_root: &Path, worktree: &Path) -> Result<Vec<PathBuf>, WorktreeError> {
     let mut linked = Vec::new();
-    for name in LINKED_DIRS {
+    for name in linked_dirs() {
         let target = repo_root.join(name);
         let link = worktree.join(name);
         if !target.is_dir() || std::fs::symlink_metadata(&link).is_ok() {
@@ -229,7 +228,7 @@ pub fn link_agent_dirs(repo_root: &Path, worktree: &Path) -> Result<Vec<PathBuf>
 /// at the repo root's dir of the same name).
 fn unlink_agent_dirs(repo_root: &Path, worktree: &Path) -> Vec<PathBuf> {
     let mut removed = Vec::new();
-    for name in LINKED_DIRS {
+    for name in linked_dirs() {
         let link = worktree.join(name);
         let ours = std::fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink())
             && std::fs::read_link(&link).is_ok_and(|t| t == repo_root.join(name));

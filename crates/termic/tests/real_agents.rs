@@ -28,7 +28,7 @@ use termic_hooks::agents::AgentSchema;
 fn real_termic_claude_hooks_without_probe_reply_give_needs_you_then_one_done() {
     let (cache, _one) = begin();
     let setup = Setup {
-        hooks: vec![AgentSchema::Claude],
+        hooks: vec![AgentSchema::CLAUDE],
         recorder: true,
         ..Setup::default()
     };
@@ -106,7 +106,7 @@ fn real_termic_claude_native_status_and_hooks_agree_one_needs_you_one_done() {
     let (cache, _one) = begin();
     let setup = Setup {
         probe_reply: true,
-        hooks: vec![AgentSchema::Claude],
+        hooks: vec![AgentSchema::CLAUDE],
         ..Setup::default()
     };
     let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Write, setup);
@@ -129,7 +129,7 @@ fn real_termic_claude_escape_is_interrupted_not_done() {
     let (cache, _one) = begin();
     let setup = Setup {
         probe_reply: true,
-        hooks: vec![AgentSchema::Claude],
+        hooks: vec![AgentSchema::CLAUDE],
         slow_for: Some(20 * SEC),
         ..Setup::default()
     };
@@ -147,7 +147,7 @@ fn real_termic_claude_escape_is_interrupted_not_done() {
 fn real_termic_claude_ask_user_question_needs_you_as_a_question() {
     let (cache, _one) = begin();
     let setup = Setup {
-        hooks: vec![AgentSchema::Claude],
+        hooks: vec![AgentSchema::CLAUDE],
         ..Setup::default()
     };
     let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Ask, setup);
@@ -169,7 +169,7 @@ fn real_termic_claude_from_inside_tmux_still_reports() {
     std::env::set_var("TMUX", "/tmp/tmux-0/default,4242,0");
     std::env::set_var("TMUX_PANE", "%3");
     let setup = Setup {
-        hooks: vec![AgentSchema::Claude],
+        hooks: vec![AgentSchema::CLAUDE],
         ..Setup::default()
     };
     let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Write, setup);
@@ -186,7 +186,7 @@ fn real_claude_outside_termic_with_hooks_installed_prints_no_termic_sequence() {
     let (cache, _one) = begin();
     use termic_fakemodel::drive::{AgentRun, RunOptions};
     fn install_claude(home: &Path) {
-        install_hooks(home, &[AgentSchema::Claude]);
+        install_hooks(home, &[AgentSchema::CLAUDE]);
     }
     let opts = RunOptions {
         before_spawn: Some(install_claude),
@@ -218,7 +218,7 @@ fn real_claude_outside_termic_with_hooks_installed_prints_no_termic_sequence() {
 fn real_termic_opencode_permission_asked_replied_and_one_done() {
     let (cache, _one) = begin();
     let setup = Setup {
-        hooks: vec![AgentSchema::Opencode],
+        hooks: vec![AgentSchema::OPENCODE],
         ..Setup::default()
     };
     let task = TermicTask::start(&cache, Agent::Opencode, ScenarioName::Write, setup);
@@ -234,7 +234,7 @@ fn real_termic_opencode_permission_asked_replied_and_one_done() {
 fn real_termic_claude_multi_step_turn_is_working_throughout_then_one_hook_done() {
     let (cache, _one) = begin();
     let setup = Setup {
-        hooks: vec![AgentSchema::Claude],
+        hooks: vec![AgentSchema::CLAUDE],
         ..Setup::default()
     };
     let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Multi, setup);
@@ -258,7 +258,7 @@ fn real_termic_claude_native_multi_step_turn_is_working_throughout_then_one_done
 fn real_termic_opencode_multi_step_turn_is_working_throughout_then_one_done() {
     let (cache, _one) = begin();
     let setup = Setup {
-        hooks: vec![AgentSchema::Opencode],
+        hooks: vec![AgentSchema::OPENCODE],
         ..Setup::default()
     };
     let task = TermicTask::start(&cache, Agent::Opencode, ScenarioName::Multi, setup);
@@ -356,7 +356,7 @@ fn real_termic_grok_notification_then_one_done_and_idle_prompt_changes_nothing()
     // silent. The recorder in claude's settings.json is the positive control
     // for the compat-off test below: with compat on, grok runs it.
     let setup = Setup {
-        hooks: vec![AgentSchema::Claude, AgentSchema::Grok],
+        hooks: vec![AgentSchema::CLAUDE, AgentSchema::GROK],
         recorder_in: Some(Agent::Claude),
         env,
         ..Setup::default()
@@ -408,7 +408,7 @@ fn real_termic_grok_with_claude_compat_off_runs_no_claude_hook_and_still_reports
         std::fs::write(path, text).unwrap();
     }
     let setup = Setup {
-        hooks: vec![AgentSchema::Claude, AgentSchema::Grok],
+        hooks: vec![AgentSchema::CLAUDE, AgentSchema::GROK],
         recorder_in: Some(Agent::Claude),
         before: Some(compat_off),
         ..Setup::default()
@@ -456,7 +456,7 @@ fn hook_signals(task: &TermicTask) -> Vec<String> {
 fn real_termic_grok_escape_is_interrupted_by_key_and_idle_title() {
     let (cache, _one) = begin();
     let setup = Setup {
-        hooks: vec![AgentSchema::Grok],
+        hooks: vec![AgentSchema::GROK],
         slow_for: Some(20 * SEC),
         ..Setup::default()
     };
@@ -523,9 +523,9 @@ fn real_agents_fixture_home_is_byte_identical_after_install_and_remove() {
     }
     let before = snapshot(&home);
     let all = [
-        AgentSchema::Claude,
-        AgentSchema::Grok,
-        AgentSchema::Opencode,
+        AgentSchema::CLAUDE,
+        AgentSchema::GROK,
+        AgentSchema::OPENCODE,
     ];
     install_hooks(&home, &all);
     assert_ne!(snapshot(&home), before, "the install wrote something");

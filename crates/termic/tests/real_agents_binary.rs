@@ -379,7 +379,7 @@ fn permission_scenario(
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_claude_hooks_installed_by_termic_without_probe_reply() {
     let (cache, _one) = begin();
-    let hooks = vec![AgentSchema::Claude];
+    let hooks = vec![AgentSchema::CLAUDE];
     let fx = permission_scenario(&cache, Agent::Claude, hooks, b"\r", |termic, t0| {
         termic.assert_needs_you_from(t0, "hook_attention", Some("permission"));
     });
@@ -436,7 +436,7 @@ fn real_binary_codex_needs_you_and_quit_ends_its_app_server() {
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_opencode_permission_asked_replied_and_one_done() {
     let (cache, _one) = begin();
-    let hooks = vec![AgentSchema::Opencode];
+    let hooks = vec![AgentSchema::OPENCODE];
     permission_scenario(&cache, Agent::Opencode, hooks, b"\r", |termic, t0| {
         termic.assert_needs_you_from(t0, "hook_attention", Some("permission"));
         assert_eq!(termic.first("done", t0).rule, "hook_done");
@@ -449,7 +449,7 @@ fn real_binary_grok_permission_needs_you_then_one_done() {
     let (cache, _one) = begin();
     // Both installs, as a user with both agents has them: grok also runs
     // termic's claude hooks from ~/.claude/settings.json, which stay silent.
-    let hooks = vec![AgentSchema::Claude, AgentSchema::Grok];
+    let hooks = vec![AgentSchema::CLAUDE, AgentSchema::GROK];
     permission_scenario(&cache, Agent::Grok, hooks, b"3", |termic, t0| {
         // Needs you comes from the `Action Required` title or the
         // Notification hook, whichever lands first (the title, usually). Its
@@ -471,7 +471,7 @@ fn real_binary_claude_unwatched_done_rings_and_escape_rings_nothing() {
     let (cache, _one) = begin();
     let setup = Setup {
         probe_reply: true,
-        hooks: vec![AgentSchema::Claude],
+        hooks: vec![AgentSchema::CLAUDE],
         slow_for: Some(8 * SEC),
         ..Setup::default()
     };

@@ -56,7 +56,7 @@ fn real_termic_claude_overloaded_with_hooks_and_native_is_error_overloaded_not_d
     let (cache, _one) = begin();
     let setup = Setup {
         probe_reply: true,
-        hooks: vec![AgentSchema::Claude],
+        hooks: vec![AgentSchema::CLAUDE],
         env: no_retries(),
         ..Setup::default()
     };
@@ -80,7 +80,7 @@ fn real_termic_claude_overloaded_with_hooks_and_native_is_error_overloaded_not_d
 fn real_termic_claude_rate_limited_with_hooks_only_is_error_from_stop_failure() {
     let (cache, _one) = begin();
     let setup = Setup {
-        hooks: vec![AgentSchema::Claude],
+        hooks: vec![AgentSchema::CLAUDE],
         env: no_retries(),
         ..Setup::default()
     };
@@ -136,7 +136,7 @@ fn real_termic_codex_rate_limited_is_error_from_native_status_not_done() {
 fn real_termic_opencode_bad_key_is_error_auth_failed_from_its_plugin() {
     let (cache, _one) = begin();
     let setup = Setup {
-        hooks: vec![AgentSchema::Opencode],
+        hooks: vec![AgentSchema::OPENCODE],
         ..Setup::default()
     };
     let fail = ScenarioName::Fail(ApiFailure::AuthFailed);
@@ -159,7 +159,7 @@ fn real_termic_grok_overloaded_is_error_from_its_agent_error_notification() {
     // Notification hook (`notificationType: agent_error`) says so.
     let (cache, _one) = begin();
     let setup = Setup {
-        hooks: vec![AgentSchema::Grok],
+        hooks: vec![AgentSchema::GROK],
         ..Setup::default()
     };
     let fail = ScenarioName::Fail(ApiFailure::Overloaded);

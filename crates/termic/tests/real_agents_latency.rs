@@ -101,7 +101,7 @@ fn real_latency_claude_hooks() {
     report(
         "claude 2.1.332",
         events,
-        measure(Agent::Claude, AgentSchema::Claude, b"\r", events),
+        measure(Agent::Claude, AgentSchema::CLAUDE, b"\r", events),
     );
 }
 
@@ -112,7 +112,7 @@ fn real_latency_grok_hooks() {
     report(
         "grok 0.2.111",
         events,
-        measure(Agent::Grok, AgentSchema::Grok, b"3", events),
+        measure(Agent::Grok, AgentSchema::GROK, b"3", events),
     );
 }
 
@@ -123,7 +123,7 @@ fn real_latency_opencode_plugin() {
     report(
         "opencode 1.18.33",
         events,
-        measure(Agent::Opencode, AgentSchema::Opencode, b"\r", events),
+        measure(Agent::Opencode, AgentSchema::OPENCODE, b"\r", events),
     );
 }
 

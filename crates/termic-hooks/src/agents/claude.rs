@@ -10,15 +10,47 @@
 //! to `$TERMIC_PTY` itself. Every script is silent under grok, which runs
 //! the hooks of this file too.
 
-use termic_signal::wire::HookEvent;
+use termic_signal::wire::{self, HookEvent};
 
-use super::script::{PayloadRule, ScriptSpec, Transport};
-use super::{AgentAdapter, AgentSchema, ConfigEntry, HookRegistration, Support};
+use super::script::{reason_case, PayloadRule, ScriptSpec, Transport};
+use std::path::Path;
+
+use super::{
+    AgentAdapter, AgentSchema, ConfigEntry, Findings, HookRegistration, Support, VersionGate,
+};
+use crate::edit;
+use crate::plan::{is_ours, PlanError, Snapshot};
+use crate::status::Reason;
+use crate::target::InstallTarget;
 
 /// Oldest Claude Code whose hooks may print `terminalSequence`.
 pub const MIN_VERSION: (u32, u32, u32) = (2, 1, 141);
 
 pub struct Claude;
+
+/// The settings file termic merges its hooks into, relative to `~/.claude`.
+const SETTINGS: &str = "settings.json";
+
+/// `disableAllHooks: true` in the settings: Claude runs no hook at all.
+pub const ALL_HOOKS_OFF: &str = "disableAllHooks is set in {path}: Claude runs no hook";
+pub const ALL_HOOKS_OFF_INSTALL: &str =
+    "{path}: disableAllHooks is set, so Claude Code would run no hook at all; \
+     termic installed nothing. Remove disableAllHooks from that file if you want termic's hooks";
+
+impl AgentSchema {
+    pub const CLAUDE: AgentSchema = AgentSchema(&Claude);
+}
+
+/// Install refuses, and status says not wired, below [`MIN_VERSION`].
+pub static VERSION_GATE: VersionGate = VersionGate {
+    product: "Claude Code",
+    executable: "claude",
+    min: MIN_VERSION,
+    needs: "hook output (terminalSequence)",
+    needs_short: "hook output",
+    update: "claude update",
+    parse: parse_version,
+};
 
 const fn claude_script(
     hook: &'static str,
@@ -34,9 +66,71 @@ const fn claude_script(
         static_fields: &[],
         payload,
         transport: Transport::TerminalSequence,
-        silent_under_grok: true,
+        silent_if: Some(SILENT_UNDER_GROK),
     }
 }
+
+/// grok also runs the hooks in `~/.claude/settings.json`, and its output
+/// has no terminalSequence: stay silent when `GROK_HOOK_EVENT` is set.
+const SILENT_UNDER_GROK: &str =
+    "[ -z \"${GROK_HOOK_EVENT:-}\" ] || exit 0  # grok runs claude's hooks too\n";
+
+/// PermissionRequest: `kind` from the first `tool_name` (AskUserQuestion is
+/// question, ExitPlanMode is plan, else permission).
+const ATTENTION_KIND: PayloadRule = PayloadRule::Shell {
+    logic: |flat| {
+        format!(
+            "# The first tool_name is the top-level one (it precedes tool_input).\n\
+                     tool=$({flat} | grep -o '\"tool_name\" *: *\"[A-Za-z0-9_.-]*\"' | head -n 1)\n\
+                     case \"$tool\" in\n\
+                     \x20 *'\"AskUserQuestion\"') kind=question ;;\n\
+                     \x20 *'\"ExitPlanMode\"') kind=plan ;;\n\
+                     \x20 *) kind=permission ;;\n\
+                     esac\n\
+                     extra=\";{key}=$kind\"\n",
+            key = wire::field::KIND,
+        )
+    },
+    may_send_error: false,
+};
+
+/// Stop: add `background=1` when `background_tasks` is a non-empty array
+/// (the turn ended, background work has not).
+const BACKGROUND_TASKS: PayloadRule = PayloadRule::Shell {
+    logic: |flat| {
+        format!(
+            "extra=''\n\
+                     if {flat} | grep -q '\"background_tasks\" *: *\\[ *[^] ]'; then\n\
+                     \x20 extra=';{key}=1'\n\
+                     fi\n",
+            key = wire::field::BACKGROUND,
+        )
+    },
+    may_send_error: false,
+};
+
+/// StopFailure: `reason` from the payload's `error` (its matcher values:
+/// rate_limit, overloaded, authentication_failed, server_error, ...;
+/// anything else is api_error).
+const STOP_FAILURE_REASON: PayloadRule = PayloadRule::Shell {
+    logic: |flat| {
+        format!(
+            "# Claude 2.1.332 names the error in \"error\" (its StopFailure matcher values).\n\
+                 error=$({flat} | grep -o '\"error\" *: *\"[a-z_]*\"' | head -n 1)\n{case}",
+            case = reason_case(
+                "",
+                "$error",
+                [
+                    "*'\"rate_limit\"'",
+                    "*'\"overloaded\"'",
+                    "*'\"server_error\"'",
+                    "*'\"authentication_failed\"'|*'\"oauth_org_not_allowed\"'",
+                ],
+            ),
+        )
+    },
+    may_send_error: false,
+};
 
 static REGISTRATIONS: [HookRegistration; 4] = [
     HookRegistration {
@@ -56,7 +150,7 @@ static REGISTRATIONS: [HookRegistration; 4] = [
             "PermissionRequest",
             "tells termic the agent is blocked on you.",
             HookEvent::Attention,
-            PayloadRule::ClaudeAttentionKind,
+            ATTENTION_KIND,
         ),
         file_name: "permission-request.sh",
         status_message: "termic: reporting that you are needed",
@@ -67,7 +161,7 @@ static REGISTRATIONS: [HookRegistration; 4] = [
             "Stop",
             "tells termic the turn ended.",
             HookEvent::Done,
-            PayloadRule::ClaudeBackgroundTasks,
+            BACKGROUND_TASKS,
         ),
         file_name: "stop.sh",
         status_message: "termic: reporting that the turn ended",
@@ -80,7 +174,7 @@ static REGISTRATIONS: [HookRegistration; 4] = [
                 "StopFailure",
                 "tells termic the turn ended on an API error.",
                 HookEvent::Error,
-                PayloadRule::ClaudeStopFailureReason,
+                STOP_FAILURE_REASON,
             )
         },
         file_name: "stop-failure.sh",
@@ -93,14 +187,72 @@ impl AgentAdapter for Claude {
         "claude"
     }
     fn support(&self) -> Support {
-        Support::Hooks(AgentSchema::Claude)
+        Support::Hooks(AgentSchema::CLAUDE)
+    }
+    fn home_config_dir(&self) -> &'static str {
+        ".claude"
+    }
+    fn container_config_dir(&self) -> &'static str {
+        "/root/.claude"
+    }
+    fn version_gate(&self) -> Option<&'static VersionGate> {
+        Some(&VERSION_GATE)
     }
     fn registrations(&self) -> &'static [HookRegistration] {
         &REGISTRATIONS
     }
     fn config_entry(&self) -> ConfigEntry {
-        ConfigEntry::MergeClaudeShape {
-            file: "settings.json",
+        ConfigEntry::MergeGrouped { file: SETTINGS }
+    }
+    fn refuse_install(
+        &self,
+        target: &InstallTarget,
+        path: &Path,
+        text: &str,
+    ) -> Result<(), PlanError> {
+        let q = edit::query_grouped_hooks(text, &is_ours(target)).map_err(|source| {
+            PlanError::Config {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+        if q.disable_all_hooks {
+            return Err(PlanError::Refused {
+                path: path.to_path_buf(),
+                why: ALL_HOOKS_OFF_INSTALL,
+            });
+        }
+        Ok(())
+    }
+    /// `disableAllHooks`, listed before the entries it turns off.
+    fn check_status(&self, target: &InstallTarget, snap: &Snapshot, found: &mut Findings) {
+        let path = target.path(SETTINGS);
+        let off = snap
+            .file(&path)
+            .and_then(|f| std::str::from_utf8(&f.bytes).ok())
+            .and_then(|t| edit::query_grouped_hooks(t, &is_ours(target)).ok())
+            .is_some_and(|q| q.disable_all_hooks);
+        if off {
+            let at = found
+                .reasons
+                .iter()
+                .position(|r| {
+                    matches!(
+                        r,
+                        Reason::EntryMissing { .. }
+                            | Reason::EntryWrong { .. }
+                            | Reason::AgentTooOld { .. }
+                    )
+                })
+                .unwrap_or(found.reasons.len());
+            found.reasons.insert(
+                at,
+                Reason::Trap {
+                    path,
+                    why: ALL_HOOKS_OFF,
+                    refuses_install: true,
+                },
+            );
         }
     }
 }

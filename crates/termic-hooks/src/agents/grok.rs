@@ -9,10 +9,21 @@
 
 use termic_signal::wire::{field, HookEvent};
 
-use super::script::{PayloadRule, ScriptSpec, Transport};
-use super::{AgentAdapter, AgentSchema, ConfigEntry, HookRegistration, Support};
+use super::script::{reason_case, PayloadRule, ScriptSpec, Transport};
+use super::{AgentAdapter, AgentSchema, ConfigEntry, Findings, HookRegistration, Support};
+use crate::plan::Snapshot;
+use crate::target::{InstallTarget, TargetKind};
 
 pub struct Grok;
+
+impl AgentSchema {
+    pub const GROK: AgentSchema = AgentSchema(&Grok);
+}
+
+/// The Settings row's help: grok runs Claude's hooks too; this is the
+/// user's way out.
+pub const SETTINGS_HELP: &str =
+    "Grok also runs Claude's hooks. To stop that: [compat.claude] hooks = false in ~/.grok/config.toml";
 
 /// Grok's own config, read (never written) for the Claude-hooks opt-out.
 pub const CONFIG_TOML: &str = "config.toml";
@@ -32,9 +43,43 @@ const fn grok_script(
         static_fields,
         payload,
         transport: Transport::PtyByName,
-        silent_under_grok: false,
+        silent_if: None,
     }
 }
+
+/// Notification: attention for `notificationType` permission_prompt; an
+/// `error` with the reason for `agent_error` (grok 0.2.111 gave up on an API
+/// error: it fires no Stop then); silent for anything else (never
+/// idle_prompt, which fires on every turn end).
+const NOTIFICATION: PayloadRule = PayloadRule::Shell {
+    logic: |flat| {
+        format!(
+            "note=$({flat})\n\
+                 extra=''\n\
+                 kind() {{ printf '%s\\n' \"$note\" | grep -q \"\\\"notificationType\\\" *: *\\\"$1\\\"\"; }}\n\
+                 if kind permission_prompt; then\n\
+                 \x20 :\n\
+                 elif kind agent_error; then\n\
+                 \x20 # 0.2.111: message \"API error (status 429 Too Many Requests): ...\"\n\
+                 \x20 mode=error\n\
+                 {case}\
+                 else\n\
+                 \x20 exit 0\n\
+                 fi\n",
+            case = reason_case(
+                "  ",
+                "$note",
+                [
+                    "*'(status 429'*",
+                    "*'(status 529'*",
+                    "*'(status 5'[0-9][0-9]*",
+                    "*'(status 401'*|*'(status 403'*|*Authentication*",
+                ],
+            ),
+        )
+    },
+    may_send_error: true,
+};
 
 static REGISTRATIONS: [HookRegistration; 4] = [
     HookRegistration {
@@ -56,7 +101,7 @@ static REGISTRATIONS: [HookRegistration; 4] = [
             "tells termic a permission prompt waits for you, or that an API error stopped the turn.",
             HookEvent::Attention,
             &[(field::KIND, "permission")],
-            PayloadRule::GrokNotification,
+            NOTIFICATION,
         ),
         file_name: "notification.sh",
         status_message: "termic: reporting that you are needed",
@@ -92,15 +137,59 @@ impl AgentAdapter for Grok {
         "grok"
     }
     fn support(&self) -> Support {
-        Support::Hooks(AgentSchema::Grok)
+        Support::Hooks(AgentSchema::GROK)
+    }
+    fn home_config_dir(&self) -> &'static str {
+        ".grok"
+    }
+    fn container_config_dir(&self) -> &'static str {
+        "/root/.grok"
+    }
+    fn extra_files(&self) -> &'static [&'static str] {
+        &[CONFIG_TOML]
+    }
+    fn settings_help(&self) -> Option<&'static str> {
+        Some(SETTINGS_HELP)
+    }
+    /// On the host, a note on whether grok also runs Claude's hooks.
+    fn check_status(&self, target: &InstallTarget, snap: &Snapshot, found: &mut Findings) {
+        if *target.kind() == TargetKind::Host {
+            found.notes.push(claude_hooks_note(target, snap));
+        }
     }
     fn registrations(&self) -> &'static [HookRegistration] {
         &REGISTRATIONS
     }
     fn config_entry(&self) -> ConfigEntry {
-        ConfigEntry::OwnClaudeShape {
+        ConfigEntry::OwnGrouped {
             file: "hooks/termic.json",
         }
+    }
+}
+
+/// Whether grok runs the hooks in Claude's settings too, as a status note.
+fn claude_hooks_note(target: &InstallTarget, snap: &Snapshot) -> String {
+    let path = target.path(CONFIG_TOML);
+    let note = match snap.file(&path) {
+        None => Ok(false),
+        Some(f) => std::str::from_utf8(&f.bytes)
+            .map_err(|_| "not UTF-8 text".to_string())
+            .and_then(claude_hooks_disabled),
+    };
+    match note {
+        Ok(true) => format!(
+            "grok ignores the hooks in ~/.claude/settings.json ([compat.claude] hooks = false in {})",
+            path.display()
+        ),
+        Ok(false) => format!(
+            "grok also runs the hooks in ~/.claude/settings.json (termic's stay silent there); to stop that, \
+             set [compat.claude] hooks = false in {}",
+            path.display()
+        ),
+        Err(e) => format!(
+            "could not tell whether grok runs the hooks in ~/.claude/settings.json: {} is {e}",
+            path.display()
+        ),
     }
 }
 

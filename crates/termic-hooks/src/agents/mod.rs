@@ -8,6 +8,10 @@
 
 pub mod agy;
 pub mod claude;
+pub mod codex;
+pub mod copilot;
+pub mod cursor;
+pub mod gemini;
 pub mod grok;
 pub mod opencode;
 pub mod script;
@@ -24,67 +28,116 @@ pub const MANIFEST_FILE: &str = "termic-hooks/manifest.json";
 /// Where the one-time copy of the user's original config goes.
 pub const BACKUP_DIR: &str = "termic-hooks/backup";
 
-/// The config shape family. A user-defined clone uses its base's schema.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AgentSchema {
-    Claude,
-    Grok,
-    Agy,
-    Opencode,
-}
+/// A hook agent: one whose adapter installs hooks ([`Support::Hooks`]). A
+/// copyable handle on its adapter, equal by id; each agent's file defines
+/// its constant (e.g. `AgentSchema::CLAUDE`). A user-defined clone uses its
+/// base's schema.
+#[derive(Clone, Copy)]
+pub struct AgentSchema(&'static dyn AgentAdapter);
 
 impl AgentSchema {
-    pub const ALL: [AgentSchema; 4] = [
-        AgentSchema::Claude,
-        AgentSchema::Grok,
-        AgentSchema::Agy,
-        AgentSchema::Opencode,
-    ];
+    /// Every hook agent, in registry order (derived from [`ADAPTERS`]).
+    pub fn all() -> Vec<AgentSchema> {
+        ADAPTERS
+            .iter()
+            .filter_map(|a| match a.support() {
+                Support::Hooks(schema) => Some(schema),
+                _ => None,
+            })
+            .collect()
+    }
 
     /// The built-in agent id with this schema.
     pub fn id(self) -> &'static str {
-        match self {
-            AgentSchema::Claude => "claude",
-            AgentSchema::Grok => "grok",
-            AgentSchema::Agy => "agy",
-            AgentSchema::Opencode => "opencode",
-        }
+        self.0.id()
     }
 
     pub fn from_id(id: &str) -> Option<AgentSchema> {
-        AgentSchema::ALL.into_iter().find(|s| s.id() == id)
+        AgentSchema::all().into_iter().find(|s| s.id() == id)
     }
 
     /// The agent's global config dir, relative to `$HOME`.
     pub fn home_config_dir(self) -> &'static str {
-        match self {
-            AgentSchema::Claude => ".claude",
-            AgentSchema::Grok => ".grok",
-            AgentSchema::Agy => ".gemini",
-            AgentSchema::Opencode => ".config/opencode",
-        }
+        self.0.home_config_dir()
     }
 
     /// Where the same dir is mounted inside a Docker task's container.
     pub fn container_config_dir(self) -> &'static str {
-        match self {
-            AgentSchema::Claude => "/root/.claude",
-            AgentSchema::Grok => "/root/.grok",
-            AgentSchema::Agy => "/root/.gemini",
-            AgentSchema::Opencode => "/root/.config/opencode",
-        }
+        self.0.container_config_dir()
     }
 
     /// The adapter that installs this schema.
     pub fn adapter(self) -> &'static dyn AgentAdapter {
-        match self {
-            AgentSchema::Claude => &claude::Claude,
-            AgentSchema::Grok => &grok::Grok,
-            AgentSchema::Agy => &agy::Agy,
-            AgentSchema::Opencode => &opencode::Opencode,
-        }
+        self.0
     }
+}
+
+impl PartialEq for AgentSchema {
+    fn eq(&self, other: &Self) -> bool {
+        self.id() == other.id()
+    }
+}
+impl Eq for AgentSchema {}
+
+impl std::hash::Hash for AgentSchema {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.id().hash(state);
+    }
+}
+
+impl std::fmt::Debug for AgentSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "AgentSchema({})", self.id())
+    }
+}
+
+impl Serialize for AgentSchema {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+/// The oldest version of an agent whose hooks work, and how to say so.
+/// Checked on the host only (a container brings its own agent).
+#[derive(Debug)]
+pub struct VersionGate {
+    /// The product as users know it, e.g. `Claude Code`.
+    pub product: &'static str,
+    /// The executable that prints the version with `--version`.
+    pub executable: &'static str,
+    pub min: (u32, u32, u32),
+    /// What needs `min`, in the install error, e.g. `hook output (terminalSequence)`.
+    pub needs: &'static str,
+    /// The same, short, in status, e.g. `hook output`.
+    pub needs_short: &'static str,
+    /// The command that updates the agent.
+    pub update: &'static str,
+    /// Reads `X.Y.Z` out of the `--version` output.
+    pub parse: fn(&str) -> Option<(u32, u32, u32)>,
+}
+
+impl PartialEq for VersionGate {
+    fn eq(&self, other: &Self) -> bool {
+        (self.executable, self.min) == (other.executable, other.min)
+    }
+}
+impl Eq for VersionGate {}
+
+impl VersionGate {
+    /// `found` when it is older than the gate.
+    pub fn too_old(&self, found: Option<(u32, u32, u32)>) -> Option<(u32, u32, u32)> {
+        found.filter(|v| *v < self.min)
+    }
+}
+
+/// What an agent's own status checks found beyond the scripts and the
+/// config entry: reasons the hooks would not run, and notes.
+#[derive(Debug, Default)]
+pub struct Findings {
+    /// Whether anything of termic's is on disk (an install to report).
+    pub installed: bool,
+    pub reasons: Vec<crate::status::Reason>,
+    pub notes: Vec<String>,
 }
 
 /// What termic does for an agent.
@@ -103,14 +156,16 @@ pub enum Support {
 pub enum ConfigEntry {
     /// Handlers appended into a file the user owns, Claude-compatible shape
     /// (`hooks.<Event>[] = {hooks: [handler]}`). Ours are known by path prefix.
-    MergeClaudeShape { file: &'static str },
+    MergeGrouped { file: &'static str },
     /// A file of our own in Claude-compatible shape: removal is a delete.
-    OwnClaudeShape { file: &'static str },
+    OwnGrouped { file: &'static str },
     /// One named top-level entry in a shared file, agy's heterogeneous shape
     /// (handlers directly under PreInvocation and Stop, never in a matcher group).
-    NamedAgyEntry {
+    NamedEntry {
         file: &'static str,
         name: &'static str,
+        /// Status's words for a handler wrapped in a matcher group there.
+        wrapped: &'static str,
     },
     /// Nothing to register: the agent loads the generated file by location.
     LoadedByLocation,
@@ -120,9 +175,9 @@ impl ConfigEntry {
     /// The config file this entry lives in, relative to the config dir.
     pub fn file(self) -> Option<&'static str> {
         match self {
-            ConfigEntry::MergeClaudeShape { file }
-            | ConfigEntry::OwnClaudeShape { file }
-            | ConfigEntry::NamedAgyEntry { file, .. } => Some(file),
+            ConfigEntry::MergeGrouped { file }
+            | ConfigEntry::OwnGrouped { file }
+            | ConfigEntry::NamedEntry { file, .. } => Some(file),
             ConfigEntry::LoadedByLocation => None,
         }
     }
@@ -171,6 +226,48 @@ pub trait AgentAdapter: Sync {
     fn config_entry(&self) -> ConfigEntry {
         ConfigEntry::LoadedByLocation
     }
+    /// A hook agent's global config dir, relative to `$HOME`.
+    fn home_config_dir(&self) -> &'static str {
+        ""
+    }
+    /// Where a Docker task mounts the agent's config dir in the container
+    /// (also for an agent termic installs no hooks for; empty when none).
+    fn container_config_dir(&self) -> &'static str {
+        ""
+    }
+    /// Files beyond the install's own that status reads (relative to the
+    /// config dir).
+    fn extra_files(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The oldest version whose hooks work, when that matters.
+    fn version_gate(&self) -> Option<&'static VersionGate> {
+        None
+    }
+    /// One line of help under the agent's Settings row, when there is
+    /// something the user can do that termic will not do for them.
+    fn settings_help(&self) -> Option<&'static str> {
+        None
+    }
+    /// The agent's own reason to refuse an install, given its config file's
+    /// current text (e.g. a setting that turns every hook off).
+    fn refuse_install(
+        &self,
+        _target: &crate::target::InstallTarget,
+        _path: &std::path::Path,
+        _text: &str,
+    ) -> Result<(), crate::plan::PlanError> {
+        Ok(())
+    }
+    /// The agent's own status checks (its traps and notes), after the
+    /// generic ones put theirs in `found`.
+    fn check_status(
+        &self,
+        _target: &crate::target::InstallTarget,
+        _snap: &crate::plan::Snapshot,
+        _found: &mut Findings,
+    ) {
+    }
     /// Every file the install generates, relative to the agent's config dir.
     fn assets(&self) -> Vec<OwnedAsset> {
         self.registrations()
@@ -190,10 +287,10 @@ pub static ADAPTERS: &[&dyn AgentAdapter] = &[
     &grok::Grok,
     &agy::Agy,
     &opencode::Opencode,
-    &status_only::CODEX,
-    &status_only::GEMINI,
-    &status_only::COPILOT,
-    &status_only::CURSOR,
+    &codex::CODEX,
+    &gemini::GEMINI,
+    &copilot::COPILOT,
+    &cursor::CURSOR,
 ];
 
 /// The adapter for an agent id, if termic knows it.
@@ -215,6 +312,15 @@ pub fn installable_ids() -> Vec<&'static str> {
         .filter(|a| matches!(a.support(), Support::Hooks(_)))
         .map(|a| a.id())
         .collect()
+}
+
+/// [`installable_ids`] as words: `a, b and c`.
+pub fn installable_in_words() -> String {
+    let ids = installable_ids();
+    match ids.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => ids.join(""),
+    }
 }
 
 /// Quote `path` for a POSIX shell when it needs it (a HOME with a space or a
@@ -242,7 +348,7 @@ mod tests {
         sorted.sort();
         sorted.dedup();
         assert_eq!(sorted.len(), ids.len());
-        for schema in AgentSchema::ALL {
+        for schema in AgentSchema::all() {
             let a = schema.adapter();
             assert_eq!(a.id(), schema.id());
             assert_eq!(a.support(), Support::Hooks(schema));
@@ -253,7 +359,7 @@ mod tests {
     #[test]
     fn installable_ids_are_exactly_the_agents_with_a_hooks_schema() {
         let ids = installable_ids();
-        let schemas: Vec<&str> = AgentSchema::ALL.iter().map(|s| s.id()).collect();
+        let schemas: Vec<&str> = AgentSchema::all().iter().map(|s| s.id()).collect();
         assert_eq!(ids, schemas);
         for id in ["codex", "gemini", "copilot", "cursor"] {
             assert!(known_ids().contains(&id) && !ids.contains(&id), "{id}");
@@ -262,7 +368,7 @@ mod tests {
 
     #[test]
     fn no_generated_file_contains_a_raw_control_byte() {
-        for schema in AgentSchema::ALL {
+        for schema in AgentSchema::all() {
             for asset in schema.adapter().assets() {
                 let bad = asset
                     .contents
@@ -279,6 +385,32 @@ mod tests {
                 assert!(!asset.contents.contains('\u{2014}'));
             }
         }
+    }
+
+    #[test]
+    fn lists_and_dirs_come_from_the_adapters() {
+        assert_eq!(installable_in_words(), "claude, grok, agy and opencode");
+        let dirs: Vec<_> = AgentSchema::all()
+            .into_iter()
+            .map(|s| (s.home_config_dir(), s.container_config_dir()))
+            .collect();
+        assert_eq!(
+            dirs,
+            [
+                (".claude", "/root/.claude"),
+                (".grok", "/root/.grok"),
+                (".gemini", "/root/.gemini"),
+                (".config/opencode", "/root/.config/opencode"),
+            ]
+        );
+        let container = |id| adapter(id).map(|a| a.container_config_dir());
+        assert_eq!(container("codex"), Some("/root/.codex"));
+        assert_eq!(container("gemini"), Some(""));
+        let gated: Vec<_> = ADAPTERS
+            .iter()
+            .filter_map(|a| a.version_gate().map(|g| (a.id(), g.min)))
+            .collect();
+        assert_eq!(gated, [("claude", (2, 1, 141))]);
     }
 
     #[test]

@@ -10,14 +10,24 @@
 use termic_signal::stop::StopReason;
 use termic_signal::wire::{self, HookEvent};
 
-use super::{AgentAdapter, AgentSchema, OwnedAsset, Support};
+use super::{AgentAdapter, AgentSchema, Findings, OwnedAsset, Support};
+use crate::plan::Snapshot;
+use crate::status::Reason;
+use crate::target::InstallTarget;
 
 pub struct Opencode;
+
+impl AgentSchema {
+    pub const OPENCODE: AgentSchema = AgentSchema(&Opencode);
+}
 
 /// The plugin's path, relative to `~/.config/opencode`.
 pub const PLUGIN_FILE: &str = "plugins/termic.js";
 /// The legacy dir opencode also loads; a copy there would double-fire.
 pub const LEGACY_PLUGIN_FILE: &str = "plugin/termic.js";
+/// Status's reason when the legacy copy exists.
+pub const ALSO_IN_LEGACY_DIR: &str =
+    "{path} also exists: opencode loads both dirs, so the hooks would fire twice";
 
 const BODY: &str = include_str!("assets/opencode-plugin.js");
 
@@ -26,7 +36,26 @@ impl AgentAdapter for Opencode {
         "opencode"
     }
     fn support(&self) -> Support {
-        Support::Hooks(AgentSchema::Opencode)
+        Support::Hooks(AgentSchema::OPENCODE)
+    }
+    fn home_config_dir(&self) -> &'static str {
+        ".config/opencode"
+    }
+    fn container_config_dir(&self) -> &'static str {
+        "/root/.config/opencode"
+    }
+    fn extra_files(&self) -> &'static [&'static str] {
+        &[LEGACY_PLUGIN_FILE]
+    }
+    fn check_status(&self, target: &InstallTarget, snap: &Snapshot, found: &mut Findings) {
+        let legacy = target.path(LEGACY_PLUGIN_FILE);
+        if snap.file(&legacy).is_some() {
+            found.reasons.push(Reason::Trap {
+                path: legacy,
+                why: ALSO_IN_LEGACY_DIR,
+                refuses_install: false,
+            });
+        }
     }
     fn assets(&self) -> Vec<OwnedAsset> {
         vec![OwnedAsset {

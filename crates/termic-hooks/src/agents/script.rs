@@ -23,25 +23,20 @@ pub enum Transport {
 }
 
 /// What the script reads from the payload before it speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub enum PayloadRule {
     /// Ignore stdin entirely.
     None,
-    /// Claude PermissionRequest: `kind` from the first `tool_name`
-    /// (AskUserQuestion is question, ExitPlanMode is plan, else permission).
-    ClaudeAttentionKind,
-    /// Claude Stop: add `background=1` when `background_tasks` is a
-    /// non-empty array (the turn ended, background work has not).
-    ClaudeBackgroundTasks,
-    /// Claude StopFailure: `reason` from the payload's `error` (its matcher
-    /// values: rate_limit, overloaded, authentication_failed, server_error,
-    /// ...; anything else is api_error).
-    ClaudeStopFailureReason,
-    /// Grok Notification: attention for `notificationType` permission_prompt;
-    /// an `error` with the reason for `agent_error` (grok 0.2.111 gave up on
-    /// an API error: it fires no Stop then); silent for anything else
-    /// (never idle_prompt, which fires on every turn end).
-    GrokNotification,
+    /// Shell that reads the payload (the pipeline in `flat`, the payload
+    /// on one line) and sets `extra` (fields after the fixed ones), or
+    /// exits 0 to stay silent. Written in the agent's file.
+    Shell {
+        /// The logic, given the `flat` pipeline.
+        logic: fn(flat: &str) -> String,
+        /// The logic may set `mode=error`: then the script sends an
+        /// `error` message (with no static fields) instead.
+        may_send_error: bool,
+    },
 }
 
 /// One generated script.
@@ -58,9 +53,9 @@ pub struct ScriptSpec {
     pub static_fields: &'static [(&'static str, &'static str)],
     pub payload: PayloadRule,
     pub transport: Transport,
-    /// Stay silent when `GROK_HOOK_EVENT` is set: grok also runs the hooks
-    /// in `~/.claude/settings.json`, and its output has no terminalSequence.
-    pub silent_under_grok: bool,
+    /// A shell line that exits 0 early when the script runs somewhere it
+    /// must stay silent (e.g. under another agent that runs these hooks too).
+    pub silent_if: Option<&'static str>,
 }
 
 /// File mode of every generated script.
@@ -131,10 +126,8 @@ impl ScriptSpec {
              LC_ALL=C\n\
              export LC_ALL\n",
         );
-        if self.silent_under_grok {
-            s.push_str(
-                "[ -z \"${GROK_HOOK_EVENT:-}\" ] || exit 0  # grok runs claude's hooks too\n",
-            );
+        if let Some(line) = self.silent_if {
+            s.push_str(line);
         }
         s.push_str(&format!(
             "# Not a termic task (or a malformed id): stay silent.\n\
@@ -180,62 +173,7 @@ impl ScriptSpec {
         let flat = "payload | tr '\\n\\r\\t' '   '";
         let logic = match self.payload {
             PayloadRule::None => return "extra=''\n".to_string(),
-            PayloadRule::ClaudeAttentionKind => format!(
-                "# The first tool_name is the top-level one (it precedes tool_input).\n\
-                     tool=$({flat} | grep -o '\"tool_name\" *: *\"[A-Za-z0-9_.-]*\"' | head -n 1)\n\
-                     case \"$tool\" in\n\
-                     \x20 *'\"AskUserQuestion\"') kind=question ;;\n\
-                     \x20 *'\"ExitPlanMode\"') kind=plan ;;\n\
-                     \x20 *) kind=permission ;;\n\
-                     esac\n\
-                     extra=\";{key}=$kind\"\n",
-                key = wire::field::KIND,
-            ),
-            PayloadRule::ClaudeBackgroundTasks => format!(
-                "extra=''\n\
-                     if {flat} | grep -q '\"background_tasks\" *: *\\[ *[^] ]'; then\n\
-                     \x20 extra=';{key}=1'\n\
-                     fi\n",
-                key = wire::field::BACKGROUND,
-            ),
-            PayloadRule::ClaudeStopFailureReason => format!(
-                "# Claude 2.1.332 names the error in \"error\" (its StopFailure matcher values).\n\
-                 error=$({flat} | grep -o '\"error\" *: *\"[a-z_]*\"' | head -n 1)\n{case}",
-                case = reason_case(
-                    "",
-                    "$error",
-                    [
-                        "*'\"rate_limit\"'",
-                        "*'\"overloaded\"'",
-                        "*'\"server_error\"'",
-                        "*'\"authentication_failed\"'|*'\"oauth_org_not_allowed\"'",
-                    ],
-                ),
-            ),
-            PayloadRule::GrokNotification => format!(
-                "note=$({flat})\n\
-                 extra=''\n\
-                 kind() {{ printf '%s\\n' \"$note\" | grep -q \"\\\"notificationType\\\" *: *\\\"$1\\\"\"; }}\n\
-                 if kind permission_prompt; then\n\
-                 \x20 :\n\
-                 elif kind agent_error; then\n\
-                 \x20 # 0.2.111: message \"API error (status 429 Too Many Requests): ...\"\n\
-                 \x20 mode=error\n\
-                 {case}\
-                 else\n\
-                 \x20 exit 0\n\
-                 fi\n",
-                case = reason_case(
-                    "  ",
-                    "$note",
-                    [
-                        "*'(status 429'*",
-                        "*'(status 529'*",
-                        "*'(status 5'[0-9][0-9]*",
-                        "*'(status 401'*|*'(status 403'*|*Authentication*",
-                    ],
-                ),
-            ),
+            PayloadRule::Shell { logic, .. } => logic(flat),
         };
         format!("{reader}{logic}")
     }
@@ -245,8 +183,12 @@ impl ScriptSpec {
         // ever interpreted by printf; the task id is the only variable part.
         let (head, tail) = split_at_task_id(&self.message("TASKID", &[]));
         let mut parts = format!("head='{head}'\ntail='{tail}'\n");
-        if self.payload == PayloadRule::GrokNotification {
-            // The agent_error branch sends an error (no static kind field).
+        if let PayloadRule::Shell {
+            may_send_error: true,
+            ..
+        } = self.payload
+        {
+            // The error branch sends an error (no static kind field).
             let error = wire::HookMessage::new(HookEvent::Error, "TASKID")
                 .with(wire::field::HOOK, self.hook);
             let (head, tail) = split_at_task_id(&error);
@@ -277,7 +219,7 @@ impl ScriptSpec {
 /// A `case` on `var` setting `reason` (patterns for rate limited,
 /// overloaded, server error, auth failed, in that order; anything else is
 /// api_error) and `extra` to the wire's `;reason=...`, indented by `pad`.
-fn reason_case(pad: &str, var: &str, patterns: [&str; 4]) -> String {
+pub(crate) fn reason_case(pad: &str, var: &str, patterns: [&str; 4]) -> String {
     let reasons = [
         StopReason::RateLimited,
         StopReason::Overloaded,

@@ -1,6 +1,6 @@
-//! Agents listed in status that termic installs nothing for: Codex, whose
-//! terminal already reports its state (titles and OSC 7501), and the
-//! unmeasured ones, for which no adapter is written from vendor docs.
+//! Agents listed in status that termic installs nothing for: an agent whose
+//! terminal already reports its state, and the unmeasured ones, for which no
+//! adapter is written from vendor docs. Each has its own file with its row.
 
 use super::{AgentAdapter, Support};
 
@@ -8,6 +8,37 @@ use super::{AgentAdapter, Support};
 pub struct StatusOnly {
     id: &'static str,
     support: Support,
+    container_config_dir: &'static str,
+}
+
+impl StatusOnly {
+    /// An agent whose own terminal output already says what termic needs;
+    /// `why` is the status row's text.
+    pub const fn not_needed(id: &'static str, why: &'static str) -> StatusOnly {
+        StatusOnly {
+            id,
+            support: Support::NotNeeded(why),
+            container_config_dir: "",
+        }
+    }
+
+    /// The agent's config dir inside a Docker task's container, which a
+    /// Docker task mounts even when termic installs nothing there.
+    pub const fn with_container_config_dir(self, dir: &'static str) -> StatusOnly {
+        StatusOnly {
+            container_config_dir: dir,
+            ..self
+        }
+    }
+
+    /// An agent termic has not measured yet.
+    pub const fn not_supported(id: &'static str) -> StatusOnly {
+        StatusOnly {
+            id,
+            support: Support::NotSupported("not supported yet"),
+            container_config_dir: "",
+        }
+    }
 }
 
 impl AgentAdapter for StatusOnly {
@@ -17,23 +48,7 @@ impl AgentAdapter for StatusOnly {
     fn support(&self) -> Support {
         self.support
     }
+    fn container_config_dir(&self) -> &'static str {
+        self.container_config_dir
+    }
 }
-
-const NOT_SUPPORTED: &str = "not supported yet";
-
-pub static CODEX: StatusOnly = StatusOnly {
-    id: "codex",
-    support: Support::NotNeeded("not needed (its terminal already reports this)"),
-};
-pub static GEMINI: StatusOnly = StatusOnly {
-    id: "gemini",
-    support: Support::NotSupported(NOT_SUPPORTED),
-};
-pub static COPILOT: StatusOnly = StatusOnly {
-    id: "copilot",
-    support: Support::NotSupported(NOT_SUPPORTED),
-};
-pub static CURSOR: StatusOnly = StatusOnly {
-    id: "cursor",
-    support: Support::NotSupported(NOT_SUPPORTED),
-};

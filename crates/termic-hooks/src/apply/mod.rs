@@ -11,7 +11,6 @@ use crate::agents::BACKUP_DIR;
 use crate::fsio::fault::{self, Op};
 use crate::fsio::{self, DeleteOutcome, FsError, WriteOptions};
 use crate::plan::{self, Action, InstallFacts, InstallPlan, PlanError, Snapshot};
-use crate::status;
 use crate::target::InstallTarget;
 
 /// How many times an install re-reads and re-plans after losing a race.
@@ -53,7 +52,10 @@ pub fn snapshot_paths(target: &InstallTarget) -> Vec<PathBuf> {
         ));
     }
     rels.extend(
-        status::extra_files(target.schema())
+        target
+            .schema()
+            .adapter()
+            .extra_files()
             .iter()
             .map(|s| s.to_string()),
     );

@@ -12,19 +12,19 @@
 //!
 //! Claude-compatible shape (`hooks.<Event>: [{"hooks": [handler]}]`, used
 //! for `~/.claude/settings.json` and its Docker twin):
-//! - [`install_claude_hooks`]`(text, wanted, is_ours, record)`: ensures
+//! - [`install_grouped_hooks`]`(text, wanted, is_ours, record)`: ensures
 //!   each wanted `(event, handler)` is present exactly once, appending a new
 //!   group `{"hooks": [handler]}` to the event's array. Any other handler
 //!   whose `command` satisfies `is_ours` is replaced or removed (older
 //!   schema versions, duplicates). Pass the previous [`InstallRecord`]
 //!   (or the default) and keep the returned one.
-//! - [`remove_claude_hooks`]`(text, written, is_ours, record)`: removes the
+//! - [`remove_grouped_hooks`]`(text, written, is_ours, record)`: removes the
 //!   handlers termic wrote (`written`, compared as JSON values), then the
 //!   groups, event arrays and `hooks` object that termic created and that
 //!   are now empty. A handler that `is_ours` but differs from everything in
 //!   `written` was hand-edited: it stays and is listed in
 //!   [`Edit::left_alone`].
-//! - [`query_claude_hooks`]`(text, is_ours)`: read-only, for status: our
+//! - [`query_grouped_hooks`]`(text, is_ours)`: read-only, for status: our
 //!   handlers per event as the agent sees them (last duplicate key wins),
 //!   plus `disableAllHooks`.
 //!
@@ -53,17 +53,17 @@
 //! `"\ud800"`) is refused as [`EditError::Unsupported`]. Nothing of the
 //! user's is ever "repaired".
 
-mod claude;
 mod command;
 mod doc;
+mod grouped;
 pub(crate) use doc::line_column;
 mod layout;
 mod named;
 mod restore;
 mod steps;
 
-pub use claude::{install_claude_hooks, query_claude_hooks, remove_claude_hooks, ClaudeStatus};
 pub use command::{command_has_prefix, first_shell_word};
+pub use grouped::{install_grouped_hooks, query_grouped_hooks, remove_grouped_hooks, GroupedHooks};
 pub use named::{install_named_entry, query_named_entry, remove_named_entry};
 pub use restore::{sha256_hex, uninstall, PreInstall, Uninstall};
 

@@ -26,7 +26,7 @@ pub fn is_ours(target: &InstallTarget) -> impl Fn(&str) -> bool {
 /// The handlers termic wants in a Claude-compatible file. Synchronous (an
 /// `async` hook's terminalSequence is dropped), a timeout, and no control
 /// field: termic observes, it never gates.
-pub fn claude_shape_handlers(target: &InstallTarget, entry: ConfigEntry) -> Vec<EventHandler> {
+pub fn grouped_handlers(target: &InstallTarget, entry: ConfigEntry) -> Vec<EventHandler> {
     let regs = target.schema().adapter().registrations();
     regs.iter()
         .map(|reg| {
@@ -37,7 +37,7 @@ pub fn claude_shape_handlers(target: &InstallTarget, entry: ConfigEntry) -> Vec<
             });
             // Claude shows statusMessage while the hook runs; grok's shape
             // is only Claude-compatible, so it gets the measured minimum.
-            if matches!(entry, ConfigEntry::MergeClaudeShape { .. }) {
+            if matches!(entry, ConfigEntry::MergeGrouped { .. }) {
                 handler["statusMessage"] = json!(reg.status_message);
             }
             EventHandler::new(reg.event, handler)
@@ -47,7 +47,7 @@ pub fn claude_shape_handlers(target: &InstallTarget, entry: ConfigEntry) -> Vec<
 
 /// agy's named entry: handlers DIRECTLY under each event. Wrapped in a
 /// `{matcher, hooks}` group they register with an empty command (measured).
-pub fn agy_entry(target: &InstallTarget) -> Value {
+pub fn named_entry(target: &InstallTarget) -> Value {
     let mut entry = serde_json::Map::new();
     entry.insert("enabled".into(), json!(true));
     for reg in target.schema().adapter().registrations() {
@@ -67,12 +67,12 @@ pub fn install_edit(
     record: &InstallRecord,
 ) -> Result<Edit, EditError> {
     match entry {
-        ConfigEntry::MergeClaudeShape { .. } | ConfigEntry::OwnClaudeShape { .. } => {
-            let wanted = claude_shape_handlers(target, entry);
-            edit::install_claude_hooks(text, &wanted, &is_ours(target), record)
+        ConfigEntry::MergeGrouped { .. } | ConfigEntry::OwnGrouped { .. } => {
+            let wanted = grouped_handlers(target, entry);
+            edit::install_grouped_hooks(text, &wanted, &is_ours(target), record)
         }
-        ConfigEntry::NamedAgyEntry { name, .. } => {
-            edit::install_named_entry(text, name, &agy_entry(target), record)
+        ConfigEntry::NamedEntry { name, .. } => {
+            edit::install_named_entry(text, name, &named_entry(target), record)
         }
         ConfigEntry::LoadedByLocation => Err(EditError::Internal("no config entry".into())),
     }
@@ -87,10 +87,10 @@ pub fn remove_edit(
     record: &InstallRecord,
 ) -> Result<Edit, EditError> {
     match entry {
-        ConfigEntry::MergeClaudeShape { .. } | ConfigEntry::OwnClaudeShape { .. } => {
-            edit::remove_claude_hooks(text, written, &is_ours(target), record)
+        ConfigEntry::MergeGrouped { .. } | ConfigEntry::OwnGrouped { .. } => {
+            edit::remove_grouped_hooks(text, written, &is_ours(target), record)
         }
-        ConfigEntry::NamedAgyEntry { name, .. } => edit::remove_named_entry(text, name, record),
+        ConfigEntry::NamedEntry { name, .. } => edit::remove_named_entry(text, name, record),
         ConfigEntry::LoadedByLocation => Err(EditError::Internal("no config entry".into())),
     }
 }
@@ -103,8 +103,8 @@ pub fn ours_now(
     text: &str,
 ) -> Result<Vec<EventHandler>, EditError> {
     match entry {
-        ConfigEntry::MergeClaudeShape { .. } | ConfigEntry::OwnClaudeShape { .. } => {
-            Ok(edit::query_claude_hooks(text, &is_ours(target))?.ours)
+        ConfigEntry::MergeGrouped { .. } | ConfigEntry::OwnGrouped { .. } => {
+            Ok(edit::query_grouped_hooks(text, &is_ours(target))?.ours)
         }
         _ => Ok(Vec::new()),
     }
@@ -129,7 +129,7 @@ pub fn holds_nothing(text: &str) -> bool {
 pub fn has_ours(target: &InstallTarget, entry: ConfigEntry, text: Option<&str>) -> bool {
     let Some(text) = text else { return false };
     match entry {
-        ConfigEntry::NamedAgyEntry { name, .. } => {
+        ConfigEntry::NamedEntry { name, .. } => {
             edit::query_named_entry(text, name).is_ok_and(|v| v.is_some())
         }
         _ => ours_now(target, entry, text).is_ok_and(|o| !o.is_empty()),

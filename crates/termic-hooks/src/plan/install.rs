@@ -11,8 +11,8 @@ use super::{
     config, refuse_read_only, refuse_unwritable, sha256, Action, Change, FileState, InstallFacts,
     InstallPlan, PlanError, Snapshot,
 };
-use crate::agents::{claude, AgentSchema, ConfigEntry, BACKUP_DIR, MANIFEST_FILE};
-use crate::edit::{self, EditError};
+use crate::agents::{ConfigEntry, BACKUP_DIR, MANIFEST_FILE};
+use crate::edit::EditError;
 use crate::manifest::{ConfigRecord, Manifest, OwnedFile, PreInstallText, SCHEMA_VERSION};
 use crate::target::{InstallTarget, TargetKind};
 
@@ -27,9 +27,9 @@ pub fn plan_install(
 ) -> Result<InstallPlan, PlanError> {
     let adapter = target.schema().adapter();
     let entry = adapter.config_entry();
-    if target.schema() == AgentSchema::Claude && *target.kind() == TargetKind::Host {
-        if let Some(found) = facts.claude_version.filter(|v| *v < claude::MIN_VERSION) {
-            return Err(PlanError::ClaudeTooOld { found });
+    if let (TargetKind::Host, Some(gate)) = (target.kind(), adapter.version_gate()) {
+        if let Some(found) = gate.too_old(facts.versions.of(adapter.id())) {
+            return Err(PlanError::AgentTooOld { gate, found });
         }
     }
     let manifest_path = target.path(MANIFEST_FILE);
@@ -46,19 +46,8 @@ pub fn plan_install(
         let path = target.path(file);
         let current = snap.file(&path);
         let text = utf8(&path, current)?;
-        if matches!(entry, ConfigEntry::MergeClaudeShape { .. }) {
-            if let Some(t) = text {
-                let q =
-                    edit::query_claude_hooks(t, &config::is_ours(target)).map_err(|source| {
-                        PlanError::Config {
-                            path: path.clone(),
-                            source,
-                        }
-                    })?;
-                if q.disable_all_hooks {
-                    return Err(PlanError::DisableAllHooks { path });
-                }
-            }
+        if let Some(t) = text {
+            adapter.refuse_install(target, &path, t)?;
         }
         let holds_ours = config::has_ours(target, entry, text);
         // A previous record describes this file only while the file is
@@ -86,13 +75,13 @@ pub fn plan_install(
             last_written_sha256,
             pre_install: pre_install(current, prev_rec, holds_ours),
             written: match entry {
-                ConfigEntry::NamedAgyEntry { .. } => Vec::new(),
-                _ => config::claude_shape_handlers(target, entry),
+                ConfigEntry::NamedEntry { .. } => Vec::new(),
+                _ => config::grouped_handlers(target, entry),
             },
             record: edit.record,
         });
         // Back up a shared config once, the first time termic touches it.
-        let shared = !matches!(entry, ConfigEntry::OwnClaudeShape { .. });
+        let shared = !matches!(entry, ConfigEntry::OwnGrouped { .. });
         if let (Some(cur), true, None, None) = (current, shared, &backup, prev_rec) {
             let rel = format!("{BACKUP_DIR}/{}", file.rsplit('/').next().unwrap_or(file));
             let bpath = target.path(&rel);
@@ -112,10 +101,8 @@ pub fn plan_install(
                 refuse_read_only(&path, c)?;
             }
             let what = match entry {
-                ConfigEntry::MergeClaudeShape { .. } => {
-                    "your settings: termic's hook entries added"
-                }
-                ConfigEntry::NamedAgyEntry { .. } => "your hooks file: termic's named entry added",
+                ConfigEntry::MergeGrouped { .. } => "your settings: termic's hook entries added",
+                ConfigEntry::NamedEntry { .. } => "your hooks file: termic's named entry added",
                 _ => "termic's hook config",
             };
             config_change = Some(write_change(

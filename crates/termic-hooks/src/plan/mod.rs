@@ -12,6 +12,7 @@ mod remove;
 
 pub(crate) use config::{command as config_command, is_ours};
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,7 @@ use std::path::{Path, PathBuf};
 pub use install::plan_install;
 pub use remove::plan_remove;
 
-use crate::agents::claude;
+use crate::agents::VersionGate;
 use crate::edit::EditError;
 use crate::fsio::Permission;
 
@@ -82,12 +83,39 @@ impl Snapshot {
 }
 
 /// Facts from outside the files, passed in as values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct InstallFacts {
     /// Seconds since the Unix epoch, recorded in the manifest.
     pub now_unix: u64,
-    /// `claude --version`, when claude is on PATH.
-    pub claude_version: Option<(u32, u32, u32)>,
+    /// The versions of the agents with a version gate that are on PATH.
+    pub versions: AgentVersions,
+}
+
+/// `X.Y.Z`, as an agent's `--version` said.
+pub type Version = (u32, u32, u32);
+
+/// A version per agent id.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AgentVersions(Cow<'static, [(&'static str, Version)]>);
+
+impl AgentVersions {
+    /// No version known.
+    pub const NONE: AgentVersions = AgentVersions(Cow::Borrowed(&[]));
+
+    /// Fixed versions (tests and demos).
+    pub const fn fixed(versions: &'static [(&'static str, Version)]) -> AgentVersions {
+        AgentVersions(Cow::Borrowed(versions))
+    }
+
+    /// Versions measured at run time.
+    pub fn measured(versions: Vec<(&'static str, Version)>) -> AgentVersions {
+        AgentVersions(Cow::Owned(versions))
+    }
+
+    /// The version of `agent`, when known.
+    pub fn of(&self, agent: &str) -> Option<Version> {
+        self.0.iter().find(|(id, _)| *id == agent).map(|(_, v)| *v)
+    }
 }
 
 /// What a change does.
@@ -186,17 +214,18 @@ impl InstallPlan {
 /// Why an install or removal was not planned. Nothing is written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
+    /// One agent's own reason to refuse (from its adapter): `why` names `{path}`.
+    #[error("{}", why.replace("{path}", &path.display().to_string()))]
+    Refused { path: PathBuf, why: &'static str },
     #[error(
-        "{path}: disableAllHooks is set, so Claude Code would run no hook at all; termic installed \
-         nothing. Remove disableAllHooks from that file if you want termic's hooks"
+        "{} {}.{}.{} is too old: {} needs {}.{}.{} or newer. Update {} (`{}`), then install again",
+        gate.product, found.0, found.1, found.2, gate.needs, gate.min.0, gate.min.1, gate.min.2,
+        gate.product, gate.update
     )]
-    DisableAllHooks { path: PathBuf },
-    #[error(
-        "Claude Code {}.{}.{} is too old: hook output (terminalSequence) needs {}.{}.{} or newer. \
-         Update Claude Code (`claude update`), then install again",
-        found.0, found.1, found.2, claude::MIN_VERSION.0, claude::MIN_VERSION.1, claude::MIN_VERSION.2
-    )]
-    ClaudeTooOld { found: (u32, u32, u32) },
+    AgentTooOld {
+        gate: &'static VersionGate,
+        found: (u32, u32, u32),
+    },
     #[error("{path}: {source}")]
     Config { path: PathBuf, source: EditError },
     #[error(

@@ -227,7 +227,7 @@ fn remove_config(
             offset: e.valid_up_to(),
         })
     })?;
-    let own_file = matches!(entry, ConfigEntry::OwnClaudeShape { .. });
+    let own_file = matches!(entry, ConfigEntry::OwnGrouped { .. });
     let (last, pre, written, record) = match rec {
         Some(r) => (
             // Any of this cycle's writes counts as "what termic last wrote".

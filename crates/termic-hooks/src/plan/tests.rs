@@ -1,5 +1,6 @@
 //! The planners are pure: these build snapshots by hand, no filesystem.
 
+use crate::plan::AgentVersions;
 use std::path::PathBuf;
 
 use super::*;
@@ -20,7 +21,7 @@ fn host(schema: AgentSchema) -> InstallTarget {
 
 const FACTS: InstallFacts = InstallFacts {
     now_unix: 42,
-    claude_version: None,
+    versions: AgentVersions::NONE,
 };
 
 /// A snapshot where nothing exists under HOME.
@@ -39,7 +40,7 @@ fn empty_home(t: &InstallTarget) -> Snapshot {
 #[test]
 fn a_fresh_claude_install_creates_dirs_first_then_scripts_then_the_manifest_journal_then_the_config(
 ) {
-    let t = host(AgentSchema::Claude);
+    let t = host(AgentSchema::CLAUDE);
     let p = plan_install(&t, &empty_home(&t), &FACTS).unwrap();
     let order: Vec<(Action, String)> = p
         .changes
@@ -88,7 +89,7 @@ fn termic_hooks_sha(bytes: &[u8]) -> String {
 
 #[test]
 fn the_install_time_comes_from_the_facts_not_a_clock() {
-    let t = host(AgentSchema::Opencode);
+    let t = host(AgentSchema::OPENCODE);
     let a = plan_install(
         &t,
         &empty_home(&t),
@@ -117,7 +118,7 @@ fn the_install_time_comes_from_the_facts_not_a_clock() {
 
 #[test]
 fn removing_what_was_never_installed_plans_nothing() {
-    for schema in AgentSchema::ALL {
+    for schema in AgentSchema::all() {
         let t = host(schema);
         let p = plan_remove(&t, &empty_home(&t)).unwrap();
         assert!(p.is_empty(), "{}: {}", schema.id(), p.describe());
@@ -127,17 +128,20 @@ fn removing_what_was_never_installed_plans_nothing() {
 #[test]
 fn an_old_claude_is_refused_only_on_the_host() {
     let old = InstallFacts {
-        claude_version: Some((2, 1, 0)),
+        versions: AgentVersions::fixed(&[("claude", (2, 1, 0))]),
         ..FACTS
     };
-    let t = host(AgentSchema::Claude);
+    let t = host(AgentSchema::CLAUDE);
     assert_eq!(
         plan_install(&t, &empty_home(&t), &old).unwrap_err(),
-        PlanError::ClaudeTooOld { found: (2, 1, 0) }
+        PlanError::AgentTooOld {
+            gate: &crate::agents::claude::VERSION_GATE,
+            found: (2, 1, 0)
+        }
     );
     // The host's claude says nothing about the container's.
     let d = InstallTarget::docker(
-        &AgentRef::builtin(AgentSchema::Claude),
+        &AgentRef::builtin(AgentSchema::CLAUDE),
         &paths(),
         &ForbiddenRoots::default(),
     )
@@ -147,7 +151,7 @@ fn an_old_claude_is_refused_only_on_the_host() {
 
 #[test]
 fn a_non_utf8_config_is_refused_naming_the_file() {
-    let t = host(AgentSchema::Agy);
+    let t = host(AgentSchema::AGY);
     let mut s = empty_home(&t);
     s.insert_file(t.path("config/hooks.json"), vec![b'{', 0xff, b'}'], 0o644);
     let err = plan_install(&t, &s, &FACTS).unwrap_err();
@@ -157,7 +161,7 @@ fn a_non_utf8_config_is_refused_naming_the_file() {
 
 #[test]
 fn a_read_only_config_is_refused_by_install_and_remove() {
-    for schema in [AgentSchema::Claude, AgentSchema::Agy] {
+    for schema in [AgentSchema::CLAUDE, AgentSchema::AGY] {
         let t = host(schema);
         let file = t.path(t.schema().adapter().config_entry().file().unwrap());
         let mut s = empty_home(&t);

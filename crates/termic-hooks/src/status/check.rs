@@ -1,10 +1,11 @@
 //! The on-disk checks behind one target's status: scripts, the config
-//! entry in each shape, the agent's version, and per-agent traps.
+//! entry in each shape, the agent's version gate, then the agent's own
+//! checks (its traps and notes, in its adapter).
 
 use serde_json::Value;
 
 use super::{Reason, State, TargetStatus};
-use crate::agents::{agy, claude, grok, opencode, AgentSchema, ConfigEntry, MANIFEST_FILE};
+use crate::agents::{ConfigEntry, Findings, MANIFEST_FILE};
 use crate::edit;
 use crate::plan::{config_command, is_ours, InstallFacts, Snapshot};
 use crate::target::{InstallTarget, TargetKind};
@@ -18,38 +19,37 @@ pub fn target_status(
     let mut check = Check {
         target,
         snap,
-        installed: snap.file(&target.path(MANIFEST_FILE)).is_some(),
-        reasons: Vec::new(),
-        notes: Vec::new(),
+        found: Findings {
+            installed: snap.file(&target.path(MANIFEST_FILE)).is_some(),
+            ..Findings::default()
+        },
     };
     let state = match check.run(facts) {
         Err(e) => State::Error(e),
-        Ok(()) if !check.installed => {
+        Ok(()) if !check.found.installed => {
             // Nothing installed, but what would stop an install is worth
-            // saying now (disableAllHooks, an old Claude Code).
-            for r in &check.reasons {
-                if matches!(r, Reason::DisableAllHooks(_) | Reason::AgentTooOld { .. }) {
-                    check.notes.push(format!("{r}; install would refuse"));
+            // saying now (e.g. an agent too old).
+            for r in &check.found.reasons {
+                if r.refuses_install() {
+                    check.found.notes.push(format!("{r}; install would refuse"));
                 }
             }
             State::NotInstalled
         }
-        Ok(()) if check.reasons.is_empty() => State::Wired,
-        Ok(()) => State::NotWired(check.reasons),
+        Ok(()) if check.found.reasons.is_empty() => State::Wired,
+        Ok(()) => State::NotWired(check.found.reasons),
     };
     TargetStatus {
         target: target.label(),
         state,
-        notes: check.notes,
+        notes: check.found.notes,
     }
 }
 
 struct Check<'a> {
     target: &'a InstallTarget,
     snap: &'a Snapshot,
-    installed: bool,
-    reasons: Vec<Reason>,
-    notes: Vec<String>,
+    found: Findings,
 }
 
 impl Check<'_> {
@@ -59,39 +59,35 @@ impl Check<'_> {
         for asset in adapter.assets() {
             let path = t.path(&asset.rel_path);
             match self.snap.file(&path) {
-                None => self.reasons.push(Reason::ScriptMissing(path)),
+                None => self.found.reasons.push(Reason::ScriptMissing(path)),
                 Some(f) => {
-                    self.installed = true;
+                    self.found.installed = true;
                     if asset.mode & 0o111 != 0 && f.mode & 0o100 == 0 {
-                        self.reasons.push(Reason::ScriptNotExecutable(path));
+                        self.found.reasons.push(Reason::ScriptNotExecutable(path));
                     } else if f.bytes != asset.contents.as_bytes() {
-                        self.reasons.push(Reason::ScriptChanged(path));
+                        self.found.reasons.push(Reason::ScriptChanged(path));
                     }
                 }
             }
         }
         match adapter.config_entry() {
-            entry @ (ConfigEntry::MergeClaudeShape { file }
-            | ConfigEntry::OwnClaudeShape { file }) => self.claude_shape(entry, file)?,
-            ConfigEntry::NamedAgyEntry { file, name } => self.agy(file, name)?,
+            ConfigEntry::MergeGrouped { file } | ConfigEntry::OwnGrouped { file } => {
+                self.grouped(file)?
+            }
+            ConfigEntry::NamedEntry {
+                file,
+                name,
+                wrapped,
+            } => self.named(file, name, wrapped)?,
             ConfigEntry::LoadedByLocation => {}
         }
-        let is_host = *t.kind() == TargetKind::Host;
-        match t.schema() {
-            AgentSchema::Claude if is_host => {
-                if let Some(found) = facts.claude_version.filter(|v| *v < claude::MIN_VERSION) {
-                    self.reasons.push(Reason::AgentTooOld { found });
-                }
+        if let Some(gate) = adapter.version_gate() {
+            let found = facts.versions.of(t.schema().id());
+            if let (TargetKind::Host, Some(found)) = (t.kind(), gate.too_old(found)) {
+                self.found.reasons.push(Reason::AgentTooOld { gate, found });
             }
-            AgentSchema::Grok if is_host => self.grok_note(),
-            AgentSchema::Opencode => {
-                let legacy = t.path(opencode::LEGACY_PLUGIN_FILE);
-                if self.snap.file(&legacy).is_some() {
-                    self.reasons.push(Reason::PluginAlsoInLegacyDir(legacy));
-                }
-            }
-            _ => {}
         }
+        adapter.check_status(t, self.snap, &mut self.found);
         // A Docker target needs nothing more: termic mounts the task's PTY
         // slave in the container and points $TERMIC_PTY at it, so the
         // hooks that write to the terminal by name reach it from inside.
@@ -113,19 +109,16 @@ impl Check<'_> {
             .transpose()
     }
 
-    fn claude_shape(&mut self, entry: ConfigEntry, file: &str) -> Result<(), String> {
+    fn grouped(&mut self, file: &str) -> Result<(), String> {
         let path = self.target.path(file);
         let Some(text) = self.text(&path)? else {
-            self.reasons.push(Reason::ConfigMissing(path));
+            self.found.reasons.push(Reason::ConfigMissing(path));
             return Ok(());
         };
-        let q = edit::query_claude_hooks(&text, &is_ours(self.target))
+        let q = edit::query_grouped_hooks(&text, &is_ours(self.target))
             .map_err(|e| format!("{}: {e}", path.display()))?;
         if !q.ours.is_empty() {
-            self.installed = true;
-        }
-        if matches!(entry, ConfigEntry::MergeClaudeShape { .. }) && q.disable_all_hooks {
-            self.reasons.push(Reason::DisableAllHooks(path.clone()));
+            self.found.installed = true;
         }
         for reg in self.target.schema().adapter().registrations() {
             let want = config_command(self.target, reg);
@@ -165,18 +158,13 @@ impl Check<'_> {
                 }
                 Some(_) => None,
             };
-            self.reasons.extend(reason);
+            self.found.reasons.extend(reason);
         }
         Ok(())
     }
 
-    fn agy(&mut self, file: &str, name: &str) -> Result<(), String> {
+    fn named(&mut self, file: &str, name: &str, wrapped_why: &'static str) -> Result<(), String> {
         let path = self.target.path(file);
-        let dead = self.target.path(agy::DEAD_HOOKS_FILE);
-        let dead_has_ours = match self.text(&dead) {
-            Ok(Some(t)) => edit::query_named_entry(&t, name).ok().flatten().is_some(),
-            _ => false,
-        };
         let live = match self.text(&path)? {
             Some(t) => {
                 edit::query_named_entry(&t, name).map_err(|e| format!("{}: {e}", path.display()))?
@@ -184,26 +172,15 @@ impl Check<'_> {
             None => None,
         };
         let Some(entry) = live else {
-            if dead_has_ours {
-                self.installed = true;
-                self.reasons.push(Reason::AgyEntryOnlyInDeadPath(dead));
-            } else {
-                self.reasons.push(Reason::EntryMissing {
-                    path,
-                    event: name.to_string(),
-                });
-            }
+            self.found.reasons.push(Reason::EntryMissing {
+                path,
+                event: name.to_string(),
+            });
             return Ok(());
         };
-        self.installed = true;
-        if dead_has_ours {
-            self.notes.push(format!(
-                "{} also has a termic entry; agy loads that file and never runs it, so it is harmless but can be deleted",
-                dead.display()
-            ));
-        }
+        self.found.installed = true;
         if entry.get("enabled").and_then(Value::as_bool) != Some(true) {
-            self.reasons.push(Reason::EntryWrong {
+            self.found.reasons.push(Reason::EntryWrong {
                 path: path.clone(),
                 event: name.to_string(),
                 why: "is not enabled",
@@ -227,7 +204,7 @@ impl Check<'_> {
                 (false, true, _) => Some(Reason::EntryWrong {
                     path: path.clone(),
                     event,
-                    why: "is wrapped in a matcher group (agy registers it with an empty command)",
+                    why: wrapped_why,
                 }),
                 (false, false, true) => Some(Reason::EntryMissing {
                     path: path.clone(),
@@ -239,33 +216,8 @@ impl Check<'_> {
                     why: "points at another path",
                 }),
             };
-            self.reasons.extend(reason);
+            self.found.reasons.extend(reason);
         }
         Ok(())
-    }
-
-    fn grok_note(&mut self) {
-        let path = self.target.path(grok::CONFIG_TOML);
-        let note = match self.snap.file(&path) {
-            None => Ok(false),
-            Some(f) => std::str::from_utf8(&f.bytes)
-                .map_err(|_| "not UTF-8 text".to_string())
-                .and_then(grok::claude_hooks_disabled),
-        };
-        self.notes.push(match note {
-            Ok(true) => format!(
-                "grok ignores the hooks in ~/.claude/settings.json ([compat.claude] hooks = false in {})",
-                path.display()
-            ),
-            Ok(false) => format!(
-                "grok also runs the hooks in ~/.claude/settings.json (termic's stay silent there); to stop that, \
-                 set [compat.claude] hooks = false in {}",
-                path.display()
-            ),
-            Err(e) => format!(
-                "could not tell whether grok runs the hooks in ~/.claude/settings.json: {} is {e}",
-                path.display()
-            ),
-        });
     }
 }

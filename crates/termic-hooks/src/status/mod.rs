@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::agents::{self, agy, claude, grok, opencode, AgentSchema, Support};
+use crate::agents::{self, Support, VersionGate};
 use crate::apply::{read_snapshot, ApplyError};
 use crate::plan::InstallFacts;
 use crate::target::{targets_for, AgentRef, ForbiddenRoots, Paths};
@@ -20,16 +20,6 @@ use crate::target::{targets_for, AgentRef, ForbiddenRoots, Paths};
 mod check;
 
 pub use check::target_status;
-
-/// Files beyond the install's own that status reads for a schema.
-pub fn extra_files(schema: AgentSchema) -> &'static [&'static str] {
-    match schema {
-        AgentSchema::Claude => &[],
-        AgentSchema::Grok => &[grok::CONFIG_TOML],
-        AgentSchema::Agy => &[agy::DEAD_HOOKS_FILE],
-        AgentSchema::Opencode => &[opencode::LEGACY_PLUGIN_FILE],
-    }
-}
 
 /// Why an installed hook would not run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,14 +39,33 @@ pub enum Reason {
         event: String,
         why: &'static str,
     },
-    DisableAllHooks(PathBuf),
+    /// The agent is older than its adapter's version gate (host only).
     AgentTooOld {
+        gate: &'static VersionGate,
         found: (u32, u32, u32),
     },
-    /// agy loads this file and never runs it.
-    AgyEntryOnlyInDeadPath(PathBuf),
-    /// opencode loads `plugin/` too: two copies would double-fire.
-    PluginAlsoInLegacyDir(PathBuf),
+    /// One agent's own trap, found by its adapter: `why` names `{path}`.
+    Trap {
+        path: PathBuf,
+        why: &'static str,
+        /// An install would refuse while this holds.
+        refuses_install: bool,
+    },
+}
+
+impl Reason {
+    /// Whether an install would refuse while this holds: worth a note even
+    /// when nothing is installed yet.
+    pub fn refuses_install(&self) -> bool {
+        matches!(
+            self,
+            Reason::AgentTooOld { .. }
+                | Reason::Trap {
+                    refuses_install: true,
+                    ..
+                }
+        )
+    }
 }
 
 impl std::fmt::Display for Reason {
@@ -76,28 +85,20 @@ impl std::fmt::Display for Reason {
             Reason::EntryWrong { path, event, why } => {
                 write!(f, "termic's {event} entry in {} {why}", path.display())
             }
-            Reason::DisableAllHooks(p) => write!(
-                f,
-                "disableAllHooks is set in {}: Claude runs no hook",
-                p.display()
-            ),
-            Reason::AgentTooOld { found: (a, b, c) } => {
-                let (x, y, z) = claude::MIN_VERSION;
+            Reason::AgentTooOld {
+                gate,
+                found: (a, b, c),
+            } => {
+                let (x, y, z) = gate.min;
                 write!(
                     f,
-                    "Claude Code {a}.{b}.{c} is older than {x}.{y}.{z}, which hook output needs"
+                    "{} {a}.{b}.{c} is older than {x}.{y}.{z}, which {} needs",
+                    gate.product, gate.needs_short
                 )
             }
-            Reason::AgyEntryOnlyInDeadPath(p) => write!(
-                f,
-                "termic's entry is only in {}, which agy loads and never runs",
-                p.display()
-            ),
-            Reason::PluginAlsoInLegacyDir(p) => write!(
-                f,
-                "{} also exists: opencode loads both dirs, so the hooks would fire twice",
-                p.display()
-            ),
+            Reason::Trap { path, why, .. } => {
+                f.write_str(&why.replace("{path}", &path.display().to_string()))
+            }
         }
     }
 }

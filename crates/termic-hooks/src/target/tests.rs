@@ -32,9 +32,9 @@ fn guard(fx: &Fx) -> ForbiddenRoots {
 #[test]
 fn docker_target_writes_the_container_path_host_target_writes_the_host_path() {
     let fx = fx();
-    let host = InstallTarget::host(AgentSchema::Claude, &fx.paths, &guard(&fx)).unwrap();
+    let host = InstallTarget::host(AgentSchema::CLAUDE, &fx.paths, &guard(&fx)).unwrap();
     let docker = InstallTarget::docker(
-        &AgentRef::builtin(AgentSchema::Claude),
+        &AgentRef::builtin(AgentSchema::CLAUDE),
         &fx.paths,
         &guard(&fx),
     )
@@ -58,7 +58,7 @@ fn docker_target_writes_the_container_path_host_target_writes_the_host_path() {
             .join("docker-agents/claude/termic-hooks/stop.sh")
     );
     assert_eq!(docker.agent_path(rel), "/root/.claude/termic-hooks/stop.sh");
-    assert_eq!(container_config_dir(AgentSchema::Claude), "/root/.claude");
+    assert_eq!(container_config_dir(AgentSchema::CLAUDE), "/root/.claude");
     assert_eq!(docker.label(), "docker:claude");
     assert_eq!(host.label(), "host");
 }
@@ -71,15 +71,15 @@ fn a_cloned_agent_resolves_its_own_dir_but_claudes_schema_shape() {
         base: Some("claude".into()),
     };
     let agents = [
-        AgentRef::builtin(AgentSchema::Claude),
+        AgentRef::builtin(AgentSchema::CLAUDE),
         clone.clone(),
-        AgentRef::builtin(AgentSchema::Grok),
+        AgentRef::builtin(AgentSchema::GROK),
     ];
-    let targets = targets_for(AgentSchema::Claude, &agents, &fx.paths, &guard(&fx)).unwrap();
+    let targets = targets_for(AgentSchema::CLAUDE, &agents, &fx.paths, &guard(&fx)).unwrap();
     let labels: Vec<String> = targets.iter().map(InstallTarget::label).collect();
     assert_eq!(labels, ["host", "docker:claude", "docker:claude-work"]);
     let t = &targets[2];
-    assert_eq!(t.schema(), AgentSchema::Claude);
+    assert_eq!(t.schema(), AgentSchema::CLAUDE);
     assert_eq!(t.agent_id(), "claude-work");
     assert_eq!(t.dir(), fx.paths.data_dir.join("docker-agents/claude-work"));
     assert_eq!(
@@ -92,10 +92,13 @@ fn a_cloned_agent_resolves_its_own_dir_but_claudes_schema_shape() {
         id: "x".into(),
         base: Some("emacs".into()),
     };
-    assert!(matches!(
-        InstallTarget::docker(&stray, &fx.paths, &guard(&fx)),
-        Err(TargetError::NoSchema { .. })
-    ));
+    let err = InstallTarget::docker(&stray, &fx.paths, &guard(&fx)).unwrap_err();
+    assert!(matches!(err, TargetError::NoSchema { .. }));
+    assert_eq!(
+        err.to_string(),
+        "agent \"x\" has no hook schema (base Some(\"emacs\")); termic installs hooks for claude, \
+         grok, agy and opencode"
+    );
     for bad in ["", "..", "a/b", "a b"] {
         let agent = AgentRef {
             id: bad.into(),
@@ -115,7 +118,7 @@ fn every_install_target_resolves_to_a_global_or_termic_owned_path() {
         id: "oc2".into(),
         base: Some("opencode".into()),
     };
-    for schema in AgentSchema::ALL {
+    for schema in AgentSchema::all() {
         for t in targets_for(schema, std::slice::from_ref(&clone), &fx.paths, &guard(&fx)).unwrap()
         {
             let base = match t.kind() {
@@ -142,7 +145,7 @@ fn every_install_target_resolves_to_a_global_or_termic_owned_path() {
         home: fx.repo.join("sub"),
         data_dir: fx.paths.data_dir.clone(),
     };
-    for schema in AgentSchema::ALL {
+    for schema in AgentSchema::all() {
         let err = InstallTarget::host(schema, &inside, &guard(&fx)).unwrap_err();
         assert!(matches!(err, TargetError::InsideProject { .. }), "{err}");
     }
@@ -152,7 +155,7 @@ fn every_install_target_resolves_to_a_global_or_termic_owned_path() {
         data_dir: fx.repo.join("worktrees/t1/.termic"),
     };
     assert!(InstallTarget::docker(
-        &AgentRef::builtin(AgentSchema::Agy),
+        &AgentRef::builtin(AgentSchema::AGY),
         &data_inside,
         &guard(&fx)
     )
@@ -161,7 +164,7 @@ fn every_install_target_resolves_to_a_global_or_termic_owned_path() {
     // The agent's config dir a symlink into the repo (the worktree trick).
     std::fs::create_dir_all(fx.repo.join(".claude")).unwrap();
     symlink(fx.repo.join(".claude"), fx.paths.home.join(".claude")).unwrap();
-    assert!(InstallTarget::host(AgentSchema::Claude, &fx.paths, &guard(&fx)).is_err());
+    assert!(InstallTarget::host(AgentSchema::CLAUDE, &fx.paths, &guard(&fx)).is_err());
 
     // A single config file symlinked into the repo, even dangling.
     std::fs::create_dir_all(fx.paths.home.join(".grok/hooks")).unwrap();
@@ -170,14 +173,14 @@ fn every_install_target_resolves_to_a_global_or_termic_owned_path() {
         fx.paths.home.join(".grok/hooks/termic.json"),
     )
     .unwrap();
-    let err = InstallTarget::host(AgentSchema::Grok, &fx.paths, &guard(&fx)).unwrap_err();
+    let err = InstallTarget::host(AgentSchema::GROK, &fx.paths, &guard(&fx)).unwrap_err();
     assert!(err.to_string().contains("never a project's"), "{err}");
 
     // A relative or dotted spelling of the repo still matches.
     let dotted = ForbiddenRoots::new([fx.repo.join("a/..")]).unwrap();
     assert_eq!(dotted.roots(), std::slice::from_ref(&fx.repo));
     // Unrelated agents are unaffected.
-    assert!(InstallTarget::host(AgentSchema::Opencode, &fx.paths, &guard(&fx)).is_ok());
+    assert!(InstallTarget::host(AgentSchema::OPENCODE, &fx.paths, &guard(&fx)).is_ok());
 }
 
 fn facts(home: &str, cwd: &str, repo: Option<&str>, worktrees: &[&str]) -> ProjectFacts {
@@ -237,7 +240,7 @@ fn the_rule_decides_on_resolved_paths_and_the_guard_follows_it() {
     })
     .unwrap();
     assert!(from_home.roots().is_empty());
-    for schema in AgentSchema::ALL {
+    for schema in AgentSchema::all() {
         assert!(InstallTarget::host(schema, &fx.paths, &from_home).is_ok());
     }
     // A project inside HOME: ~/.claude linked into its own .claude is refused.
@@ -251,6 +254,6 @@ fn the_rule_decides_on_resolved_paths_and_the_guard_follows_it() {
         worktree_roots: vec![],
     })
     .unwrap();
-    let err = InstallTarget::host(AgentSchema::Claude, &fx.paths, &from_proj).unwrap_err();
+    let err = InstallTarget::host(AgentSchema::CLAUDE, &fx.paths, &from_proj).unwrap_err();
     assert!(matches!(err, TargetError::InsideProject { .. }), "{err}");
 }

@@ -2,14 +2,14 @@
 
 use serde_json::{json, Value};
 use termic_hooks::edit::{
-    install_claude_hooks, query_claude_hooks, remove_claude_hooks, EditError, EventHandler,
+    install_grouped_hooks, query_grouped_hooks, remove_grouped_hooks, EditError, EventHandler,
     InstallRecord,
 };
 
 use crate::support::{handler, is_ours, wanted, wanted_v1};
 
 fn install(text: Option<&str>) -> termic_hooks::edit::Edit {
-    install_claude_hooks(text, &wanted(), &is_ours, &InstallRecord::default()).expect("install")
+    install_grouped_hooks(text, &wanted(), &is_ours, &InstallRecord::default()).expect("install")
 }
 
 /// Install then remove; asserts the removal is byte-exact and returns the installed text.
@@ -18,7 +18,7 @@ fn round_trip(original: &str) -> String {
     assert!(installed.changed);
     let body = installed.text.trim_start_matches('\u{feff}');
     serde_json::from_str::<serde::de::IgnoredAny>(body).expect("output is strict JSON");
-    let removed = remove_claude_hooks(&installed.text, &wanted(), &is_ours, &installed.record)
+    let removed = remove_grouped_hooks(&installed.text, &wanted(), &is_ours, &installed.record)
         .expect("remove");
     assert_eq!(
         removed.text, original,
@@ -30,7 +30,7 @@ fn round_trip(original: &str) -> String {
 }
 
 fn ours_in(text: &str) -> Vec<EventHandler> {
-    query_claude_hooks(text, &is_ours).expect("query").ours
+    query_grouped_hooks(text, &is_ours).expect("query").ours
 }
 
 fn sorted(mut list: Vec<EventHandler>) -> Vec<EventHandler> {
@@ -47,7 +47,8 @@ fn install_into_an_empty_config() {
         "\n  \"hooks\": {\n    \"UserPromptSubmit\": [\n      {\n        \"hooks\": [\n"
     ));
     assert_eq!(sorted(ours_in(&created.text)), sorted(wanted()));
-    let removed = remove_claude_hooks(&created.text, &wanted(), &is_ours, &created.record).unwrap();
+    let removed =
+        remove_grouped_hooks(&created.text, &wanted(), &is_ours, &created.record).unwrap();
     assert!(
         removed.delete_file,
         "termic created the file, so removal deletes it"
@@ -118,7 +119,7 @@ fn install_into_a_config_with_user_hooks() {
 #[test]
 fn install_twice_is_idempotent() {
     let once = install(Some(USER_HOOKS));
-    let twice = install_claude_hooks(Some(&once.text), &wanted(), &is_ours, &once.record).unwrap();
+    let twice = install_grouped_hooks(Some(&once.text), &wanted(), &is_ours, &once.record).unwrap();
     assert!(!twice.changed);
     assert_eq!(twice.text, once.text);
     assert_eq!(twice.record, once.record);
@@ -127,7 +128,7 @@ fn install_twice_is_idempotent() {
 
 #[test]
 fn install_over_an_older_schema_version_replaces_not_appends() {
-    let v1 = install_claude_hooks(
+    let v1 = install_grouped_hooks(
         Some(USER_HOOKS),
         &wanted_v1(),
         &is_ours,
@@ -135,7 +136,7 @@ fn install_over_an_older_schema_version_replaces_not_appends() {
     )
     .unwrap();
     assert_eq!(sorted(ours_in(&v1.text)), sorted(wanted_v1()));
-    let v2 = install_claude_hooks(Some(&v1.text), &wanted(), &is_ours, &v1.record).unwrap();
+    let v2 = install_grouped_hooks(Some(&v1.text), &wanted(), &is_ours, &v1.record).unwrap();
     assert_eq!(
         sorted(ours_in(&v2.text)),
         sorted(wanted()),
@@ -154,7 +155,7 @@ fn install_over_an_older_schema_version_replaces_not_appends() {
         2,
         "replaced, not appended"
     );
-    let removed = remove_claude_hooks(&v2.text, &wanted(), &is_ours, &v2.record).unwrap();
+    let removed = remove_grouped_hooks(&v2.text, &wanted(), &is_ours, &v2.record).unwrap();
     assert_eq!(removed.text, USER_HOOKS);
 }
 
@@ -174,7 +175,7 @@ fn install_replaces_duplicates_of_ours_with_one() {
             .count(),
         2
     );
-    let fixed = install_claude_hooks(Some(&doubled), &wanted(), &is_ours, &once.record).unwrap();
+    let fixed = install_grouped_hooks(Some(&doubled), &wanted(), &is_ours, &once.record).unwrap();
     assert_eq!(
         ours_in(&fixed.text)
             .iter()
@@ -208,7 +209,7 @@ fn remove_leaves_a_hand_edited_entry_alone() {
         edited, installed.text,
         "the test must really edit our Stop handler"
     );
-    let removed = remove_claude_hooks(&edited, &wanted(), &is_ours, &installed.record).unwrap();
+    let removed = remove_grouped_hooks(&edited, &wanted(), &is_ours, &installed.record).unwrap();
     assert_eq!(removed.left_alone.len(), 1);
     assert_eq!(removed.left_alone[0].event, "Stop");
     assert_eq!(removed.left_alone[0].handler["timeout"], json!(30));
@@ -233,7 +234,7 @@ fn user_changes_after_install_are_kept_by_remove() {
         "\"Stop\": [\n",
         "\"Stop\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"say done\"}]},\n",
     );
-    let removed = remove_claude_hooks(&changed, &wanted(), &is_ours, &installed.record).unwrap();
+    let removed = remove_grouped_hooks(&changed, &wanted(), &is_ours, &installed.record).unwrap();
     let expected = USER_HOOKS.replace(
         "\"Bash(git status:*)\"",
         "\"Bash(git status:*)\", \"Bash(ls:*)\"",
@@ -256,7 +257,7 @@ fn a_user_group_added_to_an_array_termic_created_keeps_the_array() {
         1,
     );
     assert_ne!(theirs, installed.text);
-    let removed = remove_claude_hooks(&theirs, &wanted(), &is_ours, &installed.record).unwrap();
+    let removed = remove_grouped_hooks(&theirs, &wanted(), &is_ours, &installed.record).unwrap();
     let left: Value = serde_json::from_str(&removed.text).unwrap();
     assert_eq!(
         left["hooks"],
@@ -269,10 +270,10 @@ fn a_user_group_added_to_an_array_termic_created_keeps_the_array() {
 fn an_empty_file_is_refused_as_empty_naming_the_minimal_valid_file() {
     for text in ["", "\n", " \t\r\n"] {
         for err in [
-            install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default())
+            install_grouped_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default())
                 .map(|_| ()),
-            query_claude_hooks(text, &is_ours).map(|_| ()),
-            remove_claude_hooks(text, &wanted(), &is_ours, &InstallRecord::default()).map(|_| ()),
+            query_grouped_hooks(text, &is_ours).map(|_| ()),
+            remove_grouped_hooks(text, &wanted(), &is_ours, &InstallRecord::default()).map(|_| ()),
         ] {
             assert_eq!(err, Err(EditError::Empty), "{text:?}");
         }
@@ -293,20 +294,20 @@ fn malformed_json_is_refused_without_writing() {
         ("{\"a\": 'x'}", 1),
     ];
     for (text, line) in cases {
-        match install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default()) {
+        match install_grouped_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default()) {
             Err(EditError::NotStrictJson { line: got, .. }) => assert_eq!(got, line, "{text:?}"),
             other => panic!("{text:?} gave {other:?}"),
         }
         assert!(matches!(
-            query_claude_hooks(text, &is_ours),
+            query_grouped_hooks(text, &is_ours),
             Err(EditError::NotStrictJson { .. })
         ));
         assert!(matches!(
-            remove_claude_hooks(text, &wanted(), &is_ours, &InstallRecord::default()),
+            remove_grouped_hooks(text, &wanted(), &is_ours, &InstallRecord::default()),
             Err(EditError::NotStrictJson { .. })
         ));
     }
-    let err = install_claude_hooks(
+    let err = install_grouped_hooks(
         Some("{\"a\": 1,}"),
         &wanted(),
         &is_ours,
@@ -323,7 +324,7 @@ fn malformed_json_is_refused_without_writing() {
 #[test]
 fn a_top_level_that_is_not_an_object_is_refused() {
     for (text, found) in [("[]", "an array"), ("null", "null"), ("\"x\"", "a string")] {
-        let err = install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default())
+        let err = install_grouped_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default())
             .unwrap_err();
         assert_eq!(err, EditError::TopLevelNotObject { found });
     }
@@ -332,7 +333,7 @@ fn a_top_level_that_is_not_an_object_is_refused() {
 #[test]
 fn hooks_that_is_not_an_object_is_refused() {
     let text = "{\n  \"hooks\": [\n    {\"Stop\": []}\n  ]\n}\n";
-    let err = install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default())
+    let err = install_grouped_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default())
         .unwrap_err();
     assert_eq!(
         err,
@@ -345,13 +346,13 @@ fn hooks_that_is_not_an_object_is_refused() {
         }
     );
     assert!(err.to_string().contains("will not replace your value"));
-    assert!(query_claude_hooks(text, &is_ours).is_err());
+    assert!(query_grouped_hooks(text, &is_ours).is_err());
 }
 
 #[test]
 fn an_event_that_is_not_an_array_is_refused() {
     let text = "{\"hooks\": {\"Stop\": {\"hooks\": []}}}";
-    let err = install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default())
+    let err = install_grouped_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default())
         .unwrap_err();
     assert!(
         matches!(err, EditError::WrongType { ref key, expected: "an array", found: "an object", line: 1, column: 20 } if key == "hooks.Stop"),
@@ -370,7 +371,7 @@ fn duplicate_keys_are_refused() {
         ),
     ];
     for (text, key) in cases {
-        let err = install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default())
+        let err = install_grouped_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default())
             .unwrap_err();
         assert!(
             matches!(err, EditError::DuplicateKey { key: ref k, line: 1, .. } if k == key),
@@ -387,7 +388,7 @@ fn query_sees_what_the_agent_sees_last_duplicate_wins() {
     let text = format!("{{\"hooks\": {{\"Stop\": [{{\"hooks\": [{ours}]}}]}}, \"hooks\": {{}}}}");
     assert!(ours_in(&text).is_empty(), "the first hooks is shadowed");
     let text = format!("{{\"hooks\": {{}}, \"hooks\": {{\"Stop\": [{{\"hooks\": [{ours}]}}]}}, \"disableAllHooks\": true}}");
-    let status = query_claude_hooks(&text, &is_ours).unwrap();
+    let status = query_grouped_hooks(&text, &is_ours).unwrap();
     assert_eq!(
         status.ours,
         vec![EventHandler::new(
@@ -473,7 +474,7 @@ fn missing_final_newline_is_kept() {
 #[test]
 fn valid_json_the_editor_cannot_hold_is_refused_with_its_place() {
     let text = "{\n  \"s\": \"\\ud800\"\n}";
-    let err = install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default())
+    let err = install_grouped_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default())
         .unwrap_err();
     assert!(
         matches!(

@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use termic_hooks::edit::{
-    install_claude_hooks, install_named_entry, query_named_entry, remove_named_entry, EditError,
+    install_grouped_hooks, install_named_entry, query_named_entry, remove_named_entry, EditError,
     InstallRecord,
 };
 
 pub use crate::support::is_strict;
-use crate::support::{agy_entry, claude_round_trip, is_ours, wanted};
+use crate::support::{claude_round_trip, is_ours, named_entry, wanted};
 
 /// TERMIC_CORPUS_DIR, else `<manifest>/../../../shared/corpus` (the main
 /// checkout's view of /work/shared/corpus), else the nearest ancestor's
@@ -70,7 +70,7 @@ fn run(files: &[(String, String)], round_trip: impl Fn(&str, &str)) -> (usize, u
             passed += 1;
         } else {
             let err =
-                install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default());
+                install_grouped_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default());
             assert!(
                 matches!(err, Err(EditError::NotStrictJson { .. } | EditError::Empty)),
                 "{name}: {err:?}"
@@ -119,7 +119,7 @@ fn real_gemini_and_agy_files_round_trip_byte_for_byte() {
     let Some(files) = corpus_files("gemini") else {
         return;
     };
-    let entry = agy_entry();
+    let entry = named_entry();
     let (passed, refused) = run(&files, |name, text| {
         let installed =
             install_named_entry(Some(text), "termic", &entry, &InstallRecord::default()).unwrap();

@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use termic_hooks::edit::{
-    install_named_entry, query_claude_hooks, query_named_entry, remove_named_entry, InstallRecord,
+    install_named_entry, query_grouped_hooks, query_named_entry, remove_named_entry, InstallRecord,
 };
 
-use crate::support::{agy_entry, claude_round_trip, is_ours, without_ours};
+use crate::support::{claude_round_trip, is_ours, named_entry, without_ours};
 
 fn fixtures(kind: &str) -> Vec<(PathBuf, String)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -33,7 +33,7 @@ fn claude_fixtures_round_trip_byte_for_byte() {
     );
     for (path, original) in &files {
         let name = path.file_name().unwrap().to_string_lossy();
-        let had_ours = !query_claude_hooks(original, &is_ours)
+        let had_ours = !query_grouped_hooks(original, &is_ours)
             .unwrap()
             .ours
             .is_empty();
@@ -55,7 +55,7 @@ fn claude_fixtures_round_trip_byte_for_byte() {
 fn agy_fixtures_round_trip_byte_for_byte() {
     let files = fixtures("agy");
     assert!(files.len() >= 3);
-    let entry = agy_entry();
+    let entry = named_entry();
     for (path, original) in &files {
         let name = path.file_name().unwrap().to_string_lossy();
         let had_ours = query_named_entry(original, "termic").unwrap().is_some();

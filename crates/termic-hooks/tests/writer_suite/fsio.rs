@@ -5,7 +5,7 @@ use std::cell::Cell;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use termic_hooks::edit::{install_claude_hooks, remove_claude_hooks, EditError, InstallRecord};
+use termic_hooks::edit::{install_grouped_hooks, remove_grouped_hooks, EditError, InstallRecord};
 use termic_hooks::fsio::{
     backup_once, create_dirs, delete_if_unchanged, edit_file, read_config, remove_dir_if_empty,
     write_atomic, write_if_unchanged, BackupOutcome, Change, DeleteOutcome, EditFileError, FsError,
@@ -32,7 +32,7 @@ fn install_at(
     options: &WriteOptions,
 ) -> Result<termic_hooks::fsio::EditOutcome, EditFileError<EditError>> {
     edit_file(path, options, |snapshot| {
-        let edit = install_claude_hooks(
+        let edit = install_grouped_hooks(
             snapshot.text()?,
             &wanted(),
             &is_ours,
@@ -360,7 +360,7 @@ fn install_then_remove_on_disk_deletes_a_file_termic_created() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(".claude/settings.json");
     let installed =
-        install_claude_hooks(None, &wanted(), &is_ours, &InstallRecord::default()).unwrap();
+        install_grouped_hooks(None, &wanted(), &is_ours, &InstallRecord::default()).unwrap();
     let snapshot = read_config(&path).unwrap();
     write_atomic(
         &snapshot,
@@ -370,7 +370,7 @@ fn install_then_remove_on_disk_deletes_a_file_termic_created() {
     .unwrap();
     let outcome = edit_file(&path, &WriteOptions::default(), |snapshot| {
         let text = snapshot.text()?.unwrap_or_default();
-        let edit = remove_claude_hooks(text, &wanted(), &is_ours, &installed.record)?;
+        let edit = remove_grouped_hooks(text, &wanted(), &is_ours, &installed.record)?;
         Ok::<_, EditError>(if edit.delete_file {
             Change::Delete
         } else {

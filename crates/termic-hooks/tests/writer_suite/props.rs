@@ -4,8 +4,8 @@
 use proptest::prelude::*;
 use serde_json::json;
 use termic_hooks::edit::{
-    install_claude_hooks, install_named_entry, query_claude_hooks, query_named_entry,
-    remove_claude_hooks, remove_named_entry, InstallRecord,
+    install_grouped_hooks, install_named_entry, query_grouped_hooks, query_named_entry,
+    remove_grouped_hooks, remove_named_entry, InstallRecord,
 };
 
 use crate::support::{is_ours, wanted, wanted_v1, without_ours};
@@ -277,17 +277,17 @@ proptest! {
     fn install_then_remove_gives_identical_bytes((doc, style) in document()) {
         let original = print(&doc, &style);
         strict(&original);
-        let installed = install_claude_hooks(Some(&original), &wanted(), &is_ours, &InstallRecord::default()).unwrap();
+        let installed = install_grouped_hooks(Some(&original), &wanted(), &is_ours, &InstallRecord::default()).unwrap();
         prop_assert!(installed.changed);
         strict(&installed.text);
         prop_assert_eq!(without_ours(&installed.text), without_ours(&original));
-        prop_assert_eq!(query_claude_hooks(&installed.text, &is_ours).unwrap().ours.len(), wanted().len());
+        prop_assert_eq!(query_grouped_hooks(&installed.text, &is_ours).unwrap().ours.len(), wanted().len());
         prop_assert_eq!(installed.text.starts_with('\u{feff}'), style.bom);
         if !strict(&original).as_object().unwrap().is_empty() {
             let one_line = |t: &str| !t.trim_end().contains('\n');
             prop_assert_eq!(one_line(&installed.text), one_line(&original), "a one-line file stays one line");
         }
-        let removed = remove_claude_hooks(&installed.text, &wanted(), &is_ours, &installed.record).unwrap();
+        let removed = remove_grouped_hooks(&installed.text, &wanted(), &is_ours, &installed.record).unwrap();
         prop_assert_eq!(&removed.text, &original);
         prop_assert!(!removed.delete_file);
     }
@@ -295,8 +295,8 @@ proptest! {
     #[test]
     fn install_twice_equals_install_once((doc, style) in document()) {
         let original = print(&doc, &style);
-        let once = install_claude_hooks(Some(&original), &wanted(), &is_ours, &InstallRecord::default()).unwrap();
-        let twice = install_claude_hooks(Some(&once.text), &wanted(), &is_ours, &once.record).unwrap();
+        let once = install_grouped_hooks(Some(&original), &wanted(), &is_ours, &InstallRecord::default()).unwrap();
+        let twice = install_grouped_hooks(Some(&once.text), &wanted(), &is_ours, &once.record).unwrap();
         prop_assert!(!twice.changed);
         prop_assert_eq!(&twice.text, &once.text);
         prop_assert_eq!(&twice.record, &once.record);
@@ -305,16 +305,16 @@ proptest! {
     #[test]
     fn an_upgrade_then_remove_gives_identical_bytes((doc, style) in document()) {
         let original = print(&doc, &style);
-        let v1 = install_claude_hooks(Some(&original), &wanted_v1(), &is_ours, &InstallRecord::default()).unwrap();
-        let v2 = install_claude_hooks(Some(&v1.text), &wanted(), &is_ours, &v1.record).unwrap();
+        let v1 = install_grouped_hooks(Some(&original), &wanted_v1(), &is_ours, &InstallRecord::default()).unwrap();
+        let v2 = install_grouped_hooks(Some(&v1.text), &wanted(), &is_ours, &v1.record).unwrap();
         strict(&v2.text);
         prop_assert_eq!(without_ours(&v2.text), without_ours(&original));
-        let mut ours = query_claude_hooks(&v2.text, &is_ours).unwrap().ours;
+        let mut ours = query_grouped_hooks(&v2.text, &is_ours).unwrap().ours;
         ours.sort_by(|a, b| a.event.cmp(&b.event));
         let mut expected = wanted();
         expected.sort_by(|a, b| a.event.cmp(&b.event));
         prop_assert_eq!(ours, expected);
-        let removed = remove_claude_hooks(&v2.text, &wanted(), &is_ours, &v2.record).unwrap();
+        let removed = remove_grouped_hooks(&v2.text, &wanted(), &is_ours, &v2.record).unwrap();
         prop_assert_eq!(&removed.text, &original);
     }
 
@@ -352,25 +352,25 @@ proptest! {
     fn remove_keeps_what_the_user_changed_after_install((doc, style) in document()) {
         let original = print(&doc, &style);
         prop_assume!(!strict(&original).as_object().unwrap().is_empty());
-        let installed = install_claude_hooks(Some(&original), &wanted(), &is_ours, &InstallRecord::default()).unwrap();
+        let installed = install_grouped_hooks(Some(&original), &wanted(), &is_ours, &InstallRecord::default()).unwrap();
         let edited = user_adds_a_first_key(&installed.text);
-        let removed = remove_claude_hooks(&edited, &wanted(), &is_ours, &installed.record).unwrap();
+        let removed = remove_grouped_hooks(&edited, &wanted(), &is_ours, &installed.record).unwrap();
         prop_assert_eq!(removed.text, user_adds_a_first_key(&original));
     }
 
     #[test]
     fn a_hand_edited_handler_survives_removal((doc, style) in document()) {
         let original = print(&doc, &style);
-        let installed = install_claude_hooks(Some(&original), &wanted(), &is_ours, &InstallRecord::default()).unwrap();
-        let ours = query_claude_hooks(&installed.text, &is_ours).unwrap().ours;
+        let installed = install_grouped_hooks(Some(&original), &wanted(), &is_ours, &InstallRecord::default()).unwrap();
+        let ours = query_grouped_hooks(&installed.text, &is_ours).unwrap().ours;
         // Change the Stop handler's status text, wherever and however it is written.
         let edited = installed.text.replacen("\"termic: done\"", "\"termic: done (mine)\"", 1);
         prop_assert_ne!(&edited, &installed.text);
-        let removed = remove_claude_hooks(&edited, &wanted(), &is_ours, &installed.record).unwrap();
+        let removed = remove_grouped_hooks(&edited, &wanted(), &is_ours, &installed.record).unwrap();
         prop_assert_eq!(removed.left_alone.len(), 1);
         prop_assert_eq!(&removed.left_alone[0].event, "Stop");
         prop_assert_eq!(&removed.left_alone[0].handler["statusMessage"], "termic: done (mine)");
-        let left = query_claude_hooks(&removed.text, &is_ours).unwrap().ours;
+        let left = query_grouped_hooks(&removed.text, &is_ours).unwrap().ours;
         prop_assert_eq!(left, removed.left_alone.clone());
         prop_assert_eq!(ours.len(), wanted().len());
         strict(&removed.text);

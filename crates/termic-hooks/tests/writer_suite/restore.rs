@@ -2,7 +2,7 @@
 //! still exactly what termic wrote, else fall back to the structural removal.
 
 use termic_hooks::edit::{
-    install_claude_hooks, remove_claude_hooks, sha256_hex, uninstall, EditError, InstallRecord,
+    install_grouped_hooks, remove_grouped_hooks, sha256_hex, uninstall, EditError, InstallRecord,
     PreInstall, Uninstall,
 };
 
@@ -13,7 +13,7 @@ use crate::support::{is_ours, wanted};
 const ORIGINAL: &str = "{\n  \"hooks\": {\"Stop\": [ ]}\n}\n";
 
 fn installed() -> termic_hooks::edit::Edit {
-    install_claude_hooks(
+    install_grouped_hooks(
         Some(ORIGINAL),
         &wanted(),
         &is_ours,
@@ -57,7 +57,7 @@ fn a_file_changed_since_install_takes_the_structural_path() {
     let changed = edit
         .text
         .replace("{\n  \"hooks\"", "{\n  \"model\": \"opus\",\n  \"hooks\"");
-    let structural = |text: &str| remove_claude_hooks(text, &wanted(), &is_ours, &edit.record);
+    let structural = |text: &str| remove_grouped_hooks(text, &wanted(), &is_ours, &edit.record);
     let outcome = uninstall(
         changed.as_bytes(),
         &written,
@@ -78,7 +78,7 @@ fn a_file_changed_since_install_takes_the_structural_path() {
 fn without_a_backup_the_structural_path_is_taken_even_when_untouched() {
     let edit = installed();
     let written = sha256_hex(edit.text.as_bytes());
-    let structural = |text: &str| remove_claude_hooks(text, &wanted(), &is_ours, &edit.record);
+    let structural = |text: &str| remove_grouped_hooks(text, &wanted(), &is_ours, &edit.record);
     let outcome = uninstall(
         edit.text.as_bytes(),
         &written,
@@ -89,7 +89,7 @@ fn without_a_backup_the_structural_path_is_taken_even_when_untouched() {
     assert_eq!(
         outcome,
         Uninstall::Edited(
-            remove_claude_hooks(&edit.text, &wanted(), &is_ours, &edit.record).unwrap()
+            remove_grouped_hooks(&edit.text, &wanted(), &is_ours, &edit.record).unwrap()
         )
     );
     let Uninstall::Edited(removed) = outcome else {

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 use termic_hooks::edit::{
-    command_has_prefix, install_claude_hooks, query_claude_hooks, remove_claude_hooks, Edit,
+    command_has_prefix, install_grouped_hooks, query_grouped_hooks, remove_grouped_hooks, Edit,
     EditError, EventHandler, InstallRecord,
 };
 
@@ -85,7 +85,7 @@ pub fn without_ours(text: &str) -> Value {
 }
 
 /// The entry an agy adapter would own.
-pub fn agy_entry() -> Value {
+pub fn named_entry() -> Value {
     json!({
         "enabled": true,
         "PreInvocation": [{"type": "command", "command": "/home/u/.gemini/termic-hooks/pre-invocation.sh"}],
@@ -102,7 +102,7 @@ pub fn is_strict(text: &str) -> bool {
 /// not an object (refused by design, nothing written).
 pub fn claude_round_trip(name: &str, text: &str) -> Option<(Edit, String)> {
     let installed =
-        match install_claude_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default()) {
+        match install_grouped_hooks(Some(text), &wanted(), &is_ours, &InstallRecord::default()) {
             Ok(edit) => edit,
             Err(EditError::WrongType {
                 key,
@@ -140,10 +140,10 @@ pub fn claude_round_trip(name: &str, text: &str) -> Option<(Edit, String)> {
         text.ends_with('\n'),
         "{name}: final newline"
     );
-    let status = query_claude_hooks(&installed.text, &is_ours).unwrap();
+    let status = query_grouped_hooks(&installed.text, &is_ours).unwrap();
     assert_eq!(status.ours.len(), wanted().len(), "{name}");
     assert!(wanted().iter().all(|w| status.ours.contains(w)), "{name}");
-    let again = install_claude_hooks(
+    let again = install_grouped_hooks(
         Some(&installed.text),
         &wanted(),
         &is_ours,
@@ -155,24 +155,24 @@ pub fn claude_round_trip(name: &str, text: &str) -> Option<(Edit, String)> {
         "{name}: second install changed the file"
     );
     let removed =
-        remove_claude_hooks(&installed.text, &wanted(), &is_ours, &installed.record).unwrap();
+        remove_grouped_hooks(&installed.text, &wanted(), &is_ours, &installed.record).unwrap();
     assert!(
-        query_claude_hooks(&removed.text, &is_ours)
+        query_grouped_hooks(&removed.text, &is_ours)
             .unwrap()
             .ours
             .is_empty(),
         "{name}"
     );
     // An upgrade from an older schema, then removal, ends in the same bytes.
-    let v1 = install_claude_hooks(
+    let v1 = install_grouped_hooks(
         Some(text),
         &wanted_v1(),
         &is_ours,
         &InstallRecord::default(),
     )
     .unwrap();
-    let v2 = install_claude_hooks(Some(&v1.text), &wanted(), &is_ours, &v1.record).unwrap();
-    let after_upgrade = remove_claude_hooks(&v2.text, &wanted(), &is_ours, &v2.record).unwrap();
+    let v2 = install_grouped_hooks(Some(&v1.text), &wanted(), &is_ours, &v1.record).unwrap();
+    let after_upgrade = remove_grouped_hooks(&v2.text, &wanted(), &is_ours, &v2.record).unwrap();
     assert!(
         after_upgrade.text == removed.text,
         "{name}: removal after an upgrade differs"

@@ -1,11 +1,8 @@
-//! Reading each agent's REAL hook config from `$HOME`, with that agent's
+//! What every simulated agent's config reader shares: the hooks it loaded
+//! (`Registry`), matchers, strict JSON. Each agent's reader, with its own
 //! schema rules (what it rejects, what it ignores, what it loads but never
-//! runs). Parsers take bytes and return values; the loaders do the reading.
-
-pub mod agy;
-pub mod claude;
-pub mod grok;
-pub mod opencode;
+//! runs), is `agents/<id>/config.rs`. Parsers take bytes and return values;
+//! the loaders do the reading.
 
 use std::path::PathBuf;
 

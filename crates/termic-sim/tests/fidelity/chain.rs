@@ -4,6 +4,7 @@
 //! `termic_signal::wire` as termic's scanner does.
 
 use std::time::Duration;
+use termic_hooks::plan::AgentVersions;
 
 use termic_hooks::agents::AgentSchema;
 use termic_hooks::apply;
@@ -15,7 +16,7 @@ use crate::harness::{Home, Sim, SimOpts, SEC, TASK_ID};
 
 const FACTS: InstallFacts = InstallFacts {
     now_unix: 1_790_000_000,
-    claude_version: Some((2, 1, 332)),
+    versions: AgentVersions::fixed(&[("claude", (2, 1, 332))]),
 };
 
 fn install(home: &Home, schemas: &[AgentSchema]) {
@@ -70,7 +71,7 @@ fn kind(k: &str) -> Option<String> {
 #[test]
 fn claude_permission_turn_reports_working_attention_done() {
     let home = Home::new();
-    install(&home, &[AgentSchema::Claude]);
+    install(&home, &[AgentSchema::CLAUDE]);
     let sim = Sim::auto("claude", "permission", &home, &[]);
     assert_eq!(
         wait_events(&sim, 2),
@@ -94,7 +95,7 @@ fn claude_permission_turn_reports_working_attention_done() {
 fn claude_question_and_plan_kinds() {
     for (scenario, k) in [("question", "question"), ("plan", "plan")] {
         let home = Home::new();
-        install(&home, &[AgentSchema::Claude]);
+        install(&home, &[AgentSchema::CLAUDE]);
         let sim = Sim::auto("claude", scenario, &home, &[]);
         assert_eq!(wait_events(&sim, 2)[1], (HookEvent::Attention, kind(k)));
         sim.send(b"1");
@@ -104,7 +105,7 @@ fn claude_question_and_plan_kinds() {
 #[test]
 fn claude_hooks_outside_termic_emit_nothing() {
     let home = Home::new();
-    install(&home, &[AgentSchema::Claude]);
+    install(&home, &[AgentSchema::CLAUDE]);
     let sim = Sim::spawn(
         "claude",
         "simple",
@@ -129,7 +130,7 @@ fn claude_hooks_outside_termic_emit_nothing() {
 #[test]
 fn grok_runs_the_claude_hook_silently_and_reports_once() {
     let home = Home::new();
-    install(&home, &[AgentSchema::Claude, AgentSchema::Grok]);
+    install(&home, &[AgentSchema::CLAUDE, AgentSchema::GROK]);
     let sim = Sim::auto("grok", "permission", &home, &[]);
     sim.wait_trace(
         "note",
@@ -177,7 +178,7 @@ fn grok_runs_the_claude_hook_silently_and_reports_once() {
 #[test]
 fn grok_with_only_the_claude_install_emits_nothing() {
     let home = Home::new();
-    install(&home, &[AgentSchema::Claude]);
+    install(&home, &[AgentSchema::CLAUDE]);
     let sim = Sim::auto("grok", "simple", &home, &[]);
     sim.wait_trace(
         "stop",
@@ -191,7 +192,7 @@ fn grok_with_only_the_claude_install_emits_nothing() {
 #[test]
 fn grok_1_0_5_escape_reports_interrupted() {
     let home = Home::new();
-    install(&home, &[AgentSchema::Grok]);
+    install(&home, &[AgentSchema::GROK]);
     let sim = Sim::auto("grok", "interrupt", &home, &[]);
     wait_events(&sim, 1);
     sim.escape();
@@ -201,7 +202,7 @@ fn grok_1_0_5_escape_reports_interrupted() {
 #[test]
 fn agy_reports_working_and_done() {
     let home = Home::new();
-    install(&home, &[AgentSchema::Agy]);
+    install(&home, &[AgentSchema::AGY]);
     let sim = Sim::auto("agy", "permission", &home, &[]);
     assert_eq!(wait_events(&sim, 1), [(HookEvent::Working, None)]);
     sim.wait_for("Allow Write on out.txt?", 5 * SEC);
@@ -214,7 +215,7 @@ fn agy_reports_working_and_done() {
 #[test]
 fn opencode_reports_all_four_and_released() {
     let home = Home::new();
-    install(&home, &[AgentSchema::Opencode]);
+    install(&home, &[AgentSchema::OPENCODE]);
     let sim = Sim::auto("opencode", "permission", &home, &[]);
     assert_eq!(
         wait_events(&sim, 2),
@@ -240,7 +241,7 @@ fn opencode_reports_all_four_and_released() {
 #[test]
 fn opencode_subagents_end_in_one_done() {
     let home = Home::new();
-    install(&home, &[AgentSchema::Opencode]);
+    install(&home, &[AgentSchema::OPENCODE]);
     let sim = Sim::auto("opencode", "subagents", &home, &["--speed", "200"]);
     let all = wait_events(&sim, 2);
     std::thread::sleep(Duration::from_millis(300));
@@ -251,7 +252,7 @@ fn opencode_subagents_end_in_one_done() {
 #[test]
 fn opencode_second_escape_reports_interrupted() {
     let home = Home::new();
-    install(&home, &[AgentSchema::Opencode]);
+    install(&home, &[AgentSchema::OPENCODE]);
     let sim = Sim::auto("opencode", "interrupt", &home, &[]);
     wait_events(&sim, 1);
     sim.escape();
@@ -269,7 +270,7 @@ fn opencode_second_escape_reports_interrupted() {
 #[test]
 fn claude_background_stop_is_marked_and_the_final_stop_is_not() {
     let home = Home::new();
-    install(&home, &[AgentSchema::Claude]);
+    install(&home, &[AgentSchema::CLAUDE]);
     let sim = Sim::auto("claude", "background", &home, &["--speed", "5"]);
     wait_events(&sim, 3);
     let msgs = messages(&sim.output());
@@ -284,7 +285,7 @@ fn claude_background_stop_is_marked_and_the_final_stop_is_not() {
 #[test]
 fn grok_idle_prompt_notification_is_not_attention() {
     let home = Home::new();
-    install(&home, &[AgentSchema::Grok]);
+    install(&home, &[AgentSchema::GROK]);
     // idle_prompt fires 60 s after a turn: 0.6 s at --speed 100.
     let sim = Sim::auto("grok", "simple", &home, &["--speed", "100"]);
     sim.wait_trace(

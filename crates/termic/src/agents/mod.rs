@@ -7,57 +7,24 @@
 //! Docker config dir. `[agents.claude]` (an id equal to a built-in) adjusts
 //! the built-in itself.
 //!
+//! - [`builtin`]: the built-in agents, one file each, listed once.
 //! - [`detect`]: "detected" = the command is on PATH (pure).
 //! - [`user`]: parsing `[agents.<id>]` tables.
 //! - [`launch`]: an agent plus a name and a place to a runtime `TaskSpec`.
 //! - [`command`]: any command (and an integrated shell) as a task.
 //! - [`foreground`]: which agent a task's foreground process is.
 
+pub mod builtin;
 pub mod command;
 pub mod detect;
 pub mod foreground;
 pub mod launch;
 pub mod user;
+pub mod version;
 
 use termic_hooks::agents::AgentSchema;
 
-/// One built-in agent: its id, its program and how to install it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Builtin {
-    pub id: &'static str,
-    pub program: &'static str,
-    /// What to run when `program` is not on PATH.
-    pub install: &'static str,
-}
-
-/// The built-in agents, one line each, in the order the UI lists them.
-pub const BUILTINS: [Builtin; 5] = [
-    Builtin {
-        id: "claude",
-        program: "claude",
-        install: "npm install -g @anthropic-ai/claude-code",
-    },
-    Builtin {
-        id: "codex",
-        program: "codex",
-        install: "npm install -g @openai/codex",
-    },
-    Builtin {
-        id: "grok",
-        program: "grok",
-        install: "pip install grok-cli-bin",
-    },
-    Builtin {
-        id: "agy",
-        program: "agy",
-        install: "install Google Antigravity, then put agy on PATH",
-    },
-    Builtin {
-        id: "opencode",
-        program: "opencode",
-        install: "npm install -g opencode-ai",
-    },
-];
+pub use builtin::{Builtin, BUILTINS};
 
 /// Where an agent definition came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,7 +174,7 @@ mod tests {
         assert_eq!(reg.ids(), ["claude", "codex", "grok", "agy", "opencode"]);
         let claude = reg.get("claude").unwrap();
         assert_eq!(claude.profile_id(), "claude");
-        assert_eq!(claude.schema(), Some(AgentSchema::Claude));
+        assert_eq!(claude.schema(), Some(AgentSchema::CLAUDE));
         // Codex needs no hooks: no schema.
         assert_eq!(reg.get("codex").unwrap().schema(), None);
     }
@@ -226,7 +193,7 @@ mod tests {
         assert_eq!(reg.get("claude"), Some(&adjusted));
         assert_eq!(reg.all().len(), 6);
         let c = reg.get("claude-work").unwrap();
-        assert_eq!(c.schema(), Some(AgentSchema::Claude));
+        assert_eq!(c.schema(), Some(AgentSchema::CLAUDE));
         assert_eq!(c.command_line(&["-p".into()]), ["claude", "-p"]);
     }
 }

@@ -16,7 +16,8 @@ use toml_edit::Table;
 use super::{AgentDef, DockerOptions, Origin, BUILTINS};
 use crate::config::{ConfigError, Source};
 
-fn builtin_list() -> String {
+/// The built-in agent ids, for messages: `a, b, c`.
+pub fn builtin_list() -> String {
     BUILTINS.iter().map(|b| b.id).collect::<Vec<_>>().join(", ")
 }
 

@@ -5,11 +5,10 @@
 
 use std::collections::BTreeSet;
 
+use termic_hooks::agents::AgentSchema;
+
 /// False dones before the offer is made.
 pub const EARNED_AFTER: u32 = 3;
-
-/// Agents termic can install hooks for (the offer must be deliverable).
-const WIREABLE: [&str; 4] = ["claude", "grok", "agy", "opencode"];
 
 /// Which agents were already offered the fix this session.
 #[derive(Debug, Default)]
@@ -29,7 +28,9 @@ impl EarnedPrompt {
     ) -> Option<String> {
         if wired
             || false_dones < EARNED_AFTER
-            || !WIREABLE.contains(&profile)
+            // Only agents termic can install hooks for: the offer must be
+            // deliverable.
+            || AgentSchema::from_id(profile).is_none()
             || self.offered.contains(profile)
         {
             return None;

@@ -11,10 +11,11 @@ use anyhow::{Context, Result};
 use clap::Args;
 use termic_hooks::agents::AgentSchema;
 use termic_hooks::apply;
-use termic_hooks::plan::InstallFacts;
+use termic_hooks::plan::{AgentVersions, InstallFacts};
 use termic_hooks::target::{ForbiddenRoots, InstallTarget, Paths};
 
 use super::workspace::{open_with, InitialTask, WorkspaceArgs};
+use crate::agents::BUILTINS;
 
 /// Try termic with simulated agents, without touching your real HOME.
 ///
@@ -49,14 +50,14 @@ pub struct DemoArgs {
     pub sim_args: Vec<String>,
 }
 
-/// The simulated agents, each with the hooks schema termic installs for it.
-const AGENTS: [(&str, Option<AgentSchema>); 5] = [
-    ("claude", Some(AgentSchema::Claude)),
-    ("grok", Some(AgentSchema::Grok)),
-    ("agy", Some(AgentSchema::Agy)),
-    ("opencode", Some(AgentSchema::Opencode)),
-    ("codex", None),
-];
+/// The simulated agents (every built-in: the ones with hooks first), each
+/// with the hooks schema termic installs for it.
+fn agents() -> Vec<(&'static str, Option<AgentSchema>)> {
+    let all = BUILTINS.iter().map(|b| (b.id, AgentSchema::from_id(b.id)));
+    let (mut hooked, plain): (Vec<_>, Vec<_>) = all.partition(|(_, s)| s.is_some());
+    hooked.extend(plain);
+    hooked
+}
 
 /// The demo's agents are this binary in `--simulate` mode, so a plain
 /// `cargo run -p termic -- demo` needs nothing else built.
@@ -111,9 +112,9 @@ fn install_hooks(dirs: &DemoDirs) -> Result<()> {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0),
-        claude_version: None,
+        versions: AgentVersions::NONE,
     };
-    for schema in AGENTS.iter().filter_map(|(_, s)| *s) {
+    for schema in agents().into_iter().filter_map(|(_, s)| s) {
         let target = InstallTarget::host(schema, &paths, &ForbiddenRoots::default())?;
         apply::install(&target, &facts)
             .with_context(|| format!("cannot install the demo hooks for {}", schema.id()))?;
@@ -134,12 +135,12 @@ fn config_text(exe: &Path, dirs: &DemoDirs, speed: f64) -> String {
         dirs.home.display()
     );
     let mut text = String::from("[ui]\nwizard_shown = true\n\n[hooks]\n");
-    for (agent, schema) in AGENTS {
+    for (agent, schema) in agents() {
         if schema.is_some() {
             text.push_str(&format!("{agent} = true\n"));
         }
     }
-    for (agent, _) in AGENTS {
+    for (agent, _) in agents() {
         let argv = [
             exe.display().to_string(),
             "demo".into(),
@@ -195,7 +196,7 @@ fn demo(mut ws: WorkspaceArgs, args: &DemoArgs, exe: &Path, dirs: &DemoDirs) -> 
     std::env::set_var("TERMIC_CONFIG_DIR", &dirs.config);
     std::env::set_var("TERMIC_DATA_DIR", &dirs.data);
     std::env::set_current_dir(&dirs.project)?;
-    let tasks = AGENTS
+    let tasks = agents()
         .iter()
         .map(|(agent, _)| InitialTask {
             program: crate::app::services::Program::Agent(agent.to_string()),
@@ -222,7 +223,7 @@ mod tests {
         };
         let text = config_text(Path::new("/bin dir/termic"), &dirs, 2.0);
         let doc: toml_edit::DocumentMut = text.parse().unwrap();
-        for (agent, schema) in AGENTS {
+        for (agent, schema) in agents() {
             let cmd = doc["agents"][agent]["command"].as_array().unwrap();
             assert_eq!(cmd.get(0).unwrap().as_str(), Some("/bin dir/termic"));
             let rest: Vec<_> = cmd
@@ -238,5 +239,23 @@ mod tests {
             );
         }
         assert!(text.contains("your real HOME is not read or changed"));
+    }
+
+    #[test]
+    fn every_builtin_is_a_demo_task_the_ones_with_hooks_first() {
+        let order: Vec<_> = agents()
+            .iter()
+            .map(|(a, s)| (*a, s.map(|s| s.id())))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("claude", Some("claude")),
+                ("grok", Some("grok")),
+                ("agy", Some("agy")),
+                ("opencode", Some("opencode")),
+                ("codex", None),
+            ]
+        );
     }
 }

@@ -43,8 +43,7 @@ Exit codes: 0 the workspace was closed (with --detach: the task started),\n\
 no terminal), 2 usage."
 )]
 pub struct RunArgs {
-    /// A built-in agent (claude, codex, grok, agy, opencode) or one defined in
-    /// config.toml. Leave it out and put a command after `--` to run any program.
+    #[arg(help = agent_help())]
     pub agent: Option<String>,
     /// Task name shown in the sidebar (default: the agent's id or the command's name).
     #[arg(long)]
@@ -60,6 +59,15 @@ pub struct RunArgs {
     /// command to run and its arguments.
     #[arg(last = true, value_name = "ARGS")]
     pub rest: Vec<String>,
+}
+
+/// The AGENT argument's help, listing the built-ins from their registry.
+fn agent_help() -> String {
+    format!(
+        "A built-in agent ({}) or one defined in config.toml. Leave it out and put a command \
+         after `--` to run any program",
+        crate::agents::user::builtin_list()
+    )
 }
 
 impl RunArgs {

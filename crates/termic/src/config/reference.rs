@@ -40,10 +40,12 @@ pub fn reference() -> String {
          agent (the Settings toggle and `termic hooks install` / `remove` write it). Default: \
          absent, no consent. Example: `claude = true`\n\n",
     );
-    md.push_str(
+    let _ = write!(
+        md,
         "### `[agents.<id>]`\n\n\
-         A user-defined agent, or a clone of a built-in (claude, codex, grok, agy, opencode). \
+         A user-defined agent, or a clone of a built-in ({}). \
          The id may use letters, digits, `-` and `_`.\n\n",
+        crate::agents::user::builtin_list()
     );
     let _ = writeln!(md, "| key | value | default | what it does |");
     let _ = writeln!(md, "|---|---|---|---|");

@@ -467,7 +467,7 @@ mod tests {
 
     fn eight_rows() -> Vec<HooksRow> {
         let mut rows = all_states();
-        rows[1].help = Some(crate::commands::workspace::hooks_rows::GROK_HELP.into());
+        rows[1].help = Some(termic_hooks::agents::grok::SETTINGS_HELP.into());
         for agent in ["copilot", "cursor"] {
             rows.push(row(agent, HooksState::NotSupported, false));
         }

@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use termic_hooks::plan::AgentVersions;
 
 use termic::agents::launch::{task_spec, LaunchRequest};
 use termic::agents::{AgentDef, DockerOptions, Origin};
@@ -20,7 +21,7 @@ use crate::support::{no_native, Fixture, Session};
 
 const FACTS: InstallFacts = InstallFacts {
     now_unix: 1_790_000_000,
-    claude_version: Some((2, 1, 332)),
+    versions: AgentVersions::fixed(&[("claude", (2, 1, 332))]),
 };
 
 /// Claude (its own terminalSequence) and grok ($TERMIC_PTY, the mounted
@@ -63,7 +64,7 @@ fn hook_to_badge_latency_in_a_container_and_on_the_host() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(30);
     let fx = Fixture::new();
-    fx.install(&[AgentSchema::Claude, AgentSchema::Grok]);
+    fx.install(&[AgentSchema::CLAUDE, AgentSchema::GROK]);
     let s = Session::start(&fx, no_native());
     let load_before = load();
     let mut tasks: Vec<(Probe, PathBuf, TaskId)> = Vec::new();

@@ -17,7 +17,7 @@ const PAST_SETTLE: Duration = Duration::from_millis(6500);
 #[test]
 fn claude_permission_with_hooks_needs_you_and_no_false_done() {
     let fx = Fixture::new();
-    fx.install(&[AgentSchema::Claude]);
+    fx.install(&[AgentSchema::CLAUDE]);
     // The probe reply turned off: Claude falls back to hooks alone.
     let s = Session::start(&fx, no_native());
     s.rt.set_hooks_wired("claude", true);
@@ -60,16 +60,16 @@ fn claude_permission_without_hooks_reproduces_the_false_done() {
 #[test]
 fn grok_and_opencode_permission_needs_you_without_a_false_done() {
     for (agent, schema, approve, args) in [
-        ("grok", AgentSchema::Grok, &b"3"[..], &["--auto"][..]),
+        ("grok", AgentSchema::GROK, &b"3"[..], &["--auto"][..]),
         (
             "grok",
-            AgentSchema::Grok,
+            AgentSchema::GROK,
             &b"3"[..],
             &["--auto", "--grok-version", "0.2.111"][..],
         ),
         (
             "opencode",
-            AgentSchema::Opencode,
+            AgentSchema::OPENCODE,
             &b"\r"[..],
             &["--auto"][..],
         ),
@@ -111,7 +111,7 @@ fn native_status_and_hooks_together_count_once() {
     let (s, id) = wired(
         &fx,
         RuntimeConfig::default(),
-        AgentSchema::Claude,
+        AgentSchema::CLAUDE,
         "claude",
         "permission",
         &["--auto"],
@@ -141,7 +141,7 @@ fn native_status_and_hooks_together_count_once() {
 #[test]
 fn grok_running_termics_claude_hook_says_nothing() {
     let fx = Fixture::new();
-    fx.install(&[AgentSchema::Claude]);
+    fx.install(&[AgentSchema::CLAUDE]);
     let s = Session::start(&fx, RuntimeConfig::default());
     let _id = s.spawn(&fx, "t", "grok", "simple", &["--auto"]);
     std::thread::sleep(Duration::from_millis(2500));
@@ -163,10 +163,10 @@ fn grok_running_termics_claude_hook_says_nothing() {
 #[test]
 fn hooks_fired_outside_termic_emit_nothing() {
     for (agent, schema) in [
-        ("claude", AgentSchema::Claude),
-        ("grok", AgentSchema::Grok),
-        ("agy", AgentSchema::Agy),
-        ("opencode", AgentSchema::Opencode),
+        ("claude", AgentSchema::CLAUDE),
+        ("grok", AgentSchema::GROK),
+        ("agy", AgentSchema::AGY),
+        ("opencode", AgentSchema::OPENCODE),
     ] {
         let fx = Fixture::new();
         fx.install(&[schema]);

@@ -280,7 +280,7 @@ fn sim_as_claude(fx: &Fixture) -> PathBuf {
 
 fn claude_inside_a_shell(cwd_of: impl Fn(&Fixture) -> PathBuf) {
     let fx = Fixture::new();
-    fx.install(&[AgentSchema::Claude]);
+    fx.install(&[AgentSchema::CLAUDE]);
     let bin = sim_as_claude(&fx);
     let mut config = RuntimeConfig::default();
     // Hooks alone decide Claude's turn here (no native status).

@@ -102,7 +102,7 @@ fn the_status_corpus_printed_by_a_command_or_shell_moves_nothing_and_runs_nothin
 #[test]
 fn forged_hook_messages_in_an_agent_task_are_recorded_not_obeyed() {
     let fx = Fixture::new();
-    fx.install(&[AgentSchema::Claude]);
+    fx.install(&[AgentSchema::CLAUDE]);
     let s = Session::start(&fx, no_native());
     s.rt.set_hooks_wired("claude", true);
     // The forged messages come first, from the agent task's own PTY, then

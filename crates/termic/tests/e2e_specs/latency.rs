@@ -140,7 +140,7 @@ fn hook_to_state_change_latency() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(100);
     let fx = Fixture::new();
-    fx.install(&[AgentSchema::Claude, AgentSchema::Grok, AgentSchema::Agy]);
+    fx.install(&[AgentSchema::CLAUDE, AgentSchema::GROK, AgentSchema::AGY]);
     let mut config = RuntimeConfig::default();
     config.replies.native_probe = false;
     let s = Session::start(&fx, config);

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
+use termic_hooks::plan::AgentVersions;
 
 use serde_json::Value;
 use termic::clock::{Clock, SystemClock};
@@ -25,7 +26,7 @@ pub const SEC: Duration = Duration::from_secs(1);
 
 const FACTS: InstallFacts = InstallFacts {
     now_unix: 1_790_000_000,
-    claude_version: Some((2, 1, 332)),
+    versions: AgentVersions::fixed(&[("claude", (2, 1, 332))]),
 };
 
 /// The simulator binary, built by cargo next to `termic` (it is a bin of

@@ -43,7 +43,7 @@ fn interrupted(
 /// `scenario`.
 fn claude_hooks_only(fx: &Fixture, scenario: &str, args: &[&str]) -> Session {
     let config = no_native();
-    wired(fx, config, AgentSchema::Claude, "claude", scenario, args).0
+    wired(fx, config, AgentSchema::CLAUDE, "claude", scenario, args).0
 }
 
 /// `interrupted` with one Escape and termic's default settings.
@@ -72,7 +72,7 @@ fn assert_interrupted(s: &Session, within: Duration, rules: &[&str]) {
 fn claude_escape_and_ctrl_c_end_the_turn_as_interrupted() {
     for key in [ESC, b"\x03"] {
         let fx = Fixture::new();
-        let claude = Some(AgentSchema::Claude);
+        let claude = Some(AgentSchema::CLAUDE);
         let s = interrupted(&fx, no_native(), "claude", claude, &["--auto"], &[key]);
         assert_interrupted(&s, 5 * SEC, &["interrupt_title"]);
     }
@@ -81,14 +81,14 @@ fn claude_escape_and_ctrl_c_end_the_turn_as_interrupted() {
 #[test]
 fn claude_native_escape_is_interrupted() {
     let fx = Fixture::new();
-    let s = escaped(&fx, "claude", Some(AgentSchema::Claude), &["--auto"]);
+    let s = escaped(&fx, "claude", Some(AgentSchema::CLAUDE), &["--auto"]);
     assert_interrupted(&s, 5 * SEC, &["native_idle", "interrupt_title"]);
 }
 
 #[test]
 fn grok_1_0_5_escape_is_interrupted_by_stop_cancelled() {
     let fx = Fixture::new();
-    let s = escaped(&fx, "grok", Some(AgentSchema::Grok), &["--auto"]);
+    let s = escaped(&fx, "grok", Some(AgentSchema::GROK), &["--auto"]);
     // StopCancelled (350 ms after the key) is the signal; the idle title
     // follows it and must not count again.
     assert_interrupted(&s, 5 * SEC, &["hook_interrupted"]);
@@ -102,7 +102,7 @@ fn grok_1_0_5_escape_is_interrupted_by_stop_cancelled() {
 fn grok_0_2_111_escape_is_interrupted_by_its_idle_title() {
     let fx = Fixture::new();
     let args = ["--auto", "--grok-version", "0.2.111"];
-    let s = escaped(&fx, "grok", Some(AgentSchema::Grok), &args);
+    let s = escaped(&fx, "grok", Some(AgentSchema::GROK), &args);
     // 0.2.111 fires no hook on Escape; its title goes idle 10-26 ms later.
     assert_interrupted(&s, 5 * SEC, &["interrupt_title"]);
 }
@@ -110,7 +110,7 @@ fn grok_0_2_111_escape_is_interrupted_by_its_idle_title() {
 #[test]
 fn opencode_needs_two_escapes_and_reports_interrupted() {
     let fx = Fixture::new();
-    let s = escaped(&fx, "opencode", Some(AgentSchema::Opencode), &["--auto"]);
+    let s = escaped(&fx, "opencode", Some(AgentSchema::OPENCODE), &["--auto"]);
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(s.states("t"), ["working"], "one Escape leaves it streaming");
     let id = s.rt.tasks()[0].meta.id;
@@ -128,7 +128,7 @@ fn codex_escape_is_interrupted_not_done() {
 #[test]
 fn agy_escape_is_interrupted_once_the_terminal_goes_quiet() {
     let fx = Fixture::new();
-    let s = escaped(&fx, "agy", Some(AgentSchema::Agy), &["--auto"]);
+    let s = escaped(&fx, "agy", Some(AgentSchema::AGY), &["--auto"]);
     // agy publishes nothing: only the quiet after the key (15 s grace) says
     // so. Its byte-quiet ask (12 s) must not fire over a pending interrupt.
     assert_interrupted(&s, 25 * SEC, &["interrupt_quiet"]);
@@ -171,7 +171,7 @@ fn agy_done_comes_from_its_stop_hook() {
     let (s, _id) = wired(
         &fx,
         RuntimeConfig::default(),
-        AgentSchema::Agy,
+        AgentSchema::AGY,
         "agy",
         "simple",
         &["--auto"],
@@ -206,25 +206,25 @@ fn prose_question_ends_as_done_on_every_agent() {
     for (agent, schema, config, rule) in [
         (
             "claude",
-            Some(AgentSchema::Claude),
+            Some(AgentSchema::CLAUDE),
             no_native(),
             "hook_done",
         ),
         (
             "grok",
-            Some(AgentSchema::Grok),
+            Some(AgentSchema::GROK),
             RuntimeConfig::default(),
             "hook_done",
         ),
         (
             "agy",
-            Some(AgentSchema::Agy),
+            Some(AgentSchema::AGY),
             RuntimeConfig::default(),
             "hook_done",
         ),
         (
             "opencode",
-            Some(AgentSchema::Opencode),
+            Some(AgentSchema::OPENCODE),
             RuntimeConfig::default(),
             "hook_done",
         ),
@@ -258,7 +258,7 @@ fn agy_permission_prompt_asks_after_the_quiet_and_its_stop_ends_the_turn() {
     let (s, id) = wired(
         &fx,
         RuntimeConfig::default(),
-        AgentSchema::Agy,
+        AgentSchema::AGY,
         "agy",
         "permission",
         &["--auto"],

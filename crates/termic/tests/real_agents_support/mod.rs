@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
+use termic_hooks::plan::AgentVersions;
 
 use termic::clock::SystemClock;
 use termic::eventlog::EventLog;
@@ -32,7 +33,7 @@ use termic_hooks::target::{ForbiddenRoots, InstallTarget, Paths};
 
 pub const FACTS: InstallFacts = InstallFacts {
     now_unix: 1_796_000_000,
-    claude_version: Some((2, 1, 332)),
+    versions: AgentVersions::fixed(&[("claude", (2, 1, 332))]),
 };
 
 pub fn paths(home: &Path) -> Paths {
@@ -386,10 +387,10 @@ impl Driven for TermicTask {
 
 pub fn schema(agent: Agent) -> AgentSchema {
     match agent {
-        Agent::Claude => AgentSchema::Claude,
-        Agent::Grok => AgentSchema::Grok,
-        Agent::Opencode => AgentSchema::Opencode,
-        Agent::Codex => AgentSchema::Agy, // codex has no hooks; never installed
+        Agent::Claude => AgentSchema::CLAUDE,
+        Agent::Grok => AgentSchema::GROK,
+        Agent::Opencode => AgentSchema::OPENCODE,
+        Agent::Codex => AgentSchema::AGY, // codex has no hooks; never installed
     }
 }
 

@@ -1,23 +1,15 @@
 //! What every `termic hooks` subcommand needs, read once at the edge:
 //! HOME and the data dir, the agents that run in Docker (from config.toml),
 //! the project paths around the working directory (never written into), and
-//! `claude --version` when claude is on PATH.
-
-use std::io::Read;
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+//! the versions of the agents whose hooks need a minimum one.
 
 use anyhow::Result;
-use termic_hooks::agents::{self, claude, AgentAdapter, AgentSchema, Support};
+use termic_hooks::agents::{self, AgentAdapter, AgentSchema, Support};
 use termic_hooks::plan::InstallFacts;
 use termic_hooks::target::{targets_for, AgentRef, ForbiddenRoots, InstallTarget, Paths};
 
 use crate::agents::detect;
 use crate::config::Config;
-
-/// Longest `claude --version` may take before termic stops waiting.
-const VERSION_TIMEOUT: Duration = Duration::from_secs(3);
 
 pub struct Context {
     pub paths: Paths,
@@ -161,48 +153,16 @@ impl Context {
             .map_err(|e| e.to_string())
     }
 
-    /// Install time and the claude version (only looked up when needed).
-    pub fn facts(&self, need_claude: bool) -> InstallFacts {
+    /// Install time and the versions of the version-gated agents among
+    /// `schemas` (only those are looked up).
+    pub fn facts(&self, schemas: &[AgentSchema]) -> InstallFacts {
         let now_unix = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        let claude_version = if need_claude { claude_version() } else { None };
+        let path_var = std::env::var_os("PATH").unwrap_or_default();
         InstallFacts {
             now_unix,
-            claude_version,
+            versions: crate::agents::version::probe(schemas, &path_var),
         }
     }
-}
-
-/// `claude --version`, bounded in time; `None` when claude is not on PATH
-/// or says nothing parseable.
-fn claude_version() -> Option<(u32, u32, u32)> {
-    let path_var = std::env::var_os("PATH")?;
-    let exe = detect::find_on_path("claude", &path_var, detect::is_executable_file)?;
-    run_bounded(&exe, &["--version"], VERSION_TIMEOUT).and_then(|out| claude::parse_version(&out))
-}
-
-fn run_bounded(exe: &Path, args: &[&str], limit: Duration) -> Option<String> {
-    let mut child = Command::new(exe)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let start = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if start.elapsed() < limit => std::thread::sleep(Duration::from_millis(20)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    }
-    let mut out = String::new();
-    child.stdout.take()?.read_to_string(&mut out).ok()?;
-    Some(out)
 }

@@ -89,7 +89,7 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
             }
         }
     };
-    let facts = ctx.facts(schemas.contains(&AgentSchema::Claude));
+    let facts = ctx.facts(&schemas);
     let mut refused = false;
     let mut planned: Vec<(InstallTarget, InstallPlan)> = Vec::new();
     for schema in schemas {

@@ -21,11 +21,18 @@ pub const EXIT_REFUSED: u8 = 3;
 /// A bad agent name (clap uses the same code for other usage errors).
 pub const EXIT_USAGE: u8 = 2;
 
+/// The AGENT arguments' help, listing the hook agents from their registry.
+fn agents_help() -> String {
+    format!(
+        "Agents: {} (or a clone's id)",
+        termic_hooks::agents::installable_ids().join(", ")
+    )
+}
+
 /// The agents and `--dry-run`, shared by `install` and `remove`.
 #[derive(Debug, clap::Args)]
 pub struct AgentsArgs {
-    /// Agents: claude, grok, agy, opencode (or a clone's id).
-    #[arg(value_name = "AGENT")]
+    #[arg(value_name = "AGENT", help = agents_help())]
     pub agents: Vec<String>,
     /// Show the files that would change, write nothing.
     #[arg(long)]

@@ -33,7 +33,7 @@ pub struct StatusArgs {
 }
 
 pub fn run(ctx: &Context, args: &StatusArgs) -> Result<u8> {
-    let facts = ctx.facts(true);
+    let facts = ctx.facts(&termic_hooks::agents::AgentSchema::all());
     let report = status_report(&ctx.docker_agents, &ctx.paths, &ctx.forbidden, &facts);
     let mut out = String::new();
     if args.json {

@@ -7,10 +7,6 @@ use termic_hooks::status::{AgentStatus, Reason, State, StatusReport};
 use crate::agents::{AgentDef, AgentRegistry};
 use crate::ui::settings::{HooksRow, HooksState};
 
-/// Grok runs Claude's hooks too; this is the user's way out.
-pub const GROK_HELP: &str =
-    "Grok also runs Claude's hooks. To stop that: [compat.claude] hooks = false in ~/.grok/config.toml";
-
 /// One Settings row per agent in the report, in its order.
 pub fn rows(report: &StatusReport, native_seen: &[String]) -> Vec<HooksRow> {
     report
@@ -21,7 +17,9 @@ pub fn rows(report: &StatusReport, native_seen: &[String]) -> Vec<HooksRow> {
             state: row_state(a),
             ours_on_disk: ours_on_disk(a),
             native_seen: native_seen.contains(&a.agent),
-            help: (a.agent == "grok").then(|| GROK_HELP.to_string()),
+            help: termic_hooks::agents::adapter(&a.agent)
+                .and_then(|adapter| adapter.settings_help())
+                .map(str::to_string),
         })
         .collect()
 }

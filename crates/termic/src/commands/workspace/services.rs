@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{anyhow, Context, Result};
-use termic_hooks::agents::AgentSchema;
+use termic_hooks::agents::{AgentSchema, Support};
 use termic_hooks::plan::{plan_install, plan_remove, InstallFacts, InstallPlan};
 use termic_hooks::status::{status_report, StatusReport};
 use termic_hooks::target::{
@@ -30,9 +30,6 @@ use crate::runtime::TermSize;
 use crate::ui::dialog::AgentChoice;
 use crate::ui::settings::{HooksRow, PendingChange, RowAction};
 use crate::ui::wizard::{HookChoice, WizardView};
-
-/// How long `claude --version` may take before termic stops waiting.
-const VERSION_PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
 pub struct WorkspaceServices {
     paths: TermicPaths,
@@ -62,7 +59,19 @@ impl WorkspaceServices {
             status_files: HashMap::new(),
             client_env: Vec::new(),
         };
-        services.facts.claude_version = services.claude_version();
+        services.facts.versions =
+            crate::agents::version::probe(&AgentSchema::all(), &services.path_var);
+        // Containers an earlier termic left behind (it was killed, or
+        // predates the watchdog): only a termic with Docker agents asks.
+        if services
+            .config
+            .agents
+            .all()
+            .iter()
+            .any(|a| a.docker.is_some())
+        {
+            crate::docker::sweep::start_once();
+        }
         Ok(services)
     }
 
@@ -124,29 +133,6 @@ impl WorkspaceServices {
         find_on_path(agent.program(), &self.path_var, is_executable_file).is_some()
     }
 
-    /// `claude --version` when claude is on PATH, bounded in time.
-    fn claude_version(&self) -> Option<(u32, u32, u32)> {
-        let program = find_on_path("claude", &self.path_var, is_executable_file)?;
-        let mut child = std::process::Command::new(program)
-            .arg("--version")
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .ok()?;
-        let start = Instant::now();
-        while child.try_wait().ok()?.is_none() {
-            if start.elapsed() > VERSION_PROBE_TIMEOUT {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let output = child.wait_with_output().ok()?;
-        termic_hooks::agents::claude::parse_version(&String::from_utf8_lossy(&output.stdout))
-    }
-
     fn hooks_paths(&self) -> Paths {
         Paths {
             home: self.paths.home.clone(),
@@ -179,7 +165,7 @@ impl WorkspaceServices {
     pub fn status(&self) -> Result<StatusReport> {
         let facts = InstallFacts {
             now_unix: now_unix(),
-            ..self.facts
+            ..self.facts.clone()
         };
         Ok(status_report(
             &self.agent_refs(),
@@ -209,7 +195,7 @@ impl WorkspaceServices {
     fn plans(&self, action: &SettingsAction) -> Result<Vec<InstallPlan>> {
         let facts = InstallFacts {
             now_unix: now_unix(),
-            ..self.facts
+            ..self.facts.clone()
         };
         self.targets(&action.agent)?
             .iter()
@@ -433,7 +419,7 @@ impl Services for WorkspaceServices {
                     &target,
                     &InstallFacts {
                         now_unix: now_unix(),
-                        ..self.facts
+                        ..self.facts.clone()
                     },
                 )?,
             };
@@ -472,11 +458,11 @@ impl Services for WorkspaceServices {
         let mut without_toggle = Vec::new();
         for agent in &detected {
             let Some(schema) = agent.schema() else {
-                if agent.base == "codex" {
-                    without_toggle.push((
-                        agent.id.clone(),
-                        "not needed (its terminal already reports this)".to_string(),
-                    ));
+                // An agent that needs no hooks says why, from its adapter.
+                if let Some(Support::NotNeeded(why)) =
+                    termic_hooks::agents::adapter(&agent.base).map(|a| a.support())
+                {
+                    without_toggle.push((agent.id.clone(), why.to_string()));
                 }
                 continue;
             };

@@ -3,12 +3,14 @@
 //! PostToolUse, PostInvocation, Stop); no attention event, and an interrupt
 //! publishes nothing: the output just stops.
 
+pub mod config;
+
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use super::{draw_prompt, Agent, Answer, Block, Cx, Phase, Reaction};
-use crate::config::{agy as config, Registry};
+use crate::config::Registry;
 use crate::input::Key;
 use crate::payload;
 

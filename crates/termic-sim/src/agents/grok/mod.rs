@@ -7,12 +7,14 @@
 //! then paints the idle title, 0.2.111 fires nothing and paints the idle
 //! title 20 ms after the key.
 
+pub mod config;
+
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use self::config::GrokVersion;
 use super::{draw_prompt, session_title, Agent, Answer, Block, Cx, Phase, Reaction, TimerId};
-use crate::config::grok::{self as config, GrokVersion};
 use crate::config::{snake_case, Handler, Registry};
 use crate::input::Key;
 use crate::payload;

@@ -9,8 +9,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::claude::hooks_object;
-use super::{parse_strict_json, snake_case, Registry};
+use crate::agents::claude::config::hooks_object;
+use crate::config::{parse_strict_json, snake_case, Registry};
 
 /// Which grok is simulated; they differ in events, titles and interrupts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

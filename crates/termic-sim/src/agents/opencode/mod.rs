@@ -7,10 +7,11 @@
 //! no state. The first Escape is ignored; the second fires session.error
 //! then session.idle; Ctrl-C does the same and exits.
 
+pub mod config;
+
 use serde_json::{json, Value};
 
 use super::{draw_prompt, session_title, Agent, Answer, Block, Cx, Phase, Reaction};
-use crate::config::opencode as config;
 use crate::input::Key;
 use crate::opencode_host::OpencodeHost;
 

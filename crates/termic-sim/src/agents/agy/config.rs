@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{claude::command_handler, parse_strict_json, Handler, Registry};
+use crate::agents::claude::config::command_handler;
+use crate::config::{parse_strict_json, Handler, Registry};
 
 /// Events whose list holds handlers directly.
 pub const MATCHERLESS: &[&str] = &["PreInvocation", "PostInvocation", "Stop"];

@@ -13,7 +13,7 @@ const HOOKS: &str = "hooks";
 
 /// Our handlers as the agent sees them, for status.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ClaudeStatus {
+pub struct GroupedHooks {
     /// Every handler whose command is ours, per event, in file order.
     pub ours: Vec<EventHandler>,
     /// `disableAllHooks: true`: the agent runs no hook at all.
@@ -21,7 +21,7 @@ pub struct ClaudeStatus {
 }
 
 /// Ensures each wanted handler is present exactly once; see the module doc.
-pub fn install_claude_hooks(
+pub fn install_grouped_hooks(
     text: Option<&str>,
     wanted: &[EventHandler],
     is_ours: &dyn Fn(&str) -> bool,
@@ -40,7 +40,7 @@ pub fn install_claude_hooks(
 }
 
 /// Removes the handlers termic wrote; see the module doc.
-pub fn remove_claude_hooks(
+pub fn remove_grouped_hooks(
     text: &str,
     written: &[EventHandler],
     is_ours: &dyn Fn(&str) -> bool,
@@ -59,16 +59,16 @@ pub fn remove_claude_hooks(
 }
 
 /// Our handlers per event, resolving duplicate keys like the agent does.
-pub fn query_claude_hooks(
+pub fn query_grouped_hooks(
     text: &str,
     is_ours: &dyn Fn(&str) -> bool,
-) -> Result<ClaudeStatus, EditError> {
+) -> Result<GroupedHooks, EditError> {
     let body = doc::split_bom(text).body;
     let root = doc::parse_root(body)?;
     let tree = Tree::scan(body, &root, Duplicates::LastWins, is_ours)?;
     let disable = doc::get(body, &root, "disableAllHooks", "", Duplicates::LastWins)?
         .is_some_and(|p| matches!(p.value, Node::BooleanLit(ref b) if b.value));
-    Ok(ClaudeStatus {
+    Ok(GroupedHooks {
         ours: tree.ours(),
         disable_all_hooks: disable,
     })

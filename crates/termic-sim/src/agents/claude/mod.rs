@@ -8,12 +8,14 @@
 //! `terminalSequence` is written to the PTY a few ms after it exits if it
 //! passes the allowlist; an `async` hook's is dropped.
 
+pub mod config;
+
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use super::{draw_prompt, Agent, Answer, Block, Cx, Phase, Reaction, TimerId};
-use crate::config::{claude as config, Handler, Registry};
+use crate::config::{Handler, Registry};
 use crate::hookrun;
 use crate::input::{Input, Key};
 use crate::osc::{self, NativeState};

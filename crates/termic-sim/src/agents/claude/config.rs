@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{parse_strict_json, Handler, Registry};
+use crate::config::{parse_strict_json, Handler, Registry};
 
 /// One handler found in a Claude-shaped `hooks` object, with its position
 /// (`<event>[group].hooks[index]`, which grok turns into `GROK_HOOK_NAME`).

@@ -1,0 +1,68 @@
+//! The built-in agents: one file each with its launch definition (id,
+//! program looked up on PATH, install hint, the repository dirs linked into
+//! a task's worktree), listed once in [`BUILTINS`]. Its hooks adapter
+//! (termic-hooks) and detection profile (termic-signal) are found by its id.
+
+mod agy;
+mod claude;
+mod codex;
+mod grok;
+mod opencode;
+
+/// One built-in agent: its id, its program and how to install it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Builtin {
+    pub id: &'static str,
+    /// Looked up on PATH: "detected" means it is there.
+    pub program: &'static str,
+    /// What to run when `program` is not on PATH.
+    pub install: &'static str,
+    /// The repository's own config dirs of this agent (project settings,
+    /// skills) that a task's worktree links from the repo root, when the
+    /// repo has them and the worktree has none.
+    pub linked_dirs: &'static [&'static str],
+    /// The variable that points the agent at its config dir, when the agent
+    /// keeps state outside that dir by default: a Docker task sets it to the
+    /// mounted dir so that state persists in the termic-owned dir between
+    /// `--rm` containers (see `docker::config_dir_env`).
+    pub config_dir_var: Option<&'static str>,
+}
+
+/// The built-in agents, one line each, in the order the UI lists them.
+pub const BUILTINS: &[Builtin] = &[
+    claude::BUILTIN,
+    codex::BUILTIN,
+    grok::BUILTIN,
+    agy::BUILTIN,
+    opencode::BUILTIN,
+];
+
+/// Every built-in's linked dirs, in [`BUILTINS`] order.
+pub fn linked_dirs() -> impl Iterator<Item = &'static str> {
+    BUILTINS.iter().flat_map(|b| b.linked_dirs.iter().copied())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_linked_dirs_are_dot_dirs_in_registry_order() {
+        let mut ids: Vec<_> = BUILTINS.iter().map(|b| b.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), BUILTINS.len());
+        assert_eq!(
+            linked_dirs().collect::<Vec<_>>(),
+            [".claude", ".grok", ".agents", ".opencode"]
+        );
+    }
+
+    #[test]
+    fn every_builtin_has_a_hooks_adapter_and_a_detection_profile() {
+        for b in BUILTINS {
+            assert!(termic_hooks::agents::adapter(b.id).is_some(), "{}", b.id);
+            assert_eq!(termic_signal::profile::profile_for(b.id).id, b.id);
+        }
+    }
+}
