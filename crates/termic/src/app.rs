@@ -17,6 +17,7 @@
 //! most one per [`FRAME_MS`] (fewer while output streams, see
 //! [`frame_pacer`]), so output is never throttled by drawing.
 
+pub mod attach;
 pub mod clipboard;
 pub mod copy_mode;
 pub mod earned;
@@ -41,7 +42,7 @@ use ratatui::crossterm::event::Event;
 use crate::clock::Clock;
 use crate::input::PrefixKey;
 use crate::notify::{decide, AttentionEvent, Notifier, NotifySettings};
-use crate::runtime::{Runtime, RuntimeEvent, TaskId, TaskSpec, TermSize};
+use crate::runtime::{lock, Runtime, RuntimeEvent, TaskId, TaskSpec, TermSize};
 use crate::ui::inspector::{EntryKind, InspectorEntry};
 use crate::ui::layout::{SidebarWidth, WorkspaceLayout};
 use crate::ui::pane::PaneSnapshot;
@@ -55,6 +56,9 @@ use self::tasks::{TaskEntry, TaskList};
 use self::terminal::TerminalGuard;
 
 pub use self::frame_pacer::FRAME_MS;
+
+/// What each task was started with (by runtime id), for restart.
+pub type TaskSpecs = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<u64, TaskSpec>>>;
 
 /// How the app starts.
 pub struct AppOptions {
@@ -86,6 +90,11 @@ pub struct App {
     pending_out: Vec<u8>,
     needs_draw: bool,
     pub quit: bool,
+    /// Attached to the server as a client: prefix `d` detaches.
+    pub attached: bool,
+    /// The loop ended by detaching (prefix `d`, or the client went away),
+    /// not by quitting: the tasks keep running.
+    pub detach: bool,
     earned: earned::EarnedPrompt,
     /// Per agent id: hooks verified wired (from the last status read), as
     /// last told to the runtime.
@@ -102,12 +111,15 @@ pub struct App {
     pub copy_keys: copy_mode::CopyKeys,
     /// Where a left button went down in the pane (a drag selects from there).
     drag_from: Option<(u16, u16)>,
-    /// What each task was started with, for restart (by runtime id).
-    specs: std::collections::HashMap<u64, TaskSpec>,
+    /// What each task was started with, for restart (by runtime id);
+    /// in the server, shared by every attached client and `run --detach`.
+    pub specs: TaskSpecs,
     /// Two tasks shown at once (prefix `|` or `-`).
     pub split: Option<split::Split>,
     /// The task that had focus before the last focus change.
     last_focused: Option<u64>,
+    /// Attached with other clients: whose size the tasks take.
+    pub size_claim: Option<attach::SizeClaim>,
 }
 
 impl App {
@@ -136,6 +148,8 @@ impl App {
             pending_out: Vec::new(),
             needs_draw: true,
             quit: false,
+            attached: false,
+            detach: false,
             earned: earned::EarnedPrompt::default(),
             wired: std::collections::HashMap::new(),
             wiring: wiring::WiringWatch::default(),
@@ -147,9 +161,10 @@ impl App {
                 std::env::var("EDITOR").ok().as_deref(),
             ),
             drag_from: None,
-            specs: std::collections::HashMap::new(),
+            specs: TaskSpecs::default(),
             split: None,
             last_focused: None,
+            size_claim: None,
         }
     }
 
@@ -203,7 +218,7 @@ impl App {
                 return Err(err.into());
             }
         };
-        self.specs.insert(id.0, kept);
+        lock(&self.specs).insert(id.0, kept);
         let mut entry = TaskEntry::new(id.0, name, agent, self.now_ms());
         entry.worktree = worktree;
         entry.profile = profile;
@@ -384,6 +399,16 @@ impl App {
 
     /// Applies one runtime event.
     pub fn on_runtime(&mut self, event: RuntimeEvent) {
+        if self.attached {
+            // Another client or `termic run --detach` started it.
+            let (RuntimeEvent::Dirty(id)
+            | RuntimeEvent::Transition(id, _)
+            | RuntimeEvent::DeadlineChanged(id)
+            | RuntimeEvent::Exited(id, _)) = &event;
+            if self.tasks.index_of(id.0).is_none() {
+                self.adopt_tasks(0, &|_| None);
+            }
+        }
         if let RuntimeEvent::Dirty(id) | RuntimeEvent::Transition(id, _) = &event {
             self.refresh_foreground(*id);
         }
@@ -429,10 +454,14 @@ impl App {
                 attention,
                 watched,
             };
-            let delivery = decide(&event, self.notify);
-            let _ = self
-                .notifier
-                .deliver(&delivery, id.0, &mut self.pending_out);
+            // With several clients attached, the one in use tells the user
+            // (one notification, not one per terminal).
+            if self.is_latest_client() {
+                let delivery = decide(&event, self.notify);
+                let _ = self
+                    .notifier
+                    .deliver(&delivery, id.0, &mut self.pending_out);
+            }
         }
         if t.to == termic_signal::engine::State::NeedsYou {
             self.check_earned_prompt(id);
@@ -552,7 +581,11 @@ impl App {
                         frames.user_input();
                         self.on_event(ev);
                     }
-                    Err(_) => self.quit = true,
+                    // The terminal (or the attached client) is gone.
+                    Err(_) => {
+                        self.detach = true;
+                        self.quit = true;
+                    }
                 },
                 recv(runtime_events) -> ev => {
                     if let Ok(ev) = ev {
@@ -608,13 +641,20 @@ pub fn inspector_entry(e: &termic_signal::engine::LogEntry, started_ms: u64) -> 
 
 /// The sidebar badge and the notification detail for an engine transition.
 pub fn badge_of(t: &termic_signal::engine::Transition) -> Option<(Badge, Option<String>)> {
+    badge_for(t.to, t.attention.as_ref())
+}
+
+/// The sidebar badge and the notification detail for an engine state.
+pub fn badge_for(
+    state: termic_signal::engine::State,
+    attention: Option<&termic_signal::engine::Attention>,
+) -> Option<(Badge, Option<String>)> {
     use termic_signal::engine::State;
-    let attention = t.attention.as_ref();
     let kind = attention.and_then(|a| a.kind.clone());
     let detail = attention
         .and_then(|a| a.message.clone())
         .or_else(|| kind.clone());
-    let badge = match t.to {
+    let badge = match state {
         State::Idle => Badge::Idle,
         State::Working => Badge::Working,
         State::NeedsYou => Badge::NeedsYou { kind },

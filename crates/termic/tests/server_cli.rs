@@ -7,17 +7,18 @@
 #[path = "tui/harness.rs"]
 mod harness;
 mod process_table;
+mod served;
 
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use harness::{hook, Fixture};
+use harness::hook;
 use process_table::{alive, processes_of};
 use serde_json::Value;
+use served::{text, Served};
 
 /// A simulated agent (claude-based, hooks printed as termic's OSC 777):
 /// working, then blocked on a permission until a line is typed, then done.
@@ -35,60 +36,6 @@ fn turn_script() -> String {
         "sleep 600".into(),
     ]
     .join("; ")
-}
-
-/// The fixture, and a `server stop` when the test ends however it ends, so
-/// a failing test leaves no server behind.
-struct Served {
-    f: Fixture,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.f.cli(&self.f.work, &["server", "stop"]);
-    }
-}
-
-impl Served {
-    fn new() -> Served {
-        let f = Fixture::new();
-        f.fake_sh_agent(&turn_script());
-        Served { f }
-    }
-
-    fn termic(&self, args: &[&str]) -> Output {
-        self.f.cli(&self.f.work, args)
-    }
-
-    /// Runs and expects `code`; returns stdout.
-    fn expect(&self, args: &[&str], code: i32) -> String {
-        let out = self.termic(args);
-        assert_eq!(
-            out.status.code(),
-            Some(code),
-            "termic {args:?}\nstdout: {}\nstderr: {}",
-            text(&out.stdout),
-            text(&out.stderr)
-        );
-        text(&out.stdout)
-    }
-
-    fn ls(&self) -> Vec<Value> {
-        let out = self.expect(&["ls", "--json"], 0);
-        serde_json::from_str::<Value>(&out)
-            .unwrap()
-            .as_array()
-            .unwrap()
-            .clone()
-    }
-
-    fn socket(&self) -> PathBuf {
-        self.f.data_dir.join("run/server.sock")
-    }
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn wait_file(path: &Path) -> String {
@@ -110,7 +57,7 @@ fn wait_file(path: &Path) -> String {
 
 #[test]
 fn a_detached_task_is_listed_waited_for_typed_into_and_stopped_with_nothing_left() {
-    let s = Served::new();
+    let s = Served::new(&turn_script());
     assert!(s.ls().is_empty(), "no server, no task, and ls started none");
     assert!(!s.socket().exists(), "ls does not start a server");
 
@@ -195,7 +142,7 @@ fn a_detached_task_is_listed_waited_for_typed_into_and_stopped_with_nothing_left
 
 #[test]
 fn an_ambiguous_name_is_an_error_listing_the_matches_and_kill_ends_the_tree() {
-    let s = Served::new();
+    let s = Served::new(&turn_script());
     for _ in 0..2 {
         s.expect(
             &[
@@ -260,7 +207,7 @@ fn an_ambiguous_name_is_an_error_listing_the_matches_and_kill_ends_the_tree() {
 
 #[test]
 fn a_detached_task_survives_its_terminal_closing() {
-    let s = Served::new();
+    let s = Served::new(&turn_script());
     // A shell in a PTY starts the task, then the terminal goes away: the
     // shell gets SIGHUP and the PTY closes, as when a window closes or SSH
     // drops.
@@ -289,12 +236,13 @@ fn a_detached_task_survives_its_terminal_closing() {
         libc::kill(terminal.pid() as i32, libc::SIGHUP);
     }
     assert!(terminal.exit_within(Duration::from_secs(10)).is_some());
-    drop(terminal);
     let rows = s.ls();
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert_eq!(rows[0]["name"], "keep");
     assert_ne!(rows[0]["state"], "exited");
     assert!(alive(task_pid), "the task outlived its terminal");
+    // Last: dropping the PTY harness stops the fixture's server.
+    drop(terminal);
 }
 
 /// A frame: 4-byte big-endian length, JSON body.
@@ -314,7 +262,7 @@ fn read_reply(stream: &mut UnixStream) -> Value {
 
 #[test]
 fn another_version_hostile_frames_and_another_uid_are_refused_and_the_server_lives_on() {
-    let s = Served::new();
+    let s = Served::new(&turn_script());
     s.expect(
         &["run", "--detach", "--name", "idle", "--", "sleep", "600"],
         0,
@@ -349,11 +297,29 @@ fn another_version_hostile_frames_and_another_uid_are_refused_and_the_server_liv
 
     // Well-formed but hostile requests after a correct hello: a 65535x65535
     // task, a wait with a timeout past the clock's range.
-    let mut c = UnixStream::connect(s.socket()).unwrap();
     let hello = format!(
-        r#"{{"hello":{{"protocol":1,"version":"{}"}}}}"#,
+        r#"{{"hello":{{"protocol":{},"version":"{}"}}}}"#,
+        termic::server::protocol::PROTOCOL,
         env!("CARGO_PKG_VERSION")
     );
+    // An attached client's input without an attach is refused; an attach
+    // at 65535x65535 gets a frame at a bounded size, and a hang-up ends it.
+    let mut c = UnixStream::connect(s.socket()).unwrap();
+    c.write_all(&frame(hello.as_bytes())).unwrap();
+    assert!(read_reply(&mut c)["welcome"].is_object());
+    c.write_all(&frame(br#"{"input":"FocusGained"}"#)).unwrap();
+    assert!(read_reply(&mut c)["error"].is_object());
+    let attach = serde_json::json!({"attach": {"task": null,
+        "cwd": s.f.work.display().to_string(), "path_var": s.f.path_var(),
+        "cols": 65535, "rows": 65535}});
+    c.write_all(&frame(attach.to_string().as_bytes())).unwrap();
+    assert_eq!(read_reply(&mut c), serde_json::json!("attached"));
+    let mut len = [0u8; 4];
+    c.read_exact(&mut len).unwrap();
+    assert!(u32::from_be_bytes(len) as usize <= termic::server::protocol::MAX_FRAME);
+    drop(c);
+
+    let mut c = UnixStream::connect(s.socket()).unwrap();
     c.write_all(&frame(hello.as_bytes())).unwrap();
     assert!(read_reply(&mut c)["welcome"].is_object());
     let run = serde_json::json!({"run": {

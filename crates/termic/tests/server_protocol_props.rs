@@ -3,9 +3,25 @@
 //! past the frame limit; every request survives a round trip.
 
 use proptest::prelude::*;
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use termic::server::protocol::{
-    read_frame, write_frame, Request, Response, RunProgram, RunRequest, WaitFor, MAX_FRAME,
+    read_attach_frame, read_frame, write_frame, AttachRequest, Request, Response, RunProgram,
+    RunRequest, WaitFor, MAX_FRAME,
 };
+
+/// Terminal events an attached client sends.
+fn event() -> impl Strategy<Value = Event> {
+    prop_oneof![
+        Just(Event::FocusGained),
+        Just(Event::FocusLost),
+        any::<(u16, u16)>().prop_map(|(c, r)| Event::Resize(c, r)),
+        ".*".prop_map(Event::Paste),
+        (any::<char>(), any::<u8>()).prop_map(|(c, m)| Event::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::from_bits_truncate(m)
+        ))),
+    ]
+}
 
 fn wait_for() -> impl Strategy<Value = WaitFor> {
     prop_oneof![
@@ -20,6 +36,17 @@ fn request() -> impl Strategy<Value = Request> {
         (any::<u32>(), ".*").prop_map(|(protocol, version)| Request::Hello { protocol, version }),
         Just(Request::List),
         Just(Request::Stop),
+        event().prop_map(Request::Input),
+        (any::<Option<String>>(), any::<(u16, u16)>()).prop_map(|(task, (cols, rows))| {
+            Request::Attach(AttachRequest {
+                task,
+                cwd: "/".into(),
+                path_var: String::new(),
+                cols,
+                rows,
+                env: vec![("K".into(), "v".into())],
+            })
+        }),
         (".*", ".*", any::<bool>()).prop_map(|(task, text, enter)| Request::Send {
             task,
             text,
@@ -51,6 +78,7 @@ fn request() -> impl Strategy<Value = Request> {
                     path_var: String::new(),
                     cols,
                     rows,
+                    env: Vec::new(),
                 })
             ),
     ]
@@ -63,6 +91,7 @@ proptest! {
     fn any_bytes_decode_or_fail_without_panicking(bytes in prop::collection::vec(any::<u8>(), 0..2048)) {
         let _ = read_frame::<Request>(&mut bytes.as_slice());
         let _ = read_frame::<Response>(&mut bytes.as_slice());
+        let _ = read_attach_frame(&mut bytes.as_slice());
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Process hygiene through the real binary in a PTY: quitting, closing a
-//! task and killing termic (TERM, HUP, INT, QUIT) end the task's whole
-//! process tree, also processes that ignore SIGHUP and SIGTERM, and every
-//! way out puts the user's terminal back. The process table is checked
-//! afterwards: no process of the task is left, not even with ppid 1.
+//! task and `termic server stop` end the task's whole process tree, also
+//! processes that ignore SIGHUP and SIGTERM; killing the workspace client
+//! (TERM, HUP, INT, QUIT) detaches it, so the task keeps running in the
+//! server; and every way out puts the user's terminal back. The process
+//! table is checked afterwards: no process of the task is left, not even
+//! with ppid 1.
 
 #[path = "tui/harness.rs"]
 mod harness;
@@ -86,8 +88,9 @@ fn closing_a_task_ends_its_whole_tree_while_termic_keeps_running() {
     assert!(t.quit());
 }
 
-/// Each fatal signal: the terminal is restored, the task tree is gone when
-/// termic has exited, and the exit code is 128 + the signal.
+/// Each fatal signal to the client: the terminal is restored, the exit
+/// code is 128 + the signal, and the task keeps running in the server (a
+/// closed terminal is a detach) until `termic server stop` ends its tree.
 fn killed_by(signal: libc::c_int) {
     let f = Fixture::new();
     let (mut t, pids) = start_stubborn(&f);
@@ -96,34 +99,47 @@ fn killed_by(signal: libc::c_int) {
     // SAFETY: a signal to the termic child this test started.
     assert_eq!(unsafe { libc::kill(t.pid() as i32, signal) }, 0);
     assert_eq!(t.wait_exit(), 128 + signal as u32, "exit code");
-    assert_gone(&pids, &format!("after signal {signal}"));
     assert!(
         t.terminal_is_cooked(),
         "signal {signal} left the terminal raw"
     );
-    let after = &t.raw()[raw_before..];
+    // The client exits right after restoring (it has no task to end), so
+    // the test's reader may still be behind the exit: wait for the bytes.
+    t.wait_raw(b"\x1b[?1049l");
     assert!(
-        harness::contains(after, b"\x1b[?1049l"),
+        harness::contains(&t.raw()[raw_before..], b"\x1b[?1049l"),
         "signal {signal}: the alternate screen was left"
     );
+    assert!(
+        pids.iter().all(|&p| alive(p)),
+        "signal {signal}: the task keeps running in the server"
+    );
+    let ls = f.cli(&f.work, &["ls"]);
+    assert!(
+        String::from_utf8_lossy(&ls.stdout).contains("stub"),
+        "{ls:?}"
+    );
+    let stop = f.cli(&f.work, &["server", "stop"]);
+    assert!(stop.status.success(), "{stop:?}");
+    assert_gone(&pids, &format!("after signal {signal} and server stop"));
 }
 
 #[test]
-fn kill_term_restores_the_terminal_and_ends_the_task_tree() {
+fn kill_term_of_the_client_restores_the_terminal_and_detaches() {
     killed_by(libc::SIGTERM);
 }
 
 #[test]
-fn kill_hup_restores_the_terminal_and_ends_the_task_tree() {
+fn kill_hup_of_the_client_restores_the_terminal_and_detaches() {
     killed_by(libc::SIGHUP);
 }
 
 #[test]
-fn kill_int_restores_the_terminal_and_ends_the_task_tree() {
+fn kill_int_of_the_client_restores_the_terminal_and_detaches() {
     killed_by(libc::SIGINT);
 }
 
 #[test]
-fn kill_quit_restores_the_terminal_and_ends_the_task_tree() {
+fn kill_quit_of_the_client_restores_the_terminal_and_detaches() {
     killed_by(libc::SIGQUIT);
 }

@@ -17,6 +17,12 @@ use termic_signal::engine::Key;
 
 impl App {
     pub fn on_event(&mut self, event: Event) {
+        if matches!(
+            event,
+            Event::Key(_) | Event::Paste(_) | Event::Mouse(_) | Event::Resize(..)
+        ) {
+            self.claim_size();
+        }
         match event {
             Event::Key(key) => self.on_key(key),
             Event::Paste(text) => self.on_paste(&text),
@@ -143,6 +149,18 @@ impl App {
                 self.overlay = Some(Overlay::Help(HelpView {
                     prefix: self.prefix.label.clone(),
                 }))
+            }
+            PrefixCommand::Detach => {
+                if self.attached {
+                    self.detach = true;
+                    self.quit = true;
+                } else {
+                    self.message = Some(
+                        "This workspace runs its own tasks, so there is nothing to detach from. \
+                         Use `termic attach` to run them in the server."
+                            .into(),
+                    );
+                }
             }
             PrefixCommand::Quit => match self.tasks.running() {
                 0 => self.quit = true,

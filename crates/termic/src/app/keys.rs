@@ -20,6 +20,8 @@ pub enum PrefixCommand {
     Inspector,
     Help,
     Quit,
+    /// Leave the workspace, the tasks keep running in the server.
+    Detach,
     /// Copy mode over the focused task's history (`page_up`: start a page up).
     CopyMode {
         page_up: bool,
@@ -101,6 +103,7 @@ pub fn route_key(
             'i' => Some(PrefixCommand::Inspector),
             '?' => Some(PrefixCommand::Help),
             'q' => Some(PrefixCommand::Quit),
+            'd' => Some(PrefixCommand::Detach),
             _ => None,
         },
         _ => None,
@@ -189,6 +192,7 @@ mod tests {
             (KeyCode::Char('i'), PrefixCommand::Inspector),
             (KeyCode::Char('?'), PrefixCommand::Help),
             (KeyCode::Char('q'), PrefixCommand::Quit),
+            (KeyCode::Char('d'), PrefixCommand::Detach),
             (KeyCode::PageUp, PrefixCommand::CopyMode { page_up: true }),
         ];
         for (code, want) in cases {

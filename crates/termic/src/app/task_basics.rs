@@ -47,7 +47,7 @@ impl App {
             ));
             return;
         }
-        let Some(mut spec) = self.specs.get(&old).cloned() else {
+        let Some(mut spec) = crate::runtime::lock(&self.specs).get(&old).cloned() else {
             return;
         };
         spec.size = self.task_size(old);
@@ -60,7 +60,7 @@ impl App {
             }
         };
         let _ = self.runtime.remove(TaskId(old));
-        self.specs.remove(&old);
+        crate::runtime::lock(&self.specs).remove(&old);
         if let Some(split) = &mut self.split {
             for half in [&mut split.first, &mut split.second] {
                 if *half == old {
@@ -68,7 +68,7 @@ impl App {
                 }
             }
         }
-        self.specs.insert(id.0, spec);
+        crate::runtime::lock(&self.specs).insert(id.0, spec);
         let now = self.now_ms();
         if self.last_focused == Some(old) {
             self.last_focused = Some(id.0);
@@ -92,7 +92,7 @@ impl App {
             return;
         };
         let id = TaskId(entry.id);
-        let spec = self.specs.get(&entry.id);
+        let spec = crate::runtime::lock(&self.specs).get(&entry.id).cloned();
         let mut rows: Vec<(String, String)> = Vec::new();
         let mut row = |label: &str, value: String| rows.push((label.to_string(), value));
         row("state", entry.badge.label());

@@ -111,6 +111,9 @@ impl TaskEntry {
     }
 }
 
+/// How late a sidebar time label may be drawn, to share a frame.
+pub const LABEL_SLACK_MS: u64 = 1_000;
+
 /// The ordered list and which task has focus.
 #[derive(Debug, Default)]
 pub struct TaskList {
@@ -227,15 +230,18 @@ impl TaskList {
     /// When the sidebar's time labels next change, so the loop wakes then
     /// and not every frame: the next second while any task has been in its
     /// state under a minute, else the next minute.
+    ///
+    /// Labels that change within [`LABEL_SLACK_MS`] of the first are drawn
+    /// with it, each at most that late: ten tasks started at different
+    /// moments wake the loop once a second, not ten times.
     pub fn next_label_change(&self, now_ms: u64) -> Option<u64> {
-        self.entries
-            .iter()
-            .map(|e| {
-                let age = now_ms.saturating_sub(e.since_ms);
-                let step = if age < 60_000 { 1_000 } else { 60_000 };
-                now_ms + (step - age % step)
-            })
-            .min()
+        let changes = self.entries.iter().map(|e| {
+            let age = now_ms.saturating_sub(e.since_ms);
+            let step = if age < 60_000 { 1_000 } else { 60_000 };
+            now_ms + (step - age % step)
+        });
+        let first = changes.clone().min()?;
+        changes.filter(|&c| c < first + LABEL_SLACK_MS).max()
     }
 }
 
@@ -374,6 +380,13 @@ mod tests {
         l.entries[0].since_ms = 0;
         assert_eq!(l.next_label_change(61_000), Some(120_000));
         assert_eq!(TaskList::default().next_label_change(5), None);
+        // Labels due within a second of each other share one frame.
+        let mut l = list(0);
+        for (id, since) in [(1, 0), (2, 300), (3, 900), (4, 1_500)] {
+            l.push(TaskEntry::new(id, format!("t{id}"), "claude".into(), since));
+        }
+        assert_eq!(l.next_label_change(1_600), Some(2_500));
+        assert_eq!(l.next_label_change(2_500), Some(3_500));
     }
 
     #[test]

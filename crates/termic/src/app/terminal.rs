@@ -1,10 +1,13 @@
 //! The outer terminal: raw mode, alternate screen, bracketed paste and focus
 //! reporting on the way in, all of it undone on every way out (normal exit,
-//! error, panic).
+//! error, panic). Or, in the server, an attached client's terminal: frames go
+//! to the client as bytes and the size is the one the client last reported.
 
-use std::io::{self, Stdout, Write};
+use std::io::{self, Write};
+use std::sync::{Arc, Mutex};
 
-use ratatui::backend::CrosstermBackend;
+use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
+use ratatui::buffer::Cell;
 use ratatui::crossterm::event::{
     DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
     EnableFocusChange, EnableMouseCapture,
@@ -13,14 +16,91 @@ use ratatui::crossterm::terminal::{
     disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
 };
 use ratatui::crossterm::{cursor, execute};
+use ratatui::layout::{Position, Size};
 use ratatui::Terminal;
 
-pub type Term = Terminal<CrosstermBackend<Stdout>>;
+pub type Term = Terminal<OuterBackend>;
 
-/// Owns the outer terminal's modes; dropping it restores them.
+/// A client's terminal size (cols, rows), updated as its resizes arrive.
+pub type SharedSize = Arc<Mutex<(u16, u16)>>;
+
+/// ratatui's crossterm backend over this process's stdout, or over an
+/// attached client's connection with the size the client reported (a
+/// server has no terminal to ask).
+pub struct OuterBackend {
+    inner: CrosstermBackend<Box<dyn Write + Send>>,
+    remote: Option<SharedSize>,
+}
+
+impl Write for OuterBackend {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Write::flush(&mut self.inner)
+    }
+}
+
+impl Backend for OuterBackend {
+    type Error = io::Error;
+
+    fn draw<'a, I>(&mut self, content: I) -> io::Result<()>
+    where
+        I: Iterator<Item = (u16, u16, &'a Cell)>,
+    {
+        self.inner.draw(content)
+    }
+    fn hide_cursor(&mut self) -> io::Result<()> {
+        self.inner.hide_cursor()
+    }
+    fn show_cursor(&mut self) -> io::Result<()> {
+        self.inner.show_cursor()
+    }
+    fn get_cursor_position(&mut self) -> io::Result<Position> {
+        match self.remote {
+            // Only asked around a clear; the client's cursor is ours anyway.
+            Some(_) => Ok(Position::ORIGIN),
+            None => self.inner.get_cursor_position(),
+        }
+    }
+    fn set_cursor_position<P: Into<Position>>(&mut self, position: P) -> io::Result<()> {
+        self.inner.set_cursor_position(position)
+    }
+    fn clear(&mut self) -> io::Result<()> {
+        self.inner.clear()
+    }
+    fn clear_region(&mut self, clear_type: ClearType) -> io::Result<()> {
+        self.inner.clear_region(clear_type)
+    }
+    fn size(&self) -> io::Result<Size> {
+        match &self.remote {
+            Some(size) => {
+                let (cols, rows) = *crate::runtime::lock(size);
+                Ok(Size::new(cols, rows))
+            }
+            None => self.inner.size(),
+        }
+    }
+    fn window_size(&mut self) -> io::Result<WindowSize> {
+        match self.remote {
+            Some(_) => Ok(WindowSize {
+                columns_rows: self.size()?,
+                pixels: Size::default(),
+            }),
+            None => self.inner.window_size(),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Backend::flush(&mut self.inner)
+    }
+}
+
+/// Owns the outer terminal's modes; dropping it restores them (only a
+/// local one: a client restores its own terminal).
 pub struct TerminalGuard {
     pub terminal: Term,
     mouse_captured: bool,
+    local: bool,
 }
 
 impl TerminalGuard {
@@ -37,10 +117,30 @@ impl TerminalGuard {
             restore();
             return Err(e);
         }
-        let terminal = Terminal::new(CrosstermBackend::new(stdout)).inspect_err(|_| restore())?;
+        let backend = OuterBackend {
+            inner: CrosstermBackend::new(Box::new(stdout)),
+            remote: None,
+        };
+        let terminal = Terminal::new(backend).inspect_err(|_| restore())?;
         Ok(TerminalGuard {
             terminal,
             mouse_captured: false,
+            local: true,
+        })
+    }
+
+    /// An attached client's terminal, in the server: frames go to `out`
+    /// (flushed once per frame) at the size in `size`. The client has set
+    /// up its terminal's modes and restores them itself.
+    pub fn remote(out: Box<dyn Write + Send>, size: SharedSize) -> io::Result<Self> {
+        let backend = OuterBackend {
+            inner: CrosstermBackend::new(out),
+            remote: Some(size),
+        };
+        Ok(TerminalGuard {
+            terminal: Terminal::new(backend)?,
+            mouse_captured: false,
+            local: false,
         })
     }
 
@@ -64,13 +164,15 @@ impl TerminalGuard {
     pub fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
         let out = self.terminal.backend_mut();
         out.write_all(bytes)?;
-        out.flush()
+        Write::flush(out)
     }
 }
 
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
-        restore();
+        if self.local {
+            restore();
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! The CLI: one file per command, typed args whose doc comments are the help.
 
+mod attach;
 mod completions;
 mod config;
 mod demo;
@@ -31,11 +32,13 @@ pub const EXIT_FAILURE: u8 = 1;
 /// Inside the workspace every key goes to the focused agent except the prefix
 /// key, Ctrl-] by default: Ctrl-] ? shows the keys, Ctrl-] n starts a task,
 /// Ctrl-] s opens Settings (hooks per agent), Ctrl-] i the Signal Inspector,
-/// Ctrl-] q quits.
+/// Ctrl-] d detaches (the tasks keep running in the termic server: closing
+/// the terminal does the same), Ctrl-] q quits (ending every task).
 ///
 /// Examples:
 ///   termic                      the workspace in this directory
 ///   termic run claude           with Claude Code already running
+///   termic attach               back to the tasks after a detach or a closed terminal
 ///   termic demo                 simulated agents, nothing of yours touched
 ///   termic hooks install --detected
 ///   termic config check
@@ -71,11 +74,12 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     Demo(demo::DemoArgs),
     Completions(completions::CompletionsArgs),
+    Attach(attach::AttachArgs),
     Ls(ls::LsArgs),
     Send(send::SendArgs),
     Kill(kill::KillArgs),
     Wait(wait::WaitArgs),
-    /// Control the termic server that owns detached tasks.
+    /// Control the termic server that owns every task.
     #[command(
         subcommand,
         after_help = "Examples:\n  termic server stop\n\n\
@@ -95,6 +99,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Some(Command::Replay(args)) => replay::run(args),
         Some(Command::Demo(args)) => demo::run(cli.workspace, args),
         Some(Command::Completions(args)) => completions::run(args),
+        Some(Command::Attach(args)) => attach::run(&cli.workspace, args),
         Some(Command::Ls(args)) => ls::run(args),
         Some(Command::Send(args)) => send::run(args),
         Some(Command::Kill(args)) => kill::run(args),

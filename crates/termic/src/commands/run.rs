@@ -10,18 +10,23 @@
 
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 
-use super::workspace::{open, InitialTask, WorkspaceArgs};
+use super::workspace::services::WorkspaceServices;
+use super::workspace::WorkspaceArgs;
 use crate::app::services::Program;
+use crate::paths::TermicPaths;
+use crate::ui::layout::{SidebarWidth, WorkspaceLayout};
 
 /// Open the workspace with one task already running: an agent, or any command after --.
 ///
 /// The task starts in the current directory (or, with --worktree, in a new
 /// git worktree of the repository you are in); the workspace opens around
-/// it, without the first-run wizard. Quitting the workspace (Ctrl-] q) ends
-/// the task.
+/// it, without the first-run wizard. The task runs in the termic server:
+/// Ctrl-] d (or closing the terminal) detaches and it keeps running
+/// (`termic attach` shows it again); quitting the workspace (Ctrl-] q) ends
+/// every task.
 #[derive(Debug, Args)]
 #[command(
     override_usage = "termic run [OPTIONS] AGENT [-- AGENT_ARGS...]\n       termic run [OPTIONS] -- COMMAND [ARGS...]",
@@ -82,15 +87,17 @@ pub fn run(ws: WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
     if args.detach {
         return super::run_detached::run(&ws, args);
     }
-    let (name, worktree) = (args.name.clone(), args.worktree);
-    let (program, args) = args.program()?;
-    let task = InitialTask {
-        program,
-        name,
-        worktree,
-        args,
-    };
-    open(ws, Some(task))
+    // An unknown agent is reported first, terminal or not.
+    if let Some(agent) = &args.agent {
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        let path_var = std::env::var_os("PATH").unwrap_or_default();
+        WorkspaceServices::new(TermicPaths::from_env()?, cwd, path_var)?.check_agent(agent)?;
+    }
+    // The task starts at the size of the workspace's pane in this terminal.
+    let (cols, rows) = ratatui::crossterm::terminal::size().unwrap_or((120, 40));
+    let (pane_rows, pane_cols) = WorkspaceLayout::pty_size(cols, rows, SidebarWidth::Auto);
+    let request = super::run_detached::run_request(args, pane_cols, pane_rows)?;
+    super::attach::attach(&ws, super::attach::Opening::Run(request))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! `termic run --detach ...`: start the task in the server (starting the
 //! server if none runs) and return; the task outlives this terminal.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
@@ -13,35 +14,11 @@ use crate::server::client::{self, Connected, Start};
 use crate::server::protocol::{Request, Response, RunProgram, RunRequest};
 
 pub fn run(ws: &WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
-    let (name, worktree) = (args.name.clone(), args.worktree);
-    let (program, extra) = args.program()?;
-    let program = match program {
-        Program::Agent(id) => RunProgram::Agent { id, args: extra },
-        Program::Command(argv) => RunProgram::Command { argv },
-    };
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let (cols, rows) = ratatui::crossterm::terminal::size().unwrap_or((120, 40));
-    let request = RunRequest {
-        program,
-        name,
-        worktree,
-        cwd: cwd.to_string_lossy().into_owned(),
-        path_var: std::env::var("PATH").unwrap_or_default(),
-        cols,
-        rows,
-    };
+    let request = run_request(args, cols, rows)?;
+    let cwd = PathBuf::from(&request.cwd);
     let paths = TermicPaths::from_env()?;
-    // Options for a server this command starts (it runs in `/`).
-    let mut server_args = Vec::new();
-    if let Some(log) = &ws.event_log {
-        server_args.push("--event-log".into());
-        server_args.push(cwd.join(log).into_os_string());
-    }
-    if let Some(dir) = &ws.record {
-        server_args.push("--record".into());
-        server_args.push(cwd.join(dir).into_os_string());
-    }
-    let mut client = match client::connect(&paths, Start::IfNeeded(server_args))? {
+    let mut client = match client::connect(&paths, Start::IfNeeded(ws.server_args(&cwd)))? {
         Some(Connected::Ready(client)) => client,
         Some(Connected::Mismatch { message, .. }) => bail!("{message}"),
         None => bail!("the termic server did not start"),
@@ -53,4 +30,26 @@ pub fn run(ws: &WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
         }
         other => bail!("the termic server answered something else: {other:?}"),
     }
+}
+
+/// The server's request for `termic run ARGS` from this directory, with a
+/// PTY of `cols` x `rows`.
+pub fn run_request(args: RunArgs, cols: u16, rows: u16) -> Result<RunRequest> {
+    let (name, worktree) = (args.name.clone(), args.worktree);
+    let (program, extra) = args.program()?;
+    let program = match program {
+        Program::Agent(id) => RunProgram::Agent { id, args: extra },
+        Program::Command(argv) => RunProgram::Command { argv },
+    };
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    Ok(RunRequest {
+        program,
+        name,
+        worktree,
+        cwd: cwd.to_string_lossy().into_owned(),
+        path_var: std::env::var("PATH").unwrap_or_default(),
+        cols,
+        rows,
+        env: crate::server::protocol::client_env(),
+    })
 }

@@ -1,5 +1,6 @@
-//! `termic` with no subcommand: the workspace in the current directory.
-//! Also the runner `termic run` uses to open it with a task already started.
+//! `termic` with no subcommand: the workspace, shown by the termic server
+//! (`commands/attach.rs`). Also the in-process workspace `termic demo`
+//! opens, and what both share: the app's options, the runtime setup.
 //!
 //! - [`services`]: the real agents, worktrees, hooks and settings behind the app.
 //! - [`hooks_rows`]: hooks status to Settings rows and engine facts (pure).
@@ -46,6 +47,24 @@ pub struct WorkspaceArgs {
 }
 
 impl WorkspaceArgs {
+    /// Options for a server a client starts (it runs in `/`, so relative
+    /// paths are made absolute from `cwd`).
+    pub(crate) fn server_args(&self, cwd: &std::path::Path) -> Vec<std::ffi::OsString> {
+        let mut args = Vec::new();
+        if let Some(log) = &self.event_log {
+            args.push("--event-log".into());
+            args.push(cwd.join(log).into_os_string());
+        }
+        if let Some(dir) = &self.record {
+            args.push("--record".into());
+            args.push(cwd.join(dir).into_os_string());
+        }
+        if self.record_input {
+            args.push("--record-input".into());
+        }
+        args
+    }
+
     /// The task runtime for `services`' settings and agents, with this
     /// command line's event log and recording: the workspace's and the
     /// server's, so both honour the same flags.
@@ -72,34 +91,14 @@ impl WorkspaceArgs {
     }
 }
 
-/// A task to start as the workspace opens (`termic run`).
-pub struct InitialTask {
-    pub program: Program,
-    pub name: Option<String>,
-    pub worktree: bool,
-    pub args: Vec<String>,
-}
-
-pub fn run(args: WorkspaceArgs) -> Result<ExitCode> {
-    open(args, None)
-}
-
-/// Opens the workspace. The first-run wizard shows only on a plain
-/// `termic`, never in front of a task the user asked for.
-pub fn open(args: WorkspaceArgs, initial: Option<InitialTask>) -> Result<ExitCode> {
-    open_with(args, initial.into_iter().collect())
-}
-
-/// [`open`] with any number of tasks started as it opens (`termic demo`
-/// starts one per simulated agent).
-pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitCode> {
-    let paths = TermicPaths::from_env()?;
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let path_var = std::env::var_os("PATH").unwrap_or_default();
-    let mut services = WorkspaceServices::new(paths, cwd, path_var)?;
-    let settings = services.config.settings.clone();
-
-    let (runtime, runtime_events) = args.open_runtime(&services, Arc::new(SystemClock::new()))?;
+/// The app's prefix key, notification settings and (when `may_show_wizard`
+/// and it was never shown) the first-run wizard, from config.toml: the
+/// in-process workspace's and an attached client's.
+pub(crate) fn app_options(
+    services: &mut WorkspaceServices,
+    may_show_wizard: bool,
+) -> Result<AppOptions> {
+    let settings = &services.config.settings;
     let notify = NotifySettings {
         bell: settings.notifications.bell,
         desktop: settings.notifications.desktop,
@@ -111,7 +110,40 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
         })?,
         None => PrefixKey::default_key(),
     };
-    let wizard = (initial.is_empty() && !settings.wizard_shown).then(|| services.wizard(notify));
+    let wizard = (may_show_wizard && !settings.wizard_shown).then(|| services.wizard(notify));
+    Ok(AppOptions {
+        prefix,
+        notify,
+        wizard,
+    })
+}
+
+/// A task to start as the workspace opens (`termic run`).
+pub struct InitialTask {
+    pub program: Program,
+    pub name: Option<String>,
+    pub worktree: bool,
+    pub args: Vec<String>,
+}
+
+/// `termic`: the workspace, shown by the termic server (started if none
+/// runs), so its tasks outlive this terminal.
+pub fn run(args: WorkspaceArgs) -> Result<ExitCode> {
+    super::attach::attach(&args, super::attach::Opening::Focus(None))
+}
+
+/// The workspace with its tasks in this process (`termic demo`: one per
+/// simulated agent; they end when it quits or its terminal closes). The
+/// first-run wizard shows only when no task was asked for.
+pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitCode> {
+    let paths = TermicPaths::from_env()?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    let mut services = WorkspaceServices::new(paths, cwd, path_var)?;
+    let settings = services.config.settings.clone();
+
+    let (runtime, runtime_events) = args.open_runtime(&services, Arc::new(SystemClock::new()))?;
+    let options = app_options(&mut services, initial.is_empty())?;
 
     // An unknown agent is reported before the screen is taken over.
     for task in &initial {
@@ -140,11 +172,6 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
              (`termic hooks`, `termic config` and `termic replay` work without one)",
     )?;
     let size = ratatui::crossterm::terminal::size()?;
-    let options = AppOptions {
-        prefix,
-        notify,
-        wizard,
-    };
     let mut app = App::new(runtime, Box::new(services), options, notifier, size);
     app.refresh_wired();
     if let Some(message) = crate::config::unknown::summary(&config_warnings) {

@@ -6,7 +6,7 @@
 
 use toml_edit::Table;
 
-use super::{ConfigError, Settings, Source, MAX_SCROLLBACK};
+use super::{ConfigError, Settings, Source, MAX_IDLE_EXIT_SECS, MAX_SCROLLBACK};
 use crate::input::PrefixKey;
 use crate::replies::{ReplyConfig, Rgb};
 
@@ -190,6 +190,20 @@ pub const SETTING_KEYS: &[SettingKey] = &[
         example: "false",
         read: |src, t, k, s| set(src.bool(t, k)?, &mut s.notifications.osc_fallback),
         show: |s| s.notifications.osc_fallback.to_string(),
+    },
+    SettingKey {
+        section: "server",
+        name: "idle_exit",
+        kind: "seconds, 0 to 31536000",
+        doc: "How long the server stays with no task and no client attached before it exits (0: at once).",
+        example: "3600",
+        read: |src, t, k, s| {
+            set(
+                src.uint(t, k, MAX_IDLE_EXIT_SECS)?,
+                &mut s.server_idle_exit_secs,
+            )
+        },
+        show: |s| s.server_idle_exit_secs.to_string(),
     },
 ];
 

@@ -34,6 +34,12 @@ pub use unknown::ConfigWarning;
 /// The file name inside the config dir.
 pub const CONFIG_FILE: &str = "config.toml";
 
+/// How long the server lingers with no task and no client, by default.
+pub const DEFAULT_IDLE_EXIT_SECS: u64 = 60;
+
+/// Largest `idle_exit` accepted: a year (no server needs to wait longer).
+pub const MAX_IDLE_EXIT_SECS: u64 = 365 * 24 * 3600;
+
 /// Largest scrollback accepted, in lines (memory is ~the line count times the width).
 pub const MAX_SCROLLBACK: u64 = 1_000_000;
 
@@ -97,6 +103,8 @@ pub struct Settings {
     pub notifications: Notifications,
     /// The user's consent to hooks, per agent id (absent = not given).
     pub hooks_consent: BTreeMap<String, bool>,
+    /// Seconds the server stays with no task and no client before it exits.
+    pub server_idle_exit_secs: u64,
 }
 
 impl Default for Settings {
@@ -110,6 +118,7 @@ impl Default for Settings {
             shell_integration: true,
             prefix_key: None,
             wizard_shown: false,
+            server_idle_exit_secs: DEFAULT_IDLE_EXIT_SECS,
             notifications: Notifications::default(),
             hooks_consent: BTreeMap::new(),
         }

@@ -19,7 +19,15 @@ pub const KILL_TIMEOUT: Duration = Duration::from_secs(10);
 /// Docker task starts, so a stopped engine or a missing image is one clear
 /// sentence instead of docker's output scrolling by in a dead task (and no
 /// silent pull of an image the user did not ask for).
-pub fn preflight(agent: &str, image: &str) -> Result<(), DockerProblem> {
+///
+/// `env` overlays termic's own environment for the `docker` call: a task
+/// started from an attached client asks the engine that client's
+/// `DOCKER_HOST` names, as its task will.
+pub fn preflight(
+    agent: &str,
+    image: &str,
+    env: &[(std::ffi::OsString, std::ffi::OsString)],
+) -> Result<(), DockerProblem> {
     if image.starts_with('-') || image.trim().is_empty() {
         return Err(DockerProblem::BadImage {
             agent: agent.to_owned(),
@@ -27,7 +35,9 @@ pub fn preflight(agent: &str, image: &str) -> Result<(), DockerProblem> {
         });
     }
     let mut inspect = Command::new("docker");
-    inspect.args(["image", "inspect", "--format", "{{.Id}}", image]);
+    inspect
+        .args(["image", "inspect", "--format", "{{.Id}}", image])
+        .envs(env.iter().map(|(k, v)| (k, v)));
     let output = match run_within(&mut inspect, PREFLIGHT_TIMEOUT) {
         Ok(Some(output)) => output,
         Ok(None) => return Err(DockerProblem::EngineSilent(PREFLIGHT_TIMEOUT.as_secs())),

@@ -80,8 +80,17 @@ struct Inner {
 impl Drop for Inner {
     /// Quitting termic must not leave agents running behind it.
     fn drop(&mut self) {
-        let tasks = self.tasks.get_mut().unwrap_or_else(|e| e.into_inner());
-        for task in tasks.values() {
+        self.end_all();
+    }
+}
+
+impl Inner {
+    /// Flushes every task's recording and held event-log lines, ends each
+    /// running task's tree and waits for the SIGKILLs.
+    fn end_all(&self) {
+        // A copy: nothing else waits on the map's lock while trees end.
+        let tasks: Vec<Arc<TaskShared>> = lock(&self.tasks).values().cloned().collect();
+        for task in &tasks {
             let mut signals = task.lock_signals();
             signals.flush_recording();
             // A burst the event log held is written before termic goes.
@@ -134,6 +143,13 @@ impl Runtime {
             },
             receiver,
         )
+    }
+
+    /// What dropping the last clone does (recordings and held event-log
+    /// lines flushed, every task's tree ended, the SIGKILLs waited for), for
+    /// a process that exits while clones remain (the server).
+    pub fn end_all(&self) {
+        self.inner.end_all();
     }
 
     pub fn config(&self) -> &RuntimeConfig {

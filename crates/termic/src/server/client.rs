@@ -161,6 +161,11 @@ fn hello(stream: UnixStream) -> Result<Connected> {
 }
 
 impl Client {
+    /// The connection's two halves, for a client that streams (attach).
+    pub fn into_streams(self) -> (BufReader<UnixStream>, BufWriter<UnixStream>) {
+        (self.input, self.output)
+    }
+
     /// Send one request and read its answer; an `Error` answer is an error.
     pub fn request(&mut self, request: &Request) -> Result<Response> {
         write_frame(&mut self.output, request).context("cannot talk to the termic server")?;

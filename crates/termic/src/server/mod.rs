@@ -9,9 +9,11 @@
 //! One thread accepts, one thread per connection answers, one thread feeds
 //! engine timers and wakes `wait` requests. The server ends when asked
 //! (`termic server stop`), on SIGTERM/SIGHUP/SIGINT/SIGQUIT (ending every
-//! task first), or [`IDLE_EXIT`] after its last task ended with no client
-//! connected.
+//! task first), or `[server] idle_exit` (config.toml, 60 s by default)
+//! after its last task ended with no client connected.
 
+pub mod attach;
+pub mod away;
 pub mod client;
 pub mod protocol;
 pub mod resolve;
@@ -23,12 +25,12 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
-use crossbeam_channel::Receiver;
+use crossbeam_channel::{Receiver, Sender};
 use termic_signal::engine::State;
 
 use crate::app::overlays::unique_name;
@@ -46,8 +48,8 @@ use protocol::{
 };
 use socket::ServerPaths;
 
-/// How long the server lingers with no task running and no client.
-pub const IDLE_EXIT: Duration = Duration::from_secs(60);
+/// How often the server looks whether it is idle, at most.
+const IDLE_CHECK: Duration = Duration::from_secs(5);
 
 /// Where a task runs, kept for `termic ls`.
 struct Place {
@@ -64,6 +66,28 @@ struct Server {
     connections: AtomicUsize,
     idle_since: Mutex<Instant>,
     clock: Arc<dyn Clock>,
+    /// Each attached client's copy of the runtime's events.
+    subscribers: Mutex<Vec<Sender<RuntimeEvent>>>,
+    /// Attached clients are numbered from 1; 0 is nobody.
+    next_client: AtomicU64,
+    /// The attached client that last typed or resized (its size is the
+    /// tasks').
+    latest_client: Arc<AtomicU64>,
+    /// When the last attached client left (ms on the runtime clock): what
+    /// changed after it is marked unseen on the next attach.
+    away_since: Mutex<u64>,
+    /// What each task was started with, for restart from any client.
+    specs: crate::app::TaskSpecs,
+    /// Bytes for the next attached client's terminal (OSC 777
+    /// notifications the desktop could not show while nobody was attached).
+    queued_out: Mutex<Vec<u8>>,
+    /// Attached clients now.
+    attached: AtomicUsize,
+    /// `[server] idle_exit` in config.toml, as last read (at start and at
+    /// each attach).
+    idle_exit: Mutex<Duration>,
+    /// Notifies while no client is attached.
+    away: away::AwayNotifier,
 }
 
 /// `termic server run`: serve until stopped. Called in the detached child.
@@ -96,6 +120,17 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         connections: AtomicUsize::new(0),
         idle_since: Mutex::new(Instant::now()),
         clock,
+        subscribers: Mutex::new(Vec::new()),
+        next_client: AtomicU64::new(1),
+        latest_client: Arc::new(AtomicU64::new(0)),
+        away_since: Mutex::new(0),
+        queued_out: Mutex::new(Vec::new()),
+        specs: Default::default(),
+        attached: AtomicUsize::new(0),
+        idle_exit: Mutex::new(Duration::from_secs(
+            services.config.settings.server_idle_exit_secs,
+        )),
+        away: away::AwayNotifier::default(),
     });
     eprintln!(
         "termic server {} (pid {}) listening on {}",
@@ -146,11 +181,47 @@ impl Server {
                 None => Duration::from_secs(3600),
             };
             match events.recv_timeout(timeout) {
-                Ok(RuntimeEvent::Transition(..) | RuntimeEvent::Exited(..)) => self.changed(),
-                Ok(_) | Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+                Ok(event) => {
+                    if let RuntimeEvent::Transition(id, t) = &event {
+                        let away = self.attached.load(Ordering::SeqCst) == 0;
+                        self.away.on_transition(
+                            &self.runtime,
+                            &self.paths,
+                            *id,
+                            t,
+                            away,
+                            &self.queued_out,
+                        );
+                    }
+                    let changed = matches!(
+                        event,
+                        RuntimeEvent::Transition(..) | RuntimeEvent::Exited(..)
+                    );
+                    self.publish(event);
+                    if changed {
+                        self.changed();
+                    }
+                }
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
                 Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return,
             }
         }
+    }
+
+    /// A copy of the runtime's events from now on, for an attached client.
+    fn subscribe(&self) -> Receiver<RuntimeEvent> {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        lock(&self.subscribers).push(tx);
+        rx
+    }
+
+    /// Every attached client gets the event; a client gone is forgotten.
+    fn publish(&self, event: RuntimeEvent) {
+        lock(&self.subscribers).retain(|tx| tx.send(event.clone()).is_ok());
+    }
+
+    fn worktree_of(&self, id: TaskId) -> Option<PathBuf> {
+        lock(&self.places).get(&id).and_then(|p| p.worktree.clone())
     }
 
     fn changed(&self) {
@@ -169,14 +240,18 @@ impl Server {
 
     fn exit_when_idle(&self, socket_path: &std::path::Path) {
         loop {
-            std::thread::sleep(Duration::from_secs(5));
+            let idle_exit = *lock(&self.idle_exit);
+            std::thread::sleep(IDLE_CHECK.min(idle_exit).max(Duration::from_secs(1)));
             let busy = self.connections.load(Ordering::SeqCst) > 0 || self.running_tasks() > 0;
             let mut since = lock(&self.idle_since);
             if busy {
                 *since = Instant::now();
-            } else if since.elapsed() >= IDLE_EXIT {
-                eprintln!("termic server: no task and no client for {IDLE_EXIT:?}, exiting");
-                shut_down(socket_path);
+            } else if since.elapsed() >= idle_exit {
+                eprintln!(
+                    "termic server: no task and no client for {}s ([server] idle_exit), exiting",
+                    idle_exit.as_secs()
+                );
+                shut_down(&self.runtime, socket_path);
             }
         }
     }
@@ -223,6 +298,9 @@ impl Server {
         }
         let fd = input.get_ref().as_raw_fd();
         while let Ok(request) = read_frame::<Request>(&mut input) {
+            if let Request::Attach(attach) = request {
+                return self.attach(attach, input, out, socket_path);
+            }
             let stop = request == Request::Stop;
             let response = self.answer(request, &|| peer_gone(fd));
             if write_frame(&mut out, &response).is_err() {
@@ -230,7 +308,7 @@ impl Server {
             }
             if stop {
                 drop(out);
-                shut_down(socket_path);
+                shut_down(&self.runtime, socket_path);
             }
         }
     }
@@ -251,6 +329,9 @@ impl Server {
                 .wait(&task, &states, timeout_ms.map(Duration::from_millis), gone)
                 .map(Response::Waited),
             Request::Stop => Ok(Response::Ok),
+            Request::Attach(_) | Request::Input(_) => {
+                Err(anyhow!("input is only for an attached client"))
+            }
         };
         result.unwrap_or_else(|e| Response::Error {
             message: format!("{e:#}"),
@@ -274,15 +355,17 @@ impl Server {
             .saturating_sub(now.saturating_sub(since));
         let places = lock(&self.places);
         let place = places.get(&id);
+        // A task started from an attached client: where it runs now.
+        let cwd = place
+            .map(|p| p.cwd.clone())
+            .or_else(|| std::fs::read_link(format!("/proc/{}/cwd", info.meta.pid)).ok());
         Some(TaskRow {
             id: id.0,
             name: info.meta.name,
             agent: info.meta.agent,
             state,
             since,
-            cwd: place
-                .map(|p| p.cwd.display().to_string())
-                .unwrap_or_default(),
+            cwd: cwd.map(|p| p.display().to_string()).unwrap_or_default(),
             worktree: place.and_then(|p| p.worktree.as_ref().map(|w| w.display().to_string())),
             exit_code,
         })
@@ -307,6 +390,7 @@ impl Server {
         let cwd = PathBuf::from(&run.cwd);
         let mut services =
             WorkspaceServices::new(self.paths.clone(), cwd.clone(), run.path_var.into())?;
+        services.set_client_env(os_env(run.env));
         let size = task_size(run.cols, run.rows);
         let taken: Vec<String> = self
             .runtime
@@ -337,6 +421,7 @@ impl Server {
                 .set_hooks_wired(&launch.spec.agent, launch.hooks_wired);
         }
         let task_cwd = launch.spec.cwd.clone();
+        let spec = launch.spec.clone();
         let id = match self.runtime.spawn(launch.spec) {
             Ok(id) => id,
             Err(err) => {
@@ -346,6 +431,7 @@ impl Server {
                 return Err(err.into());
             }
         };
+        lock(&self.specs).insert(id.0, spec);
         lock(&self.places).insert(
             id,
             Place {
@@ -378,6 +464,8 @@ impl Server {
             .context("the task is gone")?;
         self.runtime.remove(id)?;
         lock(&self.places).remove(&id);
+        lock(&self.specs).remove(&id.0);
+        self.away.forget(id);
         let deadline = Instant::now() + session::KILL_GRACE * 10;
         while session::task_alive(&processes) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(50));
@@ -432,6 +520,11 @@ pub fn task_size(cols: u16, rows: u16) -> TermSize {
     }
 }
 
+/// A client's environment as the runtime takes it.
+fn os_env(env: Vec<(String, String)>) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    env.into_iter().map(|(k, v)| (k.into(), v.into())).collect()
+}
+
 /// Whether the client on `fd` hung up (it may not send anything while it
 /// waits, so reading cannot tell).
 fn peer_gone(fd: std::os::fd::RawFd) -> bool {
@@ -456,11 +549,18 @@ pub fn wait_outcome(row: &TaskRow, states: &[WaitFor]) -> Option<WaitOutcome> {
 }
 
 /// End every task, remove the socket and exit.
-fn shut_down(socket_path: &std::path::Path) -> ! {
+fn shut_down(runtime: &Runtime, socket_path: &std::path::Path) -> ! {
+    end_every_task(runtime, socket_path);
+    std::process::exit(0);
+}
+
+/// Remove the socket (no new client) and end every task's process tree,
+/// its recording and event log flushed first.
+fn end_every_task(runtime: &Runtime, socket_path: &std::path::Path) {
     let _ = std::fs::remove_file(socket_path);
+    runtime.end_all();
     session::end_every_task();
     eprintln!("termic server: stopped");
-    std::process::exit(0);
 }
 
 #[cfg(test)]

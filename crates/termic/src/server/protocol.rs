@@ -13,7 +13,8 @@ use std::io::{self, Read, Write};
 use serde::{Deserialize, Serialize};
 
 /// Bumped on any change after the hello. Both sides must match exactly.
-pub const PROTOCOL: u32 = 1;
+/// 2: `attach`, `input`, `attached`, `detached` and output frames.
+pub const PROTOCOL: u32 = 2;
 
 /// The largest frame either side accepts (a task list of thousands fits).
 pub const MAX_FRAME: usize = 1 << 20;
@@ -37,6 +38,42 @@ pub struct RunRequest {
     pub path_var: String,
     pub cols: u16,
     pub rows: u16,
+    /// The client's environment: the task gets it over the server's.
+    #[serde(default)]
+    pub env: Vec<(String, String)>,
+}
+
+/// `termic attach` (and `termic`): show the workspace at this size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttachRequest {
+    /// A task to focus (name or id).
+    pub task: Option<String>,
+    /// Where tasks started from this client run, and their PATH.
+    pub cwd: String,
+    pub path_var: String,
+    pub cols: u16,
+    pub rows: u16,
+    /// The client's environment: tasks started from this client get it
+    /// over the server's.
+    #[serde(default)]
+    pub env: Vec<(String, String)>,
+}
+
+/// The environment a client sends with a request (UTF-8 variables only).
+pub fn client_env() -> Vec<(String, String)> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
+}
+
+/// Why an attached client's stream ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DetachReason {
+    /// Prefix `d`: the tasks keep running.
+    Detached,
+    /// Prefix `q`: every task ended and the server stopped.
+    Quit,
 }
 
 /// A state `termic wait` can wait for.
@@ -81,6 +118,12 @@ pub enum Request {
         timeout_ms: Option<u64>,
     },
     Stop,
+    /// Become an attached client: the server answers `attached`, then sends
+    /// output frames (see [`write_output`]) until `detached`.
+    Attach(AttachRequest),
+    /// An attached client's terminal event (key, paste, mouse, focus,
+    /// resize), as crossterm reads it.
+    Input(crossterm::event::Event),
 }
 
 /// One task as `termic ls` shows it.
@@ -125,6 +168,9 @@ pub enum Response {
     Started(TaskRow),
     Waited(WaitOutcome),
     Ok,
+    Attached,
+    /// The last message of an attach stream.
+    Detached(DetachReason),
     /// A request that failed; the message is for the user.
     Error {
         message: String,
@@ -175,6 +221,39 @@ pub fn read_body(input: &mut impl Read) -> Result<Vec<u8>, FrameError> {
         _ => FrameError::Io(e),
     })?;
     Ok(body)
+}
+
+/// The first byte of an output frame's body. A JSON body never starts with
+/// it, so an attach stream mixes output frames and messages unambiguously.
+pub const OUTPUT_TAG: u8 = 0;
+
+/// Bytes for an attached client's terminal (a frame's changed cells, a
+/// bell, a notification), as frames of `OUTPUT_TAG` then the bytes.
+pub fn write_output(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
+    for chunk in bytes.chunks(MAX_FRAME - 1) {
+        let len = (chunk.len() + 1) as u32;
+        out.write_all(&len.to_be_bytes())?;
+        out.write_all(&[OUTPUT_TAG])?;
+        out.write_all(chunk)?;
+    }
+    out.flush()
+}
+
+/// What an attached client reads.
+#[derive(Debug, PartialEq, Eq)]
+pub enum AttachFrame {
+    Output(Vec<u8>),
+    Message(Response),
+}
+
+/// Read one frame of an attach stream.
+pub fn read_attach_frame(input: &mut impl Read) -> Result<AttachFrame, FrameError> {
+    let mut body = read_body(input)?;
+    if body.first() == Some(&OUTPUT_TAG) {
+        body.remove(0);
+        return Ok(AttachFrame::Output(body));
+    }
+    decode(&body).map(AttachFrame::Message)
 }
 
 /// Decode one frame body.
@@ -228,6 +307,35 @@ mod tests {
         write_frame(&mut buf, &req).unwrap();
         let back: Request = read_frame(&mut buf.as_slice()).unwrap();
         assert_eq!(back, req);
+    }
+
+    #[test]
+    fn an_attach_stream_mixes_output_and_messages() {
+        let mut buf = Vec::new();
+        write_output(&mut buf, b"\x1b[1;1Hhi").unwrap();
+        write_frame(&mut buf, &Response::Detached(DetachReason::Detached)).unwrap();
+        write_output(&mut buf, &vec![b'x'; MAX_FRAME + 10]).unwrap();
+        let mut input = buf.as_slice();
+        assert_eq!(
+            read_attach_frame(&mut input).unwrap(),
+            AttachFrame::Output(b"\x1b[1;1Hhi".to_vec())
+        );
+        assert_eq!(
+            read_attach_frame(&mut input).unwrap(),
+            AttachFrame::Message(Response::Detached(DetachReason::Detached))
+        );
+        // A big repaint is split into frames under the limit.
+        let AttachFrame::Output(first) = read_attach_frame(&mut input).unwrap() else {
+            panic!("not output");
+        };
+        let AttachFrame::Output(second) = read_attach_frame(&mut input).unwrap() else {
+            panic!("not output");
+        };
+        assert_eq!(first.len() + second.len(), MAX_FRAME + 10);
+        assert!(matches!(
+            read_attach_frame(&mut input),
+            Err(FrameError::Closed)
+        ));
     }
 
     #[test]

@@ -23,7 +23,8 @@ pub const PREFIX_KEYS: &[(&str, &str)] = &[
     ("s", "Settings"),
     ("i", "Inspector"),
     ("?", "this help"),
-    ("q", "quit"),
+    ("d", "detach, tasks keep running"),
+    ("q", "quit, ending every task"),
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]

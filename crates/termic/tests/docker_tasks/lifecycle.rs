@@ -4,7 +4,7 @@
 //! engine is one sentence naming the fix, on the CLI and in the UI. Inside,
 //! the env contract is the host's.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::docker_support::{
     containers_of, docker_agent_toml, image, run_ok, wait_containers, CONFIG_HEAD,
@@ -32,11 +32,37 @@ pub(crate) fn write_config(fx: &Fixture, agents: &str) {
     .unwrap();
 }
 
-/// termic running `box` (the stubborn agent) with its container up.
+/// The pid of the termic server the fixture's workspace started last (the
+/// owner of its tasks and containers), from the server's log.
+pub fn server_pid(fx: &Fixture) -> u32 {
+    let log = fx.data_dir().join("server.log");
+    let end = Instant::now() + 30 * SEC;
+    loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        // The last server started (a quit one's line comes before it).
+        if let Some(pid) = text
+            .rsplit("(pid ")
+            .next()
+            .filter(|_| text.contains("(pid "))
+            .and_then(|rest| rest.split(')').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+            // Not a server that already exited: the new one's line may
+            // not be written yet.
+            .filter(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists())
+        {
+            return pid;
+        }
+        assert!(Instant::now() < end, "no server pid in {}", log.display());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// termic running `box` (the stubborn agent) with its container up, and
+/// the pid of the server that owns it.
 fn running_box(fx: &Fixture, image: &str) -> (Termic, u32) {
     write_config(fx, &docker_agent_toml("box", "claude", image, &stubborn()));
     let t = fx.start_termic(&["run", "box"]);
-    let pid = t.pid();
+    let pid = server_pid(fx);
     wait_containers(pid, "the task's container", 30 * SEC, |c| c.len() == 1);
     t.wait_within("the agent's output", 20 * SEC, |s| {
         s.contains("stubborn-up")
@@ -44,23 +70,31 @@ fn running_box(fx: &Fixture, image: &str) -> (Termic, u32) {
     (t, pid)
 }
 
+/// A workspace client and the server that owns its task.
+struct Owned {
+    termic: Termic,
+    server_pid: u32,
+}
+
 #[test]
 #[ignore = "needs a Docker engine: run by .ci/run's Docker step"]
 fn closing_the_task_or_quitting_or_killing_termic_leaves_no_container() {
     let Some(image) = image() else { return };
-    let runs: [fn(&mut Termic); 3] = [
+    let runs: [fn(&mut Owned); 3] = [
         |t| {
-            t.prefix(b"x");
-            t.wait_text("Close box?");
-            t.send(b"y");
+            t.termic.prefix(b"x");
+            t.termic.wait_text("Close box?");
+            t.termic.send(b"y");
         },
-        |t| assert!(t.quit(), "termic quits on prefix q"),
+        |t| assert!(t.termic.quit(), "termic quits on prefix q"),
         |t| {
-            // SIGKILL: termic runs no code at all on the way out.
-            let pid = t.pid() as i32;
-            // SAFETY: a plain kill(2) on our own child.
+            // SIGKILL of the server that owns the task: it runs no code at
+            // all on the way out (the watchdog stops the container). The
+            // client sees its server gone and exits.
+            let pid = t.server_pid as i32;
+            // SAFETY: a plain kill(2) on the server this test started.
             unsafe { libc::kill(pid, libc::SIGKILL) };
-            assert!(t.exit_within(Duration::from_secs(5)).is_some());
+            assert!(t.termic.exit_within(Duration::from_secs(5)).is_some());
         },
     ];
     std::thread::scope(|s| {
@@ -68,7 +102,11 @@ fn closing_the_task_or_quitting_or_killing_termic_leaves_no_container() {
             let image = &image;
             s.spawn(move || {
                 let fx = Fixture::new();
-                let (mut t, pid) = running_box(&fx, image);
+                let (termic, pid) = running_box(&fx, image);
+                let mut t = Owned {
+                    termic,
+                    server_pid: pid,
+                };
                 end(&mut t);
                 wait_containers(
                     pid,
@@ -121,7 +159,7 @@ fn a_missing_image_or_a_stopped_engine_is_one_sentence_with_the_fix() {
         ] {
             assert!(!raw.contains(dump), "no raw docker text ({dump}): {raw:?}");
         }
-        assert!(containers_of(t.pid()).is_empty());
+        assert!(containers_of(server_pid(&fx)).is_empty());
     }
     // The UI: `box` from the new-task dialog shows the same sentence and
     // leaves the running task alone.
@@ -133,7 +171,7 @@ fn a_missing_image_or_a_stopped_engine_is_one_sentence_with_the_fix() {
         screen.contains(&format!("the Docker image {missing}")),
         "{screen}"
     );
-    assert!(containers_of(t.pid()).is_empty());
+    assert!(containers_of(server_pid(&fx)).is_empty());
     assert!(t.quit());
 
     // The UI with the engine stopped: `ok` (its image is here) from the
@@ -145,7 +183,7 @@ fn a_missing_image_or_a_stopped_engine_is_one_sentence_with_the_fix() {
     choose_in_new_task_dialog(&mut t, "ok");
     let screen = t.wait_text(want_engine);
     assert!(!screen.contains("unix://"), "no raw docker text: {screen}");
-    assert!(containers_of(t.pid()).is_empty());
+    assert!(containers_of(server_pid(&fx)).is_empty());
     assert!(t.quit());
 }
 

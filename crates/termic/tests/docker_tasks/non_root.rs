@@ -140,12 +140,17 @@ fn a_docker_group_user_runs_a_docker_task_with_its_own_dirs_and_pty() {
         &fx,
         &["run", "grok-box", "--event-log", log.to_str().unwrap()],
     );
-    // The pid is setpriv's, which execs termic: the same process.
-    let pid = t.pid();
+    // The server this user's workspace started (setpriv execs termic, which
+    // starts it as the same user) owns the container.
+    let pid = crate::lifecycle::server_pid(&fx);
     let running = wait_containers(pid, "the user's task container", 30 * SEC, |c| c.len() == 1);
     assert!(running[0].starts_with("termic-grok-box-"), "{running:?}");
     let termic_uid = std::fs::metadata(format!("/proc/{pid}")).unwrap().uid();
-    assert_eq!(termic_uid, uid, "termic runs as the user");
+    assert_eq!(termic_uid, uid, "termic's server runs as the user");
+    let client_uid = std::fs::metadata(format!("/proc/{}", t.pid()))
+        .unwrap()
+        .uid();
+    assert_eq!(client_uid, uid, "termic runs as the user");
 
     // The hooks, inside, write to /termic/pty: the user's PTY slave.
     assert_eq!(wait_rule(&log, "needs_you", 30 * SEC), "hook_attention");
@@ -187,7 +192,7 @@ fn a_docker_group_user_runs_a_docker_task_with_its_own_dirs_and_pty() {
         &docker_agent_toml("box", "claude", &image, &stubborn()),
     );
     let mut t = termic_as_user(&fx, &["run", "box"]);
-    let pid = t.pid();
+    let pid = crate::lifecycle::server_pid(&fx);
     wait_containers(pid, "the stubborn container", 30 * SEC, |c| c.len() == 1);
     t.wait_within("the agent's output", 20 * SEC, |s| {
         s.contains("stubborn-up")

@@ -100,7 +100,8 @@ fn real_codex_in_a_container_reports_natively_working_needs_you_done() {
     running.assert_needs_you_from(t0, "native_blocked", Some("permission"));
     let done = running.first("done", t0);
     assert_eq!(done.rule, "native_done", "{states:?}");
-    let pid = running.termic().pid();
+    // The server the workspace started owns the container.
+    let pid = crate::lifecycle::server_pid(&side.fx);
     assert!(running.termic().quit(), "termic quits");
     wait_containers(pid, "after quit", 20 * SEC, <[String]>::is_empty);
     assert!(containers_of(pid).is_empty());

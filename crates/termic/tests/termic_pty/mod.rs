@@ -29,11 +29,28 @@ pub struct Termic {
     master: Box<dyn MasterPty + Send>,
     parser: Arc<Mutex<vt100::Parser>>,
     raw: Arc<Mutex<Vec<u8>>>,
+    /// `termic server stop` with this termic's env and directory: run when
+    /// the test ends, so the server a workspace started (its tasks with it)
+    /// never outlives the test, however the test ends.
+    stop_server: Option<std::process::Command>,
 }
 
 impl Termic {
     /// Runs `cmd` (a `termic` command line) in a ROWS x COLS PTY.
     pub fn spawn(cmd: CommandBuilder) -> Termic {
+        let stop_server = cmd.get_env("TERMIC_DATA_DIR").map(|_| {
+            let mut stop = std::process::Command::new(env!("CARGO_BIN_EXE_termic"));
+            stop.args(["server", "stop"]).env_clear();
+            for (k, v) in cmd.iter_full_env_as_str() {
+                stop.env(k, v);
+            }
+            if let Some(cwd) = cmd.get_cwd() {
+                stop.current_dir(cwd);
+            }
+            stop.stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            stop
+        });
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows: ROWS,
@@ -66,6 +83,7 @@ impl Termic {
             master: pty.master,
             parser,
             raw,
+            stop_server,
         }
     }
 
@@ -209,6 +227,9 @@ impl Drop for Termic {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if let Some(stop) = &mut self.stop_server {
+            let _ = stop.status();
+        }
     }
 }
 

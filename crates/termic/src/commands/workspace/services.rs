@@ -42,6 +42,9 @@ pub struct WorkspaceServices {
     /// Per agent id: the files its wired status reads (resolving them runs
     /// git, so once; cleared when config.toml is re-read).
     status_files: HashMap<String, Vec<PathBuf>>,
+    /// The environment of the client a task is started for (in the server),
+    /// laid over the server's own: empty in-process.
+    client_env: Vec<(OsString, OsString)>,
 }
 
 impl WorkspaceServices {
@@ -54,6 +57,7 @@ impl WorkspaceServices {
             config,
             facts: InstallFacts::default(),
             status_files: HashMap::new(),
+            client_env: Vec::new(),
         };
         services.facts.versions =
             crate::agents::version::probe(&AgentSchema::all(), &services.path_var);
@@ -69,6 +73,26 @@ impl WorkspaceServices {
             crate::docker::sweep::start_once();
         }
         Ok(services)
+    }
+
+    /// Tasks started through these services get `env` (a client's) over
+    /// the server's environment; an agent definition's own env still wins.
+    /// A terminal multiplexer's variables (`TMUX`, ...) of the client are
+    /// dropped, as the runtime drops its own.
+    pub fn set_client_env(&mut self, env: Vec<(OsString, OsString)>) {
+        self.client_env = env
+            .into_iter()
+            .filter(|(k, _)| !crate::runtime::env::is_multiplexer_var(k))
+            .collect();
+    }
+
+    /// `spec`'s env with the client's under it.
+    fn with_client_env(&self, mut spec: crate::runtime::TaskSpec) -> crate::runtime::TaskSpec {
+        if !self.client_env.is_empty() {
+            let own = std::mem::take(&mut spec.env);
+            spec.env = self.client_env.iter().cloned().chain(own).collect();
+        }
+        spec
     }
 
     /// The agent definition for `id`, or an error listing the known ones.
@@ -258,7 +282,7 @@ impl Services for WorkspaceServices {
         if let Some(docker) = &def.docker {
             // The engine and the image first, so a stopped engine or a
             // missing image is one sentence, not docker's output in a task.
-            crate::docker::engine::preflight(&def.id, &docker.image)?;
+            crate::docker::engine::preflight(&def.id, &docker.image, &self.client_env)?;
             crate::docker::engine::start_watchdog();
             crate::docker::prepare_host_dir(&def, &self.paths.data_dir).with_context(|| {
                 format!(
@@ -284,7 +308,7 @@ impl Services for WorkspaceServices {
             .into_iter()
             .any(|(id, wired)| id == def.id && wired);
         Ok(Launch {
-            spec,
+            spec: self.with_client_env(spec),
             worktree,
             hooks_wired,
         })
@@ -312,11 +336,16 @@ impl Services for WorkspaceServices {
             data_dir: &self.paths.data_dir,
             extra_args: &[],
         };
+        let client_env = &self.client_env;
         let spec = crate::agents::command::command_spec(argv, &req, integration.as_deref(), |k| {
-            std::env::var_os(k)
+            match client_env.iter().find(|(name, _)| name == k) {
+                Some((_, value)) => Some(value.clone()),
+                None if client_env.is_empty() => std::env::var_os(k),
+                None => None,
+            }
         });
         Ok(Launch {
-            spec,
+            spec: self.with_client_env(spec),
             worktree,
             hooks_wired: false,
         })

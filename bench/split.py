@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""What the client/server split costs, side by side in one run.
+
+usage: bench/split.py BASE_BIN NEW_BIN [KEYS=200] [SECS=30]
+(bench/split.sh builds both: the commit before the split and this tree.)
+
+1. Key echo: `termic run -- sh -c 'stty raw -echo; cat'` in a PTY for a bare
+   PTY (no termic), BASE (the in-process workspace) and NEW (a client of the
+   server); one key at a time to each in turn (interleaved, so all three see
+   the same load), time from the write to the key's first byte back.
+2. Idle: NEW with 10 `sleep 600` tasks (run --detach) and a client attached
+   in a PTY, BASE with one `sleep 600` task in its workspace, NEW with one;
+   after SETTLE seconds (env, default 70: past the first minute, when the
+   sidebar's time labels go from every second to every minute), CPU ticks
+   (utime + stime) over SECS of the server and the client (BASE: its one
+   process), and their RSS.
+Every termic runs in a throwaway HOME, config and data dir; servers are
+stopped at the end.
+"""
+
+import fcntl
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+
+ROWS, COLS = 40, 140
+
+
+class Pty:
+    """A command in its own PTY (session leader, controlling terminal)."""
+
+    def __init__(self, argv, env, cwd):
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
+
+        def child_setup():
+            os.setsid()
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+        self.proc = subprocess.Popen(
+            argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
+            preexec_fn=child_setup, close_fds=True)
+        os.close(slave)
+        self.master = master
+        self.lock = threading.Lock()
+        self.chunks = []  # (time, bytes)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            now = time.perf_counter()
+            with self.lock:
+                self.chunks.append((now, data))
+
+    def output(self):
+        with self.lock:
+            return b"".join(d for _, d in self.chunks)
+
+    def wait_for(self, needle, timeout=30):
+        end = time.time() + timeout
+        while needle not in self.output():
+            if time.time() > end:
+                raise SystemExit(f"timed out waiting for {needle!r}")
+            time.sleep(0.05)
+
+    def echo_ms(self, key):
+        """Writes one key; ms until it first comes back (None: 2 s passed)."""
+        with self.lock:
+            start_index = len(self.chunks)
+        sent = time.perf_counter()
+        os.write(self.master, key)
+        end = sent + 2
+        while time.perf_counter() < end:
+            with self.lock:
+                for at, data in self.chunks[start_index:]:
+                    if key in data:
+                        return (at - sent) * 1000
+            time.sleep(0.0002)
+        return None
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait()
+        os.close(self.master)
+
+
+def fixture(root, name):
+    base = os.path.join(root, name)
+    env = {
+        "HOME": os.path.join(base, "home"),
+        "TERMIC_DATA_DIR": os.path.join(base, "data"),
+        "TERMIC_CONFIG_DIR": os.path.join(base, "config"),
+        "PATH": os.environ["PATH"],
+        "TERM": "xterm-256color",
+    }
+    for k in ("HOME", "TERMIC_DATA_DIR", "TERMIC_CONFIG_DIR"):
+        os.makedirs(env[k])
+    with open(os.path.join(env["TERMIC_CONFIG_DIR"], "config.toml"), "w") as f:
+        f.write("[ui]\nwizard_shown = true\n[notifications]\nbell = false\n")
+    return env
+
+
+def ticks(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1])
+    return 0
+
+
+def pss_kib(pid):
+    """Proportional set size: the binary's pages the server and the client
+    share count half to each, so the sum is what the two cost together."""
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    return 0
+
+
+def server_pid(env):
+    with open(os.path.join(env["TERMIC_DATA_DIR"], "server.log")) as f:
+        text = f.read()
+    return int(text.rsplit("(pid ", 1)[1].split(")", 1)[0])
+
+
+def pct(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def main():
+    base_bin, new_bin = sys.argv[1], sys.argv[2]
+    keys = int(sys.argv[3]) if len(sys.argv) > 3 else 200
+    secs = int(sys.argv[4]) if len(sys.argv) > 4 else 30
+    root = tempfile.mkdtemp(prefix="termic-split-")
+    cat = ["sh", "-c", "stty raw -echo; echo READY; exec cat"]
+    envs = {}
+    ptys = {}
+    try:
+        print(f"load before: {open('/proc/loadavg').read().strip()}")
+        # 1. Echo.
+        envs["bare"] = fixture(root, "bare")
+        envs["base"] = fixture(root, "base")
+        envs["new"] = fixture(root, "new")
+        ptys["bare"] = Pty(cat, envs["bare"], root)
+        ptys["base"] = Pty([base_bin, "run", "--"] + cat, envs["base"], root)
+        ptys["new"] = Pty([new_bin, "run", "--"] + cat, envs["new"], root)
+        for p in ptys.values():
+            p.wait_for(b"READY")
+        time.sleep(2)
+        samples = {k: [] for k in ptys}
+        lost = {k: 0 for k in ptys}
+        letters = b"xzqvj"
+        for i in range(keys):
+            key = letters[i % len(letters):i % len(letters) + 1]
+            for name, p in ptys.items():
+                ms = p.echo_ms(key)
+                if ms is None:
+                    lost[name] += 1
+                else:
+                    samples[name].append(ms)
+                time.sleep(0.01)
+        for name in ptys:
+            s = samples[name]
+            print(f"echo {name:4}: {len(s)} keys, median {pct(s, 50):.2f} ms, "
+                  f"p90 {pct(s, 90):.2f} ms, p99 {pct(s, 99):.2f} ms, max {max(s):.2f} ms, "
+                  f"lost {lost[name]}")
+        add50 = pct(samples["new"], 50) - pct(samples["base"], 50)
+        add99 = pct(samples["new"], 99) - pct(samples["base"], 99)
+        print(f"echo added by the split (new - base): median {add50:+.2f} ms, p99 {add99:+.2f} ms")
+        print(f"load after echo: {open('/proc/loadavg').read().strip()}")
+        for p in ptys.values():
+            p.close()
+        subprocess.run([new_bin, "server", "stop"], env=envs["new"], capture_output=True)
+        ptys = {}
+
+        # 2. Idle.
+        envs["new10"] = fixture(root, "new10")
+        envs["new1"] = fixture(root, "new1")
+        envs["base1"] = fixture(root, "base1")
+        for i in range(10):
+            subprocess.run([new_bin, "run", "--detach", "--name", f"idle{i}", "--", "sleep", "600"],
+                           env=envs["new10"], cwd=root, check=True, capture_output=True)
+        ptys["new10"] = Pty([new_bin, "attach"], envs["new10"], root)
+        ptys["new1"] = Pty([new_bin, "run", "--", "sleep", "600"], envs["new1"], root)
+        ptys["base1"] = Pty([base_bin, "run", "--", "sleep", "600"], envs["base1"], root)
+        for name in ("new10", "new1", "base1"):
+            ptys[name].wait_for(b"sleep" if name != "new10" else b"idle9")
+        procs = {
+            "new10 server": server_pid(envs["new10"]),
+            "new10 client": ptys["new10"].proc.pid,
+            "new1 server": server_pid(envs["new1"]),
+            "new1 client": ptys["new1"].proc.pid,
+            "base1 workspace": ptys["base1"].proc.pid,
+        }
+        time.sleep(int(os.environ.get("SETTLE", "70")))
+        t0 = {k: ticks(p) for k, p in procs.items()}
+        time.sleep(secs)
+        hz = os.sysconf("SC_CLK_TCK")
+        for k, p in procs.items():
+            print(f"idle {k:16}: {ticks(p) - t0[k]} ticks over {secs} s (HZ {hz}), "
+                  f"RSS {rss_kib(p)} KiB, PSS {pss_kib(p)} KiB")
+        for cfg in ("new10", "new1"):
+            pair = (procs[f"{cfg} server"], procs[f"{cfg} client"])
+            rss = sum(rss_kib(p) for p in pair)
+            pss = sum(pss_kib(p) for p in pair)
+            print(f"idle {cfg}: server + client RSS {rss / 1024:.1f} MiB (counting shared "
+                  f"binary pages twice), PSS {pss / 1024:.1f} MiB")
+        print(f"load after idle: {open('/proc/loadavg').read().strip()}")
+    finally:
+        for p in ptys.values():
+            p.close()
+        for name, env in envs.items():
+            binary = base_bin if name.startswith("base") else new_bin
+            if name != "bare":
+                subprocess.run([binary, "server", "stop"], env=env, capture_output=True)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+//! The app as an attached client's view in the server: it adopts the tasks
+//! the server already runs, and the latest active client's size is every
+//! task's PTY size.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crate::runtime::{TaskId, TaskStatus};
+use crate::ui::sidebar::Badge;
+
+use super::tasks::TaskEntry;
+use super::App;
+
+/// Which attached client last typed or resized: its size is the tasks'
+/// (tmux's `window-size latest`).
+#[derive(Debug, Clone)]
+pub struct SizeClaim {
+    pub latest: Arc<AtomicU64>,
+    pub client: u64,
+}
+
+impl App {
+    /// Adds to the sidebar every task of the runtime this app does not
+    /// show yet (started before the attach, by another client or by
+    /// `termic run --detach`). A task that reached needs-you, done or an
+    /// error after `away_since_ms` is marked unseen: it changed while
+    /// nobody was looking. `worktree` names a task's worktree, if any.
+    pub fn adopt_tasks(&mut self, away_since_ms: u64, worktree: &dyn Fn(u64) -> Option<PathBuf>) {
+        let focused = self.tasks.focused;
+        let mut adopted = false;
+        for info in self.runtime.tasks() {
+            let id = info.meta.id;
+            if self.tasks.index_of(id.0).is_some() {
+                continue;
+            }
+            let mut entry = TaskEntry::new(
+                id.0,
+                info.meta.name.clone(),
+                info.meta.agent.clone(),
+                info.meta.started_ms,
+            );
+            let engine = self.runtime.with_engine(id, |e| {
+                (
+                    e.state(),
+                    e.since(),
+                    e.attention().cloned(),
+                    e.config().agent.clone(),
+                )
+            });
+            if let Some((state, since, attention, profile)) = engine {
+                entry.profile = profile;
+                if let Some((badge, _)) = super::badge_for(state, attention.as_ref()) {
+                    entry.set_badge(badge, since, false, None);
+                }
+                entry.unseen = entry.unseen && since > away_since_ms;
+            }
+            if let TaskStatus::Exited(code) = info.status {
+                entry.set_badge(Badge::Exited(code), self.now_ms(), true, None);
+            }
+            entry.worktree = worktree(id.0);
+            self.tasks.entries.push(entry);
+            adopted = true;
+        }
+        if !adopted {
+            return;
+        }
+        match focused {
+            Some(index) => self.tasks.focus(index),
+            None => self.tasks.focus(0),
+        }
+        self.after_focus_change();
+        self.resize_tasks();
+    }
+
+    /// Focuses the task with runtime id `id`.
+    pub fn focus_task(&mut self, id: TaskId) {
+        if let Some(index) = self.tasks.index_of(id.0) {
+            self.tasks.focus(index);
+            self.after_focus_change();
+        }
+    }
+
+    /// Not attached, or the attached client that typed or resized last.
+    pub fn is_latest_client(&self) -> bool {
+        self.size_claim
+            .as_ref()
+            .is_none_or(|c| c.latest.load(Ordering::SeqCst) == c.client)
+    }
+
+    /// This client typed or resized: when another client had the tasks'
+    /// size, every task takes this client's.
+    pub fn claim_size(&mut self) {
+        let Some(claim) = &self.size_claim else {
+            return;
+        };
+        if claim.latest.swap(claim.client, Ordering::SeqCst) != claim.client {
+            self.resize_tasks();
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! `termic attach [TASK]`: show the workspace of the termic server in this
+//! terminal. The server draws it at this terminal's size and sends only
+//! the cells that changed; this client sets the terminal up, forwards what
+//! the terminal reads (keys, paste, mouse, focus, resizes) and writes what
+//! the server sends. It never parses a task's output.
+
+use std::io::{BufReader, BufWriter, Write};
+use std::os::unix::net::UnixStream;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use ratatui::crossterm::event;
+
+use super::workspace::WorkspaceArgs;
+use crate::app::terminal::TerminalGuard;
+use crate::paths::TermicPaths;
+use crate::runtime::lock;
+use crate::server::client::{self, Connected, Start};
+use crate::server::protocol::{
+    read_attach_frame, read_frame, write_frame, AttachFrame, AttachRequest, DetachReason,
+    FrameError, Request, Response, RunRequest,
+};
+
+/// Show the tasks of the termic server in this terminal (starting the server if none runs).
+///
+/// The tasks run in the server, so they outlive this terminal: Ctrl-] d
+/// detaches, and closing the terminal or losing an SSH connection is the
+/// same as detaching. `termic attach` again shows them as they are, with
+/// their scrollback. Ctrl-] q quits: it ends every task and the server.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+termic attach              the workspace, every task of the server\n  \
+termic attach review       with the task named review focused\n  \
+termic attach 3            with task 3 (an id from `termic ls`) focused\n\n\
+Two terminals can be attached at once; the tasks take the size of the one\n\
+that typed or resized last.\n\n\
+Exit codes: 0 detached or quit (or the server stopped), 1 error (no such task,\n\
+an ambiguous name, no terminal, a server of another version).")]
+pub struct AttachArgs {
+    /// The task to focus: its name, or its id from `termic ls`.
+    pub task: Option<String>,
+}
+
+pub fn run(ws: &WorkspaceArgs, args: AttachArgs) -> Result<ExitCode> {
+    attach(ws, Opening::Focus(args.task))
+}
+
+/// What the client asks for as it attaches.
+pub enum Opening {
+    /// Show the workspace with this task (name or id) focused.
+    Focus(Option<String>),
+    /// Start this task first, and focus it (`termic run` without --detach).
+    Run(RunRequest),
+}
+
+/// What a user reads when termic is not given a terminal.
+pub const NO_TERMINAL: &str = "cannot open the workspace: it needs a terminal, and stdin or \
+stdout is not one. Run termic in a terminal window, not through a pipe or a script \
+(`termic ls`, `termic run --detach`, `termic hooks`, `termic config` and `termic replay` work \
+without one)";
+
+/// Attach to this user's server (starting it if none runs).
+pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
+    // Checked first, so a pipe never starts a server.
+    // SAFETY: isatty only reads the descriptor's state.
+    if unsafe { libc::isatty(0) == 0 || libc::isatty(1) == 0 } {
+        bail!(NO_TERMINAL);
+    }
+    let paths = TermicPaths::from_env()?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    // Unknown keys never stop termic: each is printed before the screen is
+    // taken over (it stays in the scrollback); the server's view shows the
+    // first on its message line.
+    if let Ok(config) = crate::config::Config::load(&paths.config_dir) {
+        for w in &config.warnings {
+            eprintln!("termic: warning: {w}");
+        }
+    }
+    let mut client = match client::connect(&paths, Start::IfNeeded(ws.server_args(&cwd)))? {
+        Some(Connected::Ready(client)) => client,
+        Some(Connected::Mismatch { message, .. }) => bail!("{message}"),
+        None => bail!("the termic server did not start"),
+    };
+    // A task that cannot start is reported before the screen is taken.
+    let task = match opening {
+        Opening::Focus(task) => task,
+        Opening::Run(request) => match client.request(&Request::Run(request))? {
+            Response::Started(row) => Some(row.id.to_string()),
+            other => bail!("the termic server answered something else: {other:?}"),
+        },
+    };
+    let (mut input, mut output) = client.into_streams();
+
+    // Before the terminal turns raw: a kill of this client (SIGHUP when the
+    // terminal closes) restores it; the server sees the connection close
+    // and keeps the tasks.
+    crate::exit_signals::install(crate::exit_signals::OnExit::RestoreTerminal)
+        .context("cannot install the signal handlers")?;
+    let mut guard = TerminalGuard::enter().context(NO_TERMINAL)?;
+    let (cols, rows) = ratatui::crossterm::terminal::size()?;
+    let request = AttachRequest {
+        task,
+        cwd: cwd.to_string_lossy().into_owned(),
+        path_var: std::env::var("PATH").unwrap_or_default(),
+        cols,
+        rows,
+        env: crate::server::protocol::client_env(),
+    };
+    write_frame(&mut output, &Request::Attach(request))
+        .context("cannot talk to the termic server")?;
+    match read_frame::<Response>(&mut input) {
+        Ok(Response::Attached) => {}
+        Ok(Response::Error { message }) => {
+            drop(guard);
+            bail!("{message}");
+        }
+        Ok(other) => {
+            drop(guard);
+            bail!("the termic server answered something else: {other:?}");
+        }
+        Err(e) => {
+            drop(guard);
+            return Err(e).context("the termic server closed the connection");
+        }
+    }
+
+    let sender = Arc::new(Sender {
+        output: Mutex::new(output),
+        size: Mutex::new((cols, rows)),
+    });
+    let events = Arc::clone(&sender);
+    std::thread::Builder::new()
+        .name("termic-input".into())
+        .spawn(move || forward_events(&events))
+        .context("cannot start the input thread")?;
+    let ending = show(&mut input, &mut guard, &sender);
+    drop(guard);
+    match ending {
+        Ending::Detached => {
+            println!("Detached. The tasks keep running: `termic attach` shows them again.");
+            Ok(ExitCode::SUCCESS)
+        }
+        Ending::Quit => Ok(ExitCode::SUCCESS),
+        Ending::ServerGone => {
+            println!("The termic server stopped.");
+            Ok(ExitCode::SUCCESS)
+        }
+        Ending::Error(message) => bail!("{message}"),
+    }
+}
+
+enum Ending {
+    Detached,
+    Quit,
+    ServerGone,
+    Error(String),
+}
+
+/// The connection's sending half, shared by the input thread and the loop
+/// that writes frames, and the size last sent.
+struct Sender {
+    output: Mutex<BufWriter<UnixStream>>,
+    size: Mutex<(u16, u16)>,
+}
+
+impl Sender {
+    fn send(&self, event: event::Event) -> bool {
+        if let event::Event::Resize(cols, rows) = event {
+            *lock(&self.size) = (cols, rows);
+        }
+        let mut out = lock(&self.output);
+        write_frame(&mut *out, &Request::Input(event)).is_ok() && out.flush().is_ok()
+    }
+
+    /// Sends the terminal's size when it is not the one last sent: a
+    /// resize crossterm did not report (one that came while it was not yet
+    /// listening for SIGWINCH) is caught at the next frame.
+    fn sync_size(&self) {
+        if let Ok((cols, rows)) = ratatui::crossterm::terminal::size() {
+            if *lock(&self.size) != (cols, rows) {
+                self.send(event::Event::Resize(cols, rows));
+            }
+        }
+    }
+}
+
+/// Writes what the server sends until it ends the stream.
+fn show(input: &mut BufReader<UnixStream>, guard: &mut TerminalGuard, sender: &Sender) -> Ending {
+    loop {
+        match read_attach_frame(input) {
+            Ok(AttachFrame::Output(bytes)) => {
+                if guard.write_raw(&bytes).is_err() {
+                    // The terminal is gone: nothing to show, the server
+                    // sees this connection close.
+                    return Ending::ServerGone;
+                }
+                sender.sync_size();
+            }
+            Ok(AttachFrame::Message(Response::Detached(DetachReason::Detached))) => {
+                return Ending::Detached
+            }
+            Ok(AttachFrame::Message(Response::Detached(DetachReason::Quit))) => {
+                return Ending::Quit
+            }
+            Ok(AttachFrame::Message(Response::Error { message })) => return Ending::Error(message),
+            Ok(AttachFrame::Message(_)) => {}
+            Err(FrameError::Invalid(e)) => {
+                return Ending::Error(format!("the termic server sent something unreadable: {e}"))
+            }
+            Err(_) => return Ending::ServerGone,
+        }
+    }
+}
+
+/// This terminal's events to the server, until either side goes away.
+fn forward_events(sender: &Sender) {
+    // The first poll sets up crossterm's SIGWINCH handling; a resize before
+    // it sent no event, so the size is checked once now.
+    let _ = event::poll(std::time::Duration::ZERO);
+    sender.sync_size();
+    while let Ok(ev) = event::read() {
+        if !sender.send(ev) {
+            return;
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! An attached client, in the server: one [`App`] per client over the
+//! server's shared runtime, drawn at the client's size into a ratatui
+//! terminal whose bytes (only the cells that changed since the last frame,
+//! as ratatui diffs them) go to the client as output frames. The client
+//! sends its terminal's events; prefix `d` or a client that goes away
+//! detaches and the tasks keep running; prefix `q` ends them and the server.
+
+use std::io::{self, BufReader, BufWriter, Write};
+use std::net::Shutdown;
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use ratatui::crossterm::event::Event;
+
+use super::protocol::{
+    read_frame, write_frame, write_output, AttachRequest, DetachReason, Request, Response,
+};
+use super::Server;
+use crate::app::attach::SizeClaim;
+use crate::app::terminal::{SharedSize, TerminalGuard};
+use crate::app::App;
+use crate::commands::workspace::app_options;
+use crate::commands::workspace::services::WorkspaceServices;
+use crate::notify::Notifier;
+use crate::runtime::{lock, TaskId};
+
+/// A client that reads nothing for this long is dropped (detached), so a
+/// stopped client never holds its view's thread forever.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The size of a client's terminal, within what a real one has (a hostile
+/// 65535x65535 would make every frame allocate 4 G cells).
+pub fn client_size(cols: u16, rows: u16) -> (u16, u16) {
+    (cols.clamp(1, 1000), rows.clamp(1, 500))
+}
+
+/// Output for one client: a frame's bytes are collected and sent as one
+/// output frame when ratatui flushes.
+struct FrameWriter {
+    buf: Vec<u8>,
+    out: Arc<Mutex<BufWriter<UnixStream>>>,
+}
+
+impl Write for FrameWriter {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let result = write_output(&mut *lock(&self.out), &self.buf);
+        self.buf.clear();
+        result
+    }
+}
+
+/// Counts an attached client while it lives.
+struct Attached<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl Drop for Attached<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// How an attach ended.
+enum Ending {
+    Detached,
+    Quit,
+}
+
+impl Server {
+    /// Serve one attached client until it detaches, goes away or quits.
+    /// `input` and `out` are the connection after the hello.
+    pub(super) fn attach(
+        &self,
+        request: AttachRequest,
+        input: BufReader<UnixStream>,
+        out: BufWriter<UnixStream>,
+        socket_path: &std::path::Path,
+    ) {
+        let _ = out.get_ref().set_write_timeout(Some(WRITE_TIMEOUT));
+        let stream = out.get_ref().try_clone().ok();
+        let out = Arc::new(Mutex::new(out));
+        let ending = match self.show(request, input, &out) {
+            Ok(ending) => ending,
+            Err(e) => {
+                let message = format!("{e:#}");
+                eprintln!("termic server: an attached client ended: {message}");
+                let _ = write_frame(&mut *lock(&out), &Response::Error { message });
+                Ending::Detached
+            }
+        };
+        *lock(&self.away_since) = self.clock.now_ms();
+        match ending {
+            Ending::Detached => {
+                let _ = write_frame(
+                    &mut *lock(&out),
+                    &Response::Detached(DetachReason::Detached),
+                );
+                // The input thread is still reading: end it.
+                if let Some(stream) = stream {
+                    let _ = stream.shutdown(Shutdown::Both);
+                }
+            }
+            Ending::Quit => {
+                // The client exits once told, so its tasks are gone first.
+                super::end_every_task(&self.runtime, socket_path);
+                let _ = write_frame(&mut *lock(&out), &Response::Detached(DetachReason::Quit));
+                std::process::exit(0);
+            }
+        }
+    }
+
+    fn show(
+        &self,
+        request: AttachRequest,
+        input: BufReader<UnixStream>,
+        out: &Arc<Mutex<BufWriter<UnixStream>>>,
+    ) -> Result<Ending> {
+        let focus = match &request.task {
+            Some(task) => Some(self.resolve(task)?),
+            None => None,
+        };
+        let mut services = WorkspaceServices::new(
+            self.paths.clone(),
+            PathBuf::from(&request.cwd),
+            request.path_var.clone().into(),
+        )?;
+        services.set_client_env(super::os_env(request.env.clone()));
+        // The first-run wizard never covers a running task.
+        let fresh = focus.is_none() && self.runtime.tasks().is_empty();
+        let options = app_options(&mut services, fresh)?;
+        let warnings = services.config.warnings.clone();
+        *lock(&self.idle_exit) =
+            Duration::from_secs(services.config.settings.server_idle_exit_secs);
+        let (fallback_tx, fallback_rx) = crossbeam_channel::unbounded();
+        let notifier = Notifier::from_env(fallback_tx, options.notify.osc_fallback);
+        let size = client_size(request.cols, request.rows);
+        let shared_size: SharedSize = Arc::new(Mutex::new(size));
+
+        write_frame(&mut *lock(out), &Response::Attached).context("the client went away")?;
+
+        let client = self.next_client.fetch_add(1, Ordering::SeqCst);
+        self.attached.fetch_add(1, Ordering::SeqCst);
+        let _attached = Attached(&self.attached);
+        let events = self.subscribe();
+        let mut app = App::new(
+            self.runtime.clone(),
+            Box::new(services),
+            options,
+            notifier,
+            size,
+        );
+        app.attached = true;
+        app.specs = Arc::clone(&self.specs);
+        app.size_claim = Some(SizeClaim {
+            latest: Arc::clone(&self.latest_client),
+            client,
+        });
+        app.refresh_wired();
+        if let Some(message) = crate::config::unknown::summary(&warnings) {
+            app.message = Some(message);
+        }
+        let away_since = *lock(&self.away_since);
+        app.adopt_tasks(away_since, &|id| self.worktree_of(TaskId(id)));
+        if let Some(id) = focus {
+            app.focus_task(id);
+        }
+        // Attaching is being active: the tasks take this client's size.
+        app.claim_size();
+        // Anything queued for the outer terminal while nobody was attached
+        // (OSC 777 notifications) comes first.
+        let queued = std::mem::take(&mut *lock(&self.queued_out));
+        if !queued.is_empty() {
+            write_output(&mut *lock(out), &queued).context("the client went away")?;
+        }
+
+        let (input_tx, input_rx) = crossbeam_channel::unbounded();
+        let reader_size = Arc::clone(&shared_size);
+        std::thread::Builder::new()
+            .name("termic-attach-input".into())
+            .spawn(move || forward_input(input, &reader_size, &input_tx))?;
+        let writer = FrameWriter {
+            buf: Vec::new(),
+            out: Arc::clone(out),
+        };
+        let mut guard = TerminalGuard::remote(Box::new(writer), shared_size)?;
+        let result = app.run(&mut guard, input_rx, events, fallback_rx);
+        let ending = if app.detach || result.is_err() {
+            Ending::Detached
+        } else {
+            Ending::Quit
+        };
+        // The app's runtime is a clone: dropping it ends no task.
+        drop(app);
+        Ok(ending)
+    }
+}
+
+/// Client events to the app, until the client goes away or says something
+/// that is not an event. A resize updates the frame size first, so the
+/// frame drawn for it has the new size.
+fn forward_input(
+    mut input: BufReader<UnixStream>,
+    size: &SharedSize,
+    events: &crossbeam_channel::Sender<Event>,
+) {
+    while let Ok(Request::Input(event)) = read_frame::<Request>(&mut input) {
+        let event = match event {
+            Event::Resize(cols, rows) => {
+                let (cols, rows) = client_size(cols, rows);
+                *lock(size) = (cols, rows);
+                Event::Resize(cols, rows)
+            }
+            other => other,
+        };
+        if events.send(event).is_err() {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_client_size_is_bounded() {
+        assert_eq!(client_size(0, 0), (1, 1));
+        assert_eq!(client_size(65535, 65535), (1000, 500));
+        assert_eq!(client_size(120, 40), (120, 40));
+    }
+}

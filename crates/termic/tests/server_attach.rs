@@ -1,0 +1,268 @@
+//! End-to-end through the real binary: `termic attach` shows the server's
+//! workspace in a PTY; closing the client's terminal (SIGHUP) or prefix `d`
+//! detaches and the task keeps running; a second attach shows its screen
+//! and scrollback; two clients see the same transitions; the tasks take
+//! the size of the client that typed last.
+
+#[path = "tui/harness.rs"]
+mod harness;
+mod process_table;
+mod served;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use harness::{badge_line, hook, Termic};
+use process_table::{alive, processes_of};
+use served::Served;
+
+/// `termic attach ARGS` in a PTY with the fixture's env.
+fn attach(s: &Served, args: &[&str]) -> Termic {
+    let mut all = vec!["attach"];
+    all.extend_from_slice(args);
+    Termic::start(&s.f, &all)
+}
+
+fn wait_until(what: &str, pred: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !pred() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn read_pid(path: &Path) -> i32 {
+    wait_until(&format!("{}", path.display()), || {
+        std::fs::read_to_string(path).is_ok_and(|s| s.ends_with('\n'))
+    });
+    std::fs::read_to_string(path)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// 300 numbered lines (most of them only in the scrollback), then a line
+/// per line typed.
+const ECHO_SCRIPT: &str =
+    "echo $$ > pid; i=0; while [ $i -lt 300 ]; do i=$((i+1)); echo line-$i; done; \
+echo READY; while read l; do echo \"got:$l\"; done";
+
+#[test]
+fn sighup_to_the_client_detaches_and_attach_shows_the_live_screen_and_scrollback() {
+    let s = Served::new(ECHO_SCRIPT);
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    let pid = read_pid(&s.f.work.join("pid"));
+
+    let mut a = attach(&s, &["t1"]);
+    a.wait_text("READY");
+    a.send(b"first\r");
+    a.wait_text("got:first");
+
+    // The terminal closes: the client gets SIGHUP.
+    // SAFETY: a signal to the client we started.
+    unsafe { libc::kill(a.pid() as i32, libc::SIGHUP) };
+    assert!(
+        a.exit_within(Duration::from_secs(10)).is_some(),
+        "the client ended"
+    );
+    assert!(alive(pid), "the task keeps running");
+    let rows = s.ls();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["name"], "t1");
+    assert_ne!(rows[0]["state"], "exited", "{rows:?}");
+
+    // Typed while nobody is attached.
+    s.expect(&["send", "t1", "second", "--enter"], 0);
+
+    // Attach again: the live screen, with what happened while away.
+    let mut b = attach(&s, &[]);
+    let screen = b.wait_text("got:second");
+    assert!(screen.contains("got:first"), "{screen}");
+    b.send(b"third\r");
+    b.wait_text("got:third");
+    // Scrollback: copy mode pages back to the first lines.
+    b.prefix(b"[");
+    for _ in 0..20 {
+        b.send(b"\x1b[5~");
+    }
+    b.wait_text("line-1 ");
+    b.send(b"q");
+
+    // Prefix d detaches: the client says so and exits 0.
+    b.prefix(b"d");
+    assert_eq!(b.wait_exit(), 0);
+    assert!(b.screen().contains("Detached"), "{}", b.screen());
+    assert!(alive(pid), "the task keeps running after a detach");
+    assert_eq!(s.ls().len(), 1);
+}
+
+/// The `rows cols` lines the task printed (`stty size`), in order.
+fn sizes(screen: &str) -> Vec<(u16, u16)> {
+    screen
+        .lines()
+        .filter_map(|l| {
+            let pane = l.rsplit('│').next()?.trim();
+            let (r, c) = pane.split_once(' ')?;
+            Some((r.parse().ok()?, c.parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn two_clients_see_the_same_transitions_and_the_tasks_take_the_size_of_the_latest_active() {
+    let script = [
+        "echo READY".to_string(),
+        format!(
+            "while read l; do case \"$l\" in go) {}; sleep 0.3; {};; fin) {}; {};; *) stty size;; esac; done",
+            hook("working", ""),
+            hook("attention", ";kind=permission"),
+            hook("working", ""),
+            hook("done", ""),
+        ),
+    ]
+    .join("; ");
+    let s = Served::new(&script);
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    let mut a = attach(&s, &["t1"]);
+    a.wait_text("READY");
+    let mut b = attach(&s, &["t1"]);
+    b.wait_text("READY");
+    b.resize(30, 100);
+
+    a.send(b"go\r");
+    for (who, c) in [("a", &a), ("b", &b)] {
+        c.wait_for(&format!("{who} shows needs you"), |screen| {
+            badge_line(screen, "t1").is_some_and(|l| l.contains("needs you"))
+        });
+    }
+    b.send(b"fin\r");
+    for (who, c) in [("a", &a), ("b", &b)] {
+        c.wait_for(&format!("{who} shows done"), |screen| {
+            badge_line(screen, "t1").is_some_and(|l| l.contains("done"))
+        });
+    }
+
+    // B typed last: the task has B's (smaller) pane size.
+    b.send(b"size\r");
+    let seen = b.wait_for("a size line", |screen| !sizes(screen).is_empty());
+    let small = *sizes(&seen).last().unwrap();
+    // Now A types: the task takes A's size.
+    a.send(b"size\r");
+    let seen = a.wait_for("a second size line", |screen| sizes(screen).len() >= 2);
+    let big = *sizes(&seen).last().unwrap();
+    assert!(
+        big.0 > small.0 && big.1 > small.1,
+        "A (140x40) typed last: {big:?}, B (100x30) before: {small:?}"
+    );
+    // Both see the same task output.
+    b.wait_for("b sees A's line", |screen| sizes(screen).contains(&big));
+
+    // Detaching one client leaves the other attached and working.
+    b.prefix(b"d");
+    assert_eq!(b.wait_exit(), 0);
+    a.send(b"after\r");
+    a.wait_for("a still live", |screen| sizes(screen).len() >= 3);
+}
+
+#[test]
+fn quit_from_an_attached_client_ends_every_task_and_the_server() {
+    let s = Served::new(ECHO_SCRIPT);
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    let pid = read_pid(&s.f.work.join("pid"));
+    let mut a = attach(&s, &[]);
+    a.wait_text("READY");
+    assert!(a.quit(), "the client exits after quit");
+    assert_eq!(a.wait_exit(), 0);
+    wait_until("the task and the server are gone", || {
+        processes_of(&s.f.data_dir).is_empty()
+    });
+    assert!(!alive(pid));
+    assert!(s.ls().is_empty(), "no server, no task");
+}
+
+#[test]
+fn a_task_started_from_a_client_gets_that_clients_environment_without_tmux() {
+    let s = Served::new(ECHO_SCRIPT);
+    // The server starts with this client's environment (no MYVAR).
+    s.expect(&["run", "fake", "--name", "first", "--detach"], 0);
+    let t = Termic::start_with_env(
+        &s.f,
+        &[
+            "run",
+            "--name",
+            "second",
+            "--",
+            "sh",
+            "-c",
+            "echo var=$MYVAR tmux=${TMUX:-none}; sleep 600",
+        ],
+        &[
+            ("MYVAR", "from-client"),
+            ("TMUX", "/tmp/tmux-1/default,1,0"),
+        ],
+    );
+    t.wait_text("var=from-client tmux=none");
+    assert_eq!(s.ls().len(), 2, "both tasks run in one server");
+}
+
+#[test]
+fn while_nobody_is_attached_the_server_notifies_and_the_next_attach_shows_what_changed() {
+    let script = format!(
+        "echo READY; read l; {}; sleep 0.3; {}; sleep 600",
+        hook("working", ""),
+        hook("attention", ";kind=permission"),
+    );
+    let s = Served::new(&script);
+    s.expect(
+        &["run", "--detach", "--name", "t0", "--", "sleep", "600"],
+        0,
+    );
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    let mut a = attach(&s, &[]);
+    a.wait_text("t1");
+    a.prefix(b"d");
+    assert_eq!(a.wait_exit(), 0);
+
+    // Away: the agent asks for permission.
+    s.expect(&["send", "t1", "go", "--enter"], 0);
+    let reached = s.expect(&["wait", "t1", "--for", "needs-you", "--timeout", "30"], 0);
+    assert_eq!(reached.trim(), "needs_you");
+
+    // No desktop service here: the OSC 777 fallback was queued and comes
+    // with the next attach; t1 is marked unseen (t0 has the focus).
+    let b = attach(&s, &[]);
+    b.wait_raw(b"\x1b]777;notify;termic;t1 (fake) needs you");
+    let screen = b.wait_for("t1 marked unseen", |screen| {
+        screen.lines().any(|l| l.starts_with("2*t1"))
+    });
+    assert!(
+        badge_line(&screen, "t1").is_some_and(|l| l.contains("needs you")),
+        "{screen}"
+    );
+    // The queue is emptied by the attach that showed it.
+    drop(b);
+}
+
+#[test]
+fn the_server_exits_after_the_configured_idle_time_with_no_task_and_no_client() {
+    let s = Served::new("sleep 600");
+    let toml = std::fs::read_to_string(s.f.config_dir.join("config.toml")).unwrap();
+    std::fs::write(
+        s.f.config_dir.join("config.toml"),
+        format!("{toml}\n[server]\nidle_exit = 1\n"),
+    )
+    .unwrap();
+    s.expect(&["run", "--detach", "--name", "quick", "--", "true"], 0);
+    let socket = s.f.data_dir.join("run/server.sock");
+    assert!(socket.exists(), "the server started");
+    // The default is a minute; one second here, checked every second.
+    wait_until("the idle server to exit", || {
+        !socket.exists() && processes_of(&s.f.data_dir).is_empty()
+    });
+    let log = std::fs::read_to_string(s.f.data_dir.join("server.log")).unwrap();
+    assert!(log.contains("[server] idle_exit"), "{log}");
+}
