@@ -41,7 +41,21 @@ fn measure_error_screens() {
         };
         let task = TermicTask::start(&cache, agent, ScenarioName::Fail(failure(code)), setup);
         let t0 = task.prompt("say hello");
-        thread::sleep(20 * SEC);
+        // Every change of the bottom rows, with ms since Enter.
+        let (mut last, start) = (String::new(), std::time::Instant::now());
+        while start.elapsed() < 20 * SEC {
+            let rows = task
+                .rt
+                .with_screen(task.id, |s| s.contents())
+                .unwrap_or_default();
+            let bottom: Vec<&str> = rows.lines().filter(|r| !r.trim().is_empty()).collect();
+            let bottom = bottom[bottom.len().saturating_sub(8)..].join("\n");
+            if bottom != last {
+                eprintln!("--- {cell} +{} ms\n{bottom}", start.elapsed().as_millis());
+                last = bottom;
+            }
+            thread::sleep(std::time::Duration::from_millis(50));
+        }
         eprintln!("===== {cell}");
         task.dump_all();
         let _ = t0;
@@ -53,6 +67,7 @@ fn measure_error_screens() {
 /// after it (6 s more, past a settle), and the error stays.
 fn neither_channel_error_turn(agent: Agent, code: &str, reason: &str, timeout: Duration) {
     let (cache, _one) = begin();
+    eprintln!("{} {code} with neither hooks nor native status", agent.name());
     let setup = Setup {
         env: vec![("CLAUDE_CODE_MAX_RETRIES".into(), "0".into())],
         ..Setup::default()
@@ -91,10 +106,19 @@ fn real_termic_claude_without_hooks_or_probe_reply_bad_key_is_error_auth_failed(
 
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
-fn real_termic_grok_without_hooks_overloaded_is_error_not_done() {
-    // grok 0.2.111 paints its idle title right after 'Turn failed': the
-    // settle used to call it done (the matrix's `grok error neither`).
+fn real_termic_claude_without_hooks_or_probe_reply_rate_limit_and_server_error_are_errors() {
+    neither_channel_error_turn(Agent::Claude, "429", "rate_limited", 90 * SEC);
+    neither_channel_error_turn(Agent::Claude, "500", "server_error", 90 * SEC);
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_termic_grok_without_hooks_overloaded_or_bad_key_is_error_not_done() {
+    // grok 0.2.111 paints its idle title right after 'Turn failed' (529) and
+    // 'Authentication required' (401): the settle used to call it done (the
+    // matrix's `grok error neither`).
     neither_channel_error_turn(Agent::Grok, "529", "overloaded", 60 * SEC);
+    neither_channel_error_turn(Agent::Grok, "401", "auth_failed", 60 * SEC);
 }
 
 #[test]

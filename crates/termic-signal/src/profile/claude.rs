@@ -121,9 +121,11 @@ static SCREEN_RULES: &[ScreenRule] = &[
 
 /// The error row (and up to three wrapped rows) right above the prompt box
 /// `───` / `❯ Resend your message to try again` / `───`, then at most two
-/// status rows: nothing else may sit between them or below.
-const API_ERROR_PATTERN: &str = r"(?m)^●[ \x{A0}]API Error: [^\n]*(\n  [^\n]*){0,3}\n *─{10,}[^\n]*\n❯[ \x{A0}]Resend your message to try again\n *─{10,}[^\n]*(\n[^\n]*){0,2}\z";
-const AUTH_ERROR_PATTERN: &str = r"(?m)^ *⎿[ \x{A0}]+Invalid API key[^\n]*\n *─{10,}[^\n]*\n❯[ \x{A0}]Once fixed, resend your message\n *─{10,}[^\n]*(\n[^\n]*){0,2}\z";
+/// status rows: nothing else may sit between them or below, but the
+/// right-aligned `◐ medium · /effort` hint 2.1.332 shows for the first ~5 s
+/// of a session (measured: a 401 is painted under it).
+const API_ERROR_PATTERN: &str = r"(?m)^●[ \x{A0}]API Error: [^\n]*(\n  [^\n]*){0,3}(\n {20,}[^\n]*/effort)?\n *─{10,}[^\n]*\n❯[ \x{A0}]Resend your message to try again\n *─{10,}[^\n]*(\n[^\n]*){0,2}\z";
+const AUTH_ERROR_PATTERN: &str = r"(?m)^ *⎿[ \x{A0}]+Invalid API key[^\n]*(\n {20,}[^\n]*/effort)?\n *─{10,}[^\n]*\n❯[ \x{A0}]Once fixed, resend your message\n *─{10,}[^\n]*(\n[^\n]*){0,2}\z";
 
 /// ExitPlanMode: 2.1.332 asks "Exit plan mode?" ("Would you like to
 /// proceed?" is the older form of the same dialog, kept for it).

@@ -82,6 +82,30 @@ fn claude_api_error_screen_turns_the_settle_into_an_error_with_the_reason() {
 }
 
 #[test]
+fn claude_401_painted_under_its_effort_hint_is_an_error() {
+    // Measured: the 401 line is painted 0.5 s after Enter, with the
+    // right-aligned effort hint still between it and the prompt box for 5 s.
+    let effort = "                                                     ◐ medium · /effort";
+    let rows = format!(
+        "❯\\xc2\\xa0say hello\\n  ⎿ \\xc2\\xa0Invalid API key · Fix external API key\\n{effort}\\n{RULE}\\n❯\\xc2\\xa0Once fixed, resend your message\\n{RULE}\\n{CLAUDE_STATUS} · ← for agents"
+    );
+    check(
+        "claude 401",
+        &format!(
+            "agent claude
+             0 key enter
+             +320 title ◐ Claude Code
+             +80 rows ❯\\n  ⏸ manual mode on · esc to interrupt · ← for agents
+             +80 title ✳ Claude Code
+             +60 rows {rows}
+             horizon 30000
+             expect 320 idle -> working title_busy
+             expect 5540 working -> error(auth_failed) screen_error"
+        ),
+    );
+}
+
+#[test]
 fn the_error_reason_names_the_rule_and_the_end_it_replaced() {
     let rows = claude_error_rows("● API Error: 529 The fake model is overloaded.", RESEND);
     let outcome = check(
