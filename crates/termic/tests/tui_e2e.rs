@@ -355,6 +355,68 @@ fn a_recording_replays_to_the_same_transitions() {
     assert_eq!(replayed, live);
 }
 
+/// `termic replay --json [extra] FILE`: (stdout, stderr).
+fn replay_json(file: &std::path::Path, extra: &[&str]) -> (String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_termic"))
+        .args(["replay", "--json"])
+        .args(extra)
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_recording_of_a_killed_termic_replays_no_state_it_never_reached() {
+    // Claude's busy title, then silence: live, byte-quiet would ask "needs
+    // you" 12 s later, but termic is killed (SIGKILL: no end marker) first.
+    let f = Fixture::new();
+    f.fake_sh_agent("printf '\\033]0;◐ Claude Code\\007working'; sleep 600");
+    let dir = f.data_dir.join("rec");
+    let mut t = Termic::start(
+        &f,
+        &["--record", dir.to_str().unwrap(), "run", "fake", "--name", "cut"],
+    );
+    wait_badge(&t, "cut", "working");
+    let cast = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "cast"))
+        .expect("a recording");
+    // The recording reaches the disk at the runtime's next tick (the hooks
+    // re-check, every 5 s while a task works); kill right after, well
+    // before the 12 s byte-quiet.
+    let start = std::time::Instant::now();
+    while !std::fs::read_to_string(&cast).unwrap_or_default().contains("Claude Code") {
+        assert!(start.elapsed().as_secs() < 10, "the recording never reached the disk");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // SAFETY: a signal to the termic child this test started.
+    assert_eq!(unsafe { libc::kill(t.pid() as i32, libc::SIGKILL) }, 0);
+    t.wait_exit();
+    let text = std::fs::read_to_string(&cast).unwrap();
+    assert!(!text.contains("termic:end"), "killed: no end marker");
+    let (out, err) = replay_json(&cast, &[]);
+    let states: Vec<String> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["to"].to_string())
+        .collect();
+    assert_eq!(states, ["\"working\""], "{out}");
+    assert!(err.contains("has no end marker"), "{err}");
+    // The same recording with timers run on: the needs-you that live never
+    // reached (the old fixed 60 s tail showed it as if it had happened).
+    let (out, _) = replay_json(&cast, &["--tail-ms", "60000"]);
+    assert!(out.contains("\"to\":\"needs_you\""), "{out}");
+}
+
 #[test]
 fn an_agent_that_exits_shows_its_exit_code() {
     let f = Fixture::new();
