@@ -441,9 +441,30 @@ fn the_prefix_key_comes_from_config() {
 #[test]
 fn run_with_a_command_after_the_dashes_runs_it_as_a_task() {
     let f = Fixture::new();
+    run_a_command_from(&f, &f.work.clone());
+}
+
+#[test]
+fn run_with_a_command_from_home_and_from_the_root_directory() {
+    // Where a new user starts termic: HOME and `/` (not repositories).
+    for from_root in [false, true] {
+        let f = Fixture::new();
+        let cwd = if from_root {
+            std::path::PathBuf::from("/")
+        } else {
+            f.home.clone()
+        };
+        run_a_command_from(&f, &cwd);
+    }
+}
+
+/// `termic run -- sh -c ...` started in `cwd`: the task shows the command's
+/// output, reads working while it prints, and exits with no guess.
+fn run_a_command_from(f: &Fixture, cwd: &std::path::Path) {
     let log = f.event_log();
-    let t = Termic::start(
-        &f,
+    let t = Termic::start_in(
+        f,
+        cwd,
         &[
             "--event-log",
             log.to_str().unwrap(),
@@ -453,6 +474,7 @@ fn run_with_a_command_after_the_dashes_runs_it_as_a_task() {
             "-c",
             "echo hi; sleep 1",
         ],
+        &[],
     );
     let screen = wait_badge(&t, "sh", "exited");
     assert!(screen.contains("hi"), "{screen}");
@@ -468,7 +490,12 @@ fn run_with_a_command_after_the_dashes_runs_it_as_a_task() {
             )
         })
         .collect();
-    assert_eq!(steps, ["working:output_flowing", "exited:exit"]);
+    assert_eq!(
+        steps,
+        ["working:output_flowing", "exited:exit"],
+        "from {}",
+        cwd.display()
+    );
 }
 
 #[test]
