@@ -526,3 +526,21 @@ fn the_new_task_dialog_runs_a_typed_command() {
     });
     assert!(screen.contains("from-the-dialog"), "{screen}");
 }
+
+#[test]
+fn claude_typed_at_a_shell_task_prompt_shows_in_the_sidebar_as_bash_then_claude() {
+    // Issue 12 item 3, where the user sees it: the sidebar names the agent
+    // in the foreground of a shell task, and the shell again once it exits.
+    let f = Fixture::new();
+    let claude = f.bin.join("claude");
+    std::fs::write(&claude, "#!/bin/bash\nread -r line\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut t = Termic::start_in(&f, &f.home.clone(), &["run", "--", "/bin/bash", "--norc"], &[]);
+    t.wait_for("bash in the sidebar", |s| s.contains("bash"));
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    t.send(b"claude\r");
+    t.wait_text("bash > claude");
+    t.send(b"bye\r");
+    t.wait_for("claude left the foreground", |s| !s.contains("bash > claude"));
+}
