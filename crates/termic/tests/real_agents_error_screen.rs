@@ -29,8 +29,9 @@ fn failure(code: &str) -> ApiFailure {
 #[test]
 #[ignore = "measurement: prints the screens for docs/gotchas.md"]
 fn measure_error_screens() {
-    let cells = std::env::var("TERMIC_ERROR_SCREEN_CELLS")
-        .unwrap_or_else(|_| "claude:429,claude:500,claude:529,claude:401,grok:429,grok:529,grok:401".into());
+    let cells = std::env::var("TERMIC_ERROR_SCREEN_CELLS").unwrap_or_else(|_| {
+        "claude:429,claude:500,claude:529,claude:401,grok:429,grok:529,grok:401".into()
+    });
     for cell in cells.split(',') {
         let (name, code) = cell.split_once(':').unwrap();
         let agent = Agent::ALL.into_iter().find(|a| a.name() == name).unwrap();
@@ -67,7 +68,10 @@ fn measure_error_screens() {
 /// after it (6 s more, past a settle), and the error stays.
 fn neither_channel_error_turn(agent: Agent, code: &str, reason: &str, timeout: Duration) {
     let (cache, _one) = begin();
-    eprintln!("{} {code} with neither hooks nor native status", agent.name());
+    eprintln!(
+        "{} {code} with neither hooks nor native status",
+        agent.name()
+    );
     let setup = Setup {
         env: vec![("CLAUDE_CODE_MAX_RETRIES".into(), "0".into())],
         ..Setup::default()
@@ -81,7 +85,11 @@ fn neither_channel_error_turn(agent: Agent, code: &str, reason: &str, timeout: D
     assert_eq!(error.rule, "screen_error", "{states:?}");
     assert_eq!(error.stopped.as_deref(), Some(reason), "{states:?}");
     assert!(!states.iter().any(|s| s == "done"), "{states:?}");
-    assert_eq!(states.last().map(String::as_str), Some("error"), "{states:?}");
+    assert_eq!(
+        states.last().map(String::as_str),
+        Some("error"),
+        "{states:?}"
+    );
     assert!(
         task.timeline()
             .iter()

@@ -77,7 +77,11 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
     };
     let task = TermicTask::start(&cache, agent, script, setup);
     if scenario == Scenario::ToolCalls {
-        std::fs::write(task.project.join("README.md"), "A file the fake model reads.\n").unwrap();
+        std::fs::write(
+            task.project.join("README.md"),
+            "A file the fake model reads.\n",
+        )
+        .unwrap();
     }
     let t0 = match scenario {
         Scenario::Escape => task.prompt("count slowly"),

@@ -383,7 +383,14 @@ fn the_recording_of_a_killed_termic_replays_no_state_it_never_reached() {
     let dir = f.data_dir.join("rec");
     let mut t = Termic::start(
         &f,
-        &["--record", dir.to_str().unwrap(), "run", "fake", "--name", "cut"],
+        &[
+            "--record",
+            dir.to_str().unwrap(),
+            "run",
+            "fake",
+            "--name",
+            "cut",
+        ],
     );
     wait_badge(&t, "cut", "working");
     let cast = std::fs::read_dir(&dir)
@@ -395,8 +402,14 @@ fn the_recording_of_a_killed_termic_replays_no_state_it_never_reached() {
     // re-check, every 5 s while a task works); kill right after, well
     // before the 12 s byte-quiet.
     let start = std::time::Instant::now();
-    while !std::fs::read_to_string(&cast).unwrap_or_default().contains("Claude Code") {
-        assert!(start.elapsed().as_secs() < 10, "the recording never reached the disk");
+    while !std::fs::read_to_string(&cast)
+        .unwrap_or_default()
+        .contains("Claude Code")
+    {
+        assert!(
+            start.elapsed().as_secs() < 10,
+            "the recording never reached the disk"
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     // SAFETY: a signal to the termic child this test started.
@@ -536,11 +549,18 @@ fn claude_typed_at_a_shell_task_prompt_shows_in_the_sidebar_as_bash_then_claude(
     std::fs::write(&claude, "#!/bin/bash\nread -r line\n").unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let mut t = Termic::start_in(&f, &f.home.clone(), &["run", "--", "/bin/bash", "--norc"], &[]);
+    let mut t = Termic::start_in(
+        &f,
+        &f.home.clone(),
+        &["run", "--", "/bin/bash", "--norc"],
+        &[],
+    );
     t.wait_for("bash in the sidebar", |s| s.contains("bash"));
     std::thread::sleep(std::time::Duration::from_millis(500));
     t.send(b"claude\r");
     t.wait_text("bash > claude");
     t.send(b"bye\r");
-    t.wait_for("claude left the foreground", |s| !s.contains("bash > claude"));
+    t.wait_for("claude left the foreground", |s| {
+        !s.contains("bash > claude")
+    });
 }

@@ -99,7 +99,9 @@ fn from_home_and_from_the_root_an_agent_not_on_path_says_how_to_install_it_and_l
             .filter(|p| !data_before.contains(p))
             .collect();
         assert!(
-            added.iter().all(|p| !p.to_string_lossy().contains("worktree")),
+            added
+                .iter()
+                .all(|p| !p.to_string_lossy().contains("worktree")),
             "from {}: {added:?}",
             cwd.display()
         );

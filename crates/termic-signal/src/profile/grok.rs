@@ -1,9 +1,7 @@
 //! Grok Build CLI. Titles measured on 0.2.111 (real-agents README); 1.0.5
 //! (plan) paints the same busy titles but never 'Action Required'.
 
-use super::{
-    AgentProfile, ErrorText, Region, ScreenImplies, ScreenRule, TitleRule, TitleState,
-};
+use super::{AgentProfile, ErrorText, Region, ScreenImplies, ScreenRule, TitleRule, TitleState};
 use crate::stop::StopReason;
 
 /// Braille spinner (~4 Hz) followed by grok's ` - ` separator.
@@ -62,12 +60,12 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 /// freezes, as the plan measured on 1.0.5, if it paints the same dialog).
 static SCREEN_RULES: &[ScreenRule] = &[
     ScreenRule {
-    id: "grok.permission-prompt",
-    region: Region::LastRows(10),
-    pattern: r"(?s)┃ +Allow [^\n]*\?\n.*\n *\d+/\d+:select +│ +Ctrl\+o:always-approve",
-    implies: ScreenImplies::NeedsYou { kind: "permission" },
-    measured_on: "grok 0.2.111",
-    why: "'┃  Allow Edit to /path/out.txt?', four '(○)' choices, then the footer \
+        id: "grok.permission-prompt",
+        region: Region::LastRows(10),
+        pattern: r"(?s)┃ +Allow [^\n]*\?\n.*\n *\d+/\d+:select +│ +Ctrl\+o:always-approve",
+        implies: ScreenImplies::NeedsYou { kind: "permission" },
+        measured_on: "grok 0.2.111",
+        why: "'┃  Allow Edit to /path/out.txt?', four '(○)' choices, then the footer \
           '1/4:select  │  Ctrl+o:always-approve  │  Ctrl+c:cancel' while a tool waits for \
           approval.",
     },

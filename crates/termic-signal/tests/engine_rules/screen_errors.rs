@@ -72,7 +72,8 @@ fn claude_api_error_screen_turns_the_settle_into_an_error_with_the_reason() {
     for (error, placeholder, reason) in cases {
         let rows = claude_error_rows(error, placeholder);
         // Without the rule: `working -> done settle` at 10220.
-        let expect = format!("expect 10220 working -> error({reason}) screen_error\n expect false_done 0");
+        let expect =
+            format!("expect 10220 working -> error({reason}) screen_error\n expect false_done 0");
         let outcome = check(reason, &claude_timeline(&rows, &expect));
         assert!(
             matches!(outcome.engine.state(), State::Error(_)),
@@ -110,17 +111,17 @@ fn the_error_reason_names_the_rule_and_the_end_it_replaced() {
     let rows = claude_error_rows("● API Error: 529 The fake model is overloaded.", RESEND);
     let outcome = check(
         "claude 529 detail",
-        &claude_timeline(&rows, "expect 10220 working -> error(overloaded) screen_error"),
+        &claude_timeline(
+            &rows,
+            "expect 10220 working -> error(overloaded) screen_error",
+        ),
     );
     assert_eq!(
         outcome.transitions[1].reason.to_string(),
         "screen: API error on screen (claude.api-error, claude.error-529-once) when the settle \
          ended the turn (title idle for 9.6s, no output for 5s): stopped: overloaded"
     );
-    assert_eq!(
-        outcome.engine.state(),
-        State::Error(StopReason::Overloaded)
-    );
+    assert_eq!(outcome.engine.state(), State::Error(StopReason::Overloaded));
 }
 
 /// grok 0.2.111's failure line and JSON, then its empty prompt box.
@@ -177,7 +178,9 @@ fn grok_rate_limit_under_a_frozen_spinner_is_an_error_not_needs_you_unsure() {
              horizon 30000
              expect 17 idle -> working submit_activity
              expect 14542 working -> error(rate_limited) screen_error",
-            grok_rows("     Retry failed: rate_limit_error: The fake model is rate limiting this key.")
+            grok_rows(
+                "     Retry failed: rate_limit_error: The fake model is rate limiting this key."
+            )
         ),
     );
 }

@@ -80,7 +80,8 @@ fn run_cell(sim: &Sim, scenario: Scenario, channel: Channel, script: &str) -> Ro
     std::thread::sleep(2 * SEC); // the simulator paints its prompt
     s.send(id, b"\r");
     let mut timeline: Vec<String> = Vec::new();
-    let mut drain = |s: &Session| timeline.extend(s.rt.drain_log(id).into_iter().map(|e| e.to_string()));
+    let mut drain =
+        |s: &Session| timeline.extend(s.rt.drain_log(id).into_iter().map(|e| e.to_string()));
     let mut latency = None;
     match scenario {
         Scenario::Permission | Scenario::Question => {

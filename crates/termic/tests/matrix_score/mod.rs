@@ -109,10 +109,18 @@ impl Row {
         }
     }
 
-    pub fn new(scenario: Scenario, steps: &[Step], work_ended: Option<u64>, latency_ms: Option<f64>) -> Row {
+    pub fn new(
+        scenario: Scenario,
+        steps: &[Step],
+        work_ended: Option<u64>,
+        latency_ms: Option<f64>,
+    ) -> Row {
         let (false_dones, missed_needs_you) = Row::score(scenario, steps, work_ended);
         Row {
-            transitions: steps.iter().map(|l| format!("{} ({})", l.to, l.rule)).collect(),
+            transitions: steps
+                .iter()
+                .map(|l| format!("{} ({})", l.to, l.rule))
+                .collect(),
             false_dones,
             missed_needs_you,
             latency_ms,
