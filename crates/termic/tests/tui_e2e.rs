@@ -335,24 +335,20 @@ fn a_recording_replays_to_the_same_transitions() {
             .collect()
     };
     let live = moves(&std::fs::read_to_string(&log).unwrap());
-    let files: Vec<_> = std::fs::read_dir(&dir)
+    let (out, _) = replay_json(&only_recording(&dir), &[]);
+    let replayed = moves(&out);
+    assert_eq!(live.len(), 4, "{live:?}");
+    assert_eq!(replayed, live);
+}
+
+/// The one recording `--record DIR` wrote.
+fn only_recording(dir: &std::path::Path) -> std::path::PathBuf {
+    let files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(files.len(), 1, "{files:?}");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_termic"))
-        .args(["replay", "--json"])
-        .arg(&files[0])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let replayed = moves(&String::from_utf8(out.stdout).unwrap());
-    assert_eq!(live.len(), 4, "{live:?}");
-    assert_eq!(replayed, live);
+    files[0].clone()
 }
 
 /// `termic replay --json [extra] FILE`: (stdout, stderr).
@@ -393,11 +389,7 @@ fn the_recording_of_a_killed_termic_replays_no_state_it_never_reached() {
         ],
     );
     wait_badge(&t, "cut", "working");
-    let cast = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|e| e == "cast"))
-        .expect("a recording");
+    let cast = only_recording(&dir);
     // The recording reaches the disk at the runtime's next tick (the hooks
     // re-check, every 5 s while a task works); kill right after, well
     // before the 12 s byte-quiet.
