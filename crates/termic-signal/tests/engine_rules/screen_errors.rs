@@ -208,6 +208,23 @@ fn error_text_printed_mid_turn_does_not_move_a_working_turn() {
     );
 }
 
+/// A plain Claude turn whose screen ends with `rows`: the settle's done.
+fn ends_in_a_done(name: &str, rows: &str) {
+    check(
+        name,
+        &format!(
+            "agent claude
+             0 key enter
+             +200 title ◐ Claude Code
+             +800 title ✳ Claude Code
+             +10 rows {rows}
+             horizon 20000
+             expect 200 idle -> working title_busy
+             expect 6000 working -> done settle"
+        ),
+    );
+}
+
 #[test]
 fn error_text_above_a_normal_prompt_is_a_done() {
     // A real done whose last message quotes the error: the prompt box holds
@@ -215,37 +232,13 @@ fn error_text_above_a_normal_prompt_is_a_done() {
     let rows = format!(
         "● API Error: 529 The fake model is overloaded.\\n{RULE}\\n❯\\xc2\\xa0\\n{RULE}\\n{CLAUDE_STATUS}"
     );
-    check(
-        "quoted error",
-        &format!(
-            "agent claude
-             0 key enter
-             +200 title ◐ Claude Code
-             +800 title ✳ Claude Code
-             +10 rows {rows}
-             horizon 20000
-             expect 200 idle -> working title_busy
-             expect 6000 working -> done settle"
-        ),
-    );
+    ends_in_a_done("quoted error", &rows);
     // Rows under the prompt box (more than the status rows) break the anchor.
     let rows = format!(
         "{}\\n  tail row 1\\n  tail row 2\\n  tail row 3",
         claude_error_rows("● API Error: 529 overloaded", RESEND)
     );
-    check(
-        "error not at the bottom",
-        &format!(
-            "agent claude
-             0 key enter
-             +200 title ◐ Claude Code
-             +800 title ✳ Claude Code
-             +10 rows {rows}
-             horizon 20000
-             expect 200 idle -> working title_busy
-             expect 6000 working -> done settle"
-        ),
-    );
+    ends_in_a_done("error not at the bottom", &rows);
 }
 
 #[test]
