@@ -15,6 +15,8 @@ mod interrupts;
 mod native;
 #[path = "engine_rules/plain.rs"]
 mod plain;
+#[path = "engine_rules/screen_errors.rs"]
+mod screen_errors;
 #[path = "engine_rules/screen_rules.rs"]
 mod screen_rules;
 #[path = "engine_rules/turns.rs"]

@@ -96,6 +96,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
         include_str!("../scenarios/prose-question.scn"),
     ),
     ("interrupt", include_str!("../scenarios/interrupt.scn")),
+    ("tool-calls", include_str!("../scenarios/tool-calls.scn")),
     (
         "hook-timeout",
         include_str!("../scenarios/hook-timeout.scn"),

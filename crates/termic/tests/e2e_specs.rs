@@ -18,6 +18,12 @@ mod attention;
 #[path = "e2e_specs/turns.rs"]
 mod turns;
 
+#[path = "matrix_score/mod.rs"]
+mod matrix_score;
+
+#[path = "e2e_specs/matrix.rs"]
+mod matrix;
+
 #[path = "e2e_specs/latency.rs"]
 mod latency;
 

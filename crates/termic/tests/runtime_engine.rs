@@ -177,6 +177,69 @@ fn printed_status_in_a_shell_task_moves_nothing_and_is_recorded() {
 }
 
 #[test]
+fn enter_after_a_long_needs_you_does_not_flash_needs_you_again() {
+    // Issue 12 item 7: after a long idle in needs you, Enter and a repaint
+    // that leaves the screen as it was used to fire the settled-screen
+    // fallback at once ("fires in 0s"): working -> needs_you -> working in
+    // one millisecond. A real PTY, the runtime's screen facts, and a manual
+    // clock, so the 200 s idle costs nothing.
+    let clock = Arc::new(ManualClock::new(1_000, 1_700_000_000_000));
+    let (rt, events) = Runtime::new(RuntimeConfig::default(), clock.clone());
+    // opencode's profile: no titles, so only the fallbacks end its turns.
+    let mut spec = sh(
+        "flicker",
+        "stty -echo; read a; printf 'x'; read b; printf '\\rx'; read c",
+    );
+    spec.profile = "opencode".into();
+    spec.agent = "opencode".into();
+    let id = rt.spawn(spec).unwrap();
+    wait_screen(&rt, id, T, |_| true);
+    let state = |rt: &Runtime| rt.with_engine(id, |e| e.state()).unwrap();
+    let settle = |rt: &Runtime| {
+        // The runtime applies output on its own thread; give it a moment of
+        // real time, then hand the engine the screen at the current clock.
+        std::thread::sleep(Duration::from_millis(300));
+        rt.tick(clock_now(&clock));
+    };
+    rt.write_input(id, b"go\r").unwrap();
+    wait_screen(&rt, id, T, |s| s.contains('x'));
+    settle(&rt);
+    assert_eq!(state(&rt), State::Working);
+    // Byte-quiet (12 s) asks; then a long idle with the screen unchanged.
+    clock.advance(12_500);
+    rt.tick(clock_now(&clock));
+    assert_eq!(state(&rt), State::NeedsYou);
+    clock.advance(200_000);
+    rt.tick(clock_now(&clock));
+    let resumed_at = clock_now(&clock);
+    rt.write_input(id, b"\r").unwrap();
+    settle(&rt);
+    assert_eq!(state(&rt), State::Working);
+    let due = rt.next_deadline().expect("the fallbacks are armed");
+    assert!(
+        due >= resumed_at + 5_000,
+        "a fallback is due {} ms after the resume",
+        due.saturating_sub(resumed_at)
+    );
+    rt.tick(clock_now(&clock));
+    let got: Vec<_> = events
+        .try_iter()
+        .filter_map(|e| match e {
+            RuntimeEvent::Transition(t, tr) if t == id => Some((tr.at, tr.to)),
+            _ => None,
+        })
+        .collect();
+    let after: Vec<_> = got.iter().filter(|(at, _)| *at >= resumed_at).collect();
+    assert_eq!(after, [&(resumed_at, State::Working)], "{got:?}");
+    rt.kill(id).unwrap();
+}
+
+fn clock_now(clock: &ManualClock) -> u64 {
+    use termic::clock::Clock;
+    clock.now_ms()
+}
+
+#[test]
 fn two_tasks_of_one_name_are_told_apart_in_the_event_log() {
     let dir = tempfile::tempdir().unwrap();
     let log_path = dir.path().join("events.jsonl");

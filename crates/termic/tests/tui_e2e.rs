@@ -335,14 +335,28 @@ fn a_recording_replays_to_the_same_transitions() {
             .collect()
     };
     let live = moves(&std::fs::read_to_string(&log).unwrap());
-    let files: Vec<_> = std::fs::read_dir(&dir)
+    let (out, _) = replay_json(&only_recording(&dir), &[]);
+    let replayed = moves(&out);
+    assert_eq!(live.len(), 4, "{live:?}");
+    assert_eq!(replayed, live);
+}
+
+/// The one recording `--record DIR` wrote.
+fn only_recording(dir: &std::path::Path) -> std::path::PathBuf {
+    let files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(files.len(), 1, "{files:?}");
+    files[0].clone()
+}
+
+/// `termic replay --json [extra] FILE`: (stdout, stderr).
+fn replay_json(file: &std::path::Path, extra: &[&str]) -> (String, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_termic"))
         .args(["replay", "--json"])
-        .arg(&files[0])
+        .args(extra)
+        .arg(file)
         .output()
         .unwrap();
     assert!(
@@ -350,9 +364,62 @@ fn a_recording_replays_to_the_same_transitions() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let replayed = moves(&String::from_utf8(out.stdout).unwrap());
-    assert_eq!(live.len(), 4, "{live:?}");
-    assert_eq!(replayed, live);
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_recording_of_a_killed_termic_replays_no_state_it_never_reached() {
+    // Claude's busy title, then silence: live, byte-quiet would ask "needs
+    // you" 12 s later, but termic is killed (SIGKILL: no end marker) first.
+    let f = Fixture::new();
+    f.fake_sh_agent("printf '\\033]0;◐ Claude Code\\007working'; sleep 600");
+    let dir = f.data_dir.join("rec");
+    let mut t = Termic::start(
+        &f,
+        &[
+            "--record",
+            dir.to_str().unwrap(),
+            "run",
+            "fake",
+            "--name",
+            "cut",
+        ],
+    );
+    wait_badge(&t, "cut", "working");
+    let cast = only_recording(&dir);
+    // The recording reaches the disk at the runtime's next tick (the hooks
+    // re-check, every 5 s while a task works); kill right after, well
+    // before the 12 s byte-quiet.
+    let start = std::time::Instant::now();
+    while !std::fs::read_to_string(&cast)
+        .unwrap_or_default()
+        .contains("Claude Code")
+    {
+        assert!(
+            start.elapsed().as_secs() < 10,
+            "the recording never reached the disk"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // SAFETY: a signal to the termic child this test started.
+    assert_eq!(unsafe { libc::kill(t.pid() as i32, libc::SIGKILL) }, 0);
+    t.wait_exit();
+    let text = std::fs::read_to_string(&cast).unwrap();
+    assert!(!text.contains("termic:end"), "killed: no end marker");
+    let (out, err) = replay_json(&cast, &[]);
+    let states: Vec<String> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["to"].to_string())
+        .collect();
+    assert_eq!(states, ["\"working\""], "{out}");
+    assert!(err.contains("has no end marker"), "{err}");
+    // The same recording with timers run on: the needs-you that live never
+    // reached (the old fixed 60 s tail showed it as if it had happened).
+    let (out, _) = replay_json(&cast, &["--tail-ms", "60000"]);
+    assert!(out.contains("\"to\":\"needs_you\""), "{out}");
 }
 
 #[test]
@@ -379,9 +446,30 @@ fn the_prefix_key_comes_from_config() {
 #[test]
 fn run_with_a_command_after_the_dashes_runs_it_as_a_task() {
     let f = Fixture::new();
+    run_a_command_from(&f, &f.work.clone());
+}
+
+#[test]
+fn run_with_a_command_from_home_and_from_the_root_directory() {
+    // Where a new user starts termic: HOME and `/` (not repositories).
+    for from_root in [false, true] {
+        let f = Fixture::new();
+        let cwd = if from_root {
+            std::path::PathBuf::from("/")
+        } else {
+            f.home.clone()
+        };
+        run_a_command_from(&f, &cwd);
+    }
+}
+
+/// `termic run -- sh -c ...` started in `cwd`: the task shows the command's
+/// output, reads working while it prints, and exits with no guess.
+fn run_a_command_from(f: &Fixture, cwd: &std::path::Path) {
     let log = f.event_log();
-    let t = Termic::start(
-        &f,
+    let t = Termic::start_in(
+        f,
+        cwd,
         &[
             "--event-log",
             log.to_str().unwrap(),
@@ -391,6 +479,7 @@ fn run_with_a_command_after_the_dashes_runs_it_as_a_task() {
             "-c",
             "echo hi; sleep 1",
         ],
+        &[],
     );
     let screen = wait_badge(&t, "sh", "exited");
     assert!(screen.contains("hi"), "{screen}");
@@ -406,7 +495,12 @@ fn run_with_a_command_after_the_dashes_runs_it_as_a_task() {
             )
         })
         .collect();
-    assert_eq!(steps, ["working:output_flowing", "exited:exit"]);
+    assert_eq!(
+        steps,
+        ["working:output_flowing", "exited:exit"],
+        "from {}",
+        cwd.display()
+    );
 }
 
 #[test]
@@ -436,4 +530,29 @@ fn the_new_task_dialog_runs_a_typed_command() {
         badge_line(s, "typed").is_some() && s.contains("from-the-dialog")
     });
     assert!(screen.contains("from-the-dialog"), "{screen}");
+}
+
+#[test]
+fn claude_typed_at_a_shell_task_prompt_shows_in_the_sidebar_as_bash_then_claude() {
+    // Issue 12 item 3, where the user sees it: the sidebar names the agent
+    // in the foreground of a shell task, and the shell again once it exits.
+    let f = Fixture::new();
+    let claude = f.bin.join("claude");
+    std::fs::write(&claude, "#!/bin/bash\nread -r line\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut t = Termic::start_in(
+        &f,
+        &f.home.clone(),
+        &["run", "--", "/bin/bash", "--norc"],
+        &[],
+    );
+    t.wait_for("bash in the sidebar", |s| s.contains("bash"));
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    t.send(b"claude\r");
+    t.wait_text("bash > claude");
+    t.send(b"bye\r");
+    t.wait_for("claude left the foreground", |s| {
+        !s.contains("bash > claude")
+    });
 }

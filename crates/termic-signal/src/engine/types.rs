@@ -92,10 +92,11 @@ pub enum Rule {
     TitleReleased,
     HookError,
     NativeError,
+    ScreenError,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 34] = [
+    pub const ALL: [Rule; 35] = [
         Rule::HookWorking,
         Rule::HookAttention,
         Rule::HookReleased,
@@ -130,6 +131,7 @@ impl Rule {
         Rule::TitleReleased,
         Rule::HookError,
         Rule::NativeError,
+        Rule::ScreenError,
     ];
 
     /// Stable snake_case id (traces, JSON, docs).
@@ -169,6 +171,7 @@ impl Rule {
             Rule::TitleReleased => "title_released",
             Rule::HookError => "hook_error",
             Rule::NativeError => "native_error",
+            Rule::ScreenError => "screen_error",
         }
     }
 
@@ -203,7 +206,7 @@ impl Rule {
             Rule::OutputFlowing | Rule::OutputQuiet => "output",
             Rule::ShellCommandStart | Rule::ShellCommandEnd => "shell",
             Rule::ProfileSwitch => "program",
-            Rule::ScreenNeedsYou | Rule::ScreenCleared => "screen",
+            Rule::ScreenNeedsYou | Rule::ScreenCleared | Rule::ScreenError => "screen",
         }
     }
 

@@ -95,7 +95,37 @@ static SCREEN_RULES: &[ScreenRule] = &[
         why: "the status row under the prompt says '⏸ manual mode on · esc to interrupt' while a \
               turn runs and '? for shortcuts' once it ended: a guessed done waits.",
     },
+    ScreenRule {
+        id: "claude.api-error",
+        region: Region::LastRows(10),
+        pattern: API_ERROR_PATTERN,
+        implies: ScreenImplies::Stopped,
+        measured_on: "Claude Code 2.1.332",
+        why: "after it gives up on a 429, 500 or 529: '● API Error: <status or Request rejected \
+              (429)> <provider message>' (wrapped rows indented two spaces) as the last \
+              transcript entry, then its own prompt box holding the placeholder 'Resend your \
+              message to try again'. The placeholder is inside the box, where no printed file \
+              can reach, and typing replaces it.",
+    },
+    ScreenRule {
+        id: "claude.auth-error",
+        region: Region::LastRows(8),
+        pattern: AUTH_ERROR_PATTERN,
+        implies: ScreenImplies::Stopped,
+        measured_on: "Claude Code 2.1.332",
+        why: "after a 401: '⎿  Invalid API key · Fix external API key' as the last transcript \
+              entry, then its prompt box holding the placeholder 'Once fixed, resend your \
+              message'.",
+    },
 ];
+
+/// The error row (and up to three wrapped rows) right above the prompt box
+/// `───` / `❯ Resend your message to try again` / `───`, then at most two
+/// status rows: nothing else may sit between them or below, but the
+/// right-aligned `◐ medium · /effort` hint 2.1.332 shows for the first ~5 s
+/// of a session (measured: a 401 is painted under it).
+const API_ERROR_PATTERN: &str = r"(?m)^●[ \x{A0}]API Error: [^\n]*(\n  [^\n]*){0,3}(\n {20,}[^\n]*/effort)?\n *─{10,}[^\n]*\n❯[ \x{A0}]Resend your message to try again\n *─{10,}[^\n]*(\n[^\n]*){0,2}\z";
+const AUTH_ERROR_PATTERN: &str = r"(?m)^ *⎿[ \x{A0}]+Invalid API key[^\n]*(\n {20,}[^\n]*/effort)?\n *─{10,}[^\n]*\n❯[ \x{A0}]Once fixed, resend your message\n *─{10,}[^\n]*(\n[^\n]*){0,2}\z";
 
 /// ExitPlanMode: 2.1.332 asks "Exit plan mode?" ("Would you like to
 /// proceed?" is the older form of the same dialog, kept for it).

@@ -1,7 +1,8 @@
 //! Grok Build CLI. Titles measured on 0.2.111 (real-agents README); 1.0.5
 //! (plan) paints the same busy titles but never 'Action Required'.
 
-use super::{AgentProfile, Region, ScreenImplies, ScreenRule, TitleRule, TitleState};
+use super::{AgentProfile, ErrorText, Region, ScreenImplies, ScreenRule, TitleRule, TitleState};
+use crate::stop::StopReason;
 
 /// Braille spinner (~4 Hz) followed by grok's ` - ` separator.
 macro_rules! spinner {
@@ -50,19 +51,76 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     ],
     &[],
 )
-.with_screen_rules(SCREEN_RULES);
+.with_screen_rules(SCREEN_RULES)
+.with_error_text(ERROR_TEXT);
 
 /// grok 0.2.111's permission prompt as painted under termic (tests/
 /// real_agents.rs). Its title says Action Required too; the screen rule is
 /// the second, independent sign (and the only one on a version whose title
 /// freezes, as the plan measured on 1.0.5, if it paints the same dialog).
-static SCREEN_RULES: &[ScreenRule] = &[ScreenRule {
-    id: "grok.permission-prompt",
-    region: Region::LastRows(10),
-    pattern: r"(?s)┃ +Allow [^\n]*\?\n.*\n *\d+/\d+:select +│ +Ctrl\+o:always-approve",
-    implies: ScreenImplies::NeedsYou { kind: "permission" },
-    measured_on: "grok 0.2.111",
-    why: "'┃  Allow Edit to /path/out.txt?', four '(○)' choices, then the footer \
+static SCREEN_RULES: &[ScreenRule] = &[
+    ScreenRule {
+        id: "grok.permission-prompt",
+        region: Region::LastRows(10),
+        pattern: r"(?s)┃ +Allow [^\n]*\?\n.*\n *\d+/\d+:select +│ +Ctrl\+o:always-approve",
+        implies: ScreenImplies::NeedsYou { kind: "permission" },
+        measured_on: "grok 0.2.111",
+        why: "'┃  Allow Edit to /path/out.txt?', four '(○)' choices, then the footer \
           '1/4:select  │  Ctrl+o:always-approve  │  Ctrl+c:cancel' while a tool waits for \
           approval.",
-}];
+    },
+    ScreenRule {
+        id: "grok.turn-failed",
+        region: Region::LastRows(14),
+        pattern: TURN_FAILED_PATTERN,
+        implies: ScreenImplies::Stopped,
+        measured_on: "grok 0.2.111",
+        why: "after it gives up on an API error, the last transcript entry is its own failure \
+              line right above its empty prompt box: 'Retry failed: API error (status 529 ...)' \
+              then 'Turn failed in 0.0s: Internal error: {...\"http_status\": 529}' (529), \
+              'Retry failed: rate_limit_error: ...' (429), '┃  Authentication required — ... \
+              Run /login to re-authenticate' (401); its title is idle (529, 401) or a frozen \
+              spinner (429).",
+    },
+];
+
+/// A failure line, at most eight more transcript rows (the error's JSON,
+/// a wrapped row), then the empty prompt box `╭─` / `│ ❯ │` / `╰─` and at
+/// most one footer row: nothing else may sit between them or below.
+const TURN_FAILED_PATTERN: &str = r"(?m)^ {2,}(Turn failed in [0-9.]+m?s: |Retry failed: |┃ +Authentication required\b)[^\n]*(\n {2,}[^\n╭]*){0,8}\n *╭─+[^\n]*\n *│ ❯[ \x{A0}]*│\n *╰─+[^\n]*(\n[^\n]*)?\z";
+
+/// How 0.2.111 words the API error it gave up on (its screen; the same
+/// words are in its `agent_error` Notification), first match wins.
+static ERROR_TEXT: &[ErrorText] = &[
+    ErrorText {
+        id: "grok.error-429",
+        contains: "rate_limit_error",
+        reason: StopReason::RateLimited,
+        why: "'Retry failed: rate_limit_error: <provider message>' after one retry of a 429.",
+    },
+    ErrorText {
+        id: "grok.error-status-429",
+        contains: "(status 429",
+        reason: StopReason::RateLimited,
+        why: "'API error (status 429 Too Many Requests)' in its Notification's message.",
+    },
+    ErrorText {
+        id: "grok.error-529",
+        contains: "(status 529",
+        reason: StopReason::Overloaded,
+        why: "'API error (status 529 <unknown status code>): ...' on a 529, no retry.",
+    },
+    ErrorText {
+        id: "grok.error-auth",
+        contains: "Authentication required",
+        reason: StopReason::AuthFailed,
+        why: "'Authentication required — your session has expired or your credentials were \
+              rejected' on a 401, no retry.",
+    },
+    ErrorText {
+        id: "grok.error-5xx",
+        contains: "(status 5",
+        reason: StopReason::ServerError,
+        why: "'API error (status 5NN ...)' for the other server errors.",
+    },
+];

@@ -315,6 +315,22 @@ impl AgentProfile {
         }
     }
 
+    /// The reason a `Stopped` screen rule's match names (the profile's error
+    /// texts over the matched rows only, never the rest of the screen), and
+    /// the error text that said so. `None` when `rule` does not match.
+    pub fn screen_stop_reason(
+        &'static self,
+        rule: &'static ScreenRule,
+        screen: &ScreenRows,
+    ) -> Option<(crate::stop::StopReason, Option<&'static str>)> {
+        let compiled = self
+            .compiled_screen
+            .get_or_init(|| screen::compile(self.screen_rules));
+        let at = self.screen_rules.iter().position(|r| r == rule)?;
+        let text = screen::matched_text(rule, &compiled[at], screen)?;
+        Some(self.classify_error(&text))
+    }
+
     /// How many of the screen's last non-blank rows this profile's screen
     /// rules read (0: none, the runtime sends no rows).
     pub fn screen_rows_wanted(&self) -> usize {

@@ -66,6 +66,12 @@ pub enum ScreenImplies {
     NeedsYou { kind: &'static str },
     /// The agent shows that it is still working: a guessed done waits.
     NotDone,
+    /// The agent shows that it gave up on an API error (its own error line
+    /// right above its own empty prompt). It moves nothing by itself: only
+    /// when a guessing rule ends the turn is that end an error (the reason
+    /// read from the matched text by the profile's error texts) instead of
+    /// a done. See rules/screen_rules.rs.
+    Stopped,
 }
 
 impl ScreenImplies {
@@ -73,6 +79,7 @@ impl ScreenImplies {
         match self {
             ScreenImplies::NeedsYou { .. } => "needs you",
             ScreenImplies::NotDone => "not done",
+            ScreenImplies::Stopped => "stopped on an API error",
         }
     }
 }
@@ -205,6 +212,12 @@ pub(super) fn compile(rules: &[ScreenRule]) -> Vec<Regex> {
         .iter()
         .map(|r| Regex::new(r.pattern).expect("screen rule patterns are tested to compile"))
         .collect()
+}
+
+/// The text `rule` (compiled as `re`) matched on `screen`, if it does.
+pub(super) fn matched_text(rule: &ScreenRule, re: &Regex, screen: &ScreenRows) -> Option<String> {
+    re.find(&rule.region.text(screen))
+        .map(|m| m.as_str().to_string())
 }
 
 /// The most rows any of `rules` reads.

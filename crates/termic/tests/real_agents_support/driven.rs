@@ -19,6 +19,8 @@ pub struct Line {
     pub to: String,
     pub rule: String,
     pub kind: Option<String>,
+    /// The error's reason (`"stopped":"overloaded"`) on a move to error.
+    pub stopped: Option<String>,
 }
 
 /// Every line of an event log (a missing file reads as none yet).
@@ -32,6 +34,7 @@ pub fn read_lines(log: &Path) -> Vec<Line> {
             to: v["to"].as_str().unwrap_or("").to_string(),
             rule: v["rule"].as_str().unwrap_or("").to_string(),
             kind: v["attention"]["kind"].as_str().map(str::to_string),
+            stopped: v["stopped"].as_str().map(str::to_string),
         })
         .collect()
 }

@@ -104,7 +104,7 @@ impl Engine {
         );
     }
 
-    fn stop_on_error(
+    pub(in crate::engine) fn stop_on_error(
         &mut self,
         now: u64,
         reason: StopReason,

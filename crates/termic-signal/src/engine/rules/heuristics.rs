@@ -142,14 +142,18 @@ impl Engine {
                 if idle_for != c.settle_ms {
                     detail.push_str(&format!(", no output for {}", Span(c.settle_ms)));
                 }
-                self.end_turn(at, Rule::Settle, detail, out);
+                if !self.end_on_screen_error(at, Rule::Settle, &detail, out) {
+                    self.end_turn(at, Rule::Settle, detail, out);
+                }
             }
             TimerKind::SettleCeiling => {
                 let detail = format!(
                     "title idle for {} while output continued",
                     Span(c.settle_ceiling_ms)
                 );
-                self.end_turn(at, Rule::SettleCeiling, detail, out);
+                if !self.end_on_screen_error(at, Rule::SettleCeiling, &detail, out) {
+                    self.end_turn(at, Rule::SettleCeiling, detail, out);
+                }
             }
             TimerKind::ByteQuiet if self.plain_turns() => self.output_quiet(at, out),
             TimerKind::ByteQuiet => {
@@ -188,6 +192,9 @@ impl Engine {
         out: &mut Vec<Transition>,
     ) {
         let what = format!("{what} for {}", Span(for_ms));
+        if self.end_on_screen_error(at, rule, &what, out) {
+            return;
+        }
         let attention = Attention::new(
             "unsure",
             Some(format!("{what}: finished or waiting for you")),

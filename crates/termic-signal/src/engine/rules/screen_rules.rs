@@ -4,6 +4,15 @@
 //! a guessed done (the settle timers wait while a rule matches). They never
 //! end a turn: text on a screen is printable by any program in the task.
 //!
+//! A `Stopped` rule (the agent's own API-error line right above its own
+//! empty prompt) moves nothing by itself and holds nothing back: only when a
+//! guessing rule ends the turn (settle, its ceiling, a fallback), and only
+//! if the rule began matching during this turn, is that end an error with
+//! the reason the matched text names, instead of a done or a "needs you
+//! [unsure]". So text printed mid-turn cannot make a working task read
+//! error, and cannot keep a real done from coming: at worst it names a
+//! guessed end wrongly, at the instant that end was due anyway.
+//!
 //! They act only in an agent task (never a command or shell task, whose
 //! profiles have no rules and whose output is only text) and only while
 //! nothing better owns the turn: with hooks wired or native status seen, a
@@ -12,6 +21,17 @@
 use crate::engine::types::{Attention, LogKind, Rule, State, Transition};
 use crate::engine::Engine;
 use crate::profile::{ScreenImplies, ScreenRows, ScreenRule};
+use crate::stop::StopReason;
+
+/// A `Stopped` rule matching: since when, and the reason its match names.
+#[derive(Debug, Clone, Copy)]
+struct StoppedScreen {
+    rule: &'static ScreenRule,
+    since: u64,
+    reason: StopReason,
+    /// The profile's error text that named the reason (none: "API error").
+    by: Option<&'static str>,
+}
 
 /// What the screen rules last said for one task.
 #[derive(Debug, Default, Clone)]
@@ -20,6 +40,8 @@ pub(in crate::engine) struct ScreenRuleTrack {
     current: Option<&'static ScreenRule>,
     /// When a rule stopped matching (the settle timers measure from here).
     cleared_at: u64,
+    /// The current rule, when it says the agent stopped on an API error.
+    stopped: Option<StoppedScreen>,
 }
 
 impl Engine {
@@ -43,9 +65,37 @@ impl Engine {
         out
     }
 
-    /// A screen rule matches right now: a guessed done waits.
+    /// A dialog or "still working" rule matches right now: a guessed done
+    /// waits. (A `Stopped` rule does not hold: it renames the end.)
     pub(in crate::engine) fn screen_holds_done(&self) -> bool {
-        self.screen_rules.current.is_some() && !self.plain_turns()
+        holds_done(self.screen_rules.current) && !self.plain_turns()
+    }
+
+    /// A guessing rule is about to end the turn (`rule`, `detail`): when the
+    /// agent's API-error screen came up during this turn and still shows,
+    /// the end is that error instead. True when it was.
+    pub(in crate::engine) fn end_on_screen_error(
+        &mut self,
+        at: u64,
+        rule: Rule,
+        detail: &str,
+        out: &mut Vec<Transition>,
+    ) -> bool {
+        let Some(stopped) = self.screen_rules.stopped else {
+            return false;
+        };
+        if self.plain_turns() || self.governed() || stopped.since < self.turn_started_at {
+            return false;
+        }
+        let by = stopped.by.unwrap_or("no error text matched");
+        let detail = format!(
+            "API error on screen ({}, {by}) when the {} ended the turn ({detail}): stopped: {}",
+            stopped.rule.id,
+            rule.label(),
+            stopped.reason
+        );
+        self.stop_on_error(at, stopped.reason, Rule::ScreenError, detail, out);
+        true
     }
 
     /// When the last screen rule stopped matching (0: never matched).
@@ -64,10 +114,29 @@ impl Engine {
         if found != before {
             self.screen_rules.current = found;
             self.log_screen_change(now, before, found);
-            if found.is_none() {
+            // The settle counts from when the last holding rule let go (an
+            // error rule does not hold, so going from one to it lets go).
+            if !holds_done(found) {
                 self.screen_rules.cleared_at = now;
             }
         }
+        self.screen_rules.stopped = match found {
+            Some(rule) if rule.implies == ScreenImplies::Stopped => {
+                let since = match self.screen_rules.stopped {
+                    Some(s) if s.rule == rule => s.since,
+                    _ => now,
+                };
+                self.profile
+                    .screen_stop_reason(rule, rows)
+                    .map(|(reason, by)| StoppedScreen {
+                        rule,
+                        since,
+                        reason,
+                        by,
+                    })
+            }
+            _ => None,
+        };
         match found.map(|r| (r, r.implies)) {
             // Only a dialog that just appeared raises: one still painted for
             // a frame after the answer (the agent already working again)
@@ -76,7 +145,9 @@ impl Engine {
                 self.screen_needs_you(now, rule, kind, out);
             }
             Some((_, ScreenImplies::NeedsYou { .. })) => {}
-            Some((_, ScreenImplies::NotDone)) | None => self.screen_release(now, out),
+            Some((_, ScreenImplies::NotDone | ScreenImplies::Stopped)) | None => {
+                self.screen_release(now, out)
+            }
         }
     }
 
@@ -138,4 +209,10 @@ impl Engine {
         let detail = "the dialog left the screen".to_string();
         self.go(now, State::Working, Rule::ScreenCleared, detail, None, out);
     }
+}
+
+/// A dialog or "still working" rule holds a guessed done; an error rule
+/// does not (it renames the end instead).
+fn holds_done(rule: Option<&'static ScreenRule>) -> bool {
+    rule.is_some_and(|r| r.implies != ScreenImplies::Stopped)
 }
