@@ -153,4 +153,23 @@ fn the_shared_corpus_round_trips_or_is_refused_with_nothing_written() {
     }
     eprintln!("shared corpus: {ok} round-tripped, {refused} refused");
     assert!(ok >= 50, "{ok} round trips");
+    // Real users' Gemini CLI settings.json files (and the odd agy or plugin
+    // file saved under that name) through the Gemini CLI adapter, and the
+    // Claude files through Qwen's (the same Claude-style shape).
+    let (mut ok, mut refused) = (0, 0);
+    for (sub, schema) in [
+        ("gemini", AgentSchema::GEMINI),
+        ("claude", AgentSchema::QWEN),
+    ] {
+        for f in files_in(&dir.join(sub)) {
+            let bytes = std::fs::read(&f).unwrap();
+            let name = format!("{} ({})", f.display(), schema.id());
+            match run(schema, &bytes, &name) {
+                Outcome::RoundTrip => ok += 1,
+                Outcome::Refused => refused += 1,
+            }
+        }
+    }
+    eprintln!("shared corpus through gemini and qwen: {ok} round-tripped, {refused} refused");
+    assert!(ok >= 55, "{ok} round trips");
 }
