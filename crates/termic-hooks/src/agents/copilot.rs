@@ -12,7 +12,7 @@
 
 use termic_signal::wire::{field, HookEvent};
 
-use super::script::{PayloadRule, ScriptSpec, Transport};
+use super::script::{PayloadRule, ScriptSpec};
 use super::{AgentAdapter, AgentSchema, ConfigEntry, HookRegistration, Support};
 
 pub struct Copilot;
@@ -21,54 +21,42 @@ impl AgentSchema {
     pub const COPILOT: AgentSchema = AgentSchema(&Copilot);
 }
 
-const fn copilot_script(
-    hook: &'static str,
-    purpose: &'static str,
-    event: HookEvent,
-    static_fields: &'static [(&'static str, &'static str)],
-) -> ScriptSpec {
-    ScriptSpec {
-        agent: "copilot",
-        hook,
-        purpose,
-        event,
-        static_fields,
-        payload: PayloadRule::None,
-        transport: Transport::PtyByName,
-        silent_if: None,
-    }
-}
-
 static REGISTRATIONS: [HookRegistration; 3] = [
     HookRegistration {
         event: "userPromptSubmitted",
-        script: copilot_script(
+        script: ScriptSpec::pty(
+            "copilot",
             "userPromptSubmitted",
             "tells termic a turn started.",
             HookEvent::Working,
             &[],
+            PayloadRule::None,
         ),
         file_name: "user-prompt-submitted.sh",
         status_message: "termic: reporting that a turn started",
     },
     HookRegistration {
         event: "permissionRequest",
-        script: copilot_script(
+        script: ScriptSpec::pty(
+            "copilot",
             "permissionRequest",
             "tells termic a permission prompt waits for you.",
             HookEvent::Attention,
             &[(field::KIND, "permission")],
+            PayloadRule::None,
         ),
         file_name: "permission-request.sh",
         status_message: "termic: reporting that you are needed",
     },
     HookRegistration {
         event: "agentStop",
-        script: copilot_script(
+        script: ScriptSpec::pty(
+            "copilot",
             "agentStop",
             "tells termic the turn ended.",
             HookEvent::Done,
             &[],
+            PayloadRule::None,
         ),
         file_name: "agent-stop.sh",
         status_message: "termic: reporting that the turn ended",

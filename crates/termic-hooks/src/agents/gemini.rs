@@ -16,7 +16,7 @@
 
 use termic_signal::wire::{field, HookEvent};
 
-use super::script::{PayloadRule, ScriptSpec, Transport};
+use super::script::{PayloadRule, ScriptSpec};
 use super::{AgentAdapter, AgentSchema, ConfigEntry, HookRegistration, Support};
 
 pub struct Gemini;
@@ -30,25 +30,6 @@ pub const HOOKS_DIR: &str = "termic-hooks-gemini";
 
 /// Gemini reads hook timeouts in milliseconds (0.61.0: default 60000).
 const TIMEOUT_MS: u32 = super::HOOK_TIMEOUT_SECS * 1000;
-
-const fn gemini_script(
-    hook: &'static str,
-    purpose: &'static str,
-    event: HookEvent,
-    static_fields: &'static [(&'static str, &'static str)],
-    payload: PayloadRule,
-) -> ScriptSpec {
-    ScriptSpec {
-        agent: "gemini",
-        hook,
-        purpose,
-        event,
-        static_fields,
-        payload,
-        transport: Transport::PtyByName,
-        silent_if: None,
-    }
-}
 
 /// Notification: attention only for `notification_type` ToolPermission
 /// (the one notification 0.61.0 sends; anything else stays silent).
@@ -65,7 +46,8 @@ const TOOL_PERMISSION: PayloadRule = PayloadRule::Shell {
 static REGISTRATIONS: [HookRegistration; 3] = [
     HookRegistration {
         event: "BeforeAgent",
-        script: gemini_script(
+        script: ScriptSpec::pty(
+            "gemini",
             "BeforeAgent",
             "tells termic a turn started.",
             HookEvent::Working,
@@ -77,7 +59,8 @@ static REGISTRATIONS: [HookRegistration; 3] = [
     },
     HookRegistration {
         event: "Notification",
-        script: gemini_script(
+        script: ScriptSpec::pty(
+            "gemini",
             "Notification",
             "tells termic a permission prompt waits for you.",
             HookEvent::Attention,
@@ -89,7 +72,8 @@ static REGISTRATIONS: [HookRegistration; 3] = [
     },
     HookRegistration {
         event: "AfterAgent",
-        script: gemini_script(
+        script: ScriptSpec::pty(
+            "gemini",
             "AfterAgent",
             "tells termic the turn ended.",
             HookEvent::Done,

@@ -12,7 +12,7 @@
 
 use termic_signal::wire::{field, HookEvent};
 
-use super::script::{PayloadRule, ScriptSpec, Transport};
+use super::script::{PayloadRule, ScriptSpec};
 use super::{AgentAdapter, AgentSchema, ConfigEntry, HookRegistration, Support};
 
 pub struct Qwen;
@@ -21,29 +21,11 @@ impl AgentSchema {
     pub const QWEN: AgentSchema = AgentSchema(&Qwen);
 }
 
-const fn qwen_script(
-    hook: &'static str,
-    purpose: &'static str,
-    event: HookEvent,
-    static_fields: &'static [(&'static str, &'static str)],
-    payload: PayloadRule,
-) -> ScriptSpec {
-    ScriptSpec {
-        agent: "qwen",
-        hook,
-        purpose,
-        event,
-        static_fields,
-        payload,
-        transport: Transport::PtyByName,
-        silent_if: None,
-    }
-}
-
 static REGISTRATIONS: [HookRegistration; 3] = [
     HookRegistration {
         event: "UserPromptSubmit",
-        script: qwen_script(
+        script: ScriptSpec::pty(
+            "qwen",
             "UserPromptSubmit",
             "tells termic a turn started.",
             HookEvent::Working,
@@ -55,7 +37,8 @@ static REGISTRATIONS: [HookRegistration; 3] = [
     },
     HookRegistration {
         event: "PermissionRequest",
-        script: qwen_script(
+        script: ScriptSpec::pty(
+            "qwen",
             "PermissionRequest",
             "tells termic a permission prompt waits for you.",
             HookEvent::Attention,
@@ -67,7 +50,8 @@ static REGISTRATIONS: [HookRegistration; 3] = [
     },
     HookRegistration {
         event: "Stop",
-        script: qwen_script(
+        script: ScriptSpec::pty(
+            "qwen",
             "Stop",
             "tells termic the turn ended.",
             HookEvent::Done,
