@@ -17,13 +17,27 @@ pub enum Agent {
     Opencode,
     Grok,
     Codex,
+    /// Gemini CLI (Gemini API).
+    Gemini,
+    /// Qwen Code (OpenAI chat completions).
+    Qwen,
+    /// GitHub Copilot CLI in its bring-your-own-model mode (chat completions).
+    Copilot,
 }
 
 /// The key every agent gets; claude approves keys by their last 20 chars.
 pub const API_KEY: &str = "sk-termic-fake-0123456789abcdefghij";
 
 impl Agent {
-    pub const ALL: [Agent; 4] = [Agent::Claude, Agent::Opencode, Agent::Grok, Agent::Codex];
+    pub const ALL: [Agent; 7] = [
+        Agent::Claude,
+        Agent::Opencode,
+        Agent::Grok,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Qwen,
+        Agent::Copilot,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -31,6 +45,9 @@ impl Agent {
             Agent::Opencode => "opencode",
             Agent::Grok => "grok",
             Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+            Agent::Qwen => "qwen",
+            Agent::Copilot => "copilot",
         }
     }
 
@@ -133,6 +150,68 @@ impl Agent {
                 );
                 write(&home.join(".codex/config.toml"), &config)?;
                 Ok(vec![("FAKE_API_KEY".to_string(), API_KEY.to_string())])
+            }
+            Agent::Gemini => {
+                // Without selectedType a base URL alone means auth "gateway":
+                // "Invalid auth method selected." (exit 41). Folder trust off
+                // skips the trust dialog; the rest keeps it off the network.
+                let settings = json!({
+                    "security": {"auth": {"selectedType": "gemini-api-key"},
+                                 "folderTrust": {"enabled": false}},
+                    "privacy": {"usageStatisticsEnabled": false},
+                    "telemetry": {"enabled": false},
+                    "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+                    "ide": {"enabled": false},
+                });
+                write(
+                    &home.join(".gemini/settings.json"),
+                    &format!("{settings:#}\n"),
+                )?;
+                Ok(env(&[
+                    ("GEMINI_API_KEY", API_KEY),
+                    ("GOOGLE_GEMINI_BASE_URL", base_url),
+                ]))
+            }
+            Agent::Qwen => {
+                // approvalMode "default": the default "auto" lets a model
+                // classifier approve tools, so no prompt would be certain.
+                // Usage statistics on means DNS lookups; managed memory an
+                // extra request after each turn.
+                let settings = json!({
+                    "security": {"auth": {"selectedType": "openai"}},
+                    "model": {"name": "fake-model"},
+                    "privacy": {"usageStatisticsEnabled": false},
+                    "telemetry": {"enabled": false},
+                    "general": {"enableAutoUpdate": false},
+                    "memory": {"enableManagedAutoMemory": false},
+                    "tools": {"approvalMode": "default"},
+                });
+                write(
+                    &home.join(".qwen/settings.json"),
+                    &format!("{settings:#}\n"),
+                )?;
+                let v1 = format!("{base_url}/v1");
+                Ok(env(&[
+                    ("OPENAI_API_KEY", API_KEY),
+                    ("OPENAI_BASE_URL", &v1),
+                    ("OPENAI_MODEL", "fake-model"),
+                    ("QWEN_USAGE_STATISTICS_ENABLED", "false"),
+                ]))
+            }
+            Agent::Copilot => {
+                // trustedFolders skips "Confirm folder trust".
+                let config = json!({"trustedFolders": [project.to_string_lossy()]});
+                write(&home.join(".copilot/config.json"), &format!("{config:#}\n"))?;
+                let v1 = format!("{base_url}/v1");
+                Ok(env(&[
+                    ("COPILOT_OFFLINE", "true"),
+                    ("COPILOT_PROVIDER_BASE_URL", &v1),
+                    ("COPILOT_PROVIDER_TYPE", "openai"),
+                    ("COPILOT_PROVIDER_WIRE_API", "completions"),
+                    ("COPILOT_PROVIDER_API_KEY", API_KEY),
+                    ("COPILOT_MODEL", "fake-model"),
+                    ("COPILOT_AUTO_UPDATE", "false"),
+                ]))
             }
         }
     }

@@ -1,7 +1,9 @@
 //! Hook recorders for measurements: every lifecycle hook an agent offers is
 //! registered against one script (or, for opencode, one plugin) that appends
 //! `<unix ms> <event> <GROK_HOOK_EVENT or -> <payload on one line>` to
-//! `$HOME/rec/hooks.log`. They print nothing, so they never change what the
+//! `$HOME/rec/hooks.log`, and `<unix ms> <event> ctty=yes|no` to
+//! `$HOME/rec/ctty.log` (whether the hook could open /dev/tty, the
+//! transport question). They print nothing, so they never change what the
 //! agent puts on the terminal.
 
 use std::fs;
@@ -17,6 +19,8 @@ const SCRIPT: &str = r#"#!/bin/sh
 ts=$(date +%s%3N)
 payload=$(cat | tr '\n' ' ')
 printf '%s %s %s %s\n' "$ts" "$1" "${GROK_HOOK_EVENT:--}" "$payload" >> "$HOME/rec/hooks.log"
+if (exec 3</dev/tty) 2>/dev/null; then ctty=yes; else ctty=no; fi
+printf '%s %s ctty=%s\n' "$ts" "$1" "$ctty" >> "$HOME/rec/ctty.log"
 exit 0
 "#;
 
@@ -58,21 +62,89 @@ const GROK_EVENTS: &[&str] = &[
     "PostToolUseFailure",
 ];
 
+/// Gemini CLI 0.61.0's events, less the per-chunk model ones.
+const GEMINI_EVENTS: &[&str] = &[
+    "SessionStart",
+    "BeforeAgent",
+    "BeforeTool",
+    "Notification",
+    "AfterTool",
+    "AfterAgent",
+    "PreCompress",
+    "SessionEnd",
+];
+/// Qwen Code 0.24.4's turn events (Claude-style names), less MessageDisplay
+/// (one per chunk).
+const QWEN_EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolBatch",
+    "Notification",
+    "Stop",
+    "SessionEnd",
+];
+/// GitHub Copilot CLI 1.0.102's events (camelCase).
+const COPILOT_EVENTS: &[&str] = &[
+    "sessionStart",
+    "userPromptSubmitted",
+    "preToolUse",
+    "permissionRequest",
+    "notification",
+    "postToolUse",
+    "agentStop",
+    "sessionEnd",
+];
+
 /// The log a recorder writes to.
 pub fn log_path(home: &Path) -> PathBuf {
     home.join("rec/hooks.log")
 }
 
-fn hooks_object(script: &Path, events: &[&str]) -> Value {
+/// How one agent's settings spell a hook entry for `command`.
+#[derive(Clone, Copy)]
+enum EntryShape {
+    /// `[{"hooks": [{"type": "command", "command": ...}]}]` (claude, grok).
+    Claude,
+    /// The Claude shape with `matcher`, `name` and a `timeout` in the
+    /// agent's unit (Gemini: milliseconds, Qwen: seconds).
+    Named { timeout: u64 },
+    /// `[{"type": "command", "bash": ..., "timeoutSec": 10}]` (Copilot).
+    Copilot,
+}
+
+fn hooks_object(script: &Path, events: &[&str], shape: EntryShape) -> Value {
     let mut hooks = Map::new();
     for event in events {
         let command = format!("'{}' {event}", script.display());
-        hooks.insert(
-            event.to_string(),
-            json!([{"hooks": [{"type": "command", "command": command}]}]),
-        );
+        let entry = match shape {
+            EntryShape::Claude => json!([{"hooks": [{"type": "command", "command": command}]}]),
+            EntryShape::Named { timeout } => json!([{"matcher": "*", "hooks": [{
+                "type": "command", "name": format!("rec-{event}"), "command": command,
+                "timeout": timeout}]}]),
+            EntryShape::Copilot => {
+                json!([{"type": "command", "bash": command, "timeoutSec": 10}])
+            }
+        };
+        hooks.insert(event.to_string(), entry);
     }
     Value::Object(hooks)
+}
+
+/// Sets `hooks` in the JSON settings file at `path` (written by
+/// `Agent::prepare`, or new).
+fn merge_hooks(path: &Path, hooks: Value) -> io::Result<()> {
+    let mut settings: Value = fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| json!({}));
+    settings["hooks"] = hooks;
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    fs::write(path, format!("{settings:#}\n"))
 }
 
 /// Registers the recorder for `agent` under `home`. For claude it merges
@@ -86,19 +158,29 @@ pub fn install(agent: Agent, home: &Path) -> io::Result<()> {
     fs::write(&script, SCRIPT)?;
     fs::set_permissions(&script, fs::Permissions::from_mode(0o755))?;
     match agent {
-        Agent::Claude => {
-            let path = home.join(".claude/settings.json");
-            let mut settings: Value = fs::read_to_string(&path)
-                .ok()
-                .and_then(|t| serde_json::from_str(&t).ok())
-                .unwrap_or_else(|| json!({}));
-            settings["hooks"] = hooks_object(&script, CLAUDE_EVENTS);
-            fs::create_dir_all(home.join(".claude"))?;
-            fs::write(path, format!("{settings:#}\n"))
-        }
+        Agent::Claude => merge_hooks(
+            &home.join(".claude/settings.json"),
+            hooks_object(&script, CLAUDE_EVENTS, EntryShape::Claude),
+        ),
+        Agent::Gemini => merge_hooks(
+            &home.join(".gemini/settings.json"),
+            hooks_object(
+                &script,
+                GEMINI_EVENTS,
+                EntryShape::Named { timeout: 10_000 },
+            ),
+        ),
+        Agent::Qwen => merge_hooks(
+            &home.join(".qwen/settings.json"),
+            hooks_object(&script, QWEN_EVENTS, EntryShape::Named { timeout: 10 }),
+        ),
+        Agent::Copilot => merge_hooks(
+            &home.join(".copilot/settings.json"),
+            hooks_object(&script, COPILOT_EVENTS, EntryShape::Copilot),
+        ),
         Agent::Grok => {
             fs::create_dir_all(home.join(".grok/hooks"))?;
-            let file = json!({"hooks": hooks_object(&script, GROK_EVENTS)});
+            let file = json!({"hooks": hooks_object(&script, GROK_EVENTS, EntryShape::Claude)});
             fs::write(
                 home.join(".grok/hooks/recorder.json"),
                 format!("{file:#}\n"),
@@ -121,6 +203,20 @@ pub struct HookRecord {
     /// `GROK_HOOK_EVENT` when grok ran the hook.
     pub grok_event: Option<String>,
     pub payload: String,
+}
+
+/// Whether each recorded hook could open /dev/tty: `(unix ms, event,
+/// ctty)` in the order they ran (missing file: none).
+pub fn ctty(home: &Path) -> Vec<(f64, String, bool)> {
+    let text = fs::read_to_string(home.join("rec/ctty.log")).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| {
+            let mut parts = line.split(' ');
+            let ts = parts.next()?.parse().ok()?;
+            let event = parts.next()?.to_string();
+            Some((ts, event, parts.next()? == "ctty=yes"))
+        })
+        .collect()
 }
 
 /// Parses the recorder log (missing file: no records).

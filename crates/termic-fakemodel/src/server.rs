@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::gemini::{self, GeminiCall};
 use crate::http::{read_request, write_head, Request};
 use crate::log::{unix_ms, LogEntry, RequestLog};
 use crate::scenario::{ApiFamily, Scenario, ScenarioName};
@@ -226,6 +227,10 @@ enum Route {
     Anthropic,
     Chat,
     Responses,
+    /// Gemini API `:streamGenerateContent` / `:generateContent`.
+    Gemini(GeminiCall),
+    /// Gemini API `:countTokens`.
+    GeminiCount,
     Models,
     Other,
 }
@@ -234,6 +239,12 @@ impl Route {
     fn of(request: &Request) -> Route {
         let path = request.path();
         match (request.method.as_str(), path) {
+            ("POST", p) if p.contains("/models/") && GeminiCall::of(p).is_some() => {
+                GeminiCall::of(p).map_or(Route::Other, Route::Gemini)
+            }
+            ("POST", p) if p.contains("/models/") && p.ends_with(":countTokens") => {
+                Route::GeminiCount
+            }
             ("POST", p) if p.ends_with("/messages") => Route::Anthropic,
             ("POST", p) if p.ends_with("/chat/completions") => Route::Chat,
             ("POST", p) if p.ends_with("/responses") => Route::Responses,
@@ -247,6 +258,9 @@ impl Route {
             Route::Anthropic => "anthropic",
             Route::Chat => "chat",
             Route::Responses => "responses",
+            Route::Gemini(GeminiCall::Stream) => "gemini",
+            Route::Gemini(GeminiCall::Json) => "gemini-json",
+            Route::GeminiCount => "gemini-count",
             Route::Models => "models",
             Route::Other => "other",
         }
@@ -271,6 +285,10 @@ fn answer(
     if route == Route::Models {
         entry.reply = format!("models {}", shared.models.join(","));
         return json_reply(200, chat::model_list(&shared.models).to_string());
+    }
+    if route == Route::GeminiCount {
+        entry.reply = "totalTokens 42".to_string();
+        return json_reply(200, r#"{"totalTokens":42}"#.to_string());
     }
     if route == Route::Other {
         entry.reply = "404".to_string();
@@ -304,6 +322,7 @@ fn answer(
     let turn: Turn = match route {
         Route::Anthropic => anthropic::analyze(&body),
         Route::Chat => chat::analyze(&body),
+        Route::Gemini(_) => gemini::analyze(&body),
         _ => responses::analyze(&body),
     };
     let planned = plan(&scenario, &turn);
@@ -315,6 +334,10 @@ fn answer(
     entry.reply = planned.summary();
     let model = body["model"].as_str().unwrap_or("fake-model");
     let frames = match route {
+        Route::Gemini(GeminiCall::Json) => {
+            return json_reply(200, gemini::render_json(&planned).to_string());
+        }
+        Route::Gemini(GeminiCall::Stream) => gemini::render_stream(&planned),
         Route::Anthropic => anthropic::render(&planned, model, id),
         Route::Chat => chat::render(&planned, model, id),
         _ => responses::render(&planned, model, id),

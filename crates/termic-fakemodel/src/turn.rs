@@ -154,7 +154,10 @@ fn content_key(schema: &Value) -> String {
     let props = properties(schema);
     props
         .iter()
-        .find(|p| p.to_lowercase().contains("content"))
+        .find(|p| {
+            let p = p.to_lowercase();
+            p.contains("content") || p == "file_text"
+        })
         .map(|p| p.to_string())
         .unwrap_or_else(|| "content".to_string())
 }
@@ -173,7 +176,8 @@ pub fn resolve(action: &Action, tools: &[ToolSpec]) -> Option<ToolCall> {
     let exec = find_tool(tools, &["exec_command"]);
     match action {
         Action::Write { path, content } => {
-            if let Some(tool) = find_tool(tools, &["Write", "write", "write_file"]) {
+            // `create` is Copilot's (`path`, `file_text`).
+            if let Some(tool) = find_tool(tools, &["Write", "write", "write_file", "create"]) {
                 let mut args = Map::new();
                 args.insert(path_key(&tool.schema), json!(path));
                 args.insert(content_key(&tool.schema), json!(content));
@@ -242,14 +246,37 @@ pub fn resolve(action: &Action, tools: &[ToolSpec]) -> Option<ToolCall> {
     }
 }
 
-/// An answer that satisfies a JSON schema's object properties with short
-/// strings (enough for the title requests agents make).
+/// An answer that satisfies a JSON schema (the title requests agents make,
+/// Gemini CLI's router call), as JSON text.
 pub fn answer_for_schema(schema: &Value) -> String {
-    let mut obj = Map::new();
-    for key in properties(schema) {
-        obj.insert(key.to_string(), json!("Fake task"));
+    fill_schema(schema).to_string()
+}
+
+/// A value that satisfies `schema`'s types: objects get every property,
+/// numbers the minimum (or 10), enums their first value, strings a title.
+/// Gemini CLI's router reads its `complexity_score` as a number.
+pub fn fill_schema(schema: &Value) -> Value {
+    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
+        return first.clone();
     }
-    Value::Object(obj).to_string()
+    let kind = match &schema["type"] {
+        Value::Array(kinds) => kinds.first().and_then(Value::as_str).unwrap_or(""),
+        other => other.as_str().unwrap_or(""),
+    }
+    .to_ascii_lowercase();
+    if kind == "object" || schema.get("properties").is_some() {
+        let mut obj = Map::new();
+        for (key, sub) in schema["properties"].as_object().into_iter().flatten() {
+            obj.insert(key.clone(), fill_schema(sub));
+        }
+        return Value::Object(obj);
+    }
+    match kind.as_str() {
+        "array" => json!([]),
+        "integer" | "number" => schema.get("minimum").cloned().unwrap_or(json!(10)),
+        "boolean" => json!(false),
+        _ => json!("Fake task"),
+    }
 }
 
 /// The tool a `tool_choice` forces: `{"type": "function", "name": X}`
@@ -566,5 +593,31 @@ mod tests {
     fn schema_answers_fill_every_property() {
         let schema = json!({"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]});
         assert_eq!(answer_for_schema(&schema), r#"{"title":"Fake task"}"#);
+    }
+
+    #[test]
+    fn schema_answers_follow_the_types() {
+        let schema = json!({"type": "OBJECT", "properties": {
+            "next_speaker": {"type": "string", "enum": ["user", "model"]},
+            "score": {"type": "integer", "minimum": 1},
+            "n": {"type": ["number", "null"]}, "ok": {"type": "boolean"}, "xs": {"type": "array"}}});
+        assert_eq!(
+            fill_schema(&schema),
+            json!({"next_speaker": "user", "score": 1, "n": 10, "ok": false, "xs": []})
+        );
+    }
+
+    #[test]
+    fn write_uses_copilots_create_tool() {
+        let call = resolve(
+            &write(),
+            &[
+                tool("view", &["path"]),
+                tool("create", &["path", "file_text"]),
+            ],
+        )
+        .unwrap();
+        assert_eq!(call.name, "create");
+        assert_eq!(call.args, json!({"path": "/p/out.txt", "file_text": "hi"}));
     }
 }

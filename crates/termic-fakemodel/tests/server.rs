@@ -165,3 +165,77 @@ fn codex_title_side_request_gets_json_for_its_schema() {
     assert_eq!(title["title"], "Fake task");
     assert!(server.requests()[0].side);
 }
+
+#[test]
+fn gemini_routes_stream_the_write_call_and_answer_the_router_with_json() {
+    let server = server(ScenarioName::Write, None);
+    let tools = json!([{"functionDeclarations": [{"name": "write_file",
+        "parametersJsonSchema": {"properties": {"file_path": {}, "content": {}}}}]}]);
+    let prompt = json!({"role": "user", "parts": [{"text": "make out.txt"}]});
+    let router = send(
+        &server,
+        "POST",
+        "/v1beta/models/gemini-flash-lite:generateContent",
+        &json!({"contents": [prompt], "generationConfig": {
+            "responseMimeType": "application/json",
+            "responseJsonSchema": {"type": "object", "properties": {
+                "complexity_reasoning": {"type": "string"},
+                "complexity_score": {"type": "integer", "minimum": 1, "maximum": 100}}}}}),
+    );
+    assert!(
+        router.contains("Content-Type: application/json"),
+        "{router}"
+    );
+    let body: Value = serde_json::from_str(router.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+    let text = body["candidates"][0]["content"]["parts"][0]["text"]
+        .as_str()
+        .unwrap();
+    let routed: Value = serde_json::from_str(text).unwrap();
+    assert!(routed["complexity_score"].is_number(), "{routed}");
+
+    let path = "/v1beta/models/gemini-pro:streamGenerateContent?alt=sse";
+    let first = send(
+        &server,
+        "POST",
+        path,
+        &json!({"tools": tools, "contents": [prompt]}),
+    );
+    assert!(first.contains("Content-Type: text/event-stream"));
+    let call = data_lines(&first)
+        .into_iter()
+        .find_map(|e| {
+            e["candidates"][0]["content"]["parts"][0]
+                .get("functionCall")
+                .cloned()
+        })
+        .expect("a function call");
+    assert_eq!(
+        (call["name"].as_str(), call["args"]["file_path"].as_str()),
+        (Some("write_file"), Some("/proj/out.txt"))
+    );
+    let second = send(
+        &server,
+        "POST",
+        path,
+        &json!({"tools": tools, "contents": [prompt,
+            {"role": "model", "parts": [{"functionCall": call}]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "write_file", "response": {"output": "ok"}}}]}]}),
+    );
+    let last = data_lines(&second).pop().unwrap();
+    assert_eq!(last["candidates"][0]["finishReason"], "STOP");
+    let apis: Vec<(String, usize)> = server
+        .requests()
+        .into_iter()
+        .map(|e| (e.api, e.step))
+        .collect();
+    assert_eq!(
+        apis,
+        [
+            ("gemini-json".to_string(), 0),
+            ("gemini".to_string(), 0),
+            ("gemini".to_string(), 1)
+        ]
+    );
+    let count = send(&server, "POST", "/v1beta/models/x:countTokens", &json!({}));
+    assert!(count.contains(r#"{"totalTokens":42}"#));
+}

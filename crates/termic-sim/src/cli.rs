@@ -10,7 +10,7 @@ use crate::scenario::Scenario;
 use crate::{AgentKind, SimConfig};
 use clap::Parser;
 
-/// Simulate a coding agent (claude, grok, agy, opencode, codex) the way the
+/// Simulate a coding agent (claude, grok, agy, opencode, codex, gemini, qwen, copilot) the way the
 /// real one was measured to behave: its hook config, hooks, titles and OSCs.
 ///
 /// Keys: Enter submits a prompt; 1, y or Enter approve a prompt as the real
@@ -20,7 +20,7 @@ use clap::Parser;
 #[derive(Debug, Parser)]
 #[command(name = "termic-sim", version)]
 struct Cli {
-    /// claude, grok, agy, opencode or codex.
+    /// claude, grok, agy, opencode, codex, gemini, qwen or copilot.
     agent: String,
     /// A built-in scenario name, a scenario file, or `hooks-list`.
     scenario: String,
@@ -71,7 +71,7 @@ where
     };
     let Some(agent) = AgentKind::parse(&cli.agent) else {
         eprintln!(
-            "termic-sim: unknown agent {:?} (claude, grok, agy, opencode, codex)",
+            "termic-sim: unknown agent {:?} (claude, grok, agy, opencode, codex, gemini, qwen, copilot)",
             cli.agent
         );
         return ExitCode::from(2);

@@ -1,7 +1,9 @@
 //! Running one hook the way the real agents do: a child process in a new
 //! session (so it has NO controlling terminal and `/dev/tty` fails, as
-//! measured), the payload JSON on its stdin, the agent's env inherited plus
-//! the agent's stamps, and killed with its process group after the timeout.
+//! measured on Claude Code, grok, agy and Qwen Code) or, for the agents
+//! measured to keep it (Gemini CLI, Copilot CLI), only in a new process
+//! group, the payload JSON on its stdin, the agent's env inherited plus the
+//! agent's stamps, and killed with its process group after the timeout.
 
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
@@ -50,8 +52,19 @@ fn command_for(h: &Handler) -> Command {
     }
 }
 
-/// Run `h` to completion or timeout. Never fails: a hook that cannot start
-/// is reported in `error`, and the agent carries on.
+/// Whether a hook keeps the agent's controlling terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookTty {
+    /// A new session: `/dev/tty` fails (Claude Code, grok, agy, Qwen Code).
+    Detached,
+    /// A new process group in the agent's session: `/dev/tty` is the
+    /// agent's terminal (Gemini CLI 0.61.0, Copilot CLI 1.0.102).
+    Attached,
+}
+
+/// Run `h` to completion or timeout, detached from the terminal. Never
+/// fails: a hook that cannot start is reported in `error`, and the agent
+/// carries on.
 pub fn run(
     h: &Handler,
     payload: &[u8],
@@ -59,17 +72,33 @@ pub fn run(
     cwd: &Path,
     timeout: Duration,
 ) -> HookResult {
+    run_with(h, payload, env, cwd, timeout, HookTty::Detached)
+}
+
+/// [`run`] with the terminal as `tty` says.
+pub fn run_with(
+    h: &Handler,
+    payload: &[u8],
+    env: &[(String, String)],
+    cwd: &Path,
+    timeout: Duration,
+    tty: HookTty,
+) -> HookResult {
     let mut cmd = command_for(h);
     cmd.current_dir(cwd)
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    // SAFETY: setsid is async-signal-safe; it detaches the child from our
-    // controlling terminal, which is how the agents run their hooks.
+    // SAFETY: setsid and setpgid are async-signal-safe. setsid detaches
+    // the child from our controlling terminal; setpgid only gives it its own
+    // group (so the timeout kills it and nothing of ours).
     unsafe {
-        cmd.pre_exec(|| {
-            libc::setsid();
+        cmd.pre_exec(move || {
+            match tty {
+                HookTty::Detached => libc::setsid(),
+                HookTty::Attached => libc::setpgid(0, 0),
+            };
             Ok(())
         });
     }
@@ -173,6 +202,25 @@ mod tests {
         );
         let r = run(&h, b"", &[], Path::new("/"), Duration::from_secs(5));
         assert_eq!(String::from_utf8_lossy(&r.stdout).trim(), "notty");
+    }
+
+    #[test]
+    fn an_attached_hook_keeps_the_controlling_terminal_when_there_is_one() {
+        let h = handler(
+            "if (exec 3>/dev/tty) 2>/dev/null; then echo tty; else echo notty; fi",
+            None,
+        );
+        let timeout = Duration::from_secs(5);
+        let attached = run_with(&h, b"", &[], Path::new("/"), timeout, HookTty::Attached);
+        // The test process itself may have no terminal (CI): then neither
+        // form has one, and an attached hook must not invent one.
+        let ours = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/tty")
+            .is_ok();
+        let want = if ours { "tty" } else { "notty" };
+        assert_eq!(String::from_utf8_lossy(&attached.stdout).trim(), want);
+        assert_eq!(attached.rc, Some(0));
     }
 
     #[test]

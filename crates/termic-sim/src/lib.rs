@@ -40,15 +40,21 @@ pub enum AgentKind {
     Agy,
     Opencode,
     Codex,
+    Gemini,
+    Qwen,
+    Copilot,
 }
 
 impl AgentKind {
-    pub const ALL: [AgentKind; 5] = [
+    pub const ALL: [AgentKind; 8] = [
         AgentKind::Claude,
         AgentKind::Grok,
         AgentKind::Agy,
         AgentKind::Opencode,
         AgentKind::Codex,
+        AgentKind::Gemini,
+        AgentKind::Qwen,
+        AgentKind::Copilot,
     ];
 
     pub fn name(self) -> &'static str {
@@ -58,6 +64,9 @@ impl AgentKind {
             AgentKind::Agy => "agy",
             AgentKind::Opencode => "opencode",
             AgentKind::Codex => "codex",
+            AgentKind::Gemini => "gemini",
+            AgentKind::Qwen => "qwen",
+            AgentKind::Copilot => "copilot",
         }
     }
 
@@ -101,6 +110,9 @@ fn build_agent(cfg: &SimConfig, cx: &Cx) -> Box<dyn Agent> {
         AgentKind::Agy => Box::new(agents::agy::Agy::new(cx)),
         AgentKind::Opencode => Box::new(agents::opencode::Opencode::new(cx)),
         AgentKind::Codex => Box::new(agents::codex::Codex::new(cx)),
+        AgentKind::Gemini => Box::new(agents::gemini::Gemini::new(cx)),
+        AgentKind::Qwen => Box::new(agents::qwen::Qwen::new(cx)),
+        AgentKind::Copilot => Box::new(agents::copilot::Copilot::new(cx)),
     }
 }
 
@@ -115,6 +127,9 @@ pub fn hooks_listing(cfg: &SimConfig) -> String {
             agents::grok::config::load(&cfg.home, cfg.grok_version, flag.as_deref())
         }
         AgentKind::Agy => agents::agy::config::load(&cfg.home),
+        AgentKind::Gemini => agents::gemini::load(&cfg.home),
+        AgentKind::Qwen => agents::qwen::load(&cfg.home),
+        AgentKind::Copilot => agents::copilot::load(&cfg.home),
         AgentKind::Opencode => {
             let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
             let mut s = String::new();

@@ -40,7 +40,8 @@ impl Session {
     }
 }
 
-fn merge(mut base: Value, extra: Value) -> Value {
+/// `base` with `extra`'s fields added (both objects; otherwise `base`).
+pub fn merge(mut base: Value, extra: Value) -> Value {
     if let (Value::Object(b), Value::Object(e)) = (&mut base, extra) {
         b.extend(e);
     }

@@ -9,6 +9,9 @@ mod fidelity {
     mod chain;
     mod claude;
     mod codex;
+    mod copilot;
+    mod gemini;
     mod grok;
     mod opencode;
+    mod qwen;
 }

@@ -21,6 +21,9 @@ mod binary;
 #[path = "e2e_specs/latency.rs"]
 mod host_latency;
 
+#[path = "real_agents_support/mod.rs"]
+mod real_agents_support;
+
 #[path = "docker_support/mod.rs"]
 mod docker_support;
 
@@ -32,3 +35,12 @@ mod lifecycle;
 
 #[path = "docker_tasks/latency.rs"]
 mod latency;
+
+#[path = "docker_tasks/real_claude.rs"]
+mod real_claude;
+
+#[path = "docker_tasks/non_root.rs"]
+mod non_root;
+
+#[path = "docker_tasks/real_codex.rs"]
+mod real_codex;

@@ -331,6 +331,9 @@ fn ready_marker(agent: Agent) -> &'static [u8] {
         Agent::Opencode => b"commands",
         Agent::Grok => b"grok-build",
         Agent::Codex => b"OpenAI Codex",
+        Agent::Gemini => b"Ready",
+        Agent::Qwen => b"Qwen",
+        Agent::Copilot => b"GitHub Copilot",
     }
 }
 
@@ -342,7 +345,7 @@ fn own_state_files(agent: Agent) -> &'static [&'static str] {
     match agent {
         Agent::Claude => &[".claude.json"],
         Agent::Grok => &[".grok/config.toml"],
-        Agent::Opencode | Agent::Codex => &[],
+        Agent::Opencode | Agent::Codex | Agent::Gemini | Agent::Qwen | Agent::Copilot => &[],
     }
 }
 

@@ -76,12 +76,14 @@ fn channels(agent: Agent) -> &'static [Channel] {
         Agent::Claude => &Channel::ALL,
         Agent::Codex => &[Channel::Native],
         Agent::Grok | Agent::Opencode => &[Channel::Hooks, Channel::Neither],
+        // No cells until termic wires their hooks (issue 15).
+        Agent::Gemini | Agent::Qwen | Agent::Copilot => &[],
     }
 }
 
 fn approve_key(agent: Agent) -> &'static [u8] {
     match agent {
-        Agent::Claude | Agent::Opencode => b"\r",
+        Agent::Claude | Agent::Opencode | Agent::Gemini | Agent::Qwen | Agent::Copilot => b"\r",
         Agent::Grok => b"3",
         Agent::Codex => b"y",
     }

@@ -36,17 +36,30 @@ fn shows_within(t: &Termic, needle: &str, limit: Duration) -> Option<Duration> {
     None
 }
 
-const ROUNDS: usize = 2;
+/// Times the corpus is printed, and keys timed per echo measurement.
+/// `HOSTILE_ROUNDS` and `ECHO_KEYS` raise them for a measurement (more keys
+/// make the p99 mean something; more rounds keep the flood going while they
+/// are typed): `bench/isolation.sh`.
+fn knob(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
 
 /// Median and p99 of the time from sending a key to the second task until
-/// it shows on termic's screen, over 40 keys; `tag` starts the line.
+/// it shows on termic's screen, over `ECHO_KEYS` keys (40); `tag` starts
+/// the line.
 fn echo_latency(t: &mut Termic, tag: &str) -> (Duration, Duration) {
-    let start = format!("\r\n{tag}");
-    t.send(start.as_bytes());
-    let mut typed = tag.to_string();
-    shows_within(t, &typed, Duration::from_secs(5)).expect("first echo");
+    let mut typed = String::new();
     let mut latencies = Vec::new();
-    for i in 0..40 {
+    for i in 0..knob("ECHO_KEYS", 40) {
+        // A new line every 40 keys, so a line never wraps in the pane.
+        if i % 40 == 0 {
+            t.send(format!("\r\n{tag}{}:", i / 40).as_bytes());
+            typed = format!("{tag}{}:", i / 40);
+            shows_within(t, &typed, Duration::from_secs(5)).expect("line start echoed");
+        }
         let c = char::from(b'a' + (i % 26) as u8);
         typed.push(c);
         t.send(&[c as u8]);
@@ -56,14 +69,18 @@ fn echo_latency(t: &mut Termic, tag: &str) -> (Duration, Duration) {
         std::thread::sleep(Duration::from_millis(20));
     }
     latencies.sort();
-    (latencies[20], latencies[latencies.len() * 99 / 100])
+    (
+        latencies[latencies.len() / 2],
+        latencies[latencies.len() * 99 / 100],
+    )
 }
 
 #[test]
 fn a_flooding_task_never_delays_another_task_or_quitting() {
     let f = Fixture::new();
     let corpus = hostile::corpus(1 << 20);
-    let files = corpus.len() * ROUNDS;
+    let rounds = knob("HOSTILE_ROUNDS", 2);
+    let files = corpus.len() * rounds;
     std::fs::create_dir_all(f.work.join("corpus")).unwrap();
     for (i, h) in corpus.iter().enumerate() {
         std::fs::write(f.work.join(format!("corpus/{i:02}")), &h.bytes).unwrap();
@@ -76,7 +93,7 @@ fn a_flooding_task_never_delays_another_task_or_quitting() {
          for r in {}; do for f in corpus/*; do cat $f; done; done; \
          printf '\\033[m\\033[2J\\033[HFLOOD-FINISHED\\r\\n'; sleep 600; \
          else stty raw -echo; printf 'echo ready\\r\\n'; exec cat; fi",
-        (1..=ROUNDS)
+        (1..=rounds)
             .map(|r| r.to_string())
             .collect::<Vec<_>>()
             .join(" ")
@@ -98,7 +115,8 @@ fn a_flooding_task_never_delays_another_task_or_quitting() {
     std::fs::write(f.work.join("go"), b"").unwrap();
     let flood_start = Instant::now();
     let (median, p99) = echo_latency(&mut t, "k:");
-    println!("echo while flooding: median {median:?}, p99 {p99:?}");
+    let typed_in = flood_start.elapsed();
+    println!("echo while flooding: median {median:?}, p99 {p99:?} (keys typed over {typed_in:?})");
     // The issue's goal is 50 ms at p99. On the shared 2-core test machine
     // (load 7, debug build) nothing flooding already gives p99 ~30 ms and
     // the flooder's three busy threads add scheduling waits, so the test

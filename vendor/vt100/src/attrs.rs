@@ -22,11 +22,44 @@ const TEXT_MODE_ITALIC: u8 = 0b0000_0100;
 const TEXT_MODE_UNDERLINE: u8 = 0b0000_1000;
 const TEXT_MODE_INVERSE: u8 = 0b0001_0000;
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// A colour packed as `[tag, a, b, c]`: `[0, 0, 0, 0]` default, `[1, i, 0,
+/// 0]` indexed, `[2, r, g, b]` RGB. termic: every byte is meaningful (an
+/// enum has padding), so comparing two `Attrs` is two 4-byte compares and
+/// one byte, and the compact capture copies the bytes as they are.
+pub(crate) type PackedColor = [u8; 4];
+
+impl Color {
+    pub(crate) const fn pack(self) -> PackedColor {
+        match self {
+            Self::Default => [0, 0, 0, 0],
+            Self::Idx(i) => [1, i, 0, 0],
+            Self::Rgb(r, g, b) => [2, r, g, b],
+        }
+    }
+
+    pub(crate) const fn unpack(b: PackedColor) -> Self {
+        match b[0] {
+            1 => Self::Idx(b[1]),
+            2 => Self::Rgb(b[1], b[2], b[3]),
+            _ => Self::Default,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Eq, Debug)]
 pub struct Attrs {
-    pub fgcolor: Color,
-    pub bgcolor: Color,
+    fg: PackedColor,
+    bg: PackedColor,
     pub mode: u8,
+}
+
+impl PartialEq for Attrs {
+    /// termic: the colours as two 32-bit words (the hot compare of the
+    /// compact capture).
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        self.colors_word() == other.colors_word() && self.mode == other.mode
+    }
 }
 
 impl Default for Attrs {
@@ -38,18 +71,56 @@ impl Default for Attrs {
 impl Attrs {
     pub const fn new() -> Self {
         Self {
-            fgcolor: Color::Default,
-            bgcolor: Color::Default,
+            fg: [0; 4],
+            bg: [0; 4],
             mode: 0,
         }
+    }
+
+    /// termic: the attributes as stored, from their packed bytes (the
+    /// compact capture's record).
+    pub(crate) const fn from_packed(
+        fg: PackedColor,
+        bg: PackedColor,
+        mode: u8,
+    ) -> Self {
+        Self { fg, bg, mode }
+    }
+
+    pub(crate) const fn packed_fg(&self) -> PackedColor {
+        self.fg
+    }
+
+    pub(crate) const fn packed_bg(&self) -> PackedColor {
+        self.bg
+    }
+
+    #[inline]
+    const fn colors_word(&self) -> u64 {
+        (u32::from_ne_bytes(self.fg) as u64)
+            | ((u32::from_ne_bytes(self.bg) as u64) << 32)
+    }
+
+    pub fn fgcolor(&self) -> Color {
+        Color::unpack(self.fg)
+    }
+
+    pub fn bgcolor(&self) -> Color {
+        Color::unpack(self.bg)
+    }
+
+    pub fn set_fgcolor(&mut self, color: Color) {
+        self.fg = color.pack();
+    }
+
+    pub fn set_bgcolor(&mut self, color: Color) {
+        self.bg = color.pack();
     }
 
     /// termic: default colours and no mode (`== Attrs::new()`, cheaper).
     #[inline]
     pub(crate) fn is_default(&self) -> bool {
-        self.mode == 0
-            && matches!(self.fgcolor, Color::Default)
-            && matches!(self.bgcolor, Color::Default)
+        self.mode == 0 && self.colors_word() == 0
     }
 
     pub fn bold(&self) -> bool {
@@ -134,15 +205,15 @@ impl Attrs {
 
         let attrs = crate::term::Attrs::default();
 
-        let attrs = if self.fgcolor == other.fgcolor {
+        let attrs = if self.fg == other.fg {
             attrs
         } else {
-            attrs.fgcolor(self.fgcolor)
+            attrs.fgcolor(self.fgcolor())
         };
-        let attrs = if self.bgcolor == other.bgcolor {
+        let attrs = if self.bg == other.bg {
             attrs
         } else {
-            attrs.bgcolor(self.bgcolor)
+            attrs.bgcolor(self.bgcolor())
         };
         let attrs = if self.intensity() == other.intensity() {
             attrs

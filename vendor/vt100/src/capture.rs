@@ -287,50 +287,62 @@ pub fn basic_formatted_rows(
 /// Marks an attribute change in the compact form; cells never hold ESC.
 const COMPACT_ATTRS: u8 = 0x1b;
 
-fn encode_color(out: &mut alloc::vec::Vec<u8>, color: crate::Color) {
-    match color {
-        crate::Color::Default => out.extend_from_slice(&[0, 0, 0, 0]),
-        crate::Color::Idx(i) => out.extend_from_slice(&[1, i, 0, 0]),
-        crate::Color::Rgb(r, g, b) => out.extend_from_slice(&[2, r, g, b]),
-    }
-}
-
-fn decode_color(b: &[u8]) -> crate::Color {
-    match b[0] {
-        1 => crate::Color::Idx(b[1]),
-        2 => crate::Color::Rgb(b[1], b[2], b[3]),
-        _ => crate::Color::Default,
-    }
-}
-
 impl RowContents<'_> {
     /// Appends the row in a compact binary form: the cells' text, with an
     /// attribute record wherever the attributes change, trailing blank cells
     /// dropped. Several times cheaper than [`Self::write_formatted_basic`];
     /// [`compact_to_formatted`] turns it into that format when it is needed.
     pub fn write_compact(&self, out: &mut alloc::vec::Vec<u8>) {
-        let cells = self.0.cells_slice();
+        // nothing past the row's written mark can be other than blank
+        let cells = self.0.written_cells();
         let end = cells
             .iter()
             .rposition(|c| !c.is_blank())
             .map_or(0, |i| i + 1);
-        out.reserve(end * 2 + 16);
+        let cells = &cells[..end];
+        out.reserve(end + 16);
         let mut attrs = crate::attrs::Attrs::new();
+        // one-byte cells are gathered here and copied out as a run
+        let mut run = [0u8; 64];
         let mut i = 0;
-        while let Some(cell) = cells[..end].get(i) {
-            // a wide character's continuation cell is not written
-            i += if cell.is_wide() { 2 } else { 1 };
+        while let Some(cell) = cells.get(i) {
             let cell_attrs = cell.attrs();
             if *cell_attrs != attrs {
-                out.push(COMPACT_ATTRS);
-                encode_color(out, cell_attrs.fgcolor);
-                encode_color(out, cell_attrs.bgcolor);
-                out.push(cell_attrs.mode);
+                // the packed colours are the record's bytes as they are
+                let (fg, bg) = (cell_attrs.packed_fg(), cell_attrs.packed_bg());
+                out.extend_from_slice(&[
+                    COMPACT_ATTRS,
+                    fg[0],
+                    fg[1],
+                    fg[2],
+                    fg[3],
+                    bg[0],
+                    bg[1],
+                    bg[2],
+                    bg[3],
+                    cell_attrs.mode,
+                ]);
                 attrs = *cell_attrs;
             }
+            // the common case: a run of narrow one-byte cells (ASCII) with
+            // these attributes
+            let mut n = 0;
+            while let (Some(c), Some(slot)) = (cells.get(i), run.get_mut(n)) {
+                match c.single_byte() {
+                    Some(b) if *c.attrs() == attrs => *slot = b,
+                    _ => break,
+                }
+                n += 1;
+                i += 1;
+            }
+            if n > 0 {
+                out.extend_from_slice(&run[..n]);
+                continue;
+            }
+            // a wide character's continuation cell is not written
+            i += if cell.is_wide() { 2 } else { 1 };
             match cell.contents_bytes() {
                 [] => out.push(b' '),
-                [b] => out.push(*b),
                 text => out.extend_from_slice(text),
             }
         }
@@ -357,11 +369,11 @@ pub fn compact_to_formatted(
             if rest.len() < 10 {
                 break;
             }
-            let new_attrs = crate::attrs::Attrs {
-                fgcolor: decode_color(&rest[1..5]),
-                bgcolor: decode_color(&rest[5..9]),
-                mode: rest[9],
-            };
+            let new_attrs = crate::attrs::Attrs::from_packed(
+                [rest[1], rest[2], rest[3], rest[4]],
+                [rest[5], rest[6], rest[7], rest[8]],
+                rest[9],
+            );
             new_attrs.write_escape_code_diff_fmt(writer, &attrs)?;
             attrs = new_attrs;
             rest = &rest[10..];

@@ -53,6 +53,21 @@ impl Cell {
         self.attrs = a;
     }
 
+    /// termic: `set` when the caller already knows the character's width
+    /// (`text` has it from `calculate_width`), so the width table is not
+    /// looked up twice. `wide` is what `set` computes: width above 1.
+    pub(crate) fn set_with_width(
+        &mut self,
+        c: char,
+        wide: bool,
+        a: crate::attrs::Attrs,
+    ) {
+        self.len = 0;
+        self.append_char(0, c);
+        self.set_wide(wide);
+        self.attrs = a;
+    }
+
     /// `set` for a printable ASCII byte: one byte of text, narrow, not a
     /// wide continuation (termic's ASCII fast path).
     pub(crate) fn set_ascii(&mut self, b: u8, a: crate::attrs::Attrs) {
@@ -121,6 +136,13 @@ impl Cell {
         self.len == 0 && self.attrs.is_default()
     }
 
+    /// termic: the text of a narrow cell holding one byte (ASCII), else
+    /// `None` (empty, wide, wide continuation or multi-byte).
+    #[inline]
+    pub(crate) fn single_byte(&self) -> Option<u8> {
+        (self.len == 1).then_some(self.contents[0])
+    }
+
     pub(crate) fn contents_bytes(&self) -> &[u8] {
         &self.contents[..self.len()]
     }
@@ -168,13 +190,13 @@ impl Cell {
     /// Returns the foreground color of the cell.
     #[must_use]
     pub fn fgcolor(&self) -> crate::Color {
-        self.attrs.fgcolor
+        self.attrs.fgcolor()
     }
 
     /// Returns the background color of the cell.
     #[must_use]
     pub fn bgcolor(&self) -> crate::Color {
-        self.attrs.bgcolor
+        self.attrs.bgcolor()
     }
 
     /// Returns whether the cell should be rendered with the bold text

@@ -62,7 +62,6 @@ mod row;
 mod screen;
 mod term;
 // vte 0.15.0, vendored: see TERMIC-PATCH.md.
-mod vte;
 
 pub use attrs::Color;
 pub use callbacks::Callbacks;

@@ -1,7 +1,7 @@
 /// A parser for terminal output which produces an in-memory representation of
 /// the terminal contents.
 pub struct Parser<CB: crate::Callbacks = ()> {
-    parser: crate::vte::Parser,
+    parser: vte::Parser,
     screen: crate::screen::WrappedScreen<CB>,
 }
 
@@ -54,7 +54,7 @@ impl<CB: crate::Callbacks> Parser<CB> {
             scrollback_capacity,
         );
         Self {
-            parser: crate::vte::Parser::new(),
+            parser: vte::Parser::new(),
             screen: crate::screen::WrappedScreen {
                 screen,
                 callbacks,

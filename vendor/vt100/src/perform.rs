@@ -4,7 +4,7 @@ const BASE64: &[u8] =
     b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
 const CLIPBOARD_SELECTOR: &[u8] = b"cpqs01234567";
 
-impl<CB: crate::Callbacks> crate::vte::Perform for crate::screen::WrappedScreen<CB> {
+impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
     fn print(&mut self, c: char) {
         if c == '\u{fffd}' || ('\u{80}'..'\u{a0}').contains(&c) {
             self.callbacks.unhandled_char(&mut self.screen, c);
@@ -64,7 +64,7 @@ impl<CB: crate::Callbacks> crate::vte::Perform for crate::screen::WrappedScreen<
 
     fn csi_dispatch(
         &mut self,
-        params: &crate::vte::Params,
+        params: &vte::Params,
         intermediates: &[u8],
         _ignore: bool,
         c: char,
@@ -233,13 +233,13 @@ impl<CB: crate::Callbacks> crate::vte::Perform for crate::screen::WrappedScreen<
     }
 }
 
-fn canonicalize_params_1(params: &crate::vte::Params, default: u16) -> u16 {
+fn canonicalize_params_1(params: &vte::Params, default: u16) -> u16 {
     let first = params.iter().next().map_or(0, |x| *x.first().unwrap_or(&0));
     if first == 0 { default } else { first }
 }
 
 fn canonicalize_params_2(
-    params: &crate::vte::Params,
+    params: &vte::Params,
     default1: u16,
     default2: u16,
 ) -> (u16, u16) {
@@ -254,7 +254,7 @@ fn canonicalize_params_2(
 }
 
 fn canonicalize_params_decstbm(
-    params: &crate::vte::Params,
+    params: &vte::Params,
     size: crate::grid::Size,
 ) -> (u16, u16) {
     let mut iter = params.iter();

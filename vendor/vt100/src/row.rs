@@ -5,6 +5,11 @@ use alloc::{string::String, vec::Vec};
 pub struct Row {
     cells: Vec<crate::Cell>,
     wrapped: bool,
+    /// termic: every cell at or past this index is blank
+    /// (`Cell::is_blank`). Raised by whatever may write a non-blank cell,
+    /// so the capture need not look for trailing blanks past it and a
+    /// reset clears only the cells before it.
+    written: usize,
 }
 
 impl Row {
@@ -12,6 +17,7 @@ impl Row {
         Self {
             cells: vec![crate::Cell::new(); usize::from(cols)],
             wrapped: false,
+            written: 0,
         }
     }
 
@@ -27,23 +33,43 @@ impl Row {
         for cell in &mut self.cells {
             cell.clear(attrs);
         }
+        self.written = if attrs.is_default() {
+            0
+        } else {
+            self.cells.len()
+        };
         self.wrapped = false;
     }
 
     pub fn reset(&mut self) {
-        self.cells.fill(crate::Cell::new());
+        self.debug_check_written();
+        self.cells[..self.written].fill(crate::Cell::new());
+        self.written = 0;
         self.wrapped = false;
+    }
+
+    /// termic: the cells before which every cell is blank (see `written`).
+    pub(crate) fn written_cells(&self) -> &[crate::Cell] {
+        self.debug_check_written();
+        &self.cells[..self.written]
+    }
+
+    fn debug_check_written(&self) {
+        debug_assert!(
+            self.cells[self.written..].iter().all(crate::Cell::is_blank),
+            "a non-blank cell past the written mark {}",
+            self.written
+        );
     }
 
     fn cells(&self) -> impl Iterator<Item = &crate::Cell> {
         self.cells.iter()
     }
 
-    pub(crate) fn cells_slice(&self) -> &[crate::Cell] {
-        &self.cells
-    }
-
-    pub(crate) fn cells_slice_mut(&mut self) -> &mut [crate::Cell] {
+    /// termic: the row's cells, for writing non-blank cells before `end`
+    /// only (text_ascii).
+    pub(crate) fn cells_for_write(&mut self, end: usize) -> &mut [crate::Cell] {
+        self.written = self.written.max(end.min(self.cells.len()));
         &mut self.cells
     }
 
@@ -52,7 +78,11 @@ impl Row {
     }
 
     pub fn get_mut(&mut self, col: u16) -> Option<&mut crate::Cell> {
-        self.cells.get_mut(usize::from(col))
+        let col = usize::from(col);
+        if col < self.cells.len() {
+            self.written = self.written.max(col + 1);
+        }
+        self.cells.get_mut(col)
     }
 
     /// Inserts empty cells without changing the size of the row.
@@ -81,6 +111,8 @@ impl Row {
             is_wc
         });
 
+        // cells move right by `count`
+        self.written = (self.written + count).min(self.cells.len());
         let slice = &mut self.cells[usize::from(i)..];
         slice.rotate_right(count);
         slice[..count].fill(crate::Cell::new());
@@ -115,6 +147,9 @@ impl Row {
         let wide = self.cells[usize::from(i)].is_wide();
         self.clear_wide(i);
         self.cells[usize::from(i)].clear(attrs);
+        if !attrs.is_default() {
+            self.written = self.written.max(usize::from(i) + 1);
+        }
         // `wide` is captured pre-erase on purpose: a 2-wide char occupies the
         // logical last column at cols() - 2. saturating_sub guards the
         // degenerate case of an orphaned wide cell in a one-column row, where
@@ -126,6 +161,7 @@ impl Row {
 
     pub fn truncate(&mut self, len: u16) {
         self.cells.truncate(usize::from(len));
+        self.written = self.written.min(self.cells.len());
         self.set_truncated();
     }
 
@@ -140,6 +176,9 @@ impl Row {
 
     fn grow_unchecked(&mut self, len: u16, cell: crate::Cell) {
         debug_assert!(self.cells.len() < usize::from(len));
+        if !cell.is_blank() {
+            self.written = usize::from(len);
+        }
         self.cells.resize(len.into(), cell);
         self.wrapped = false;
     }
@@ -173,6 +212,7 @@ impl Row {
             .count();
         self.cells.truncate(self.cells.len() - excess);
         self.cells.shrink_to_fit();
+        self.written = self.written.min(self.cells.len());
     }
 
     pub fn wrap(&mut self, wrap: bool) {

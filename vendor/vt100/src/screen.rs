@@ -729,13 +729,13 @@ impl Screen {
     /// Returns the currently active foreground color.
     #[must_use]
     pub fn fgcolor(&self) -> crate::Color {
-        self.attrs.fgcolor
+        self.attrs.fgcolor()
     }
 
     /// Returns the currently active background color.
     #[must_use]
     pub fn bgcolor(&self) -> crate::Color {
-        self.attrs.bgcolor
+        self.attrs.bgcolor()
     }
 
     /// Returns whether newly drawn text should be rendered with the bold text
@@ -1090,11 +1090,13 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
             cell_was_wide =
                 screen.grid().drawing_cell(base_pos).unwrap().is_wide();
 
+            // calculate_width capped the width at 2: wide is what `set`
+            // would compute (char width above 1)
             screen
                 .grid_mut()
                 .drawing_cell_mut(base_pos)
                 .unwrap()
-                .set(c, attrs);
+                .set_with_width(c, width > 1, attrs);
             screen.last_char = Some(c);
             screen.grid_mut().col_inc(width);
         } else {
@@ -1180,8 +1182,12 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
             }
             let n = rest.len().min(usize::from(cols - col));
             let attrs = screen.attrs;
-            let cells = screen.grid_mut().current_row_mut().cells_slice_mut();
             let start = usize::from(col);
+            // non-blank cells are written up to the cell after the run
+            let cells = screen
+                .grid_mut()
+                .current_row_mut()
+                .cells_for_write(start + n + 1);
             if start > 0 && cells[start - 1].is_wide() {
                 let prev = &mut cells[start - 1];
                 let prev_attrs = *prev.attrs();
@@ -1446,7 +1452,7 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
     // CSI ? h
     pub fn decset(
         &mut self,
-        params: &crate::vte::Params,
+        params: &vte::Params,
         mut unhandled: impl FnMut(&mut Self),
     ) {
         for param in params {
@@ -1484,7 +1490,7 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
     // CSI ? l
     pub fn decrst(
         &mut self,
-        params: &crate::vte::Params,
+        params: &vte::Params,
         mut unhandled: impl FnMut(&mut Self),
     ) {
         for param in params {
@@ -1525,7 +1531,7 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
     // CSI m
     pub fn sgr(
         &mut self,
-        params: &crate::vte::Params,
+        params: &vte::Params,
         mut unhandled: impl FnMut(&mut Self),
     ) {
         // XXX really i want to just be able to pass in a default Params
@@ -1581,25 +1587,23 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
                 [24] => screen.attrs.set_underline(false),
                 [27] => screen.attrs.set_inverse(false),
                 [n] if (30..=37).contains(n) => {
-                    screen.attrs.fgcolor = crate::Color::Idx(to_u8!(*n) - 30);
+                    screen.attrs.set_fgcolor(crate::Color::Idx(to_u8!(*n) - 30));
                 }
                 [38, 2, r, g, b] => {
-                    screen.attrs.fgcolor =
-                        crate::Color::Rgb(to_u8!(*r), to_u8!(*g), to_u8!(*b));
+                    screen.attrs.set_fgcolor(crate::Color::Rgb(to_u8!(*r), to_u8!(*g), to_u8!(*b)));
                 }
                 [38, 5, i] => {
-                    screen.attrs.fgcolor = crate::Color::Idx(to_u8!(*i));
+                    screen.attrs.set_fgcolor(crate::Color::Idx(to_u8!(*i)));
                 }
                 [38] => match next_param!() {
                     [2] => {
                         let r = next_param_u8!();
                         let g = next_param_u8!();
                         let b = next_param_u8!();
-                        screen.attrs.fgcolor = crate::Color::Rgb(r, g, b);
+                        screen.attrs.set_fgcolor(crate::Color::Rgb(r, g, b));
                     }
                     [5] => {
-                        screen.attrs.fgcolor =
-                            crate::Color::Idx(next_param_u8!());
+                        screen.attrs.set_fgcolor(crate::Color::Idx(next_param_u8!()));
                     }
                     _ => {
                         unhandled(self);
@@ -1607,28 +1611,26 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
                     }
                 },
                 [39] => {
-                    screen.attrs.fgcolor = crate::Color::Default;
+                    screen.attrs.set_fgcolor(crate::Color::Default);
                 }
                 [n] if (40..=47).contains(n) => {
-                    screen.attrs.bgcolor = crate::Color::Idx(to_u8!(*n) - 40);
+                    screen.attrs.set_bgcolor(crate::Color::Idx(to_u8!(*n) - 40));
                 }
                 [48, 2, r, g, b] => {
-                    screen.attrs.bgcolor =
-                        crate::Color::Rgb(to_u8!(*r), to_u8!(*g), to_u8!(*b));
+                    screen.attrs.set_bgcolor(crate::Color::Rgb(to_u8!(*r), to_u8!(*g), to_u8!(*b)));
                 }
                 [48, 5, i] => {
-                    screen.attrs.bgcolor = crate::Color::Idx(to_u8!(*i));
+                    screen.attrs.set_bgcolor(crate::Color::Idx(to_u8!(*i)));
                 }
                 [48] => match next_param!() {
                     [2] => {
                         let r = next_param_u8!();
                         let g = next_param_u8!();
                         let b = next_param_u8!();
-                        screen.attrs.bgcolor = crate::Color::Rgb(r, g, b);
+                        screen.attrs.set_bgcolor(crate::Color::Rgb(r, g, b));
                     }
                     [5] => {
-                        screen.attrs.bgcolor =
-                            crate::Color::Idx(next_param_u8!());
+                        screen.attrs.set_bgcolor(crate::Color::Idx(next_param_u8!()));
                     }
                     _ => {
                         unhandled(self);
@@ -1636,13 +1638,13 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
                     }
                 },
                 [49] => {
-                    screen.attrs.bgcolor = crate::Color::Default;
+                    screen.attrs.set_bgcolor(crate::Color::Default);
                 }
                 [n] if (90..=97).contains(n) => {
-                    screen.attrs.fgcolor = crate::Color::Idx(to_u8!(*n) - 82);
+                    screen.attrs.set_fgcolor(crate::Color::Idx(to_u8!(*n) - 82));
                 }
                 [n] if (100..=107).contains(n) => {
-                    screen.attrs.bgcolor = crate::Color::Idx(to_u8!(*n) - 92);
+                    screen.attrs.set_bgcolor(crate::Color::Idx(to_u8!(*n) - 92));
                 }
                 _ => unhandled(self),
             }

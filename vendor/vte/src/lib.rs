@@ -32,8 +32,8 @@
 use core::mem::MaybeUninit;
 use core::str;
 
-#[cfg(not(feature = "std"))]
-use arrayvec::ArrayVec;
+extern crate alloc;
+use alloc::vec::Vec;
 
 mod params;
 
@@ -43,14 +43,19 @@ pub use params::{Params, ParamsIter};
 
 const MAX_INTERMEDIATES: usize = 2;
 const MAX_OSC_PARAMS: usize = 16;
-const MAX_OSC_RAW: usize = 1024;
+/// termic: an OSC string longer than this is dropped whole (its bytes are
+/// not kept), so a program that never ends one cannot grow the buffer. The
+/// reply scanner in termic-signal uses the same bound.
+pub const MAX_OSC_RAW: usize = 8 * 1024;
 
 /// Parser for raw _VTE_ protocol which delegates actions to a [`Perform`]
 ///
 /// [`Perform`]: trait.Perform.html
 ///
-/// Generic over the value for the size of the raw Operating System Command
-/// buffer. Only used when the `std` feature is not enabled.
+/// termic (see TERMIC-PATCH.md): the OSC buffer is bounded at
+/// `OSC_RAW_BUF_SIZE` (default [`MAX_OSC_RAW`]) with the `std` feature too,
+/// and invalid UTF-8 is parsed in one pass (upstream searched for the next
+/// ESC again after every invalid byte).
 #[derive(Default)]
 pub struct Parser<const OSC_RAW_BUF_SIZE: usize = MAX_OSC_RAW> {
     state: State,
@@ -58,10 +63,9 @@ pub struct Parser<const OSC_RAW_BUF_SIZE: usize = MAX_OSC_RAW> {
     intermediate_idx: usize,
     params: Params,
     param: u16,
-    #[cfg(not(feature = "std"))]
-    osc_raw: ArrayVec<u8, OSC_RAW_BUF_SIZE>,
-    #[cfg(feature = "std")]
     osc_raw: Vec<u8>,
+    /// The current OSC string passed `OSC_RAW_BUF_SIZE`: it is dropped.
+    osc_overflow: bool,
     osc_params: [(usize, usize); MAX_OSC_PARAMS],
     osc_num_params: usize,
     ignoring: bool,
@@ -77,15 +81,8 @@ impl Parser {
 }
 
 impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
-    /// Create a new Parser with a custom size for the Operating System Command
-    /// buffer.
-    ///
-    /// Call with a const-generic param on `Parser`, like:
-    ///
-    /// ```rust
-    /// let mut p = vte::Parser::<64>::new_with_size();
-    /// ```
-    #[cfg(not(feature = "std"))]
+    /// Create a new Parser with a custom bound for the Operating System
+    /// Command buffer (`vte::Parser::<64>::new_with_size()`).
     pub fn new_with_size() -> Parser<OSC_RAW_BUF_SIZE> {
         Default::default()
     }
@@ -371,6 +368,7 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
             },
             0x5D => {
                 self.osc_raw.clear();
+                self.osc_overflow = false;
                 self.osc_num_params = 0;
                 self.state = State::OscString
             },
@@ -422,11 +420,8 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
                 self.state = State::Escape
             },
             0x3B => {
-                #[cfg(not(feature = "std"))]
-                {
-                    if self.osc_raw.is_full() {
-                        return;
-                    }
+                if self.osc_overflow {
+                    return;
                 }
                 self.action_osc_put_param()
             },
@@ -542,19 +537,22 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
 
     #[inline(always)]
     fn action_osc_put(&mut self, byte: u8) {
-        #[cfg(not(feature = "std"))]
-        {
-            if self.osc_raw.is_full() {
-                return;
-            }
+        if self.osc_raw.len() >= OSC_RAW_BUF_SIZE {
+            self.osc_overflow = true;
+            return;
         }
         self.osc_raw.push(byte);
     }
 
     fn osc_end<P: Perform>(&mut self, performer: &mut P, byte: u8) {
-        self.action_osc_put_param();
-        self.osc_dispatch(performer, byte);
+        if !self.osc_overflow {
+            self.action_osc_put_param();
+            self.osc_dispatch(performer, byte);
+        }
         self.osc_raw.clear();
+        // Keep a normal buffer, give back what an overlong string took.
+        self.osc_raw.shrink_to(256);
+        self.osc_overflow = false;
         self.osc_num_params = 0;
     }
 
@@ -597,7 +595,7 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
     /// termic: the text before the ESC is searched once. Upstream returned
     /// after each invalid byte and searched for the ESC again, so a run of
     /// invalid bytes cost a search of the rest of the buffer per byte
-    /// (quadratic; 10 MB of 0xff took 17 CPU-s). Same actions, same order.
+    /// (quadratic; 10 MB of 0xff took 17 CPU-s).
     #[inline]
     fn advance_ground<P: Perform>(&mut self, performer: &mut P, bytes: &[u8]) -> usize {
         // Find the next escape character.
@@ -724,13 +722,29 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
     }
 
     /// Handle ground dispatch of print/execute for all characters in a string.
+    ///
+    /// termic: a run of printable ASCII goes to [`Perform::print_ascii`] in
+    /// one call (upstream called `print` once per character).
     #[inline]
     fn ground_dispatch<P: Perform>(performer: &mut P, text: &str) {
-        for c in text.chars() {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let run = bytes[i..].iter().take_while(|b| (0x20..0x7f).contains(*b)).count();
+            if run > 0 {
+                performer.print_ascii(&bytes[i..i + run]);
+                i += run;
+                if i == bytes.len() {
+                    break;
+                }
+            }
+            // `i` is on a char boundary: it follows ASCII or a whole char.
+            let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
             match c {
                 '\x00'..='\x1f' | '\u{80}'..='\u{9f}' => performer.execute(c as u8),
                 _ => performer.print(c),
             }
+            i += c.len_utf8();
         }
     }
 }
@@ -767,6 +781,15 @@ enum State {
 pub trait Perform {
     /// Draw a character to the screen and update states.
     fn print(&mut self, _c: char) {}
+
+    /// termic: draw a run of printable ASCII (`0x20..=0x7e`), the same as
+    /// calling [`Perform::print`] for each byte, which is what this default
+    /// does. A screen can write the whole run at once.
+    fn print_ascii(&mut self, run: &[u8]) {
+        for &b in run {
+            self.print(char::from(b));
+        }
+    }
 
     /// Execute a C0 or C1 control function.
     fn execute(&mut self, _byte: u8) {}
@@ -831,718 +854,3 @@ pub trait Perform {
     }
 }
 
-#[cfg(all(test, not(feature = "std")))]
-#[macro_use]
-extern crate std;
-
-#[cfg(test)]
-mod tests {
-    use std::vec::Vec;
-
-    use super::*;
-
-    const OSC_BYTES: &[u8] = &[
-        0x1B, 0x5D, // Begin OSC
-        b'2', b';', b'j', b'w', b'i', b'l', b'm', b'@', b'j', b'w', b'i', b'l', b'm', b'-', b'd',
-        b'e', b's', b'k', b':', b' ', b'~', b'/', b'c', b'o', b'd', b'e', b'/', b'a', b'l', b'a',
-        b'c', b'r', b'i', b't', b't', b'y', 0x07, // End OSC
-    ];
-
-    #[derive(Default)]
-    struct Dispatcher {
-        dispatched: Vec<Sequence>,
-    }
-
-    #[derive(Debug, PartialEq, Eq)]
-    enum Sequence {
-        Osc(Vec<Vec<u8>>, bool),
-        Csi(Vec<Vec<u16>>, Vec<u8>, bool, char),
-        Esc(Vec<u8>, bool, u8),
-        DcsHook(Vec<Vec<u16>>, Vec<u8>, bool, char),
-        DcsPut(u8),
-        Print(char),
-        Execute(u8),
-        DcsUnhook,
-    }
-
-    impl Perform for Dispatcher {
-        fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {
-            let params = params.iter().map(|p| p.to_vec()).collect();
-            self.dispatched.push(Sequence::Osc(params, bell_terminated));
-        }
-
-        fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, c: char) {
-            let params = params.iter().map(|subparam| subparam.to_vec()).collect();
-            let intermediates = intermediates.to_vec();
-            self.dispatched.push(Sequence::Csi(params, intermediates, ignore, c));
-        }
-
-        fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
-            let intermediates = intermediates.to_vec();
-            self.dispatched.push(Sequence::Esc(intermediates, ignore, byte));
-        }
-
-        fn hook(&mut self, params: &Params, intermediates: &[u8], ignore: bool, c: char) {
-            let params = params.iter().map(|subparam| subparam.to_vec()).collect();
-            let intermediates = intermediates.to_vec();
-            self.dispatched.push(Sequence::DcsHook(params, intermediates, ignore, c));
-        }
-
-        fn put(&mut self, byte: u8) {
-            self.dispatched.push(Sequence::DcsPut(byte));
-        }
-
-        fn unhook(&mut self) {
-            self.dispatched.push(Sequence::DcsUnhook);
-        }
-
-        fn print(&mut self, c: char) {
-            self.dispatched.push(Sequence::Print(c));
-        }
-
-        fn execute(&mut self, byte: u8) {
-            self.dispatched.push(Sequence::Execute(byte));
-        }
-    }
-
-    #[test]
-    fn parse_osc() {
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, OSC_BYTES);
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::Osc(params, _) => {
-                assert_eq!(params.len(), 2);
-                assert_eq!(params[0], &OSC_BYTES[2..3]);
-                assert_eq!(params[1], &OSC_BYTES[4..(OSC_BYTES.len() - 1)]);
-            },
-            _ => panic!("expected osc sequence"),
-        }
-    }
-
-    #[test]
-    fn parse_empty_osc() {
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, &[0x1B, 0x5D, 0x07]);
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::Osc(..) => (),
-            _ => panic!("expected osc sequence"),
-        }
-    }
-
-    #[test]
-    fn parse_osc_max_params() {
-        let params = ";".repeat(params::MAX_PARAMS + 1);
-        let input = format!("\x1b]{}\x1b", &params[..]).into_bytes();
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, &input);
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::Osc(params, _) => {
-                assert_eq!(params.len(), MAX_OSC_PARAMS);
-                assert!(params.iter().all(Vec::is_empty));
-            },
-            _ => panic!("expected osc sequence"),
-        }
-    }
-
-    #[test]
-    fn osc_bell_terminated() {
-        const INPUT: &[u8] = b"\x1b]11;ff/00/ff\x07";
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::Osc(_, true) => (),
-            _ => panic!("expected osc with bell terminator"),
-        }
-    }
-
-    #[test]
-    fn osc_c0_st_terminated() {
-        const INPUT: &[u8] = b"\x1b]11;ff/00/ff\x1b\\";
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 2);
-        match &dispatcher.dispatched[0] {
-            Sequence::Osc(_, false) => (),
-            _ => panic!("expected osc with ST terminator"),
-        }
-    }
-
-    #[test]
-    fn parse_osc_with_utf8_arguments() {
-        const INPUT: &[u8] = &[
-            0x0D, 0x1B, 0x5D, 0x32, 0x3B, 0x65, 0x63, 0x68, 0x6F, 0x20, 0x27, 0xC2, 0xAF, 0x5C,
-            0x5F, 0x28, 0xE3, 0x83, 0x84, 0x29, 0x5F, 0x2F, 0xC2, 0xAF, 0x27, 0x20, 0x26, 0x26,
-            0x20, 0x73, 0x6C, 0x65, 0x65, 0x70, 0x20, 0x31, 0x07,
-        ];
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched[0], Sequence::Execute(b'\r'));
-        let osc_data = INPUT[5..(INPUT.len() - 1)].into();
-        assert_eq!(dispatcher.dispatched[1], Sequence::Osc(vec![vec![b'2'], osc_data], true));
-        assert_eq!(dispatcher.dispatched.len(), 2);
-    }
-
-    #[test]
-    fn osc_containing_string_terminator() {
-        const INPUT: &[u8] = b"\x1b]2;\xe6\x9c\xab\x1b\\";
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 2);
-        match &dispatcher.dispatched[0] {
-            Sequence::Osc(params, _) => {
-                assert_eq!(params[1], &INPUT[4..(INPUT.len() - 2)]);
-            },
-            _ => panic!("expected osc sequence"),
-        }
-    }
-
-    #[test]
-    fn exceed_max_buffer_size() {
-        const NUM_BYTES: usize = MAX_OSC_RAW + 100;
-        const INPUT_START: &[u8] = b"\x1b]52;s";
-        const INPUT_END: &[u8] = b"\x07";
-
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        // Create valid OSC escape
-        parser.advance(&mut dispatcher, INPUT_START);
-
-        // Exceed max buffer size
-        parser.advance(&mut dispatcher, &[b'a'; NUM_BYTES]);
-
-        // Terminate escape for dispatch
-        parser.advance(&mut dispatcher, INPUT_END);
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::Osc(params, _) => {
-                assert_eq!(params.len(), 2);
-                assert_eq!(params[0], b"52");
-
-                #[cfg(feature = "std")]
-                assert_eq!(params[1].len(), NUM_BYTES + INPUT_END.len());
-
-                #[cfg(not(feature = "std"))]
-                assert_eq!(params[1].len(), MAX_OSC_RAW - params[0].len());
-            },
-            _ => panic!("expected osc sequence"),
-        }
-    }
-
-    #[test]
-    fn parse_csi_max_params() {
-        // This will build a list of repeating '1;'s
-        // The length is MAX_PARAMS - 1 because the last semicolon is interpreted
-        // as an implicit zero, making the total number of parameters MAX_PARAMS
-        let params = "1;".repeat(params::MAX_PARAMS - 1);
-        let input = format!("\x1b[{}p", &params[..]).into_bytes();
-
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, &input);
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::Csi(params, _, ignore, _) => {
-                assert_eq!(params.len(), params::MAX_PARAMS);
-                assert!(!ignore);
-            },
-            _ => panic!("expected csi sequence"),
-        }
-    }
-
-    #[test]
-    fn parse_csi_params_ignore_long_params() {
-        // This will build a list of repeating '1;'s
-        // The length is MAX_PARAMS because the last semicolon is interpreted
-        // as an implicit zero, making the total number of parameters MAX_PARAMS + 1
-        let params = "1;".repeat(params::MAX_PARAMS);
-        let input = format!("\x1b[{}p", &params[..]).into_bytes();
-
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, &input);
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::Csi(params, _, ignore, _) => {
-                assert_eq!(params.len(), params::MAX_PARAMS);
-                assert!(ignore);
-            },
-            _ => panic!("expected csi sequence"),
-        }
-    }
-
-    #[test]
-    fn parse_csi_params_trailing_semicolon() {
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, b"\x1b[4;m");
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::Csi(params, ..) => assert_eq!(params, &[[4], [0]]),
-            _ => panic!("expected csi sequence"),
-        }
-    }
-
-    #[test]
-    fn parse_csi_params_leading_semicolon() {
-        // Create dispatcher and check state
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, b"\x1b[;4m");
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::Csi(params, ..) => assert_eq!(params, &[[0], [4]]),
-            _ => panic!("expected csi sequence"),
-        }
-    }
-
-    #[test]
-    fn parse_long_csi_param() {
-        // The important part is the parameter, which is (i64::MAX + 1)
-        const INPUT: &[u8] = b"\x1b[9223372036854775808m";
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::Csi(params, ..) => assert_eq!(params, &[[u16::MAX]]),
-            _ => panic!("expected csi sequence"),
-        }
-    }
-
-    #[test]
-    fn csi_reset() {
-        const INPUT: &[u8] = b"\x1b[3;1\x1b[?1049h";
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::Csi(params, intermediates, ignore, _) => {
-                assert_eq!(intermediates, b"?");
-                assert_eq!(params, &[[1049]]);
-                assert!(!ignore);
-            },
-            _ => panic!("expected csi sequence"),
-        }
-    }
-
-    #[test]
-    fn csi_subparameters() {
-        const INPUT: &[u8] = b"\x1b[38:2:255:0:255;1m";
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::Csi(params, intermediates, ignore, _) => {
-                assert_eq!(params, &[vec![38, 2, 255, 0, 255], vec![1]]);
-                assert_eq!(intermediates, &[]);
-                assert!(!ignore);
-            },
-            _ => panic!("expected csi sequence"),
-        }
-    }
-
-    #[test]
-    fn parse_dcs_max_params() {
-        let params = "1;".repeat(params::MAX_PARAMS + 1);
-        let input = format!("\x1bP{}p", &params[..]).into_bytes();
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, &input);
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::DcsHook(params, _, ignore, _) => {
-                assert_eq!(params.len(), params::MAX_PARAMS);
-                assert!(params.iter().all(|param| param == &[1]));
-                assert!(ignore);
-            },
-            _ => panic!("expected dcs sequence"),
-        }
-    }
-
-    #[test]
-    fn dcs_reset() {
-        const INPUT: &[u8] = b"\x1b[3;1\x1bP1$tx\x9c";
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 3);
-        match &dispatcher.dispatched[0] {
-            Sequence::DcsHook(params, intermediates, ignore, _) => {
-                assert_eq!(intermediates, b"$");
-                assert_eq!(params, &[[1]]);
-                assert!(!ignore);
-            },
-            _ => panic!("expected dcs sequence"),
-        }
-        assert_eq!(dispatcher.dispatched[1], Sequence::DcsPut(b'x'));
-        assert_eq!(dispatcher.dispatched[2], Sequence::DcsUnhook);
-    }
-
-    #[test]
-    fn parse_dcs() {
-        const INPUT: &[u8] = b"\x1bP0;1|17/ab\x9c";
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 7);
-        match &dispatcher.dispatched[0] {
-            Sequence::DcsHook(params, _, _, c) => {
-                assert_eq!(params, &[[0], [1]]);
-                assert_eq!(c, &'|');
-            },
-            _ => panic!("expected dcs sequence"),
-        }
-        for (i, byte) in b"17/ab".iter().enumerate() {
-            assert_eq!(dispatcher.dispatched[1 + i], Sequence::DcsPut(*byte));
-        }
-        assert_eq!(dispatcher.dispatched[6], Sequence::DcsUnhook);
-    }
-
-    #[test]
-    fn intermediate_reset_on_dcs_exit() {
-        const INPUT: &[u8] = b"\x1bP=1sZZZ\x1b+\x5c";
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 6);
-        match &dispatcher.dispatched[5] {
-            Sequence::Esc(intermediates, ..) => assert_eq!(intermediates, b"+"),
-            _ => panic!("expected esc sequence"),
-        }
-    }
-
-    #[test]
-    fn esc_reset() {
-        const INPUT: &[u8] = b"\x1b[3;1\x1b(A";
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::Esc(intermediates, ignore, byte) => {
-                assert_eq!(intermediates, b"(");
-                assert_eq!(*byte, b'A');
-                assert!(!ignore);
-            },
-            _ => panic!("expected esc sequence"),
-        }
-    }
-
-    #[test]
-    fn esc_reset_intermediates() {
-        const INPUT: &[u8] = b"\x1b[?2004l\x1b#8";
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 2);
-        assert_eq!(dispatcher.dispatched[0], Sequence::Csi(vec![vec![2004]], vec![63], false, 'l'));
-        assert_eq!(dispatcher.dispatched[1], Sequence::Esc(vec![35], false, 56));
-    }
-
-    #[test]
-    fn params_buffer_filled_with_subparam() {
-        const INPUT: &[u8] = b"\x1b[::::::::::::::::::::::::::::::::x\x1b";
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::Csi(params, intermediates, ignore, c) => {
-                assert_eq!(intermediates, &[]);
-                assert_eq!(params, &[[0; 32]]);
-                assert_eq!(c, &'x');
-                assert!(ignore);
-            },
-            _ => panic!("expected csi sequence"),
-        }
-    }
-
-    #[cfg(not(feature = "std"))]
-    #[test]
-    fn build_with_fixed_size() {
-        const INPUT: &[u8] = b"\x1b[3;1\x1b[?1049h";
-        let mut dispatcher = Dispatcher::default();
-        let mut parser: Parser<30> = Parser::new_with_size();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::Csi(params, intermediates, ignore, _) => {
-                assert_eq!(intermediates, b"?");
-                assert_eq!(params, &[[1049]]);
-                assert!(!ignore);
-            },
-            _ => panic!("expected csi sequence"),
-        }
-    }
-
-    #[cfg(not(feature = "std"))]
-    #[test]
-    fn exceed_fixed_osc_buffer_size() {
-        const OSC_BUFFER_SIZE: usize = 32;
-        const NUM_BYTES: usize = OSC_BUFFER_SIZE + 100;
-        const INPUT_START: &[u8] = b"\x1b]52;";
-        const INPUT_END: &[u8] = b"\x07";
-
-        let mut dispatcher = Dispatcher::default();
-        let mut parser: Parser<OSC_BUFFER_SIZE> = Parser::new_with_size();
-
-        // Create valid OSC escape
-        parser.advance(&mut dispatcher, INPUT_START);
-
-        // Exceed max buffer size
-        parser.advance(&mut dispatcher, &[b'a'; NUM_BYTES]);
-
-        // Terminate escape for dispatch
-        parser.advance(&mut dispatcher, INPUT_END);
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        match &dispatcher.dispatched[0] {
-            Sequence::Osc(params, _) => {
-                assert_eq!(params.len(), 2);
-                assert_eq!(params[0], b"52");
-                assert_eq!(params[1].len(), OSC_BUFFER_SIZE - params[0].len());
-                for item in params[1].iter() {
-                    assert_eq!(*item, b'a');
-                }
-            },
-            _ => panic!("expected osc sequence"),
-        }
-    }
-
-    #[cfg(not(feature = "std"))]
-    #[test]
-    fn fixed_size_osc_containing_string_terminator() {
-        const INPUT_START: &[u8] = b"\x1b]2;";
-        const INPUT_MIDDLE: &[u8] = b"s\xe6\x9c\xab";
-        const INPUT_END: &[u8] = b"\x1b\\";
-
-        let mut dispatcher = Dispatcher::default();
-        let mut parser: Parser<5> = Parser::new_with_size();
-
-        parser.advance(&mut dispatcher, INPUT_START);
-        parser.advance(&mut dispatcher, INPUT_MIDDLE);
-        parser.advance(&mut dispatcher, INPUT_END);
-
-        assert_eq!(dispatcher.dispatched.len(), 2);
-        match &dispatcher.dispatched[0] {
-            Sequence::Osc(params, false) => {
-                assert_eq!(params[0], b"2");
-                assert_eq!(params[1], INPUT_MIDDLE);
-            },
-            _ => panic!("expected osc sequence"),
-        }
-    }
-
-    #[test]
-    fn unicode() {
-        const INPUT: &[u8] = b"\xF0\x9F\x8E\x89_\xF0\x9F\xA6\x80\xF0\x9F\xA6\x80_\xF0\x9F\x8E\x89";
-
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 6);
-        assert_eq!(dispatcher.dispatched[0], Sequence::Print('🎉'));
-        assert_eq!(dispatcher.dispatched[1], Sequence::Print('_'));
-        assert_eq!(dispatcher.dispatched[2], Sequence::Print('🦀'));
-        assert_eq!(dispatcher.dispatched[3], Sequence::Print('🦀'));
-        assert_eq!(dispatcher.dispatched[4], Sequence::Print('_'));
-        assert_eq!(dispatcher.dispatched[5], Sequence::Print('🎉'));
-    }
-
-    #[test]
-    fn invalid_utf8() {
-        const INPUT: &[u8] = b"a\xEF\xBCb";
-
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 3);
-        assert_eq!(dispatcher.dispatched[0], Sequence::Print('a'));
-        assert_eq!(dispatcher.dispatched[1], Sequence::Print('�'));
-        assert_eq!(dispatcher.dispatched[2], Sequence::Print('b'));
-    }
-
-    #[test]
-    fn partial_utf8() {
-        const INPUT: &[u8] = b"\xF0\x9F\x9A\x80";
-
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, &INPUT[..1]);
-        parser.advance(&mut dispatcher, &INPUT[1..2]);
-        parser.advance(&mut dispatcher, &INPUT[2..3]);
-        parser.advance(&mut dispatcher, &INPUT[3..]);
-
-        assert_eq!(dispatcher.dispatched.len(), 1);
-        assert_eq!(dispatcher.dispatched[0], Sequence::Print('🚀'));
-    }
-
-    #[test]
-    fn partial_utf8_separating_utf8() {
-        // This is different from the `partial_utf8` test since it has a multi-byte UTF8
-        // character after the partial UTF8 state, causing a partial byte to be present
-        // in the `partial_utf8` buffer after the 2-byte codepoint.
-
-        // "ĸ🎉"
-        const INPUT: &[u8] = b"\xC4\xB8\xF0\x9F\x8E\x89";
-
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, &INPUT[..1]);
-        parser.advance(&mut dispatcher, &INPUT[1..]);
-
-        assert_eq!(dispatcher.dispatched.len(), 2);
-        assert_eq!(dispatcher.dispatched[0], Sequence::Print('ĸ'));
-        assert_eq!(dispatcher.dispatched[1], Sequence::Print('🎉'));
-    }
-
-    #[test]
-    fn partial_invalid_utf8() {
-        const INPUT: &[u8] = b"a\xEF\xBCb";
-
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, &INPUT[..1]);
-        parser.advance(&mut dispatcher, &INPUT[1..2]);
-        parser.advance(&mut dispatcher, &INPUT[2..3]);
-        parser.advance(&mut dispatcher, &INPUT[3..]);
-
-        assert_eq!(dispatcher.dispatched.len(), 3);
-        assert_eq!(dispatcher.dispatched[0], Sequence::Print('a'));
-        assert_eq!(dispatcher.dispatched[1], Sequence::Print('�'));
-        assert_eq!(dispatcher.dispatched[2], Sequence::Print('b'));
-    }
-
-    #[test]
-    fn partial_invalid_utf8_split() {
-        const INPUT: &[u8] = b"\xE4\xBF\x99\xB5";
-
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, &INPUT[..2]);
-        parser.advance(&mut dispatcher, &INPUT[2..]);
-
-        assert_eq!(dispatcher.dispatched[0], Sequence::Print('俙'));
-        assert_eq!(dispatcher.dispatched[1], Sequence::Print('�'));
-    }
-
-    #[test]
-    fn partial_utf8_into_esc() {
-        const INPUT: &[u8] = b"\xD8\x1b012";
-
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 4);
-        assert_eq!(dispatcher.dispatched[0], Sequence::Print('�'));
-        assert_eq!(dispatcher.dispatched[1], Sequence::Esc(Vec::new(), false, b'0'));
-        assert_eq!(dispatcher.dispatched[2], Sequence::Print('1'));
-        assert_eq!(dispatcher.dispatched[3], Sequence::Print('2'));
-    }
-
-    #[test]
-    fn c1s() {
-        const INPUT: &[u8] = b"\x00\x1f\x80\x90\x98\x9b\x9c\x9d\x9e\x9fa";
-
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 11);
-        assert_eq!(dispatcher.dispatched[0], Sequence::Execute(0));
-        assert_eq!(dispatcher.dispatched[1], Sequence::Execute(31));
-        assert_eq!(dispatcher.dispatched[2], Sequence::Execute(128));
-        assert_eq!(dispatcher.dispatched[3], Sequence::Execute(144));
-        assert_eq!(dispatcher.dispatched[4], Sequence::Execute(152));
-        assert_eq!(dispatcher.dispatched[5], Sequence::Execute(155));
-        assert_eq!(dispatcher.dispatched[6], Sequence::Execute(156));
-        assert_eq!(dispatcher.dispatched[7], Sequence::Execute(157));
-        assert_eq!(dispatcher.dispatched[8], Sequence::Execute(158));
-        assert_eq!(dispatcher.dispatched[9], Sequence::Execute(159));
-        assert_eq!(dispatcher.dispatched[10], Sequence::Print('a'));
-    }
-
-    #[test]
-    fn execute_anywhere() {
-        const INPUT: &[u8] = b"\x18\x1a";
-
-        let mut dispatcher = Dispatcher::default();
-        let mut parser = Parser::new();
-
-        parser.advance(&mut dispatcher, INPUT);
-
-        assert_eq!(dispatcher.dispatched.len(), 2);
-        assert_eq!(dispatcher.dispatched[0], Sequence::Execute(0x18));
-        assert_eq!(dispatcher.dispatched[1], Sequence::Execute(0x1A));
-    }
-}

@@ -19,11 +19,14 @@ mod agy;
 mod claude;
 mod codex;
 mod command;
+mod copilot;
 mod errors;
 mod explain;
+mod gemini;
 mod generic;
 mod grok;
 mod opencode;
+mod qwen;
 mod screen;
 mod shell;
 mod turns;
@@ -142,6 +145,9 @@ pub static PROFILES: &[&AgentProfile] = &[
     &grok::PROFILE,
     &agy::PROFILE,
     &opencode::PROFILE,
+    &gemini::PROFILE,
+    &qwen::PROFILE,
+    &copilot::PROFILE,
     &command::PROFILE,
     &shell::PROFILE,
     &generic::PROFILE,

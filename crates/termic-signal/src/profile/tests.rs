@@ -43,7 +43,7 @@ fn ids_and_aliases_resolve_and_unknown_ids_fall_back_to_generic() {
     }
     assert_eq!(profile_for("claude-code").id, "claude", "OSC 7501 app name");
     assert_eq!(profile_for("antigravity").id, "agy");
-    assert_eq!(profile_for("gemini").id, "generic");
+    assert_eq!(profile_for("aider").id, "generic");
     assert_eq!(profile_for("").id, "generic");
     assert_eq!(profile_for("Claude").id, "generic", "ids are exact");
 }

@@ -5,8 +5,11 @@
 pub mod agy;
 pub mod claude;
 pub mod codex;
+pub mod copilot;
+pub mod gemini;
 pub mod grok;
 pub mod opencode;
+pub mod qwen;
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -17,7 +20,7 @@ use serde_json::{json, Value};
 
 use crate::clock::SimClock;
 use crate::config::Handler;
-use crate::hookrun::{self, HookResult};
+use crate::hookrun::{self, HookResult, HookTty};
 use crate::input::{Input, Key};
 use crate::payload::Session;
 use crate::term::SharedOutput;
@@ -202,7 +205,8 @@ impl Cx {
     }
 
     /// Run `handlers` for `event` with `payload`, in parallel or in order,
-    /// each with `env` added, and record spawn and exit in the trace.
+    /// each with `env` added and detached from the terminal, and record
+    /// spawn and exit in the trace.
     pub fn run_hooks(
         &self,
         event: &str,
@@ -212,15 +216,59 @@ impl Cx {
         default_timeout: Duration,
         parallel: bool,
     ) -> Vec<(Handler, HookResult)> {
+        let hooks = HookBatch {
+            event,
+            handlers,
+            payload,
+            default_timeout,
+            tty: HookTty::Detached,
+        };
+        self.run_hook_batch(&hooks, env, parallel)
+    }
+
+    /// Run `handlers` for `event` one by one in the agent's session (the
+    /// controlling terminal kept), with no extra env: Gemini CLI and
+    /// Copilot CLI run their hooks so.
+    pub fn run_hooks_attached(
+        &self,
+        event: &str,
+        handlers: &[Handler],
+        payload: &Value,
+        default_timeout: Duration,
+    ) -> Vec<(Handler, HookResult)> {
+        let hooks = HookBatch {
+            event,
+            handlers,
+            payload,
+            default_timeout,
+            tty: HookTty::Attached,
+        };
+        self.run_hook_batch(&hooks, &|_| Vec::new(), false)
+    }
+
+    fn run_hook_batch(
+        &self,
+        hooks: &HookBatch,
+        env: &(dyn Fn(&Handler) -> Vec<(String, String)> + Sync),
+        parallel: bool,
+    ) -> Vec<(Handler, HookResult)> {
+        let HookBatch {
+            event,
+            handlers,
+            payload,
+            default_timeout,
+            tty,
+        } = *hooks;
         let bytes = serde_json::to_vec(payload).unwrap_or_default();
         let (cwd, out) = (&self.cwd, &self.out);
         let run_one = |h: &Handler| {
-            let r = hookrun::run(
+            let r = hookrun::run_with(
                 h,
                 &bytes,
                 &env(h),
                 cwd,
                 hookrun::timeout_for(h, default_timeout),
+                tty,
             );
             trace_hook(out, event, h, &r);
             (h.clone(), r)
@@ -237,6 +285,16 @@ impl Cx {
             handlers.iter().map(run_one).collect()
         }
     }
+}
+
+/// One event's hooks as an agent runs them.
+#[derive(Clone, Copy)]
+struct HookBatch<'a> {
+    event: &'a str,
+    handlers: &'a [Handler],
+    payload: &'a Value,
+    default_timeout: Duration,
+    tty: HookTty,
 }
 
 fn trace_hook(out: &SharedOutput, event: &str, h: &Handler, r: &HookResult) {

@@ -31,6 +31,7 @@ pub fn task_spec(agent: &AgentDef, req: &LaunchRequest<'_>) -> TaskSpec {
         let who = docker::RunIdentity {
             container,
             owner_pid: std::process::id(),
+            owner_pidns: own_pidns(),
         };
         docker::docker_argv(agent, req.data_dir, &req.cwd, req.extra_args, who)
     });
@@ -55,6 +56,12 @@ pub fn task_spec(agent: &AgentDef, req: &LaunchRequest<'_>) -> TaskSpec {
         size: req.size,
         container,
     }
+}
+
+/// This process's pid namespace, read once.
+fn own_pidns() -> &'static str {
+    static NS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NS.get_or_init(docker::sweep::own_pid_namespace)
 }
 
 /// 12 random hex digits: two tasks of one agent never share a name.

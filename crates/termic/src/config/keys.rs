@@ -243,6 +243,13 @@ pub const AGENT_KEYS: &[AgentKey] = &[
         default: "none",
         example: "\"ghcr.io/me/claude\"",
     },
+    AgentKey {
+        name: "docker_args",
+        kind: "list of strings",
+        doc: "Extra `docker run` options, before the image (mounts, network, user).",
+        default: "[]",
+        example: "[\"--network\", \"host\"]",
+    },
 ];
 
 /// The fixed sections, in reference order.

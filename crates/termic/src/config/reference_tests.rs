@@ -33,11 +33,12 @@ fn the_example_with_every_key_loads_without_a_warning() {
     let a = c.agents.get("claude-work").expect("the example's agent");
     assert_eq!(a.base, "claude");
     assert_eq!(a.args, ["--model", "opus"]);
-    assert!(a.docker.is_some());
+    let docker = a.docker.as_ref().expect("docker = true");
+    assert_eq!(docker.args, ["--network", "host"]);
     assert!(c.settings.hooks_consent("claude"));
     assert_eq!(
         AGENT_KEYS.len(),
-        6,
+        7,
         "a new agent key needs a line in the example"
     );
 }

@@ -2,7 +2,7 @@
 //! client on PATH): the check before a Docker task starts, and stopping a
 //! task's container. Both are bounded in time and print nothing.
 
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use super::problem::{classify, DockerProblem};
@@ -26,14 +26,11 @@ pub fn preflight(agent: &str, image: &str) -> Result<(), DockerProblem> {
             image: super::problem::printable(image),
         });
     }
-    let child = Command::new("docker")
-        .args(["image", "inspect", "--format", "{{.Id}}", image])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
+    let mut inspect = Command::new("docker");
+    inspect.args(["image", "inspect", "--format", "{{.Id}}", image]);
+    let output = match run_within(&mut inspect, PREFLIGHT_TIMEOUT) {
+        Ok(Some(output)) => output,
+        Ok(None) => return Err(DockerProblem::EngineSilent(PREFLIGHT_TIMEOUT.as_secs())),
         Err(e) => {
             return Err(DockerProblem::Other {
                 image: super::problem::printable(image),
@@ -41,29 +38,41 @@ pub fn preflight(agent: &str, image: &str) -> Result<(), DockerProblem> {
             })
         }
     };
-    let start = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if start.elapsed() < PREFLIGHT_TIMEOUT => {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(DockerProblem::EngineSilent(PREFLIGHT_TIMEOUT.as_secs()));
-            }
-        }
-    }
-    let output = child.wait_with_output().map_err(|e| DockerProblem::Other {
-        image: super::problem::printable(image),
-        detail: e.to_string(),
-    })?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     match classify(agent, image, output.status.success(), &stderr) {
         Some(problem) => Err(problem),
         None => Ok(()),
     }
+}
+
+/// Runs `cmd` (stdin null, stdout and stderr captured) and waits for it at
+/// most `timeout`: `Ok(None)` when it took longer (it is killed then).
+/// Only for commands that print little: the pipes are read after the exit.
+fn run_within(cmd: &mut Command, timeout: Duration) -> std::io::Result<Option<Output>> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => return child.wait_with_output().map(Some),
+            Ok(None) if start.elapsed() < timeout => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Ok(None);
+            }
+        }
+    }
+}
+
+/// [`run_within`], any failure to run or finish as `None`.
+pub fn output_within(cmd: &mut Command, timeout: Duration) -> Option<Output> {
+    run_within(cmd, timeout).ok().flatten()
 }
 
 /// `docker kill` the task's container and wait for it (bounded). An already

@@ -18,10 +18,15 @@
 //!   (which the runtime set, multiplexer variables already removed);
 //! - `--init`, so the agent is not PID 1: a hang-up the docker client
 //!   forwards (termic closed, or killed) ends it, where PID 1 would ignore
-//!   it; `--rm`, a name and an owner label, so termic can stop it on close.
+//!   it; `--rm`, a name and owner labels (pid, pid namespace), so termic can
+//!   stop it on close and a later termic can remove it once its owner is
+//!   gone ([`sweep`]);
+//! - for claude, `CLAUDE_CONFIG_DIR` at the mount ([`config_dir_env`]), so
+//!   `.claude.json` persists in the termic-owned dir.
 
 pub mod engine;
 pub mod problem;
+pub mod sweep;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -36,6 +41,11 @@ pub const CONTAINER_PTY: &str = "/termic/pty";
 
 /// The label holding the pid of the termic that started a container.
 pub const OWNER_LABEL: &str = "io.termic.owner-pid";
+
+/// The label holding the pid namespace that owner pid belongs to
+/// (`pid:[N]`): a pid is only judged alive or gone in its own namespace
+/// (see [`sweep`]).
+pub const OWNER_PIDNS_LABEL: &str = "io.termic.owner-pidns";
 
 /// The name prefix of every container termic starts.
 pub const NAME_PREFIX: &str = "termic-";
@@ -84,11 +94,27 @@ pub fn container_config_dir(base: &str) -> Option<&'static str> {
         .filter(|dir| !dir.is_empty())
 }
 
+/// The variable (from the base's built-in definition) that tells the agent
+/// its config dir is the mounted one, with that dir: for an agent that keeps
+/// state outside its config dir by default, which a `--rm` container would
+/// lose at every start (Claude's `.claude.json`: the onboarding and the
+/// trust dialog came back each time). A user's own `env` entry for it comes
+/// later and wins.
+pub fn config_dir_env(base: &str) -> Option<(&'static str, &'static str)> {
+    let var = crate::agents::BUILTINS
+        .iter()
+        .find(|b| b.id == base)?
+        .config_dir_var?;
+    Some((var, container_config_dir(base)?))
+}
+
 /// Who is asking: the container's name and the owner label's value.
 #[derive(Debug, Clone, Copy)]
 pub struct RunIdentity<'a> {
     pub container: &'a ContainerTask,
     pub owner_pid: u32,
+    /// [`sweep::own_pid_namespace`]; no label when empty.
+    pub owner_pidns: &'a str,
 }
 
 /// The full argv (without the PTY mount, which the runtime adds), or
@@ -110,6 +136,12 @@ pub fn docker_argv(
         "--label".into(),
         format!("{OWNER_LABEL}={}", who.owner_pid),
     ]);
+    if !who.owner_pidns.is_empty() {
+        argv.extend([
+            "--label".into(),
+            format!("{OWNER_PIDNS_LABEL}={}", who.owner_pidns),
+        ]);
+    }
     if let Some(inside) = container_config_dir(&agent.base) {
         let host = agent_config_dir(data_dir, &agent.id);
         argv.push("-v".into());
@@ -121,6 +153,9 @@ pub fn docker_argv(
         argv.extend(["-e".into(), name.to_owned()]);
     }
     argv.extend(["-e".into(), format!("TERMIC_PTY={CONTAINER_PTY}")]);
+    if let Some((name, dir)) = config_dir_env(&agent.base) {
+        argv.extend(["-e".into(), format!("{name}={dir}")]);
+    }
     for (name, value) in &agent.env {
         argv.extend(["-e".into(), format!("{name}={value}")]);
     }
@@ -163,6 +198,7 @@ mod tests {
         let who = RunIdentity {
             container: &container,
             owner_pid: 4242,
+            owner_pidns: "pid:[4026531836]",
         };
         docker_argv(agent, Path::new("/d"), Path::new("/w"), extra, who).unwrap()
     }
@@ -174,6 +210,7 @@ mod tests {
         let who = RunIdentity {
             container: &container,
             owner_pid: 4242,
+            owner_pidns: "pid:[4026531836]",
         };
         let argv = docker_argv(
             &agent,
@@ -195,6 +232,8 @@ mod tests {
                 "termic-claude-box-0a1b",
                 "--label",
                 "io.termic.owner-pid=4242",
+                "--label",
+                "io.termic.owner-pidns=pid:[4026531836]",
                 "-v",
                 "/data/termic/docker-agents/claude-box:/root/.claude",
                 "-v",
@@ -211,6 +250,8 @@ mod tests {
                 "TERM_PROGRAM",
                 "-e",
                 "TERMIC_PTY=/termic/pty",
+                "-e",
+                "CLAUDE_CONFIG_DIR=/root/.claude",
                 "-e",
                 "FOO=bar baz",
                 "--network",
@@ -233,6 +274,30 @@ mod tests {
             // No multiplexer variable is ever passed in.
             assert!(!argv.iter().any(|a| a.contains("TMUX") || a.contains("STY")));
         }
+    }
+
+    #[test]
+    fn only_claude_is_told_its_config_dir_and_the_users_env_comes_after() {
+        for base in ["codex", "grok", "agy", "opencode"] {
+            let argv = argv_of(&docker_agent("x", base), &[]);
+            assert!(
+                !argv.iter().any(|a| a.contains("CONFIG_DIR")),
+                "{base}: {argv:?}"
+            );
+        }
+        let mut agent = docker_agent("x", "claude");
+        agent.env = vec![("CLAUDE_CONFIG_DIR".into(), "/elsewhere".into())];
+        let argv = argv_of(&agent, &[]);
+        let set: Vec<usize> = argv
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.starts_with("CLAUDE_CONFIG_DIR="))
+            .map(|(i, _)| i)
+            .collect();
+        // docker applies `-e` in order: the user's value is the last word.
+        assert_eq!(set.len(), 2, "{argv:?}");
+        assert_eq!(argv[set[0]], "CLAUDE_CONFIG_DIR=/root/.claude");
+        assert_eq!(argv[set[1]], "CLAUDE_CONFIG_DIR=/elsewhere");
     }
 
     #[test]
@@ -273,6 +338,7 @@ mod tests {
         let who = RunIdentity {
             container: &container,
             owner_pid: 1,
+            owner_pidns: "",
         };
         assert_eq!(
             docker_argv(&agent, Path::new("/d"), Path::new("/w"), &[], who),

@@ -211,7 +211,7 @@ impl Runtime {
             focus_reporting: AtomicBool::new(false),
             entered,
             parser: parking_lot::Mutex::new(parser),
-            signals: Mutex::new(TaskSignals::new(engine, recorder)),
+            signals: parking_lot::Mutex::new(TaskSignals::new(engine, recorder)),
             event_log: lock(&self.inner.event_log).clone(),
             input: input_tx,
             master: Mutex::new(spawned.master),

@@ -34,6 +34,13 @@ const BATCH: usize = 256 * 1024;
 /// trail the engine; under a flood the reader then waits for the screen.
 pub const IN_FLIGHT: usize = 8;
 
+/// Bytes of a batch fed to the signal engine under one hold of the task's
+/// signals lock. The UI thread takes that lock (next deadline, ticks) on
+/// every turn of its loop; a whole batch (256 KiB) held it for a few ms on
+/// a quiet machine and far longer on a loaded one (the reader preempted
+/// with the lock held), which delayed every other task's echo.
+pub const ENGINE_SLICE: usize = 16 * 1024;
+
 /// Output read from the PTY, on its way to the screen thread.
 pub struct Batch {
     /// Holds `len` bytes of output; the rest is spare room.
@@ -162,7 +169,9 @@ pub fn run(
                 }
             }
         }
-        shared.feed_signals(|signals, now| signals.output(now, bytes));
+        for part in bytes.chunks(ENGINE_SLICE) {
+            shared.feed_signals(|signals, now| signals.output(now, part));
+        }
         if screen.send(Batch { buf, len, found }).is_err() {
             break;
         }

@@ -31,7 +31,11 @@ pub struct TaskShared {
     /// between slices of a batch (`MutexGuard::bump`): whoever waits for a
     /// task's screen (the UI drawing it, a tick) waits one slice at most.
     pub(super) parser: parking_lot::Mutex<vt100::Parser<History>>,
-    pub(super) signals: Mutex<TaskSignals>,
+    /// parking_lot too, for the same reason: the reader feeds a flood to
+    /// the engine a slice at a time and hands the lock over fairly after
+    /// each (`feed_signals`), so the UI (next deadline, ticks) and the
+    /// screen thread wait one slice at most, never a whole 256 KiB batch.
+    pub(super) signals: parking_lot::Mutex<TaskSignals>,
     pub(super) event_log: Option<Arc<EventLog>>,
     /// Bytes for the program's input, written by the writer thread.
     pub(super) input: Sender<Vec<u8>>,
@@ -45,8 +49,8 @@ impl TaskShared {
         self.parser.lock()
     }
 
-    pub fn lock_signals(&self) -> MutexGuard<'_, TaskSignals> {
-        lock(&self.signals)
+    pub fn lock_signals(&self) -> parking_lot::MutexGuard<'_, TaskSignals> {
+        self.signals.lock()
     }
 
     /// Tell the event log and the UI about transitions, in order (the log
@@ -91,6 +95,9 @@ impl TaskShared {
         self.publish(&mut signals, now, transitions);
         // After publishing: a burst held by the event log has a deadline too.
         self.check_deadline(&mut signals);
+        // Whoever waits (the UI asking for the next deadline) goes next,
+        // before this thread's next feed takes the lock again.
+        parking_lot::MutexGuard::unlock_fair(signals);
     }
 
     /// After feeding the engine: wake the UI if a timer moved earlier.

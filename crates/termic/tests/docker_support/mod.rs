@@ -43,8 +43,16 @@ fn build_and_probe() -> Result<String, String> {
         Ok(image) if !image.is_empty() => image,
         _ => {
             let script = repo_root().join(".ci/docker-test-image");
-            let out = Command::new(&script)
-                .arg(sim_binary())
+            let mut cmd = Command::new(&script);
+            cmd.arg(sim_binary());
+            // Real Claude Code's libraries too, when the real agents are here.
+            if let Some(cache) = std::env::var_os("TERMIC_REAL_AGENTS") {
+                let claude = Path::new(&cache).join("bin/claude");
+                if let Ok(exe) = claude.canonicalize() {
+                    cmd.arg(exe);
+                }
+            }
+            let out = cmd
                 .output()
                 .unwrap_or_else(|e| panic!("{}: {e}", script.display()));
             assert!(
@@ -154,24 +162,31 @@ pub fn docker_agent_toml(id: &str, base: &str, image: &str, command: &[String]) 
 /// its hooks alone, which is what is under test).
 pub const CONFIG_HEAD: &str = "[ui]\nwizard_shown = true\n\n[notifications]\ndesktop = false\n\n[terminal]\nnative_probe_reply = false\n\n";
 
-/// Names of every container (running or not) owned by termic `pid`.
-pub fn containers_of(pid: u32) -> Vec<String> {
-    let out = Command::new("docker")
-        .args([
-            "ps",
-            "-a",
-            "--filter",
-            &format!("label={OWNER_LABEL}={pid}"),
-            "--format",
-            "{{.Names}}",
-        ])
+/// Runs `cmd` to completion; fails the test with its stderr unless it
+/// succeeded.
+pub fn run_ok(cmd: &mut Command) -> std::process::Output {
+    let out = cmd
         .output()
-        .unwrap();
+        .unwrap_or_else(|e| panic!("{:?}: {e}", cmd.get_program()));
     assert!(
         out.status.success(),
-        "{}",
+        "{:?}: {}",
+        cmd.get_program(),
         String::from_utf8_lossy(&out.stderr)
     );
+    out
+}
+
+/// Names of every container (running or not) owned by termic `pid`.
+pub fn containers_of(pid: u32) -> Vec<String> {
+    let out = run_ok(Command::new("docker").args([
+        "ps",
+        "-a",
+        "--filter",
+        &format!("label={OWNER_LABEL}={pid}"),
+        "--format",
+        "{{.Names}}",
+    ]));
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(str::to_owned)

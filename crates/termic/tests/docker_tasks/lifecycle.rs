@@ -7,14 +7,14 @@
 use std::time::Duration;
 
 use crate::docker_support::{
-    containers_of, docker_agent_toml, image, wait_containers, CONFIG_HEAD,
+    containers_of, docker_agent_toml, image, run_ok, wait_containers, CONFIG_HEAD,
 };
 use crate::support::{Fixture, SEC};
 use crate::termic_pty::Termic;
 
 /// An agent that ignores SIGHUP and SIGTERM (inherited by its `sleep`):
 /// only a kill through the engine ends it.
-fn stubborn() -> Vec<String> {
+pub(crate) fn stubborn() -> Vec<String> {
     [
         "/bin/sh",
         "-c",
@@ -24,7 +24,7 @@ fn stubborn() -> Vec<String> {
     .to_vec()
 }
 
-fn write_config(fx: &Fixture, agents: &str) {
+pub(crate) fn write_config(fx: &Fixture, agents: &str) {
     std::fs::write(
         fx.config_dir().join("config.toml"),
         format!("{CONFIG_HEAD}{agents}"),
@@ -127,23 +127,42 @@ fn a_missing_image_or_a_stopped_engine_is_one_sentence_with_the_fix() {
     // leaves the running task alone.
     let mut t = fx.start_termic(&["run", "--", "sh", "-c", "echo host-task-up; sleep 60"]);
     t.wait_text("host-task-up");
-    t.prefix(b"n");
-    t.wait_text("New task");
-    for _ in 0..12 {
-        if t.screen().contains("Agent  < box") {
-            break;
-        }
-        t.send(b"\x1b[C");
-        std::thread::sleep(Duration::from_millis(150));
-    }
-    t.wait_text("Agent  < box");
-    t.send(b"\r");
+    choose_in_new_task_dialog(&mut t, "box");
     let screen = t.wait_text("is not on this machine");
     assert!(
         screen.contains(&format!("the Docker image {missing}")),
         "{screen}"
     );
     assert!(containers_of(t.pid()).is_empty());
+    assert!(t.quit());
+
+    // The UI with the engine stopped: `ok` (its image is here) from the
+    // new-task dialog says so, in termic's words.
+    let mut cmd = fx.pty_command(&["run", "--", "sh", "-c", "echo host-task-up; sleep 60"]);
+    cmd.env("DOCKER_HOST", "unix:///nonexistent/docker.sock");
+    let mut t = Termic::spawn(cmd);
+    t.wait_text("host-task-up");
+    choose_in_new_task_dialog(&mut t, "ok");
+    let screen = t.wait_text(want_engine);
+    assert!(!screen.contains("unix://"), "no raw docker text: {screen}");
+    assert!(containers_of(t.pid()).is_empty());
+    assert!(t.quit());
+}
+
+/// Opens the new-task dialog and starts `agent` from it.
+fn choose_in_new_task_dialog(t: &mut Termic, agent: &str) {
+    let want = format!("Agent  < {agent}");
+    t.prefix(b"n");
+    t.wait_text("New task");
+    for _ in 0..12 {
+        if t.screen().contains(&want) {
+            break;
+        }
+        t.send(b"\x1b[C");
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    t.wait_text(&want);
+    t.send(b"\r");
 }
 
 #[test]
@@ -198,4 +217,82 @@ fn inside_the_container_the_env_contract_is_the_hosts() {
         );
     }
     assert!(t.quit());
+}
+
+/// `docker run -d` a container labelled as termic labels its own, running
+/// an agent that ignores hang-ups; returns its name.
+fn labelled_container(image: &str, tag: &str, owner_pid: u32, pidns: Option<&str>) -> String {
+    let name = format!("termic-sweep-{tag}-{}", std::process::id());
+    let mut args: Vec<String> = [
+        "run",
+        "-d",
+        "--rm",
+        "--init",
+        "--network",
+        "none",
+        "--name",
+        &name,
+        "--label",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.push(format!("{}={owner_pid}", termic::docker::OWNER_LABEL));
+    if let Some(ns) = pidns {
+        args.push("--label".into());
+        args.push(format!("{}={ns}", termic::docker::OWNER_PIDNS_LABEL));
+    }
+    args.push(image.into());
+    args.extend(["/bin/sh", "-c", "trap '' HUP TERM; sleep 600"].map(String::from));
+    run_ok(std::process::Command::new("docker").args(&args));
+    name
+}
+
+fn exists(name: &str) -> bool {
+    let out = std::process::Command::new("docker")
+        .args(["ps", "-a", "-q", "--filter", &format!("name=^{name}$")])
+        .output()
+        .unwrap();
+    !String::from_utf8_lossy(&out.stdout).trim().is_empty()
+}
+
+#[test]
+#[ignore = "needs a Docker engine: run by .ci/run's Docker step"]
+fn containers_of_a_gone_termic_are_removed_when_termic_starts() {
+    let Some(image) = image() else { return };
+    // A pid that is certainly gone: a child that exited and was reaped.
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let ns = termic::docker::sweep::own_pid_namespace();
+    // Left by a termic older than the namespace label, and by one killed
+    // before its watchdog acted: both removed.
+    let older = labelled_container(&image, "older", dead, None);
+    let killed = labelled_container(&image, "killed", dead, Some(&ns));
+    // Kept: an owner in another pid namespace (its pid means nothing
+    // here), and an owner that is alive (this test).
+    let foreign = labelled_container(&image, "foreign", dead, Some("pid:[1]"));
+    let alive = labelled_container(&image, "alive", std::process::id(), Some(&ns));
+
+    let fx = Fixture::new();
+    // A termic with a Docker agent in its config, running a host command.
+    write_config(
+        &fx,
+        &docker_agent_toml("box", "claude", &image, &stubborn()),
+    );
+    let mut t = fx.start_termic(&["run", "--", "sh", "-c", "echo host-up; sleep 60"]);
+    t.wait_text("host-up");
+    let deadline = std::time::Instant::now() + 30 * SEC;
+    while (exists(&older) || exists(&killed)) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let left = [exists(&older), exists(&killed)];
+    // The sweep is one pass; anything it wrongly took would be gone by now.
+    std::thread::sleep(Duration::from_secs(2));
+    let kept = [exists(&foreign), exists(&alive)];
+    let _ = std::process::Command::new("docker")
+        .args(["rm", "-f", &older, &killed, &foreign, &alive])
+        .output();
+    assert!(t.quit());
+    assert_eq!(left, [false, false], "{older} and {killed} removed");
+    assert_eq!(kept, [true, true], "{foreign} and {alive} kept");
 }

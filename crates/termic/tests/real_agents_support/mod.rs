@@ -273,7 +273,7 @@ impl TermicTask {
             }
             // `title "<Debug-quoted>" (state, rule)`: the title is JSON-compatible.
             let quoted = &rest["title ".len()..rest.rfind(" (").unwrap_or(rest.len())];
-            if let Ok(title) = serde_json::from_str::<String>(quoted) {
+            if let Ok(title) = serde_json::from_str::<String>(&debug_escapes_to_json(quoted)) {
                 events.push((at, format!("title {title}")));
             }
         }
@@ -385,12 +385,38 @@ impl Driven for TermicTask {
     }
 }
 
+/// A Debug-quoted string as JSON: Rust writes `\u{fe0e}` where JSON has
+/// `\ufe0e` (Qwen Code's titles carry U+FE0E). Other escapes agree.
+fn debug_escapes_to_json(quoted: &str) -> String {
+    let mut out = String::with_capacity(quoted.len());
+    let mut rest = quoted;
+    while let Some(at) = rest.find("\\u{") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 3..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[at..]);
+            return out;
+        };
+        match u32::from_str_radix(&after[..end], 16)
+            .ok()
+            .and_then(char::from_u32)
+        {
+            Some(c) => out.push(c),
+            None => out.push_str(&rest[at..at + 3 + end + 1]),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 pub fn schema(agent: Agent) -> AgentSchema {
     match agent {
         Agent::Claude => AgentSchema::CLAUDE,
         Agent::Grok => AgentSchema::GROK,
         Agent::Opencode => AgentSchema::OPENCODE,
-        Agent::Codex => AgentSchema::AGY, // codex has no hooks; never installed
+        // No hooks of theirs (yet); never installed.
+        Agent::Codex | Agent::Gemini | Agent::Qwen | Agent::Copilot => AgentSchema::AGY,
     }
 }
 

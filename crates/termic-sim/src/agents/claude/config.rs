@@ -166,6 +166,29 @@ pub fn load(home: &Path, cwd: &Path) -> Registry {
     reg
 }
 
+/// The hooks of one Claude-shaped settings file that another agent reads
+/// (Gemini CLI, Qwen Code), with its `timeout` in units of `timeout_unit_s`
+/// seconds (Gemini: 0.001, milliseconds). A file the agent cannot parse
+/// gives no hooks and a note.
+pub fn load_file(path: &Path, timeout_unit_s: f64) -> Registry {
+    let mut reg = Registry::default();
+    let Ok(bytes) = std::fs::read(path) else {
+        return reg;
+    };
+    match parse_settings(&bytes, path) {
+        Ok(file) => {
+            reg.notes.extend(file.notes);
+            reg.hooks.extend(file.hooks.into_iter().map(|f| {
+                let mut h = f.handler;
+                h.timeout_s = h.timeout_s.map(|t| t * timeout_unit_s);
+                (f.event, h)
+            }));
+        }
+        Err(e) => reg.notes.push(format!("{}: {e}", path.display())),
+    }
+    reg
+}
+
 /// What the `drop-hooks` action rewrites: the user's own settings file.
 pub fn user_settings(home: &Path) -> PathBuf {
     home.join(".claude").join("settings.json")

@@ -7,4 +7,5 @@ pub const BUILTIN: Builtin = Builtin {
     program: "agy",
     install: "install Google Antigravity, then put agy on PATH",
     linked_dirs: &[".agents"],
+    config_dir_var: None,
 };

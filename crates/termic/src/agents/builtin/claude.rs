@@ -7,4 +7,7 @@ pub const BUILTIN: Builtin = Builtin {
     program: "claude",
     install: "npm install -g @anthropic-ai/claude-code",
     linked_dirs: &[".claude"],
+    // `~/.claude.json` (onboarding, trusted folders, approved API keys)
+    // sits beside `~/.claude/`; with this variable Claude keeps it inside.
+    config_dir_var: Some("CLAUDE_CONFIG_DIR"),
 };

@@ -7,4 +7,5 @@ pub const BUILTIN: Builtin = Builtin {
     program: "codex",
     install: "npm install -g @openai/codex",
     linked_dirs: &[],
+    config_dir_var: None,
 };

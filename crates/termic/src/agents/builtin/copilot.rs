@@ -7,4 +7,5 @@ pub const BUILTIN: Builtin = Builtin {
     program: "copilot",
     install: "npm install -g @github/copilot",
     linked_dirs: &[],
+    config_dir_var: None,
 };

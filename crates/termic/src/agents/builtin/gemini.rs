@@ -7,4 +7,5 @@ pub const BUILTIN: Builtin = Builtin {
     program: "gemini",
     install: "npm install -g @google/gemini-cli",
     linked_dirs: &[".gemini"],
+    config_dir_var: None,
 };

@@ -7,4 +7,5 @@ pub const BUILTIN: Builtin = Builtin {
     program: "grok",
     install: "pip install grok-cli-bin",
     linked_dirs: &[".grok"],
+    config_dir_var: None,
 };

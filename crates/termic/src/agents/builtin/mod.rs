@@ -24,6 +24,11 @@ pub struct Builtin {
     /// skills) that a task's worktree links from the repo root, when the
     /// repo has them and the worktree has none.
     pub linked_dirs: &'static [&'static str],
+    /// The variable that points the agent at its config dir, when the agent
+    /// keeps state outside that dir by default: a Docker task sets it to the
+    /// mounted dir so that state persists in the termic-owned dir between
+    /// `--rm` containers (see `docker::config_dir_env`).
+    pub config_dir_var: Option<&'static str>,
 }
 
 /// The built-in agents, one line each, in the order the UI lists them.

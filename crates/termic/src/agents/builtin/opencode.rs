@@ -7,4 +7,5 @@ pub const BUILTIN: Builtin = Builtin {
     program: "opencode",
     install: "npm install -g opencode-ai",
     linked_dirs: &[".opencode"],
+    config_dir_var: None,
 };

@@ -7,4 +7,5 @@ pub const BUILTIN: Builtin = Builtin {
     program: "qwen",
     install: "npm install -g @qwen-code/qwen-code",
     linked_dirs: &[".qwen"],
+    config_dir_var: None,
 };

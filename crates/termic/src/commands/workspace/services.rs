@@ -57,6 +57,17 @@ impl WorkspaceServices {
         };
         services.facts.versions =
             crate::agents::version::probe(&AgentSchema::all(), &services.path_var);
+        // Containers an earlier termic left behind (it was killed, or
+        // predates the watchdog): only a termic with Docker agents asks.
+        if services
+            .config
+            .agents
+            .all()
+            .iter()
+            .any(|a| a.docker.is_some())
+        {
+            crate::docker::sweep::start_once();
+        }
         Ok(services)
     }
 

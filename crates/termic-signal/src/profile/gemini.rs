@@ -1,0 +1,119 @@
+//! Gemini CLI. Titles measured on 0.61.0 (termic-fakemodel's
+//! real_agents_more.rs and termic's real_agents_more.rs): OSC 0, one write
+//! per change, padded with spaces to 80 columns.
+
+use super::{AgentProfile, NotifyIgnore, Region, ScreenImplies, ScreenRule, TitleRule, TitleState};
+
+pub(super) static PROFILE: AgentProfile = AgentProfile::new(
+    "gemini",
+    &["gemini-cli"],
+    "Gemini CLI 0.61.0",
+    &[
+        TitleRule {
+            id: "gemini.action-required",
+            // U+270B, an optional emoji selector, two spaces.
+            pattern: r"^\x{270B}\x{FE0F}? +Action Required\b",
+            state: TitleState::NeedsYou,
+            why:
+                "'✋  Action Required (<dir>)' while a tool waits for approval, painted 44-430 ms \
+                  after the Notification hook (ToolPermission). Right for as long as it waits.",
+        },
+        TitleRule {
+            id: "gemini.working",
+            pattern: r"^\x{2726}\x{FE0F}? +Working\b",
+            state: TitleState::Busy,
+            why: "'✦  Working… (<dir>)' from BeforeAgent (7-110 ms later) until the turn ends or \
+                  a tool waits; back to it right after an approval.",
+        },
+        TitleRule {
+            id: "gemini.ready",
+            pattern: r"^\x{25C7}\x{FE0F}? +Ready\b",
+            state: TitleState::Idle,
+            why: "'◇  Ready (<dir>)' at the prompt: at start-up and 32-250 ms after AfterAgent.",
+        },
+    ],
+    &[NotifyIgnore {
+        id: "gemini.session-complete",
+        contains: "Gemini CLI session complete",
+        why: "with its general.enableNotifications on, 0.61.0 prints OSC 9 (iTerm.app, termic's \
+              default TERM_PROGRAM) 'Gemini CLI session complete | Run finished | Gemini CLI \
+              finished responding.' at the end of every turn: a turn end, not a block. Its \
+              block is 'Gemini CLI needs your attention | Approval required | ...'.",
+    }],
+)
+.with_screen_rules(SCREEN_RULES);
+
+/// Gemini CLI 0.61.0's write_file confirmation as painted under termic
+/// (termic's tests/real_agents_more.rs). Its title says Action Required too;
+/// the screen rule is the second, independent sign.
+static SCREEN_RULES: &[ScreenRule] = &[ScreenRule {
+    id: "gemini.permission-prompt",
+    region: Region::LastRows(6),
+    pattern: r"(?s)│ +● 1\. Allow once +│\n *│ +2\. Allow for this session +│",
+    implies: ScreenImplies::NeedsYou { kind: "permission" },
+    measured_on: "Gemini CLI 0.61.0",
+    why: "a box with '? WriteFile  Writing to out.txt', the diff, 'Apply this change?', then \
+          '● 1. Allow once', '2. Allow for this session', '3. Modify with external editor', \
+          '4. No, suggest changes (esc)' while the tool waits for approval.",
+}];
+
+#[cfg(test)]
+mod tests {
+    use super::super::{profile_for, ScreenRows, TitleState};
+
+    /// The titles 0.61.0 painted, padded to 80 columns as it sends them.
+    #[test]
+    fn measured_titles() {
+        let gemini = profile_for("gemini");
+        let padded = |t: &str| format!("{t:<80}");
+        for (title, state) in [
+            ("◇  Ready (proj)", TitleState::Idle),
+            ("✦  Working… (proj)", TitleState::Busy),
+            ("✋  Action Required (proj)", TitleState::NeedsYou),
+            ("✋\u{FE0F}  Action Required (a b)", TitleState::NeedsYou),
+            ("Gemini CLI", TitleState::Unknown),
+            // A directory named like a state is not one.
+            ("Action Required", TitleState::Unknown),
+        ] {
+            assert_eq!(gemini.classify_title(&padded(title)), state, "{title:?}");
+        }
+        assert_eq!(profile_for("gemini-cli").id, "gemini");
+    }
+
+    /// The two OSC 9 bodies 0.61.0 prints with notifications on.
+    #[test]
+    fn only_the_approval_notification_wants_attention() {
+        let gemini = profile_for("gemini");
+        assert!(gemini.wants_attention(
+            "Gemini CLI needs your attention | Approval required | Approve tool action: \
+             Confirm Write: out.txt"
+        ));
+        assert!(!gemini.wants_attention(
+            "Gemini CLI session complete | Run finished | Gemini CLI finished responding."
+        ));
+    }
+
+    /// The bottom of the screen as 0.61.0 painted it under termic (120
+    /// columns, borders cut here).
+    #[test]
+    fn the_measured_permission_prompt_is_needs_you() {
+        let rows = [
+            "│ Apply this change?                           │",
+            "│                                              │",
+            "│ ● 1. Allow once                              │",
+            "│   2. Allow for this session                  │",
+            "│   3. Modify with external editor             │",
+            "│   4. No, suggest changes (esc)               │",
+            "╰──────────────────────────────────────────────╯",
+        ];
+        let gemini = profile_for("gemini");
+        let found = gemini.screen_match(&ScreenRows::new(rows)).unwrap();
+        assert_eq!(found.id, "gemini.permission-prompt");
+        // After the approval the box is gone: the prompt row is all there is.
+        let after = ScreenRows::new([" > create the file out.txt please", "✦ Done."]);
+        assert!(gemini.screen_match(&after).is_none());
+        // Printed text of the same words without the dialog's box is not it.
+        let printed = ScreenRows::new(["1. Allow once", "2. Allow for this session"]);
+        assert!(gemini.screen_match(&printed).is_none());
+    }
+}

@@ -1,0 +1,129 @@
+//! Qwen Code. Titles measured on 0.24.4 (termic-fakemodel's
+//! real_agents_more.rs): OSC 0 and OSC 2 (only OSC 2 under tmux, screen or
+//! zellij), the glyph followed by U+FE0E (text presentation), padded with
+//! spaces to 80 columns.
+
+use super::{AgentProfile, Region, ScreenImplies, ScreenRule, TitleRule, TitleState};
+
+/// The glyph, then an optional U+FE0E / U+FE0F selector, then ` Qwen`.
+macro_rules! glyph {
+    ($glyph:literal) => {
+        concat!("^", $glyph, r"[\x{FE0E}\x{FE0F}]? Qwen\b")
+    };
+}
+
+pub(super) static PROFILE: AgentProfile = AgentProfile::new(
+    "qwen",
+    &["qwen-code"],
+    "Qwen Code 0.24.4",
+    &[
+        TitleRule {
+            id: "qwen.blocked",
+            // U+2733, Claude Code's IDLE glyph: here it means blocked. The
+            // rule is Qwen's own, so a Qwen task never reads it as idle.
+            pattern: glyph!(r"\x{2733}"),
+            state: TitleState::NeedsYou,
+            why: "'✳︎ Qwen - <dir>' while a tool waits for approval (63-560 ms after the \
+                  PermissionRequest hook). The same star is Claude Code's idle glyph: read with \
+                  a Claude-shaped rule it would say idle, then done, while Qwen waits for you.",
+        },
+        TitleRule {
+            id: "qwen.busy",
+            pattern: glyph!(r"\x{25D0}"),
+            state: TitleState::Busy,
+            why: "'◐︎ Qwen - <dir>' from the Enter (before UserPromptSubmit) until the turn ends \
+                  or a tool waits; the glyph does not animate.",
+        },
+        TitleRule {
+            id: "qwen.idle",
+            pattern: r"^Qwen( - | *$)",
+            state: TitleState::Idle,
+            why: "'Qwen - <dir>' at the prompt: at start-up and 70-560 ms after the Stop hook.",
+        },
+    ],
+    &[],
+)
+.with_screen_rules(SCREEN_RULES);
+
+/// Qwen Code 0.24.4's write_file confirmation as painted under termic
+/// (termic's tests/real_agents_more.rs): no box, the choices, then a
+/// spinner row that says what it waits for.
+static SCREEN_RULES: &[ScreenRule] = &[ScreenRule {
+    id: "qwen.permission-prompt",
+    region: Region::LastRows(5),
+    pattern: r"(?ms)^ +› 1\. Yes, allow once$.*^ +[\x{2800}-\x{28FF}] Waiting for user confirmation\.\.\.$",
+    implies: ScreenImplies::NeedsYou { kind: "permission" },
+    measured_on: "Qwen Code 0.24.4",
+    why: "'? WriteFile Writing to out.txt', the diff, 'Apply this change?', '› 1. Yes, allow \
+          once', '2. Yes, allow always', '3. No, suggest changes (esc)', then '⠏ Waiting for \
+          user confirmation...' as the last row while the tool waits for approval.",
+}];
+
+#[cfg(test)]
+mod tests {
+    use super::super::{profile_for, ScreenRows, TitleState};
+
+    #[test]
+    fn measured_titles() {
+        let qwen = profile_for("qwen");
+        for (title, state) in [
+            ("Qwen - proj", TitleState::Idle),
+            ("\u{25D0}\u{FE0E} Qwen - proj", TitleState::Busy),
+            ("\u{2733}\u{FE0E} Qwen - proj", TitleState::NeedsYou),
+            // Without the selector (another build, a terminal that strips it).
+            ("\u{2733} Qwen - proj", TitleState::NeedsYou),
+            ("Qwen", TitleState::Idle),
+        ] {
+            let padded = format!("{title:<80}");
+            assert_eq!(qwen.classify_title(&padded), state, "{title:?}");
+        }
+    }
+
+    /// Qwen's blocked star is Claude Code's idle glyph: under Qwen's own
+    /// profile it is needs you, never idle, and Claude's rules are not the
+    /// ones a Qwen task is read with.
+    #[test]
+    fn the_blocked_star_is_never_claudes_idle() {
+        let blocked = "\u{2733}\u{FE0E} Qwen - proj";
+        assert_eq!(
+            profile_for("qwen").explain(blocked).decided_by,
+            Some("qwen.blocked")
+        );
+        assert_ne!(
+            profile_for("qwen").classify_title("✳ Qwen"),
+            TitleState::Idle
+        );
+        // The bare star is what Claude's idle rule reads: Claude's profile
+        // says idle for it, Qwen's says needs you.
+        assert_eq!(
+            profile_for("claude").classify_title("\u{2733} Qwen - proj"),
+            TitleState::Idle
+        );
+        assert_eq!(profile_for("qwen-code").id, "qwen");
+        // And a Claude title in a Qwen task is not Qwen's blocked state.
+        assert_eq!(
+            profile_for("qwen").classify_title("\u{2733} Claude Code"),
+            TitleState::Unknown
+        );
+    }
+
+    /// The bottom of the screen as 0.24.4 painted it under termic.
+    #[test]
+    fn the_measured_permission_prompt_is_needs_you() {
+        let rows = [
+            "  ? WriteFile Writing to out.txt ←",
+            "   1 hello from the fake model",
+            "   Apply this change?",
+            "   › 1. Yes, allow once",
+            "     2. Yes, allow always",
+            "     3. No, suggest changes (esc)",
+            "  ⠏ Waiting for user confirmation...",
+        ];
+        let qwen = profile_for("qwen");
+        let found = qwen.screen_match(&ScreenRows::new(rows)).unwrap();
+        assert_eq!(found.id, "qwen.permission-prompt");
+        // Still thinking (the row the spinner paints before the prompt).
+        let thinking = ScreenRows::new(["  > create the file", "  ⠏1Hmmm... let me think..."]);
+        assert!(qwen.screen_match(&thinking).is_none());
+    }
+}
