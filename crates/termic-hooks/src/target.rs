@@ -16,7 +16,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::agents::{AgentSchema, MANIFEST_FILE};
+use crate::agents::AgentSchema;
 
 /// The roots every path comes from, resolved once at the edge.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -265,7 +265,7 @@ impl InstallTarget {
         let adapter = self.schema.adapter();
         let mut rels: Vec<String> = adapter.assets().into_iter().map(|a| a.rel_path).collect();
         rels.extend(adapter.config_entry().file().map(str::to_string));
-        rels.push(MANIFEST_FILE.to_string());
+        rels.push(self.schema.manifest_file());
         rels
     }
 

@@ -46,9 +46,12 @@ impl Step {
     }
 }
 
-/// The agents with a config of the user's (Claude's merge, agy's named
-/// entry) and one with its own file (grok).
-const AGENTS: [(AgentSchema, Option<(&str, &str)>); 3] = [
+const COPILOT_USER: &str = "{\n  \"beep\": true,\n  \"hooks\": {\n    \"agentStop\": [\n      { \"type\": \"command\", \"bash\": \"say done\", \"timeoutSec\": 3 }\n    ]\n  }\n}\n";
+
+/// The agents with a config of the user's (Claude's merge and the grouped
+/// twins Gemini and Qwen, Copilot's flat merge, agy's named entry) and one
+/// with its own file (grok).
+const AGENTS: [(AgentSchema, Option<(&str, &str)>); 6] = [
     (
         AgentSchema::CLAUDE,
         Some((".claude/settings.json", CLAUDE_USER)),
@@ -58,6 +61,18 @@ const AGENTS: [(AgentSchema, Option<(&str, &str)>); 3] = [
         Some((".gemini/config/hooks.json", AGY_USER)),
     ),
     (AgentSchema::GROK, None),
+    (
+        AgentSchema::GEMINI,
+        Some((".gemini/settings.json", CLAUDE_USER)),
+    ),
+    (
+        AgentSchema::COPILOT,
+        Some((".copilot/settings.json", COPILOT_USER)),
+    ),
+    (
+        AgentSchema::QWEN,
+        Some((".qwen/settings.json", CLAUDE_USER)),
+    ),
 ];
 
 fn target(paths: &Paths, schema: AgentSchema) -> InstallTarget {
@@ -173,7 +188,7 @@ fn check_after_fault(fx: &HomeFixture, t: &InstallTarget, label: &str) {
         .config_entry()
         .file()
         .and_then(|rel| std::fs::read_to_string(t.path(rel)).ok())
-        .is_some_and(|text| text.contains("termic-hooks/"));
+        .is_some_and(|text| text.contains(&format!("{}/", schema.hooks_dir())));
     let scripts_there = schema
         .adapter()
         .assets()

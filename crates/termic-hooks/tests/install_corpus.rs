@@ -109,13 +109,23 @@ fn run(schema: AgentSchema, original: &[u8], name: &str) -> Outcome {
 fn every_fixture_installs_wires_and_removes_back_to_its_bytes() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut count = 0;
-    for (sub, schema) in [("claude", AgentSchema::CLAUDE), ("agy", AgentSchema::AGY)] {
+    // Gemini, Copilot and Qwen merge into a settings.json of the user's as
+    // Claude does: every Claude fixture goes through them too (Copilot's
+    // flat shape must leave the grouped entries it does not own alone).
+    for (sub, schema) in [
+        ("claude", AgentSchema::CLAUDE),
+        ("agy", AgentSchema::AGY),
+        ("claude", AgentSchema::GEMINI),
+        ("claude", AgentSchema::COPILOT),
+        ("claude", AgentSchema::QWEN),
+    ] {
         for f in files_in(&dir.join(sub)) {
-            let name = f.display().to_string();
+            let name = format!("{} ({})", f.display(), schema.id());
             let bytes = std::fs::read(&f).unwrap();
             let outcome = run(schema, &bytes, &name);
-            let expect_refused =
-                String::from_utf8_lossy(&bytes).contains("\"disableAllHooks\": true");
+            // Only Claude Code has disableAllHooks.
+            let expect_refused = schema == AgentSchema::CLAUDE
+                && String::from_utf8_lossy(&bytes).contains("\"disableAllHooks\": true");
             assert_eq!(
                 matches!(outcome, Outcome::Refused),
                 expect_refused,
@@ -124,7 +134,7 @@ fn every_fixture_installs_wires_and_removes_back_to_its_bytes() {
             count += 1;
         }
     }
-    assert!(count >= 15, "only {count} fixtures");
+    assert!(count >= 4 * 15, "only {count} fixtures");
 }
 
 #[test]
@@ -143,4 +153,23 @@ fn the_shared_corpus_round_trips_or_is_refused_with_nothing_written() {
     }
     eprintln!("shared corpus: {ok} round-tripped, {refused} refused");
     assert!(ok >= 50, "{ok} round trips");
+    // Real users' Gemini CLI settings.json files (and the odd agy or plugin
+    // file saved under that name) through the Gemini CLI adapter, and the
+    // Claude files through Qwen's (the same Claude-style shape).
+    let (mut ok, mut refused) = (0, 0);
+    for (sub, schema) in [
+        ("gemini", AgentSchema::GEMINI),
+        ("claude", AgentSchema::QWEN),
+    ] {
+        for f in files_in(&dir.join(sub)) {
+            let bytes = std::fs::read(&f).unwrap();
+            let name = format!("{} ({})", f.display(), schema.id());
+            match run(schema, &bytes, &name) {
+                Outcome::RoundTrip => ok += 1,
+                Outcome::Refused => refused += 1,
+            }
+        }
+    }
+    eprintln!("shared corpus through gemini and qwen: {ok} round-tripped, {refused} refused");
+    assert!(ok >= 55, "{ok} round trips");
 }

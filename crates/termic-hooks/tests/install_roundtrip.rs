@@ -9,6 +9,7 @@ use common::tree::{tree, HomeFixture};
 use termic_hooks::agents::{claude, AgentSchema};
 use termic_hooks::apply::{self, read_snapshot};
 use termic_hooks::plan::{self, Action, InstallFacts, PlanError};
+use termic_hooks::status::{target_status, State};
 use termic_hooks::target::{targets_for, AgentRef, InstallTarget};
 
 const FACTS: InstallFacts = InstallFacts {
@@ -212,6 +213,71 @@ fn grok_gets_its_own_file_and_agy_its_named_entry_directly_under_each_event() {
         .join(".config/opencode/plugins/termic.js")
         .is_file());
     assert!(!fx.paths.home.join(".config/opencode/plugin").exists());
+}
+
+#[test]
+fn gemini_copilot_and_qwen_get_their_own_handler_shapes() {
+    let fx = HomeFixture::new();
+    for s in [AgentSchema::GEMINI, AgentSchema::COPILOT, AgentSchema::QWEN] {
+        apply::install(&host(&fx, s), &FACTS).unwrap();
+    }
+    let gemini: serde_json::Value =
+        serde_json::from_slice(&fx.read(".gemini/settings.json")).unwrap();
+    for event in ["BeforeAgent", "Notification", "AfterAgent"] {
+        let h = &gemini["hooks"][event][0]["hooks"][0];
+        assert_eq!(h["type"], "command", "{event}");
+        // Gemini reads milliseconds: 5 would kill the hook after 5 ms.
+        assert_eq!(h["timeout"], 5000, "{event}");
+        assert!(h["command"]
+            .as_str()
+            .unwrap()
+            .contains("/.gemini/termic-hooks-gemini/"));
+    }
+    let copilot: serde_json::Value =
+        serde_json::from_slice(&fx.read(".copilot/settings.json")).unwrap();
+    for event in ["userPromptSubmitted", "permissionRequest", "agentStop"] {
+        let h = &copilot["hooks"][event][0];
+        assert_eq!(h["type"], "command", "{event}");
+        assert_eq!(h["timeoutSec"], 5, "{event}");
+        assert!(h.get("hooks").is_none() && h.get("command").is_none());
+        assert!(h["bash"].as_str().unwrap().ends_with(".sh"), "{event}");
+    }
+    let qwen: serde_json::Value = serde_json::from_slice(&fx.read(".qwen/settings.json")).unwrap();
+    for event in ["UserPromptSubmit", "PermissionRequest", "Stop"] {
+        let h = &qwen["hooks"][event][0]["hooks"][0];
+        assert_eq!(h["timeout"], 5, "{event}");
+        assert!(h.get("statusMessage").is_none(), "{event}");
+    }
+}
+
+#[test]
+fn agy_and_gemini_share_gemini_dir_and_removing_one_leaves_the_other_byte_identical() {
+    for (first, second) in [
+        (AgentSchema::AGY, AgentSchema::GEMINI),
+        (AgentSchema::GEMINI, AgentSchema::AGY),
+    ] {
+        let fx = HomeFixture::new();
+        fx.write(".gemini/settings.json", b"{\n  \"theme\": \"dark\"\n}\n");
+        let original = tree(&fx.paths.home);
+        apply::install(&host(&fx, first), &FACTS).unwrap();
+        let only_first = tree(&fx.paths.home);
+        apply::install(&host(&fx, second), &FACTS).unwrap();
+        for s in [first, second] {
+            let t = host(&fx, s);
+            let st = target_status(&t, &read_snapshot(&t).unwrap(), &FACTS).state;
+            assert_eq!(st, State::Wired, "{} beside {}", s.id(), first.id());
+        }
+        apply::remove(&host(&fx, second)).unwrap();
+        assert_eq!(
+            tree(&fx.paths.home),
+            only_first,
+            "removing {} touched {}",
+            second.id(),
+            first.id()
+        );
+        apply::remove(&host(&fx, first)).unwrap();
+        assert_eq!(tree(&fx.paths.home), original);
+    }
 }
 
 #[test]

@@ -164,12 +164,18 @@ fn every_script_speaks_the_exact_wire_message_with_a_valid_task_id() {
             ("grok", "Notification") => {
                 br#"{"hookEventName":"notification","notificationType":"permission_prompt","message":"Tool permission requested"}"#.as_slice()
             }
+            // Gemini CLI 0.61.0's payload, as measured.
+            ("gemini", "Notification") => {
+                br#"{"session_id":"s","hook_event_name":"Notification","notification_type":"ToolPermission","message":"Tool write_file requires editing","details":{"type":"edit"}}"#.as_slice()
+            }
             _ => b"{}".as_slice(),
         };
         let (_, got) = speak(reg, &[], payload);
-        let extra: &[(&str, &str)] = match reg.event {
-            "PermissionRequest" => &[("kind", "permission")],
-            "StopFailure" => &[("reason", "api_error")],
+        // Fields the script takes from the payload (Claude's); the others'
+        // kind is static.
+        let extra: &[(&str, &str)] = match (schema.id(), reg.event) {
+            ("claude", "PermissionRequest") => &[("kind", "permission")],
+            (_, "StopFailure") => &[("reason", "api_error")],
             _ => &[],
         };
         assert_eq!(
@@ -440,9 +446,32 @@ fn every_script_is_silent_without_or_with_a_hostile_task_id() {
 }
 
 #[test]
+fn gemini_notification_speaks_only_for_a_tool_permission() {
+    let reg = registration(AgentSchema::GEMINI, "Notification");
+    for payload in [
+        br#"{"notification_type":"ToolPermission"}"#.as_slice(),
+        br#"{"hook_event_name":"Notification","notification_type" : "ToolPermission","details":{}}"#,
+    ] {
+        let (_, got) = speak(reg, &[], payload);
+        assert_eq!(got, expected(&reg.script, &[]));
+    }
+    for payload in [
+        br#"{"notification_type":"SessionComplete"}"#.as_slice(),
+        br#"{"message":"ToolPermission"}"#,
+        b"{}",
+        b"not json",
+    ] {
+        let (run, got) = speak(reg, &[], payload);
+        assert_eq!(run.code, Some(0));
+        assert!(got.is_empty(), "{}", String::from_utf8_lossy(payload));
+    }
+}
+
+#[test]
 fn claude_scripts_are_silent_under_grok_and_grok_scripts_are_not() {
     for (schema, reg) in all_registrations() {
-        let payload = br#"{"notificationType":"permission_prompt"}"#;
+        let payload =
+            br#"{"notificationType":"permission_prompt","notification_type":"ToolPermission"}"#;
         let (run, got) = speak(reg, &[("GROK_HOOK_EVENT", "stop")], payload);
         assert_eq!(run.code, Some(0));
         match schema.id() {
@@ -570,7 +599,7 @@ fn stdin_that_never_closes_cannot_hold_a_script_past_its_bound() {
                 assert!(took < bound, "{} {} took {took:?}", schema.id(), reg.event);
                 // A payload cut off by the bound is dropped (head's buffer dies
                 // with it), so the script answers with its default.
-                if reg.event == "PermissionRequest" {
+                if (schema.id(), reg.event) == ("claude", "PermissionRequest") {
                     assert_eq!(run.stdout, expected(&reg.script, &[("kind", "permission")]));
                 }
             });

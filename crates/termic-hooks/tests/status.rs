@@ -57,12 +57,10 @@ fn not_installed_then_wired_for_every_agent() {
         codex.state,
         State::NotNeeded("not needed (its terminal already reports this)")
     );
-    for id in ["gemini", "copilot", "cursor"] {
-        assert_eq!(
-            report.target(id, "-").unwrap().state,
-            State::NotSupported("not supported yet")
-        );
-    }
+    assert_eq!(
+        report.target("cursor", "-").unwrap().state,
+        State::NotSupported("not supported yet")
+    );
 }
 
 #[test]

@@ -206,8 +206,16 @@ fn status_tells_the_truth_in_each_state() {
         s[&("codex".into(), "-".into())]["summary"],
         "not needed (its terminal already reports this)"
     );
-    for id in ["gemini", "copilot", "cursor"] {
-        assert_eq!(s[&(id.into(), "-".into())]["summary"], "not supported yet");
+    assert_eq!(
+        s[&("cursor".into(), "-".into())]["summary"],
+        "not supported yet"
+    );
+    for id in ["gemini", "copilot", "qwen"] {
+        assert_eq!(
+            s[&(id.into(), "host".into())]["key"],
+            "not_installed",
+            "{id}"
+        );
     }
 
     assert_eq!(
@@ -360,7 +368,8 @@ fn installing_every_agent_from_inside_a_git_repository_leaves_it_untouched() {
     let out = fx.termic_in(
         &sub,
         &[
-            "hooks", "install", "claude", "grok", "agy", "opencode", "--yes",
+            "hooks", "install", "claude", "grok", "agy", "opencode", "gemini", "copilot", "qwen",
+            "--yes",
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -371,12 +380,18 @@ fn installing_every_agent_from_inside_a_git_repository_leaves_it_untouched() {
         ".grok/hooks/termic.json",
         ".gemini/config/hooks.json",
         ".config/opencode/plugins/termic.js",
+        ".gemini/settings.json",
+        ".gemini/termic-hooks-gemini/after-agent.sh",
+        ".copilot/settings.json",
+        ".qwen/settings.json",
     ] {
         assert!(fx.home().join(f).is_file(), "{f}");
     }
     let out = fx.termic_in(
         &sub,
-        &["hooks", "remove", "claude", "grok", "agy", "opencode"],
+        &[
+            "hooks", "remove", "claude", "grok", "agy", "opencode", "gemini", "copilot", "qwen",
+        ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(tree(&repo), before);
@@ -557,7 +572,7 @@ fn an_unknown_agent_is_answered_with_the_installable_agents_only() {
     for id in termic_hooks::agents::installable_ids() {
         assert!(err.contains(id), "{id} not suggested: {err}");
     }
-    for id in ["codex", "gemini", "copilot", "cursor"] {
+    for id in ["codex", "cursor"] {
         assert!(
             !err.contains(id),
             "{id} suggested but cannot be installed: {err}"

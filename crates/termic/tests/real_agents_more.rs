@@ -14,6 +14,7 @@ use real_agents_support::*;
 use termic_fakemodel::agents::Agent;
 use termic_fakemodel::pty::processes_with_home;
 use termic_fakemodel::ScenarioName;
+use termic_hooks::agents::AgentSchema;
 
 /// The Inspector time of the first timeline entry holding all of `parts`.
 fn at(task: &TermicTask, parts: &[&str]) -> Option<u64> {
@@ -267,4 +268,69 @@ fn real_termic_gemini_without_hooks_escape_is_interrupted_not_done() {
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_termic_qwen_without_hooks_escape_is_interrupted_not_done() {
     escape_is_interrupted(Agent::Qwen);
+}
+
+/// With termic's hooks installed (`termic_hooks` into the scratch HOME): a
+/// permission prompt reads needs you with no done before it, the approval
+/// gives exactly one done, and that done is the agent's own end-of-turn
+/// hook (not a title or a settle). Prints the hook-to-badge times from the
+/// Inspector timeline.
+fn hooks_permission(agent: Agent, schema: AgentSchema, attention: &str, done_hook: &str) {
+    let (cache, _one) = begin();
+    let setup = Setup {
+        hooks: vec![schema],
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, agent, ScenarioName::Write, setup);
+    let (t0, _needs) = blocked(&task);
+    thread::sleep(4 * SEC);
+    let held = task.states(t0);
+    let t_key = task.keys(b"\r");
+    let done = task.expect_state("done", t_key, 90 * SEC, "no done after approval");
+    thread::sleep(3 * SEC);
+    task.report(&format!("{}, hooks", agent.name()));
+    let states = task.states(t0);
+    assert_eq!(held, ["working", "needs_you"], "{held:?}");
+    assert_honest_turn(&states);
+    assert_eq!(done.rule, "hook_done", "{done:?}");
+    assert!(task.project.join("out.txt").is_file());
+    let hook_attention = at(&task, &[" signal hook", attention]);
+    let hook_done = at(&task, &[" signal hook", done_hook]);
+    assert!(
+        hook_attention.is_some(),
+        "no {attention} hook reached termic"
+    );
+    eprintln!(
+        "{}: {attention} hook at {hook_attention:?}, {done_hook} hook at {hook_done:?}, done at {}",
+        agent.name(),
+        done.ts
+    );
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_termic_gemini_with_hooks_permission_is_needs_you_then_one_hook_done() {
+    hooks_permission(
+        Agent::Gemini,
+        AgentSchema::GEMINI,
+        "Notification",
+        "AfterAgent",
+    );
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_termic_qwen_with_hooks_permission_is_needs_you_then_one_hook_done() {
+    hooks_permission(Agent::Qwen, AgentSchema::QWEN, "PermissionRequest", "Stop");
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_termic_copilot_with_hooks_permission_is_needs_you_then_one_hook_done() {
+    hooks_permission(
+        Agent::Copilot,
+        AgentSchema::COPILOT,
+        "permissionRequest",
+        "agentStop",
+    );
 }

@@ -204,6 +204,15 @@ impl AgentAdapter for Claude {
     fn config_entry(&self) -> ConfigEntry {
         ConfigEntry::MergeGrouped { file: SETTINGS }
     }
+    /// Claude shows `statusMessage` while the hook runs.
+    fn handler(&self, command: &str, reg: &HookRegistration) -> serde_json::Value {
+        serde_json::json!({
+            "type": "command",
+            "command": command,
+            "timeout": super::HOOK_TIMEOUT_SECS,
+            "statusMessage": reg.status_message,
+        })
+    }
     fn refuse_install(
         &self,
         target: &InstallTarget,

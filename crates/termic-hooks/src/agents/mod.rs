@@ -14,6 +14,7 @@ pub mod cursor;
 pub mod gemini;
 pub mod grok;
 pub mod opencode;
+pub mod qwen;
 pub mod script;
 pub mod status_only;
 
@@ -23,10 +24,10 @@ use serde::Serialize;
 /// manifest and backup. Inside the agent's dir because a sandboxed agent can
 /// already read and exec there; termic's data dir is denied to it.
 pub const HOOKS_DIR: &str = "termic-hooks";
-/// The manifest recording what an install wrote, inside [`HOOKS_DIR`].
+/// The manifest recording what an install wrote, inside [`HOOKS_DIR`]
+/// (an agent with its own [`AgentAdapter::hooks_dir`] keeps it there:
+/// [`AgentSchema::manifest_file`]).
 pub const MANIFEST_FILE: &str = "termic-hooks/manifest.json";
-/// Where the one-time copy of the user's original config goes.
-pub const BACKUP_DIR: &str = "termic-hooks/backup";
 
 /// A hook agent: one whose adapter installs hooks ([`Support::Hooks`]). A
 /// copyable handle on its adapter, equal by id; each agent's file defines
@@ -69,6 +70,22 @@ impl AgentSchema {
     /// The adapter that installs this schema.
     pub fn adapter(self) -> &'static dyn AgentAdapter {
         self.0
+    }
+
+    /// termic's own folder in the agent's config dir (scripts, manifest,
+    /// backup).
+    pub fn hooks_dir(self) -> &'static str {
+        self.0.hooks_dir()
+    }
+
+    /// The manifest recording what an install wrote, relative to the config dir.
+    pub fn manifest_file(self) -> String {
+        format!("{}/manifest.json", self.hooks_dir())
+    }
+
+    /// Where the one-time copy of the user's original config goes.
+    pub fn backup_dir(self) -> String {
+        format!("{}/backup", self.hooks_dir())
     }
 }
 
@@ -167,6 +184,13 @@ pub enum ConfigEntry {
         /// Status's words for a handler wrapped in a matcher group there.
         wrapped: &'static str,
     },
+    /// Handlers appended directly into `hooks.<event>[]` of a file the user
+    /// owns, no matcher group, the command under `command_key` (Copilot's
+    /// `{"type": "command", "bash": ...}`). Ours are known by path prefix.
+    MergeFlat {
+        file: &'static str,
+        command_key: &'static str,
+    },
     /// Nothing to register: the agent loads the generated file by location.
     LoadedByLocation,
 }
@@ -177,9 +201,28 @@ impl ConfigEntry {
         match self {
             ConfigEntry::MergeGrouped { file }
             | ConfigEntry::OwnGrouped { file }
-            | ConfigEntry::NamedEntry { file, .. } => Some(file),
+            | ConfigEntry::NamedEntry { file, .. }
+            | ConfigEntry::MergeFlat { file, .. } => Some(file),
             ConfigEntry::LoadedByLocation => None,
         }
+    }
+
+    /// The hooks shape of a grouped or flat entry (`None` for the others).
+    pub fn hooks_shape(self) -> Option<crate::edit::HooksShape> {
+        match self {
+            ConfigEntry::MergeGrouped { .. } | ConfigEntry::OwnGrouped { .. } => {
+                Some(crate::edit::HooksShape::GROUPED)
+            }
+            ConfigEntry::MergeFlat { command_key, .. } => {
+                Some(crate::edit::HooksShape::flat(command_key))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the file is the user's (merged into, backed up once).
+    pub fn shared(self) -> bool {
+        !matches!(self, ConfigEntry::OwnGrouped { .. })
     }
 }
 
@@ -189,16 +232,17 @@ pub struct HookRegistration {
     /// The config key, e.g. `PermissionRequest`.
     pub event: &'static str,
     pub script: script::ScriptSpec,
-    /// File name inside [`HOOKS_DIR`].
+    /// File name inside the agent's hooks dir ([`AgentAdapter::hooks_dir`]).
     pub file_name: &'static str,
     /// Shown by Claude while the hook runs.
     pub status_message: &'static str,
 }
 
 impl HookRegistration {
-    /// The script's path relative to the agent's config dir.
-    pub fn rel_path(&self) -> String {
-        format!("{HOOKS_DIR}/{}", self.file_name)
+    /// The script's path relative to the agent's config dir, given the
+    /// agent's hooks dir.
+    pub fn rel_path(&self, hooks_dir: &str) -> String {
+        format!("{hooks_dir}/{}", self.file_name)
     }
 }
 
@@ -229,6 +273,22 @@ pub trait AgentAdapter: Sync {
     /// A hook agent's global config dir, relative to `$HOME`.
     fn home_config_dir(&self) -> &'static str {
         ""
+    }
+    /// termic's folder in that dir. Two agents sharing a config dir (agy
+    /// and Gemini CLI both use `~/.gemini`) need distinct ones, so their
+    /// scripts, manifests and backups never meet.
+    fn hooks_dir(&self) -> &'static str {
+        HOOKS_DIR
+    }
+    /// One handler as the agent's config holds it, given the command.
+    /// The default is the Claude-compatible minimum: synchronous, a timeout
+    /// in seconds, no control field (termic observes, it never gates).
+    fn handler(&self, command: &str, _reg: &HookRegistration) -> serde_json::Value {
+        serde_json::json!({
+            "type": "command",
+            "command": command,
+            "timeout": HOOK_TIMEOUT_SECS,
+        })
     }
     /// Where a Docker task mounts the agent's config dir in the container
     /// (also for an agent termic installs no hooks for; empty when none).
@@ -273,7 +333,7 @@ pub trait AgentAdapter: Sync {
         self.registrations()
             .iter()
             .map(|r| OwnedAsset {
-                rel_path: r.rel_path(),
+                rel_path: r.rel_path(self.hooks_dir()),
                 contents: r.script.render(),
                 mode: script::SCRIPT_MODE,
             })
@@ -288,8 +348,9 @@ pub static ADAPTERS: &[&dyn AgentAdapter] = &[
     &agy::Agy,
     &opencode::Opencode,
     &codex::CODEX,
-    &gemini::GEMINI,
-    &copilot::COPILOT,
+    &gemini::Gemini,
+    &copilot::Copilot,
+    &qwen::Qwen,
     &cursor::CURSOR,
 ];
 
@@ -361,7 +422,7 @@ mod tests {
         let ids = installable_ids();
         let schemas: Vec<&str> = AgentSchema::all().iter().map(|s| s.id()).collect();
         assert_eq!(ids, schemas);
-        for id in ["codex", "gemini", "copilot", "cursor"] {
+        for id in ["codex", "cursor"] {
             assert!(known_ids().contains(&id) && !ids.contains(&id), "{id}");
         }
     }
@@ -389,7 +450,10 @@ mod tests {
 
     #[test]
     fn lists_and_dirs_come_from_the_adapters() {
-        assert_eq!(installable_in_words(), "claude, grok, agy and opencode");
+        assert_eq!(
+            installable_in_words(),
+            "claude, grok, agy, opencode, gemini, copilot and qwen"
+        );
         let dirs: Vec<_> = AgentSchema::all()
             .into_iter()
             .map(|s| (s.home_config_dir(), s.container_config_dir()))
@@ -401,16 +465,60 @@ mod tests {
                 (".grok", "/root/.grok"),
                 (".gemini", "/root/.gemini"),
                 (".config/opencode", "/root/.config/opencode"),
+                (".gemini", "/root/.gemini"),
+                (".copilot", "/root/.copilot"),
+                (".qwen", "/root/.qwen"),
             ]
         );
         let container = |id| adapter(id).map(|a| a.container_config_dir());
         assert_eq!(container("codex"), Some("/root/.codex"));
-        assert_eq!(container("gemini"), Some(""));
+        assert_eq!(container("cursor"), Some(""));
         let gated: Vec<_> = ADAPTERS
             .iter()
             .filter_map(|a| a.version_gate().map(|g| (a.id(), g.min)))
             .collect();
         assert_eq!(gated, [("claude", (2, 1, 141))]);
+    }
+
+    #[test]
+    fn agents_sharing_a_config_dir_own_distinct_files() {
+        // agy and Gemini CLI both live in ~/.gemini: no path either install
+        // owns (scripts, config, manifest, backup) may be the other's.
+        let all = AgentSchema::all();
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                if a.home_config_dir() != b.home_config_dir() {
+                    continue;
+                }
+                assert_ne!(a.hooks_dir(), b.hooks_dir(), "{a:?} {b:?}");
+                let owned = |s: &AgentSchema| {
+                    let mut p: Vec<String> = s
+                        .adapter()
+                        .assets()
+                        .into_iter()
+                        .map(|x| x.rel_path)
+                        .collect();
+                    p.extend(s.adapter().config_entry().file().map(str::to_string));
+                    p.push(s.manifest_file());
+                    p.push(s.backup_dir());
+                    p
+                };
+                let theirs = owned(b);
+                for p in owned(a) {
+                    assert!(!theirs.contains(&p), "{a:?} and {b:?} both own {p}");
+                    assert!(
+                        !p.starts_with(&format!("{}/", b.hooks_dir())),
+                        "{a:?}'s {p} is in {b:?}'s folder"
+                    );
+                }
+            }
+        }
+        assert!(
+            all.iter()
+                .filter(|s| s.home_config_dir() == ".gemini")
+                .count()
+                == 2
+        );
     }
 
     #[test]

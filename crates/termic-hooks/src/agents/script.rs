@@ -74,6 +74,28 @@ pub const PTY_WRITE_MAX_SECONDS: &str = "0.1";
 const TASK_ID_CHARS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-";
 
 impl ScriptSpec {
+    /// A script that writes to `$TERMIC_PTY` by name and is never silenced
+    /// (the shape of most agents' scripts).
+    pub const fn pty(
+        agent: &'static str,
+        hook: &'static str,
+        purpose: &'static str,
+        event: HookEvent,
+        static_fields: &'static [(&'static str, &'static str)],
+        payload: PayloadRule,
+    ) -> ScriptSpec {
+        ScriptSpec {
+            agent,
+            hook,
+            purpose,
+            event,
+            static_fields,
+            payload,
+            transport: Transport::PtyByName,
+            silent_if: None,
+        }
+    }
+
     /// The wire message this script sends for `task_id` with the
     /// payload-derived fields `extra` (what a test expects to read back).
     pub fn message(&self, task_id: &str, extra: &[(&str, &str)]) -> wire::HookMessage {

@@ -7,7 +7,6 @@ use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::agents::BACKUP_DIR;
 use crate::fsio::fault::{self, Op};
 use crate::fsio::{self, DeleteOutcome, FsError, WriteOptions};
 use crate::plan::{self, Action, InstallFacts, InstallPlan, PlanError, Snapshot};
@@ -47,7 +46,8 @@ pub fn snapshot_paths(target: &InstallTarget) -> Vec<PathBuf> {
     let mut rels = target.owned_rel_paths();
     if let Some(file) = target.schema().adapter().config_entry().file() {
         rels.push(format!(
-            "{BACKUP_DIR}/{}",
+            "{}/{}",
+            target.schema().backup_dir(),
             file.rsplit('/').next().unwrap_or(file)
         ));
     }

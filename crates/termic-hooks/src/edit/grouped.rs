@@ -1,4 +1,6 @@
-//! The Claude-compatible shape: `hooks.<Event>: [{["matcher",] "hooks": [handler]}]`.
+//! The Claude-compatible shape: `hooks.<Event>: [{["matcher",] "hooks": [handler]}]`,
+//! and its flat variant `hooks.<event>: [handler]` (Copilot CLI), where the
+//! handler's command may sit under another key (`bash`).
 
 use jsonc_parser::ast::{Array, Object, Value as Node};
 use jsonc_parser::common::{Range, Ranged};
@@ -10,6 +12,31 @@ use super::steps;
 use super::{Edit, EditError, EventHandler, InstallRecord};
 
 const HOOKS: &str = "hooks";
+
+/// Where handlers sit under an event and which key holds their command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HooksShape {
+    /// Handlers directly in the event's array, no `{"hooks": [...]}` group.
+    pub flat: bool,
+    /// The handler key holding the shell command.
+    pub command_key: &'static str,
+}
+
+impl HooksShape {
+    /// Claude's shape: one `{"hooks": [handler]}` group per handler, `command`.
+    pub const GROUPED: HooksShape = HooksShape {
+        flat: false,
+        command_key: "command",
+    };
+
+    /// Handlers directly under the event, the command under `command_key`.
+    pub const fn flat(command_key: &'static str) -> HooksShape {
+        HooksShape {
+            flat: true,
+            command_key,
+        }
+    }
+}
 
 /// Our handlers as the agent sees them, for status.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,16 +54,7 @@ pub fn install_grouped_hooks(
     is_ours: &dyn Fn(&str) -> bool,
     record: &InstallRecord,
 ) -> Result<Edit, EditError> {
-    let result = steps::run(text, record, |body, style, record| {
-        next_install_step(body, style, wanted, is_ours, record)
-    })?;
-    let found = scan_ours(&result.body, is_ours)?;
-    if !same_handlers(&found, wanted) {
-        return Err(EditError::Internal(
-            "install did not converge on the wanted handlers".into(),
-        ));
-    }
-    Ok(result.into_edit(Vec::new()))
+    install_hooks(text, HooksShape::GROUPED, wanted, is_ours, record)
 }
 
 /// Removes the handlers termic wrote; see the module doc.
@@ -46,10 +64,49 @@ pub fn remove_grouped_hooks(
     is_ours: &dyn Fn(&str) -> bool,
     record: &InstallRecord,
 ) -> Result<Edit, EditError> {
-    let result = steps::run(Some(text), record, |body, _style, record| {
-        next_remove_step(body, written, is_ours, record)
+    remove_hooks(text, HooksShape::GROUPED, written, is_ours, record)
+}
+
+/// Our handlers per event, resolving duplicate keys like the agent does.
+pub fn query_grouped_hooks(
+    text: &str,
+    is_ours: &dyn Fn(&str) -> bool,
+) -> Result<GroupedHooks, EditError> {
+    query_hooks(text, HooksShape::GROUPED, is_ours)
+}
+
+/// [`install_grouped_hooks`] in any [`HooksShape`].
+pub fn install_hooks(
+    text: Option<&str>,
+    shape: HooksShape,
+    wanted: &[EventHandler],
+    is_ours: &dyn Fn(&str) -> bool,
+    record: &InstallRecord,
+) -> Result<Edit, EditError> {
+    let result = steps::run(text, record, |body, style, record| {
+        next_install_step(body, style, shape, wanted, is_ours, record)
     })?;
-    let left_alone = scan_ours(&result.body, is_ours)?;
+    let found = scan_ours(&result.body, shape, is_ours)?;
+    if !same_handlers(&found, wanted) {
+        return Err(EditError::Internal(
+            "install did not converge on the wanted handlers".into(),
+        ));
+    }
+    Ok(result.into_edit(Vec::new()))
+}
+
+/// [`remove_grouped_hooks`] in any [`HooksShape`].
+pub fn remove_hooks(
+    text: &str,
+    shape: HooksShape,
+    written: &[EventHandler],
+    is_ours: &dyn Fn(&str) -> bool,
+    record: &InstallRecord,
+) -> Result<Edit, EditError> {
+    let result = steps::run(Some(text), record, |body, _style, record| {
+        next_remove_step(body, shape, written, is_ours, record)
+    })?;
+    let left_alone = scan_ours(&result.body, shape, is_ours)?;
     if left_alone.iter().any(|f| written.contains(f)) {
         return Err(EditError::Internal(
             "removal left a handler termic wrote".into(),
@@ -58,14 +115,15 @@ pub fn remove_grouped_hooks(
     Ok(result.into_edit(left_alone))
 }
 
-/// Our handlers per event, resolving duplicate keys like the agent does.
-pub fn query_grouped_hooks(
+/// [`query_grouped_hooks`] in any [`HooksShape`].
+pub fn query_hooks(
     text: &str,
+    shape: HooksShape,
     is_ours: &dyn Fn(&str) -> bool,
 ) -> Result<GroupedHooks, EditError> {
     let body = doc::split_bom(text).body;
     let root = doc::parse_root(body)?;
-    let tree = Tree::scan(body, &root, Duplicates::LastWins, is_ours)?;
+    let tree = Tree::scan(body, &root, Duplicates::LastWins, shape, is_ours)?;
     let disable = doc::get(body, &root, "disableAllHooks", "", Duplicates::LastWins)?
         .is_some_and(|p| matches!(p.value, Node::BooleanLit(ref b) if b.value));
     Ok(GroupedHooks {
@@ -74,9 +132,13 @@ pub fn query_grouped_hooks(
     })
 }
 
-fn scan_ours(body: &str, is_ours: &dyn Fn(&str) -> bool) -> Result<Vec<EventHandler>, EditError> {
+fn scan_ours(
+    body: &str,
+    shape: HooksShape,
+    is_ours: &dyn Fn(&str) -> bool,
+) -> Result<Vec<EventHandler>, EditError> {
     let root = doc::parse_root(body)?;
-    Ok(Tree::scan(body, &root, Duplicates::Refuse, is_ours)?.ours())
+    Ok(Tree::scan(body, &root, Duplicates::Refuse, shape, is_ours)?.ours())
 }
 
 /// Same handlers per event, ignoring order.
@@ -123,6 +185,7 @@ impl<'o, 'a> Tree<'o, 'a> {
         body: &'o str,
         root: &'o Object<'a>,
         duplicates: Duplicates,
+        shape: HooksShape,
         is_ours: &dyn Fn(&str) -> bool,
     ) -> Result<Self, EditError> {
         let mut tree = Tree {
@@ -154,7 +217,7 @@ impl<'o, 'a> Tree<'o, 'a> {
             }
             let path = doc::join_path(HOOKS, &name);
             let array = doc::expect_array(body, event, &path)?;
-            let ours = find_ours(body, array, &path, duplicates, is_ours)?;
+            let ours = find_ours(body, array, &path, duplicates, shape, is_ours)?;
             tree.events.push(EventScan {
                 index,
                 name,
@@ -176,16 +239,40 @@ impl<'o, 'a> Tree<'o, 'a> {
     }
 }
 
-/// Handlers (objects in a group's `hooks` array) whose string `command`
-/// is ours. Anything of another shape is the user's and is skipped.
+/// Handlers (objects in a group's `hooks` array, or in the event's array
+/// when flat) whose string command is ours. Anything of another shape is
+/// the user's and is skipped.
 fn find_ours(
     body: &str,
     array: &Array<'_>,
     path: &str,
     duplicates: Duplicates,
+    shape: HooksShape,
     is_ours: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<Found>, EditError> {
     let mut found = Vec::new();
+    if shape.flat {
+        for (index, handler) in array.elements.iter().enumerate() {
+            let Node::Object(object) = handler else {
+                continue;
+            };
+            let Some(command) = doc::get(body, object, shape.command_key, path, duplicates)? else {
+                continue;
+            };
+            let Node::StringLit(command) = &command.value else {
+                continue;
+            };
+            if is_ours(&command.value) {
+                found.push(Found {
+                    group: index,
+                    handler: index,
+                    value: doc::to_value(body, handler)?,
+                    range: handler.range(),
+                });
+            }
+        }
+        return Ok(found);
+    }
     for (group_index, group) in array.elements.iter().enumerate() {
         let Node::Object(group) = group else { continue };
         let Some(handlers) = doc::get(body, group, HOOKS, path, duplicates)? else {
@@ -221,14 +308,17 @@ fn find_ours(
 fn next_install_step(
     body: &str,
     style: &Style,
+    shape: HooksShape,
     wanted: &[EventHandler],
     is_ours: &dyn Fn(&str) -> bool,
     record: &mut InstallRecord,
 ) -> Result<Option<Splice>, EditError> {
     let root = doc::parse_root(body)?;
-    let tree = Tree::scan(body, &root, Duplicates::Refuse, is_ours)?;
+    let tree = Tree::scan(body, &root, Duplicates::Refuse, shape, is_ours)?;
     let Some((_, hooks)) = tree.hooks else {
-        return Ok(Some(insert_hooks_object(&tree, style, wanted, record)));
+        return Ok(Some(insert_hooks_object(
+            &tree, style, shape, wanted, record,
+        )));
     };
     for event in &tree.events {
         let mut missing: Vec<&Value> = wanted_for(wanted, &event.name);
@@ -245,7 +335,7 @@ fn next_install_step(
             (Some(old), Some(new)) => {
                 return Ok(Some(layout::replace(body, old.range, style, new)))
             }
-            (Some(old), None) => return Ok(Some(remove_found(&tree, event, old, record))),
+            (Some(old), None) => return Ok(Some(remove_found(&tree, event, shape, old, record))),
             (None, Some(new)) => {
                 let container = Container::array(event.array);
                 if container.children.is_empty() {
@@ -254,7 +344,7 @@ fn next_install_step(
                         &body[container.open + 1..container.close],
                     );
                 }
-                let render = |indent: Option<&str>| render_group(new, style, indent);
+                let render = |indent: Option<&str>| render_group(new, style, shape, indent);
                 return Ok(Some(layout::append(
                     body, &container, style, false, &render,
                 )));
@@ -276,7 +366,11 @@ fn next_install_step(
     record.note_created(&[HOOKS, event]);
     let handlers = wanted_for(wanted, event);
     let render = |indent: Option<&str>| {
-        property(event, &render_event_array(&handlers, style, indent), style)
+        property(
+            event,
+            &render_event_array(&handlers, style, shape, indent),
+            style,
+        )
     };
     Ok(Some(layout::append(
         body, &container, style, false, &render,
@@ -287,6 +381,7 @@ fn next_install_step(
 fn insert_hooks_object(
     tree: &Tree,
     style: &Style,
+    shape: HooksShape,
     wanted: &[EventHandler],
     record: &mut InstallRecord,
 ) -> Splice {
@@ -305,7 +400,7 @@ fn insert_hooks_object(
             .map(|e| {
                 (
                     e.to_string(),
-                    render_event_array(&wanted_for(wanted, e), style, inner.as_deref()),
+                    render_event_array(&wanted_for(wanted, e), style, shape, inner.as_deref()),
                 )
             })
             .collect();
@@ -322,17 +417,26 @@ fn property(key: &str, value: &str, style: &Style) -> String {
     format!("{}{}{value}", layout::quote(key), style.colon)
 }
 
-/// `[{"hooks": [h1]}, {"hooks": [h2]}]`: one group per handler.
-fn render_event_array(handlers: &[&Value], style: &Style, indent: Option<&str>) -> String {
+/// `[{"hooks": [h1]}, {"hooks": [h2]}]`: one group per handler (flat: `[h1, h2]`).
+fn render_event_array(
+    handlers: &[&Value],
+    style: &Style,
+    shape: HooksShape,
+    indent: Option<&str>,
+) -> String {
     let inner = indent.map(|i| format!("{i}{}", style.unit));
     let groups: Vec<String> = handlers
         .iter()
-        .map(|h| render_group(h, style, inner.as_deref()))
+        .map(|h| render_group(h, style, shape, inner.as_deref()))
         .collect();
     layout::render_items(&groups, style, indent)
 }
 
-fn render_group(handler: &Value, style: &Style, indent: Option<&str>) -> String {
+/// One array element: the handler in its group (flat: the handler).
+fn render_group(handler: &Value, style: &Style, shape: HooksShape, indent: Option<&str>) -> String {
+    if shape.flat {
+        return layout::render(handler, style, indent);
+    }
     let inner = indent.map(|i| format!("{i}{}", style.unit));
     let handlers = layout::render(&json!([handler]), style, inner.as_deref());
     layout::render_entries(&[(HOOKS.to_string(), handlers)], style, indent)
@@ -359,40 +463,45 @@ fn event_names(wanted: &[EventHandler]) -> Vec<&str> {
 
 fn next_remove_step(
     body: &str,
+    shape: HooksShape,
     written: &[EventHandler],
     is_ours: &dyn Fn(&str) -> bool,
     record: &mut InstallRecord,
 ) -> Result<Option<Splice>, EditError> {
     let root = doc::parse_root(body)?;
-    let tree = Tree::scan(body, &root, Duplicates::Refuse, is_ours)?;
+    let tree = Tree::scan(body, &root, Duplicates::Refuse, shape, is_ours)?;
     for event in &tree.events {
         let ours_written = |f: &&Found| wanted_for(written, &event.name).contains(&&f.value);
         if let Some(found) = event.ours.iter().find(ours_written) {
-            return Ok(Some(remove_found(&tree, event, found, record)));
+            return Ok(Some(remove_found(&tree, event, shape, found, record)));
         }
     }
     Ok(None)
 }
 
 /// Removes one handler, and with it its group when the group held nothing
-/// else, then containers termic created that this leaves empty.
+/// else (flat: the handler is the element), then containers termic created
+/// that this leaves empty.
 fn remove_found(
     tree: &Tree,
     event: &EventScan,
+    shape: HooksShape,
     found: &Found,
     record: &mut InstallRecord,
 ) -> Splice {
-    let group = match &event.array.elements[found.group] {
-        Node::Object(group) => group,
-        _ => unreachable!("find_ours only returns handlers inside object groups"),
-    };
-    let handlers = group.properties.iter().rev().find_map(|p| match &p.value {
-        Node::Array(a) if p.name.as_str() == HOOKS => Some(a),
-        _ => None,
-    });
-    let handlers = handlers.expect("find_ours only returns handlers inside a hooks array");
-    if handlers.elements.len() > 1 || group.properties.len() > 1 {
-        return layout::remove(&Container::array(handlers), found.handler, None);
+    if !shape.flat {
+        let group = match &event.array.elements[found.group] {
+            Node::Object(group) => group,
+            _ => unreachable!("find_ours only returns handlers inside object groups"),
+        };
+        let handlers = group.properties.iter().rev().find_map(|p| match &p.value {
+            Node::Array(a) if p.name.as_str() == HOOKS => Some(a),
+            _ => None,
+        });
+        let handlers = handlers.expect("find_ours only returns handlers inside a hooks array");
+        if handlers.elements.len() > 1 || group.properties.len() > 1 {
+            return layout::remove(&Container::array(handlers), found.handler, None);
+        }
     }
     let path = [HOOKS, event.name.as_str()];
     let groups = &event.array.elements;

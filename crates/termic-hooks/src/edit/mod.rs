@@ -28,6 +28,10 @@
 //!   handlers per event as the agent sees them (last duplicate key wins),
 //!   plus `disableAllHooks`.
 //!
+//! The same three in any [`HooksShape`] ([`install_hooks`], [`remove_hooks`],
+//! [`query_hooks`]): [`HooksShape::flat`] puts each handler directly in the
+//! event's array (Copilot CLI's `hooks.<event>: [{"type": "command", "bash": ...}]`).
+//!
 //! Antigravity named-entry shape (`~/.gemini/config/hooks.json`, an object
 //! of named entries of which termic owns one key, `termic`):
 //! - [`install_named_entry`]`(text, key, value, record)`: adds or replaces
@@ -63,7 +67,10 @@ mod restore;
 mod steps;
 
 pub use command::{command_has_prefix, first_shell_word};
-pub use grouped::{install_grouped_hooks, query_grouped_hooks, remove_grouped_hooks, GroupedHooks};
+pub use grouped::{
+    install_grouped_hooks, install_hooks, query_grouped_hooks, query_hooks, remove_grouped_hooks,
+    remove_hooks, GroupedHooks, HooksShape,
+};
 pub use named::{install_named_entry, query_named_entry, remove_named_entry};
 pub use restore::{sha256_hex, uninstall, PreInstall, Uninstall};
 

@@ -4,18 +4,18 @@
 
 use serde_json::{json, Value};
 
-use crate::agents::{shell_quote, ConfigEntry, HookRegistration, HOOKS_DIR, HOOK_TIMEOUT_SECS};
+use crate::agents::{shell_quote, ConfigEntry, HookRegistration};
 use crate::edit::{self, Edit, EditError, EventHandler, InstallRecord};
 use crate::target::InstallTarget;
 
 /// The command an agent runs for one registration, as written in its config.
 pub fn command(target: &InstallTarget, reg: &HookRegistration) -> String {
-    shell_quote(&target.agent_path(&reg.rel_path()))
+    shell_quote(&target.agent_path(&reg.rel_path(target.schema().hooks_dir())))
 }
 
 /// The prefix every command of ours starts with (after unquoting).
 pub fn ours_prefix(target: &InstallTarget) -> String {
-    format!("{}/", target.agent_path(HOOKS_DIR))
+    format!("{}/", target.agent_path(target.schema().hooks_dir()))
 }
 
 pub fn is_ours(target: &InstallTarget) -> impl Fn(&str) -> bool {
@@ -23,25 +23,14 @@ pub fn is_ours(target: &InstallTarget) -> impl Fn(&str) -> bool {
     move |cmd: &str| edit::command_has_prefix(cmd, &prefix)
 }
 
-/// The handlers termic wants in a Claude-compatible file. Synchronous (an
-/// `async` hook's terminalSequence is dropped), a timeout, and no control
-/// field: termic observes, it never gates.
-pub fn grouped_handlers(target: &InstallTarget, entry: ConfigEntry) -> Vec<EventHandler> {
-    let regs = target.schema().adapter().registrations();
-    regs.iter()
-        .map(|reg| {
-            let mut handler = json!({
-                "type": "command",
-                "command": command(target, reg),
-                "timeout": HOOK_TIMEOUT_SECS,
-            });
-            // Claude shows statusMessage while the hook runs; grok's shape
-            // is only Claude-compatible, so it gets the measured minimum.
-            if matches!(entry, ConfigEntry::MergeGrouped { .. }) {
-                handler["statusMessage"] = json!(reg.status_message);
-            }
-            EventHandler::new(reg.event, handler)
-        })
+/// The handlers termic wants in a grouped or flat hooks file, each in the
+/// agent's own handler shape ([`crate::agents::AgentAdapter::handler`]).
+pub fn grouped_handlers(target: &InstallTarget) -> Vec<EventHandler> {
+    let adapter = target.schema().adapter();
+    adapter
+        .registrations()
+        .iter()
+        .map(|reg| EventHandler::new(reg.event, adapter.handler(&command(target, reg), reg)))
         .collect()
 }
 
@@ -67,15 +56,21 @@ pub fn install_edit(
     record: &InstallRecord,
 ) -> Result<Edit, EditError> {
     match entry {
-        ConfigEntry::MergeGrouped { .. } | ConfigEntry::OwnGrouped { .. } => {
-            let wanted = grouped_handlers(target, entry);
-            edit::install_grouped_hooks(text, &wanted, &is_ours(target), record)
+        ConfigEntry::MergeGrouped { .. }
+        | ConfigEntry::OwnGrouped { .. }
+        | ConfigEntry::MergeFlat { .. } => {
+            let wanted = grouped_handlers(target);
+            edit::install_hooks(text, shape(entry), &wanted, &is_ours(target), record)
         }
         ConfigEntry::NamedEntry { name, .. } => {
             edit::install_named_entry(text, name, &named_entry(target), record)
         }
         ConfigEntry::LoadedByLocation => Err(EditError::Internal("no config entry".into())),
     }
+}
+
+fn shape(entry: ConfigEntry) -> edit::HooksShape {
+    entry.hooks_shape().unwrap_or(edit::HooksShape::GROUPED)
 }
 
 /// The structural removal: our entries out, containers we created gone.
@@ -87,8 +82,10 @@ pub fn remove_edit(
     record: &InstallRecord,
 ) -> Result<Edit, EditError> {
     match entry {
-        ConfigEntry::MergeGrouped { .. } | ConfigEntry::OwnGrouped { .. } => {
-            edit::remove_grouped_hooks(text, written, &is_ours(target), record)
+        ConfigEntry::MergeGrouped { .. }
+        | ConfigEntry::OwnGrouped { .. }
+        | ConfigEntry::MergeFlat { .. } => {
+            edit::remove_hooks(text, shape(entry), written, &is_ours(target), record)
         }
         ConfigEntry::NamedEntry { name, .. } => edit::remove_named_entry(text, name, record),
         ConfigEntry::LoadedByLocation => Err(EditError::Internal("no config entry".into())),
@@ -103,8 +100,10 @@ pub fn ours_now(
     text: &str,
 ) -> Result<Vec<EventHandler>, EditError> {
     match entry {
-        ConfigEntry::MergeGrouped { .. } | ConfigEntry::OwnGrouped { .. } => {
-            Ok(edit::query_grouped_hooks(text, &is_ours(target))?.ours)
+        ConfigEntry::MergeGrouped { .. }
+        | ConfigEntry::OwnGrouped { .. }
+        | ConfigEntry::MergeFlat { .. } => {
+            Ok(edit::query_hooks(text, shape(entry), &is_ours(target))?.ours)
         }
         _ => Ok(Vec::new()),
     }

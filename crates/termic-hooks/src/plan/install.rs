@@ -11,7 +11,7 @@ use super::{
     config, refuse_read_only, refuse_unwritable, sha256, Action, Change, FileState, InstallFacts,
     InstallPlan, PlanError, Snapshot,
 };
-use crate::agents::{ConfigEntry, BACKUP_DIR, MANIFEST_FILE};
+use crate::agents::ConfigEntry;
 use crate::edit::EditError;
 use crate::manifest::{ConfigRecord, Manifest, OwnedFile, PreInstallText, SCHEMA_VERSION};
 use crate::target::{InstallTarget, TargetKind};
@@ -32,7 +32,7 @@ pub fn plan_install(
             return Err(PlanError::AgentTooOld { gate, found });
         }
     }
-    let manifest_path = target.path(MANIFEST_FILE);
+    let manifest_path = target.path(&target.schema().manifest_file());
     let previous = snap
         .file(&manifest_path)
         .and_then(|f| Manifest::parse(&f.bytes));
@@ -76,14 +76,18 @@ pub fn plan_install(
             pre_install: pre_install(current, prev_rec, holds_ours),
             written: match entry {
                 ConfigEntry::NamedEntry { .. } => Vec::new(),
-                _ => config::grouped_handlers(target, entry),
+                _ => config::grouped_handlers(target),
             },
             record: edit.record,
         });
         // Back up a shared config once, the first time termic touches it.
-        let shared = !matches!(entry, ConfigEntry::OwnGrouped { .. });
+        let shared = entry.shared();
         if let (Some(cur), true, None, None) = (current, shared, &backup, prev_rec) {
-            let rel = format!("{BACKUP_DIR}/{}", file.rsplit('/').next().unwrap_or(file));
+            let rel = format!(
+                "{}/{}",
+                target.schema().backup_dir(),
+                file.rsplit('/').next().unwrap_or(file)
+            );
             let bpath = target.path(&rel);
             if snap.file(&bpath).is_none() {
                 changes.push(write_change(
@@ -101,7 +105,9 @@ pub fn plan_install(
                 refuse_read_only(&path, c)?;
             }
             let what = match entry {
-                ConfigEntry::MergeGrouped { .. } => "your settings: termic's hook entries added",
+                ConfigEntry::MergeGrouped { .. } | ConfigEntry::MergeFlat { .. } => {
+                    "your settings: termic's hook entries added"
+                }
                 ConfigEntry::NamedEntry { .. } => "your hooks file: termic's named entry added",
                 _ => "termic's hook config",
             };

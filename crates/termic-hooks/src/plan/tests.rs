@@ -29,7 +29,7 @@ fn empty_home(t: &InstallTarget) -> Snapshot {
     let mut s = Snapshot::default();
     for d in [
         t.dir().to_path_buf(),
-        t.path("termic-hooks"),
+        t.path(t.schema().hooks_dir()),
         t.path("plugins"),
     ] {
         s.insert_missing_dir(d);

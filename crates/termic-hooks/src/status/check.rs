@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::{Reason, State, TargetStatus};
-use crate::agents::{ConfigEntry, Findings, MANIFEST_FILE};
+use crate::agents::{ConfigEntry, Findings};
 use crate::edit;
 use crate::plan::{config_command, is_ours, InstallFacts, Snapshot};
 use crate::target::{InstallTarget, TargetKind};
@@ -20,7 +20,9 @@ pub fn target_status(
         target,
         snap,
         found: Findings {
-            installed: snap.file(&target.path(MANIFEST_FILE)).is_some(),
+            installed: snap
+                .file(&target.path(&target.schema().manifest_file()))
+                .is_some(),
             ..Findings::default()
         },
     };
@@ -71,9 +73,9 @@ impl Check<'_> {
             }
         }
         match adapter.config_entry() {
-            ConfigEntry::MergeGrouped { file } | ConfigEntry::OwnGrouped { file } => {
-                self.grouped(file)?
-            }
+            entry @ (ConfigEntry::MergeGrouped { file }
+            | ConfigEntry::OwnGrouped { file }
+            | ConfigEntry::MergeFlat { file, .. }) => self.grouped(file, entry)?,
             ConfigEntry::NamedEntry {
                 file,
                 name,
@@ -109,13 +111,14 @@ impl Check<'_> {
             .transpose()
     }
 
-    fn grouped(&mut self, file: &str) -> Result<(), String> {
+    fn grouped(&mut self, file: &str, entry: ConfigEntry) -> Result<(), String> {
+        let shape = entry.hooks_shape().unwrap_or(edit::HooksShape::GROUPED);
         let path = self.target.path(file);
         let Some(text) = self.text(&path)? else {
             self.found.reasons.push(Reason::ConfigMissing(path));
             return Ok(());
         };
-        let q = edit::query_grouped_hooks(&text, &is_ours(self.target))
+        let q = edit::query_hooks(&text, shape, &is_ours(self.target))
             .map_err(|e| format!("{}: {e}", path.display()))?;
         if !q.ours.is_empty() {
             self.found.installed = true;
@@ -130,7 +133,7 @@ impl Check<'_> {
                 .collect();
             let exact = mine
                 .iter()
-                .find(|h| h.get("command").and_then(Value::as_str) == Some(want.as_str()));
+                .find(|h| h.get(shape.command_key).and_then(Value::as_str) == Some(want.as_str()));
             let event = reg.event.to_string();
             let reason = match exact {
                 None if mine.is_empty() => Some(Reason::EntryMissing {

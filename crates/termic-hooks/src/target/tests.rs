@@ -97,7 +97,7 @@ fn a_cloned_agent_resolves_its_own_dir_but_claudes_schema_shape() {
     assert_eq!(
         err.to_string(),
         "agent \"x\" has no hook schema (base Some(\"emacs\")); termic installs hooks for claude, \
-         grok, agy and opencode"
+         grok, agy, opencode, gemini, copilot and qwen"
     );
     for bad in ["", "..", "a/b", "a b"] {
         let agent = AgentRef {

@@ -1,5 +1,5 @@
-//! Which agents termic can run: the built-ins (claude, codex, grok, agy,
-//! opencode) plus user-defined agents and clones from config.toml.
+//! Which agents termic can run: the built-ins (one file each under
+//! `builtin/`, listed in `BUILTINS`) plus user-defined agents and clones from config.toml.
 //!
 //! An agent is a command line with an id. A user-defined agent names a
 //! built-in `base`: that base decides its detection profile (termic-signal)
@@ -171,12 +171,19 @@ mod tests {
     #[test]
     fn builtins_are_their_own_base_and_map_to_schemas() {
         let reg = AgentRegistry::default();
-        assert_eq!(reg.ids(), ["claude", "codex", "grok", "agy", "opencode"]);
+        assert_eq!(
+            reg.ids(),
+            ["claude", "codex", "grok", "agy", "opencode", "gemini", "copilot", "qwen"]
+        );
         let claude = reg.get("claude").unwrap();
         assert_eq!(claude.profile_id(), "claude");
         assert_eq!(claude.schema(), Some(AgentSchema::CLAUDE));
         // Codex needs no hooks: no schema.
         assert_eq!(reg.get("codex").unwrap().schema(), None);
+        assert_eq!(
+            reg.get("copilot").unwrap().schema(),
+            Some(AgentSchema::COPILOT)
+        );
     }
 
     #[test]
@@ -191,7 +198,7 @@ mod tests {
         };
         let reg = AgentRegistry::new(vec![adjusted.clone(), clone]);
         assert_eq!(reg.get("claude"), Some(&adjusted));
-        assert_eq!(reg.all().len(), 6);
+        assert_eq!(reg.all().len(), BUILTINS.len() + 1);
         let c = reg.get("claude-work").unwrap();
         assert_eq!(c.schema(), Some(AgentSchema::CLAUDE));
         assert_eq!(c.command_line(&["-p".into()]), ["claude", "-p"]);

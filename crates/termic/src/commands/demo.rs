@@ -19,8 +19,8 @@ use crate::agents::BUILTINS;
 
 /// Try termic with simulated agents, without touching your real HOME.
 ///
-/// Makes a throwaway directory, installs termic's hooks there for simulated
-/// claude, grok, agy and opencode (codex needs none), and opens the
+/// Makes a throwaway directory, installs termic's hooks there for every
+/// simulated built-in with a hooks adapter (codex needs none), and opens the
 /// workspace with one task per agent looping a demo: a plain turn, then one
 /// that asks your permission, so its badge turns to "needs you". Focus the
 /// task and press 1 (or y, or Enter) to approve, or wait 20 s. Ctrl-] i
@@ -254,6 +254,9 @@ mod tests {
                 ("grok", Some("grok")),
                 ("agy", Some("agy")),
                 ("opencode", Some("opencode")),
+                ("gemini", Some("gemini")),
+                ("copilot", Some("copilot")),
+                ("qwen", Some("qwen")),
                 ("codex", None),
             ]
         );

@@ -15,7 +15,7 @@ fn err(text: &str) -> String {
 fn empty_file_is_the_defaults() {
     let c = parse("").unwrap();
     assert_eq!(c.settings, Settings::default());
-    assert_eq!(c.agents.all().len(), 5);
+    assert_eq!(c.agents.all().len(), crate::agents::BUILTINS.len());
     assert!(c.settings.native_probe_reply);
     assert!(c.settings.shell_integration);
     assert_eq!(c.settings.term_program, "iTerm.app");
@@ -148,9 +148,9 @@ fn agent_errors_say_how_to_fix_them() {
     assert!(e.starts_with("/cfg/config.toml:1:"), "{e}");
     assert!(e.contains("has no `base`"), "{e}");
     assert!(e.contains("claude, codex, grok, agy, opencode"), "{e}");
-    let e = err("[agents.mine]\nbase = \"gemini\"\n");
+    let e = err("[agents.mine]\nbase = \"emacs\"\n");
     assert!(e.starts_with("/cfg/config.toml:2:"), "{e}");
-    assert!(e.contains("unknown base agent `gemini`"), "{e}");
+    assert!(e.contains("unknown base agent `emacs`"), "{e}");
     let e = err("[agents.mine]\nbase = \"claude\"\ndocker = true\n");
     assert!(e.contains("names no image"), "{e}");
     let e = err("[agents.claude]\nbase = \"codex\"\n");

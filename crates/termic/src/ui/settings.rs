@@ -349,7 +349,7 @@ mod tests {
                 },
                 false,
             ),
-            row("gemini", HooksState::NotSupported, false),
+            row("cursor", HooksState::NotSupported, false),
         ]
     }
 
@@ -393,7 +393,7 @@ mod tests {
             ),
             "{s}"
         );
-        assert!(s.contains("  gemini    Hooks: not supported yet"), "{s}");
+        assert!(s.contains("  cursor    Hooks: not supported yet"), "{s}");
         assert!(s.contains("[on]  Bell"), "{s}");
         assert!(s.contains("[off] Desktop notification"), "{s}");
         assert!(

@@ -415,8 +415,11 @@ pub fn schema(agent: Agent) -> AgentSchema {
         Agent::Claude => AgentSchema::CLAUDE,
         Agent::Grok => AgentSchema::GROK,
         Agent::Opencode => AgentSchema::OPENCODE,
-        // No hooks of theirs (yet); never installed.
-        Agent::Codex | Agent::Gemini | Agent::Qwen | Agent::Copilot => AgentSchema::AGY,
+        Agent::Gemini => AgentSchema::GEMINI,
+        Agent::Qwen => AgentSchema::QWEN,
+        Agent::Copilot => AgentSchema::COPILOT,
+        // No hooks of its own; never installed.
+        Agent::Codex => AgentSchema::AGY,
     }
 }
 

@@ -6,8 +6,11 @@
 mod agy;
 mod claude;
 mod codex;
+mod copilot;
+mod gemini;
 mod grok;
 mod opencode;
+mod qwen;
 
 /// One built-in agent: its id, its program and how to install it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +38,9 @@ pub const BUILTINS: &[Builtin] = &[
     grok::BUILTIN,
     agy::BUILTIN,
     opencode::BUILTIN,
+    gemini::BUILTIN,
+    copilot::BUILTIN,
+    qwen::BUILTIN,
 ];
 
 /// Every built-in's linked dirs, in [`BUILTINS`] order.
@@ -54,7 +60,14 @@ mod tests {
         assert_eq!(ids.len(), BUILTINS.len());
         assert_eq!(
             linked_dirs().collect::<Vec<_>>(),
-            [".claude", ".grok", ".agents", ".opencode"]
+            [
+                ".claude",
+                ".grok",
+                ".agents",
+                ".opencode",
+                ".gemini",
+                ".qwen"
+            ]
         );
     }
 

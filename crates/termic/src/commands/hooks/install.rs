@@ -19,7 +19,10 @@ use super::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
 /// Writes only global, per-user files (never a project's): for claude,
 /// scripts in ~/.claude/termic-hooks/ and entries in ~/.claude/settings.json;
 /// for grok, ~/.grok/hooks/termic.json; for agy, a `termic` entry in
-/// ~/.gemini/config/hooks.json; for opencode, ~/.config/opencode/plugins/termic.js.
+/// ~/.gemini/config/hooks.json; for opencode, ~/.config/opencode/plugins/termic.js;
+/// for gemini, scripts in ~/.gemini/termic-hooks-gemini/ and entries in
+/// ~/.gemini/settings.json; for copilot and qwen, scripts in termic-hooks/
+/// and entries in settings.json under ~/.copilot and ~/.qwen.
 /// Agents that run in Docker (config.toml) get the same files in
 /// <data dir>/docker-agents/<agent>/. Your other settings keep their exact bytes,
 /// and `termic hooks remove` gives them back.
