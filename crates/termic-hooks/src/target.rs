@@ -76,7 +76,12 @@ pub enum TargetError {
     #[error("agent id {0:?} cannot name a directory: use letters, digits, '.', '_' and '-' only")]
     BadAgentId(String),
     #[error(
-        "agent {id:?} has no hook schema (base {base:?}); termic installs hooks for {}",
+        "agent \"{id}\" {}; termic installs hooks for {}. Set base to one of them in its \
+         [agents.{id}] table, or leave its hooks off",
+        match base {
+            Some(base) => format!("is based on \"{base}\", which has no hooks"),
+            None => "has no hooks of its own and no base".to_string(),
+        },
         crate::agents::installable_in_words()
     )]
     NoSchema { id: String, base: Option<String> },

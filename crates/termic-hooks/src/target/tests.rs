@@ -96,8 +96,9 @@ fn a_cloned_agent_resolves_its_own_dir_but_claudes_schema_shape() {
     assert!(matches!(err, TargetError::NoSchema { .. }));
     assert_eq!(
         err.to_string(),
-        "agent \"x\" has no hook schema (base Some(\"emacs\")); termic installs hooks for claude, \
-         grok, agy, opencode, gemini, copilot and qwen"
+        "agent \"x\" is based on \"emacs\", which has no hooks; termic installs hooks for \
+         claude, grok, agy, opencode, gemini, copilot and qwen. Set base to one of them in its \
+         [agents.x] table, or leave its hooks off"
     );
     for bad in ["", "..", "a/b", "a b"] {
         let agent = AgentRef {
