@@ -35,6 +35,12 @@ pub(crate) fn write_config(fx: &Fixture, agents: &str) {
 /// The pid of the termic server the fixture's workspace started last (the
 /// owner of its tasks and containers), from the server's log.
 pub fn server_pid(fx: &Fixture) -> u32 {
+    server_pid_other_than(fx, None)
+}
+
+/// The running server's pid, never `previous` (a server the test just quit
+/// may still be ending while the new one's line is not yet written).
+pub fn server_pid_other_than(fx: &Fixture, previous: Option<u32>) -> u32 {
     let log = fx.data_dir().join("server.log");
     let end = Instant::now() + 30 * SEC;
     loop {
@@ -48,13 +54,25 @@ pub fn server_pid(fx: &Fixture) -> u32 {
             .and_then(|pid| pid.parse::<u32>().ok())
             // Not a server that already exited: the new one's line may
             // not be written yet.
-            .filter(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists())
+            .filter(|pid| Some(*pid) != previous && alive(*pid))
         {
             return pid;
         }
         assert!(Instant::now() < end, "no server pid in {}", log.display());
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// A process that exists and is not a zombie.
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            // The state follows the command's closing parenthesis.
+            let after = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+            Some(after != 'Z' && after != 'X')
+        })
+        .unwrap_or(false)
 }
 
 /// termic running `box` (the stubborn agent) with its container up, and

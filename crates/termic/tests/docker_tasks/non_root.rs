@@ -192,7 +192,7 @@ fn a_docker_group_user_runs_a_docker_task_with_its_own_dirs_and_pty() {
         &docker_agent_toml("box", "claude", &image, &stubborn()),
     );
     let mut t = termic_as_user(&fx, &["run", "box"]);
-    let pid = crate::lifecycle::server_pid(&fx);
+    let pid = crate::lifecycle::server_pid_other_than(&fx, Some(pid));
     wait_containers(pid, "the stubborn container", 30 * SEC, |c| c.len() == 1);
     t.wait_within("the agent's output", 20 * SEC, |s| {
         s.contains("stubborn-up")
