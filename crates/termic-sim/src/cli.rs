@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::agents::grok::config::GrokVersion;
+use crate::agents::{sim_for, sim_ids};
 use crate::runner::RunOptions;
 use crate::scenario::Scenario;
-use crate::{AgentKind, SimConfig};
 use clap::Parser;
 
 /// Simulate a coding agent (claude, grok, agy, opencode, codex, gemini, qwen, copilot) the way the
@@ -56,6 +56,23 @@ struct Cli {
     banner: Option<String>,
 }
 
+/// Everything one simulator run needs.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    /// Which agent to simulate.
+    pub agent: &'static crate::agents::SimDef,
+    pub grok_version: GrokVersion,
+    /// Claude: send the OSC 7501 probe (false = an older Claude).
+    pub probe: bool,
+    pub probe_wait_ms: u64,
+    pub speed: f64,
+    pub seq_delay_ms: u64,
+    pub run: RunOptions,
+    pub trace: Option<PathBuf>,
+    pub home: PathBuf,
+    pub cwd: PathBuf,
+}
+
 /// Parse `args` (the first is the program name) and run the simulator.
 pub fn run<I, T>(args: I) -> ExitCode
 where
@@ -69,11 +86,8 @@ where
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    let Some(agent) = AgentKind::parse(&cli.agent) else {
-        eprintln!(
-            "termic-sim: unknown agent {:?} (claude, grok, agy, opencode, codex, gemini, qwen, copilot)",
-            cli.agent
-        );
+    let Some(agent) = sim_for(&cli.agent) else {
+        eprintln!("termic-sim: unknown agent {:?} ({})", cli.agent, sim_ids());
         return ExitCode::from(2);
     };
     let home = std::env::var_os("HOME")

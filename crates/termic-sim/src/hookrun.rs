@@ -161,6 +161,13 @@ pub fn run_with(
     }
 }
 
+/// The `terminalSequence` of a hook's stdout JSON, if any.
+pub fn terminal_sequence(stdout: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(stdout).ok()?.trim();
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    v.get("terminalSequence")?.as_str().map(str::to_owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,9 +7,18 @@
 
 use serde_json::json;
 
-use super::{draw_prompt, session_title, Agent, Answer, Block, Cx, Phase, Reaction, TimerId};
+use super::{
+    draw_prompt, session_title, Agent, Answer, Block, Cx, Phase, Reaction, SimDef, TimerId,
+};
 use crate::input::{Input, Key};
 use crate::osc::{self, NativeState};
+
+/// The simulated Codex, found by `termic-sim codex` through [`SIMS`](super::SIMS).
+pub const SIM: SimDef = SimDef {
+    id: "codex",
+    build: |_, cx| Box::new(Codex::new(cx)),
+    hooks_listing: |_| "codex: hooks are not simulated (native status only)\n".into(),
+};
 
 const APP: &str = "codex";
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

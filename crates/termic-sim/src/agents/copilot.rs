@@ -16,10 +16,17 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{Agent, Answer, Block, Cx, Phase, Reaction};
+use super::{listing_of, Agent, Answer, Block, Cx, Phase, Reaction, SimDef};
 use crate::config::{parse_strict_json, Handler, Registry};
 use crate::input::Key;
 use crate::payload;
+
+/// The simulated Copilot, found by `termic-sim copilot` through [`SIMS`](super::SIMS).
+pub const SIM: SimDef = SimDef {
+    id: "copilot",
+    build: |_, cx| Box::new(Copilot::new(cx)),
+    hooks_listing: |cfg| listing_of(&load(&cfg.home)),
+};
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 

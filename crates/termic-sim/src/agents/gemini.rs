@@ -13,11 +13,18 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{Agent, Answer, Block, Cx, Phase, Reaction};
-use crate::agents::claude::config as claude;
+use super::{listing_of, Agent, Answer, Block, Cx, Phase, Reaction, SimDef};
+use crate::config::settings_hooks;
 use crate::config::Registry;
 use crate::input::Key;
 use crate::payload;
+
+/// The simulated Gemini, found by `termic-sim gemini` through [`SIMS`](super::SIMS).
+pub const SIM: SimDef = SimDef {
+    id: "gemini",
+    build: |_, cx| Box::new(Gemini::new(cx)),
+    hooks_listing: |cfg| listing_of(&load(&cfg.home)),
+};
 
 /// Gemini CLI's own default hook timeout (60 s).
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -25,7 +32,7 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// The hooks in `~/.gemini/settings.json`: Claude-shaped entries whose
 /// `timeout` is in milliseconds.
 pub fn load(home: &Path) -> Registry {
-    claude::load_file(&home.join(".gemini/settings.json"), 0.001)
+    settings_hooks::load_file(&home.join(".gemini/settings.json"), 0.001)
 }
 
 pub struct Gemini {

@@ -11,6 +11,54 @@ pub mod grok;
 pub mod opencode;
 pub mod qwen;
 
+/// Every simulated agent, in `termic-sim`'s order. Adding one is its own
+/// file (or dir) above plus its line here.
+pub static SIMS: &[SimDef] = &[
+    claude::SIM,
+    grok::SIM,
+    agy::SIM,
+    opencode::SIM,
+    codex::SIM,
+    gemini::SIM,
+    qwen::SIM,
+    copilot::SIM,
+];
+
+/// The simulator for agent `id`, if there is one.
+pub fn sim_for(id: &str) -> Option<&'static SimDef> {
+    SIMS.iter().find(|s| s.id == id)
+}
+
+/// The simulated agents' ids, as a list for messages ("a, b, c").
+pub fn sim_ids() -> String {
+    SIMS.iter().map(|s| s.id).collect::<Vec<_>>().join(", ")
+}
+
+/// One simulated agent, as its own file declares it.
+#[derive(Debug)]
+pub struct SimDef {
+    /// The agent's id on the command line (`termic-sim ID SCENARIO`).
+    pub id: &'static str,
+    /// The simulator, ready to start.
+    pub build: fn(&SimConfig, &Cx) -> Box<dyn Agent>,
+    /// What the agent resolved from its hook config (`hooks-list`).
+    pub hooks_listing: fn(&SimConfig) -> String,
+}
+
+/// The `hooks-list` text of a parsed hook config: its notes as comments,
+/// then one line per hook, `EVENT NAME COMMAND`.
+pub fn listing_of(reg: &Registry) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    for note in &reg.notes {
+        let _ = writeln!(s, "# {note}");
+    }
+    for (event, h) in &reg.hooks {
+        let _ = writeln!(s, "{event:<18} {:<40} {}", h.name, h.command);
+    }
+    s
+}
+
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -19,11 +67,12 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::clock::SimClock;
-use crate::config::Handler;
+use crate::config::{Handler, Registry};
 use crate::hookrun::{self, HookResult, HookTty};
 use crate::input::{Input, Key};
 use crate::payload::Session;
 use crate::term::SharedOutput;
+use crate::SimConfig;
 
 /// Where a turn is, as the runner sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -383,4 +432,20 @@ pub fn session_title(prompt: &str) -> String {
         })
         .collect::<Vec<String>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_simulator_is_found_by_its_own_id_once() {
+        for def in SIMS {
+            let found = sim_for(def.id).expect("found");
+            assert!(std::ptr::eq(found, def), "{} found as {}", def.id, found.id);
+            assert_eq!(SIMS.iter().filter(|d| d.id == def.id).count(), 1);
+        }
+        assert!(sim_for("").is_none());
+        assert!(sim_for("Claude").is_none(), "ids are exact");
+    }
 }

@@ -17,18 +17,25 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{Agent, Answer, Block, Cx, Phase, Reaction};
-use crate::agents::claude::config as claude;
-use crate::agents::claude::terminal_sequence;
+use super::{listing_of, Agent, Answer, Block, Cx, Phase, Reaction, SimDef};
+use crate::agents::claude::payload::payload as claude_payload;
+use crate::config::settings_hooks;
 use crate::config::Registry;
+use crate::hookrun::terminal_sequence;
 use crate::input::Key;
-use crate::payload;
+
+/// The simulated Qwen, found by `termic-sim qwen` through [`SIMS`](super::SIMS).
+pub const SIM: SimDef = SimDef {
+    id: "qwen",
+    build: |_, cx| Box::new(Qwen::new(cx)),
+    hooks_listing: |cfg| listing_of(&load(&cfg.home)),
+};
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The hooks in `~/.qwen/settings.json` (Claude-shaped, seconds).
 pub fn load(home: &Path) -> Registry {
-    claude::load_file(&home.join(".qwen/settings.json"), 1.0)
+    settings_hooks::load_file(&home.join(".qwen/settings.json"), 1.0)
 }
 
 pub struct Qwen {
@@ -67,7 +74,7 @@ impl Qwen {
             return;
         }
         let shows_sequence = extra["notification_type"] == "idle_prompt";
-        let p = payload::claude(&cx.session, event, extra);
+        let p = claude_payload(&cx.session, event, extra);
         let results = cx.run_hooks(
             event,
             &handlers,

@@ -4,6 +4,8 @@
 //! runs), is `agents/<id>/config.rs`. Parsers take bytes and return values;
 //! the loaders do the reading.
 
+pub mod settings_hooks;
+
 use std::path::PathBuf;
 
 /// One hook command as the agent resolved it.

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::agents::claude::config::command_handler;
+use crate::config::settings_hooks::command_handler;
 use crate::config::{parse_strict_json, Handler, Registry};
 
 /// Events whose list holds handlers directly.

@@ -4,15 +4,29 @@
 //! publishes nothing: the output just stops.
 
 pub mod config;
+pub mod payload;
 
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{draw_prompt, Agent, Answer, Block, Cx, Phase, Reaction};
+use super::{draw_prompt, Agent, Answer, Block, Cx, Phase, Reaction, SimDef};
 use crate::config::Registry;
 use crate::input::Key;
-use crate::payload;
+
+/// The simulated Agy, found by `termic-sim agy` through [`SIMS`](super::SIMS).
+pub const SIM: SimDef = SimDef {
+    id: "agy",
+    build: |_, cx| Box::new(Agy::new(cx)),
+    // agy prints its notes as they are, then its own `/hooks` listing.
+    hooks_listing: |cfg| {
+        let reg = config::load(&cfg.home);
+        let mut s = reg.notes.join("\n");
+        s.push('\n');
+        s.push_str(&config::listing(&reg));
+        s
+    },
+};
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -43,7 +57,7 @@ impl Agy {
         if handlers.is_empty() {
             return;
         }
-        let p = payload::agy(&cx.session, event, extra);
+        let p = payload::payload(&cx.session, event, extra);
         cx.run_hooks(
             event,
             &handlers,

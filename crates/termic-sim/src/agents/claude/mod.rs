@@ -8,18 +8,26 @@
 //! `terminalSequence` is written to the PTY a few ms after it exits if it
 //! passes the allowlist; an `async` hook's is dropped.
 
+pub mod allowlist;
 pub mod config;
+pub mod payload;
 
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::{draw_prompt, Agent, Answer, Block, Cx, Phase, Reaction, TimerId};
+use super::{draw_prompt, listing_of, Agent, Answer, Block, Cx, Phase, Reaction, SimDef, TimerId};
 use crate::config::{Handler, Registry};
-use crate::hookrun;
+use crate::hookrun::{self, terminal_sequence};
 use crate::input::{Input, Key};
 use crate::osc::{self, NativeState};
-use crate::payload;
+
+/// The simulated Claude, found by `termic-sim claude` through [`SIMS`](super::SIMS).
+pub const SIM: SimDef = SimDef {
+    id: "claude",
+    build: |cfg, cx| Box::new(Claude::new(cx, cfg.probe, cfg.probe_wait_ms)),
+    hooks_listing: |cfg| listing_of(&config::load(&cfg.home, &cfg.cwd)),
+};
 
 const APP: &str = "claude-code";
 const IDLE: &str = "✳ Claude Code";
@@ -112,7 +120,7 @@ impl Claude {
     }
 
     fn emit_sequence(&self, cx: &Cx, event: &str, h: &Handler, seq: String) {
-        let Some(allowed) = osc::claude_allowlist(&seq) else {
+        let Some(allowed) = allowlist::claude_allowlist(&seq) else {
             cx.trace(
                 "seq_refused",
                 json!({ "event": event, "command": h.command, "seq": seq }),
@@ -150,13 +158,6 @@ impl Claude {
     }
 }
 
-/// The `terminalSequence` of a hook's stdout JSON, if any.
-pub fn terminal_sequence(stdout: &[u8]) -> Option<String> {
-    let text = std::str::from_utf8(stdout).ok()?.trim();
-    let v: Value = serde_json::from_str(text).ok()?;
-    v.get("terminalSequence")?.as_str().map(str::to_owned)
-}
-
 impl Agent for Claude {
     fn startup(&mut self, cx: &mut Cx) {
         if self.probe {
@@ -192,7 +193,7 @@ impl Agent for Claude {
             cx,
             "SessionStart",
             None,
-            payload::claude(&cx.session, "SessionStart", json!({"source": "startup"})),
+            payload::payload(&cx.session, "SessionStart", json!({"source": "startup"})),
         );
         cx.write("\r\x1b[K> ");
     }
@@ -218,7 +219,7 @@ impl Agent for Claude {
     fn on_timer(&mut self, cx: &mut Cx, id: TimerId) {
         match id {
             NOTIFY => {
-                let p = payload::claude(
+                let p = payload::payload(
                     &cx.session,
                     "Notification",
                     json!({
@@ -231,7 +232,7 @@ impl Agent for Claude {
                 cx.trace("notify9", json!({ "text": "Claude needs your permission" }));
             }
             FOLLOW_UP_AGENT => {
-                let p = payload::claude(
+                let p = payload::payload(
                     &cx.session,
                     "SubagentStop",
                     json!({ "agent_type": "", "last_assistant_message": "Suggested follow-up: run the tests", "stop_hook_active": false }),
@@ -252,7 +253,7 @@ impl Agent for Claude {
             cx,
             "UserPromptSubmit",
             None,
-            payload::claude(&cx.session, "UserPromptSubmit", json!({ "prompt": prompt })),
+            payload::payload(&cx.session, "UserPromptSubmit", json!({ "prompt": prompt })),
         );
         self.spin = 0;
         self.busy_title(cx);
@@ -306,7 +307,7 @@ impl Agent for Claude {
         self.status(cx, self.block_state(cx, b));
         draw_prompt(cx, &heading, &options);
         cx.sleep(25);
-        let p = payload::claude(
+        let p = payload::payload(
             &cx.session,
             "PermissionRequest",
             json!({ "tool_name": tool, "tool_input": input, "permission_suggestions": [], "effort": "medium" }),
@@ -361,7 +362,7 @@ impl Agent for Claude {
     fn subagents_done(&mut self, cx: &mut Cx, count: u32) {
         self.subagents_started = false;
         for _ in 0..count {
-            let p = payload::claude(
+            let p = payload::payload(
                 &cx.session,
                 "SubagentStop",
                 json!({ "agent_type": "general-purpose", "stop_hook_active": false }),
@@ -371,12 +372,7 @@ impl Agent for Claude {
     }
 
     fn stop(&mut self, cx: &mut Cx, last: &str) {
-        self.fire(
-            cx,
-            "Stop",
-            None,
-            payload::claude_stop(&cx.session, last, vec![]),
-        );
+        self.fire(cx, "Stop", None, payload::stop(&cx.session, last, vec![]));
         cx.sleep(12);
         self.idle_title(cx);
         self.status(cx, NativeState::Done);
@@ -394,7 +390,7 @@ impl Agent for Claude {
             cx,
             "Stop",
             None,
-            payload::claude_stop(&cx.session, last, vec![task]),
+            payload::stop(&cx.session, last, vec![task]),
         );
         cx.sleep(12);
         self.idle_title(cx);

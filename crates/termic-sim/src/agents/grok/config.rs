@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::agents::claude::config::hooks_object;
+use crate::config::settings_hooks::hooks_object;
 use crate::config::{parse_strict_json, snake_case, Registry};
 
 /// Which grok is simulated; they differ in events, titles and interrupts.

@@ -8,16 +8,29 @@
 //! title 20 ms after the key.
 
 pub mod config;
+pub mod payload;
 
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use self::config::GrokVersion;
-use super::{draw_prompt, session_title, Agent, Answer, Block, Cx, Phase, Reaction, TimerId};
+use super::{
+    draw_prompt, listing_of, session_title, Agent, Answer, Block, Cx, Phase, Reaction, SimDef,
+    TimerId,
+};
 use crate::config::{snake_case, Handler, Registry};
 use crate::input::Key;
-use crate::payload;
+
+/// The simulated Grok, found by `termic-sim grok` through [`SIMS`](super::SIMS).
+pub const SIM: SimDef = SimDef {
+    id: "grok",
+    build: |cfg, cx| Box::new(Grok::new(cx, cfg.grok_version)),
+    hooks_listing: |cfg| {
+        let flag = std::env::var("GROK_CLAUDE_HOOKS_ENABLED").ok();
+        listing_of(&config::load(&cfg.home, cfg.grok_version, flag.as_deref()))
+    },
+};
 
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -76,7 +89,7 @@ impl Grok {
         if handlers.is_empty() {
             return;
         }
-        let p = payload::grok(&cx.session, event, extra);
+        let p = payload::payload(&cx.session, event, extra);
         let (sid, root) = (cx.session.id.clone(), cx.cwd.display().to_string());
         let snake = snake_case(event);
         let env = move |h: &Handler| {

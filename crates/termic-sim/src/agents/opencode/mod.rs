@@ -8,12 +8,29 @@
 //! then session.idle; Ctrl-C does the same and exits.
 
 pub mod config;
+pub mod host;
 
 use serde_json::{json, Value};
 
-use super::{draw_prompt, session_title, Agent, Answer, Block, Cx, Phase, Reaction};
+use self::host::OpencodeHost;
+use super::{draw_prompt, session_title, Agent, Answer, Block, Cx, Phase, Reaction, SimDef};
 use crate::input::Key;
-use crate::opencode_host::OpencodeHost;
+
+/// The simulated Opencode, found by `termic-sim opencode` through [`SIMS`](super::SIMS).
+pub const SIM: SimDef = SimDef {
+    id: "opencode",
+    build: |_, cx| Box::new(Opencode::new(cx)),
+    // opencode has plugins, not hooks: one line per plugin file it loads.
+    hooks_listing: |cfg| {
+        use std::fmt::Write as _;
+        let xdg = std::env::var_os("XDG_CONFIG_HOME").map(std::path::PathBuf::from);
+        let mut s = String::new();
+        for f in config::plugin_files(&config::config_dir(&cfg.home, xdg.as_deref())) {
+            let _ = writeln!(s, "plugin {}", f.display());
+        }
+        s
+    },
+};
 
 pub struct Opencode {
     host: Option<OpencodeHost>,

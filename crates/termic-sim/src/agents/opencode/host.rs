@@ -1,5 +1,5 @@
 //! Runs opencode plugins in `node` through a small embedded host
-//! (`opencode_host.mjs`) and delivers hooks and bus events to them, one JSON
+//! (`host.mjs`) and delivers hooks and bus events to them, one JSON
 //! line each, waiting for the host's acknowledgement so the order of what
 //! the plugins write is the order the events happened.
 //!
@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-const HOST_JS: &str = include_str!("opencode_host.mjs");
+const HOST_JS: &str = include_str!("host.mjs");
 /// How long one delivery may take before the simulator moves on.
 const ACK_TIMEOUT: Duration = Duration::from_secs(5);
 
