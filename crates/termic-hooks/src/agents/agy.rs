@@ -7,7 +7,7 @@
 
 use termic_signal::wire::HookEvent;
 
-use super::script::{PayloadRule, ScriptSpec, Transport};
+use super::script::{PayloadRule, ScriptSpec};
 use super::{AgentAdapter, AgentSchema, ConfigEntry, Findings, HookRegistration, Support};
 use crate::edit;
 use crate::plan::Snapshot;
@@ -29,16 +29,7 @@ pub const ONLY_IN_DEAD_FILE: &str =
     "termic's entry is only in {path}, which agy loads and never runs";
 
 const fn agy_script(hook: &'static str, purpose: &'static str, event: HookEvent) -> ScriptSpec {
-    ScriptSpec {
-        agent: "agy",
-        hook,
-        purpose,
-        event,
-        static_fields: &[],
-        payload: PayloadRule::None,
-        transport: Transport::PtyByName,
-        silent_if: None,
-    }
+    ScriptSpec::pty("agy", hook, purpose, event, &[], PayloadRule::None)
 }
 
 static REGISTRATIONS: [HookRegistration; 2] = [

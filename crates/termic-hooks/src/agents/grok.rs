@@ -9,7 +9,7 @@
 
 use termic_signal::wire::{field, HookEvent};
 
-use super::script::{reason_case, PayloadRule, ScriptSpec, Transport};
+use super::script::{reason_case, PayloadRule, ScriptSpec};
 use super::{AgentAdapter, AgentSchema, ConfigEntry, Findings, HookRegistration, Support};
 use crate::plan::Snapshot;
 use crate::target::{InstallTarget, TargetKind};
@@ -35,16 +35,7 @@ const fn grok_script(
     static_fields: &'static [(&'static str, &'static str)],
     payload: PayloadRule,
 ) -> ScriptSpec {
-    ScriptSpec {
-        agent: "grok",
-        hook,
-        purpose,
-        event,
-        static_fields,
-        payload,
-        transport: Transport::PtyByName,
-        silent_if: None,
-    }
+    ScriptSpec::pty("grok", hook, purpose, event, static_fields, payload)
 }
 
 /// Notification: attention for `notificationType` permission_prompt; an
