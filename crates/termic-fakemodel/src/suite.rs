@@ -30,8 +30,24 @@ pub fn one_agent_at_a_time() -> MutexGuard<'static, ()> {
         .unwrap_or_else(|e| e.into_inner())
 }
 
+/// Variables a CI runner sets that make an agent give up its interactive UI.
+/// Measured on Gemini CLI 0.61.0: with `CI=true` or `GITHUB_ACTIONS=true` it
+/// prints "No input provided via stdin" and exits, no title, no prompt
+/// (`CI=1`, `CI_TOKEN` and `CONTINUOUS_INTEGRATION` do not; the last is
+/// removed too because the UI library's own check names it).
+pub const CI_MARKERS: [&str; 3] = ["CI", "GITHUB_ACTIONS", "CONTINUOUS_INTEGRATION"];
+
 /// The cache dir and the one-agent lock: the first line of every
-/// real-agent test (`let (cache, _one) = suite::begin();`).
+/// real-agent test (`let (cache, _one) = suite::begin();`). It also removes
+/// [`CI_MARKERS`] from this process's environment, which every agent and
+/// every termic started by the test inherits: the suite runs in CI, the
+/// agents under test must not know it.
 pub fn begin() -> (PathBuf, MutexGuard<'static, ()>) {
-    (real_agents_cache(), one_agent_at_a_time())
+    let one = one_agent_at_a_time();
+    for name in CI_MARKERS {
+        // Edition 2021: safe; the one-agent lock is held, and the tests run
+        // one at a time (--test-threads 1), so no other test reads the env now.
+        std::env::remove_var(name);
+    }
+    (real_agents_cache(), one)
 }
