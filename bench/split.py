@@ -14,6 +14,15 @@ usage: bench/split.py BASE_BIN NEW_BIN [KEYS=200] [SECS=30]
    sidebar's time labels go from every second to every minute), CPU ticks
    (utime + stime) over SECS of the server and the client (BASE: its one
    process), and their RSS.
+3. Throughput: MIB (env, default 200) of bench/gen_output.py
+   through a bare PTY, BASE and NEW, ROUNDS (env, default 3) rounds in
+   rotated order, this script's PTY reader standing in for the outer
+   terminal (it reads as fast as the bytes come). Time = start to the end
+   marker showing in what the client (or bare PTY) wrote. For NEW, the CPU
+   seconds of the server (PTY read, screen model, engine, rendering the
+   changed cells) and of the client (socket to terminal) give each stage's
+   MB/s; for BASE, its one process.
+PHASES=throughput (say) runs only that part (default echo,idle,throughput).
 Every termic runs in a throwaway HOME, config and data dir; servers are
 stopped at the end.
 """
@@ -30,6 +39,8 @@ import threading
 import time
 
 ROWS, COLS = 40, 140
+# Which parts run (env PHASES, comma-separated; default all three).
+PHASES = os.environ.get("PHASES", "echo,idle,throughput").split(",")
 
 
 class Pty:
@@ -96,6 +107,38 @@ class Pty:
         os.close(self.master)
 
 
+# The end marker: U+A66E never occurs in gen_output.py's text, so a renderer
+# that skips unchanged cells can never skip one of the marker's cells and
+# split it with a cursor move.
+MARK = "\ua66e" * 8
+
+
+class Stream(Pty):
+    """A Pty whose output is only counted and scanned for MARK (200 MiB is
+    too much to keep)."""
+
+    def __init__(self, argv, env, cwd):
+        self.seen = threading.Event()
+        self.count = 0
+        self.tail = b""
+        super().__init__(argv, env, cwd)
+
+    def _read(self):
+        needle = MARK.encode()
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            self.count += len(data)
+            window = self.tail + data
+            if needle in window:
+                self.seen.set()
+            self.tail = window[-len(needle):]
+
+
 def fixture(root, name):
     base = os.path.join(root, name)
     env = {
@@ -147,6 +190,57 @@ def pct(values, p):
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
+def cpu_s(pid):
+    return ticks(pid) / os.sysconf("SC_CLK_TCK")
+
+
+def throughput(base_bin, new_bin, root):
+    mib = int(os.environ.get("MIB", "200"))
+    rounds = int(os.environ.get("ROUNDS", "3"))
+    gen = f"python3 {os.path.join(os.path.dirname(os.path.abspath(__file__)), 'gen_output.py')} {mib}"
+    produce = f"{gen}; printf '\\n{MARK}\\n'"
+    times = {"bare": [], "base": [], "new": []}
+    stages = {"base process": [], "new server": [], "new client": [], "new bytes out": []}
+    order = ["bare", "base", "new"]
+    for r in range(rounds):
+        for name in order[r % 3:] + order[:r % 3]:
+            env = fixture(root, f"tp{r}{name}")
+            if name == "bare":
+                argv = ["sh", "-c", produce]
+            else:
+                binary = base_bin if name == "base" else new_bin
+                argv = [binary, "run", "--", "sh", "-c", produce + "; sleep 600"]
+            start = time.perf_counter()
+            p = Stream(argv, env, root)
+            if not p.seen.wait(timeout=900):
+                raise SystemExit(f"throughput {name}: no end marker in 900 s")
+            secs = time.perf_counter() - start
+            times[name].append(secs)
+            if name == "base":
+                stages["base process"].append(cpu_s(p.proc.pid))
+            if name == "new":
+                stages["new server"].append(cpu_s(server_pid(env)))
+                stages["new client"].append(cpu_s(p.proc.pid))
+                stages["new bytes out"].append(p.count)
+            p.close()
+            if name == "new":
+                subprocess.run([new_bin, "server", "stop"], env=env, capture_output=True)
+            print(f"throughput round {r + 1} {name:4}: {secs:.2f} s", flush=True)
+    med = {k: pct(v, 50) for k, v in times.items()}
+    mb = mib * 1.048576
+    for k in order:
+        print(f"throughput {k:4}: median {med[k]:.2f} s ({med[k] / med['bare']:.2f}x bare), "
+              f"{mb / med[k]:.1f} MB/s")
+    print(f"throughput new / base: {med['new'] / med['base']:.2f}x")
+    for k in ("base process", "new server", "new client"):
+        cpu = pct(stages[k], 50)
+        print(f"stage {k:12}: {cpu:.2f} CPU-s, {mb / cpu if cpu else float('inf'):.1f} MB/s of input")
+    out = pct(stages["new bytes out"], 50)
+    print(f"stage new client: wrote {out / 1e6:.1f} MB to the terminal for {mb:.0f} MB of input "
+          f"({out / (mb * 1e6) * 100:.1f}%)")
+    print(f"load after throughput: {open('/proc/loadavg').read().strip()}")
+
+
 def main():
     base_bin, new_bin = sys.argv[1], sys.argv[2]
     keys = int(sys.argv[3]) if len(sys.argv) > 3 else 200
@@ -157,75 +251,84 @@ def main():
     ptys = {}
     try:
         print(f"load before: {open('/proc/loadavg').read().strip()}")
-        # 1. Echo.
-        envs["bare"] = fixture(root, "bare")
-        envs["base"] = fixture(root, "base")
-        envs["new"] = fixture(root, "new")
-        ptys["bare"] = Pty(cat, envs["bare"], root)
-        ptys["base"] = Pty([base_bin, "run", "--"] + cat, envs["base"], root)
-        ptys["new"] = Pty([new_bin, "run", "--"] + cat, envs["new"], root)
-        for p in ptys.values():
-            p.wait_for(b"READY")
-        time.sleep(2)
-        samples = {k: [] for k in ptys}
-        lost = {k: 0 for k in ptys}
-        letters = b"xzqvj"
-        for i in range(keys):
-            key = letters[i % len(letters):i % len(letters) + 1]
-            for name, p in ptys.items():
-                ms = p.echo_ms(key)
-                if ms is None:
-                    lost[name] += 1
-                else:
-                    samples[name].append(ms)
-                time.sleep(0.01)
-        for name in ptys:
-            s = samples[name]
-            print(f"echo {name:4}: {len(s)} keys, median {pct(s, 50):.2f} ms, "
-                  f"p90 {pct(s, 90):.2f} ms, p99 {pct(s, 99):.2f} ms, max {max(s):.2f} ms, "
-                  f"lost {lost[name]}")
-        add50 = pct(samples["new"], 50) - pct(samples["base"], 50)
-        add99 = pct(samples["new"], 99) - pct(samples["base"], 99)
-        print(f"echo added by the split (new - base): median {add50:+.2f} ms, p99 {add99:+.2f} ms")
-        print(f"load after echo: {open('/proc/loadavg').read().strip()}")
-        for p in ptys.values():
-            p.close()
-        subprocess.run([new_bin, "server", "stop"], env=envs["new"], capture_output=True)
-        ptys = {}
+        if "echo" in PHASES:
+            # 1. Echo.
+            envs["bare"] = fixture(root, "bare")
+            envs["base"] = fixture(root, "base")
+            envs["new"] = fixture(root, "new")
+            ptys["bare"] = Pty(cat, envs["bare"], root)
+            ptys["base"] = Pty([base_bin, "run", "--"] + cat, envs["base"], root)
+            ptys["new"] = Pty([new_bin, "run", "--"] + cat, envs["new"], root)
+            for p in ptys.values():
+                p.wait_for(b"READY")
+            time.sleep(2)
+            samples = {k: [] for k in ptys}
+            lost = {k: 0 for k in ptys}
+            letters = b"xzqvj"
+            for i in range(keys):
+                key = letters[i % len(letters):i % len(letters) + 1]
+                for name, p in ptys.items():
+                    ms = p.echo_ms(key)
+                    if ms is None:
+                        lost[name] += 1
+                    else:
+                        samples[name].append(ms)
+                    time.sleep(0.01)
+            for name in ptys:
+                s = samples[name]
+                print(f"echo {name:4}: {len(s)} keys, median {pct(s, 50):.2f} ms, "
+                      f"p90 {pct(s, 90):.2f} ms, p99 {pct(s, 99):.2f} ms, max {max(s):.2f} ms, "
+                      f"lost {lost[name]}")
+            add50 = pct(samples["new"], 50) - pct(samples["base"], 50)
+            add99 = pct(samples["new"], 99) - pct(samples["base"], 99)
+            print(f"echo added by the split (new - base): median {add50:+.2f} ms, p99 {add99:+.2f} ms")
+            print(f"load after echo: {open('/proc/loadavg').read().strip()}")
+            for p in ptys.values():
+                p.close()
+            subprocess.run([new_bin, "server", "stop"], env=envs["new"], capture_output=True)
+            ptys = {}
 
-        # 2. Idle.
-        envs["new10"] = fixture(root, "new10")
-        envs["new1"] = fixture(root, "new1")
-        envs["base1"] = fixture(root, "base1")
-        for i in range(10):
-            subprocess.run([new_bin, "run", "--detach", "--name", f"idle{i}", "--", "sleep", "600"],
-                           env=envs["new10"], cwd=root, check=True, capture_output=True)
-        ptys["new10"] = Pty([new_bin, "attach"], envs["new10"], root)
-        ptys["new1"] = Pty([new_bin, "run", "--", "sleep", "600"], envs["new1"], root)
-        ptys["base1"] = Pty([base_bin, "run", "--", "sleep", "600"], envs["base1"], root)
-        for name in ("new10", "new1", "base1"):
-            ptys[name].wait_for(b"sleep" if name != "new10" else b"idle9")
-        procs = {
-            "new10 server": server_pid(envs["new10"]),
-            "new10 client": ptys["new10"].proc.pid,
-            "new1 server": server_pid(envs["new1"]),
-            "new1 client": ptys["new1"].proc.pid,
-            "base1 workspace": ptys["base1"].proc.pid,
-        }
-        time.sleep(int(os.environ.get("SETTLE", "70")))
-        t0 = {k: ticks(p) for k, p in procs.items()}
-        time.sleep(secs)
-        hz = os.sysconf("SC_CLK_TCK")
-        for k, p in procs.items():
-            print(f"idle {k:16}: {ticks(p) - t0[k]} ticks over {secs} s (HZ {hz}), "
-                  f"RSS {rss_kib(p)} KiB, PSS {pss_kib(p)} KiB")
-        for cfg in ("new10", "new1"):
-            pair = (procs[f"{cfg} server"], procs[f"{cfg} client"])
-            rss = sum(rss_kib(p) for p in pair)
-            pss = sum(pss_kib(p) for p in pair)
-            print(f"idle {cfg}: server + client RSS {rss / 1024:.1f} MiB (counting shared "
-                  f"binary pages twice), PSS {pss / 1024:.1f} MiB")
-        print(f"load after idle: {open('/proc/loadavg').read().strip()}")
+        if "idle" in PHASES:
+            # 2. Idle.
+            envs["new10"] = fixture(root, "new10")
+            envs["new1"] = fixture(root, "new1")
+            envs["base1"] = fixture(root, "base1")
+            for i in range(10):
+                subprocess.run([new_bin, "run", "--detach", "--name", f"idle{i}", "--", "sleep", "600"],
+                               env=envs["new10"], cwd=root, check=True, capture_output=True)
+            ptys["new10"] = Pty([new_bin, "attach"], envs["new10"], root)
+            ptys["new1"] = Pty([new_bin, "run", "--", "sleep", "600"], envs["new1"], root)
+            ptys["base1"] = Pty([base_bin, "run", "--", "sleep", "600"], envs["base1"], root)
+            for name in ("new10", "new1", "base1"):
+                ptys[name].wait_for(b"sleep" if name != "new10" else b"idle9")
+            procs = {
+                "new10 server": server_pid(envs["new10"]),
+                "new10 client": ptys["new10"].proc.pid,
+                "new1 server": server_pid(envs["new1"]),
+                "new1 client": ptys["new1"].proc.pid,
+                "base1 workspace": ptys["base1"].proc.pid,
+            }
+            time.sleep(int(os.environ.get("SETTLE", "70")))
+            t0 = {k: ticks(p) for k, p in procs.items()}
+            time.sleep(secs)
+            hz = os.sysconf("SC_CLK_TCK")
+            for k, p in procs.items():
+                print(f"idle {k:16}: {ticks(p) - t0[k]} ticks over {secs} s (HZ {hz}), "
+                      f"RSS {rss_kib(p)} KiB, PSS {pss_kib(p)} KiB")
+            for cfg in ("new10", "new1"):
+                pair = (procs[f"{cfg} server"], procs[f"{cfg} client"])
+                rss = sum(rss_kib(p) for p in pair)
+                pss = sum(pss_kib(p) for p in pair)
+                print(f"idle {cfg}: server + client RSS {rss / 1024:.1f} MiB (counting shared "
+                      f"binary pages twice), PSS {pss / 1024:.1f} MiB")
+            print(f"load after idle: {open('/proc/loadavg').read().strip()}")
+            for p in ptys.values():
+                p.close()
+            ptys = {}
+
+        # 3. Throughput.
+        if "throughput" in PHASES:
+            throughput(base_bin, new_bin, root)
     finally:
         for p in ptys.values():
             p.close()
@@ -233,6 +336,12 @@ def main():
             binary = base_bin if name.startswith("base") else new_bin
             if name != "bare":
                 subprocess.run([binary, "server", "stop"], env=env, capture_output=True)
+        for name in os.listdir(root):
+            if name.startswith("tp"):  # a throughput round cut short
+                env = dict(envs.get("new", {}), TERMIC_DATA_DIR=os.path.join(root, name, "data"),
+                           TERMIC_CONFIG_DIR=os.path.join(root, name, "config"),
+                           HOME=os.path.join(root, name, "home"), PATH=os.environ["PATH"])
+                subprocess.run([new_bin, "server", "stop"], env=env, capture_output=True)
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -3,7 +3,8 @@
 # BASE_REV (default e9f3ddb, the commit before the workspace became a
 # client) into target/base and this tree, then measures key echo and idle
 # cost of both.
-# usage: bench/split.sh [KEYS=200] [SECS=30]   (PROFILE=release for release builds; SETTLE=70)
+# usage: bench/split.sh [KEYS=200] [SECS=30]   (PROFILE=release for release builds; SETTLE=70;
+#   PHASES=echo,idle,throughput; MIB=200 ROUNDS=3 for the throughput part)
 set -eu
 cd "$(dirname "$0")/.."
 BASE_REV=${BASE_REV:-e9f3ddb}

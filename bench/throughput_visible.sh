@@ -1,5 +1,6 @@
 #!/bin/sh
-# Throughput on the visible path: the full termic TUI (`termic run`) inside
+# Throughput on the visible path: the full termic TUI (`termic run`: a client
+# attached to the termic server, which owns the task) inside
 # an outer tmux session of 160x45, versus the bare PTY pump (`script`) and
 # versus the same generator straight in a tmux pane, in one run, rounds
 # alternated. Time = start to END-OF-BENCH showing on the outer screen
@@ -16,8 +17,13 @@ cargo build --release -q -p termic
 TERMIC="${CARGO_TARGET_DIR:-$HERE/../target}/release/termic"
 GEN="python3 $HERE/gen_output.py $MIB"
 WORK=$(mktemp -d)
-trap 'tmux -L termic-bench kill-server 2>/dev/null || true; rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/home" "$WORK/config" "$WORK/data"
+# The task lives in the termic server, which outlives the client tmux kills.
+stop_server() {
+    env HOME="$WORK/home" TERMIC_CONFIG_DIR="$WORK/config" TERMIC_DATA_DIR="$WORK/data" \
+        "$TERMIC" server stop >/dev/null 2>&1 || true
+}
+trap 'tmux -L termic-bench kill-server 2>/dev/null || true; stop_server; rm -rf "$WORK"' EXIT
 cat > "$WORK/config/config.toml" <<TOML
 [ui]
 wizard_shown = true
@@ -55,6 +61,7 @@ while [ "$i" -le "$ROUNDS" ]; do
     echo "$t1 - $t0" | bc >> "$WORK/bare"
     in_tmux "sh -c '$GEN; sleep 600'" >> "$WORK/tmux"
     in_tmux "$TERMIC run bench" >> "$WORK/termic"
+    stop_server
     i=$((i + 1))
 done
 B=$(median < "$WORK/bare"); X=$(median < "$WORK/tmux"); T=$(median < "$WORK/termic")

@@ -57,8 +57,18 @@ use self::terminal::TerminalGuard;
 
 pub use self::frame_pacer::FRAME_MS;
 
-/// What each task was started with (by runtime id), for restart.
-pub type TaskSpecs = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<u64, TaskSpec>>>;
+/// What a task was started with: its spec (restart from any client, `ls`'s
+/// cwd) and the worktree termic made for it (the sidebar's worktree row in
+/// every client, `ls`'s worktree).
+#[derive(Debug, Clone)]
+pub struct Launched {
+    pub spec: TaskSpec,
+    pub worktree: Option<std::path::PathBuf>,
+}
+
+/// Every task's [`Launched`] by runtime id, shared by the server and each
+/// attached client's app.
+pub type TaskSpecs = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<u64, Launched>>>;
 
 /// How the app starts.
 pub struct AppOptions {
@@ -218,7 +228,13 @@ impl App {
                 return Err(err.into());
             }
         };
-        lock(&self.specs).insert(id.0, kept);
+        lock(&self.specs).insert(
+            id.0,
+            Launched {
+                spec: kept,
+                worktree: worktree.clone(),
+            },
+        );
         let mut entry = TaskEntry::new(id.0, name, agent, self.now_ms());
         entry.worktree = worktree;
         entry.profile = profile;
@@ -399,14 +415,24 @@ impl App {
 
     /// Applies one runtime event.
     pub fn on_runtime(&mut self, event: RuntimeEvent) {
+        if let RuntimeEvent::Removed(id) = event {
+            // Closed by another client or `termic kill`: gone here too (a
+            // task this app closed itself is no longer listed).
+            if self.tasks.remove(id.0).is_some() {
+                self.after_focus_change();
+                self.needs_draw = true;
+            }
+            return;
+        }
         if self.attached {
             // Another client or `termic run --detach` started it.
             let (RuntimeEvent::Dirty(id)
             | RuntimeEvent::Transition(id, _)
             | RuntimeEvent::DeadlineChanged(id)
-            | RuntimeEvent::Exited(id, _)) = &event;
+            | RuntimeEvent::Exited(id, _)
+            | RuntimeEvent::Removed(id)) = &event;
             if self.tasks.index_of(id.0).is_none() {
-                self.adopt_tasks(0, &|_| None);
+                self.adopt_tasks(0);
             }
         }
         if let RuntimeEvent::Dirty(id) | RuntimeEvent::Transition(id, _) = &event {
@@ -431,6 +457,7 @@ impl App {
                 }
                 self.needs_draw = true;
             }
+            RuntimeEvent::Removed(_) => {}
         }
     }
 

@@ -10,6 +10,7 @@
 use std::io::{self, Read};
 use std::os::fd::FromRawFd;
 use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::OnceLock;
 
 use crate::runtime::session;
 
@@ -19,6 +20,17 @@ const FATAL: [libc::c_int; 4] = [libc::SIGHUP, libc::SIGTERM, libc::SIGINT, libc
 
 /// The pipe's write end, for the handler (-1: not installed).
 static PIPE_WRITE: AtomicI32 = AtomicI32::new(-1);
+
+/// What the process must do before its tasks end on a fatal signal.
+static BEFORE_EXIT: OnceLock<Box<dyn Fn() + Send + Sync>> = OnceLock::new();
+
+/// Register work for a fatal signal, run after the terminal is restored and
+/// before the tasks end: the server flushes each task's recording and held
+/// event-log record and removes its socket, as `termic server stop` does.
+/// The first registration wins.
+pub fn before_exit(work: impl Fn() + Send + Sync + 'static) {
+    let _ = BEFORE_EXIT.set(Box::new(work));
+}
 
 extern "C" fn on_signal(signal: libc::c_int) {
     let fd = PIPE_WRITE.load(Ordering::Relaxed);
@@ -95,6 +107,9 @@ fn exit_on(signal: libc::c_int, on_exit: OnExit) -> ! {
         let held = io::stdout().lock();
         crate::app::terminal::restore();
         std::mem::forget(held);
+    }
+    if let Some(work) = BEFORE_EXIT.get() {
+        work();
     }
     session::end_every_task();
     std::process::exit(128 + signal);

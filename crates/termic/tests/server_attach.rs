@@ -4,6 +4,7 @@
 //! and scrollback; two clients see the same transitions; the tasks take
 //! the size of the client that typed last.
 
+mod git_support;
 #[path = "tui/harness.rs"]
 mod harness;
 mod process_table;
@@ -12,6 +13,7 @@ mod served;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use git_support::git;
 use harness::{badge_line, hook, Termic};
 use process_table::{alive, processes_of};
 use served::Served;
@@ -265,4 +267,168 @@ fn the_server_exits_after_the_configured_idle_time_with_no_task_and_no_client() 
     });
     let log = std::fs::read_to_string(s.f.data_dir.join("server.log")).unwrap();
     assert!(log.contains("[server] idle_exit"), "{log}");
+}
+
+/// Users start termic from HOME and from `/`, not from a scratch project:
+/// tasks started there (detached) keep that directory as their cwd, `ls`
+/// says so, and a client started in any other directory attaches to them,
+/// sees their screens and types into them. The server itself sits in `/`,
+/// so it pins no directory a user might want to remove.
+#[test]
+fn tasks_started_from_home_and_from_root_are_listed_and_attached_from_anywhere() {
+    let s =
+        Served::new("echo \"at:$(pwd):end\"; echo READY; while read l; do echo \"got:$l\"; done");
+    let home = s.f.home.clone();
+    let root = Path::new("/");
+    let run = |cwd: &Path, name: &str| {
+        let out = s.f.cli(cwd, &["run", "fake", "--name", name, "--detach"]);
+        assert!(out.status.success(), "{}", served::text(&out.stderr));
+    };
+    run(&home, "from-home");
+    run(root, "from-root");
+    let rows = s.ls();
+    let cwd_of = |name: &str| {
+        let row = rows.iter().find(|r| r["name"] == name).unwrap();
+        assert!(row["worktree"].is_null(), "{row}");
+        row["cwd"].as_str().unwrap().to_string()
+    };
+    assert_eq!(Path::new(&cwd_of("from-home")), home.as_path());
+    assert_eq!(cwd_of("from-root"), "/");
+
+    // From `/`, to the task started in HOME.
+    let mut a = Termic::start_in(&s.f, root, &["attach", "from-home"], &[]);
+    a.wait_text(&format!("at:{}:end", home.display()));
+    a.send(b"typed-from-root\r");
+    a.wait_text("got:typed-from-root");
+    a.prefix(b"d");
+    assert_eq!(a.wait_exit(), 0);
+
+    // From HOME, the plain workspace, to the task started in `/`.
+    let mut b = Termic::start_in(&s.f, &home, &["attach", "from-root"], &[]);
+    b.wait_text("at:/:end");
+    b.send(b"typed-from-home\r");
+    b.wait_text("got:typed-from-home");
+    b.prefix(b"d");
+    assert_eq!(b.wait_exit(), 0);
+
+    let server_cwd = std::fs::read_link(format!("/proc/{}/cwd", s.server_pid())).unwrap();
+    assert_eq!(server_cwd, root, "the server pins no directory");
+    assert_eq!(s.ls().len(), 2, "both tasks outlive both clients");
+}
+
+/// SIGTERM (and SIGHUP, SIGINT, SIGQUIT) to the server end it as `server
+/// stop` does: each task's recording flushed, the socket removed (no stale
+/// socket for the next start to step over), every task's tree ended, and
+/// an attached client exits with the terminal put back.
+#[test]
+fn sigterm_to_the_server_flushes_recordings_removes_the_socket_and_ends_the_tasks() {
+    let s = Served::new("sleep 600");
+    let casts = s.f.work.join("casts");
+    let dir = casts.to_str().unwrap();
+    s.expect(
+        &[
+            "--record",
+            dir,
+            "run",
+            "--detach",
+            "--name",
+            "rec",
+            "--",
+            "sh",
+            "-c",
+            "echo $$ > pid; echo MARK-BEFORE-SIGTERM; exec sleep 600",
+        ],
+        0,
+    );
+    let task = read_pid(&s.f.work.join("pid"));
+    let mut a = attach(&s, &["rec"]);
+    a.wait_text("MARK-BEFORE-SIGTERM");
+    let server = s.server_pid();
+    // SAFETY: a signal to the server this test started.
+    unsafe { libc::kill(server, libc::SIGTERM) };
+    wait_until("the server, its task and the client to end", || {
+        !alive(server) && !alive(task)
+    });
+    assert!(
+        a.exit_within(Duration::from_secs(10)).is_some(),
+        "the client ended"
+    );
+    assert!(!s.socket().exists(), "no stale socket left");
+    let log = std::fs::read_to_string(s.f.data_dir.join("server.log")).unwrap();
+    assert!(log.contains("termic server: stopped"), "{log}");
+    let recorded: Vec<u8> = std::fs::read_dir(&casts)
+        .unwrap()
+        .flat_map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(
+        served::text(&recorded).contains("MARK-BEFORE-SIGTERM"),
+        "the recording holds what the task printed"
+    );
+}
+
+/// A worktree task started by `run --worktree --detach` shows its worktree
+/// in every client: one attached when it started (the task is adopted
+/// from the runtime's event) and one attached after. `ls` names it too.
+#[test]
+fn a_worktree_task_started_while_a_client_is_attached_shows_its_worktree_in_every_client() {
+    let s = Served::new("echo \"in:$(pwd)\"; echo READY; sleep 600");
+    git(&s.f.work, &["init", "-q", "-b", "main"]);
+    std::fs::write(s.f.work.join("a.txt"), "a\n").unwrap();
+    git(&s.f.work, &["add", "a.txt"]);
+    git(&s.f.work, &["commit", "-qm", "first"]);
+    s.expect(&["run", "fake", "--name", "plain", "--detach"], 0);
+    let mut a = attach(&s, &["plain"]);
+    a.wait_text("READY");
+
+    s.expect(
+        &["run", "fake", "--worktree", "--name", "wtd", "--detach"],
+        0,
+    );
+    let rows = s.ls();
+    let row = rows.iter().find(|r| r["name"] == "wtd").unwrap();
+    let worktree = row["worktree"]
+        .as_str()
+        .expect("ls names the worktree")
+        .to_string();
+    assert_eq!(row["cwd"].as_str(), Some(worktree.as_str()), "{row}");
+
+    let details_name_worktree = |t: &mut Termic| {
+        t.wait_text("wtd");
+        t.prefix(b"2");
+        t.wait_text(&format!("in:{}", &worktree[..worktree.len().min(30)]));
+        t.prefix(b"t");
+        let screen = t.wait_text("wtd (fake)");
+        let line = screen
+            .lines()
+            .find(|l| l.contains("\u{2502}worktree "))
+            .unwrap_or_else(|| panic!("no worktree row: {screen}"));
+        assert!(line.contains(worktree.as_str()), "{screen}");
+        t.send(b"\x1b");
+    };
+    // The client attached before the task started adopted it.
+    details_name_worktree(&mut a);
+    // A client attached after.
+    let mut b = attach(&s, &[]);
+    b.wait_text("READY");
+    details_name_worktree(&mut b);
+}
+
+/// A task closed elsewhere (`termic kill`, or another client) leaves every
+/// attached client's sidebar, instead of staying there as exited.
+#[test]
+fn a_task_killed_elsewhere_leaves_the_attached_clients_sidebar() {
+    let s = Served::new("echo READY; sleep 600");
+    s.expect(&["run", "fake", "--name", "keep", "--detach"], 0);
+    s.expect(&["run", "fake", "--name", "gone", "--detach"], 0);
+    let a = attach(&s, &["keep"]);
+    a.wait_for("both tasks listed", |screen| {
+        screen.lines().any(|l| l.starts_with("2 gone"))
+    });
+    s.expect(&["kill", "gone"], 0);
+    let screen = a.wait_for("gone to leave the sidebar", |screen| {
+        !screen.contains("gone")
+    });
+    assert!(screen.lines().any(|l| l.starts_with("1 keep")), "{screen}");
+    assert!(!screen.contains("exited"), "{screen}");
+    assert_eq!(s.ls().len(), 1);
 }

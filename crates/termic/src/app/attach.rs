@@ -2,7 +2,6 @@
 //! the server already runs, and the latest active client's size is every
 //! task's PTY size.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -25,8 +24,9 @@ impl App {
     /// show yet (started before the attach, by another client or by
     /// `termic run --detach`). A task that reached needs-you, done or an
     /// error after `away_since_ms` is marked unseen: it changed while
-    /// nobody was looking. `worktree` names a task's worktree, if any.
-    pub fn adopt_tasks(&mut self, away_since_ms: u64, worktree: &dyn Fn(u64) -> Option<PathBuf>) {
+    /// nobody was looking. The worktree row comes from what the task was
+    /// launched with, whichever client (or `run --detach`) launched it.
+    pub fn adopt_tasks(&mut self, away_since_ms: u64) {
         let focused = self.tasks.focused;
         let mut adopted = false;
         for info in self.runtime.tasks() {
@@ -58,7 +58,9 @@ impl App {
             if let TaskStatus::Exited(code) = info.status {
                 entry.set_badge(Badge::Exited(code), self.now_ms(), true, None);
             }
-            entry.worktree = worktree(id.0);
+            entry.worktree = crate::runtime::lock(&self.specs)
+                .get(&id.0)
+                .and_then(|l| l.worktree.clone());
             self.tasks.entries.push(entry);
             adopted = true;
         }

@@ -110,6 +110,7 @@ impl App {
 
     fn close_task(&mut self, task: u64, remove_worktree: bool) {
         let _ = self.runtime.remove(TaskId(task));
+        crate::runtime::lock(&self.specs).remove(&task);
         if let Some(entry) = self.tasks.remove(task) {
             if let (true, Some(path)) = (remove_worktree, entry.worktree) {
                 match self.services.remove_worktree(&path, false) {

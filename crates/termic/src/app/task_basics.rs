@@ -47,9 +47,10 @@ impl App {
             ));
             return;
         }
-        let Some(mut spec) = crate::runtime::lock(&self.specs).get(&old).cloned() else {
+        let Some(mut launched) = crate::runtime::lock(&self.specs).get(&old).cloned() else {
             return;
         };
+        let spec = &mut launched.spec;
         spec.size = self.task_size(old);
         spec.name = name.clone();
         let id = match self.runtime.spawn(spec.clone()) {
@@ -68,7 +69,7 @@ impl App {
                 }
             }
         }
-        crate::runtime::lock(&self.specs).insert(id.0, spec);
+        crate::runtime::lock(&self.specs).insert(id.0, launched);
         let now = self.now_ms();
         if self.last_focused == Some(old) {
             self.last_focused = Some(id.0);
@@ -92,7 +93,9 @@ impl App {
             return;
         };
         let id = TaskId(entry.id);
-        let spec = crate::runtime::lock(&self.specs).get(&entry.id).cloned();
+        let spec = crate::runtime::lock(&self.specs)
+            .get(&entry.id)
+            .map(|l| l.spec.clone());
         let mut rows: Vec<(String, String)> = Vec::new();
         let mut row = |label: &str, value: String| rows.push((label.to_string(), value));
         row("state", entry.badge.label());

@@ -556,6 +556,7 @@ impl Runtime {
         if task.status() == TaskStatus::Running {
             session::end_task(&task.meta.processes());
         }
+        task.send(RuntimeEvent::Removed(id));
         Ok(())
     }
 }

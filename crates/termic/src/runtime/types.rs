@@ -71,6 +71,9 @@ pub enum RuntimeEvent {
     /// The child exited (after its last output was read and the engine was
     /// told; the `Exited` transition came just before this).
     Exited(TaskId, Option<i32>),
+    /// The task was closed (by this UI, another attached client or `termic
+    /// kill`) and is no longer in the runtime.
+    Removed(TaskId),
 }
 
 /// A task's fixed facts.

@@ -26,7 +26,7 @@ use crate::app::App;
 use crate::commands::workspace::app_options;
 use crate::commands::workspace::services::WorkspaceServices;
 use crate::notify::Notifier;
-use crate::runtime::{lock, TaskId};
+use crate::runtime::lock;
 
 /// A client that reads nothing for this long is dropped (detached), so a
 /// stopped client never holds its view's thread forever.
@@ -170,7 +170,7 @@ impl Server {
             app.message = Some(message);
         }
         let away_since = *lock(&self.away_since);
-        app.adopt_tasks(away_since, &|id| self.worktree_of(TaskId(id)));
+        app.adopt_tasks(away_since);
         if let Some(id) = focus {
             app.focus_task(id);
         }

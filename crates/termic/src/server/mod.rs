@@ -8,8 +8,9 @@
 //!
 //! One thread accepts, one thread per connection answers, one thread feeds
 //! engine timers and wakes `wait` requests. The server ends when asked
-//! (`termic server stop`), on SIGTERM/SIGHUP/SIGINT/SIGQUIT (ending every
-//! task first), or `[server] idle_exit` (config.toml, 60 s by default)
+//! (`termic server stop`), on SIGTERM/SIGHUP/SIGINT/SIGQUIT (the same
+//! ending: recordings and event log flushed, socket removed, every task's
+//! tree ended), or `[server] idle_exit` (config.toml, 60 s by default)
 //! after its last task ended with no client connected.
 
 pub mod attach;
@@ -19,7 +20,6 @@ pub mod protocol;
 pub mod resolve;
 pub mod socket;
 
-use std::collections::BTreeMap;
 use std::io::{BufReader, BufWriter};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
@@ -51,16 +51,9 @@ use socket::ServerPaths;
 /// How often the server looks whether it is idle, at most.
 const IDLE_CHECK: Duration = Duration::from_secs(5);
 
-/// Where a task runs, kept for `termic ls`.
-struct Place {
-    cwd: PathBuf,
-    worktree: Option<PathBuf>,
-}
-
 struct Server {
     runtime: Runtime,
     paths: TermicPaths,
-    places: Mutex<BTreeMap<TaskId, Place>>,
     /// Bumped on every transition and exit; `wait` sleeps on it.
     changes: (Mutex<u64>, Condvar),
     connections: AtomicUsize,
@@ -115,7 +108,6 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
     let server = Arc::new(Server {
         runtime,
         paths,
-        places: Mutex::new(BTreeMap::new()),
         changes: (Mutex::new(0), Condvar::new()),
         connections: AtomicUsize::new(0),
         idle_since: Mutex::new(Instant::now()),
@@ -138,6 +130,9 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         std::process::id(),
         server_paths.socket.display()
     );
+    // SIGTERM, SIGHUP, SIGINT, SIGQUIT: the same ending as `server stop`.
+    let (on_signal, socket_path) = (server.runtime.clone(), server_paths.socket.clone());
+    exit_signals::before_exit(move || end_every_task(&on_signal, &socket_path));
     let ticker = Arc::clone(&server);
     std::thread::Builder::new()
         .name("termic-ticker".into())
@@ -195,7 +190,9 @@ impl Server {
                     }
                     let changed = matches!(
                         event,
-                        RuntimeEvent::Transition(..) | RuntimeEvent::Exited(..)
+                        RuntimeEvent::Transition(..)
+                            | RuntimeEvent::Exited(..)
+                            | RuntimeEvent::Removed(..)
                     );
                     self.publish(event);
                     if changed {
@@ -218,10 +215,6 @@ impl Server {
     /// Every attached client gets the event; a client gone is forgotten.
     fn publish(&self, event: RuntimeEvent) {
         lock(&self.subscribers).retain(|tx| tx.send(event.clone()).is_ok());
-    }
-
-    fn worktree_of(&self, id: TaskId) -> Option<PathBuf> {
-        lock(&self.places).get(&id).and_then(|p| p.worktree.clone())
     }
 
     fn changed(&self) {
@@ -353,11 +346,12 @@ impl Server {
             .clock
             .wall_ms()
             .saturating_sub(now.saturating_sub(since));
-        let places = lock(&self.places);
-        let place = places.get(&id);
-        // A task started from an attached client: where it runs now.
-        let cwd = place
-            .map(|p| p.cwd.clone())
+        let launched = lock(&self.specs).get(&id.0).cloned();
+        // Where it was started; a task launched some other way: where it
+        // runs now.
+        let cwd = launched
+            .as_ref()
+            .map(|l| l.spec.cwd.clone())
             .or_else(|| std::fs::read_link(format!("/proc/{}/cwd", info.meta.pid)).ok());
         Some(TaskRow {
             id: id.0,
@@ -366,7 +360,7 @@ impl Server {
             state,
             since,
             cwd: cwd.map(|p| p.display().to_string()).unwrap_or_default(),
-            worktree: place.and_then(|p| p.worktree.as_ref().map(|w| w.display().to_string())),
+            worktree: launched.and_then(|l| l.worktree.map(|w| w.display().to_string())),
             exit_code,
         })
     }
@@ -420,7 +414,6 @@ impl Server {
             self.runtime
                 .set_hooks_wired(&launch.spec.agent, launch.hooks_wired);
         }
-        let task_cwd = launch.spec.cwd.clone();
         let spec = launch.spec.clone();
         let id = match self.runtime.spawn(launch.spec) {
             Ok(id) => id,
@@ -431,11 +424,10 @@ impl Server {
                 return Err(err.into());
             }
         };
-        lock(&self.specs).insert(id.0, spec);
-        lock(&self.places).insert(
-            id,
-            Place {
-                cwd: task_cwd,
+        lock(&self.specs).insert(
+            id.0,
+            crate::app::Launched {
+                spec,
                 worktree: launch.worktree,
             },
         );
@@ -463,7 +455,6 @@ impl Server {
             .map(|i| i.meta.processes())
             .context("the task is gone")?;
         self.runtime.remove(id)?;
-        lock(&self.places).remove(&id);
         lock(&self.specs).remove(&id.0);
         self.away.forget(id);
         let deadline = Instant::now() + session::KILL_GRACE * 10;

@@ -55,6 +55,13 @@ impl Served {
             .clone()
     }
 
+    /// The running server's pid, from the line it logs at start.
+    pub fn server_pid(&self) -> i32 {
+        let log = std::fs::read_to_string(self.f.data_dir.join("server.log")).unwrap();
+        let after = log.rsplit("(pid ").next().unwrap();
+        after.split(')').next().unwrap().parse().unwrap()
+    }
+
     pub fn socket(&self) -> PathBuf {
         self.f.data_dir.join("run/server.sock")
     }
