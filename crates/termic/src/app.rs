@@ -267,7 +267,8 @@ impl App {
     /// timeline, and refreshes an open Inspector.
     pub fn refresh_timelines(&mut self) {
         for entry in &mut self.tasks.entries {
-            let log = self.runtime.drain_log(TaskId(entry.id));
+            let (log, next) = self.runtime.log_since(TaskId(entry.id), entry.log_cursor);
+            entry.log_cursor = next;
             let started = entry.started_ms;
             entry.push_timeline(log.iter().map(|e| inspector_entry(e, started)));
         }

@@ -272,3 +272,45 @@ fn two_tasks_of_one_name_are_told_apart_in_the_event_log() {
         assert!(!text.contains(&secret), "{text}");
     }
 }
+
+/// Two readers of one task's Inspector timeline (two attached clients) each
+/// see every entry, whenever each reads: reading does not take entries
+/// away from the other.
+#[test]
+fn two_readers_of_the_timeline_each_see_every_entry() {
+    let (rt, events) = runtime();
+    let mut spec = sh(
+        "two-readers",
+        "printf '\\033]7501;state=working:app=codex\\007'; sleep 0.2; \
+         printf '\\033]7501;state=done:app=codex\\007'; read x",
+    );
+    spec.agent = "codex".into();
+    spec.profile = "codex".into();
+    let id = rt.spawn(spec).unwrap();
+    transitions(&events, id, State::Working);
+    let (first_a, cursor_a) = rt.log_since(id, 0);
+    transitions(&events, id, State::Done);
+    let (rest_a, _) = rt.log_since(id, cursor_a);
+    let (all_b, _) = rt.log_since(id, 0);
+    let text = |entries: &[termic_signal::engine::LogEntry]| -> Vec<String> {
+        entries.iter().map(|e| e.to_string()).collect()
+    };
+    let mut a = text(&first_a);
+    a.extend(text(&rest_a));
+    // (Screen facts may be logged between the reads: compare prefixes.)
+    let b = text(&all_b);
+    assert!(
+        b.len() >= a.len() && b[..a.len()] == a[..],
+        "A {a:?}\nB {b:?}"
+    );
+    assert!(a.iter().any(|e| e.contains("-> working")), "{a:?}");
+    assert!(a.iter().any(|e| e.contains("-> done")), "{a:?}");
+    // The tests' own reader (drain_log) has its own cursor too.
+    let drained = text(&rt.drain_log(id));
+    assert!(
+        drained.len() >= a.len() && drained[..a.len()] == a[..],
+        "{drained:?}"
+    );
+    rt.write_input(id, b"\r").unwrap();
+    wait_exit(&rt, &events, id, T);
+}

@@ -76,6 +76,7 @@ impl App {
         }
         if let Some(entry) = self.tasks.get_mut(old) {
             entry.id = id.0;
+            entry.log_cursor = 0;
             entry.badge = Badge::Idle;
             entry.since_ms = now;
             entry.started_ms = now;

@@ -27,6 +27,9 @@ pub struct TaskEntry {
     pub unseen: bool,
     /// The Inspector timeline, oldest first.
     pub timeline: Vec<InspectorEntry>,
+    /// Where this app reads the runtime's timeline next
+    /// ([`crate::runtime::Runtime::log_since`]).
+    pub log_cursor: u64,
     /// The git worktree this task runs in, when termic made one.
     pub worktree: Option<PathBuf>,
     /// The agent running inside this command task now (`claude` in a shell).
@@ -35,7 +38,7 @@ pub struct TaskEntry {
 
 /// Oldest entries are dropped past this many, so a chatty task cannot grow
 /// the Inspector without bound.
-pub const TIMELINE_LIMIT: usize = 5_000;
+pub const TIMELINE_LIMIT: usize = crate::runtime::timeline::TIMELINE_KEEP;
 
 impl TaskEntry {
     pub fn new(id: u64, name: String, agent: String, now_ms: u64) -> Self {
@@ -49,6 +52,7 @@ impl TaskEntry {
             started_ms: now_ms,
             unseen: false,
             timeline: Vec::new(),
+            log_cursor: 0,
             worktree: None,
             foreground: None,
         }

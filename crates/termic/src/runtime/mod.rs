@@ -25,6 +25,7 @@ pub mod session;
 pub mod signals;
 pub mod spawn;
 pub mod task;
+pub mod timeline;
 pub mod types;
 pub mod writer;
 
@@ -415,10 +416,21 @@ impl Runtime {
         Some(f(&signals.engine))
     }
 
-    /// The Inspector timeline entries since the last call for this task.
+    /// The Inspector timeline entries from number `cursor` on, and the
+    /// cursor for the next read. Every reader (each attached client) keeps
+    /// its own cursor and sees every entry.
+    pub fn log_since(&self, id: TaskId, cursor: u64) -> (Vec<LogEntry>, u64) {
+        self.task(id)
+            .map(|t| t.lock_signals().log_since(cursor))
+            .unwrap_or((Vec::new(), cursor))
+    }
+
+    /// The Inspector timeline entries since the last `drain_log` for this
+    /// task (one reader's cursor, kept by the runtime: for tests and tools
+    /// that read one task's timeline as it grows).
     pub fn drain_log(&self, id: TaskId) -> Vec<LogEntry> {
         self.task(id)
-            .map(|t| t.lock_signals().engine.drain_log())
+            .map(|t| t.lock_signals().drain_log())
             .unwrap_or_default()
     }
 

@@ -6,13 +6,14 @@
 //! inputs. It also remembers the deadline it last announced, so the UI is
 //! woken when a task's next timer moves EARLIER than what it planned for.
 
-use termic_signal::engine::{Engine, Key, ScreenFacts, Transition};
+use termic_signal::engine::{Engine, Key, LogEntry, ScreenFacts, Transition};
 use termic_signal::profile::ScreenRows;
 
 use crate::eventlog::{Coalescer, Entry};
 use crate::record::TaskRecorder;
 
 use super::history::History;
+use super::timeline::Timeline;
 
 /// Screen facts are computed at most this often from the reader (they are
 /// also refreshed at every tick, so the last state is never missed).
@@ -56,6 +57,10 @@ pub struct TaskSignals {
     announced_deadline: Option<u64>,
     /// The event log's flood guard: its deadline is one of the task's timers.
     log_guard: Coalescer,
+    /// The Inspector timeline every reader reads from its own cursor.
+    timeline: Timeline,
+    /// [`TaskSignals::drain_log`]'s cursor.
+    drained: u64,
 }
 
 impl TaskSignals {
@@ -67,7 +72,23 @@ impl TaskSignals {
             last_rows: None,
             announced_deadline: None,
             log_guard: Coalescer::new(0),
+            timeline: Timeline::default(),
+            drained: 0,
         }
+    }
+
+    /// The timeline from `cursor` on (see [`Timeline::since`]), with what
+    /// the engine logged since the last read appended first.
+    pub fn log_since(&mut self, cursor: u64) -> (Vec<LogEntry>, u64) {
+        self.timeline.extend(self.engine.drain_log());
+        self.timeline.since(cursor)
+    }
+
+    /// The timeline since the last call of this function.
+    pub fn drain_log(&mut self) -> Vec<LogEntry> {
+        let (entries, next) = self.log_since(self.drained);
+        self.drained = next;
+        entries
     }
 
     fn rec(&mut self, f: impl FnOnce(&mut dyn TaskRecorder)) {
