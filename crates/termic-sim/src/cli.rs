@@ -10,8 +10,13 @@ use crate::runner::RunOptions;
 use crate::scenario::Scenario;
 use clap::Parser;
 
-/// Simulate a coding agent (claude, grok, agy, opencode, codex, gemini, qwen, copilot) the way the
-/// real one was measured to behave: its hook config, hooks, titles and OSCs.
+/// The AGENT argument's help, from the simulators' registry.
+fn agent_help() -> String {
+    format!("The agent to simulate: {}.", sim_ids())
+}
+
+/// Simulate a coding agent the way the real one was measured to behave:
+/// its hook config, hooks, titles and OSCs.
 ///
 /// Keys: Enter submits a prompt; 1, y or Enter approve a prompt as the real
 /// agent does; Escape and Ctrl-C interrupt a turn; Ctrl-C or Ctrl-D at the
@@ -20,7 +25,7 @@ use clap::Parser;
 #[derive(Debug, Parser)]
 #[command(name = "termic-sim", version)]
 struct Cli {
-    /// claude, grok, agy, opencode, codex, gemini, qwen or copilot.
+    #[arg(help = agent_help())]
     agent: String,
     /// A built-in scenario name, a scenario file, or `hooks-list`.
     scenario: String,

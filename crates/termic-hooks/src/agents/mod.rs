@@ -384,6 +384,33 @@ pub fn installable_in_words() -> String {
     }
 }
 
+/// The global files an install of `adapter` writes, in words for help text:
+/// its config file and its generated files (a dir holding several is named
+/// once: `~/.claude/termic-hooks/ (scripts)`), paths under `~`.
+pub fn files_in_words(adapter: &dyn AgentAdapter) -> String {
+    let dir = adapter.home_config_dir();
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(file) = adapter.config_entry().file() {
+        parts.push(format!("~/{dir}/{file}"));
+    }
+    let assets = adapter.assets();
+    let mut dirs: Vec<&str> = Vec::new();
+    for asset in &assets {
+        let parent = asset.rel_path.rsplit_once('/').map_or("", |(d, _)| d);
+        let siblings = assets
+            .iter()
+            .filter(|a| a.rel_path.rsplit_once('/').map_or("", |(d, _)| d) == parent)
+            .count();
+        if siblings == 1 {
+            parts.push(format!("~/{dir}/{}", asset.rel_path));
+        } else if !dirs.contains(&parent) {
+            dirs.push(parent);
+            parts.push(format!("~/{dir}/{parent}/ (scripts)"));
+        }
+    }
+    parts.join(", ")
+}
+
 /// Quote `path` for a POSIX shell when it needs it (a HOME with a space or a
 /// quote): Claude and grok run the command string through a shell.
 pub fn shell_quote(path: &str) -> String {
@@ -519,6 +546,22 @@ mod tests {
                 .count()
                 == 2
         );
+    }
+
+    #[test]
+    fn files_in_words_names_the_config_file_and_the_generated_files() {
+        let words = |id: &str| files_in_words(adapter(id).unwrap());
+        assert_eq!(
+            words("claude"),
+            "~/.claude/settings.json, ~/.claude/termic-hooks/ (scripts)"
+        );
+        assert_eq!(words("opencode"), "~/.config/opencode/plugins/termic.js");
+        assert!(
+            words("gemini").starts_with("~/.gemini/settings.json, ~/.gemini/termic-hooks-gemini/")
+        );
+        for id in installable_ids() {
+            assert!(words(id).starts_with("~/."), "{id}: {}", words(id));
+        }
     }
 
     #[test]

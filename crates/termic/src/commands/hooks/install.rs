@@ -14,16 +14,22 @@ use super::context::Context;
 use super::AgentsArgs;
 use super::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
 
+/// The files each agent's install writes, from the hooks registry.
+fn files_help() -> String {
+    let mut text = String::from("Files written, per agent:\n");
+    for id in termic_hooks::agents::installable_ids() {
+        if let Some(adapter) = termic_hooks::agents::adapter(id) {
+            let files = termic_hooks::agents::files_in_words(adapter);
+            text.push_str(&format!("  {id:<9} {files}\n"));
+        }
+    }
+    text
+}
+
 /// Install termic's lifecycle hooks for one or more agents.
 ///
-/// Writes only global, per-user files (never a project's): for claude,
-/// scripts in ~/.claude/termic-hooks/ and entries in ~/.claude/settings.json;
-/// for grok, ~/.grok/hooks/termic.json; for agy, a `termic` entry in
-/// ~/.gemini/config/hooks.json; for opencode, ~/.config/opencode/plugins/termic.js;
-/// for gemini, scripts in ~/.gemini/termic-hooks-gemini/ and entries in
-/// ~/.gemini/settings.json; for copilot and qwen, scripts in termic-hooks/
-/// and entries in settings.json under ~/.copilot and ~/.qwen.
-/// Agents that run in Docker (config.toml) get the same files in
+/// Writes only global, per-user files (never a project's); each agent's are
+/// listed below. Agents that run in Docker (config.toml) get the same files in
 /// <data dir>/docker-agents/<agent>/. Your other settings keep their exact bytes,
 /// and `termic hooks remove` gives them back.
 ///
@@ -51,6 +57,7 @@ use super::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
+    after_long_help = files_help(),
     group(clap::ArgGroup::new("which").required(true).args(["agents", "detected"]))
 )]
 pub struct InstallArgs {
