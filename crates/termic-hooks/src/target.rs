@@ -32,7 +32,7 @@ pub const DOCKER_AGENTS_DIR: &str = "docker-agents";
 
 /// Where a Docker task mounts `<data_dir>/docker-agents/<agent_id>/` in the
 /// container: the config dir of the agent's schema (e.g. `/root/.claude`).
-pub fn container_config_dir(schema: AgentSchema) -> &'static str {
+pub fn container_config_dir(schema: AgentSchema) -> String {
     schema.container_config_dir()
 }
 
@@ -239,7 +239,7 @@ impl InstallTarget {
         let kind = TargetKind::Docker {
             agent_id: agent.id.clone(),
         };
-        let agent_dir = container_config_dir(schema).to_string();
+        let agent_dir = container_config_dir(schema);
         Self::checked(agent.id.clone(), schema, kind, dir, agent_dir, forbidden)
     }
 

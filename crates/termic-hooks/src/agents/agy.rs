@@ -61,9 +61,6 @@ impl AgentAdapter for Agy {
     fn home_config_dir(&self) -> &'static str {
         ".gemini"
     }
-    fn container_config_dir(&self) -> &'static str {
-        "/root/.gemini"
-    }
     fn extra_files(&self) -> &'static [&'static str] {
         &[DEAD_HOOKS_FILE]
     }

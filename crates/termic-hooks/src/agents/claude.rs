@@ -192,9 +192,6 @@ impl AgentAdapter for Claude {
     fn home_config_dir(&self) -> &'static str {
         ".claude"
     }
-    fn container_config_dir(&self) -> &'static str {
-        "/root/.claude"
-    }
     fn version_gate(&self) -> Option<&'static VersionGate> {
         Some(&VERSION_GATE)
     }

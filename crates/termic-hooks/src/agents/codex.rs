@@ -5,4 +5,4 @@ use super::status_only::StatusOnly;
 
 pub static CODEX: StatusOnly =
     StatusOnly::not_needed("codex", "not needed (its terminal already reports this)")
-        .with_container_config_dir("/root/.codex");
+        .with_config_dir(".codex");

@@ -73,9 +73,6 @@ impl AgentAdapter for Copilot {
     fn home_config_dir(&self) -> &'static str {
         ".copilot"
     }
-    fn container_config_dir(&self) -> &'static str {
-        "/root/.copilot"
-    }
     fn registrations(&self) -> &'static [HookRegistration] {
         &REGISTRATIONS
     }

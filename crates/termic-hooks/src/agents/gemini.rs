@@ -95,9 +95,6 @@ impl AgentAdapter for Gemini {
     fn home_config_dir(&self) -> &'static str {
         ".gemini"
     }
-    fn container_config_dir(&self) -> &'static str {
-        "/root/.gemini"
-    }
     fn hooks_dir(&self) -> &'static str {
         HOOKS_DIR
     }

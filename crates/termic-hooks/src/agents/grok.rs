@@ -133,9 +133,6 @@ impl AgentAdapter for Grok {
     fn home_config_dir(&self) -> &'static str {
         ".grok"
     }
-    fn container_config_dir(&self) -> &'static str {
-        "/root/.grok"
-    }
     fn extra_files(&self) -> &'static [&'static str] {
         &[CONFIG_TOML]
     }

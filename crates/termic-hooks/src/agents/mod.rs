@@ -63,7 +63,7 @@ impl AgentSchema {
     }
 
     /// Where the same dir is mounted inside a Docker task's container.
-    pub fn container_config_dir(self) -> &'static str {
+    pub fn container_config_dir(self) -> String {
         self.0.container_config_dir()
     }
 
@@ -246,6 +246,11 @@ impl HookRegistration {
     }
 }
 
+/// HOME inside a Docker task's container: the agents run as root there
+/// unless the image says otherwise, and termic mounts their config dirs
+/// under it.
+pub const CONTAINER_HOME: &str = "/root";
+
 /// Seconds an agent may give one of our hooks (they take milliseconds).
 pub const HOOK_TIMEOUT_SECS: u32 = 5;
 
@@ -290,10 +295,14 @@ pub trait AgentAdapter: Sync {
             "timeout": HOOK_TIMEOUT_SECS,
         })
     }
-    /// Where a Docker task mounts the agent's config dir in the container
-    /// (also for an agent termic installs no hooks for; empty when none).
-    fn container_config_dir(&self) -> &'static str {
-        ""
+    /// Where a Docker task mounts the agent's config dir in the container:
+    /// the same dir under root's HOME, [`CONTAINER_HOME`] (also for an
+    /// agent termic installs no hooks for; empty when it has no config dir).
+    fn container_config_dir(&self) -> String {
+        match self.home_config_dir() {
+            "" => String::new(),
+            dir => format!("{CONTAINER_HOME}/{dir}"),
+        }
     }
     /// Files beyond the install's own that status reads (relative to the
     /// config dir).
@@ -485,6 +494,7 @@ mod tests {
             .into_iter()
             .map(|s| (s.home_config_dir(), s.container_config_dir()))
             .collect();
+        let dirs: Vec<(&str, &str)> = dirs.iter().map(|(h, c)| (*h, c.as_str())).collect();
         assert_eq!(
             dirs,
             [
@@ -498,8 +508,8 @@ mod tests {
             ]
         );
         let container = |id| adapter(id).map(|a| a.container_config_dir());
-        assert_eq!(container("codex"), Some("/root/.codex"));
-        assert_eq!(container("cursor"), Some(""));
+        assert_eq!(container("codex").as_deref(), Some("/root/.codex"));
+        assert_eq!(container("cursor").as_deref(), Some(""));
         let gated: Vec<_> = ADAPTERS
             .iter()
             .filter_map(|a| a.version_gate().map(|g| (a.id(), g.min)))

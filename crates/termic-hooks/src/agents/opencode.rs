@@ -41,9 +41,6 @@ impl AgentAdapter for Opencode {
     fn home_config_dir(&self) -> &'static str {
         ".config/opencode"
     }
-    fn container_config_dir(&self) -> &'static str {
-        "/root/.config/opencode"
-    }
     fn extra_files(&self) -> &'static [&'static str] {
         &[LEGACY_PLUGIN_FILE]
     }

@@ -73,9 +73,6 @@ impl AgentAdapter for Qwen {
     fn home_config_dir(&self) -> &'static str {
         ".qwen"
     }
-    fn container_config_dir(&self) -> &'static str {
-        "/root/.qwen"
-    }
     fn registrations(&self) -> &'static [HookRegistration] {
         &REGISTRATIONS
     }

@@ -8,7 +8,7 @@ use super::{AgentAdapter, Support};
 pub struct StatusOnly {
     id: &'static str,
     support: Support,
-    container_config_dir: &'static str,
+    config_dir: &'static str,
 }
 
 impl StatusOnly {
@@ -18,15 +18,15 @@ impl StatusOnly {
         StatusOnly {
             id,
             support: Support::NotNeeded(why),
-            container_config_dir: "",
+            config_dir: "",
         }
     }
 
-    /// The agent's config dir inside a Docker task's container, which a
-    /// Docker task mounts even when termic installs nothing there.
-    pub const fn with_container_config_dir(self, dir: &'static str) -> StatusOnly {
+    /// The agent's config dir (relative to HOME), which a Docker task
+    /// mounts even when termic installs nothing there.
+    pub const fn with_config_dir(self, dir: &'static str) -> StatusOnly {
         StatusOnly {
-            container_config_dir: dir,
+            config_dir: dir,
             ..self
         }
     }
@@ -36,7 +36,7 @@ impl StatusOnly {
         StatusOnly {
             id,
             support: Support::NotSupported("not supported yet"),
-            container_config_dir: "",
+            config_dir: "",
         }
     }
 }
@@ -48,7 +48,7 @@ impl AgentAdapter for StatusOnly {
     fn support(&self) -> Support {
         self.support
     }
-    fn container_config_dir(&self) -> &'static str {
-        self.container_config_dir
+    fn home_config_dir(&self) -> &'static str {
+        self.config_dir
     }
 }

@@ -88,7 +88,7 @@ pub fn agent_config_dir(data_dir: &Path, agent_id: &str) -> PathBuf {
 
 /// Where the agent's base keeps its config inside the container.
 /// From the base's adapter, which knows it even when it installs no hooks.
-pub fn container_config_dir(base: &str) -> Option<&'static str> {
+pub fn container_config_dir(base: &str) -> Option<String> {
     termic_hooks::agents::adapter(base)
         .map(|a| a.container_config_dir())
         .filter(|dir| !dir.is_empty())
@@ -100,7 +100,7 @@ pub fn container_config_dir(base: &str) -> Option<&'static str> {
 /// lose at every start (Claude's `.claude.json`: the onboarding and the
 /// trust dialog came back each time). A user's own `env` entry for it comes
 /// later and wins.
-pub fn config_dir_env(base: &str) -> Option<(&'static str, &'static str)> {
+pub fn config_dir_env(base: &str) -> Option<(&'static str, String)> {
     let var = crate::agents::BUILTINS
         .iter()
         .find(|b| b.id == base)?
