@@ -71,9 +71,12 @@ class Pty:
                 return
             if not data:
                 return
-            now = time.perf_counter()
-            with self.lock:
-                self.chunks.append((now, data))
+            self.on_data(data)
+
+    def on_data(self, data):
+        now = time.perf_counter()
+        with self.lock:
+            self.chunks.append((now, data))
 
     def output(self):
         with self.lock:
@@ -123,20 +126,13 @@ class Stream(Pty):
         self.tail = b""
         super().__init__(argv, env, cwd)
 
-    def _read(self):
+    def on_data(self, data):
         needle = MARK.encode()
-        while True:
-            try:
-                data = os.read(self.master, 65536)
-            except OSError:
-                return
-            if not data:
-                return
-            self.count += len(data)
-            window = self.tail + data
-            if needle in window:
-                self.seen.set()
-            self.tail = window[-len(needle):]
+        self.count += len(data)
+        window = self.tail + data
+        if needle in window:
+            self.seen.set()
+        self.tail = window[-len(needle):]
 
 
 def fixture(root, name):
