@@ -12,7 +12,7 @@ mod real_agents_support;
 
 use std::path::{Path, PathBuf};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use real_agents_support::*;
 use termic_fakemodel::agents::Agent;
@@ -558,4 +558,54 @@ fn real_termic_codex_start_up_is_not_a_turn() {
         "transitions before any prompt: {:?}",
         task.states(0)
     );
+}
+
+/// Issue 12 item 3 with the real agent: a shell task (bash with termic's
+/// integration), the user types `claude` at its prompt. The task takes
+/// Claude's profile while it runs (its foreground process is Claude Code),
+/// Claude's hooks own the turn (needs you from the permission hook with no
+/// done before it, one done at Stop), and when Claude exits the shell's
+/// profile is back. Measured so far only with the simulator as `claude`.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_termic_claude_typed_at_a_bash_prompt_takes_over_the_task_and_hands_it_back() {
+    let (cache, _one) = begin();
+    let setup = Setup {
+        hooks: vec![AgentSchema::CLAUDE],
+        in_shell: true,
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Write, setup);
+    let profile = || task.rt.with_engine(task.id, |e| e.profile_id().to_string());
+    let foreground = || {
+        task.rt
+            .with_engine(task.id, |e| e.foreground_profile().map(str::to_string))
+            .flatten()
+    };
+    assert_eq!(profile().as_deref(), Some("shell"));
+    task.keys(b"claude\r");
+    let end = Instant::now() + 60 * SEC;
+    while foreground().as_deref() != Some("claude") {
+        assert!(
+            Instant::now() < end,
+            "claude never became the foreground agent"
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+    task.wait_ready();
+    let (t0, states) = permission_turn(&task, b"\r");
+    assert_honest_turn(&states);
+    task.assert_needs_you_from(t0, "hook_attention", Some("permission"));
+    assert_eq!(task.first("done", t0).rule, "hook_done");
+    assert!(task.project.join("out.txt").is_file());
+    // Ctrl-C twice leaves Claude Code; the shell takes the task back.
+    task.keys(b"\x03");
+    thread::sleep(Duration::from_millis(500));
+    task.keys(b"\x03");
+    let end = Instant::now() + 30 * SEC;
+    while foreground().is_some() {
+        assert!(Instant::now() < end, "claude never handed the task back");
+        thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(profile().as_deref(), Some("shell"));
 }

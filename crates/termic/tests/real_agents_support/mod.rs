@@ -79,6 +79,9 @@ pub struct Setup {
     pub slow_for: Option<Duration>,
     /// Runs on the prepared HOME before the agent starts.
     pub before: Option<fn(&Path)>,
+    /// The task is bash with termic's shell integration (a shell task), in
+    /// the agent's env; the test types the agent's name at its prompt.
+    pub in_shell: bool,
 }
 
 /// A real agent running as a termic task, plus a thread that fires the
@@ -154,18 +157,40 @@ impl TermicTask {
             agent.name()
         );
         rt.set_hooks_wired(agent.name(), wired);
-        let spec = TaskSpec {
-            name: format!("real-{}", agent.name()),
-            agent: agent.name().to_string(),
-            argv: vec![agent.binary(cache).into()],
-            cwd: project.clone(),
-            env,
-            profile: agent.name().to_string(),
-            size: TermSize {
-                rows: 40,
-                cols: 120,
-            },
-            container: None,
+        let size = TermSize {
+            rows: 40,
+            cols: 120,
+        };
+        let spec = if setup.in_shell {
+            let data_dir = root.join("data");
+            let integration = data_dir.join("shell-integration");
+            termic::shell::files::install(&integration).unwrap();
+            let req = termic::agents::launch::LaunchRequest {
+                name: "real-shell",
+                cwd: project.clone(),
+                size,
+                data_dir: &data_dir,
+                extra_args: &[],
+            };
+            let mut spec = termic::agents::command::command_spec(
+                &["bash".to_string()],
+                &req,
+                Some(&integration),
+                |_| None,
+            );
+            spec.env.extend(env);
+            spec
+        } else {
+            TaskSpec {
+                name: format!("real-{}", agent.name()),
+                agent: agent.name().to_string(),
+                argv: vec![agent.binary(cache).into()],
+                cwd: project.clone(),
+                env,
+                profile: agent.name().to_string(),
+                size,
+                container: None,
+            }
         };
         let id = rt.spawn(spec).unwrap();
         rt.set_watched(Some(id));
@@ -205,7 +230,11 @@ impl TermicTask {
             keys_sent: Mutex::new(Vec::new()),
             ticker: Some(ticker),
         };
-        task.wait_ready();
+        if setup.in_shell {
+            task.wait_steady(Instant::now() + 90 * SEC);
+        } else {
+            task.wait_ready();
+        }
         task
     }
 
@@ -234,6 +263,11 @@ impl TermicTask {
             );
             thread::sleep(Duration::from_millis(50));
         }
+        self.wait_steady(deadline);
+    }
+
+    /// Waits until the screen shows something and held still for 2 s.
+    pub fn wait_steady(&self, deadline: Instant) {
         let (mut last, mut since) = (String::new(), Instant::now());
         while Instant::now() < deadline {
             let text = self
