@@ -68,6 +68,22 @@ impl Cell {
         self.attrs = a;
     }
 
+    /// termic: `set_with_width` for a character other than U+FE0F (the
+    /// non-ASCII run path writes widths 1 and 2 only; U+FE0F is width 0),
+    /// so without the emoji-presentation check, and inlined.
+    #[inline]
+    pub(crate) fn set_char(
+        &mut self,
+        c: char,
+        wide: bool,
+        a: crate::attrs::Attrs,
+    ) {
+        // at most 4 bytes, so the length fits in LEN_BITS
+        let len = c.encode_utf8(&mut self.contents).len() as u8;
+        self.len = if wide { len | IS_WIDE } else { len };
+        self.attrs = a;
+    }
+
     /// `set` for a printable ASCII byte: one byte of text, narrow, not a
     /// wide continuation (termic's ASCII fast path).
     pub(crate) fn set_ascii(&mut self, b: u8, a: crate::attrs::Attrs) {

@@ -724,7 +724,9 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
     /// Handle ground dispatch of print/execute for all characters in a string.
     ///
     /// termic: a run of printable ASCII goes to [`Perform::print_ascii`] in
-    /// one call (upstream called `print` once per character).
+    /// one call, and a run of printable non-ASCII characters to
+    /// [`Perform::print_non_ascii`] (upstream called `print` once per
+    /// character).
     #[inline]
     fn ground_dispatch<P: Perform>(performer: &mut P, text: &str) {
         let bytes = text.as_bytes();
@@ -739,6 +741,12 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
                 }
             }
             // `i` is on a char boundary: it follows ASCII or a whole char.
+            let run = non_ascii_run_len(&bytes[i..]);
+            if run > 0 {
+                performer.print_non_ascii(&text[i..i + run]);
+                i += run;
+                continue;
+            }
             let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
             match c {
                 '\x00'..='\x1f' | '\u{80}'..='\u{9f}' => performer.execute(c as u8),
@@ -747,6 +755,23 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
             i += c.len_utf8();
         }
     }
+}
+
+/// termic: the length in bytes of the printable non-ASCII characters (U+00A0
+/// and up) at the start of `bytes`, which is valid UTF-8. Every byte of such
+/// a character is 0x80 or above; a C1 control (U+0080..=U+009F, encoded
+/// 0xC2 0x80..=0x9F) or any ASCII byte ends the run, so it ends on a
+/// character boundary.
+#[inline]
+fn non_ascii_run_len(bytes: &[u8]) -> usize {
+    let mut n = 0;
+    while let Some(&b) = bytes.get(n) {
+        if b < 0x80 || (b == 0xC2 && matches!(bytes.get(n + 1), Some(&next) if next < 0xA0)) {
+            break;
+        }
+        n += 1;
+    }
+    n
 }
 
 #[derive(PartialEq, Eq, Debug, Default, Copy, Clone)]
@@ -788,6 +813,17 @@ pub trait Perform {
     fn print_ascii(&mut self, run: &[u8]) {
         for &b in run {
             self.print(char::from(b));
+        }
+    }
+
+    /// termic: draw a run of printable non-ASCII characters (U+00A0 and
+    /// up, no control), the same as calling [`Perform::print`] for each
+    /// character, which is what this default does. A screen can write the
+    /// characters that fit on its current row without the per-character
+    /// bookkeeping.
+    fn print_non_ascii(&mut self, run: &str) {
+        for c in run.chars() {
+            self.print(c);
         }
     }
 
@@ -854,3 +890,44 @@ pub trait Perform {
     }
 }
 
+/// termic: the run dispatch hands a `Perform` that keeps the defaults the
+/// same calls as one `print` per character.
+#[cfg(test)]
+mod run_tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    #[derive(Default)]
+    struct Record(Vec<(char, bool)>);
+
+    impl Perform for Record {
+        fn print(&mut self, c: char) {
+            self.0.push((c, true));
+        }
+
+        fn execute(&mut self, byte: u8) {
+            self.0.push((char::from(byte), false));
+        }
+    }
+
+    #[test]
+    fn runs_reach_print_one_character_at_a_time() {
+        let text = "ab r\u{e9}sum\u{e9} \u{2713}\u{65e5}\u{672c}\r\n\u{85}\u{a0}\u{ad}\u{9f}x\u{7f}\u{fffd}\u{301}\u{2588}";
+        let mut parser = Parser::new();
+        let mut record = Record::default();
+        parser.advance(&mut record, text.as_bytes());
+        let want: Vec<(char, bool)> = text
+            .chars()
+            .map(|c| (c, !matches!(c, '\0'..='\x1f' | '\u{80}'..='\u{9f}')))
+            .collect();
+        assert_eq!(record.0, want);
+    }
+
+    #[test]
+    fn a_non_ascii_run_ends_before_a_c1_control_and_ascii() {
+        assert_eq!(non_ascii_run_len("\u{e9}\u{2588}\u{85}".as_bytes()), 5);
+        assert_eq!(non_ascii_run_len("\u{a0}a".as_bytes()), 2);
+        assert_eq!(non_ascii_run_len("\u{9f}".as_bytes()), 0);
+        assert_eq!(non_ascii_run_len(b""), 0);
+    }
+}
