@@ -152,11 +152,19 @@ impl Cell {
         self.len == 0 && self.attrs.is_default()
     }
 
-    /// termic: the text of a narrow cell holding one byte (ASCII), else
-    /// `None` (empty, wide, wide continuation or multi-byte).
+    /// termic: a narrow cell holding one byte (ASCII) with these
+    /// attributes (not empty, wide, a wide continuation or multi-byte): the
+    /// compact capture's common case.
     #[inline]
-    pub(crate) fn single_byte(&self) -> Option<u8> {
-        (self.len == 1).then_some(self.contents[0])
+    pub(crate) fn is_single_byte_with(&self, attrs: &crate::attrs::Attrs) -> bool {
+        self.len == 1 && self.attrs == *attrs
+    }
+
+    /// termic: the first byte of the cell's text (all of it where
+    /// `is_single_byte_with` holds).
+    #[inline]
+    pub(crate) fn first_byte(&self) -> u8 {
+        self.contents[0]
     }
 
     pub(crate) fn contents_bytes(&self) -> &[u8] {
