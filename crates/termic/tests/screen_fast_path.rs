@@ -1,5 +1,6 @@
-//! The screen model's printable-ASCII fast path (vendor/vt100,
-//! `WrappedScreen::text_ascii`) against vt100's own per-character path, on
+//! The screen model's fast paths for printable runs (vendor/vt100,
+//! `WrappedScreen::text_ascii` and `text_non_ascii`) against vt100's own
+//! per-character path, on
 //! random output: every cell (text, attributes, wide and continuation
 //! flags), the cursor, the row wrap flags, the scrollback termic keeps
 //! (`History`) and the modes must be the same.
@@ -21,6 +22,22 @@ fn piece() -> impl Strategy<Value = Vec<u8>> {
             "😀", "\u{200B}", "é", "█", "\u{17D8}", "\u{1F1FA}\u{1F1F8}",
         ])
         .prop_map(|s| s.as_bytes().to_vec()),
+        // runs of non-ASCII text in one read (the non-ASCII run path):
+        // narrow, wide (at the wrap edge on these small screens), combining,
+        // zero-width, emoji presentation, U+FFFD itself, no-break space,
+        // soft hyphen, U+17D8 (width 3), a C1 control, ASCII, invalid and
+        // cut-off UTF-8
+        3 => proptest::collection::vec(
+            prop::sample::select(vec![
+                "█".as_bytes(), "é".as_bytes(), "✓".as_bytes(), "日".as_bytes(),
+                "テ".as_bytes(), "😀".as_bytes(), "\u{301}".as_bytes(),
+                "\u{FE0F}".as_bytes(), "\u{200B}".as_bytes(), "\u{FFFD}".as_bytes(),
+                "\u{A0}".as_bytes(), "\u{AD}".as_bytes(), "\u{17D8}".as_bytes(),
+                "\u{85}".as_bytes(), &b"a"[..], &b"\xff"[..], &b"\xe6\x97"[..],
+            ]),
+            1..30,
+        )
+        .prop_map(|v| v.concat()),
         // C0 controls the screen acts on, and DEL
         2 => prop::sample::select(vec![
             "\r", "\n", "\r\n", "\x08", "\t", "\x0b", "\x0c", "\x7f", "\x07", "\x00",

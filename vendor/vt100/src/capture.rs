@@ -302,8 +302,6 @@ impl RowContents<'_> {
         let cells = &cells[..end];
         out.reserve(end + 16);
         let mut attrs = crate::attrs::Attrs::new();
-        // one-byte cells are gathered here and copied out as a run
-        let mut run = [0u8; 64];
         let mut i = 0;
         while let Some(cell) = cells.get(i) {
             let cell_attrs = cell.attrs();
@@ -325,18 +323,14 @@ impl RowContents<'_> {
                 attrs = *cell_attrs;
             }
             // the common case: a run of narrow one-byte cells (ASCII) with
-            // these attributes
-            let mut n = 0;
-            while let (Some(c), Some(slot)) = (cells.get(i), run.get_mut(n)) {
-                match c.single_byte() {
-                    Some(b) if *c.attrs() == attrs => *slot = b,
-                    _ => break,
-                }
-                n += 1;
+            // these attributes, found first and then copied out in one
+            // extend of known length (no capacity check per byte)
+            let start = i;
+            while cells.get(i).is_some_and(|c| c.is_single_byte_with(&attrs)) {
                 i += 1;
             }
-            if n > 0 {
-                out.extend_from_slice(&run[..n]);
+            if i > start {
+                out.extend(cells[start..i].iter().map(crate::Cell::first_byte));
                 continue;
             }
             // a wide character's continuation cell is not written

@@ -68,6 +68,22 @@ impl Cell {
         self.attrs = a;
     }
 
+    /// termic: `set_with_width` for a character other than U+FE0F (the
+    /// non-ASCII run path writes widths 1 and 2 only; U+FE0F is width 0),
+    /// so without the emoji-presentation check, and inlined.
+    #[inline]
+    pub(crate) fn set_char(
+        &mut self,
+        c: char,
+        wide: bool,
+        a: crate::attrs::Attrs,
+    ) {
+        // at most 4 bytes, so the length fits in LEN_BITS
+        let len = c.encode_utf8(&mut self.contents).len() as u8;
+        self.len = if wide { len | IS_WIDE } else { len };
+        self.attrs = a;
+    }
+
     /// `set` for a printable ASCII byte: one byte of text, narrow, not a
     /// wide continuation (termic's ASCII fast path).
     pub(crate) fn set_ascii(&mut self, b: u8, a: crate::attrs::Attrs) {
@@ -136,11 +152,19 @@ impl Cell {
         self.len == 0 && self.attrs.is_default()
     }
 
-    /// termic: the text of a narrow cell holding one byte (ASCII), else
-    /// `None` (empty, wide, wide continuation or multi-byte).
+    /// termic: a narrow cell holding one byte (ASCII) with these
+    /// attributes (not empty, wide, a wide continuation or multi-byte): the
+    /// compact capture's common case.
     #[inline]
-    pub(crate) fn single_byte(&self) -> Option<u8> {
-        (self.len == 1).then_some(self.contents[0])
+    pub(crate) fn is_single_byte_with(&self, attrs: &crate::attrs::Attrs) -> bool {
+        self.len == 1 && self.attrs == *attrs
+    }
+
+    /// termic: the first byte of the cell's text (all of it where
+    /// `is_single_byte_with` holds).
+    #[inline]
+    pub(crate) fn first_byte(&self) -> u8 {
+        self.contents[0]
     }
 
     pub(crate) fn contents_bytes(&self) -> &[u8] {

@@ -63,8 +63,9 @@ impl<CB: crate::Callbacks> Parser<CB> {
         }
     }
 
-    /// termic: turns the printable-ASCII fast path off (on by default), to
-    /// compare its screen with vt100's per-character path in tests.
+    /// termic: turns the fast paths for printable runs off (ASCII and
+    /// non-ASCII; on by default), to compare their screen with vt100's
+    /// per-character path in tests.
     #[doc(hidden)]
     pub fn set_ascii_fast_path(&mut self, on: bool) {
         self.screen.ascii_fast_path = on;

@@ -17,6 +17,10 @@ impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
         self.text_ascii(run);
     }
 
+    fn print_non_ascii(&mut self, run: &str) {
+        self.text_non_ascii(run);
+    }
+
     fn execute(&mut self, b: u8) {
         match b {
             7 => self.callbacks.audible_bell(&mut self.screen),

@@ -73,6 +73,50 @@ impl Row {
         &mut self.cells
     }
 
+    /// termic: writes a character of width 1 or 2 (`wide`) at `col` where
+    /// it fits (`col + width <= cols`), with the same result as `text` and
+    /// `text_cleanup` give when no wrap is needed: a wide character just
+    /// before it is cleared, a wide character it overwrites with a narrow
+    /// one leaves a blank after it, and a wide one makes the next cell its
+    /// continuation (clearing what that cell's own wide character covered).
+    #[inline]
+    pub(crate) fn write_char(
+        &mut self,
+        col: usize,
+        c: char,
+        wide: bool,
+        attrs: crate::attrs::Attrs,
+    ) {
+        let end = col + 2 + usize::from(wide);
+        self.written = self.written.max(end.min(self.cells.len()));
+        let cells = &mut self.cells[..];
+        let was_wide = cells[col].is_wide();
+        cells[col].set_char(c, wide, attrs);
+        if col > 0 && cells[col - 1].is_wide() {
+            let prev = &mut cells[col - 1];
+            let prev_attrs = *prev.attrs();
+            prev.clear(prev_attrs);
+        }
+        if was_wide && !wide {
+            if let Some(next) = cells.get_mut(col + 1) {
+                next.set(' ', attrs);
+            }
+        } else if !was_wide && wide {
+            let next = &mut cells[col + 1];
+            let next_was_wide = next.is_wide();
+            next.clear(crate::attrs::Attrs::default());
+            next.set_wide_continuation(true);
+            if next_was_wide {
+                if let Some(after) = cells.get_mut(col + 2) {
+                    after.clear(attrs);
+                    if col + 3 == cells.len() {
+                        self.wrapped = false;
+                    }
+                }
+            }
+        }
+    }
+
     pub fn get(&self, col: u16) -> Option<&crate::Cell> {
         self.cells.get(usize::from(col))
     }

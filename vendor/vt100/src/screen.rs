@@ -1024,9 +1024,9 @@ impl Screen {
 pub struct WrappedScreen<CB: crate::Callbacks> {
     pub screen: Screen,
     pub callbacks: CB,
-    /// termic: write runs of printable ASCII a row at a time
-    /// ([`WrappedScreen::text_ascii`]); off only to compare with the
-    /// per-character path in tests.
+    /// termic: write runs of printable text a row at a time
+    /// ([`WrappedScreen::text_ascii`], [`WrappedScreen::text_non_ascii`]);
+    /// off only to compare with the per-character path in tests.
     pub ascii_fast_path: bool,
 }
 
@@ -1209,6 +1209,65 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
             // n <= cols - col, so this fits in a u16
             screen.grid_mut().col_inc(n as u16);
             rest = &rest[n..];
+        }
+    }
+
+    /// termic: a run of printable non-ASCII characters (U+00A0 and up, as
+    /// vte hands them over), with the same result as `print` for each. A
+    /// character of width 1 or 2 that fits on the current row is written
+    /// straight into the row (`Row::write_char`); anything else (a
+    /// zero-width or combining character, one that wraps, U+FFFD, U+17D8's
+    /// width 3) goes through `print`, and the run goes on from where that
+    /// left the cursor.
+    pub fn text_non_ascii(&mut self, run: &str) {
+        let mut chars = run.chars();
+        if !self.ascii_fast_path {
+            for c in chars {
+                vte::Perform::print(self, c);
+            }
+            return;
+        }
+        loop {
+            let screen = &mut self.screen;
+            let cols = usize::from(screen.grid().size().cols());
+            let start = usize::from(screen.grid().pos().col);
+            let attrs = screen.attrs;
+            let row = screen.grid_mut().current_row_mut();
+            let mut col = start;
+            // the last character written and its width: runs repeat one
+            // character (block bars), so its width is looked up once
+            let mut last: Option<(char, Option<usize>)> = None;
+            let mut other = None;
+            for c in chars.by_ref() {
+                let width = match last {
+                    Some((prev, width)) if prev == c => width,
+                    _ => c.width(),
+                };
+                let wide = match width {
+                    Some(1) if col < cols => false,
+                    Some(2) if col + 2 <= cols => true,
+                    _ => {
+                        other = Some(c);
+                        break;
+                    }
+                };
+                if c == '\u{fffd}' {
+                    other = Some(c);
+                    break;
+                }
+                row.write_char(col, c, wide, attrs);
+                col += 1 + usize::from(wide);
+                last = Some((c, width));
+            }
+            if let Some((c, _)) = last {
+                screen.last_char = Some(c);
+                // col <= cols, so the step fits in a u16
+                screen.grid_mut().col_inc((col - start) as u16);
+            }
+            match other {
+                Some(c) => vte::Perform::print(self, c),
+                None => return,
+            }
         }
     }
 

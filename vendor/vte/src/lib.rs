@@ -114,6 +114,9 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
         while i != bytes.len() {
             match self.state {
                 State::Ground => i += self.advance_ground(performer, &bytes[i..]),
+                State::CsiEntry | State::CsiParam => {
+                    i += self.advance_csi_params(performer, &bytes[i..])
+                },
                 _ => {
                     // Inlining it results in worse codegen.
                     let byte = bytes[i];
@@ -122,6 +125,32 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
                 },
             }
         }
+    }
+
+    /// termic: a CSI sequence's parameter bytes (digits and `;`, most of a
+    /// dense SGR) in one loop, without going back to [`Self::advance`]'s
+    /// state match for each; any other byte goes through the state machine
+    /// as before, and the loop ends once the state leaves the parameters.
+    /// The actions are those of `change_state` byte by byte.
+    #[inline]
+    fn advance_csi_params<P: Perform>(&mut self, performer: &mut P, bytes: &[u8]) -> usize {
+        let mut i = 0;
+        while let Some(&byte) = bytes.get(i) {
+            i += 1;
+            match byte {
+                0x30..=0x39 => self.action_paramnext(byte),
+                0x3B => self.action_param(),
+                _ => {
+                    self.change_state(performer, byte);
+                    if !matches!(self.state, State::CsiEntry | State::CsiParam) {
+                        return i;
+                    }
+                    continue;
+                },
+            }
+            self.state = State::CsiParam;
+        }
+        i
     }
 
     /// Partially advance the parser state.
@@ -724,7 +753,9 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
     /// Handle ground dispatch of print/execute for all characters in a string.
     ///
     /// termic: a run of printable ASCII goes to [`Perform::print_ascii`] in
-    /// one call (upstream called `print` once per character).
+    /// one call, and a run of printable non-ASCII characters to
+    /// [`Perform::print_non_ascii`] (upstream called `print` once per
+    /// character).
     #[inline]
     fn ground_dispatch<P: Perform>(performer: &mut P, text: &str) {
         let bytes = text.as_bytes();
@@ -739,6 +770,12 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
                 }
             }
             // `i` is on a char boundary: it follows ASCII or a whole char.
+            let run = non_ascii_run_len(&bytes[i..]);
+            if run > 0 {
+                performer.print_non_ascii(&text[i..i + run]);
+                i += run;
+                continue;
+            }
             let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
             match c {
                 '\x00'..='\x1f' | '\u{80}'..='\u{9f}' => performer.execute(c as u8),
@@ -747,6 +784,23 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
             i += c.len_utf8();
         }
     }
+}
+
+/// termic: the length in bytes of the printable non-ASCII characters (U+00A0
+/// and up) at the start of `bytes`, which is valid UTF-8. Every byte of such
+/// a character is 0x80 or above; a C1 control (U+0080..=U+009F, encoded
+/// 0xC2 0x80..=0x9F) or any ASCII byte ends the run, so it ends on a
+/// character boundary.
+#[inline]
+fn non_ascii_run_len(bytes: &[u8]) -> usize {
+    let mut n = 0;
+    while let Some(&b) = bytes.get(n) {
+        if b < 0x80 || (b == 0xC2 && matches!(bytes.get(n + 1), Some(&next) if next < 0xA0)) {
+            break;
+        }
+        n += 1;
+    }
+    n
 }
 
 #[derive(PartialEq, Eq, Debug, Default, Copy, Clone)]
@@ -788,6 +842,17 @@ pub trait Perform {
     fn print_ascii(&mut self, run: &[u8]) {
         for &b in run {
             self.print(char::from(b));
+        }
+    }
+
+    /// termic: draw a run of printable non-ASCII characters (U+00A0 and
+    /// up, no control), the same as calling [`Perform::print`] for each
+    /// character, which is what this default does. A screen can write the
+    /// characters that fit on its current row without the per-character
+    /// bookkeeping.
+    fn print_non_ascii(&mut self, run: &str) {
+        for c in run.chars() {
+            self.print(c);
         }
     }
 
@@ -854,3 +919,108 @@ pub trait Perform {
     }
 }
 
+/// termic: the run dispatch hands a `Perform` that keeps the defaults the
+/// same calls as one `print` per character.
+#[cfg(test)]
+mod run_tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    #[derive(Default)]
+    struct Record(Vec<(char, bool)>);
+
+    impl Perform for Record {
+        fn print(&mut self, c: char) {
+            self.0.push((c, true));
+        }
+
+        fn execute(&mut self, byte: u8) {
+            self.0.push((char::from(byte), false));
+        }
+    }
+
+    #[test]
+    fn runs_reach_print_one_character_at_a_time() {
+        let text = "ab r\u{e9}sum\u{e9} \u{2713}\u{65e5}\u{672c}\r\n\u{85}\u{a0}\u{ad}\u{9f}x\u{7f}\u{fffd}\u{301}\u{2588}";
+        let mut parser = Parser::new();
+        let mut record = Record::default();
+        parser.advance(&mut record, text.as_bytes());
+        let want: Vec<(char, bool)> = text
+            .chars()
+            .map(|c| (c, !matches!(c, '\0'..='\x1f' | '\u{80}'..='\u{9f}')))
+            .collect();
+        assert_eq!(record.0, want);
+    }
+
+    /// Every action, as text, for comparing two ways of parsing.
+    #[derive(Default)]
+    struct Log(Vec<alloc::string::String>);
+
+    impl Perform for Log {
+        fn print(&mut self, c: char) {
+            self.0.push(alloc::format!("print {c:?}"));
+        }
+
+        fn execute(&mut self, byte: u8) {
+            self.0.push(alloc::format!("execute {byte}"));
+        }
+
+        fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, c: char) {
+            self.0.push(alloc::format!("csi {params:?} {intermediates:?} {ignore} {c}"));
+        }
+
+        fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
+            self.0.push(alloc::format!("esc {intermediates:?} {ignore} {byte}"));
+        }
+    }
+
+    /// The CSI parameter loop (`advance_csi_params`) takes the same actions
+    /// as the state machine fed one byte at a time (upstream's `advance`),
+    /// on random sequences of parameter bytes, separators, private markers,
+    /// intermediates, controls, finals and nested escapes, cut anywhere.
+    #[test]
+    fn csi_parameters_in_one_loop_match_the_state_machine() {
+        const PIECES: &[&[u8]] = &[
+            b"0", b"1", b"38", b"5", b"65535", b"99999", b";", b":", b"?", b">", b" ", b"!",
+            b"m", b"H", b"\x1b", b"\x1b[", b"[", b"\x18", b"\x07", b"\r", b"a", b"\x7f",
+            b";;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;",
+        ];
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..2000 {
+            let mut bytes = b"\x1b[".to_vec();
+            for _ in 0..next(40) {
+                bytes.extend_from_slice(PIECES[next(PIECES.len())]);
+            }
+            let cut = 1 + next(16);
+            let mut fast = (Parser::new(), Log::default());
+            for chunk in bytes.chunks(cut) {
+                fast.0.advance(&mut fast.1, chunk);
+            }
+            let mut slow = (Parser::new(), Log::default());
+            for &byte in &bytes {
+                match slow.0.state {
+                    State::Ground => {
+                        slow.0.advance_ground(&mut slow.1, &[byte]);
+                    },
+                    _ => slow.0.change_state(&mut slow.1, byte),
+                }
+            }
+            assert_eq!(fast.1 .0, slow.1 .0, "{bytes:?}");
+            assert_eq!(fast.0.state, slow.0.state, "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn a_non_ascii_run_ends_before_a_c1_control_and_ascii() {
+        assert_eq!(non_ascii_run_len("\u{e9}\u{2588}\u{85}".as_bytes()), 5);
+        assert_eq!(non_ascii_run_len("\u{a0}a".as_bytes()), 2);
+        assert_eq!(non_ascii_run_len("\u{9f}".as_bytes()), 0);
+        assert_eq!(non_ascii_run_len(b""), 0);
+    }
+}

@@ -92,6 +92,7 @@ pub struct ParamsIter<'a> {
 }
 
 impl<'a> ParamsIter<'a> {
+    #[inline]
     fn new(params: &'a Params) -> Self {
         Self { params, index: 0 }
     }
@@ -100,6 +101,10 @@ impl<'a> ParamsIter<'a> {
 impl<'a> Iterator for ParamsIter<'a> {
     type Item = &'a [u16];
 
+    // termic: inlined into the screen's SGR handling, which calls it once
+    // per parameter (a call per parameter was 6.7 M instructions of the
+    // bench payload's 314 M)
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.index >= self.params.len() {
             return None;
