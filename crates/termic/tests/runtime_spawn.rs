@@ -290,3 +290,30 @@ fn kill_ends_a_daemon_in_its_own_session() {
     wait_exit(&rt, &events, id, T);
     assert!(wait_dead(bg, T), "daemon {bg} survived the kill");
 }
+
+/// Ending a task whose shell has a child (`sh -c 'sleep 600; true'`: dash
+/// forks the sleep) takes as long as the processes take to die, not the
+/// whole grace period: the orphaned child stays a zombie for as long as
+/// PID 1 leaves it, and in a container PID 1 often never reaps (here it is
+/// no init), so a zombie must not count as alive. Quitting termic waited
+/// 1.2 to 1.9 s for it before.
+#[test]
+fn ending_a_task_does_not_wait_for_its_zombies() {
+    let (rt, _events) = runtime();
+    let id = rt.spawn(sh("zombie", "sleep 600; true")).unwrap();
+    let processes = rt.info(id).unwrap().meta.processes();
+    let started = std::time::Instant::now();
+    while processes.members().len() < 2 {
+        assert!(started.elapsed() < T, "the shell and its sleep started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ended = std::time::Instant::now();
+    rt.kill(id).unwrap();
+    termic::runtime::session::wait_for_reapers();
+    let took = ended.elapsed();
+    assert!(!termic::runtime::session::task_alive(&processes));
+    assert!(
+        took < termic::runtime::session::KILL_GRACE / 2,
+        "ending took {took:?}: the grace was waited out"
+    );
+}

@@ -80,13 +80,15 @@ impl TaskProcesses {
             }
             false
         };
+        // A zombie is already dead: it only waits for its parent (for an
+        // orphan, PID 1, which in a container may never reap it).
         procs
             .iter()
+            .filter(|(_, ids)| !ids.zombie)
             .filter(|(&pid, ids)| {
                 self.owns(ids, descends(pid), None)
-                    || (!ids.zombie
-                        && std::fs::read(format!("/proc/{pid}/environ"))
-                            .is_ok_and(|env| self.owns(ids, false, Some(&env))))
+                    || std::fs::read(format!("/proc/{pid}/environ"))
+                        .is_ok_and(|env| self.owns(ids, false, Some(&env)))
             })
             .map(|(&pid, _)| pid)
             .collect()
@@ -274,7 +276,15 @@ pub fn end_every_task() {
 pub fn task_alive(task: &TaskProcesses) -> bool {
     // SAFETY: signal 0 only checks for existence.
     let group = unsafe { libc::killpg(task.leader, 0) } == 0;
-    group || !task.members().is_empty()
+    if !std::path::Path::new("/proc/self/stat").exists() {
+        return group;
+    }
+    // The group answers killpg while it holds zombies too: a task's child
+    // orphaned by the hang-up stays a zombie for as long as PID 1 leaves it
+    // (in a container, PID 1 is often no init and never reaps), and every
+    // close and quit waited out the whole grace for it (measured: quit 1.2
+    // to 1.9 s instead of 11 ms with `sh -c 'sleep 600; true'` as the task).
+    !task.members().is_empty()
 }
 
 #[cfg(test)]
