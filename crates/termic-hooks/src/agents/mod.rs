@@ -403,13 +403,13 @@ pub fn files_in_words(adapter: &dyn AgentAdapter) -> String {
         parts.push(format!("~/{dir}/{file}"));
     }
     let assets = adapter.assets();
+    fn parent_of(asset: &OwnedAsset) -> &str {
+        asset.rel_path.rsplit_once('/').map_or("", |(dir, _)| dir)
+    }
     let mut dirs: Vec<&str> = Vec::new();
     for asset in &assets {
-        let parent = asset.rel_path.rsplit_once('/').map_or("", |(d, _)| d);
-        let siblings = assets
-            .iter()
-            .filter(|a| a.rel_path.rsplit_once('/').map_or("", |(d, _)| d) == parent)
-            .count();
+        let parent = parent_of(asset);
+        let siblings = assets.iter().filter(|a| parent_of(a) == parent).count();
         if siblings == 1 {
             parts.push(format!("~/{dir}/{}", asset.rel_path));
         } else if !dirs.contains(&parent) {

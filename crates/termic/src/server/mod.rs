@@ -346,13 +346,15 @@ impl Server {
             .clock
             .wall_ms()
             .saturating_sub(now.saturating_sub(since));
-        let launched = lock(&self.specs).get(&id.0).cloned();
+        // Only the two paths, not the whole spec (its argv and env): `wait`
+        // builds a row at every change.
+        let (cwd, worktree) = lock(&self.specs)
+            .get(&id.0)
+            .map(|l| (l.spec.cwd.clone(), l.worktree.clone()))
+            .unzip();
         // Where it was started; a task launched some other way: where it
         // runs now.
-        let cwd = launched
-            .as_ref()
-            .map(|l| l.spec.cwd.clone())
-            .or_else(|| std::fs::read_link(format!("/proc/{}/cwd", info.meta.pid)).ok());
+        let cwd = cwd.or_else(|| std::fs::read_link(format!("/proc/{}/cwd", info.meta.pid)).ok());
         Some(TaskRow {
             id: id.0,
             name: info.meta.name,
@@ -360,7 +362,7 @@ impl Server {
             state,
             since,
             cwd: cwd.map(|p| p.display().to_string()).unwrap_or_default(),
-            worktree: launched.and_then(|l| l.worktree.map(|w| w.display().to_string())),
+            worktree: worktree.flatten().map(|w| w.display().to_string()),
             exit_code,
         })
     }
