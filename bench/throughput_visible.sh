@@ -7,21 +7,29 @@
 # (tmux capture-pane, polled every 20 ms).
 #
 # usage: bench/throughput_visible.sh [MIB=200] [ROUNDS=3]
+#   BASE=PATH also runs a baseline termic binary (a release build copied
+#   aside) in the same rounds, for a before/after in one run;
+#   TERMIC=PATH runs that binary instead of building this tree's.
 # needs: tmux, python3, script; builds termic (release).
 set -eu
 MIB=${1:-200}
 ROUNDS=${2:-3}
 HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$HERE/.."
-cargo build --release -q -p termic
-TERMIC="${CARGO_TARGET_DIR:-$HERE/../target}/release/termic"
+if [ -z "${TERMIC:-}" ]; then
+    cargo build --release -q -p termic
+    TERMIC="${CARGO_TARGET_DIR:-$HERE/../target}/release/termic"
+fi
+BASE=${BASE:-}
 GEN="python3 $HERE/gen_output.py $MIB"
 WORK=$(mktemp -d)
 mkdir -p "$WORK/home" "$WORK/config" "$WORK/data"
 # The task lives in the termic server, which outlives the client tmux kills.
 stop_server() {
-    env HOME="$WORK/home" TERMIC_CONFIG_DIR="$WORK/config" TERMIC_DATA_DIR="$WORK/data" \
-        "$TERMIC" server stop >/dev/null 2>&1 || true
+    for bin in "$TERMIC" $BASE; do
+        env HOME="$WORK/home" TERMIC_CONFIG_DIR="$WORK/config" TERMIC_DATA_DIR="$WORK/data" \
+            "$bin" server stop >/dev/null 2>&1 || true
+    done
 }
 trap 'tmux -L termic-bench kill-server 2>/dev/null || true; stop_server; rm -rf "$WORK"' EXIT
 cat > "$WORK/config/config.toml" <<TOML
@@ -54,7 +62,8 @@ in_tmux() {
     echo "$t1 - $t0" | bc
 }
 
-: > "$WORK/bare"; : > "$WORK/tmux"; : > "$WORK/termic"
+: > "$WORK/bare"; : > "$WORK/tmux"; : > "$WORK/termic"; : > "$WORK/base"
+echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 i=1
 while [ "$i" -le "$ROUNDS" ]; do
     t0=$(now); script -qfc "$GEN" /dev/null > /dev/null; t1=$(now)
@@ -62,11 +71,21 @@ while [ "$i" -le "$ROUNDS" ]; do
     in_tmux "sh -c '$GEN; sleep 600'" >> "$WORK/tmux"
     in_tmux "$TERMIC run bench" >> "$WORK/termic"
     stop_server
+    if [ -n "$BASE" ]; then
+        in_tmux "$BASE run bench" >> "$WORK/base"
+        stop_server
+    fi
+    echo "round $i done, load average $(cut -d' ' -f1 /proc/loadavg)"
     i=$((i + 1))
 done
 B=$(median < "$WORK/bare"); X=$(median < "$WORK/tmux"); T=$(median < "$WORK/termic")
 echo "bare pump rounds:       $(tr '\n' ' ' < "$WORK/bare")"
 echo "tmux pane rounds:       $(tr '\n' ' ' < "$WORK/tmux")"
 echo "termic in tmux rounds:  $(tr '\n' ' ' < "$WORK/termic")"
+if [ -n "$BASE" ]; then
+    Z=$(median < "$WORK/base")
+    echo "BASE in tmux rounds:    $(tr '\n' ' ' < "$WORK/base")"
+    printf 'median: BASE termic TUI in tmux %.2fs (%.2fx bare)\n' "$Z" "$(echo "$Z / $B" | bc -l)"
+fi
 printf 'median: bare %.2fs, tmux alone %.2fs (%.2fx), termic TUI in tmux %.2fs (%.2fx) (%s MiB, %s rounds)\n' \
     "$B" "$X" "$(echo "$X / $B" | bc -l)" "$T" "$(echo "$T / $B" | bc -l)" "$MIB" "$ROUNDS"

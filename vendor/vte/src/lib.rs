@@ -117,6 +117,7 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
                 State::CsiEntry | State::CsiParam => {
                     i += self.advance_csi_params(performer, &bytes[i..])
                 },
+                State::CsiIgnore => i += self.advance_csi_ignored(performer, &bytes[i..]),
                 _ => {
                     // Inlining it results in worse codegen.
                     let byte = bytes[i];
@@ -151,6 +152,19 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
             self.state = State::CsiParam;
         }
         i
+    }
+
+    /// termic: the bytes of an ignored CSI sequence up to the one that
+    /// ends or interrupts it, in one loop; that byte goes through the state
+    /// machine.
+    #[inline]
+    fn advance_csi_ignored<P: Perform>(&mut self, performer: &mut P, bytes: &[u8]) -> usize {
+        let run = bytes.iter().position(|b| !(0x20..=0x3F).contains(b)).unwrap_or(bytes.len());
+        if let Some(&byte) = bytes.get(run) {
+            self.change_state(performer, byte);
+            return run + 1;
+        }
+        run
     }
 
     /// Partially advance the parser state.
@@ -388,8 +402,16 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
                 self.state = State::Ground
             },
             0x5B => {
-                self.reset_params();
-                self.state = State::CsiEntry
+                // termic: a CSI sequence nobody reads is skipped to its end:
+                // in every CSI state a byte does the same except for what
+                // it adds to the dispatch, so the ignore state stands for
+                // them all.
+                if performer.wants_csi() {
+                    self.reset_params();
+                    self.state = State::CsiEntry
+                } else {
+                    self.state = State::CsiIgnore
+                }
             },
             0x5C => {
                 performer.esc_dispatch(self.intermediates(), self.ignoring, byte);
@@ -638,6 +660,21 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
             return 1;
         }
 
+        // termic: text nobody reads costs one pass for its C0 controls.
+        if !performer.wants_text() {
+            for &byte in &bytes[..plain_chars] {
+                if byte < 0x20 {
+                    performer.execute(byte);
+                }
+            }
+            if plain_chars == num_bytes {
+                return plain_chars;
+            }
+            self.state = State::Escape;
+            self.reset_params();
+            return plain_chars + 1;
+        }
+
         let mut start = 0;
         loop {
             match str::from_utf8(&bytes[start..plain_chars]) {
@@ -731,7 +768,12 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
                     performer.print(c);
 
                     self.partial_utf8_len = 0;
-                    return valid_bytes - old_bytes;
+                    // termic: only the first character is taken; upstream
+                    // returned `valid_bytes - old_bytes`, which also
+                    // swallowed the valid bytes copied after it (a cut `é`
+                    // followed by `\n` and another cut character lost the
+                    // `\n`).
+                    return c.len_utf8() - old_bytes;
                 }
 
                 match err.error_len() {
@@ -854,6 +896,28 @@ pub trait Perform {
         for c in run.chars() {
             self.print(c);
         }
+    }
+
+    /// termic: whether this performer needs the text at all. When it says
+    /// no, the parser skips the text up to the next ESC: no `print`,
+    /// `print_ascii` or `print_non_ascii`, no `execute` of a C1 control
+    /// in it, and an incomplete UTF-8 character at its end is dropped;
+    /// `execute` is still called for every C0 control byte, in order.
+    /// Asked once at the start of each run of text. A performer that only
+    /// needs to know that something was printed (the signal scanner) says
+    /// no once it knows.
+    #[inline]
+    fn wants_text(&self) -> bool {
+        true
+    }
+
+    /// termic: whether this performer needs [`Perform::csi_dispatch`].
+    /// When it says no, CSI sequences are skipped without collecting their
+    /// parameters; the C0 controls inside them are still executed. Asked
+    /// at each `ESC [`.
+    #[inline]
+    fn wants_csi(&self) -> bool {
+        true
     }
 
     /// Execute a C0 or C1 control function.
@@ -1014,6 +1078,109 @@ mod run_tests {
             assert_eq!(fast.1 .0, slow.1 .0, "{bytes:?}");
             assert_eq!(fast.0.state, slow.0.state, "{bytes:?}");
         }
+    }
+
+    /// A [`Log`] that does not want text, or CSI sequences either.
+    #[derive(Default)]
+    struct NoText(Log, bool);
+
+    impl Perform for NoText {
+        fn wants_text(&self) -> bool {
+            false
+        }
+
+        fn wants_csi(&self) -> bool {
+            self.1
+        }
+
+        fn print(&mut self, c: char) {
+            self.0.print(c);
+        }
+
+        fn execute(&mut self, byte: u8) {
+            self.0.execute(byte);
+        }
+
+        fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, c: char) {
+            self.0.csi_dispatch(params, intermediates, ignore, c);
+        }
+
+        fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
+            self.0.esc_dispatch(intermediates, ignore, byte);
+        }
+    }
+
+    /// A performer that does not want text sees every other action it
+    /// would see with the text: the same C0 controls, sequences and state,
+    /// on random text (ASCII, non-ASCII, invalid and cut UTF-8, C0 and C1
+    /// controls) mixed with sequences, cut anywhere.
+    #[test]
+    fn skipped_text_keeps_every_other_action() {
+        const PIECES: &[&[u8]] = &[
+            b"abc", b"\xc3\xa9", b"\xe2\x96\x88", b"\xe2\x96", b"\xff", b"\xc2\x85", b"\x85",
+            b"\x07", b"\n", b"\r", b"\x18", b"\x1b", b"\x1b[", b"\x1b[1;31m", b"\x1b[?25h",
+            b"\x1b(B", b"\x1b]0;t\x07", b"\x1bP1q\x1b\\", b"\x7f", b"m", b";", b"5",
+            b"\x1b[38;2;1;2;3m", b"\x1b[?", b" ", b"$", b"\x1b[1 q", b":", b"\x1a",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for round in 0..4000 {
+            let wants_csi = round % 2 == 0;
+            let mut bytes = Vec::new();
+            for _ in 0..next(40) {
+                bytes.extend_from_slice(PIECES[next(PIECES.len())]);
+            }
+            let cut = 1 + next(16);
+            let mut with_text = (Parser::new(), Log::default());
+            let mut without = (Parser::new(), NoText(Log::default(), wants_csi));
+            for chunk in bytes.chunks(cut) {
+                with_text.0.advance(&mut with_text.1, chunk);
+                without.0.advance(&mut without.1, chunk);
+            }
+            let want: Vec<_> = with_text
+                .1
+                 .0
+                .into_iter()
+                .filter(|action| {
+                    let c1 = action
+                        .strip_prefix("execute ")
+                        .and_then(|n| n.parse::<u8>().ok())
+                        .is_some_and(|n| n >= 0x80);
+                    let csi = !wants_csi && action.starts_with("csi ");
+                    !action.starts_with("print ") && !c1 && !csi
+                })
+                .collect();
+            assert_eq!(without.1 .0 .0, want, "{bytes:?}");
+            let in_csi = |state| {
+                matches!(
+                    state,
+                    State::CsiEntry | State::CsiParam | State::CsiIntermediate | State::CsiIgnore
+                )
+            };
+            if wants_csi || !in_csi(without.0.state) {
+                assert_eq!(without.0.state, with_text.0.state, "{bytes:?}");
+            } else {
+                assert!(in_csi(with_text.0.state), "{bytes:?}");
+            }
+        }
+    }
+
+    /// A character cut by a read, then a control and another cut
+    /// character in the next read: every byte after the first character
+    /// is still parsed (upstream dropped the `\n`).
+    #[test]
+    fn a_cut_character_keeps_the_bytes_after_it() {
+        let mut parser = Parser::new();
+        let mut log = Log::default();
+        parser.advance(&mut log, b"\xc3");
+        parser.advance(&mut log, b"\xa9\n\xc3");
+        parser.advance(&mut log, b"\xa9x");
+        assert_eq!(log.0, ["print '\u{e9}'", "execute 10", "print '\u{e9}'", "print 'x'"]);
     }
 
     #[test]

@@ -161,6 +161,20 @@ const LF: u8 = 0x0a;
 const CAN: u8 = 0x18;
 
 impl Perform for SignalPerformer<'_> {
+    /// Text only matters until the first visible output of a call: after
+    /// it vte skips text (no UTF-8 decoding), calling `execute` for the
+    /// C0 controls (a bare BEL) only.
+    #[inline]
+    fn wants_text(&self) -> bool {
+        !self.visible
+    }
+
+    /// No signal comes from a CSI sequence: vte skips them unparsed.
+    #[inline]
+    fn wants_csi(&self) -> bool {
+        false
+    }
+
     #[inline(always)]
     fn print(&mut self, _c: char) {
         self.visible = true;

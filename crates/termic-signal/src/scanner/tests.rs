@@ -211,6 +211,32 @@ fn activity_is_reported_once_per_feed_at_the_first_visible_output() {
     assert_eq!(scan(b"\r\x1b[2J\x1b[H\x1b[31m"), [], "no visible output");
 }
 
+/// After the first visible output of a feed the text is skipped (vte's
+/// `wants_text`): the bells and OSCs in and after it still count, invalid
+/// and cut UTF-8 included.
+#[test]
+fn bells_and_titles_in_text_after_visible_output_still_count() {
+    assert_eq!(
+        scan("é\x07ab\u{2588}\x07\x1b]0;t\x07x\x07".as_bytes()),
+        [
+            Signal::Activity,
+            Signal::Bell,
+            Signal::Bell,
+            title("t"),
+            Signal::Bell
+        ]
+    );
+    assert_eq!(
+        scan(b"a\xe2\x96\x07\xff\x07\xc2\x85\x07"),
+        [Signal::Activity, Signal::Bell, Signal::Bell, Signal::Bell]
+    );
+    let mut scanner = Scanner::new();
+    let mut out = Vec::new();
+    scanner.feed(b"ab\xe2\x96", &mut out);
+    scanner.feed(b"\x88\x07", &mut out);
+    assert_eq!(out, [Signal::Activity, Signal::Activity, Signal::Bell]);
+}
+
 #[test]
 fn csi_dcs_and_other_escapes_are_silent() {
     let bytes = b"\x1b[?1049h\x1b[>0q\x1b[?2004h\x1bP+q544e\x1b\\\x1b]10;?\x1b\\\x1b]11;?\x07\x1b]1337;x\x07\x1b(B";

@@ -112,18 +112,39 @@ impl ReplyScanner {
     }
 
     /// Queries in `bytes`, in stream order.
+    ///
+    /// Text and the parameters of a CSI sequence (most of a coloured
+    /// output's bytes) are taken a run at a time; every other byte goes
+    /// through [`Self::step`], which alone decides what a byte does.
     pub fn scan(&mut self, bytes: &[u8]) -> Vec<Found> {
         let mut found = Vec::new();
         let mut start = 0;
         let mut i = 0;
         while i < bytes.len() {
-            if self.state == State::Ground {
-                // Fast path: plain text up to the next ESC.
-                match bytes[i..].iter().position(|&b| b == 0x1b) {
-                    Some(skip) => i += skip,
-                    None => break,
+            match self.state {
+                State::Ground => {
+                    // Plain text up to the next ESC.
+                    match memchr::memchr(0x1b, &bytes[i..]) {
+                        Some(skip) => i += skip,
+                        None => break,
+                    }
+                    start = i;
                 }
-                start = i;
+                State::Csi => {
+                    // Parameter and intermediate bytes up to the final byte
+                    // (or whatever else ends or interrupts the sequence).
+                    let rest = &bytes[i..];
+                    let run = rest
+                        .iter()
+                        .position(|b| !(0x20..=0x3f).contains(b))
+                        .unwrap_or(rest.len());
+                    self.push_run(&rest[..run], MAX_CSI);
+                    i += run;
+                    if i == bytes.len() {
+                        break;
+                    }
+                }
+                _ => {}
             }
             let byte = bytes[i];
             i += 1;
@@ -131,6 +152,27 @@ impl ReplyScanner {
                 found.push(Found {
                     start,
                     end: i,
+                    query,
+                })
+            });
+        }
+        found
+    }
+
+    /// [`Self::scan`] one byte at a time through [`Self::step`] only: the
+    /// reference the runs of `scan` are checked against.
+    #[cfg(test)]
+    pub fn scan_bytewise(&mut self, bytes: &[u8]) -> Vec<Found> {
+        let mut found = Vec::new();
+        let mut start = 0;
+        for (i, &byte) in bytes.iter().enumerate() {
+            if self.state == State::Ground {
+                start = i;
+            }
+            self.step(byte, |query| {
+                found.push(Found {
+                    start,
+                    end: i + 1,
                     query,
                 })
             });
@@ -150,6 +192,15 @@ impl ReplyScanner {
         } else {
             self.overflow = true;
         }
+    }
+
+    /// [`Self::push`] for each byte of `run`.
+    fn push_run(&mut self, run: &[u8], cap: usize) {
+        let room = cap.saturating_sub(self.buf.len());
+        if run.len() > room {
+            self.overflow = true;
+        }
+        self.buf.extend_from_slice(&run[..run.len().min(room)]);
     }
 
     fn step(&mut self, byte: u8, mut emit: impl FnMut(Query)) {
@@ -293,6 +344,10 @@ fn numbers(params: &[u8]) -> impl Iterator<Item = Option<u16>> + '_ {
 }
 
 fn csi_queries(buf: &[u8], fin: u8, emit: &mut impl FnMut(Query)) {
+    // Most CSI sequences are SGR (`m`) and cursor moves: none is a query.
+    if !matches!(fin, b'c' | b'n' | b'q' | b'u' | b'p' | b'h' | b'l') {
+        return;
+    }
     let (leader, params, inter) = split_csi(buf);
     let zero = params.is_empty() || params == b"0";
     match (leader, inter, fin) {

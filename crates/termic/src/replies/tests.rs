@@ -287,3 +287,83 @@ fn query_only_chunks_are_recognised() {
     assert!(!r.apply(&mut p, b"\x1b[?6").only_queries);
     assert!(r.apply(&mut p, b"n").only_queries);
 }
+
+mod scan_runs {
+    use proptest::prelude::*;
+
+    use super::super::scan::ReplyScanner;
+
+    /// Pieces that make up queries, their look-alikes and what interrupts
+    /// them, so random output reaches every state of the scanner.
+    fn piece() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            Just(b"\x1b[".to_vec()),
+            Just(b"\x1b]".to_vec()),
+            Just(b"\x1bP+q".to_vec()),
+            Just(b"\x1b_".to_vec()),
+            Just(b"\x1b\\".to_vec()),
+            Just(b"\x1b".to_vec()),
+            Just(b"\x07".to_vec()),
+            Just(b"\x18".to_vec()),
+            Just(b"6n".to_vec()),
+            Just(b"?6n".to_vec()),
+            Just(b">0c".to_vec()),
+            Just(b"c".to_vec()),
+            Just(b"?1004h".to_vec()),
+            Just(b"?1004;".to_vec()),
+            Just(b"h".to_vec()),
+            (1usize..40).prop_map(|n| b"1;".repeat(n)),
+            (1usize..40).prop_map(|n| b"2".repeat(n)),
+            Just(b"?2026$p".to_vec()),
+            Just(b"11;?".to_vec()),
+            Just(b"4;1;?".to_vec()),
+            Just(b"7501;?".to_vec()),
+            Just(b"544e".to_vec()),
+            Just(b"38;5;208m".to_vec()),
+            Just(b"1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16;17;18;19;20".to_vec()),
+            prop::collection::vec(any::<u8>(), 0..12),
+            "[ -~]{0,20}".prop_map(String::into_bytes),
+        ]
+    }
+
+    /// Around the CSI bound (32 bytes), cut at every byte: a query whose
+    /// parameters passed the bound is dropped, by both paths alike.
+    #[test]
+    fn runs_keep_the_csi_bound() {
+        for extra in 20..40 {
+            let seq = [b"\x1b[?1004;".as_slice(), &b"1".repeat(extra), b"h"].concat();
+            for cut in 0..=seq.len() {
+                let mut fast = ReplyScanner::new();
+                let mut slow = ReplyScanner::new();
+                for chunk in [&seq[..cut], &seq[cut..]] {
+                    assert_eq!(fast.scan(chunk), slow.scan_bytewise(chunk), "{extra} {cut}");
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The runs `scan` takes at once find the same queries, at the
+        /// same offsets, as feeding every byte through the state machine,
+        /// with the output cut into reads anywhere.
+        #[test]
+        fn runs_find_what_the_state_machine_finds(
+            pieces in prop::collection::vec(piece(), 0..40),
+            cuts in prop::collection::vec(0usize..200, 0..6),
+        ) {
+            let bytes: Vec<u8> = pieces.concat();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(bytes.len())).collect();
+            cuts.push(0);
+            cuts.push(bytes.len());
+            cuts.sort_unstable();
+            let mut fast = ReplyScanner::new();
+            let mut slow = ReplyScanner::new();
+            for pair in cuts.windows(2) {
+                let chunk = &bytes[pair[0]..pair[1]];
+                prop_assert_eq!(fast.scan(chunk), slow.scan_bytewise(chunk));
+            }
+        }
+    }
+}

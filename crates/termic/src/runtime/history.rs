@@ -19,11 +19,20 @@ use std::num::NonZeroU16;
 use vt100::capture::{compact_to_formatted, RowContents};
 
 /// Rows that scrolled off the top of a task's screen.
+///
+/// The rows' bytes sit end to end in one ring (`bytes`), so a flood that
+/// scrolls a row off every line allocates and frees nothing per row
+/// (a box per row cost a malloc and a free each: 5% of a flood's CPU).
 #[derive(Debug, Default)]
 pub struct History {
-    /// Rows in vt100's compact form (`RowContents::write_compact`).
-    lines: VecDeque<Box<[u8]>>,
-    /// Reused capture buffer: one allocation per captured row, exact size.
+    /// The stored rows in vt100's compact form
+    /// (`RowContents::write_compact`), oldest first, end to end.
+    bytes: VecDeque<u8>,
+    /// Where each stored row ends, counted in bytes ever stored.
+    ends: VecDeque<u64>,
+    /// Bytes ever stored before `bytes[0]` (where the oldest row starts).
+    front: u64,
+    /// Reused capture buffer.
     scratch: Vec<u8>,
     capacity: usize,
     /// Rows ever pushed (keeps growing after the cap: a "still scrolling?" signal).
@@ -33,7 +42,9 @@ pub struct History {
 impl History {
     pub fn new(capacity: usize) -> Self {
         History {
-            lines: VecDeque::new(),
+            bytes: VecDeque::new(),
+            ends: VecDeque::new(),
+            front: 0,
             scratch: Vec::with_capacity(1024),
             capacity,
             pushed: 0,
@@ -41,11 +52,11 @@ impl History {
     }
 
     pub fn len(&self) -> usize {
-        self.lines.len()
+        self.ends.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
+        self.ends.is_empty()
     }
 
     /// Rows ever scrolled off, including those dropped by the cap.
@@ -55,25 +66,38 @@ impl History {
 
     /// Bytes held by the stored lines (for memory accounting).
     pub fn text_bytes(&self) -> usize {
-        self.lines.iter().map(|l| l.len()).sum()
+        self.bytes.len()
     }
 
-    fn push(&mut self, line: Box<[u8]>) {
+    /// Store the row captured in `scratch`, dropping the oldest at the cap.
+    fn push_scratch(&mut self) {
         self.pushed += 1;
-        if self.capacity == 0 {
-            return;
+        if self.ends.len() == self.capacity {
+            if let Some(end) = self.ends.pop_front() {
+                self.bytes.drain(..(end - self.front) as usize);
+                self.front = end;
+            }
         }
-        if self.lines.len() == self.capacity {
-            self.lines.pop_front();
-        }
-        self.lines.push_back(line);
+        self.bytes.extend(&self.scratch);
+        self.ends.push_back(self.front + self.bytes.len() as u64);
+    }
+
+    /// Stored line `i` (0 = oldest) in compact form.
+    fn compact(&self, i: usize) -> Option<Vec<u8>> {
+        let end = *self.ends.get(i)?;
+        let start = match i {
+            0 => self.front,
+            _ => self.ends[i - 1],
+        };
+        let range = (start - self.front) as usize..(end - self.front) as usize;
+        Some(self.bytes.range(range).copied().collect())
     }
 
     /// Stored line `i` (0 = oldest) as formatted text (characters plus
     /// SGR, from default attributes).
     pub fn line(&self, i: usize) -> Option<String> {
         let mut text = String::new();
-        let _ = compact_to_formatted(self.lines.get(i)?, &mut text);
+        let _ = compact_to_formatted(&self.compact(i)?, &mut text);
         Some(text)
     }
 
@@ -81,13 +105,13 @@ impl History {
     /// (history followed by `live`, the live screen's formatted rows), ending
     /// `offset` rows before the bottom. `offset` is clamped to the history.
     pub fn view(&self, live: &[String], rows: u16, cols: u16, offset: usize) -> vt100::Parser {
-        let offset = offset.min(self.lines.len());
-        let total = self.lines.len() + live.len();
+        let offset = offset.min(self.len());
+        let total = self.len() + live.len();
         let end = total - offset;
         let start = end.saturating_sub(usize::from(rows));
         let text = (start..end).map(|i| match self.line(i) {
             Some(line) => line,
-            None => live[i - self.lines.len()].clone(),
+            None => live[i - self.len()].clone(),
         });
         screen_of_rows(text, rows, cols)
     }
@@ -96,8 +120,7 @@ impl History {
     /// rows, formatted and plain (copy mode takes the whole history at once).
     pub fn all_rows(&self, live: &vt100::Screen) -> AllRows {
         let (rows, cols) = live.size();
-        let mut formatted: Vec<String> =
-            (0..self.lines.len()).filter_map(|i| self.line(i)).collect();
+        let mut formatted: Vec<String> = (0..self.len()).filter_map(|i| self.line(i)).collect();
         let mut plain: Vec<String> = formatted.iter().map(|l| strip_sgr(l)).collect();
         formatted.extend(live.rows_formatted(0, cols.get()));
         plain.extend(live.rows(0, cols.get()).map(|r| r.trim_end().to_string()));
@@ -178,8 +201,7 @@ impl vt100::Callbacks for History {
         }
         self.scratch.clear();
         contents.write_compact(&mut self.scratch);
-        let line = Box::from(self.scratch.as_slice());
-        self.push(line);
+        self.push_scratch();
     }
 }
 
@@ -212,6 +234,30 @@ mod tests {
         assert_eq!(h.len(), 4);
         assert_eq!(h.line(0).as_deref(), Some("line 3"));
         assert_eq!(h.line(3).as_deref(), Some("line 6"));
+    }
+
+    /// Rows of every length, far past the cap: the ring of bytes wraps
+    /// many times and every stored row reads back whole.
+    #[test]
+    fn rows_read_back_whole_after_the_ring_wraps() {
+        let mut p = vt100::Parser::new_with_callbacks(
+            NonZeroU16::new(2).unwrap(),
+            NonZeroU16::new(40).unwrap(),
+            0,
+            History::new(7),
+        );
+        let row = |i: usize| format!("{i} {}", "x".repeat(i * 7 % 37));
+        for i in 0..500 {
+            p.process(format!("{}\r\n", row(i)).as_bytes());
+        }
+        let h = p.callbacks();
+        assert_eq!((h.pushed(), h.len()), (499, 7));
+        let stored: Vec<String> = (0..7).filter_map(|i| h.line(i)).collect();
+        let want: Vec<String> = (492..499).map(row).collect();
+        assert_eq!(stored, want);
+        let bytes: usize = want.iter().map(String::len).sum();
+        assert_eq!(h.text_bytes(), bytes);
+        assert_eq!(h.line(7), None);
     }
 
     #[test]
