@@ -675,7 +675,28 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
             return plain_chars + 1;
         }
 
+        // termic: the ASCII at the start of the text is dispatched without
+        // UTF-8 validation (it is valid), as `ground_dispatch` would; the
+        // rest, from the first non-ASCII byte, goes through the loop below.
         let mut start = 0;
+        while let Some(&byte) = bytes[..plain_chars].get(start).filter(|b| **b < 0x80) {
+            let run = bytes[start..plain_chars]
+                .iter()
+                .take_while(|b| (0x20..0x7f).contains(*b))
+                .count();
+            if run > 0 {
+                performer.print_ascii(&bytes[start..start + run]);
+                start += run;
+                continue;
+            }
+            // a C0 control, or DEL (printed, as `ground_dispatch` does)
+            match byte {
+                0x7f => performer.print('\x7f'),
+                _ => performer.execute(byte),
+            }
+            start += 1;
+        }
+
         loop {
             match str::from_utf8(&bytes[start..plain_chars]) {
                 Ok(parsed) => {
