@@ -11,8 +11,11 @@ set -eu
 MIB=${1:-200}
 HERE=$(cd "$(dirname "$0")" && pwd)
 TARGET=${CARGO_TARGET_DIR:-$HERE/../target}
-cargo build --release -q -p termic --example headless
-HEADLESS=$TARGET/release/examples/headless
+# HEADLESS=PATH runs that build of examples/headless instead of this tree's.
+if [ -z "${HEADLESS:-}" ]; then
+    cargo build --release -q -p termic --example headless
+    HEADLESS=$TARGET/release/examples/headless
+fi
 t0=$(date +%s.%N)
 "$HEADLESS" --rows 45 --cols 160 -- python3 "$HERE/gen_output.py" "$MIB" > /dev/null &
 PID=$!
