@@ -4,12 +4,17 @@
 # idle; termic's RSS is read once all output is in, and compared with the
 # same N tasks that printed nothing.
 # usage: bench/memory.sh [TASKS=10]
+#   HEADLESS=PATH measures that build of examples/headless instead of this tree's.
 set -eu
 TASKS=${1:-10}
 cd "$(dirname "$0")/.."
 HERE=$(pwd)
-cargo build --release -q -p termic --example headless
-BIN="${CARGO_TARGET_DIR:-target}/release/examples/headless"
+if [ -n "${HEADLESS:-}" ]; then
+    BIN=$HEADLESS
+else
+    cargo build --release -q -p termic --example headless
+    BIN="${CARGO_TARGET_DIR:-target}/release/examples/headless"
+fi
 rss_after() {
     "$BIN" --tasks "$TASKS" --rows 45 --cols 160 --for 40 -- sh -c "$1" > /dev/null &
     PID=$!
