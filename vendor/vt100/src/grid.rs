@@ -6,7 +6,9 @@ pub struct Grid {
     size: Size,
     pos: Pos,
     saved_pos: Pos,
-    rows: Vec<crate::row::Row>,
+    /// termic: a ring, so a scroll of the whole screen turns it instead
+    /// of moving every row (`scroll_up`).
+    rows: alloc::collections::VecDeque<crate::row::Row>,
     scroll_top: u16,
     scroll_bottom: u16,
     origin_mode: bool,
@@ -45,7 +47,7 @@ impl Grid {
             size,
             pos: Pos::default(),
             saved_pos: Pos::default(),
-            rows: Vec::new(),
+            rows: alloc::collections::VecDeque::new(),
             scroll_top: 0,
             scroll_bottom: size.rows() - 1,
             origin_mode: false,
@@ -125,7 +127,10 @@ impl Grid {
                     .chain(scrollback.rows.drain(
                         scrollback.rows.len() - num_pulled_scrollback..,
                     ));
-            self.rows.splice(0..0, pulled);
+            let pulled: Vec<_> = pulled.collect();
+            for row in pulled.into_iter().rev() {
+                self.rows.push_front(row);
+            }
             self.rows.resize_with(size.rows().into(), new_row);
             scrollback.unbounded_len -= usize::from(num_pulled);
             num_pulled
@@ -134,7 +139,7 @@ impl Grid {
             0
         };
 
-        if let Some(row) = self.rows.last_mut() {
+        if let Some(row) = self.rows.back_mut() {
             // The last row is maintained to always be a valid row
             row.wrap(false);
         }
@@ -652,7 +657,7 @@ impl Grid {
         if !(self.scroll_top..=self.scroll_bottom).contains(&self.pos.row) {
             return;
         }
-        let between = &mut self.rows
+        let between = &mut self.rows.make_contiguous()
             [usize::from(self.pos.row)..=usize::from(self.scroll_bottom)];
         let num_between = between.len();
         let num_removed = usize::from(count).min(num_between);
@@ -668,7 +673,7 @@ impl Grid {
         if !(self.scroll_top..=self.scroll_bottom).contains(&self.pos.row) {
             return;
         }
-        let between = &mut self.rows
+        let between = &mut self.rows.make_contiguous()
             [usize::from(self.pos.row)..=usize::from(self.scroll_bottom)];
         let num_between = between.len();
         let num_removed = usize::from(count).min(num_between);
@@ -685,7 +690,42 @@ impl Grid {
         // This can be true even when `self.scrollback` is `None`; it controls
         // whether we call the `on_row` callback.
         let scrollback_enabled = self.scroll_top == 0;
-        let between = &mut self.rows
+        // termic: the common scroll, of the whole screen with no scrollback
+        // rows kept (termic keeps its own), resets the rows that leave the
+        // top and turns the ring: the same rows, in the same order, as the
+        // rotation below, without moving the others.
+        let whole = self.scroll_top == 0
+            && usize::from(self.scroll_bottom) + 1 == self.rows.len();
+        let keeps_rows =
+            self.scrollback.as_ref().is_some_and(|s| s.capacity > 0);
+        if whole && !keeps_rows {
+            let num_removed = usize::from(count).min(self.rows.len());
+            if let Some(scrollback) = self.scrollback.as_mut() {
+                scrollback.unbounded_len =
+                    scrollback.unbounded_len.saturating_add(num_removed);
+                Self::grow_visible_scrollback(scrollback, self.size);
+            }
+            // the rows, in the order the rotation of a slice gives them
+            #[cfg(debug_assertions)]
+            let expected: Vec<*const crate::Cell> = {
+                let mut rows: Vec<_> =
+                    self.rows.iter().map(crate::row::Row::cells_ptr).collect();
+                rows.rotate_left(num_removed);
+                rows
+            };
+            for row in self.rows.iter_mut().take(num_removed) {
+                on_row(row);
+                row.reset();
+            }
+            self.rows.rotate_left(num_removed);
+            #[cfg(debug_assertions)]
+            debug_assert!(
+                self.rows.iter().map(crate::row::Row::cells_ptr).eq(expected),
+                "the ring turned wrong"
+            );
+            return;
+        }
+        let between = &mut self.rows.make_contiguous()
             [usize::from(self.scroll_top)..=usize::from(self.scroll_bottom)];
         let num_between = between.len();
         let count = usize::from(count).min(num_between);
@@ -752,7 +792,7 @@ impl Grid {
         if count == 0 {
             return;
         }
-        let between = &mut self.rows
+        let between = &mut self.rows.make_contiguous()
             [usize::from(self.scroll_top)..=usize::from(self.scroll_bottom)];
         let num_between = between.len();
         let num_removed = usize::from(count).min(num_between);

@@ -13,6 +13,13 @@ pub struct Row {
 }
 
 impl Row {
+    /// termic: where this row's cells live, which identifies the row (for
+    /// the debug check of the ring of rows in `Grid::scroll_up`).
+    #[cfg(debug_assertions)]
+    pub(crate) fn cells_ptr(&self) -> *const crate::Cell {
+        self.cells.as_ptr()
+    }
+
     pub fn new(cols: u16) -> Self {
         Self {
             cells: vec![crate::Cell::new(); usize::from(cols)],
