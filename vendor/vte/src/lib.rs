@@ -676,26 +676,9 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
         }
 
         // termic: the ASCII at the start of the text is dispatched without
-        // UTF-8 validation (it is valid), as `ground_dispatch` would; the
+        // UTF-8 validation (it is valid), as `ground_dispatch` does; the
         // rest, from the first non-ASCII byte, goes through the loop below.
-        let mut start = 0;
-        while let Some(&byte) = bytes[..plain_chars].get(start).filter(|b| **b < 0x80) {
-            let run = bytes[start..plain_chars]
-                .iter()
-                .take_while(|b| (0x20..0x7f).contains(*b))
-                .count();
-            if run > 0 {
-                performer.print_ascii(&bytes[start..start + run]);
-                start += run;
-                continue;
-            }
-            // a C0 control, or DEL (printed, as `ground_dispatch` does)
-            match byte {
-                0x7f => performer.print('\x7f'),
-                _ => performer.execute(byte),
-            }
-            start += 1;
-        }
+        let mut start = Self::dispatch_ascii(performer, &bytes[..plain_chars]);
 
         loop {
             match str::from_utf8(&bytes[start..plain_chars]) {
@@ -824,13 +807,9 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
         let bytes = text.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
-            let run = bytes[i..].iter().take_while(|b| (0x20..0x7f).contains(*b)).count();
-            if run > 0 {
-                performer.print_ascii(&bytes[i..i + run]);
-                i += run;
-                if i == bytes.len() {
-                    break;
-                }
+            i += Self::dispatch_ascii(performer, &bytes[i..]);
+            if i == bytes.len() {
+                break;
             }
             // `i` is on a char boundary: it follows ASCII or a whole char.
             let run = non_ascii_run_len(&bytes[i..]);
@@ -846,6 +825,29 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
             }
             i += c.len_utf8();
         }
+    }
+
+    /// termic: dispatch the ASCII bytes at the start of `bytes` (up to the
+    /// first byte of 0x80 or above): each run of printable ASCII to
+    /// `print_ascii`, a C0 control to `execute`, DEL to `print`. Returns
+    /// how many bytes it took. ASCII needs no UTF-8 validation.
+    #[inline]
+    fn dispatch_ascii<P: Perform>(performer: &mut P, bytes: &[u8]) -> usize {
+        let mut i = 0;
+        while let Some(&byte) = bytes.get(i).filter(|b| **b < 0x80) {
+            let run = bytes[i..].iter().take_while(|b| (0x20..0x7f).contains(*b)).count();
+            if run > 0 {
+                performer.print_ascii(&bytes[i..i + run]);
+                i += run;
+                continue;
+            }
+            match byte {
+                0x7f => performer.print('\x7f'),
+                _ => performer.execute(byte),
+            }
+            i += 1;
+        }
+        i
     }
 }
 
