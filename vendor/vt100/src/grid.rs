@@ -690,44 +690,9 @@ impl Grid {
         // This can be true even when `self.scrollback` is `None`; it controls
         // whether we call the `on_row` callback.
         let scrollback_enabled = self.scroll_top == 0;
-        // termic: the common scroll, of the whole screen with no scrollback
-        // rows kept (termic keeps its own), resets the rows that leave the
-        // top and turns the ring: the same rows, in the same order, as the
-        // rotation below, without moving the others.
-        let whole = self.scroll_top == 0
-            && usize::from(self.scroll_bottom) + 1 == self.rows.len();
-        let keeps_rows =
-            self.scrollback.as_ref().is_some_and(|s| s.capacity > 0);
-        if whole && !keeps_rows {
-            let num_removed = usize::from(count).min(self.rows.len());
-            if let Some(scrollback) = self.scrollback.as_mut() {
-                scrollback.unbounded_len =
-                    scrollback.unbounded_len.saturating_add(num_removed);
-                Self::grow_visible_scrollback(scrollback, self.size);
-            }
-            // the rows, in the order the rotation of a slice gives them
-            #[cfg(debug_assertions)]
-            let expected: Vec<*const crate::Cell> = {
-                let mut rows: Vec<_> =
-                    self.rows.iter().map(crate::row::Row::cells_ptr).collect();
-                rows.rotate_left(num_removed);
-                rows
-            };
-            for row in self.rows.iter_mut().take(num_removed) {
-                on_row(row);
-                row.reset();
-            }
-            self.rows.rotate_left(num_removed);
-            #[cfg(debug_assertions)]
-            debug_assert!(
-                self.rows.iter().map(crate::row::Row::cells_ptr).eq(expected),
-                "the ring turned wrong"
-            );
-            return;
-        }
-        let between = &mut self.rows.make_contiguous()
-            [usize::from(self.scroll_top)..=usize::from(self.scroll_bottom)];
-        let num_between = between.len();
+        let top = usize::from(self.scroll_top);
+        let bottom = usize::from(self.scroll_bottom);
+        let num_between = bottom + 1 - top;
         let count = usize::from(count).min(num_between);
 
         // Number of to-be-removed rows.
@@ -747,25 +712,31 @@ impl Grid {
             // will be lost, so just remove them now to avoid allocating.
             let scrollback_overflow = (scrollback.rows.len() + num_pushed)
                 .saturating_sub(scrollback.capacity);
-            for row in scrollback.rows.drain(0..scrollback_overflow) {
-                on_row(&row);
+            if scrollback_overflow > 0 {
+                for row in scrollback.rows.drain(0..scrollback_overflow) {
+                    on_row(&row);
+                }
             }
 
             // Number of rows that will simply be reset rather than pushed to
             // the scrollback.
             let num_reset = num_removed - num_pushed;
 
-            for row in &mut between[..num_reset] {
+            for row in self.rows.range_mut(top..top + num_reset) {
                 on_row(row);
                 row.reset();
             }
 
-            scrollback.rows.extend(
-                between[num_reset..num_removed].iter_mut().map(|row| {
-                    row.trim();
-                    core::mem::replace(row, new_row())
-                }),
-            );
+            if num_pushed > 0 {
+                scrollback.rows.extend(
+                    self.rows
+                        .range_mut(top + num_reset..top + num_removed)
+                        .map(|row| {
+                            row.trim();
+                            core::mem::replace(row, new_row())
+                        }),
+                );
+            }
 
             if scrollback.offset > 0 {
                 scrollback.offset = scrollback
@@ -775,7 +746,7 @@ impl Grid {
             }
             Self::grow_visible_scrollback(scrollback, self.size);
         } else {
-            for row in &mut between[..num_removed] {
+            for row in self.rows.range_mut(top..top + num_removed) {
                 if scrollback_enabled {
                     on_row(row);
                 }
@@ -785,7 +756,31 @@ impl Grid {
 
         // Finally, rotate the rows so the "removed" ones (which have now been
         // reset to empty) are at the bottom.
-        between.rotate_left(num_removed);
+        self.rotate_region_left(top, bottom, num_removed);
+    }
+
+    /// termic: rotate rows `top..=bottom` left by `n`. For the whole screen
+    /// (the common scroll) the ring turns, moving `n` rows instead of every
+    /// row; a region rotates as a slice. In debug builds the result is
+    /// checked against the slice rotation (by the rows' cell buffers).
+    fn rotate_region_left(&mut self, top: usize, bottom: usize, n: usize) {
+        #[cfg(debug_assertions)]
+        let expected: Vec<*const crate::Cell> = {
+            let mut rows: Vec<_> =
+                self.rows.iter().map(crate::row::Row::cells_ptr).collect();
+            rows[top..=bottom].rotate_left(n);
+            rows
+        };
+        if top == 0 && bottom + 1 == self.rows.len() {
+            self.rows.rotate_left(n);
+        } else {
+            self.rows.make_contiguous()[top..=bottom].rotate_left(n);
+        }
+        #[cfg(debug_assertions)]
+        debug_assert!(
+            self.rows.iter().map(crate::row::Row::cells_ptr).eq(expected),
+            "the ring turned wrong"
+        );
     }
 
     pub fn scroll_down(&mut self, count: u16) {
