@@ -210,9 +210,14 @@ mod tests {
     use super::*;
 
     fn parser(cap: usize) -> vt100::Parser<History> {
+        parser_sized(3, 10, cap)
+    }
+
+    /// A screen of `rows` x `cols` whose scrollback is a `History` of `cap` rows.
+    fn parser_sized(rows: u16, cols: u16, cap: usize) -> vt100::Parser<History> {
         vt100::Parser::new_with_callbacks(
-            NonZeroU16::new(3).unwrap(),
-            NonZeroU16::new(10).unwrap(),
+            NonZeroU16::new(rows).unwrap(),
+            NonZeroU16::new(cols).unwrap(),
             0,
             History::new(cap),
         )
@@ -240,12 +245,7 @@ mod tests {
     /// many times and every stored row reads back whole.
     #[test]
     fn rows_read_back_whole_after_the_ring_wraps() {
-        let mut p = vt100::Parser::new_with_callbacks(
-            NonZeroU16::new(2).unwrap(),
-            NonZeroU16::new(40).unwrap(),
-            0,
-            History::new(7),
-        );
+        let mut p = parser_sized(2, 40, 7);
         let row = |i: usize| format!("{i} {}", "x".repeat(i * 7 % 37));
         for i in 0..500 {
             p.process(format!("{}\r\n", row(i)).as_bytes());
@@ -294,12 +294,7 @@ mod tests {
     #[test]
     fn the_compact_capture_keeps_every_cell() {
         let (rows, cols) = (4, 20);
-        let mut p = vt100::Parser::new_with_callbacks(
-            NonZeroU16::new(rows).unwrap(),
-            NonZeroU16::new(cols).unwrap(),
-            0,
-            History::new(100),
-        );
+        let mut p = parser_sized(rows, cols, 100);
         // Wide and combining characters, every SGR kind, a coloured blank
         // run in the middle and coloured blanks at the end of a row.
         p.process(
@@ -372,12 +367,7 @@ mod tests {
 
     #[test]
     fn a_long_history_is_compact() {
-        let mut p = vt100::Parser::new_with_callbacks(
-            NonZeroU16::new(45).unwrap(),
-            NonZeroU16::new(160).unwrap(),
-            0,
-            History::new(10_000),
-        );
+        let mut p = parser_sized(45, 160, 10_000);
         for i in 0..12_000 {
             p.process(format!("\x1b[32m{i:>6}\x1b[m some log text that is typical of a build, eighty columns wide......\r\n").as_bytes());
         }
