@@ -416,7 +416,7 @@ fn real_termic_grok_with_claude_compat_off_runs_no_claude_hook_and_still_reports
     let task = TermicTask::start(&cache, Agent::Grok, ScenarioName::Write, setup);
     let (t0, states) = permission_turn(&task, b"3");
     assert_honest_turn(&states);
-    assert_released_to_working(&states);
+    assert_grok_released(&task.lines(), t0);
     // The recorder sits in claude's settings.json beside termic's claude
     // hooks; the test above shows grok runs it when compat is on.
     let settings = std::fs::read_to_string(task.home.join(".claude/settings.json")).unwrap();

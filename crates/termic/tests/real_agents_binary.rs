@@ -15,8 +15,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use real_agents_support::{
-    assert_honest_turn, assert_no_termic_file, assert_released_to_working, begin, escape_turn,
-    permission_turn, snapshot, Driven, Setup, SEC,
+    assert_grok_released, assert_honest_turn, assert_no_termic_file, assert_released_to_working,
+    begin, escape_turn, permission_turn, snapshot, Driven, Setup, SEC,
 };
 use termic_fakemodel::agents::{base_env, Agent};
 use termic_fakemodel::drive::{scratch_dir, serve_scenario};
@@ -531,8 +531,8 @@ fn real_binary_grok_permission_needs_you_then_one_done() {
     // Both installs, as a user with both agents has them: grok also runs
     // termic's claude hooks from ~/.claude/settings.json, which stay silent.
     let hooks = vec![AgentSchema::CLAUDE, AgentSchema::GROK];
-    permission_scenario(&cache, Agent::Grok, hooks, b"3", |termic, t0, states| {
-        assert_released_to_working(states);
+    permission_scenario(&cache, Agent::Grok, hooks, b"3", |termic, t0, _| {
+        assert_grok_released(&termic.lines(), t0);
         // Needs you comes from the `Action Required` title or the
         // Notification hook, whichever lands first (the title, usually). Its
         // kind is `permission` only when the hook's message beat the title

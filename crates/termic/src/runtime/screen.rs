@@ -53,17 +53,13 @@ pub fn run(
     shared: Arc<TaskShared>,
     mut responder: Responder,
 ) {
-    // A batch whose facts the rate limit skipped: when no more output comes
-    // within the limit, the facts are reported anyway, so the engine sees
-    // the screen the agent left (a dialog painted right after its title,
-    // the prompt back after an answer) without waiting for a timer's tick.
-    let mut skipped = false;
+    let mut pacer = FactsPacer::default();
     loop {
-        let batch = if skipped {
+        let batch = if pacer.pending() {
             match batches.recv_timeout(Duration::from_millis(SCREEN_FACTS_EVERY_MS)) {
                 Ok(batch) => batch,
                 Err(RecvTimeoutError::Timeout) => {
-                    skipped = false;
+                    pacer.reported();
                     report_facts(&shared);
                     continue;
                 }
@@ -100,8 +96,8 @@ pub fn run(
                 // Anyone waiting for this screen (the UI) gets it now.
                 parking_lot::MutexGuard::bump(&mut parser);
             }
-            // A batch of nothing but queries left the screen as it was.
-            let facts = (facts_due && !applied.only_queries)
+            let facts = pacer
+                .after_batch(facts_due, applied.only_queries)
                 .then(|| (screen_facts(&parser), screen_rows(&parser, rows_wanted)));
             (applied, facts, buf, probe)
         };
@@ -123,7 +119,6 @@ pub fn run(
         for reply in applied.replies {
             shared.queue_input(reply);
         }
-        skipped = !facts_due && !applied.only_queries;
         if let Some((facts, rows)) = facts {
             shared.feed_signals(|signals, now| signals.screen_and_rows(now, facts, rows));
         }
@@ -132,6 +127,40 @@ pub fn run(
         if !applied.only_queries && !shared.dirty.swap(true, Ordering::AcqRel) {
             shared.send(RuntimeEvent::Dirty(shared.meta.id));
         }
+    }
+}
+
+/// When the screen thread tells the engine what the screen shows: at most
+/// every [`SCREEN_FACTS_EVERY_MS`] while output streams, and never leaving a
+/// change untold. A change the rate limit held back is reported once no
+/// batch has come for that long, so the engine sees the screen the agent
+/// left (a dialog painted right after its title, an API error right after
+/// its idle title) without waiting for a timer's tick. A batch of nothing
+/// but queries changes nothing itself, but must not make the thread forget
+/// a change before it: Claude Code asks for the cursor right after it paints.
+#[derive(Debug, Default)]
+struct FactsPacer {
+    /// A change of the screen the engine has not been told.
+    pending: bool,
+}
+
+impl FactsPacer {
+    /// After a batch is on the screen: whether to report the facts now
+    /// (`due`: the rate limit allows it).
+    fn after_batch(&mut self, due: bool, only_queries: bool) -> bool {
+        let changed = self.pending || !only_queries;
+        self.pending = changed && !due;
+        changed && due
+    }
+
+    /// A change waits to be reported.
+    fn pending(&self) -> bool {
+        self.pending
+    }
+
+    /// The facts were reported (the wait for more output ran out).
+    fn reported(&mut self) {
+        self.pending = false;
     }
 }
 
@@ -156,6 +185,32 @@ mod tests {
             end,
             query: Query::Status,
         }
+    }
+
+    #[test]
+    fn a_change_held_back_by_the_rate_limit_survives_a_batch_of_queries() {
+        let mut pacer = FactsPacer::default();
+        // Output too soon after the last report: held back.
+        assert!(!pacer.after_batch(false, false));
+        assert!(pacer.pending());
+        // Then a cursor query alone (measured: Claude Code's API error, then
+        // CSI 6n): the change is still untold.
+        assert!(!pacer.after_batch(false, true));
+        assert!(pacer.pending(), "the held-back change was forgotten");
+        // Once the limit allows, even a batch of queries reports it.
+        assert!(pacer.after_batch(true, true));
+        assert!(!pacer.pending());
+        // Nothing changed since: queries alone report nothing.
+        assert!(!pacer.after_batch(true, true));
+        assert!(!pacer.pending());
+        // Output when due is reported at once.
+        assert!(pacer.after_batch(true, false));
+        assert!(!pacer.pending());
+        // A held-back change the wait reported is done with.
+        assert!(!pacer.after_batch(false, false));
+        pacer.reported();
+        assert!(!pacer.pending());
+        assert!(!pacer.after_batch(false, true));
     }
 
     #[test]

@@ -148,6 +148,8 @@ pub fn permission_turn(task: &impl Driven, approve: &[u8]) -> (u64, Vec<String>)
     let t_key = task.keys(approve);
     task.expect_state("done", t_key, 90 * SEC, "no done after approval");
     thread::sleep(3 * SEC); // anything late (a second done) shows up here
+                            // The whole turn with its rules, for a failure of the caller's checks.
+    task.report(&format!("{} after approval", task.name()));
     (t0, task.states(t0))
 }
 
@@ -181,6 +183,25 @@ pub fn assert_released_to_working(states: &[String]) {
         states.get(needs + 1).map(String::as_str),
         Some("working"),
         "released back to working: {states:?}"
+    );
+}
+
+/// Grok after its approval: back to working by its busy title, or straight
+/// to the Stop hook's done. Grok has no hook between the approval and Stop
+/// (per-tool hooks are never registered), and against the instant fake
+/// model it may paint no busy title before its Stop hook lands (seen once
+/// in .ci/run with two lanes loading both cores; docs/gotchas.md). What
+/// must never happen is a guessed done (a settle) out of the needs you.
+pub fn assert_grok_released(lines: &[Line], since: u64) {
+    let turn: Vec<&Line> = lines.iter().filter(|l| l.ts >= since).collect();
+    let needs = turn
+        .iter()
+        .position(|l| l.to == "needs_you")
+        .expect("needs_you");
+    let next = turn.get(needs + 1).expect("a state after needs you");
+    assert!(
+        next.to == "working" || (next.to == "done" && next.rule == "hook_done"),
+        "needs you ended by {next:?}, not by the busy title or the Stop hook: {turn:?}"
     );
 }
 
