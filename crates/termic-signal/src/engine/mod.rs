@@ -98,9 +98,10 @@ pub struct Engine {
     /// A hook of this task reported during the current turn: native
     /// status may not end it by itself (rules/native.rs).
     hook_turn: bool,
-    /// Enter was pressed since the last turn ended (a native `working`
-    /// without it is held, see rules/native.rs).
-    entered_since_turn: bool,
+    /// When Enter was last pressed since the last turn ended (a native
+    /// `working` without one is held, see rules/native.rs; an error report
+    /// soon after one is that submit's, see rules/error.rs).
+    entered_at: Option<u64>,
     /// A native `working` with no Enter first, held since this time.
     held_native_working: Option<u64>,
     /// Native status reported `working` during the current turn.
@@ -152,7 +153,7 @@ impl Engine {
             native_probe: false,
             probe_answered: false,
             hook_turn: false,
-            entered_since_turn: false,
+            entered_at: None,
             held_native_working: None,
             native_turn: false,
             attention: None,

@@ -86,6 +86,35 @@ fn claude_blocked_kind_auth_is_an_auth_error_not_needs_you() {
 }
 
 #[test]
+fn claude_blocked_kind_auth_with_no_working_first_is_the_submits_error() {
+    // Measured in .ci/run 2026-12-03 (Claude Code 2.1.332, 401): Enter,
+    // then `blocked kind=auth` 167 ms later and no native `working` at all.
+    // The engine used to drop it ("no turn is running") and the badge stayed
+    // idle under the agent's own "Invalid API key".
+    check(
+        "claude 401, no working",
+        "agent claude
+         0 probe_answered
+         0 native idle
+         +3657 key enter
+         +167 native blocked kind=auth msg=Invalid API key · Fix external API key
+         expect 3824 idle -> error(auth_failed) native_error",
+    );
+    // An Enter long before (past error_correction_ms, 5 s) is not this
+    // error's submit: an idle task stays idle.
+    let outcome = check(
+        "claude 401, long after Enter",
+        "agent claude
+         0 probe_answered
+         0 native idle
+         +1000 key enter
+         +5001 native blocked kind=auth msg=Invalid API key · Fix external API key",
+    );
+    assert_eq!(outcome.engine.state(), State::Idle);
+    assert!(outcome.transitions.is_empty(), "{:?}", outcome.transitions);
+}
+
+#[test]
 fn codex_native_error_without_a_message_is_a_plain_api_error() {
     // Codex 0.171.0 reports `state=error:app=codex` with no msg.
     check(

@@ -85,8 +85,22 @@ impl Engine {
             self.stop_on_error(now, reason, rule, detail, out);
             return;
         }
-        let ended_ago = now.saturating_sub(self.since);
         let window = self.config.constants.error_correction_ms;
+        // The submit's turn failed before any sign of it reached termic:
+        // Claude Code 2.1.332 answers a 401 within ~170 ms of Enter with a
+        // native `blocked kind=auth` and, now and then, no `working` first.
+        if let Some(entered) = self.entered_at {
+            let ago = now.saturating_sub(entered);
+            if ago <= window {
+                let detail = format!(
+                    "{detail} (the turn of the Enter {} earlier, before it showed as working)",
+                    Span(ago)
+                );
+                self.stop_on_error(now, reason, rule, detail, out);
+                return;
+            }
+        }
+        let ended_ago = now.saturating_sub(self.since);
         let just_ended = matches!(self.state, State::Done | State::Idle | State::Interrupted);
         if just_ended && self.since > 0 && ended_ago <= window {
             let detail = format!(

@@ -25,7 +25,7 @@ impl Engine {
                 self.log.push(now, LogKind::Key, "Enter".to_string());
                 self.refresh_token(now);
                 self.submit_at = Some(now);
-                self.entered_since_turn = true;
+                self.entered_at = Some(now);
                 self.pending_interrupt = None;
             }
             Key::Escape | Key::CtrlC => self.interrupt_key(now, key),

@@ -90,7 +90,7 @@ impl Engine {
 
     fn native_working(&mut self, now: u64, summary: String, out: &mut Vec<Transition>) {
         self.cancel_pending_attention(now, "native working");
-        let unsolicited = !self.state.in_turn() && !self.entered_since_turn;
+        let unsolicited = !self.state.in_turn() && self.entered_at.is_none();
         if unsolicited && self.config.constants.native_hold_ms > 0 {
             if self.held_native_working.is_none() {
                 self.held_native_working = Some(now);

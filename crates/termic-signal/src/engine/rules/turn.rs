@@ -42,7 +42,7 @@ impl Engine {
             self.hook_turn = false;
             self.pending_attention = None;
             self.pending_interrupt = None;
-            self.entered_since_turn = false;
+            self.entered_at = None;
         }
         self.fallback = None;
         self.needs_you_by = (to == State::NeedsYou).then_some(rule);
