@@ -154,19 +154,29 @@ impl Grid {
             .iter()
             .rposition(|c| c.ch != ' ' || c.pen != Pen::default())
             .map_or(0, |i| i + 1);
+        let cells = &cells[..end];
         self.line.clear();
         let mut pen = Pen::default();
-        for cell in &cells[..end] {
-            if cell.wide == 2 {
-                continue;
-            }
+        let mut i = 0;
+        while let Some(cell) = cells.get(i) {
             if cell.pen != pen {
                 write_sgr(&mut self.line, cell.pen);
                 pen = cell.pen;
             }
-            if cell.ch.is_ascii() {
-                self.line.push(cell.ch as u8);
-            } else {
+            // a run of ASCII cells with this pen, copied out at once
+            let start = i;
+            while cells
+                .get(i)
+                .is_some_and(|c| c.ch.is_ascii() && c.pen == pen && c.wide == 0)
+            {
+                i += 1;
+            }
+            if i > start {
+                self.line.extend(cells[start..i].iter().map(|c| c.ch as u8));
+                continue;
+            }
+            i += 1;
+            if cell.wide != 2 {
                 let mut utf8 = [0; 4];
                 self.line
                     .extend_from_slice(cell.ch.encode_utf8(&mut utf8).as_bytes());
@@ -224,31 +234,41 @@ fn write_sgr(out: &mut Vec<u8>, pen: Pen) {
             out.extend_from_slice(&[b';', code]);
         }
     }
-    for (colour, base) in [(pen.fg, 38), (pen.bg, 48)] {
-        match colour >> 24 {
-            1 => {
-                out.extend_from_slice(format!(";{base};5;{}", colour & 0xff).as_bytes());
-            }
-            2 => out.extend_from_slice(
-                format!(
-                    ";{base};2;{};{};{}",
-                    (colour >> 16) & 0xff,
-                    (colour >> 8) & 0xff,
-                    colour & 0xff
-                )
-                .as_bytes(),
-            ),
-            _ => {}
+    for (colour, base) in [(pen.fg, b"38"), (pen.bg, b"48")] {
+        let parts: &[u32] = match colour >> 24 {
+            1 => &[5, colour & 0xff],
+            2 => &[
+                2,
+                (colour >> 16) & 0xff,
+                (colour >> 8) & 0xff,
+                colour & 0xff,
+            ],
+            _ => continue,
+        };
+        out.push(b';');
+        out.extend_from_slice(base);
+        for &n in parts {
+            out.push(b';');
+            write_decimal(out, n as u8);
         }
     }
     out.push(b'm');
 }
 
+fn write_decimal(out: &mut Vec<u8>, n: u8) {
+    if n >= 100 {
+        out.push(b'0' + n / 100);
+    }
+    if n >= 10 {
+        out.push(b'0' + n / 10 % 10);
+    }
+    out.push(b'0' + n % 10);
+}
+
 impl vte::Perform for Grid {
     fn print(&mut self, c: char) {
-        match c.width() {
-            Some(w @ 1..=2) => self.put_wide(c, w),
-            _ => {}
+        if let Some(w @ 1..=2) = c.width() {
+            self.put_wide(c, w);
         }
     }
 
