@@ -1,14 +1,15 @@
 //! The per-task reader thread: the only consumer of a task's PTY output.
 //!
 //! It blocks on `read` (a `poll` with a timeout only while a foreground check
-//! is owed, see [`super::foreground`]) and, for every batch, in order: finds
-//! the terminal queries in it (so the screen thread need not scan again),
-//! feeds the signal engine (and the recorder), publishes transitions, and
-//! hands the bytes to the screen thread ([`super::screen`]). The screen model
-//! is the slowest stage by far (vt100 parses ~80 MB/s here), so it runs on
-//! its own thread: the agent's writes wait on the screen model only when
-//! [`IN_FLIGHT`] batches are already queued, and the engine sees output as
-//! soon as it is read.
+//! is owed, see [`super::foreground`]) and hands every batch to the screen
+//! thread ([`super::screen`]), which scans it for terminal queries, feeds
+//! the signal engine and applies it to the screen model, in that order.
+//! The reader does nothing else with the bytes, so it is back in `read` at
+//! once: a PTY hands over at most ~4 KiB per read, and under a flood the
+//! program's writes wait on the reader's round trip (measured: a reader
+//! that also scanned and fed the engine made 200 MiB take 1.3x as long on
+//! 2 cores, bench/README.md fifth pass). The agent's writes wait on the
+//! screen thread only when [`IN_FLIGHT`] batches are already queued.
 
 use std::io::Read;
 use std::os::unix::io::RawFd;
@@ -16,9 +17,7 @@ use std::sync::Arc;
 
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::replies::{Found, ReplyScanner};
-
-use super::foreground::ForegroundWatch;
+use super::foreground::{ForegroundChange, ForegroundWatch};
 use super::task::TaskShared;
 
 /// Bytes per read. Large reads amortise locking under heavy output.
@@ -34,20 +33,17 @@ const BATCH: usize = 256 * 1024;
 /// trail the engine; under a flood the reader then waits for the screen.
 pub const IN_FLIGHT: usize = 8;
 
-/// Bytes of a batch fed to the signal engine under one hold of the task's
-/// signals lock. The UI thread takes that lock (next deadline, ticks) on
-/// every turn of its loop; a whole batch (256 KiB) held it for a few ms on
-/// a quiet machine and far longer on a loaded one (the reader preempted
-/// with the lock held), which delayed every other task's echo.
-pub const ENGINE_SLICE: usize = 16 * 1024;
-
 /// Output read from the PTY, on its way to the screen thread.
 pub struct Batch {
-    /// Holds `len` bytes of output; the rest is spare room.
+    /// Holds `len` bytes of output; the rest is spare room. Empty (not a
+    /// pool buffer) for a batch that only carries `foreground`.
     pub buf: Vec<u8>,
     pub len: usize,
-    /// The queries in `buf[..len]`, as the reply scanner found them.
-    pub found: Vec<Found>,
+    /// Another program took the foreground before these bytes: the engine
+    /// is told first, in order with the output before and after it (a
+    /// shell's mark after an agent exits is the shell's again, and an
+    /// agent's first hook is the agent's).
+    pub foreground: Option<ForegroundChange>,
 }
 
 /// Whether `fd` has bytes to read right now (a zero-timeout poll: never waits).
@@ -137,7 +133,6 @@ pub fn run(
     returned: Receiver<Vec<u8>>,
     mut watch: Option<ForegroundWatch>,
 ) {
-    let mut scanner = ReplyScanner::new();
     let mut pool = BufferPool {
         returned,
         allocated: 0,
@@ -149,7 +144,14 @@ pub fn run(
             if let Some(ms) = w.quiet_wait_ms(shared.clock.now_ms()) {
                 if !output_within(fd, ms) {
                     if let Some(change) = w.quiet_check(shared.clock.now_ms(), fd) {
-                        shared.feed_signals(|signals, now| signals.foreground(now, &change));
+                        let only_change = Batch {
+                            buf: Vec::new(),
+                            len: 0,
+                            foreground: Some(change),
+                        };
+                        if screen.send(only_change).is_err() {
+                            break;
+                        }
                     }
                 }
             }
@@ -157,22 +159,18 @@ pub fn run(
         let Some(len) = read_batch(&mut *reader, fd, &mut buf) else {
             break;
         };
-        let bytes = &buf[..len];
-        let found = scanner.scan(bytes);
-        // Before the bytes: a shell's D mark after an agent exits is the
-        // shell's again, and an agent's first hook is the agent's.
+        let mut foreground = None;
         if let (Some(w), Some(fd)) = (watch.as_mut(), fd) {
-            let now = shared.clock.now_ms();
-            if w.due(now, bytes) {
-                if let Some(change) = w.check(fd) {
-                    shared.feed_signals(|signals, now| signals.foreground(now, &change));
-                }
+            if w.due(shared.clock.now_ms(), &buf[..len]) {
+                foreground = w.check(fd);
             }
         }
-        for part in bytes.chunks(ENGINE_SLICE) {
-            shared.feed_signals(|signals, now| signals.output(now, part));
-        }
-        if screen.send(Batch { buf, len, found }).is_err() {
+        let batch = Batch {
+            buf,
+            len,
+            foreground,
+        };
+        if screen.send(batch).is_err() {
             break;
         }
     }

@@ -1,6 +1,7 @@
-//! The per-task screen thread: applies the reader's batches to the screen
-//! model, answers the terminal queries in them against the screen as it is
-//! right after each query, and tells the engine and the UI what changed.
+//! The per-task screen thread: feeds the reader's batches to the signal
+//! engine (and the recorder) and applies them to the screen model, answers
+//! the terminal queries in them against the screen as it is right after
+//! each query, and tells the engine and the UI what changed.
 //!
 //! The UI is only told "dirty" once until it draws, so output is never
 //! throttled by rendering and the event channel never floods.
@@ -12,7 +13,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
-use crate::replies::{apply_with_replies, Applied, Found, Query, Responder};
+use crate::replies::{apply_with_replies, Applied, Found, Query, ReplyScanner, Responder};
 
 use super::reader::Batch;
 use super::signals::{screen_facts, screen_rows, SCREEN_FACTS_EVERY_MS};
@@ -25,6 +26,13 @@ use super::RuntimeEvent;
 /// costs a few milliseconds at worst: the UI never waits longer for a
 /// flooding task's screen.
 pub const SLICE: usize = 8 * 1024;
+
+/// Bytes of a batch fed to the signal engine under one hold of the task's
+/// signals lock. The UI thread takes that lock (next deadline, ticks) on
+/// every turn of its loop; a whole batch (256 KiB) held it for a few ms on
+/// a quiet machine and far longer on a loaded one (the thread preempted
+/// with the lock held), which delayed every other task's echo.
+pub const ENGINE_SLICE: usize = 16 * 1024;
 
 /// `len` bytes cut into slices of at most [`SLICE`], each with the queries
 /// that end in it (offsets made relative to the slice), in order.
@@ -54,6 +62,7 @@ pub fn run(
     mut responder: Responder,
 ) {
     let mut pacer = FactsPacer::default();
+    let mut scanner = ReplyScanner::new();
     loop {
         let batch = if pacer.pending() {
             match batches.recv_timeout(Duration::from_millis(SCREEN_FACTS_EVERY_MS)) {
@@ -74,6 +83,21 @@ pub fn run(
                 Err(_) => break,
             }
         };
+        let Batch {
+            buf,
+            len,
+            foreground,
+        } = batch;
+        if let Some(change) = foreground {
+            shared.feed_signals(|signals, now| signals.foreground(now, &change));
+        }
+        if len == 0 {
+            continue;
+        }
+        let found = scanner.scan(&buf[..len]);
+        for part in buf[..len].chunks(ENGINE_SLICE) {
+            shared.feed_signals(|signals, now| signals.output(now, part));
+        }
         let (facts_due, rows_wanted) = {
             let signals = shared.lock_signals();
             let due = signals.facts_due(shared.clock.now_ms());
@@ -81,7 +105,6 @@ pub fn run(
         };
         let (applied, facts, buf, probe) = {
             let mut parser = shared.lock_parser();
-            let Batch { buf, len, found } = batch;
             // Whether this batch's replies answer the OSC 7501 probe.
             let probe = responder.config.native_probe
                 && found.iter().any(|f| f.query == Query::NativeProbe);
