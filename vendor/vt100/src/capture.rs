@@ -293,6 +293,28 @@ impl RowContents<'_> {
     /// dropped. Several times cheaper than [`Self::write_formatted_basic`];
     /// [`compact_to_formatted`] turns it into that format when it is needed.
     pub fn write_compact(&self, out: &mut alloc::vec::Vec<u8>) {
+        // termic: a row only appended to since it was blank carries its
+        // capture already (`Row::compact_shadow`); debug builds check it
+        // against the cells.
+        if let Some(shadow) = self.0.compact_shadow() {
+            #[cfg(debug_assertions)]
+            {
+                let mut cells = alloc::vec::Vec::new();
+                self.write_compact_cells(&mut cells);
+                assert_eq!(
+                    shadow,
+                    &cells[..],
+                    "the row's shadow capture differs from its cells"
+                );
+            }
+            out.extend_from_slice(shadow);
+            return;
+        }
+        self.write_compact_cells(out);
+    }
+
+    /// [`Self::write_compact`] read from the cells.
+    fn write_compact_cells(&self, out: &mut alloc::vec::Vec<u8>) {
         // nothing past the row's written mark can be other than blank
         let cells = self.0.written_cells();
         let end = cells
@@ -306,20 +328,7 @@ impl RowContents<'_> {
         while let Some(cell) = cells.get(i) {
             let cell_attrs = cell.attrs();
             if *cell_attrs != attrs {
-                // the packed colours are the record's bytes as they are
-                let (fg, bg) = (cell_attrs.packed_fg(), cell_attrs.packed_bg());
-                out.extend_from_slice(&[
-                    COMPACT_ATTRS,
-                    fg[0],
-                    fg[1],
-                    fg[2],
-                    fg[3],
-                    bg[0],
-                    bg[1],
-                    bg[2],
-                    bg[3],
-                    cell_attrs.mode,
-                ]);
+                push_compact_attrs(out, cell_attrs);
                 attrs = *cell_attrs;
             }
             // the common case: a run of narrow one-byte cells (ASCII) with
@@ -341,6 +350,25 @@ impl RowContents<'_> {
             }
         }
     }
+}
+
+/// termic: the compact form's record of a change to `attrs`.
+#[inline]
+pub(crate) fn push_compact_attrs(out: &mut alloc::vec::Vec<u8>, attrs: &crate::attrs::Attrs) {
+    // the packed colours are the record's bytes as they are
+    let (fg, bg) = (attrs.packed_fg(), attrs.packed_bg());
+    out.extend_from_slice(&[
+        COMPACT_ATTRS,
+        fg[0],
+        fg[1],
+        fg[2],
+        fg[3],
+        bg[0],
+        bg[1],
+        bg[2],
+        bg[3],
+        attrs.mode,
+    ]);
 }
 
 /// Writes a row captured by [`RowContents::write_compact`] in the format of

@@ -10,7 +10,21 @@ pub struct Row {
     /// so the capture need not look for trailing blanks past it and a
     /// reset clears only the cells before it.
     written: usize,
+    /// termic: this row's compact capture (what
+    /// `RowContents::write_compact` gives), kept as the run paths append
+    /// to the row from column 0 on, so that a row scrolling off is copied
+    /// out instead of read back cell by cell. Valid while `shadow_cols` is
+    /// not `SHADOW_INVALID`: then it covers the cells before `shadow_cols`
+    /// and every cell from there on is blank. Anything else that changes
+    /// the row's cells drops it.
+    shadow: Vec<u8>,
+    shadow_cols: usize,
+    /// The attributes the shadow's last record set (default at its start).
+    shadow_attrs: crate::attrs::Attrs,
 }
+
+/// termic: `Row::shadow_cols` once the shadow no longer tells the row.
+const SHADOW_INVALID: usize = usize::MAX;
 
 impl Row {
     /// termic: where this row's cells live, which identifies the row (for
@@ -25,7 +39,63 @@ impl Row {
             cells: vec![crate::Cell::new(); usize::from(cols)],
             wrapped: false,
             written: 0,
+            shadow: Vec::new(),
+            shadow_cols: 0,
+            shadow_attrs: crate::attrs::Attrs::default(),
         }
+    }
+
+    /// termic: the shadow starts over: the row is blank.
+    fn shadow_restart(&mut self) {
+        self.shadow.clear();
+        self.shadow_cols = 0;
+        self.shadow_attrs = crate::attrs::Attrs::default();
+    }
+
+    /// termic: the row changed other than by an append (see `shadow`).
+    fn shadow_drop(&mut self) {
+        self.shadow_cols = SHADOW_INVALID;
+    }
+
+    /// termic: the row's compact capture, when the shadow still tells it.
+    pub(crate) fn compact_shadow(&self) -> Option<&[u8]> {
+        (self.shadow_cols != SHADOW_INVALID).then_some(&self.shadow[..])
+    }
+
+    /// termic: `text` written at `col` with `attrs`, covering the cells up
+    /// to `end`, into cells that were blank. At or past the shadow's end
+    /// it is appended (the blank cells between read as spaces with default
+    /// attributes, as the capture reads them); before it, the shadow drops.
+    #[inline]
+    pub(crate) fn shadow_append(
+        &mut self,
+        col: usize,
+        end: usize,
+        text: &[u8],
+        attrs: crate::attrs::Attrs,
+    ) {
+        if self.shadow_cols == SHADOW_INVALID {
+            return;
+        }
+        if col < self.shadow_cols {
+            self.shadow_cols = SHADOW_INVALID;
+            return;
+        }
+        if col > self.shadow_cols {
+            let blank = crate::attrs::Attrs::default();
+            if self.shadow_attrs != blank {
+                crate::capture::push_compact_attrs(&mut self.shadow, &blank);
+                self.shadow_attrs = blank;
+            }
+            let gap = col - self.shadow_cols;
+            self.shadow.resize(self.shadow.len() + gap, b' ');
+        }
+        if attrs != self.shadow_attrs {
+            crate::capture::push_compact_attrs(&mut self.shadow, &attrs);
+            self.shadow_attrs = attrs;
+        }
+        self.shadow.extend_from_slice(text);
+        self.shadow_cols = end;
     }
 
     fn cols(&self) -> u16 {
@@ -41,8 +111,10 @@ impl Row {
             cell.clear(attrs);
         }
         self.written = if attrs.is_default() {
+            self.shadow_restart();
             0
         } else {
+            self.shadow_drop();
             self.cells.len()
         };
         self.wrapped = false;
@@ -53,6 +125,7 @@ impl Row {
         self.cells[..self.written].fill(crate::Cell::new());
         self.written = 0;
         self.wrapped = false;
+        self.shadow_restart();
     }
 
     /// termic: the cells before which every cell is blank (see `written`).
@@ -73,11 +146,49 @@ impl Row {
         self.cells.iter()
     }
 
-    /// termic: the row's cells, for writing non-blank cells before `end`
-    /// only (text_ascii).
-    pub(crate) fn cells_for_write(&mut self, end: usize) -> &mut [crate::Cell] {
-        self.written = self.written.max(end.min(self.cells.len()));
-        &mut self.cells
+    /// termic: writes a run of printable ASCII at `col` where it fits
+    /// (`col + run.len() <= cols`), with the same result as `text` and
+    /// `text_cleanup` give per byte: a wide character just before the run
+    /// is cleared, and a wide character the run overwrites leaves a blank
+    /// in its continuation cell (which the next byte then overwrites).
+    #[inline]
+    pub(crate) fn write_ascii(&mut self, col: usize, run: &[u8], attrs: crate::attrs::Attrs) {
+        let end = col + run.len();
+        // non-blank cells are written up to the cell after the run
+        self.written = self.written.max((end + 1).min(self.cells.len()));
+        if col >= self.shadow_cols {
+            // the common case: the shadow says every cell from `col` on is
+            // blank (and the one before is no wide character's first half),
+            // so there is no wide character to clean up
+            debug_assert!(
+                self.cells[col..end].iter().all(crate::Cell::is_blank),
+                "a non-blank cell past the shadow's end {}",
+                self.shadow_cols
+            );
+            for (cell, &b) in self.cells[col..end].iter_mut().zip(run) {
+                cell.set_ascii(b, attrs);
+            }
+            self.shadow_append(col, end, run, attrs);
+            return;
+        }
+        // over cells written before: the shadow no longer tells the row
+        self.shadow_drop();
+        let cells = &mut self.cells[..];
+        if col > 0 && cells[col - 1].is_wide() {
+            let prev = &mut cells[col - 1];
+            let prev_attrs = *prev.attrs();
+            prev.clear(prev_attrs);
+        }
+        let mut blanked = false;
+        for (cell, &b) in cells[col..end].iter_mut().zip(run) {
+            blanked = cell.is_wide() && !blanked;
+            cell.set_ascii(b, attrs);
+        }
+        if blanked {
+            if let Some(next) = cells.get_mut(end) {
+                next.set(' ', attrs);
+            }
+        }
     }
 
     /// termic: writes a character of width 1 or 2 (`wide`) at `col` where
@@ -86,6 +197,8 @@ impl Row {
     /// before it is cleared, a wide character it overwrites with a narrow
     /// one leaves a blank after it, and a wide one makes the next cell its
     /// continuation (clearing what that cell's own wide character covered).
+    /// The caller tells the shadow: a run of characters written left to
+    /// right is one `shadow_append` of its text.
     #[inline]
     pub(crate) fn write_char(
         &mut self,
@@ -129,6 +242,7 @@ impl Row {
     }
 
     pub fn get_mut(&mut self, col: u16) -> Option<&mut crate::Cell> {
+        self.shadow_drop();
         let col = usize::from(col);
         if col < self.cells.len() {
             self.written = self.written.max(col + 1);
@@ -143,6 +257,7 @@ impl Row {
         // termic: saturating: `i` is the cursor column, which is one past
         // the last column while a wrap is pending (upstream underflowed and
         // panicked on ICH there).
+        self.shadow_drop();
         let count = usize::from(count)
             .min(self.cells.len().saturating_sub(usize::from(i)));
         if count == 0 {
@@ -177,6 +292,7 @@ impl Row {
     ///
     /// Empty cells are added to the end.
     pub fn remove(&mut self, range: core::ops::Range<u16>) {
+        self.shadow_drop();
         self.wrapped = false;
         if range.start >= range.end {
             return;
@@ -195,6 +311,7 @@ impl Row {
     }
 
     pub fn erase(&mut self, i: u16, attrs: crate::attrs::Attrs) {
+        self.shadow_drop();
         let wide = self.cells[usize::from(i)].is_wide();
         self.clear_wide(i);
         self.cells[usize::from(i)].clear(attrs);
@@ -211,6 +328,7 @@ impl Row {
     }
 
     pub fn truncate(&mut self, len: u16) {
+        self.shadow_drop();
         self.cells.truncate(usize::from(len));
         self.written = self.written.min(self.cells.len());
         self.set_truncated();
@@ -229,6 +347,7 @@ impl Row {
         debug_assert!(self.cells.len() < usize::from(len));
         if !cell.is_blank() {
             self.written = usize::from(len);
+            self.shadow_drop();
         }
         self.cells.resize(len.into(), cell);
         self.wrapped = false;
@@ -275,6 +394,7 @@ impl Row {
     }
 
     pub fn clear_wide(&mut self, col: u16) {
+        self.shadow_drop();
         let col_idx = usize::from(col);
         let cell = &self.cells[col_idx];
         let other = if cell.is_wide() {

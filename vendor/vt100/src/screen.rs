@@ -1170,41 +1170,24 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
             return;
         }
         let mut rest = run;
-        while let Some((&first, _)) = rest.split_first() {
+        while !rest.is_empty() {
             let screen = &mut self.screen;
             let cols = screen.grid().size().cols();
             let col = screen.grid().pos().col;
             if col >= cols {
-                // the wrap (and maybe a scroll) to the next row
-                self.text(char::from(first));
-                rest = &rest[1..];
+                // the wrap (and maybe a scroll) to the next row, as `text`
+                // does it before writing a narrow character there
+                let wrap = screen.new_character_should_wrap(1);
+                let on_row = Self::on_row(screen, &mut self.callbacks);
+                screen.grid_mut().col_wrap(1, wrap, on_row);
                 continue;
             }
             let n = rest.len().min(usize::from(cols - col));
             let attrs = screen.attrs;
-            let start = usize::from(col);
-            // non-blank cells are written up to the cell after the run
-            let cells = screen
+            screen
                 .grid_mut()
                 .current_row_mut()
-                .cells_for_write(start + n + 1);
-            if start > 0 && cells[start - 1].is_wide() {
-                let prev = &mut cells[start - 1];
-                let prev_attrs = *prev.attrs();
-                prev.clear(prev_attrs);
-            }
-            // A wide cell overwritten blanks the cell after it, which the
-            // next byte then overwrites (and so is not wide any more).
-            let mut blanked = false;
-            for (cell, &b) in cells[start..start + n].iter_mut().zip(rest) {
-                blanked = cell.is_wide() && !blanked;
-                cell.set_ascii(b, attrs);
-            }
-            if blanked {
-                if let Some(next) = cells.get_mut(start + n) {
-                    next.set(' ', attrs);
-                }
-            }
+                .write_ascii(usize::from(col), &rest[..n], attrs);
             screen.last_char = Some(char::from(rest[n - 1]));
             // n <= cols - col, so this fits in a u16
             screen.grid_mut().col_inc(n as u16);
@@ -1238,6 +1221,9 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
             // character (block bars), so its width is looked up once
             let mut last: Option<(char, Option<usize>)> = None;
             let mut other = None;
+            // the run's bytes written here, for the row's shadow
+            let from = run.len() - chars.as_str().len();
+            let mut upto = from;
             for c in chars.by_ref() {
                 let width = match last {
                     Some((prev, width)) if prev == c => width,
@@ -1258,6 +1244,10 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
                 row.write_char(col, c, wide, attrs);
                 col += 1 + usize::from(wide);
                 last = Some((c, width));
+                upto += c.len_utf8();
+            }
+            if upto > from {
+                row.shadow_append(start, col, &run.as_bytes()[from..upto], attrs);
             }
             if let Some((c, _)) = last {
                 screen.last_char = Some(c);
