@@ -78,7 +78,7 @@ impl Row {
             return;
         }
         if col < self.shadow_cols {
-            self.shadow_cols = SHADOW_INVALID;
+            self.shadow_drop();
             return;
         }
         if col > self.shadow_cols {

@@ -29,8 +29,9 @@ const READ_CHUNK: usize = 64 * 1024;
 const BATCH: usize = 256 * 1024;
 
 /// Batches read but not yet on the screen, at most. Bounds the memory a
-/// flood can take (`IN_FLIGHT * BATCH` = 2 MiB) and how far the screen may
-/// trail the engine; under a flood the reader then waits for the screen.
+/// flood can take (`IN_FLIGHT * BATCH` = 2 MiB) and how far the engine and
+/// the screen may trail the reader; under a flood the reader then waits for
+/// the screen thread.
 pub const IN_FLIGHT: usize = 8;
 
 /// Output read from the PTY, on its way to the screen thread.

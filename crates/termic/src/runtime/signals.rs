@@ -15,7 +15,7 @@ use crate::record::TaskRecorder;
 use super::history::History;
 use super::timeline::Timeline;
 
-/// Screen facts are computed at most this often from the reader (they are
+/// Screen facts are computed at most this often from the screen thread (they are
 /// also refreshed at every tick, so the last state is never missed).
 pub const SCREEN_FACTS_EVERY_MS: u64 = 50;
 
