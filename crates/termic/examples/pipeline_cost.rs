@@ -1,6 +1,8 @@
 //! Cost of each stage of the reader's pipeline on a file of output, run
 //! alone and in one thread: the reply scanner, the vt100 screen model (with
-//! and without scrollback), and the signal engine. Prints MB/s per stage.
+//! and without scrollback), the signal engine, and the screen model and the
+//! engine's signals from one parse (what the screen thread runs since
+//! session 9). Prints MB/s per stage.
 //!
 //! usage: pipeline_cost FILE [ROUNDS=3] | pipeline_cost --hostile
 //!
@@ -20,6 +22,7 @@ use std::time::Instant;
 use termic::replies::ReplyScanner;
 use termic::runtime::history::History;
 use termic_signal::engine::{Engine, EngineConfig};
+use termic_signal::scanner::SignalTap;
 
 #[path = "../tests/hostile/mod.rs"]
 mod hostile;
@@ -122,6 +125,25 @@ fn main() {
         ),
         ("vt100 + History, per-char", Box::new(history(false))),
         ("vt100 + History, ASCII runs", Box::new(history(true))),
+        (
+            "screen + engine, one parse",
+            Box::new(move |chunks: &[&[u8]]| {
+                // What the screen thread runs: the screen model's parse teed
+                // to the engine's tap, an 8 KiB slice at a time.
+                let mut p = vt100::Parser::new_with_callbacks(rows, cols, 0, History::new(10_000));
+                let mut tap = SignalTap::default();
+                let mut e = Engine::new(EngineConfig::new("generic", "x", false));
+                for (i, c) in chunks.iter().enumerate() {
+                    for slice in c.chunks(termic::runtime::screen::SLICE) {
+                        let mut signals = Vec::new();
+                        let mut performer = tap.performer(&mut signals);
+                        p.process_also(slice, &mut performer);
+                        performer.finish();
+                        std::hint::black_box(e.on_signals(i as u64, signals));
+                    }
+                }
+            }),
+        ),
         (
             "engine feed_output",
             Box::new(|chunks: &[&[u8]]| {

@@ -77,6 +77,20 @@ impl<CB: crate::Callbacks> Parser<CB> {
         self.parser.advance(&mut self.screen, bytes);
     }
 
+    /// termic: processes `bytes` as [`Parser::process`] does and hands
+    /// every action of the same parse to `also` too (after the screen has
+    /// taken it), so a second reader of the stream (termic's signal
+    /// scanner) needs no parse of its own. `also` gets text and C1
+    /// controls only while its `wants_text` says so, and CSI sequences only
+    /// while its `wants_csi` does, as if it ran its own parser.
+    pub fn process_also<P: vte::Perform>(&mut self, bytes: &[u8], also: &mut P) {
+        let mut tee = crate::perform::Tee {
+            screen: &mut self.screen,
+            also,
+        };
+        self.parser.advance(&mut tee, bytes);
+    }
+
     /// Resizes the terminal.
     ///
     /// When the screen height is decreased, this function does the following:

@@ -270,3 +270,92 @@ fn canonicalize_params_decstbm(
 
     (top, bottom)
 }
+
+/// termic: one parse for two performers ([`crate::Parser::process_also`]).
+/// The screen takes every action; `also` takes each one it would have been
+/// given by a parser of its own (see [`vte::Perform::wants_text`] and
+/// [`vte::Perform::wants_csi`]).
+pub(crate) struct Tee<'a, CB: crate::Callbacks, P> {
+    pub(crate) screen: &'a mut crate::screen::WrappedScreen<CB>,
+    pub(crate) also: &'a mut P,
+}
+
+impl<CB: crate::Callbacks, P: vte::Perform> vte::Perform for Tee<'_, CB, P> {
+    #[inline]
+    fn print(&mut self, c: char) {
+        self.screen.print(c);
+        if self.also.wants_text() {
+            self.also.print(c);
+        }
+    }
+
+    #[inline]
+    fn print_ascii(&mut self, run: &[u8]) {
+        self.screen.print_ascii(run);
+        if self.also.wants_text() {
+            self.also.print_ascii(run);
+        }
+    }
+
+    #[inline]
+    fn print_non_ascii(&mut self, run: &str) {
+        self.screen.print_non_ascii(run);
+        if self.also.wants_text() {
+            self.also.print_non_ascii(run);
+        }
+    }
+
+    #[inline]
+    fn execute(&mut self, byte: u8) {
+        self.screen.execute(byte);
+        // A C1 control comes from text, which `also` may have declined.
+        if byte < 0x80 || self.also.wants_text() {
+            self.also.execute(byte);
+        }
+    }
+
+    fn hook(
+        &mut self,
+        params: &vte::Params,
+        intermediates: &[u8],
+        ignore: bool,
+        action: char,
+    ) {
+        self.screen.hook(params, intermediates, ignore, action);
+        self.also.hook(params, intermediates, ignore, action);
+    }
+
+    fn put(&mut self, byte: u8) {
+        self.screen.put(byte);
+        self.also.put(byte);
+    }
+
+    fn unhook(&mut self) {
+        self.screen.unhook();
+        self.also.unhook();
+    }
+
+    fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {
+        self.screen.osc_dispatch(params, bell_terminated);
+        self.also.osc_dispatch(params, bell_terminated);
+    }
+
+    #[inline]
+    fn csi_dispatch(
+        &mut self,
+        params: &vte::Params,
+        intermediates: &[u8],
+        ignore: bool,
+        action: char,
+    ) {
+        self.screen.csi_dispatch(params, intermediates, ignore, action);
+        if self.also.wants_csi() {
+            self.also.csi_dispatch(params, intermediates, ignore, action);
+        }
+    }
+
+    fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
+        self.screen.esc_dispatch(intermediates, ignore, byte);
+        self.also.esc_dispatch(intermediates, ignore, byte);
+    }
+}

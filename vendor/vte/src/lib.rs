@@ -66,6 +66,9 @@ pub struct Parser<const OSC_RAW_BUF_SIZE: usize = MAX_OSC_RAW> {
     osc_raw: Vec<u8>,
     /// The current OSC string passed `OSC_RAW_BUF_SIZE`: it is dropped.
     osc_overflow: bool,
+    /// The `;` separators of the current OSC string so far (they are not
+    /// kept in `osc_raw`, but count towards its bound).
+    osc_separators: usize,
     osc_params: [(usize, usize); MAX_OSC_PARAMS],
     osc_num_params: usize,
     ignoring: bool,
@@ -420,6 +423,7 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
             0x5D => {
                 self.osc_raw.clear();
                 self.osc_overflow = false;
+                self.osc_separators = 0;
                 self.osc_num_params = 0;
                 self.state = State::OscString
             },
@@ -471,9 +475,10 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
                 self.state = State::Escape
             },
             0x3B => {
-                if self.osc_overflow {
+                if self.osc_overflow || self.osc_full() {
                     return;
                 }
+                self.osc_separators += 1;
                 self.action_osc_put_param()
             },
             _ => self.action_osc_put(byte),
@@ -588,11 +593,22 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
 
     #[inline(always)]
     fn action_osc_put(&mut self, byte: u8) {
-        if self.osc_raw.len() >= OSC_RAW_BUF_SIZE {
-            self.osc_overflow = true;
+        if self.osc_full() {
             return;
         }
         self.osc_raw.push(byte);
+    }
+
+    /// termic: whether the OSC body (every byte between `ESC ]` and the
+    /// terminator but the C0 controls vte skips, separators included) is
+    /// already `OSC_RAW_BUF_SIZE` long; if so, the string is marked to be
+    /// dropped.
+    #[inline(always)]
+    fn osc_full(&mut self) -> bool {
+        if self.osc_raw.len() + self.osc_separators >= OSC_RAW_BUF_SIZE {
+            self.osc_overflow = true;
+        }
+        self.osc_overflow
     }
 
     fn osc_end<P: Perform>(&mut self, performer: &mut P, byte: u8) {
@@ -604,6 +620,7 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
         // Keep a normal buffer, give back what an overlong string took.
         self.osc_raw.shrink_to(256);
         self.osc_overflow = false;
+        self.osc_separators = 0;
         self.osc_num_params = 0;
     }
 

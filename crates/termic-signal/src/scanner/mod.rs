@@ -18,13 +18,12 @@
 //! assert_eq!(out, vec![Signal::Title("\u{2733} Claude Code".into())]);
 //! ```
 //!
-//! Memory is bounded whatever the agent prints: `limit.rs` cuts off any OSC
-//! longer than [`MAX_OSC_BYTES`] before vte has buffered more than that (the
-//! OSC is dropped whole, not truncated), and the only other state is the
-//! bounded OSC 99 chunk table in `kitty.rs`.
+//! Memory is bounded whatever the agent prints: the workspace's vte drops
+//! any OSC longer than [`MAX_OSC_BYTES`] whole (never truncated: a cut
+//! title or hook message would be a lie) without buffering more than that,
+//! and the only other state is the bounded OSC 99 chunk table in `kitty.rs`.
 
 mod kitty;
-mod limit;
 mod native;
 mod osc;
 mod shell;
@@ -33,7 +32,6 @@ use vte::{Parser, Perform};
 
 use crate::signal::Signal;
 use kitty::KittyAssembler;
-use limit::{OscLimiter, Step};
 
 /// Longest OSC body (the bytes between `ESC ]` and the terminator) the
 /// scanner accepts. Longer sequences are dropped whole: a truncated title or
@@ -42,12 +40,44 @@ use limit::{OscLimiter, Step};
 /// 4 KiB notification chunk.
 pub const MAX_OSC_BYTES: usize = 8192;
 
+// termic's screen model parses with vte's default bound and tees the parse
+// to a [`SignalTap`]: the bound must be the scanner's.
+const _: () = assert!(MAX_OSC_BYTES == vte::MAX_OSC_RAW);
+
 /// Turns PTY output into [`Signal`]s. One per task; keeps state across
 /// [`feed`](Scanner::feed) calls so a sequence split at any byte is seen whole.
 pub struct Scanner {
     parser: Parser<MAX_OSC_BYTES>,
-    limiter: OscLimiter,
+    tap: SignalTap,
+}
+
+/// What the scanner keeps besides its parser (the OSC 99 chunk table), for
+/// a caller that parses the stream itself and hands every action of that
+/// parse to [`SignalTap::performer`]: termic's screen thread parses each
+/// byte once, for its screen model, and tees the actions here (vt100's
+/// `process_also`). The same bytes give the same signals as
+/// [`Scanner::feed`] when each call's performer is [`finish`]ed where a
+/// `feed` call would end; vte's own bound on an OSC (dropped whole past
+/// [`MAX_OSC_BYTES`]) is the scanner's too.
+///
+/// [`finish`]: SignalPerformer::finish
+#[derive(Default)]
+pub struct SignalTap {
     kitty: KittyAssembler,
+}
+
+impl SignalTap {
+    /// The vte performer for one stretch of the stream; its signals go to
+    /// `out` in stream order. Call [`SignalPerformer::finish`] at the end.
+    pub fn performer<'a>(&'a mut self, out: &'a mut Vec<Signal>) -> SignalPerformer<'a> {
+        SignalPerformer::new(out, &mut self.kitty)
+    }
+
+    /// Heap bytes held (the OSC 99 chunk table), as
+    /// [`Scanner::retained_heap_bytes`].
+    pub fn retained_heap_bytes(&self) -> usize {
+        self.kitty.retained_heap_bytes()
+    }
 }
 
 impl Default for Scanner {
@@ -59,7 +89,7 @@ impl Default for Scanner {
 impl std::fmt::Debug for Scanner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Scanner")
-            .field("kitty_pending", &self.kitty.pending_count())
+            .field("kitty_pending", &self.tap.kitty.pending_count())
             .finish_non_exhaustive()
     }
 }
@@ -67,11 +97,10 @@ impl std::fmt::Debug for Scanner {
 impl Scanner {
     pub fn new() -> Scanner {
         Scanner {
-            // Without vte's `std` feature the buffer is this fixed size; with
-            // it, `limit` keeps it there.
+            // The workspace's vte drops an OSC longer than this whole, with
+            // or without its `std` feature (vendor/vte/TERMIC-PATCH.md).
             parser: Parser::<MAX_OSC_BYTES>::default(),
-            limiter: OscLimiter::default(),
-            kitty: KittyAssembler::default(),
+            tap: SignalTap::default(),
         }
     }
 
@@ -81,44 +110,24 @@ impl Scanner {
     /// the first visible output in `bytes`: the engine only needs to know that
     /// the agent painted something, and this keeps the hot path to one flag.
     pub fn feed(&mut self, bytes: &[u8], out: &mut Vec<Signal>) {
-        let mut performer = SignalPerformer::new(out, &mut self.kitty);
-        let mut rest = bytes;
-        while !rest.is_empty() {
-            let step = self.limiter.next(rest);
-            let taken = match step {
-                Step::Parse(n) => {
-                    self.parser.advance(&mut performer, &rest[..n]);
-                    n
-                }
-                Step::ParseThenAbort(n) => {
-                    self.parser.advance(&mut performer, &rest[..n]);
-                    // CAN ends the OSC in vte (dispatching what it holds,
-                    // which we drop) and is otherwise a no-op for us.
-                    performer.drop_next_osc = true;
-                    self.parser.advance(&mut performer, &[CAN]);
-                    debug_assert!(!performer.drop_next_osc, "vte was not in an OSC");
-                    performer.drop_next_osc = false;
-                    n
-                }
-                Step::Skip(n) => n,
-            };
-            rest = &rest[taken..];
-        }
-        performer.flush_activity();
+        let mut performer = self.tap.performer(out);
+        self.parser.advance(&mut performer, bytes);
+        performer.finish();
     }
 
     /// Heap bytes this scanner holds beyond its fixed size (the OSC 99 chunk
     /// table). Bounded by [`Scanner::MAX_RETAINED_HEAP_BYTES`]; tests pin that.
     pub fn retained_heap_bytes(&self) -> usize {
-        self.kitty.retained_heap_bytes()
+        self.tap.retained_heap_bytes()
     }
 
     /// Upper bound of [`retained_heap_bytes`](Scanner::retained_heap_bytes).
     pub const MAX_RETAINED_HEAP_BYTES: usize = kitty::MAX_RETAINED_BYTES;
 }
 
-/// The vte callback sink for one `feed` call.
-struct SignalPerformer<'a> {
+/// The vte callback sink for one `feed` call (or one stretch of a caller's
+/// own parse, [`SignalTap`]).
+pub struct SignalPerformer<'a> {
     out: &'a mut Vec<Signal>,
     kitty: &'a mut KittyAssembler,
     /// Visible output seen in this call. `print` only sets this flag (a
@@ -126,8 +135,6 @@ struct SignalPerformer<'a> {
     /// signal is placed when the next signal, or the end of the call, comes.
     visible: bool,
     activity_sent: bool,
-    /// Set while feeding the CAN that aborts an over-long OSC.
-    drop_next_osc: bool,
 }
 
 impl<'a> SignalPerformer<'a> {
@@ -137,8 +144,13 @@ impl<'a> SignalPerformer<'a> {
             kitty,
             visible: false,
             activity_sent: false,
-            drop_next_osc: false,
         }
+    }
+
+    /// The end of the stretch: reports the visible output it held, if no
+    /// signal after it has already.
+    pub fn finish(mut self) {
+        self.flush_activity();
     }
 
     /// Report Activity once, if visible output came before this point.
@@ -158,7 +170,6 @@ impl<'a> SignalPerformer<'a> {
 
 const BEL: u8 = 0x07;
 const LF: u8 = 0x0a;
-const CAN: u8 = 0x18;
 
 impl Perform for SignalPerformer<'_> {
     /// Text only matters until the first visible output of a call: after
@@ -180,6 +191,16 @@ impl Perform for SignalPerformer<'_> {
         self.visible = true;
     }
 
+    #[inline(always)]
+    fn print_ascii(&mut self, _run: &[u8]) {
+        self.visible = true;
+    }
+
+    #[inline(always)]
+    fn print_non_ascii(&mut self, _run: &str) {
+        self.visible = true;
+    }
+
     #[inline]
     fn execute(&mut self, byte: u8) {
         match byte {
@@ -191,9 +212,6 @@ impl Perform for SignalPerformer<'_> {
     }
 
     fn osc_dispatch(&mut self, params: &[&[u8]], _bell_terminated: bool) {
-        if std::mem::take(&mut self.drop_next_osc) {
-            return;
-        }
         // Both terminators are accepted: Claude re-emits ST-ended sequences
         // with BEL, and other agents use either.
         if let Some(signal) = osc::dispatch(params, self.kitty) {

@@ -274,11 +274,11 @@ fn the_limit_holds_across_feed_calls() {
     assert_eq!(out, [title("after")]);
 }
 
-/// The limiter must mirror vte exactly: on input whose OSCs are all within
-/// the limit it changes nothing, and an over-long OSC costs that OSC only.
-/// The reference runs vte with no limiter (its `std` buffer grows freely in
-/// tests) and drops over-long OSCs after the fact.
-mod limiter_matches_vte {
+/// The bound on an OSC (vte's, since the scanner's own limiter went in
+/// session 9) costs an over-long OSC only: on input whose OSCs are all
+/// within it, nothing changes. The reference drops over-long OSCs after
+/// the fact, from the body vte hands over.
+mod osc_bound_matches_reference {
     use super::*;
     use proptest::prelude::*;
 
@@ -296,7 +296,7 @@ mod limiter_matches_vte {
         fn osc_dispatch(&mut self, params: &[&[u8]], bell: bool) {
             // Body length: params plus the `;` between them. The soup below
             // never has more than 16 params (vte keeps them all) nor C0
-            // controls inside an OSC (vte skips those, the limit counts them).
+            // controls inside an OSC (vte skips those).
             let len = params.iter().map(|p| p.len() + 1).sum::<usize>() - 1;
             if len <= MAX_OSC_BYTES {
                 self.inner.osc_dispatch(params, bell)
@@ -351,8 +351,7 @@ mod limiter_matches_vte {
     }
 
     /// Every way out of vte's Escape state, each followed by `]` and an
-    /// over-long body: the limiter must agree with vte on whether that
-    /// `]` opened an OSC.
+    /// over-long body: dropped only when that `]` opened an OSC.
     #[test]
     fn on_every_escape_state_exit() {
         let long = "x".repeat(MAX_OSC_BYTES + 1);

@@ -182,26 +182,29 @@ impl Responder {
 /// Apply `chunk` to `parser` and collect the replies to `found` (what a
 /// [`ReplyScanner`] found in this chunk), each computed against the screen
 /// exactly as it is right after its query. This is the ordering rule:
-/// `printf 'ab\033[6n'` reports column 3, never a later column.
-pub fn apply_with_replies<CB: vt100::Callbacks>(
+/// `printf 'ab\033[6n'` reports column 3, never a later column. Every
+/// action of the parse also goes to `also` (the signal scanner's tap, so
+/// the bytes are parsed once).
+pub fn apply_with_replies<CB: vt100::Callbacks, P: vte::Perform>(
     responder: &mut Responder,
     parser: &mut vt100::Parser<CB>,
     chunk: &[u8],
     found: Vec<Found>,
+    also: &mut P,
 ) -> Applied {
     if found.is_empty() {
-        parser.process(chunk);
+        parser.process_also(chunk, also);
         return Applied::default();
     }
     let only_queries = only_queries(&found, chunk.len());
     let mut replies = Vec::new();
     let mut start = 0;
     for Found { end, query, .. } in found {
-        parser.process(&chunk[start..end]);
+        parser.process_also(&chunk[start..end], also);
         start = end;
         replies.extend(responder.answer(&query, parser.screen()));
     }
-    parser.process(&chunk[start..]);
+    parser.process_also(&chunk[start..], also);
     Applied {
         replies,
         only_queries,

@@ -17,6 +17,10 @@ struct Replier {
     responder: Responder,
 }
 
+/// A second performer that takes nothing (the runtime's is the signal tap).
+struct NoSignals;
+impl vte::Perform for NoSignals {}
+
 impl Replier {
     fn new(config: ReplyConfig) -> Self {
         Replier {
@@ -27,7 +31,7 @@ impl Replier {
 
     fn apply(&mut self, p: &mut vt100::Parser, chunk: &[u8]) -> Applied {
         let found = self.scanner.scan(chunk);
-        apply_with_replies(&mut self.responder, p, chunk, found)
+        apply_with_replies(&mut self.responder, p, chunk, found, &mut NoSignals)
     }
 }
 

@@ -1,7 +1,11 @@
-//! The per-task screen thread: feeds the reader's batches to the signal
-//! engine (and the recorder) and applies them to the screen model, answers
-//! the terminal queries in them against the screen as it is right after
-//! each query, and tells the engine and the UI what changed.
+//! The per-task screen thread: applies the reader's batches to the screen
+//! model, answers the terminal queries in them against the screen as it is
+//! right after each query, feeds the signal engine (and the recorder) what
+//! the same parse found, and tells the engine and the UI what changed.
+//! Each byte is parsed once for the screen model and the engine (vt100's
+//! `process_also` tees the parse to the engine's [`SignalTap`]); only the
+//! reply scanner looks at the bytes again, before the parse, since a reply
+//! must be computed right after its query.
 //!
 //! The UI is only told "dirty" once until it draws, so output is never
 //! throttled by rendering and the event channel never floods.
@@ -12,6 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use termic_signal::scanner::SignalTap;
 
 use crate::replies::{apply_with_replies, Applied, Found, Query, ReplyScanner, Responder};
 
@@ -24,15 +29,11 @@ use super::RuntimeEvent;
 /// to whoever waits for it. The screen model's worst case per byte is
 /// bounded (REP writes one row at most, strings are capped), so a slice
 /// costs a few milliseconds at worst: the UI never waits longer for a
-/// flooding task's screen.
+/// flooding task's screen. Each slice's signals then go to the engine
+/// under one hold of the task's signals lock, which the UI thread also
+/// takes on every turn of its loop (a whole 256 KiB batch held it for a
+/// few ms on a quiet machine, far longer when preempted with it held).
 pub const SLICE: usize = 8 * 1024;
-
-/// Bytes of a batch fed to the signal engine under one hold of the task's
-/// signals lock. The UI thread takes that lock (next deadline, ticks) on
-/// every turn of its loop; a whole batch (256 KiB) held it for a few ms on
-/// a quiet machine and far longer on a loaded one (the thread preempted
-/// with the lock held), which delayed every other task's echo.
-pub const ENGINE_SLICE: usize = 16 * 1024;
 
 /// `len` bytes cut into slices of at most [`SLICE`], each with the queries
 /// that end in it (offsets made relative to the slice), in order.
@@ -63,6 +64,7 @@ pub fn run(
 ) {
     let mut pacer = FactsPacer::default();
     let mut scanner = ReplyScanner::new();
+    let mut signal_tap = SignalTap::default();
     loop {
         let batch = if pacer.pending() {
             match batches.recv_timeout(Duration::from_millis(SCREEN_FACTS_EVERY_MS)) {
@@ -95,35 +97,50 @@ pub fn run(
             continue;
         }
         let found = scanner.scan(&buf[..len]);
-        for part in buf[..len].chunks(ENGINE_SLICE) {
-            shared.feed_signals(|signals, now| signals.output(now, part));
+        // Whether this batch's replies answer the OSC 7501 probe.
+        let probe =
+            responder.config.native_probe && found.iter().any(|f| f.query == Query::NativeProbe);
+        let mut applied = Applied {
+            replies: Vec::new(),
+            only_queries: true,
+        };
+        // Each slice's signals, found by the screen model's own parse.
+        let mut scanned = Vec::new();
+        {
+            let mut parser = shared.lock_parser();
+            for (range, found) in slices(len, found) {
+                let mut signals = Vec::new();
+                let mut tap = signal_tap.performer(&mut signals);
+                let part = apply_with_replies(
+                    &mut responder,
+                    &mut parser,
+                    &buf[range.clone()],
+                    found,
+                    &mut tap,
+                );
+                tap.finish();
+                scanned.push((range, signals));
+                applied.replies.extend(part.replies);
+                applied.only_queries &= part.only_queries;
+                // Anyone waiting for this screen (the UI) gets it now.
+                parking_lot::MutexGuard::bump(&mut parser);
+            }
+        }
+        // The engine learns of the output before the screen's facts, as a
+        // replay of the recording feeds them.
+        for (range, signals) in scanned {
+            let part = &buf[range];
+            shared.feed_signals(|engine, now| engine.output_scanned(now, part, signals));
         }
         let (facts_due, rows_wanted) = {
             let signals = shared.lock_signals();
             let due = signals.facts_due(shared.clock.now_ms());
             (due, signals.screen_rows_wanted())
         };
-        let (applied, facts, buf, probe) = {
-            let mut parser = shared.lock_parser();
-            // Whether this batch's replies answer the OSC 7501 probe.
-            let probe = responder.config.native_probe
-                && found.iter().any(|f| f.query == Query::NativeProbe);
-            let mut applied = Applied {
-                replies: Vec::new(),
-                only_queries: true,
-            };
-            for (range, found) in slices(len, found) {
-                let part = apply_with_replies(&mut responder, &mut parser, &buf[range], found);
-                applied.replies.extend(part.replies);
-                applied.only_queries &= part.only_queries;
-                // Anyone waiting for this screen (the UI) gets it now.
-                parking_lot::MutexGuard::bump(&mut parser);
-            }
-            let facts = pacer
-                .after_batch(facts_due, applied.only_queries)
-                .then(|| (screen_facts(&parser), screen_rows(&parser, rows_wanted)));
-            (applied, facts, buf, probe)
-        };
+        let facts = pacer.after_batch(facts_due, applied.only_queries).then(|| {
+            let parser = shared.lock_parser();
+            (screen_facts(&parser), screen_rows(&parser, rows_wanted))
+        });
         // The reader may already be waiting for this buffer.
         let _ = returned.send(buf);
         shared

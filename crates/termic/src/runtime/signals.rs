@@ -8,6 +8,7 @@
 
 use termic_signal::engine::{Engine, Key, LogEntry, ScreenFacts, Transition};
 use termic_signal::profile::ScreenRows;
+use termic_signal::signal::Signal;
 
 use crate::eventlog::{Coalescer, Entry};
 use crate::record::TaskRecorder;
@@ -103,9 +104,18 @@ impl TaskSignals {
             .is_none_or(|(at, _)| now.saturating_sub(at) >= SCREEN_FACTS_EVERY_MS)
     }
 
-    pub fn output(&mut self, now: u64, bytes: &[u8]) -> Vec<Transition> {
+    /// Output whose signals the screen thread's parse already found
+    /// ([`termic_signal::scanner::SignalTap`]): the engine gets `signals`,
+    /// the recording gets `bytes`, from which a replay's scanner finds the
+    /// same signals (`tests/signal_tap.rs`).
+    pub fn output_scanned(
+        &mut self,
+        now: u64,
+        bytes: &[u8],
+        signals: Vec<Signal>,
+    ) -> Vec<Transition> {
         self.rec(|r| r.output(now, bytes));
-        self.engine.feed_output(now, bytes)
+        self.engine.on_signals(now, signals)
     }
 
     /// Feed facts only when they changed (a replay then sees the same calls).
