@@ -89,3 +89,10 @@ if [ -n "$BASE" ]; then
 fi
 printf 'median: bare %.2fs, tmux alone %.2fs (%.2fx), termic TUI in tmux %.2fs (%.2fx) (%s MiB, %s rounds)\n' \
     "$B" "$X" "$(echo "$X / $B" | bc -l)" "$T" "$(echo "$T / $B" | bc -l)" "$MIB" "$ROUNDS"
+# Each round's termic time over the same round's bare time: a machine that
+# slows down for a while slows both, so the median of these ratios moves
+# less than the ratio of the medians.
+paired() { paste -d' ' "$WORK/bare" "$1" | awk '{print $2 / $1}' | median; }
+printf 'median of per-round ratios: termic %.2fx' "$(paired "$WORK/termic")"
+if [ -n "$BASE" ]; then printf ', BASE %.2fx' "$(paired "$WORK/base")"; fi
+printf ', tmux %.2fx\n' "$(paired "$WORK/tmux")"
