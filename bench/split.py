@@ -21,7 +21,8 @@ usage: bench/split.py BASE_BIN NEW_BIN [KEYS=200] [SECS=30]
    marker showing in what the client (or bare PTY) wrote. For NEW, the CPU
    seconds of the server (PTY read, screen model, engine, rendering the
    changed cells) and of the client (socket to terminal) give each stage's
-   MB/s; for BASE, its one process.
+   MB/s; for BASE, its one process (or its server and client, for a BASE
+   built after the split).
 PHASES=throughput (say) runs only that part (default echo,idle,throughput).
 Every termic runs in a throwaway HOME, config and data dir; servers are
 stopped at the end.
@@ -212,15 +213,20 @@ def throughput(base_bin, new_bin, root):
                 raise SystemExit(f"throughput {name}: no end marker in 900 s")
             secs = time.perf_counter() - start
             times[name].append(secs)
+            # A BASE built after the split has a server too: its CPU counts,
+            # and it is stopped like NEW's (it would keep `sleep 600`).
+            served = name != "bare" and os.path.exists(
+                os.path.join(env["TERMIC_DATA_DIR"], "server.log"))
             if name == "base":
-                stages["base process"].append(cpu_s(p.proc.pid))
+                stages["base process"].append(
+                    cpu_s(p.proc.pid) + (cpu_s(server_pid(env)) if served else 0))
             if name == "new":
                 stages["new server"].append(cpu_s(server_pid(env)))
                 stages["new client"].append(cpu_s(p.proc.pid))
                 stages["new bytes out"].append(p.count)
             p.close()
-            if name == "new":
-                subprocess.run([new_bin, "server", "stop"], env=env, capture_output=True)
+            if served:
+                subprocess.run([binary, "server", "stop"], env=env, capture_output=True)
             print(f"throughput round {r + 1} {name:4}: {secs:.2f} s", flush=True)
     med = {k: pct(v, 50) for k, v in times.items()}
     mb = mib * 1.048576
