@@ -721,12 +721,7 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
 
                     match err.error_len() {
                         Some(len) => {
-                            // Execute C1 escapes or emit replacement character.
-                            if len == 1 && bytes[valid_bytes] <= 0x9F {
-                                performer.execute(bytes[valid_bytes]);
-                            } else {
-                                performer.print('\u{FFFD}');
-                            }
+                            Self::dispatch_invalid(performer, &bytes[valid_bytes..valid_bytes + len]);
 
                             // Go on after the invalid bytes, in the same text.
                             start = valid_bytes + len;
@@ -855,6 +850,17 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
         }
     }
 
+    /// One invalid sequence, as `str::from_utf8` delimits it: a lone byte
+    /// from 0x80 to 0x9F is the C1 control it stands for (executed),
+    /// anything else one U+FFFD.
+    #[inline]
+    fn dispatch_invalid<P: Perform>(performer: &mut P, sequence: &[u8]) {
+        match *sequence {
+            [byte @ 0x80..=0x9F] => performer.execute(byte),
+            _ => performer.print('\u{FFFD}'),
+        }
+    }
+
     /// termic: after an invalid sequence, dispatch what follows up to the
     /// first byte that may begin a valid multi-byte character (0xC2 to
     /// 0xF4): ASCII as [`Self::dispatch_ascii`] does, and each byte that
@@ -870,12 +876,8 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
         loop {
             i += Self::dispatch_ascii(performer, &bytes[i..]);
             match bytes.get(i) {
-                Some(&byte @ (0x80..=0xC1 | 0xF5..=0xFF)) => {
-                    if byte <= 0x9F {
-                        performer.execute(byte);
-                    } else {
-                        performer.print('\u{FFFD}');
-                    }
+                Some(0x80..=0xC1 | 0xF5..=0xFF) => {
+                    Self::dispatch_invalid(performer, &bytes[i..i + 1]);
                     i += 1;
                 },
                 _ => return i,
