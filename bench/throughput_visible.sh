@@ -4,7 +4,11 @@
 # an outer tmux session of 160x45, versus the bare PTY pump (`script`) and
 # versus the same generator straight in a tmux pane, in one run, rounds
 # alternated. Time = start to END-OF-BENCH showing on the outer screen
-# (tmux capture-pane, polled every 20 ms).
+# (tmux capture-pane, asked every 20 ms by one control-mode client,
+# bench/poll_screen.py, so the wait forks nothing; POLLER=fork uses the
+# loop of `tmux capture-pane | grep; sleep 0.02` the figures before
+# session 10 were taken with). Each run gets its own tmux server, so a
+# server still shutting down is never the next run's.
 #
 # usage: bench/throughput_visible.sh [MIB=200] [ROUNDS=3]
 #   BASE=PATH also runs a baseline termic binary (a release build copied
@@ -21,7 +25,11 @@ if [ -z "${TERMIC:-}" ]; then
     TERMIC="${CARGO_TARGET_DIR:-$HERE/../target}/release/termic"
 fi
 BASE=${BASE:-}
-GEN="python3 $HERE/gen_output.py $MIB"
+POLLER=${POLLER:-control}
+# The interpreter itself, not a version manager's shim (pyenv's costs
+# 0.3 s of CPU at every start, in every run alike).
+PY=$(python3 -c 'import sys; print(sys.executable)')
+GEN="$PY $HERE/gen_output.py $MIB"
 WORK=$(mktemp -d)
 mkdir -p "$WORK/home" "$WORK/config" "$WORK/data"
 # The task lives in the termic server, which outlives the client tmux kills.
@@ -31,7 +39,8 @@ stop_server() {
             "$bin" server stop >/dev/null 2>&1 || true
     done
 }
-trap 'tmux -L termic-bench kill-server 2>/dev/null || true; stop_server; rm -rf "$WORK"' EXIT
+SOCKETS=""
+trap 'for s in $SOCKETS; do tmux -L $s kill-server 2>/dev/null || true; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$s"; done; stop_server; rm -rf "$WORK"' EXIT
 cat > "$WORK/config/config.toml" <<TOML
 [ui]
 wizard_shown = true
@@ -49,21 +58,28 @@ TOML
 now() { date +%s.%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 # Run $1 in a fresh 160x45 tmux session; print seconds until END-OF-BENCH shows.
+RUN=0
 in_tmux() {
-    tmux -L termic-bench kill-server 2>/dev/null || true
+    RUN=$((RUN + 1))
+    sock=termic-bench-$$-$RUN
+    SOCKETS="$SOCKETS $sock"
     t0=$(now)
-    tmux -L termic-bench new-session -d -x 160 -y 45 \
+    tmux -L $sock new-session -d -x 160 -y 45 \
         "env HOME=$WORK/home TERMIC_CONFIG_DIR=$WORK/config TERMIC_DATA_DIR=$WORK/data $1"
-    until tmux -L termic-bench capture-pane -p 2>/dev/null | grep -q END-OF-BENCH; do
-        sleep 0.02
-    done
+    if [ "$POLLER" = fork ]; then
+        until tmux -L $sock capture-pane -p 2>/dev/null | grep -q END-OF-BENCH; do
+            sleep 0.02
+        done
+    else
+        "$PY" "$HERE/poll_screen.py" $sock END-OF-BENCH 300 >&2
+    fi
     t1=$(now)
-    tmux -L termic-bench kill-server 2>/dev/null || true
+    tmux -L $sock kill-server 2>/dev/null || true
     echo "$t1 - $t0" | bc
 }
 
 : > "$WORK/bare"; : > "$WORK/tmux"; : > "$WORK/termic"; : > "$WORK/base"
-echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg); poller: $POLLER"
 i=1
 while [ "$i" -le "$ROUNDS" ]; do
     t0=$(now); script -qfc "$GEN" /dev/null > /dev/null; t1=$(now)

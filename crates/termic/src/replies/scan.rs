@@ -129,6 +129,11 @@ impl ReplyScanner {
                         None => break,
                     }
                     start = i;
+                    // Most sequences of coloured output are whole SGRs.
+                    if let Some(len) = quiet_csi(&bytes[i..]) {
+                        i += len;
+                        continue;
+                    }
                 }
                 State::Csi => {
                     // Parameter and intermediate bytes up to the final byte
@@ -343,11 +348,27 @@ fn numbers(params: &[u8]) -> impl Iterator<Item = Option<u16>> + '_ {
     })
 }
 
+/// The finals of the CSI sequences [`csi_queries`] looks at.
+fn may_ask(fin: u8) -> bool {
+    matches!(fin, b'c' | b'n' | b'q' | b'u' | b'p' | b'h' | b'l')
+}
+
+/// The length of the CSI sequence `bytes` starts with when all of it is
+/// there and its final byte is none a query ends with: the state machine
+/// would take it to Ground and report nothing, so it is skipped without
+/// buffering its parameters (an SGR, a cursor move). `None` otherwise.
+fn quiet_csi(bytes: &[u8]) -> Option<usize> {
+    let params = bytes.strip_prefix(b"\x1b[")?;
+    let run = params.iter().position(|b| !(0x20..=0x3f).contains(b))?;
+    let fin = params[run];
+    ((0x40..=0x7e).contains(&fin) && !may_ask(fin)).then_some(2 + run + 1)
+}
+
 fn csi_queries(buf: &[u8], fin: u8, emit: &mut impl FnMut(Query)) {
     // Most CSI sequences are SGR (`m`) and cursor moves: none is a query.
-    // The finals of the match below; this reject saves a fifth of the
-    // scanner's time on coloured output (58.4 M to 45.4 M instructions).
-    if !matches!(fin, b'c' | b'n' | b'q' | b'u' | b'p' | b'h' | b'l') {
+    // This reject saves a fifth of the scanner's time on coloured output
+    // (58.4 M to 45.4 M instructions).
+    if !may_ask(fin) {
         return;
     }
     let (leader, params, inter) = split_csi(buf);
