@@ -113,9 +113,10 @@ impl ReplyScanner {
 
     /// Queries in `bytes`, in stream order.
     ///
-    /// Text and the parameters of a CSI sequence (most of a coloured
-    /// output's bytes) are taken a run at a time; every other byte goes
-    /// through [`Self::step`], which alone decides what a byte does.
+    /// Text, whole SGRs, the parameters of a CSI sequence and the body
+    /// of a string (OSC, DCS, or one skipped) are taken a run at a time;
+    /// every other byte goes through [`Self::step`], which alone decides
+    /// what a byte does.
     pub fn scan(&mut self, bytes: &[u8]) -> Vec<Found> {
         let mut found = Vec::new();
         let mut start = 0;
@@ -144,6 +145,25 @@ impl ReplyScanner {
                         .position(|b| !(0x20..=0x3f).contains(b))
                         .unwrap_or(rest.len());
                     self.push_run(&rest[..run], MAX_CSI);
+                    i += run;
+                    if i == bytes.len() {
+                        break;
+                    }
+                }
+                State::Osc | State::Dcs | State::Skip => {
+                    // A string's body up to the byte that ends or
+                    // interrupts it: kept (bounded) or, skipped, dropped.
+                    let rest = &bytes[i..];
+                    let run = if self.state == State::Osc {
+                        rest.iter()
+                            .position(|b| matches!(b, 0x07 | 0x1b | 0x18 | 0x1a))
+                    } else {
+                        memchr::memchr3(0x1b, 0x18, 0x1a, rest)
+                    }
+                    .unwrap_or(rest.len());
+                    if self.state != State::Skip {
+                        self.push_run(&rest[..run], MAX_STRING);
+                    }
                     i += run;
                     if i == bytes.len() {
                         break;
