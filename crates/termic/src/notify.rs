@@ -189,28 +189,83 @@ impl Notifier {
 
 /// One desktop notification, on its own thread (see [`Notifier`]).
 fn show_desktop(text: &str, task: u64, osc_fallback: bool, reply: &Sender<NotifyReply>) {
-    // Asked first, so the wait for a click starts right after the show. A
-    // server without actions gets none and is not waited on.
+    // Asked first, so the listening starts before the show. A server
+    // without actions gets none and is not waited on.
     let actions =
         notify_rust::get_capabilities().is_ok_and(|caps| caps.iter().any(|c| c == "actions"));
     let mut n = notify_rust::Notification::new();
     n.summary(SUMMARY).body(text);
-    if actions {
-        n.action(DEFAULT_ACTION, "Show the task");
-    }
-    match n.show() {
-        // The wait ends when the notification is clicked or closed
-        // (expired, dismissed, replaced): the thread does not outlive it.
-        Ok(handle) if actions => handle.wait_for_action(|action| {
-            if action == DEFAULT_ACTION {
+    let shown = zbus::block_on(async {
+        let clicks = match actions {
+            true => Clicks::listen().await,
+            false => None,
+        };
+        if clicks.is_some() {
+            n.action(DEFAULT_ACTION, "Show the task");
+        }
+        let handle = n.show_async().await?;
+        if let Some(clicks) = clicks {
+            if clicks.clicked(handle.id()).await {
                 let _ = reply.send(NotifyReply::Focus(task));
             }
-        }),
-        Ok(_) => {}
-        Err(_) if osc_fallback => {
-            let _ = reply.send(NotifyReply::Fallback(text.to_owned()));
         }
-        Err(_) => {}
+        Ok::<(), notify_rust::error::Error>(())
+    });
+    if shown.is_err() && osc_fallback {
+        let _ = reply.send(NotifyReply::Fallback(text.to_owned()));
+    }
+}
+
+/// The notification server's signals, subscribed to before the
+/// notification is shown. notify-rust's own wait subscribes after the show
+/// and again between messages, so a click (ActionInvoked, then
+/// NotificationClosed) that came in that window was lost, or only its
+/// closing was seen: CI lost every click of a run that way.
+struct Clicks {
+    stream: zbus::MessageStream,
+}
+
+impl Clicks {
+    const INTERFACE: &'static str = "org.freedesktop.Notifications";
+
+    async fn listen() -> Option<Clicks> {
+        let bus = zbus::Connection::session().await.ok()?;
+        let rule = zbus::MatchRule::builder()
+            .msg_type(zbus::message::Type::Signal)
+            .interface(Self::INTERFACE)
+            .build()
+            .ok()?;
+        let stream = zbus::MessageStream::for_match_rule(rule, &bus, None)
+            .await
+            .ok()?;
+        Some(Clicks { stream })
+    }
+
+    /// Waits until notification `id` is clicked (true) or closed, expired,
+    /// dismissed or replaced (false): the wait does not outlive it.
+    async fn clicked(mut self, id: u32) -> bool {
+        use futures_lite::StreamExt;
+        while let Some(Ok(msg)) = self.stream.next().await {
+            let member = msg.header().member().map(|m| m.to_string());
+            match member.as_deref() {
+                Some("ActionInvoked") => {
+                    if let Ok((nid, action)) = msg.body().deserialize::<(u32, String)>() {
+                        if nid == id {
+                            return action == DEFAULT_ACTION;
+                        }
+                    }
+                }
+                Some("NotificationClosed") => {
+                    if let Ok((nid, _reason)) = msg.body().deserialize::<(u32, u32)>() {
+                        if nid == id {
+                            return false;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
     }
 }
 

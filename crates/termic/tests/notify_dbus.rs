@@ -79,8 +79,18 @@ struct NotifyServer {
 
 impl NotifyServer {
     fn start(bus: &SessionBus) -> NotifyServer {
+        Self::start_clicking(bus, None)
+    }
+
+    /// `autoclick`: the action the server invokes on every notification
+    /// the instant it has answered the Notify call.
+    fn start_clicking(bus: &SessionBus, autoclick: Option<&str>) -> NotifyServer {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dbus/notify_server.py");
-        let mut child = Command::new("python3")
+        let mut command = Command::new("python3");
+        if let Some(action) = autoclick {
+            command.env("NOTIFY_AUTOCLICK", action);
+        }
+        let mut child = command
             .arg(script)
             .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
             .stdin(Stdio::piped())
@@ -214,28 +224,31 @@ fn needs_you_and_done_reach_a_real_notification_server_and_a_click_focuses_the_t
         "fallback used"
     );
 
-    // Clicking the notification brings its task to the front.
+    // Clicking the notification brings its task to the front: one click.
     assert!(!t.screen().contains("BG-PANE"), "bg is not focused yet");
-    // termic listens for the click once the notification is shown and the
-    // server's capabilities are read; a click before that is lost (a person
-    // clicks seconds later), so the test clicks again until it lands.
-    let focused = |s: &str| s.contains("BG-PANE") && !s.contains("OTHER-PANE");
-    let end = Instant::now() + WAIT;
-    let mut clicks = 0;
-    while !focused(&t.screen()) {
-        assert!(
-            Instant::now() < end,
-            "a click never focused bg:\n{}",
-            t.screen()
-        );
-        server.click(done["id"].as_u64().unwrap(), "default");
-        clicks += 1;
-        let pause = Instant::now() + Duration::from_millis(500);
-        while Instant::now() < pause && !focused(&t.screen()) {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-    eprintln!("focused after {clicks} click(s)");
+    server.click(done["id"].as_u64().unwrap(), "default");
+    t.wait_for("a click focuses bg", focused);
+    assert!(t.quit(), "termic did not quit");
+}
+
+/// bg's pane is in front and the other task's is not.
+fn focused(s: &str) -> bool {
+    s.contains("BG-PANE") && !s.contains("OTHER-PANE")
+}
+
+#[test]
+fn a_click_the_instant_the_notification_shows_still_focuses_the_task() {
+    // The server clicks as it answers the Notify call, before termic's
+    // call has returned. termic listens before it shows, so the click is
+    // not lost (notify-rust's own wait, which subscribes after the show,
+    // lost such clicks, and CI once lost every click of a run).
+    let bus = SessionBus::start();
+    let server = NotifyServer::start_clicking(&bus, Some("default"));
+    let f = Fixture::new();
+    let (mut t, go1, _) = bg_in_the_background(&f, Some(&bus));
+    std::fs::write(&go1, "").unwrap();
+    server.next_with("needs you");
+    t.wait_for("the instant click focuses bg", focused);
     assert!(t.quit(), "termic did not quit");
 }
 
