@@ -86,6 +86,21 @@ fn piece() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// A second reader of the parse that takes nothing: `process_also` with it
+/// is `process` without the settle at the end, as termic's screen thread
+/// runs it, so rows only appended to stay deferred across reads.
+struct Nobody;
+impl vte::Perform for Nobody {}
+
+/// The fast side's read: unsettled, settled only when `settle` says (as
+/// the UI reads the screen now and then during a flood).
+fn feed_fast(fast: &mut vt100::Parser<History>, chunk: &[u8], settle: bool) {
+    fast.process_also(chunk, &mut Nobody);
+    if settle {
+        fast.settle();
+    }
+}
+
 fn parser(rows: u16, cols: u16, fast: bool) -> vt100::Parser<History> {
     let mut p = vt100::Parser::new_with_callbacks(
         NonZeroU16::new(rows).unwrap(),
@@ -151,14 +166,17 @@ proptest! {
         pieces in proptest::collection::vec(piece(), 1..80),
         // where the output is cut into reads (also mid-sequence, mid-char)
         cut in 1usize..23,
+        // how many reads go by before the screen is read (settled)
+        settle_every in 1usize..40,
     ) {
         let bytes: Vec<u8> = pieces.concat();
         let mut fast = parser(rows, cols, true);
         let mut slow = parser(rows, cols, false);
-        for chunk in bytes.chunks(cut) {
-            fast.process(chunk);
+        for (i, chunk) in bytes.chunks(cut).enumerate() {
+            feed_fast(&mut fast, chunk, i % settle_every == 0);
             slow.process(chunk);
         }
+        fast.settle();
         assert_same(&fast, &slow);
         // REP after the run repeats the same last character on both.
         fast.process(b"\x1b[3b");
@@ -186,10 +204,11 @@ fn fast_path_matches_on_realistic_output() {
     }
     let mut fast = parser(45, 160, true);
     let mut slow = parser(45, 160, false);
-    for chunk in out.chunks(4096) {
-        fast.process(chunk);
+    for (i, chunk) in out.chunks(4096).enumerate() {
+        feed_fast(&mut fast, chunk, i % 7 == 0);
         slow.process(chunk);
     }
+    fast.settle();
     assert!(
         slow.callbacks().pushed() > 1000,
         "the output scrolled into history"

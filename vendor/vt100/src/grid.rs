@@ -80,6 +80,19 @@ impl Grid {
         self.size
     }
 
+    /// termic: writes every deferred row's cells (`Row::undefer`), so the
+    /// grid may be read. A row scrolled off before this never needs it.
+    pub fn settle(&mut self) {
+        for row in &mut self.rows {
+            row.undefer();
+        }
+    }
+
+    /// termic: no row waits for its cells.
+    pub fn is_settled(&self) -> bool {
+        self.rows.iter().all(|row| !row.is_deferred())
+    }
+
     pub fn set_size<F>(&mut self, size: Size, on_row: F)
     where
         F: FnMut(&crate::row::Row),
@@ -209,10 +222,6 @@ impl Grid {
             .take(self.rows.len())
     }
 
-    pub fn drawing_rows(&self) -> impl Iterator<Item = &crate::row::Row> {
-        self.rows.iter()
-    }
-
     pub fn drawing_rows_mut(
         &mut self,
     ) -> impl Iterator<Item = &mut crate::row::Row> {
@@ -224,14 +233,15 @@ impl Grid {
     }
 
     pub fn drawing_row(&self, row: u16) -> Option<&crate::row::Row> {
-        self.drawing_rows().nth(usize::from(row))
+        // termic: indexed, not an iterator's nth (51 instructions a call)
+        self.rows.get(usize::from(row))
     }
 
     pub fn drawing_row_mut(
         &mut self,
         row: u16,
     ) -> Option<&mut crate::row::Row> {
-        self.drawing_rows_mut().nth(usize::from(row))
+        self.rows.get_mut(usize::from(row))
     }
 
     pub fn current_row_mut(&mut self) -> &mut crate::row::Row {

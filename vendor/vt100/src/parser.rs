@@ -75,6 +75,16 @@ impl<CB: crate::Callbacks> Parser<CB> {
     /// in-memory terminal state.
     pub fn process(&mut self, bytes: &[u8]) {
         self.parser.advance(&mut self.screen, bytes);
+        // termic: the screen is read after this (see `Screen::settle`)
+        self.settle();
+    }
+
+    /// termic: makes the screen readable after [`Self::process_also`]
+    /// (see [`crate::Screen::settle`]). Cheap when nothing waits: a row
+    /// that scrolled off since the last call was never written cell by
+    /// cell, and only the rows on the screen are written now.
+    pub fn settle(&mut self) {
+        self.screen.screen.settle();
     }
 
     /// termic: processes `bytes` as [`Parser::process`] does and hands
@@ -82,7 +92,9 @@ impl<CB: crate::Callbacks> Parser<CB> {
     /// taken it), so a second reader of the stream (termic's signal
     /// scanner) needs no parse of its own. `also` gets text and C1
     /// controls only while its `wants_text` says so, and CSI sequences only
-    /// while its `wants_csi` does, as if it ran its own parser.
+    /// while its `wants_csi` does, as if it ran its own parser. Unlike
+    /// `process` it leaves the screen unsettled: call [`Self::settle`]
+    /// before reading it.
     pub fn process_also<P: vte::Perform>(&mut self, bytes: &[u8], also: &mut P) {
         let mut tee = crate::perform::Tee {
             screen: &mut self.screen,
@@ -143,6 +155,11 @@ impl<CB: crate::Callbacks> Parser<CB> {
     /// the terminal state.
     #[must_use]
     pub fn screen(&self) -> &crate::Screen {
+        // termic: after `process_also`, a reader settles first
+        debug_assert!(
+            self.screen.screen.is_settled(),
+            "the screen was read before Parser::settle"
+        );
         &self.screen.screen
     }
 

@@ -21,6 +21,12 @@ pub struct Row {
     shadow_cols: usize,
     /// The attributes the shadow's last record set (default at its start).
     shadow_attrs: crate::attrs::Attrs,
+    /// termic: the cells wait for the shadow (see `undefer`). While set,
+    /// the shadow is valid and tells the row, every cell is physically
+    /// blank, and only appends at the shadow's end keep it set: a row that
+    /// is written left to right and scrolls off before anyone reads it is
+    /// never written cell by cell, nor reset.
+    deferred: bool,
 }
 
 /// termic: `Row::shadow_cols` once the shadow no longer tells the row.
@@ -42,7 +48,89 @@ impl Row {
             shadow: Vec::new(),
             shadow_cols: 0,
             shadow_attrs: crate::attrs::Attrs::default(),
+            deferred: true,
         }
+    }
+
+    /// termic: writes the shadow into the cells if they wait for it. Every
+    /// change of the cells other than an append at the shadow's end calls
+    /// it first, and a reader of the cells needs it done (`Grid::settle`).
+    pub(crate) fn undefer(&mut self) {
+        if !self.deferred {
+            return;
+        }
+        self.deferred = false;
+        let mut attrs = crate::attrs::Attrs::default();
+        let mut col = 0;
+        let mut rest = &self.shadow[..];
+        while let Some(&b) = rest.first() {
+            if b == crate::capture::COMPACT_ATTRS {
+                attrs = crate::capture::compact_attrs(rest);
+                rest = &rest[crate::capture::COMPACT_ATTRS_LEN..];
+            } else if b < 0x80 {
+                self.cells[col].set_ascii(b, attrs);
+                col += 1;
+                rest = &rest[1..];
+            } else {
+                // a character of width 1 or 2 from `text_non_ascii`, written
+                // as `write_char` writes it into blank cells
+                let len = crate::capture::utf8_len(b);
+                let c = core::str::from_utf8(&rest[..len])
+                    .ok()
+                    .and_then(|s| s.chars().next())
+                    .unwrap_or('\u{fffd}');
+                let wide = unicode_width::UnicodeWidthChar::width(c) == Some(2);
+                self.cells[col].set_char(c, wide, attrs);
+                if wide {
+                    let next = &mut self.cells[col + 1];
+                    next.clear(crate::attrs::Attrs::default());
+                    next.set_wide_continuation(true);
+                }
+                col += 1 + usize::from(wide);
+                rest = &rest[len..];
+            }
+        }
+        debug_assert_eq!(col, self.shadow_cols, "the shadow's cells");
+        self.written = col;
+    }
+
+    /// termic: the cells wait for the shadow (see `deferred`).
+    pub(crate) fn is_deferred(&self) -> bool {
+        self.deferred
+    }
+
+    /// termic: whether the cells of `col..` may be read: debug builds
+    /// check that a reader settled the row first.
+    fn debug_check_settled(&self, col: usize) {
+        debug_assert!(
+            !self.deferred || col >= self.shadow_cols,
+            "a deferred row read at column {col} (the grid was not settled)"
+        );
+    }
+
+    /// termic: an append of characters at `col` is about to be written.
+    /// True when only the shadow needs it (the cells are deferred and `col`
+    /// is the shadow's end); otherwise the cells are undeferred for it.
+    #[inline]
+    pub(crate) fn append_is_deferred(&mut self, col: usize) -> bool {
+        if self.deferred && col == self.shadow_cols {
+            return true;
+        }
+        self.undefer();
+        false
+    }
+
+    /// termic: whether the last column holds a character or the second
+    /// half of a wide one (what `new_character_should_wrap` asks), also
+    /// while the cells are deferred.
+    pub(crate) fn last_cell_filled(&self) -> bool {
+        if self.deferred {
+            // appended without gaps from column 0
+            return self.shadow_cols == self.cells.len();
+        }
+        self.cells
+            .last()
+            .is_some_and(|c| c.has_contents() || c.is_wide_continuation())
     }
 
     /// termic: the shadow starts over: the row is blank.
@@ -107,29 +195,33 @@ impl Row {
     }
 
     pub fn clear(&mut self, attrs: crate::attrs::Attrs) {
+        if attrs.is_default() {
+            // blank: the cells past the written mark are blank already
+            self.reset();
+            return;
+        }
         for cell in &mut self.cells {
             cell.clear(attrs);
         }
-        self.written = if attrs.is_default() {
-            self.shadow_restart();
-            0
-        } else {
-            self.shadow_drop();
-            self.cells.len()
-        };
+        self.deferred = false;
+        self.shadow_drop();
+        self.written = self.cells.len();
         self.wrapped = false;
     }
 
     pub fn reset(&mut self) {
         self.debug_check_written();
+        // a deferred row's cells are blank (its written mark is 0)
         self.cells[..self.written].fill(crate::Cell::new());
         self.written = 0;
         self.wrapped = false;
         self.shadow_restart();
+        self.deferred = true;
     }
 
     /// termic: the cells before which every cell is blank (see `written`).
     pub(crate) fn written_cells(&self) -> &[crate::Cell] {
+        self.debug_check_settled(0);
         self.debug_check_written();
         &self.cells[..self.written]
     }
@@ -143,6 +235,7 @@ impl Row {
     }
 
     fn cells(&self) -> impl Iterator<Item = &crate::Cell> {
+        self.debug_check_settled(0);
         self.cells.iter()
     }
 
@@ -154,6 +247,10 @@ impl Row {
     #[inline]
     pub(crate) fn write_ascii(&mut self, col: usize, run: &[u8], attrs: crate::attrs::Attrs) {
         let end = col + run.len();
+        if self.append_is_deferred(col) {
+            self.shadow_append(col, end, run, attrs);
+            return;
+        }
         // non-blank cells are written up to the cell after the run
         self.written = self.written.max((end + 1).min(self.cells.len()));
         if col >= self.shadow_cols {
@@ -207,6 +304,7 @@ impl Row {
         wide: bool,
         attrs: crate::attrs::Attrs,
     ) {
+        debug_assert!(!self.deferred, "write_char on a deferred row");
         let end = col + 2 + usize::from(wide);
         self.written = self.written.max(end.min(self.cells.len()));
         let cells = &mut self.cells[..];
@@ -238,10 +336,12 @@ impl Row {
     }
 
     pub fn get(&self, col: u16) -> Option<&crate::Cell> {
+        self.debug_check_settled(usize::from(col));
         self.cells.get(usize::from(col))
     }
 
     pub fn get_mut(&mut self, col: u16) -> Option<&mut crate::Cell> {
+        self.undefer();
         self.shadow_drop();
         let col = usize::from(col);
         if col < self.cells.len() {
@@ -257,6 +357,7 @@ impl Row {
         // termic: saturating: `i` is the cursor column, which is one past
         // the last column while a wrap is pending (upstream underflowed and
         // panicked on ICH there).
+        self.undefer();
         self.shadow_drop();
         let count = usize::from(count)
             .min(self.cells.len().saturating_sub(usize::from(i)));
@@ -292,6 +393,7 @@ impl Row {
     ///
     /// Empty cells are added to the end.
     pub fn remove(&mut self, range: core::ops::Range<u16>) {
+        self.undefer();
         self.shadow_drop();
         self.wrapped = false;
         if range.start >= range.end {
@@ -311,6 +413,7 @@ impl Row {
     }
 
     pub fn erase(&mut self, i: u16, attrs: crate::attrs::Attrs) {
+        self.undefer();
         self.shadow_drop();
         let wide = self.cells[usize::from(i)].is_wide();
         self.clear_wide(i);
@@ -328,6 +431,7 @@ impl Row {
     }
 
     pub fn truncate(&mut self, len: u16) {
+        self.undefer();
         self.shadow_drop();
         self.cells.truncate(usize::from(len));
         self.written = self.written.min(self.cells.len());
@@ -345,6 +449,7 @@ impl Row {
 
     fn grow_unchecked(&mut self, len: u16, cell: crate::Cell) {
         debug_assert!(self.cells.len() < usize::from(len));
+        self.undefer();
         if !cell.is_blank() {
             self.written = usize::from(len);
             self.shadow_drop();
@@ -374,6 +479,7 @@ impl Row {
 
     /// Trims trailing blank cells from the row.
     pub fn trim(&mut self) {
+        self.undefer();
         let excess = self
             .cells
             .iter()
@@ -394,6 +500,7 @@ impl Row {
     }
 
     pub fn clear_wide(&mut self, col: u16) {
+        self.undefer();
         self.shadow_drop();
         let col_idx = usize::from(col);
         let cell = &self.cells[col_idx];
@@ -424,6 +531,7 @@ impl Row {
         width: u16,
         wrapping: bool,
     ) {
+        self.debug_check_settled(0);
         let mut prev_was_wide = false;
 
         let mut prev_col = start;
@@ -466,6 +574,7 @@ impl Row {
         prev_pos: Option<crate::grid::Pos>,
         prev_attrs: Option<crate::attrs::Attrs>,
     ) -> (crate::grid::Pos, crate::attrs::Attrs) {
+        self.debug_check_settled(0);
         let mut prev_was_wide = false;
 
         let mut prev_pos = prev_pos.unwrap_or_else(|| {
@@ -646,6 +755,8 @@ impl Row {
         mut prev_pos: crate::grid::Pos,
         mut prev_attrs: crate::attrs::Attrs,
     ) -> (crate::grid::Pos, crate::attrs::Attrs) {
+        self.debug_check_settled(0);
+        prev.debug_check_settled(0);
         let mut prev_was_wide = false;
 
         let first_cell = &self.cells[usize::from(start)];

@@ -142,6 +142,22 @@ impl Screen {
             .set_size(crate::grid::Size { rows, cols }, |_| {});
     }
 
+    /// termic: writes the cells of every row that was only appended to
+    /// since it was blank and so kept its text in its shadow alone. The
+    /// methods that read cells need it done: [`crate::Parser::process`]
+    /// does it, [`crate::Parser::process_also`] leaves it to the reader
+    /// ([`crate::Parser::settle`]).
+    pub fn settle(&mut self) {
+        self.grid.settle();
+        self.alternate_grid.settle();
+    }
+
+    /// termic: [`Self::settle`] has nothing to do.
+    #[must_use]
+    pub fn is_settled(&self) -> bool {
+        self.grid.is_settled() && self.alternate_grid.is_settled()
+    }
+
     /// Returns the current size of the terminal.
     ///
     /// The return value will be (rows, cols).
@@ -895,25 +911,12 @@ impl Screen {
         // with a really good reason (xterm handles this by introducing
         // the concept of triple width cells, which i really don't want
         // to do).
-        let mut wrap = false;
-        if pos.col + width > size.cols() {
-            let last_cell = self
-                .grid()
-                .drawing_cell(crate::grid::Pos {
-                    row: pos.row,
-                    col: size.cols() - 1,
-                })
-                // pos.row is valid, since it comes directly from
-                // self.grid().pos() which we assume to always have a
-                // valid row value. size.cols - 1 is also always a valid
-                // column.
-                .unwrap();
-            if last_cell.has_contents() || last_cell.is_wide_continuation() {
-                wrap = true;
-            }
-        }
-
-        wrap
+        // termic: asked of the row, which knows while its cells are
+        // deferred. pos.row is valid, since it comes directly from
+        // self.grid().pos() which we assume to always have a valid row
+        // value.
+        pos.col + width > size.cols()
+            && self.grid().drawing_row(pos.row).unwrap().last_cell_filled()
     }
 
     // if we already have a character in a cell, but adding a continuation
@@ -1087,16 +1090,14 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
             screen.grid_mut().col_wrap(width, wrap, on_row);
             // col_wrap always sets self.grid().pos() to a valid cell
             base_pos = screen.grid().pos();
-            cell_was_wide =
-                screen.grid().drawing_cell(base_pos).unwrap().is_wide();
+            // termic: read through the mutable path, which writes a
+            // deferred row's cells first (`Row::undefer`)
+            let cell = screen.grid_mut().drawing_cell_mut(base_pos).unwrap();
+            cell_was_wide = cell.is_wide();
 
             // calculate_width capped the width at 2: wide is what `set`
             // would compute (char width above 1)
-            screen
-                .grid_mut()
-                .drawing_cell_mut(base_pos)
-                .unwrap()
-                .set_with_width(c, width > 1, attrs);
+            cell.set_with_width(c, width > 1, attrs);
             screen.last_char = Some(c);
             screen.grid_mut().col_inc(width);
         } else {
@@ -1216,6 +1217,8 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
             let start = usize::from(screen.grid().pos().col);
             let attrs = screen.attrs;
             let row = screen.grid_mut().current_row_mut();
+            // only the shadow takes an append to a deferred row
+            let deferred = row.append_is_deferred(start);
             let mut col = start;
             // the last character written and its width: runs repeat one
             // character (block bars), so its width is looked up once
@@ -1241,7 +1244,9 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
                     other = Some(c);
                     break;
                 }
-                row.write_char(col, c, wide, attrs);
+                if !deferred {
+                    row.write_char(col, c, wide, attrs);
+                }
                 col += 1 + usize::from(wide);
                 last = Some((c, width));
                 upto += c.len_utf8();

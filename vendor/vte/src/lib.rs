@@ -696,6 +696,15 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
         // UTF-8 validation (it is valid), as `ground_dispatch` does; the
         // rest, from the first non-ASCII byte, goes through the loop below.
         let mut start = Self::dispatch_ascii(performer, &bytes[..plain_chars]);
+        // The common text is all ASCII: nothing is left to validate.
+        if start == plain_chars {
+            if plain_chars < num_bytes {
+                self.state = State::Escape;
+                self.reset_params();
+                return plain_chars + 1;
+            }
+            return plain_chars;
+        }
 
         loop {
             match str::from_utf8(&bytes[start..plain_chars]) {

@@ -202,6 +202,8 @@ pub fn apply_with_replies<CB: vt100::Callbacks, P: vte::Perform>(
     for Found { end, query, .. } in found {
         parser.process_also(&chunk[start..end], also);
         start = end;
+        // the screen as it is right after the query, readable
+        parser.settle();
         replies.extend(responder.answer(&query, parser.screen()));
     }
     parser.process_also(&chunk[start..], also);

@@ -107,7 +107,7 @@ pub fn run(
         // Each slice's signals, found by the screen model's own parse.
         let mut scanned = Vec::new();
         {
-            let mut parser = shared.lock_parser();
+            let mut parser = shared.lock_parser_to_write();
             for (range, found) in slices(len, found) {
                 let mut signals = Vec::new();
                 let mut tap = signal_tap.performer(&mut signals);

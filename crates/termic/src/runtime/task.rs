@@ -45,7 +45,20 @@ pub struct TaskShared {
 }
 
 impl TaskShared {
+    /// The task's screen model, settled (vt100's `Parser::settle`), so it
+    /// can be read.
     pub fn lock_parser(&self) -> parking_lot::MutexGuard<'_, vt100::Parser<History>> {
+        let mut parser = self.parser.lock();
+        parser.settle();
+        parser
+    }
+
+    /// The screen model for the screen thread's output: left unsettled, so
+    /// a row that scrolls off before anyone reads the screen is never
+    /// written cell by cell. Read it through [`Self::lock_parser`].
+    pub(super) fn lock_parser_to_write(
+        &self,
+    ) -> parking_lot::MutexGuard<'_, vt100::Parser<History>> {
         self.parser.lock()
     }
 
