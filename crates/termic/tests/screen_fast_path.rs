@@ -236,3 +236,20 @@ fn a_widened_emoji_in_the_last_column_can_be_overwritten() {
         assert_same(&fast, &slow);
     }
 }
+
+/// A screen nothing was written to, or only resized, reads as it is: its
+/// rows are blank, not waiting for text (the e2e harness reads a fresh
+/// parser's screen before any output; debug builds assert a read screen
+/// is settled).
+#[test]
+fn a_fresh_or_resized_screen_reads_without_a_settle() {
+    let mut p = vt100::Parser::new(NonZeroU16::new(3).unwrap(), NonZeroU16::new(10).unwrap(), 0);
+    assert_eq!(p.screen().contents(), "");
+    p.set_size(NonZeroU16::new(5).unwrap(), NonZeroU16::new(12).unwrap());
+    assert_eq!(p.screen().contents(), "");
+    let mut fast = parser(3, 10, true);
+    feed_fast(&mut fast, b"abc\r\n", false);
+    fast.set_size(NonZeroU16::new(6).unwrap(), NonZeroU16::new(10).unwrap());
+    fast.settle();
+    assert_eq!(fast.screen().contents(), "abc");
+}

@@ -90,7 +90,7 @@ impl Grid {
 
     /// termic: no row waits for its cells.
     pub fn is_settled(&self) -> bool {
-        self.rows.iter().all(|row| !row.is_deferred())
+        self.rows.iter().all(|row| !row.waits_for_cells())
     }
 
     pub fn set_size<F>(&mut self, size: Size, on_row: F)

@@ -99,6 +99,12 @@ impl Row {
         self.deferred
     }
 
+    /// termic: reading the cells would give other than the row: they wait
+    /// for text in the shadow (a blank deferred row reads right as it is).
+    pub(crate) fn waits_for_cells(&self) -> bool {
+        self.deferred && self.shadow_cols > 0
+    }
+
     /// termic: whether the cells of `col..` may be read: debug builds
     /// check that a reader settled the row first.
     fn debug_check_settled(&self, col: usize) {

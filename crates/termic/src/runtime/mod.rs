@@ -385,7 +385,7 @@ impl Runtime {
             // screen is not final, and it feeds the facts itself when done.
             // Never wait for it here (the UI thread calls this).
             let wanted = task.lock_signals().screen_rows_wanted();
-            let facts = task.parser.try_lock().map(|p| {
+            let facts = task.try_lock_parser().map(|p| {
                 let rows = signals::screen_rows(&p, wanted);
                 (signals::screen_facts(&p), rows)
             });

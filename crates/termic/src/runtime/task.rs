@@ -30,6 +30,7 @@ pub struct TaskShared {
     /// A parking_lot mutex so the screen thread can hand it over fairly
     /// between slices of a batch (`MutexGuard::bump`): whoever waits for a
     /// task's screen (the UI drawing it, a tick) waits one slice at most.
+    /// Read it through `lock_parser` or `try_lock_parser`, which settle it.
     pub(super) parser: parking_lot::Mutex<vt100::Parser<History>>,
     /// parking_lot too, for the same reason: the reader feeds a flood to
     /// the engine a slice at a time and hands the lock over fairly after
@@ -51,6 +52,13 @@ impl TaskShared {
         let mut parser = self.parser.lock();
         parser.settle();
         parser
+    }
+
+    /// [`Self::lock_parser`] if nobody holds the screen now.
+    pub fn try_lock_parser(&self) -> Option<parking_lot::MutexGuard<'_, vt100::Parser<History>>> {
+        let mut parser = self.parser.try_lock()?;
+        parser.settle();
+        Some(parser)
     }
 
     /// The screen model for the screen thread's output: left unsettled, so
