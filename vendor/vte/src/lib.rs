@@ -668,35 +668,23 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
     fn advance_ground<P: Perform>(&mut self, performer: &mut P, bytes: &[u8]) -> usize {
         // termic: the common text is printable ASCII and C0 controls (a
         // few characters between SGRs, a line's CR LF) up to an ESC. It is
-        // dispatched run by run as it is scanned, as `dispatch_ascii` does,
+        // dispatched as it is scanned (`dispatch_ascii` stops at the ESC),
         // without memchr's search for the ESC first (about 75 instructions
-        // a call, more than such a run costs to scan). From a DEL or a
-        // non-ASCII byte on, the general path takes the rest of the text,
-        // with the performer's `wants_text` asked once for all of it.
+        // a call, more than such a run costs to scan). From a non-ASCII
+        // byte on, the general path takes the rest of the text, with the
+        // performer's `wants_text` asked once for all of it.
         let wants_text = performer.wants_text();
         if wants_text {
-            let mut i = 0;
-            loop {
-                let rest = &bytes[i..];
-                let run = rest.iter().position(|b| !(0x20..0x7F).contains(b)).unwrap_or(rest.len());
-                if run > 0 {
-                    performer.print_ascii(&rest[..run]);
-                    i += run;
-                }
-                match bytes.get(i) {
-                    None => return i,
-                    Some(0x1B) => {
-                        self.state = State::Escape;
-                        self.reset_params();
-                        return i + 1;
-                    },
-                    Some(&byte) if byte < 0x20 => {
-                        performer.execute(byte);
-                        i += 1;
-                    },
-                    Some(_) => return i + self.advance_text(performer, &bytes[i..], true),
-                }
-            }
+            let i = Self::dispatch_ascii(performer, bytes);
+            return match bytes.get(i) {
+                None => i,
+                Some(0x1B) => {
+                    self.state = State::Escape;
+                    self.reset_params();
+                    i + 1
+                },
+                Some(_) => i + self.advance_text(performer, &bytes[i..], true),
+            };
         }
         self.advance_text(performer, bytes, wants_text)
     }
@@ -940,13 +928,13 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
     }
 
     /// termic: dispatch the ASCII bytes at the start of `bytes` (up to the
-    /// first byte of 0x80 or above): each run of printable ASCII to
+    /// first ESC or byte of 0x80 or above): each run of printable ASCII to
     /// `print_ascii`, a C0 control to `execute`, DEL to `print`. Returns
     /// how many bytes it took. ASCII needs no UTF-8 validation.
     #[inline]
     fn dispatch_ascii<P: Perform>(performer: &mut P, bytes: &[u8]) -> usize {
         let mut i = 0;
-        while let Some(&byte) = bytes.get(i).filter(|b| **b < 0x80) {
+        while let Some(&byte) = bytes.get(i).filter(|b| **b < 0x80 && **b != 0x1B) {
             let run = bytes[i..].iter().take_while(|b| (0x20..0x7f).contains(*b)).count();
             if run > 0 {
                 performer.print_ascii(&bytes[i..i + run]);
