@@ -320,9 +320,9 @@ impl RowContents<'_> {
         // capture already (`Row::compact_shadow`); debug builds check it
         // against the cells.
         if let Some(shadow) = self.0.compact_shadow() {
-            // (a deferred row's cells wait for the shadow: nothing to check)
+            // (cells that wait for the shadow's text: nothing to check)
             #[cfg(debug_assertions)]
-            if !self.0.is_deferred() {
+            if !self.0.waits_for_cells() {
                 let mut cells = alloc::vec::Vec::new();
                 self.write_compact_cells(&mut cells);
                 assert_eq!(

@@ -94,11 +94,6 @@ impl Row {
         self.written = col;
     }
 
-    /// termic: the cells wait for the shadow (see `deferred`).
-    pub(crate) fn is_deferred(&self) -> bool {
-        self.deferred
-    }
-
     /// termic: reading the cells would give other than the row: they wait
     /// for text in the shadow (a blank deferred row reads right as it is).
     pub(crate) fn waits_for_cells(&self) -> bool {
