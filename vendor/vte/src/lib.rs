@@ -710,7 +710,10 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
             return 1;
         }
 
-        // termic: text nobody reads costs one pass for its C0 controls.
+        // termic: text nobody reads costs one pass for its C0 controls. A
+        // character cut off by the buffer end is still kept, as the path
+        // below keeps it: the next call may want its text, and must see
+        // the character whole (not a stray continuation byte).
         if !wants_text {
             for &byte in &bytes[..plain_chars] {
                 if byte < 0x20 {
@@ -718,6 +721,9 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
                 }
             }
             if plain_chars == num_bytes {
+                let tail = incomplete_char_len(&bytes[..plain_chars]);
+                self.partial_utf8[..tail].copy_from_slice(&bytes[plain_chars - tail..]);
+                self.partial_utf8_len = tail;
                 return plain_chars;
             }
             self.state = State::Escape;
@@ -808,7 +814,7 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
             // If the entire buffer is valid, use the first character and continue parsing.
             Ok(parsed) => {
                 let c = unsafe { parsed.chars().next().unwrap_unchecked() };
-                Self::dispatch_char(performer, c);
+                Self::dispatch_completed(performer, c);
 
                 self.partial_utf8_len = 0;
                 c.len_utf8() - old_bytes
@@ -824,7 +830,7 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
                         parsed.chars().next().unwrap_unchecked()
                     };
 
-                    Self::dispatch_char(performer, c);
+                    Self::dispatch_completed(performer, c);
 
                     self.partial_utf8_len = 0;
                     // termic: only the first character is taken; upstream
@@ -839,7 +845,7 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
                     // If the partial character was also invalid, emit the replacement
                     // character.
                     Some(invalid_len) => {
-                        performer.print('�');
+                        Self::dispatch_completed(performer, '\u{FFFD}');
 
                         self.partial_utf8_len = 0;
                         invalid_len - old_bytes
@@ -848,6 +854,16 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
                     None => to_copy,
                 }
             },
+        }
+    }
+
+    /// termic: a character completed by this call's bytes belongs to this
+    /// call's text, so it is dispatched only if the performer wants text now
+    /// (it may have been cut in text that was skipped, or the reverse).
+    #[inline]
+    fn dispatch_completed<P: Perform>(performer: &mut P, c: char) {
+        if performer.wants_text() {
+            Self::dispatch_char(performer, c);
         }
     }
 
@@ -948,6 +964,21 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
             i += 1;
         }
         i
+    }
+}
+
+/// termic: the length of the character cut off at the end of `text`: its
+/// lead byte and the continuation bytes after it, fewer than the lead byte
+/// announces (what `str::from_utf8` reports as an unexpected end), or 0.
+#[inline]
+fn incomplete_char_len(text: &[u8]) -> usize {
+    let lead = text.iter().rev().take(3).position(|b| b & 0xC0 != 0x80);
+    match lead.map(|back| &text[text.len() - back - 1..]) {
+        Some(tail) => match str::from_utf8(tail) {
+            Err(e) if e.valid_up_to() == 0 && e.error_len().is_none() => tail.len(),
+            _ => 0,
+        },
+        None => 0,
     }
 }
 

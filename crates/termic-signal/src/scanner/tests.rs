@@ -235,6 +235,12 @@ fn bells_and_titles_in_text_after_visible_output_still_count() {
     scanner.feed(b"ab\xe2\x96", &mut out);
     scanner.feed(b"\x88\x07", &mut out);
     assert_eq!(out, [Signal::Activity, Signal::Activity, Signal::Bell]);
+    // The same cut in text after an escape sequence, which the scanner
+    // skips: the next feed still sees the character whole.
+    out.clear();
+    scanner.feed(b"a\x1b[0m\xe2\x96", &mut out);
+    scanner.feed(b"\x88", &mut out);
+    assert_eq!(out, [Signal::Activity, Signal::Activity]);
 }
 
 #[test]
