@@ -11,6 +11,11 @@
 # server still shutting down is never the next run's.
 #
 # usage: bench/throughput_visible.sh [MIB=200] [ROUNDS=3]
+#   CPU_LIMIT=PCT runs every round (bare, tmux, termic alike) in a cgroup
+#   allowed PCT% of one CPU in all (100 on this 2-core machine: each core
+#   at half speed on average, throttled every 10 ms): a slow machine, where
+#   every run is bound by CPU. The kernel's flush workers stay outside it.
+#   Needs write access to the cgroup tree (root here).
 #   BASE=PATH also runs a baseline termic binary (a release build copied
 #   aside) in the same rounds, for a before/after in one run;
 #   TERMIC=PATH runs that binary instead of building this tree's.
@@ -29,6 +34,21 @@ POLLER=${POLLER:-control}
 # The interpreter itself, not a version manager's shim (pyenv's costs
 # 0.3 s of CPU at every start, in every run alike).
 PY=$(python3 -c 'import sys; print(sys.executable)')
+if [ -n "${CPU_LIMIT:-}" ]; then
+    # This shell and everything it starts from now on go into the cgroup.
+    if [ -d /sys/fs/cgroup/cpu ]; then
+        CG=/sys/fs/cgroup/cpu/termic-bench-$$
+        mkdir "$CG"
+        echo 10000 > "$CG/cpu.cfs_period_us"
+        echo $((CPU_LIMIT * 100)) > "$CG/cpu.cfs_quota_us"
+    else
+        CG=/sys/fs/cgroup/termic-bench-$$
+        mkdir "$CG"
+        echo "$((CPU_LIMIT * 100)) 10000" > "$CG/cpu.max"
+    fi
+    echo $$ > "$CG/cgroup.procs"
+    echo "CPU limit: $CPU_LIMIT% of one CPU in all ($CG)"
+fi
 GEN="$PY $HERE/gen_output.py $MIB"
 WORK=$(mktemp -d)
 mkdir -p "$WORK/home" "$WORK/config" "$WORK/data"
@@ -40,7 +60,20 @@ stop_server() {
     done
 }
 SOCKETS=""
-trap 'for s in $SOCKETS; do tmux -L $s kill-server 2>/dev/null || true; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$s"; done; stop_server; rm -rf "$WORK"' EXIT
+cleanup() {
+    for s in $SOCKETS; do
+        tmux -L $s kill-server 2>/dev/null || true
+        rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$s"
+    done
+    stop_server
+    rm -rf "$WORK"
+    if [ -n "${CG:-}" ]; then
+        # Out of the cgroup (to its parent) so that it can be removed.
+        echo $$ > "$(dirname "$CG")/cgroup.procs"
+        rmdir "$CG" 2>/dev/null || true
+    fi
+}
+trap cleanup EXIT
 cat > "$WORK/config/config.toml" <<TOML
 [ui]
 wizard_shown = true
@@ -56,6 +89,12 @@ command = ["sh", "-c", "$GEN; sleep 600"]
 TOML
 
 now() { date +%s.%N; }
+# CPU time the whole machine spent busy so far, in ticks (USER_HZ, 100 a
+# second): user, nice, system, irq, softirq and steal from /proc/stat. The
+# delta over a run counts every process and kernel thread the run wakes
+# (the generator's writes, the kworkers' pushes, the reader, tmux), which a
+# per-process count misses; keep the machine otherwise quiet.
+busy() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 # Run $1 in a fresh 160x45 tmux session; print seconds until END-OF-BENCH shows.
 RUN=0
@@ -63,6 +102,7 @@ in_tmux() {
     RUN=$((RUN + 1))
     sock=termic-bench-$$-$RUN
     SOCKETS="$SOCKETS $sock"
+    c0=$(busy)
     t0=$(now)
     tmux -L $sock new-session -d -x 160 -y 45 \
         "env HOME=$WORK/home TERMIC_CONFIG_DIR=$WORK/config TERMIC_DATA_DIR=$WORK/data $1"
@@ -74,21 +114,24 @@ in_tmux() {
         "$PY" "$HERE/poll_screen.py" $sock END-OF-BENCH 300 >&2
     fi
     t1=$(now)
+    echo "($(busy) - $c0) / 100" | bc -l >> "$WORK/$2.cpu"
     tmux -L $sock kill-server 2>/dev/null || true
     echo "$t1 - $t0" | bc
 }
 
 : > "$WORK/bare"; : > "$WORK/tmux"; : > "$WORK/termic"; : > "$WORK/base"
+: > "$WORK/bare.cpu"; : > "$WORK/tmux.cpu"; : > "$WORK/termic.cpu"; : > "$WORK/base.cpu"
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg); poller: $POLLER"
 i=1
 while [ "$i" -le "$ROUNDS" ]; do
-    t0=$(now); script -qfc "$GEN" /dev/null > /dev/null; t1=$(now)
+    c0=$(busy); t0=$(now); script -qfc "$GEN" /dev/null > /dev/null; t1=$(now)
+    echo "($(busy) - $c0) / 100" | bc -l >> "$WORK/bare.cpu"
     echo "$t1 - $t0" | bc >> "$WORK/bare"
-    in_tmux "sh -c '$GEN; sleep 600'" >> "$WORK/tmux"
-    in_tmux "$TERMIC run bench" >> "$WORK/termic"
+    in_tmux "sh -c '$GEN; sleep 600'" tmux >> "$WORK/tmux"
+    in_tmux "$TERMIC run bench" termic >> "$WORK/termic"
     stop_server
     if [ -n "$BASE" ]; then
-        in_tmux "$BASE run bench" >> "$WORK/base"
+        in_tmux "$BASE run bench" base >> "$WORK/base"
         stop_server
     fi
     echo "round $i done, load average $(cut -d' ' -f1 /proc/loadavg)"
@@ -107,8 +150,21 @@ printf 'median: bare %.2fs, tmux alone %.2fs (%.2fx), termic TUI in tmux %.2fs (
     "$B" "$X" "$(echo "$X / $B" | bc -l)" "$T" "$(echo "$T / $B" | bc -l)" "$MIB" "$ROUNDS"
 # Each round's termic time over the same round's bare time: a machine that
 # slows down for a while slows both, so the median of these ratios moves
-# less than the ratio of the medians.
-paired() { paste -d' ' "$WORK/bare" "$1" | awk '{print $2 / $1}' | median; }
-printf 'median of per-round ratios: termic %.2fx' "$(paired "$WORK/termic")"
-if [ -n "$BASE" ]; then printf ', BASE %.2fx' "$(paired "$WORK/base")"; fi
-printf ', tmux %.2fx\n' "$(paired "$WORK/tmux")"
+# less than the ratio of the medians. `paired BASELINE RUNS`.
+paired() { paste -d' ' "$1" "$2" | awk '{print $2 / $1}' | median; }
+printf 'median of per-round ratios: termic %.2fx' "$(paired "$WORK/bare" "$WORK/termic")"
+if [ -n "$BASE" ]; then printf ', BASE %.2fx' "$(paired "$WORK/bare" "$WORK/base")"; fi
+printf ', tmux %.2fx\n' "$(paired "$WORK/bare" "$WORK/tmux")"
+# The machine's busy CPU over each run, and each round's over the same
+# round's bare pump: on a machine whose cores are slow, or busy with other
+# work, every run is bound by CPU and its time goes as its CPU, so this is
+# the ratio the wall-time ratio tends to there. It is also far less noisy
+# than wall time on a machine that is not.
+cpus() { printf '%.2f ' $(cat "$1"); }
+echo "busy CPU-s, bare:       $(cpus "$WORK/bare.cpu")"
+echo "busy CPU-s, tmux:       $(cpus "$WORK/tmux.cpu")"
+echo "busy CPU-s, termic:     $(cpus "$WORK/termic.cpu")"
+if [ -n "$BASE" ]; then echo "busy CPU-s, BASE:       $(cpus "$WORK/base.cpu")"; fi
+printf 'median of per-round CPU ratios: termic %.2fx' "$(paired "$WORK/bare.cpu" "$WORK/termic.cpu")"
+if [ -n "$BASE" ]; then printf ', BASE %.2fx' "$(paired "$WORK/bare.cpu" "$WORK/base.cpu")"; fi
+printf ', tmux %.2fx\n' "$(paired "$WORK/bare.cpu" "$WORK/tmux.cpu")"
