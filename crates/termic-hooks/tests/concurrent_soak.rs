@@ -8,7 +8,7 @@
 //! always valid JSON.
 //!
 //! Runs `TERMIC_SOAK_SECS` seconds (10 by default, in CI);
-//! `bench/concurrent-writer-soak.sh` runs it longer.
+//! `bench/write-window.sh [SECS]` runs it longer, in release.
 
 mod common;
 
