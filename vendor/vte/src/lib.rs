@@ -722,8 +722,7 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
             }
             if plain_chars == num_bytes {
                 let tail = incomplete_char_len(&bytes[..plain_chars]);
-                self.partial_utf8[..tail].copy_from_slice(&bytes[plain_chars - tail..]);
-                self.partial_utf8_len = tail;
+                self.keep_cut_char(&bytes[plain_chars - tail..]);
                 return plain_chars;
             }
             self.state = State::Escape;
@@ -787,17 +786,22 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
                                 return plain_chars + 1;
                             }
                             // Process bytes cut off by the buffer end.
-                            let extra_bytes = num_bytes - valid_bytes;
-                            let partial_len = self.partial_utf8_len + extra_bytes;
-                            self.partial_utf8[self.partial_utf8_len..partial_len]
-                                .copy_from_slice(&bytes[valid_bytes..valid_bytes + extra_bytes]);
-                            self.partial_utf8_len = partial_len;
+                            self.keep_cut_char(&bytes[valid_bytes..]);
                             return num_bytes;
                         },
                     }
                 },
             }
         }
+    }
+
+    /// The first bytes of a character cut off by the buffer end, kept for
+    /// the next call to complete.
+    #[inline]
+    fn keep_cut_char(&mut self, cut: &[u8]) {
+        let len = self.partial_utf8_len + cut.len();
+        self.partial_utf8[self.partial_utf8_len..len].copy_from_slice(cut);
+        self.partial_utf8_len = len;
     }
 
     /// Advance the parser while processing a partial utf8 codepoint.
