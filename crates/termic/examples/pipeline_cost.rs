@@ -4,7 +4,7 @@
 //! engine's signals from one parse (what the screen thread runs since
 //! session 9). Prints MB/s per stage.
 //!
-//! usage: pipeline_cost FILE [ROUNDS=3] | pipeline_cost --hostile
+//! usage: pipeline_cost FILE [ROUNDS=3] | pipeline_cost --hostile [ROUNDS=3]
 //!
 //! Stages run in turn, ROUNDS times, and each prints its median: "bare vte"
 //! is the parser alone (no screen), "per-char" is vt100's own path of one
@@ -14,7 +14,8 @@
 //!
 //! `--hostile`: the screen model (vt100 with termic's history) on each file
 //! of the hostile-screen corpus (tests/hostile, 4 MiB each) against
-//! ordinary text of the same size.
+//! ordinary text of the same size, rounds interleaved (`PIPELINE_STAGE`
+//! picks files by name).
 
 use std::num::NonZeroU16;
 use std::time::Instant;
@@ -36,7 +37,7 @@ fn screen_model() -> vt100::Parser<History> {
     )
 }
 
-fn hostile_costs() {
+fn hostile_costs(rounds: usize) {
     let size = 4 << 20;
     let secs = |bytes: &[u8]| {
         let mut p = screen_model();
@@ -46,19 +47,43 @@ fn hostile_costs() {
         }
         t.elapsed().as_secs_f64()
     };
-    let text = secs(&hostile::plain_text(size));
+    let text = hostile::plain_text(size);
+    // PIPELINE_STAGE=TEXT: only the files whose name contains TEXT.
+    let only = std::env::var("PIPELINE_STAGE").unwrap_or_default();
+    let corpus: Vec<_> = hostile::corpus(size)
+        .into_iter()
+        .filter(|h| h.name.contains(&only))
+        .collect();
+    // Rounds interleave text and every file, so each sees the same load;
+    // each file's ratio is the median of its per-round ratios to that
+    // round's text (a busy stretch of the machine slows both).
+    let mut text_secs = Vec::new();
+    let mut ratios = vec![Vec::new(); corpus.len()];
+    let mut file_secs = vec![Vec::new(); corpus.len()];
+    for _ in 0..rounds {
+        let t = secs(&text);
+        text_secs.push(t);
+        for (i, h) in corpus.iter().enumerate() {
+            let s = secs(&h.bytes);
+            file_secs[i].push(s);
+            ratios[i].push(s / t);
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
     println!(
-        "{:<34} {:7.1} MB/s",
+        "{:<34} {:7.1} MB/s (median of {rounds})",
         "ordinary text",
-        size as f64 / text / 1e6
+        size as f64 / median(&mut text_secs) / 1e6
     );
-    for h in hostile::corpus(size) {
-        let s = secs(&h.bytes);
+    for ((h, s), r) in corpus.iter().zip(&mut file_secs).zip(&mut ratios) {
         println!(
-            "{:<34} {:7.1} MB/s, {:.2}x the time of text",
+            "{:<34} {:7.1} MB/s, {:.2}x the time of text (median of per-round ratios)",
             h.name,
-            h.bytes.len() as f64 / s / 1e6,
-            s / text
+            h.bytes.len() as f64 / median(s) / 1e6,
+            median(r)
         );
     }
 }
@@ -74,12 +99,12 @@ fn main() {
     let arg = std::env::args()
         .nth(1)
         .expect("usage: pipeline_cost FILE [ROUNDS] | --hostile");
-    if arg == "--hostile" {
-        return hostile_costs();
-    }
     let rounds: usize = std::env::args()
         .nth(2)
         .map_or(3, |r| r.parse().expect("ROUNDS is a number"));
+    if arg == "--hostile" {
+        return hostile_costs(rounds);
+    }
     let data = std::fs::read(arg).expect("read");
     let chunks: Vec<&[u8]> = data.chunks(64 * 1024).collect();
     let n = data.len();

@@ -770,11 +770,23 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
                         Some(len) => {
                             Self::dispatch_invalid(performer, &bytes[valid_bytes..valid_bytes + len]);
 
-                            // Go on after the invalid bytes, in the same text.
+                            // Go on after the invalid bytes, in the same text:
+                            // more garbage is taken here, without a UTF-8
+                            // validation call per invalid sequence; a valid
+                            // or cut character goes back to the loop.
                             start = valid_bytes + len;
-                            start += Self::dispatch_until_lead(performer, &bytes[start..plain_chars]);
-                            if start == plain_chars {
-                                return start;
+                            loop {
+                                start += Self::dispatch_until_lead(performer, &bytes[start..plain_chars]);
+                                if start == plain_chars {
+                                    return start;
+                                }
+                                match lead_char(&bytes[start..plain_chars]) {
+                                    LeadChar::Invalid(len) => {
+                                        Self::dispatch_invalid(performer, &bytes[start..start + len]);
+                                        start += len;
+                                    },
+                                    LeadChar::ValidOrCut => break,
+                                }
                             }
                         },
                         None => {
@@ -984,6 +996,46 @@ fn incomplete_char_len(text: &[u8]) -> usize {
         },
         None => 0,
     }
+}
+
+/// termic: what `str::from_utf8` says of the character that begins
+/// `bytes`, read from its lead byte and the bytes its lead announces.
+enum LeadChar {
+    /// A whole valid character, or the start of one cut off by the end of
+    /// `bytes`: the validating path takes it from here.
+    ValidOrCut,
+    /// An invalid sequence of this many bytes (as `Utf8Error::error_len`
+    /// counts it: the lead and the continuation bytes valid after it).
+    Invalid(usize),
+}
+
+/// termic: [`LeadChar`] for the character at the start of `bytes`
+/// (non-empty), by the table of well-formed UTF-8 (Unicode 3.9, table
+/// 3-7) that `str::from_utf8` follows: the second byte's range depends on
+/// the lead (no overlong forms, no surrogates, nothing past U+10FFFF),
+/// every later byte is 0x80 to 0xBF.
+#[inline]
+fn lead_char(bytes: &[u8]) -> LeadChar {
+    let (len, second) = match bytes[0] {
+        0xC2..=0xDF => (2, 0x80..=0xBF),
+        0xE0 => (3, 0xA0..=0xBF),
+        0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80..=0xBF),
+        0xED => (3, 0x80..=0x9F),
+        0xF0 => (4, 0x90..=0xBF),
+        0xF1..=0xF3 => (4, 0x80..=0xBF),
+        0xF4 => (4, 0x80..=0x8F),
+        _ => return LeadChar::Invalid(1),
+    };
+    for i in 1..len {
+        let Some(&byte) = bytes.get(i) else {
+            return LeadChar::ValidOrCut;
+        };
+        let fits = if i == 1 { second.contains(&byte) } else { (0x80..=0xBF).contains(&byte) };
+        if !fits {
+            return LeadChar::Invalid(i);
+        }
+    }
+    LeadChar::ValidOrCut
 }
 
 /// termic: the length in bytes of the printable non-ASCII characters (U+00A0
@@ -1331,6 +1383,35 @@ mod run_tests {
     /// A character cut by a read, then a control and another cut
     /// character in the next read: every byte after the first character
     /// is still parsed (upstream dropped the `\n`).
+    /// termic: `lead_char` says what `str::from_utf8` says of the first
+    /// character, for every lead byte from 0xC2 to 0xF4, every second byte,
+    /// the third and fourth bytes at every range edge, and every cut.
+    #[test]
+    fn lead_char_agrees_with_from_utf8() {
+        let edges = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xF4, 0xFF];
+        for lead in 0xC2..=0xF4u8 {
+            for second in 0..=0xFFu8 {
+                for third in edges {
+                    for fourth in edges {
+                        let seq = [lead, second, third, fourth];
+                        for cut in 1..=4 {
+                            let bytes = &seq[..cut];
+                            let expected = match core::str::from_utf8(bytes) {
+                                Err(e) if e.valid_up_to() == 0 => e.error_len(),
+                                _ => None,
+                            };
+                            let got = match lead_char(bytes) {
+                                LeadChar::Invalid(len) => Some(len),
+                                LeadChar::ValidOrCut => None,
+                            };
+                            assert_eq!(got, expected, "{bytes:02x?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_cut_character_keeps_the_bytes_after_it() {
         let mut parser = Parser::new();
