@@ -10,6 +10,9 @@
 # session 10 were taken with). Each run gets its own tmux server, so a
 # server still shutting down is never the next run's.
 #
+# Also prints termic's memory once the output is in (the server's RSS and
+# peak, the client's RSS; the largest over the rounds).
+#
 # usage: bench/throughput_visible.sh [MIB=200] [ROUNDS=3]
 #   CPU_LIMIT=PCT runs every round (bare, tmux, termic alike) in a cgroup
 #   allowed PCT% of one CPU in all (100 on this 2-core machine: each core
@@ -95,6 +98,25 @@ now() { date +%s.%N; }
 # (the generator's writes, the kworkers' pushes, the reader, tmux), which a
 # per-process count misses; keep the machine otherwise quiet.
 busy() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
+# The pid of this run's termic process whose command line ends with $1
+# (its environment names this run's data dir; the server's path is the
+# binary's canonical one).
+ours() {
+    for pid in $(pgrep -f -- "$1"); do
+        if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "TERMIC_DATA_DIR=$WORK/data"; then
+            echo "$pid"
+            return
+        fi
+    done
+}
+# One field of /proc/PID/status, in kB (0 when the process is gone).
+vm() {
+    if [ -r "/proc/${2:-0}/status" ]; then
+        awk -v f="$1:" '$1 == f {v = $2} END {print v + 0}' "/proc/$2/status"
+    else
+        echo 0
+    fi
+}
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 # Run $1 in a fresh 160x45 tmux session; print seconds until END-OF-BENCH shows.
 RUN=0
@@ -115,6 +137,13 @@ in_tmux() {
     fi
     t1=$(now)
     echo "($(busy) - $c0) / 100" | bc -l >> "$WORK/$2.cpu"
+    # termic's memory once all 200 MiB are on its screen: the server's
+    # RSS and peak (VmHWM), and the client's RSS, in kB.
+    if [ -n "${3:-}" ]; then
+        srv=$(ours "server run$")
+        cli=$(ours " run bench$")
+        echo "$(vm VmRSS "$srv") $(vm VmHWM "$srv") $(vm VmRSS "$cli")" >> "$WORK/$2.rss"
+    fi
     tmux -L $sock kill-server 2>/dev/null || true
     echo "$t1 - $t0" | bc
 }
@@ -128,10 +157,10 @@ while [ "$i" -le "$ROUNDS" ]; do
     echo "($(busy) - $c0) / 100" | bc -l >> "$WORK/bare.cpu"
     echo "$t1 - $t0" | bc >> "$WORK/bare"
     in_tmux "sh -c '$GEN; sleep 600'" tmux >> "$WORK/tmux"
-    in_tmux "$TERMIC run bench" termic >> "$WORK/termic"
+    in_tmux "$TERMIC run bench" termic rss >> "$WORK/termic"
     stop_server
     if [ -n "$BASE" ]; then
-        in_tmux "$BASE run bench" base >> "$WORK/base"
+        in_tmux "$BASE run bench" base rss >> "$WORK/base"
         stop_server
     fi
     echo "round $i done, load average $(cut -d' ' -f1 /proc/loadavg)"
@@ -165,6 +194,11 @@ echo "busy CPU-s, bare:       $(cpus "$WORK/bare.cpu")"
 echo "busy CPU-s, tmux:       $(cpus "$WORK/tmux.cpu")"
 echo "busy CPU-s, termic:     $(cpus "$WORK/termic.cpu")"
 if [ -n "$BASE" ]; then echo "busy CPU-s, BASE:       $(cpus "$WORK/base.cpu")"; fi
+# Memory after the run (issue 14: <= 40 MB after 200 MiB), the largest
+# over the rounds, in MiB.
+rss() { awk '{if ($1 > r) r = $1; if ($2 > h) h = $2; if ($3 > c) c = $3} END {printf "server RSS %.1f MiB (peak %.1f), client %.1f MiB, together %.1f MiB", r/1024, h/1024, c/1024, (r+c)/1024}' "$1"; }
+echo "termic after the run, largest of the rounds: $(rss "$WORK/termic.rss")"
+if [ -n "$BASE" ]; then echo "BASE after the run, largest of the rounds:   $(rss "$WORK/base.rss")"; fi
 printf 'median of per-round CPU ratios: termic %.2fx' "$(paired "$WORK/bare.cpu" "$WORK/termic.cpu")"
 if [ -n "$BASE" ]; then printf ', BASE %.2fx' "$(paired "$WORK/bare.cpu" "$WORK/base.cpu")"; fi
 printf ', tmux %.2fx\n' "$(paired "$WORK/bare.cpu" "$WORK/tmux.cpu")"
