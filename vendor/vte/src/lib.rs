@@ -1381,9 +1381,6 @@ mod run_tests {
         }
     }
 
-    /// A character cut by a read, then a control and another cut
-    /// character in the next read: every byte after the first character
-    /// is still parsed (upstream dropped the `\n`).
     /// termic: `lead_char` says what `str::from_utf8` says of the first
     /// character, for every lead byte from 0xC2 to 0xF4, every second byte,
     /// the third and fourth bytes at every range edge, and every cut.
@@ -1413,6 +1410,9 @@ mod run_tests {
         }
     }
 
+    /// A character cut by a read, then a control and another cut
+    /// character in the next read: every byte after the first character
+    /// is still parsed (upstream dropped the `\n`).
     #[test]
     fn a_cut_character_keeps_the_bytes_after_it() {
         let mut parser = Parser::new();
