@@ -69,10 +69,6 @@ fn hostile_costs(rounds: usize) {
             ratios[i].push(s / t);
         }
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
     println!(
         "{:<34} {:7.1} MB/s (median of {rounds})",
         "ordinary text",
@@ -86,6 +82,12 @@ fn hostile_costs(rounds: usize) {
             median(r)
         );
     }
+}
+
+/// The median of `runs` (the upper one of an even count), sorting them.
+fn median(runs: &mut [f64]) -> f64 {
+    runs.sort_by(f64::total_cmp);
+    runs[runs.len() / 2]
 }
 
 /// A vte performer that does nothing: the cost of parsing alone.
@@ -203,8 +205,7 @@ fn main() {
         }
     }
     for ((name, _), s) in stages.iter().zip(&mut secs) {
-        s.sort_by(f64::total_cmp);
-        let median = s[s.len() / 2];
+        let median = median(s);
         println!(
             "{name:<30} {:7.1} MB/s (median of {rounds}: {median:.3} s)",
             n as f64 / median / 1e6
