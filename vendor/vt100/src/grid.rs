@@ -250,6 +250,32 @@ impl Grid {
             .unwrap()
     }
 
+    /// termic: `run` (printable ASCII) written at the cursor when it fits
+    /// on the row and only the row's shadow takes it
+    /// (`Row::append_ascii_deferred`); the cursor moves past it. False,
+    /// with nothing done, if not.
+    #[inline]
+    pub(crate) fn append_ascii_deferred(
+        &mut self,
+        run: &[u8],
+        attrs: crate::attrs::Attrs,
+    ) -> bool {
+        let col = usize::from(self.pos.col);
+        let end = col + run.len();
+        if end > usize::from(self.size.cols()) {
+            return false;
+        }
+        let Some(row) = self.rows.get_mut(usize::from(self.pos.row)) else {
+            return false;
+        };
+        if !row.append_ascii_deferred(col, run, attrs) {
+            return false;
+        }
+        // end <= cols, a u16
+        self.pos.col = end as u16;
+        true
+    }
+
     pub fn visible_cell(&self, pos: Pos) -> Option<&crate::Cell> {
         self.visible_row(pos.row).and_then(|r| r.get(pos.col))
     }

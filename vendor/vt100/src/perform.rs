@@ -13,8 +13,13 @@ impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
         }
     }
 
+    #[inline]
     fn print_ascii(&mut self, run: &[u8]) {
-        self.text_ascii(run);
+        // termic: the hot case inline (a run appended to a row no one has
+        // read yet), the rest out of line
+        if !(self.ascii_fast_path && self.screen.append_ascii_deferred(run)) {
+            self.text_ascii(run);
+        }
     }
 
     fn print_non_ascii(&mut self, run: &str) {

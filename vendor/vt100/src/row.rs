@@ -121,6 +121,26 @@ impl Row {
         false
     }
 
+    /// termic: `run` (printable ASCII) appended at `col` when only the
+    /// shadow takes it: the row is deferred, `col` is the shadow's end and
+    /// `attrs` are its last. What `write_ascii` does there, without its
+    /// other cases, for the run paths' hot case (see
+    /// `Screen::append_ascii_deferred`). False, with nothing done, if not.
+    #[inline]
+    pub(crate) fn append_ascii_deferred(
+        &mut self,
+        col: usize,
+        run: &[u8],
+        attrs: crate::attrs::Attrs,
+    ) -> bool {
+        if !(self.deferred && col == self.shadow_cols && attrs == self.shadow_attrs) {
+            return false;
+        }
+        self.shadow.extend_from_slice(run);
+        self.shadow_cols = col + run.len();
+        true
+    }
+
     /// termic: whether the last column holds a character or the second
     /// half of a wide one (what `new_character_should_wrap` asks), also
     /// while the cells are deferred.

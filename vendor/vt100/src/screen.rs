@@ -797,6 +797,24 @@ impl Screen {
         }
     }
 
+    /// termic: `run` (printable ASCII, not empty) written at the cursor
+    /// when that is an append to a row whose cells wait for their shadow
+    /// and it fits on the row (`Grid::append_ascii_deferred`), as
+    /// `WrappedScreen::text_ascii` would write it. False, with nothing
+    /// done, if not.
+    #[inline]
+    pub(crate) fn append_ascii_deferred(&mut self, run: &[u8]) -> bool {
+        let attrs = self.attrs;
+        let Some(&last) = run.last() else {
+            return true;
+        };
+        if !self.grid_mut().append_ascii_deferred(run, attrs) {
+            return false;
+        }
+        self.last_char = Some(char::from(last));
+        true
+    }
+
     fn grid_mut(&mut self) -> &mut crate::grid::Grid {
         if self.mode(MODE_ALTERNATE_SCREEN) {
             &mut self.alternate_grid
