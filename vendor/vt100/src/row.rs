@@ -122,10 +122,10 @@ impl Row {
     }
 
     /// termic: `run` (printable ASCII) appended at `col` when only the
-    /// shadow takes it: the row is deferred, `col` is the shadow's end and
-    /// `attrs` are its last. What `write_ascii` does there, without its
-    /// other cases, for the run paths' hot case (see
-    /// `Screen::append_ascii_deferred`). False, with nothing done, if not.
+    /// shadow takes it: the row is deferred and `col` is the shadow's end.
+    /// What `write_ascii` does there, without its other cases, for the run
+    /// paths' hot case (see `Screen::append_ascii_deferred`). False, with
+    /// nothing done, if not.
     #[inline]
     pub(crate) fn append_ascii_deferred(
         &mut self,
@@ -133,9 +133,10 @@ impl Row {
         run: &[u8],
         attrs: crate::attrs::Attrs,
     ) -> bool {
-        if !(self.deferred && col == self.shadow_cols && attrs == self.shadow_attrs) {
+        if !(self.deferred && col == self.shadow_cols) {
             return false;
         }
+        self.shadow_set_attrs(attrs);
         self.shadow.extend_from_slice(run);
         self.shadow_cols = col + run.len();
         true
@@ -191,20 +192,23 @@ impl Row {
             return;
         }
         if col > self.shadow_cols {
-            let blank = crate::attrs::Attrs::default();
-            if self.shadow_attrs != blank {
-                crate::capture::push_compact_attrs(&mut self.shadow, &blank);
-                self.shadow_attrs = blank;
-            }
+            self.shadow_set_attrs(crate::attrs::Attrs::default());
             let gap = col - self.shadow_cols;
             self.shadow.resize(self.shadow.len() + gap, b' ');
         }
+        self.shadow_set_attrs(attrs);
+        self.shadow.extend_from_slice(text);
+        self.shadow_cols = end;
+    }
+
+    /// termic: the shadow's text from here on has `attrs` (a record only
+    /// when they change).
+    #[inline]
+    fn shadow_set_attrs(&mut self, attrs: crate::attrs::Attrs) {
         if attrs != self.shadow_attrs {
             crate::capture::push_compact_attrs(&mut self.shadow, &attrs);
             self.shadow_attrs = attrs;
         }
-        self.shadow.extend_from_slice(text);
-        self.shadow_cols = end;
     }
 
     fn cols(&self) -> u16 {
