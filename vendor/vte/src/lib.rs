@@ -931,12 +931,10 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
     /// byte that can never be part of a character (a stray continuation
     /// byte, 0xC0, 0xC1, 0xF5 to 0xFF), or a lead byte and the continuation
     /// bytes its lead allows after it ([`lead_char`]). A C1 control is
-    /// executed, anything else is a U+FFFD. Each byte's class is read once.
-    /// A validation call per invalid sequence (52 instructions) made mixed
-    /// invalid input 1.9x the cost of text in session 9, and 2.85x once
-    /// text got faster; this loop makes it 1.9x of today's text. Stops
-    /// before an ESC too (the caller's text has none). Returns how many
-    /// bytes it took.
+    /// executed, anything else is a U+FFFD. Each byte's class is read once:
+    /// a validation call per invalid sequence cost more than the sequence
+    /// (TERMIC-PATCH.md has the figures). Stops before an ESC too (the
+    /// caller's text has none). Returns how many bytes it took.
     #[inline]
     fn dispatch_garbage<P: Perform>(performer: &mut P, bytes: &[u8]) -> usize {
         let mut i = 0;
