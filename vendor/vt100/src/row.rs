@@ -123,9 +123,9 @@ impl Row {
 
     /// termic: `run` (printable ASCII) appended at `col` when only the
     /// shadow takes it: the row is deferred and `col` is the shadow's end.
-    /// What `write_ascii` does there, without its other cases, for the run
-    /// paths' hot case (see `Screen::append_ascii_deferred`). False, with
-    /// nothing done, if not.
+    /// `write_ascii`'s first case, and on its own the run paths' hot case,
+    /// inline (see `Screen::append_ascii_deferred`). False, with nothing
+    /// done, if not.
     #[inline]
     pub(crate) fn append_ascii_deferred(
         &mut self,
@@ -271,11 +271,11 @@ impl Row {
     /// in its continuation cell (which the next byte then overwrites).
     #[inline]
     pub(crate) fn write_ascii(&mut self, col: usize, run: &[u8], attrs: crate::attrs::Attrs) {
-        let end = col + run.len();
-        if self.append_is_deferred(col) {
-            self.shadow_append(col, end, run, attrs);
+        if self.append_ascii_deferred(col, run, attrs) {
             return;
         }
+        self.undefer();
+        let end = col + run.len();
         // non-blank cells are written up to the cell after the run
         self.written = self.written.max((end + 1).min(self.cells.len()));
         if col >= self.shadow_cols {
