@@ -160,9 +160,10 @@ proptest! {
     #[test]
     fn ascii_fast_path_matches_the_per_character_path(
         rows in 1u16..6,
-        // from 2: on a 1x1 screen vt100 still panics on an emoji widened
-        // by U+FE0F twice (its cursor leaves the row; left for now)
-        cols in 2u16..14,
+        // from 1: a pane can be one column wide (an emoji widened by
+        // U+FE0F twice there sent vt100's cursor past the row, and the
+        // next combining character panicked)
+        cols in 1u16..14,
         pieces in proptest::collection::vec(piece(), 1..80),
         // where the output is cut into reads (also mid-sequence, mid-char)
         cut in 1usize..23,
@@ -234,6 +235,31 @@ fn a_widened_emoji_in_the_last_column_can_be_overwritten() {
             slow.process(chunk);
         }
         assert_same(&fast, &slow);
+    }
+}
+
+/// On a screen one column wide (a pane can be that narrow), an emoji that
+/// U+FE0F widens moves to the next row and fills it; a second U+FE0F then
+/// panicked vt100 (both paths), since the cursor had gone past the row.
+/// Any program can print this.
+#[test]
+fn an_emoji_widened_twice_on_a_one_column_screen_keeps_the_cursor_on_the_row() {
+    for rows in [1u16, 3] {
+        let mut fast = parser(rows, 1, true);
+        let mut slow = parser(rows, 1, false);
+        for _ in 0..3 {
+            let bytes = "\u{2764}\u{FE0F}\u{FE0F}x\u{2764}\u{FE0F}\u{FE0F}".as_bytes();
+            fast.process(bytes);
+            slow.process(bytes);
+        }
+        assert_same(&fast, &slow);
+        assert!(
+            fast.screen().cursor_position().1 <= 1,
+            "the cursor left the row"
+        );
+        // the task's screen still takes output after it
+        fast.process(b"\r\nok");
+        assert!(fast.screen().contents().ends_with('k'));
     }
 }
 
