@@ -10,6 +10,7 @@
 //! The UI is only told "dirty" once until it draws, so output is never
 //! throttled by rendering and the event channel never floods.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -20,6 +21,7 @@ use termic_signal::scanner::SignalTap;
 
 use crate::replies::{apply_with_replies, Applied, Found, Query, ReplyScanner, Responder};
 
+use super::history::History;
 use super::reader::Batch;
 use super::signals::{screen_facts, screen_rows, SCREEN_FACTS_EVERY_MS};
 use super::task::TaskShared;
@@ -111,13 +113,20 @@ pub fn run(
             for (range, found) in slices(len, found) {
                 let mut signals = Vec::new();
                 let mut tap = signal_tap.performer(&mut signals);
-                let part = apply_with_replies(
-                    &mut responder,
-                    &mut parser,
-                    &buf[range.clone()],
-                    found,
-                    &mut tap,
-                );
+                let part = apply_guarded(&mut parser, |parser| {
+                    apply_with_replies(&mut responder, parser, &buf[range.clone()], found, &mut tap)
+                })
+                .unwrap_or_else(|| {
+                    eprintln!(
+                        "termic server: the screen of task {} failed on its output and \
+                         started over (its scrollback is kept)",
+                        shared.meta.name
+                    );
+                    Applied {
+                        replies: Vec::new(),
+                        only_queries: false,
+                    }
+                });
                 tap.finish();
                 scanned.push((range, signals));
                 applied.replies.extend(part.replies);
@@ -166,6 +175,28 @@ pub fn run(
         // the cursor five times a second.
         if !applied.only_queries && !shared.dirty.swap(true, Ordering::AcqRel) {
             shared.send(RuntimeEvent::Dirty(shared.meta.id));
+        }
+    }
+}
+
+/// `apply` (a slice of output) on the screen model. If the model panics on
+/// it (a bug in vt100 that some output reaches), the task goes on: its
+/// screen starts over, blank and of the same size, with the scrollback it
+/// had, and `None` says so. A panic that ended the screen thread instead
+/// would stop the reader, and the program would block on a full PTY.
+fn apply_guarded<T>(
+    parser: &mut vt100::Parser<History>,
+    apply: impl FnOnce(&mut vt100::Parser<History>) -> T,
+) -> Option<T> {
+    // The parser is replaced whole if `apply` unwinds, so no half-updated
+    // state of it is read again.
+    match catch_unwind(AssertUnwindSafe(|| apply(&mut *parser))) {
+        Ok(applied) => Some(applied),
+        Err(_) => {
+            let (rows, cols) = parser.screen_mut().size();
+            let history = std::mem::take(parser.callbacks_mut());
+            *parser = vt100::Parser::new_with_callbacks(rows, cols, 0, history);
+            None
         }
     }
 }
@@ -252,6 +283,43 @@ mod tests {
         assert!(!pacer.pending());
         assert!(!pacer.after_batch(false, true));
     }
+
+    #[test]
+    fn a_panicking_screen_model_starts_over_and_keeps_the_scrollback() {
+        let mut parser = vt100::Parser::new_with_callbacks(
+            std::num::NonZeroU16::new(3).unwrap(),
+            std::num::NonZeroU16::new(20).unwrap(),
+            0,
+            History::new(100),
+        );
+        parser.process(b"one\r\ntwo\r\nthree\r\nfour\r\nfive");
+        let kept = parser.callbacks().len();
+        assert_eq!(kept, 2, "two rows scrolled off");
+        assert_eq!(apply_guarded(&mut parser, |p| p.process(b"x")), Some(()));
+        let failed = apply_guarded(&mut parser, |p| {
+            p.process_also(b" half", &mut NoSignals);
+            panic!("a screen model bug");
+        });
+        assert_eq!(failed, None::<()>);
+        // Blank, the same size, the scrollback as it was.
+        parser.settle();
+        assert_eq!(parser.screen().contents(), "");
+        assert_eq!(
+            parser.screen().size(),
+            (
+                std::num::NonZeroU16::new(3).unwrap(),
+                std::num::NonZeroU16::new(20).unwrap()
+            )
+        );
+        assert_eq!(parser.callbacks().len(), kept);
+        // And it takes output again, scrolling into the same history.
+        parser.process(b"a\r\nb\r\nc\r\nd");
+        assert_eq!(parser.screen().contents(), "b\nc\nd");
+        assert_eq!(parser.callbacks().len(), kept + 1);
+    }
+
+    struct NoSignals;
+    impl vte::Perform for NoSignals {}
 
     #[test]
     fn slices_carry_the_queries_that_end_in_them() {
