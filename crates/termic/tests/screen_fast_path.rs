@@ -186,6 +186,51 @@ proptest! {
     }
 }
 
+/// One step of a session: output, a resize (the pane dragged, the
+/// terminal shrunk to one column), or a read of the screen.
+#[derive(Debug, Clone)]
+enum Step {
+    Output(Vec<u8>),
+    Resize(u16, u16),
+    Read,
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        8 => piece().prop_map(Step::Output),
+        1 => (1u16..6, 1u16..14).prop_map(|(r, c)| Step::Resize(r, c)),
+        1 => Just(Step::Read),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Resizes between reads (rows deferred by the fast side are cut,
+    /// grown, or pushed into history) give both paths the same screen.
+    #[test]
+    fn resizes_keep_the_fast_path_equal(steps in proptest::collection::vec(step(), 1..80)) {
+        let mut fast = parser(3, 8, true);
+        let mut slow = parser(3, 8, false);
+        for s in &steps {
+            match s {
+                Step::Output(bytes) => {
+                    feed_fast(&mut fast, bytes, false);
+                    slow.process(bytes);
+                }
+                Step::Resize(rows, cols) => {
+                    let (r, c) = (NonZeroU16::new(*rows).unwrap(), NonZeroU16::new(*cols).unwrap());
+                    fast.set_size(r, c);
+                    slow.set_size(r, c);
+                }
+                Step::Read => fast.settle(),
+            }
+        }
+        fast.settle();
+        assert_same(&fast, &slow);
+    }
+}
+
 /// The bench payload's kind of output at termic's default size: long
 /// coloured runs, wide text, wrapped lines and scrolling into history.
 #[test]
