@@ -899,8 +899,12 @@ impl Grid {
         self.row_clamp();
     }
 
+    /// Moves the cursor on after text written at it. termic: never past
+    /// the row's end (`cols`, where a wrap is pending): on a one-column
+    /// screen a character that U+FE0F widened fills the row, and a cursor
+    /// two columns on made the next combining character panic in `text`.
     pub fn col_inc(&mut self, count: u16) {
-        self.pos.col = self.pos.col.saturating_add(count);
+        self.pos.col = self.pos.col.saturating_add(count).min(self.size.cols());
     }
 
     pub fn col_inc_clamp(&mut self, count: u16) {

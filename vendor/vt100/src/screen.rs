@@ -961,12 +961,9 @@ impl Screen {
                 .drawing_cell_mut(old_pos)
                 .unwrap()
                 .clear(attrs);
-            // termic: on a one-column screen the widened character fills
-            // the row (its second half has no cell): the cursor stops at
-            // the row's end, as after any character that fills a row, not
-            // past it (where the next combining character panicked)
-            let cols = self.grid().size().cols();
-            self.grid_mut().col_inc(cols.min(2));
+            // termic: on a one-column screen this stops at the row's end
+            // (`Grid::col_inc`)
+            self.grid_mut().col_inc(2);
         } else {
             self.grid_mut().col_inc(1);
         }
