@@ -40,6 +40,12 @@ pub struct History {
 }
 
 impl History {
+    /// A task's screen model of `rows` x `cols`: no scrollback of vt100's
+    /// own, since `self` keeps it (see the module's note).
+    pub fn into_screen_model(self, rows: NonZeroU16, cols: NonZeroU16) -> vt100::Parser<History> {
+        vt100::Parser::new_with_callbacks(rows, cols, 0, self)
+    }
+
     pub fn new(capacity: usize) -> Self {
         History {
             bytes: VecDeque::new(),
@@ -215,11 +221,9 @@ mod tests {
 
     /// A screen of `rows` x `cols` whose scrollback is a `History` of `cap` rows.
     fn parser_sized(rows: u16, cols: u16, cap: usize) -> vt100::Parser<History> {
-        vt100::Parser::new_with_callbacks(
+        History::new(cap).into_screen_model(
             NonZeroU16::new(rows).unwrap(),
             NonZeroU16::new(cols).unwrap(),
-            0,
-            History::new(cap),
         )
     }
 

@@ -166,13 +166,8 @@ impl Runtime {
         let config = &self.inner.config;
         let spawned = spawn::spawn(&spec, &config.term_program)?;
         let id = TaskId(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
-        // No scrollback in the screen model: History keeps it compactly.
-        let parser = vt100::Parser::new_with_callbacks(
-            nonzero(spec.size.rows),
-            nonzero(spec.size.cols),
-            0,
-            History::new(config.scrollback),
-        );
+        let parser = History::new(config.scrollback)
+            .into_screen_model(nonzero(spec.size.rows), nonzero(spec.size.cols));
         let wired = self.hooks_wired_for(&spec.agent);
         let master_fd = spawned.master.as_raw_fd();
         let engine = Engine::new(EngineConfig::new(&spec.profile, &spawned.task_id, wired));

@@ -198,8 +198,7 @@ fn apply_guarded<T>(
         Ok(applied) => Some(applied),
         Err(_) => {
             let (rows, cols) = parser.screen_mut().size();
-            let history = std::mem::take(parser.callbacks_mut());
-            *parser = vt100::Parser::new_with_callbacks(rows, cols, 0, history);
+            *parser = std::mem::take(parser.callbacks_mut()).into_screen_model(rows, cols);
             None
         }
     }
@@ -290,11 +289,9 @@ mod tests {
 
     #[test]
     fn a_panicking_screen_model_starts_over_and_keeps_the_scrollback() {
-        let mut parser = vt100::Parser::new_with_callbacks(
+        let mut parser = History::new(100).into_screen_model(
             std::num::NonZeroU16::new(3).unwrap(),
             std::num::NonZeroU16::new(20).unwrap(),
-            0,
-            History::new(100),
         );
         parser.process(b"one\r\ntwo\r\nthree\r\nfour\r\nfive");
         let kept = parser.callbacks().len();
