@@ -940,6 +940,9 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
         let mut i = 0;
         while let Some(&byte) = bytes.get(i) {
             match byte {
+                // `lead_char` would say Invalid(1) for these too, but
+                // through it 0xff garbage measured 2.7x slower (0.40x of
+                // text against 1.07x) and mixed garbage 1.73x against 1.88x
                 0x80..=0xC1 | 0xF5..=0xFF => {
                     Self::dispatch_invalid(performer, &bytes[i..i + 1]);
                     i += 1;
