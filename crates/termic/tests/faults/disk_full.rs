@@ -1,0 +1,1 @@
+//! Issue 27: disk_full (tests land with the fix).

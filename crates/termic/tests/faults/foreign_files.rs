@@ -1,0 +1,1 @@
+//! Issue 27: foreign_files (tests land with the fix).

@@ -1,0 +1,1 @@
+//! Issue 27: hook_pty (tests land with the fix).

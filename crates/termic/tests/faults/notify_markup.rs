@@ -1,0 +1,1 @@
+//! Issue 27: notify_markup (tests land with the fix).

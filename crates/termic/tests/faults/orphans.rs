@@ -1,0 +1,1 @@
+//! Issue 27: orphans (tests land with the fix).

@@ -1,0 +1,1 @@
+//! Issue 27: printed_text (tests land with the fix).

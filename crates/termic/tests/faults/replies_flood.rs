@@ -1,0 +1,1 @@
+//! Issue 27: replies_flood (tests land with the fix).

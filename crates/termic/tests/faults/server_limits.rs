@@ -1,0 +1,1 @@
+//! Issue 27: server_limits (tests land with the fix).
