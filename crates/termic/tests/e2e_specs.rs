@@ -6,6 +6,8 @@
 #[path = "e2e_specs/support.rs"]
 mod support;
 
+mod requires;
+
 mod git_support;
 
 mod termic_pty;

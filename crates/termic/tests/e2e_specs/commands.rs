@@ -184,8 +184,8 @@ fn bash_with_integration_reports_each_command_and_loads_the_users_bashrc() {
 
 #[test]
 fn zsh_with_the_users_own_zdotdir_reads_their_files_from_it() {
-    if !on_path("zsh") {
-        panic!("zsh is not installed: .ci/run installs it (apt-get install -y zsh)");
+    if !crate::requires::program("zsh", "zsh") {
+        return;
     }
     let fx = Fixture::new();
     let zdot = fx.home().join("zdot");
@@ -212,23 +212,18 @@ fn bash_from_the_root_directory() {
 
 #[test]
 fn zsh_with_integration_reports_each_command_and_loads_the_users_zshrc() {
-    if !on_path("zsh") {
-        panic!("zsh is not installed: .ci/run installs it (apt-get install -y zsh)");
+    if !crate::requires::program("zsh", "zsh") {
+        return;
     }
     integrated_shell(&["zsh"], std::env::temp_dir(), "zsh-rc-loaded");
 }
 
 #[test]
 fn fish_with_integration_reports_each_command_and_loads_the_users_config() {
-    if !on_path("fish") {
-        panic!("fish is not installed: .ci/run installs it (apt-get install -y fish)");
+    if !crate::requires::program("fish", "fish") {
+        return;
     }
     integrated_shell(&["fish"], std::env::temp_dir(), "fish-rc-loaded");
-}
-
-fn on_path(program: &str) -> bool {
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .any(|d| d.join(program).is_file())
 }
 
 #[test]
