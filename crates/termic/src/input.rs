@@ -68,6 +68,21 @@ impl PrefixKey {
         })
     }
 
+    /// Why this key cannot be the prefix, or None. Each of these bytes is
+    /// also a key every task needs: as the prefix it would never reach the
+    /// task on its own (an attached Enter would start a termic command).
+    pub fn reserved_as(&self) -> Option<&'static str> {
+        match self.byte {
+            0x0d => Some("Enter"),
+            0x0a => Some("Enter (line feed)"),
+            0x1b => Some("Escape"),
+            0x09 => Some("Tab"),
+            0x08 | 0x7f => Some("Backspace"),
+            0x03 => Some("Ctrl-c, which interrupts the task"),
+            _ => None,
+        }
+    }
+
     /// Whether `key` is this prefix. Compares the bytes the key would send,
     /// because a legacy terminal reports Ctrl-] as Ctrl-5.
     pub fn matches(&self, key: &KeyEvent) -> bool {

@@ -137,17 +137,29 @@ pub const SETTING_KEYS: &[SettingKey] = &[
         section: "ui",
         name: "prefix_key",
         kind: "ctrl and a letter (\"C-a\"), or \"C-]\"",
-        doc: "The key that starts every termic command; everything else goes to the task.",
+        doc: "The key that starts every termic command; everything else goes to the task. \
+              Not C-m, C-j, C-[, C-i, C-h or C-c: they are also Enter, Escape, Tab, \
+              Backspace and interrupt.",
         example: "\"C-a\"",
         read: |src, t, k, s| {
             let Some(spec) = src.string(t, k)? else {
                 return Ok(());
             };
-            if PrefixKey::parse(&spec).is_none() {
+            let Some(key) = PrefixKey::parse(&spec) else {
                 return Err(src.error(
                     t.get(k).and_then(|i| i.span()),
                     format!("prefix_key = {} is not a key termic knows", quoted(&spec)),
                     "write e.g. `prefix_key = \"C-a\"` (ctrl and a letter, or \"C-]\")",
+                ));
+            };
+            if let Some(other) = key.reserved_as() {
+                return Err(src.error(
+                    t.get(k).and_then(|i| i.span()),
+                    format!(
+                        "prefix_key = {} is also {other}: as the prefix it would never reach the task",
+                        quoted(&spec)
+                    ),
+                    "choose another, e.g. `prefix_key = \"C-a\"` or the default \"C-]\"",
                 ));
             }
             s.prefix_key = Some(spec);

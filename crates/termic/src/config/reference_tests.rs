@@ -90,6 +90,37 @@ fn a_prefix_key_termic_does_not_know_is_an_error_with_the_line() {
     );
 }
 
+#[test]
+fn a_prefix_key_that_is_also_enter_escape_tab_backspace_or_interrupt_is_refused() {
+    for (spec, other) in [
+        ("C-m", "Enter"),
+        ("C-j", "Enter (line feed)"),
+        ("C-[", "Escape"),
+        ("C-3", "Escape"),
+        ("C-i", "Tab"),
+        ("C-h", "Backspace"),
+        ("C-?", "Backspace"),
+        ("C-c", "Ctrl-c, which interrupts the task"),
+    ] {
+        let e = Config::parse(
+            Path::new("/cfg/config.toml"),
+            &format!("[ui]\nprefix_key = \"{spec}\"\n"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("/cfg/config.toml:2:"), "{e}");
+        assert!(
+            e.contains(&format!("prefix_key = \"{spec}\" is also {other}:")),
+            "{spec}: {e}"
+        );
+    }
+    // The default and the usual choices are fine.
+    for spec in ["C-]", "C-a", "C-b", "C-g", "C-@"] {
+        let c = parse(&format!("[ui]\nprefix_key = \"{spec}\"\n"));
+        assert_eq!(c.settings.prefix_key.as_deref(), Some(spec));
+    }
+}
+
 /// docs/config.md's reference section is exactly what the table prints.
 /// To update it: `TERMIC_UPDATE_DOCS=1 cargo test -p termic --lib docs_config_md`.
 #[test]
