@@ -203,6 +203,51 @@ fn an_ambiguous_name_is_an_error_listing_the_matches_and_kill_ends_the_tree() {
     let rows = s.ls();
     assert_eq!(rows[0]["state"], "exited");
     assert_eq!(rows[0]["exit_code"], 0);
+
+    // A task someone else kills while we wait has exited too (code 3, not
+    // the error code 1 it gave on 0f06027).
+    s.expect(
+        &["run", "--detach", "--name", "killed", "--", "sleep", "600"],
+        0,
+    );
+    let waiter = std::process::Command::new(env!("CARGO_BIN_EXE_termic"))
+        .args(["wait", "killed", "--for", "done", "--timeout", "60"])
+        .current_dir(&s.f.work)
+        .env_clear()
+        .env("HOME", &s.f.home)
+        .env("TERMIC_CONFIG_DIR", &s.f.config_dir)
+        .env("TERMIC_DATA_DIR", &s.f.data_dir)
+        .env("PATH", s.f.path_var())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until_blocked_reading(waiter.id());
+    s.expect(&["kill", "killed"], 0);
+    let out = waiter.wait_with_output().unwrap();
+    assert_eq!(
+        (out.status.code(), text(&out.stdout).trim()),
+        (Some(3), "exited"),
+        "stderr: {}",
+        text(&out.stderr)
+    );
+}
+
+/// Until `pid` sleeps in a read on its socket: `termic wait` has sent its
+/// request and waits for the answer.
+fn wait_until_blocked_reading(pid: u32) {
+    let start = Instant::now();
+    loop {
+        let wchan = std::fs::read_to_string(format!("/proc/{pid}/wchan")).unwrap_or_default();
+        if wchan.contains("unix_stream") || wchan.contains("wait_woken") {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "termic wait never blocked on its answer (wchan {wchan:?})"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 #[test]

@@ -480,7 +480,12 @@ impl Server {
         let (count, cvar) = &self.changes;
         let mut seen = lock(count);
         loop {
-            let row = self.row(id).context("the task was closed")?;
+            // A task closed while we wait (`termic kill`, a client's close)
+            // has exited as far as the waiter is concerned: the README's
+            // code for that is "exited", not an error.
+            let Some(row) = self.row(id) else {
+                return Ok(WaitOutcome::Exited);
+            };
             if let Some(outcome) = wait_outcome(&row, states) {
                 return Ok(outcome);
             }
