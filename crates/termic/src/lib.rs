@@ -12,6 +12,7 @@ pub mod docker;
 pub mod eventlog;
 pub mod exit_signals;
 pub mod input;
+pub mod keymap;
 pub mod notify;
 pub mod paths;
 pub mod project;

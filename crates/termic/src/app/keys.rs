@@ -4,42 +4,9 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::input::{encode_key, InputModes, PrefixKey};
+use crate::keymap::{self, Trigger};
 
-/// A command typed after the prefix key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PrefixCommand {
-    NewTask,
-    Next,
-    Previous,
-    /// Jump to the task shown at this 0-based position.
-    Jump(usize),
-    /// `'`: the next key is a letter naming task 10 (`a`) to 35 (`z`).
-    JumpLetter,
-    Close,
-    Settings,
-    Inspector,
-    Help,
-    Quit,
-    /// Leave the workspace, the tasks keep running in the server.
-    Detach,
-    /// Copy mode over the focused task's history (`page_up`: start a page up).
-    CopyMode {
-        page_up: bool,
-    },
-    /// Show the tasks that need you first, or in start order again.
-    AttentionFirst,
-    /// Make the sidebar wider (`true`) or narrower, down to badges only.
-    SidebarWidth {
-        wider: bool,
-    },
-    Rename,
-    Restart,
-    Details,
-    /// Show the next task beside (`|`) or under (`-`) the focused one.
-    Split {
-        stacked: bool,
-    },
-}
+pub use crate::keymap::PrefixCommand;
 
 /// Where a key goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,35 +46,12 @@ pub fn route_key(
         return KeyRoute::Agent(vec![prefix.byte]);
     }
     let shift_only = key.modifiers - KeyModifiers::SHIFT == KeyModifiers::NONE;
-    let command = match key.code {
-        KeyCode::Tab => Some(PrefixCommand::Next),
-        KeyCode::BackTab => Some(PrefixCommand::Previous),
-        KeyCode::PageUp => Some(PrefixCommand::CopyMode { page_up: true }),
-        KeyCode::Char(c) if shift_only => match c {
-            'n' => Some(PrefixCommand::NewTask),
-            ']' | ')' => Some(PrefixCommand::Next),
-            'p' | '(' => Some(PrefixCommand::Previous),
-            '[' => Some(PrefixCommand::CopyMode { page_up: false }),
-            '1'..='9' => Some(PrefixCommand::Jump(c as usize - '1' as usize)),
-            '\'' => Some(PrefixCommand::JumpLetter),
-            '!' => Some(PrefixCommand::AttentionFirst),
-            '<' => Some(PrefixCommand::SidebarWidth { wider: false }),
-            '>' => Some(PrefixCommand::SidebarWidth { wider: true }),
-            ',' => Some(PrefixCommand::Rename),
-            'r' => Some(PrefixCommand::Restart),
-            't' => Some(PrefixCommand::Details),
-            '|' => Some(PrefixCommand::Split { stacked: false }),
-            '-' => Some(PrefixCommand::Split { stacked: true }),
-            'x' => Some(PrefixCommand::Close),
-            's' => Some(PrefixCommand::Settings),
-            'i' => Some(PrefixCommand::Inspector),
-            '?' => Some(PrefixCommand::Help),
-            'q' => Some(PrefixCommand::Quit),
-            'd' => Some(PrefixCommand::Detach),
-            _ => None,
-        },
-        _ => None,
+    let trigger = match key.code {
+        KeyCode::Char(c) if shift_only => Trigger::Char(c),
+        KeyCode::Char(_) => return KeyRoute::Ignored,
+        code => Trigger::Key(code),
     };
+    let command = keymap::command_for(trigger).map(|c| keymap::adjust_for_key(c, trigger));
     command.map_or(KeyRoute::Ignored, KeyRoute::Command)
 }
 

@@ -5,28 +5,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-/// The key table, as shown by help and the README.
-pub const PREFIX_KEYS: &[(&str, &str)] = &[
-    ("n", "new task"),
-    ("x", "close task"),
-    ("Tab ] )", "next task"),
-    ("S-Tab p (", "previous task"),
-    ("1-9", "jump to task 1-9"),
-    ("' a-z", "jump to task 10-35"),
-    ("!", "needs you first, or not"),
-    ("< >", "sidebar narrower, wider"),
-    ("[ or PgUp", "copy mode: scroll, search"),
-    (",", "rename task"),
-    ("r", "restart exited task"),
-    ("t", "task details"),
-    ("| or -", "split beside, under"),
-    ("s", "Settings"),
-    ("i", "Inspector"),
-    ("?", "this help"),
-    ("d", "detach, tasks keep running"),
-    ("q", "quit, ending every task"),
-];
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HelpView {
     /// The prefix key as typed, e.g. `Ctrl-]`.
@@ -35,7 +13,8 @@ pub struct HelpView {
 
 pub fn render_help(frame: &mut Frame, view: &HelpView) {
     // Two columns, so the whole list fits an 80x24 terminal.
-    let pairs = PREFIX_KEYS.len().div_ceil(2);
+    let bindings = crate::keymap::BINDINGS;
+    let pairs = bindings.len().div_ceil(2);
     let inner = super::modal(frame, "Help", 78, pairs as u16 + 8);
     let mut lines = vec![
         Line::from("Every key goes to the focused agent, except the prefix key."),
@@ -43,11 +22,11 @@ pub fn render_help(frame: &mut Frame, view: &HelpView) {
         Line::from(""),
     ];
     let bold = Style::new().add_modifier(Modifier::BOLD);
-    for row in PREFIX_KEYS.chunks(2) {
+    for row in bindings.chunks(2) {
         let mut spans = Vec::new();
-        for (key, what) in row {
-            spans.push(Span::styled(format!(" {key:<10}"), bold));
-            spans.push(Span::raw(format!("{what:<26}")));
+        for b in row {
+            spans.push(Span::styled(format!(" {:<10}", b.keys), bold));
+            spans.push(Span::raw(format!("{:<26}", b.help)));
         }
         lines.push(Line::from(spans));
     }
@@ -323,8 +302,8 @@ mod tests {
             )
         }));
         assert!(s.contains("Press Ctrl-] then:"), "{s}");
-        for (key, what) in PREFIX_KEYS {
-            assert!(s.contains(key) && s.contains(what), "{key} {s}");
+        for b in crate::keymap::BINDINGS {
+            assert!(s.contains(b.keys) && s.contains(b.help), "{} {s}", b.keys);
         }
         assert!(s.contains("send Ctrl-] itself to the agent"), "{s}");
     }

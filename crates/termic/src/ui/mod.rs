@@ -140,7 +140,7 @@ fn render_empty_pane(frame: &mut Frame, area: Rect, prefix: &str) {
 fn render_status(frame: &mut Frame, area: Rect, view: &WorkspaceView) {
     let hint = if view.prefix_pending {
         Span::styled(
-            " n new  x close  [ copy  , rename  r restart  d details  ? help  q quit ",
+            crate::keymap::hint_bar(),
             Style::new().fg(Color::Black).bg(Color::Yellow),
         )
     } else if let Some(mode) = view.mode_line {
