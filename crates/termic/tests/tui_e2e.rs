@@ -533,6 +533,40 @@ fn the_new_task_dialog_runs_a_typed_command() {
 }
 
 #[test]
+fn the_new_task_dialog_keeps_a_missing_command_and_runs_shell_syntax_in_the_shell() {
+    // Issue 33 items 2 and 3: on 0f06027 a missing program closed the
+    // dialog with portable-pty's text and the whole PATH, and `;` reached
+    // `sleep` as an argument ("invalid time interval '5;'").
+    let f = Fixture::new();
+    let mut t = Termic::start(&f, &["run", "--", "sh", "-c", "sleep 30"]);
+    wait_badge(&t, "sh", "idle");
+    t.prefix(b"n");
+    t.wait_text("New task");
+    t.send(b"\x1b[D");
+    t.wait_text("Command  (type a command");
+    t.send(b"\t");
+    t.send(b"nosuchcmd --flag");
+    t.send(b"\r");
+    let screen = t.wait_text("nosuchcmd: command not found");
+    assert!(
+        screen.contains("Command  nosuchcmd --flag"),
+        "the dialog and its input stay: {screen}"
+    );
+    assert!(!screen.contains("PATH"), "{screen}");
+    // Fix it in place: the typed text is still there to edit.
+    for _ in 0.."nosuchcmd --flag".len() {
+        t.send(b"\x7f");
+    }
+    t.send(b"sleep 0.1; echo semi-$((6*7)); sleep 30");
+    t.send(b"\r");
+    let screen = t.wait_for("the line ran in the shell", |s| s.contains("semi-42"));
+    assert!(
+        badge_line(&screen, "sleep").is_some(),
+        "named after what was typed: {screen}"
+    );
+}
+
+#[test]
 fn claude_typed_at_a_shell_task_prompt_shows_in_the_sidebar_as_bash_then_claude() {
     // Issue 12 item 3, where the user sees it: the sidebar names the agent
     // in the foreground of a shell task, and the shell again once it exits.

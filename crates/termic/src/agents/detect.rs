@@ -2,29 +2,10 @@
 //! PATH value and an injected executable check, so tests need no real PATH.
 
 use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::AgentDef;
-
-/// Where `program` resolves on `path_var`, or `None`. A program containing
-/// `/` is checked as given (relative to nothing: it must be absolute to count).
-pub fn find_on_path(
-    program: &str,
-    path_var: &OsStr,
-    is_executable: impl Fn(&Path) -> bool,
-) -> Option<PathBuf> {
-    if program.is_empty() {
-        return None;
-    }
-    if program.contains('/') {
-        let p = PathBuf::from(program);
-        return (p.is_absolute() && is_executable(&p)).then_some(p);
-    }
-    std::env::split_paths(path_var)
-        .filter(|dir| !dir.as_os_str().is_empty())
-        .map(|dir| dir.join(program))
-        .find(|candidate| is_executable(candidate))
-}
+pub use crate::runtime::program::{find_on_path, is_executable_file};
 
 /// Whether `agent` is detected (for a Docker agent: whether `docker` is).
 pub fn is_detected(
@@ -35,16 +16,11 @@ pub fn is_detected(
     find_on_path(agent.program(), path_var, is_executable).is_some()
 }
 
-/// The real check: a regular file with an execute bit.
-pub fn is_executable_file(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::agents::{AgentDef, DockerOptions};
+    use std::path::PathBuf;
 
     fn only(paths: &'static [&'static str]) -> impl Fn(&Path) -> bool {
         move |p: &Path| paths.iter().any(|x| Path::new(x) == p)

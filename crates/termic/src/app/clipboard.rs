@@ -48,15 +48,11 @@ pub fn system_clipboard(
 /// `program` as found on `$PATH`.
 pub fn on_path(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|p| is_executable(p))
-}
-
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    p.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    crate::runtime::program::find_on_path(
+        program,
+        &path,
+        crate::runtime::program::is_executable_file,
+    )
 }
 
 /// Hands `text` to the system clipboard program on a thread of its own,

@@ -5,7 +5,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::services::SettingsAction;
 use super::App;
-use crate::app::services::{parse_command_line, Program};
+use crate::app::services::{parse_command_line, CommandLine, Program};
 use crate::notify::NotifySettings;
 use crate::runtime::TaskId;
 use crate::ui::dialog::{ConfirmAction, NewTaskField, NewTaskView};
@@ -139,9 +139,22 @@ impl App {
         match key.code {
             KeyCode::Esc => return None,
             KeyCode::Enter => {
+                let mut name = (!view.name.trim().is_empty()).then(|| view.name.trim().to_string());
                 let program = if view.is_command() {
                     match parse_command_line(&view.command) {
-                        Ok(argv) => Program::Command(argv),
+                        Ok(CommandLine::Words(argv)) => Program::Command(argv),
+                        Ok(CommandLine::Shell(line)) => {
+                            // Named after what was typed, not after the shell.
+                            let first = line.split_whitespace().next().unwrap_or("command");
+                            let first = first.rsplit('/').next().unwrap_or(first);
+                            name = name.or_else(|| {
+                                Some(unique_name(
+                                    first,
+                                    self.tasks.entries.iter().map(|e| e.name.as_str()),
+                                ))
+                            });
+                            Program::Command(vec![self.services.user_shell(), "-c".into(), line])
+                        }
                         Err(message) => {
                             self.message = Some(message);
                             view.field = NewTaskField::Command;
@@ -154,10 +167,12 @@ impl App {
                     };
                     Program::Agent(agent.id.clone())
                 };
-                let name = (!view.name.trim().is_empty()).then(|| view.name.trim().to_string());
                 if let Err(err) = self.launch_program(&program, name.as_deref(), view.worktree, &[])
                 {
+                    // The dialog stays, with what was typed, so a typo is
+                    // fixed and not typed again.
                     self.message = Some(format!("{err:#}"));
+                    return Some(Overlay::NewTask(view));
                 }
                 return None;
             }

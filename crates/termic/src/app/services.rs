@@ -32,13 +32,60 @@ pub enum Program {
     Command(Vec<String>),
 }
 
-/// A command line as typed in the new-task dialog, split the way a POSIX
-/// shell splits words (quotes kept together), with no expansion.
-pub fn parse_command_line(line: &str) -> Result<Vec<String>, String> {
-    match shell_words::split(line) {
-        Ok(argv) if argv.is_empty() => Err("Type a command to run, e.g. bash.".to_string()),
-        Ok(argv) => Ok(argv),
-        Err(_) => Err("The command has an unclosed quote: close it or remove it.".to_string()),
+/// A command line as typed in the new-task dialog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandLine {
+    /// Plain words (quotes kept together): run as they are, which is what
+    /// the shell would do, and keeps a bare `bash` a shell with termic's
+    /// integration.
+    Words(Vec<String>),
+    /// It uses the shell's syntax (`;`, `|`, `>`, `$VAR`, globs, `A=1 cmd`):
+    /// run with the user's shell, `$SHELL -c LINE`, as tmux's `new-window`
+    /// does.
+    Shell(String),
+}
+
+/// Characters that mean something to a POSIX shell beyond splitting words.
+const SHELL_SYNTAX: &[char] = &[
+    ';', '&', '|', '<', '>', '(', ')', '$', '`', '*', '?', '[', ']', '{', '}', '~', '!', '#', '\\',
+    '\n',
+];
+
+/// Whether the shell would do more with `line` than split it into words:
+/// a character of [`SHELL_SYNTAX`] outside quotes, or `$`, `` ` `` or `\`
+/// inside double quotes. Inside single quotes nothing is special.
+fn uses_shell_syntax(line: &str) -> bool {
+    let (mut single, mut double) = (false, false);
+    for c in line.chars() {
+        match c {
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            _ if single => {}
+            '$' | '`' | '\\' if double => return true,
+            _ if double => {}
+            _ if SHELL_SYNTAX.contains(&c) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Reads what was typed in the new-task dialog's command field.
+pub fn parse_command_line(line: &str) -> Result<CommandLine, String> {
+    let words = match shell_words::split(line) {
+        Ok(words) if words.is_empty() => {
+            return Err("Type a command to run, e.g. bash.".to_string())
+        }
+        Ok(words) => words,
+        Err(_) => {
+            return Err("The command has an unclosed quote: close it or remove it.".to_string())
+        }
+    };
+    let assignment = words[0].contains('=');
+    if assignment || uses_shell_syntax(line) {
+        Ok(CommandLine::Shell(line.trim().to_string()))
+    } else {
+        Ok(CommandLine::Words(words))
     }
 }
 
@@ -77,6 +124,11 @@ pub trait Services {
         size: TermSize,
         extra_args: &[String],
     ) -> Result<Launch>;
+    /// The user's shell (`$SHELL` of the client that asked), for a command
+    /// line that needs one.
+    fn user_shell(&self) -> String {
+        std::env::var("SHELL").unwrap_or_else(|_| "/bin/sh".to_string())
+    }
     /// Resolves any command into a spawnable task (a bare bash, zsh or fish
     /// gets shell integration when it is on).
     fn launch_command(
@@ -123,4 +175,50 @@ pub trait Services {
     fn finish_wizard(&mut self, view: &WizardView) -> Result<Option<String>>;
     /// Marks the wizard shown without changing anything.
     fn skip_wizard(&mut self) -> Result<()>;
+}
+
+#[cfg(test)]
+mod command_line_tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<String> {
+        match parse_command_line(line) {
+            Ok(CommandLine::Words(w)) => w,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    fn shell(line: &str) -> String {
+        match parse_command_line(line) {
+            Ok(CommandLine::Shell(l)) => l,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn plain_words_run_as_typed_and_shell_syntax_runs_in_the_shell() {
+        assert_eq!(words("bash"), ["bash"]);
+        assert_eq!(words("make test"), ["make", "test"]);
+        assert_eq!(
+            words("sh -c 'echo a; sleep 1'"),
+            ["sh", "-c", "echo a; sleep 1"]
+        );
+        assert_eq!(words("grep \"a b\" f"), ["grep", "a b", "f"]);
+        for line in [
+            "sleep 5; echo hi",
+            "make | tee log",
+            "ls > out",
+            "echo $HOME",
+            "echo \"$HOME\"",
+            "ls *.rs",
+            "FOO=1 make",
+            "cd ~ && ls",
+            "a & b",
+            "echo `date`",
+        ] {
+            assert_eq!(shell(line), line);
+        }
+        assert!(parse_command_line("  ").is_err());
+        assert!(parse_command_line("echo 'open").is_err());
+    }
 }

@@ -19,6 +19,7 @@
 pub mod env;
 pub mod foreground;
 pub mod history;
+pub mod program;
 pub mod reader;
 pub mod screen;
 pub mod session;

@@ -5,9 +5,9 @@
 //! read under ONE process-wide lock (see [`PTY_OPEN_LOCK`]), and the slave
 //! handle is dropped right after spawn, or the reader would never see EOF.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize};
@@ -49,6 +49,15 @@ pub fn spawn(spec: &TaskSpec, term_program: &str) -> Result<Spawned, RuntimeErro
         // portable-pty would silently fall back to $HOME.
         return Err(RuntimeError::CwdMissing(spec.cwd.clone()));
     }
+    // The task's PATH: the agent's or client's env over ours, as the child gets it.
+    let path_var = spec
+        .env
+        .iter()
+        .rfind(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone())
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_default();
+    check_program(program, &spec.cwd, &path_var)?;
     let size = PtySize {
         rows: spec.size.rows.max(1),
         cols: spec.size.cols.max(1),
@@ -76,9 +85,6 @@ pub fn spawn(spec: &TaskSpec, term_program: &str) -> Result<Spawned, RuntimeErro
         Some(container) => container.argv_with_pty(&spec.argv, &pty_path),
         None => spec.argv.clone(),
     };
-    let mut cmd = CommandBuilder::new(program);
-    cmd.args(&argv[1..]);
-    cmd.cwd(&spec.cwd);
     let parent: Vec<(OsString, OsString)> = std::env::vars_os().collect();
     let changes = env_changes(
         parent.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str())),
@@ -89,6 +95,9 @@ pub fn spawn(spec: &TaskSpec, term_program: &str) -> Result<Spawned, RuntimeErro
             agent_env: &spec.env,
         },
     );
+    let mut cmd = CommandBuilder::new(program);
+    cmd.args(&argv[1..]);
+    cmd.cwd(&spec.cwd);
     for name in &changes.remove {
         cmd.env_remove(name);
     }
@@ -129,6 +138,26 @@ pub fn spawn(spec: &TaskSpec, term_program: &str) -> Result<Spawned, RuntimeErro
         pty_path,
         task_id,
     })
+}
+
+/// `NotFound` when the shell would say "command not found" (or, for a
+/// program named with a `/`, that there is no such file): before the PTY's
+/// child is forked, so the user reads the shell's words and not
+/// portable-pty's text with the whole PATH in it.
+fn check_program(program: &OsString, cwd: &Path, path_var: &OsStr) -> Result<(), RuntimeError> {
+    let name = program.to_string_lossy();
+    let found = if name.contains('/') {
+        cwd.join(Path::new(program)).exists()
+    } else {
+        super::program::find_on_path(&name, path_var, super::program::is_executable_file).is_some()
+    };
+    if found {
+        Ok(())
+    } else {
+        Err(RuntimeError::NotFound {
+            program: name.into_owned(),
+        })
+    }
 }
 
 /// `a b 'c d'`-ish rendering of an argv for error messages.

@@ -139,6 +139,10 @@ pub enum RuntimeError {
     EmptyCommand,
     #[error("cannot start the task in {0}: it is not a directory (pick an existing directory)")]
     CwdMissing(PathBuf),
+    /// The program is not on the task's PATH (or, named with a `/`, not
+    /// there): the shell's words, never the PATH itself.
+    #[error("{program}: command not found")]
+    NotFound { program: String },
     #[error("cannot {what}: {message}")]
     Pty { what: &'static str, message: String },
     #[error("cannot start `{command}`: {message}")]

@@ -228,7 +228,7 @@ impl NewTaskView {
 }
 
 pub fn render_new_task(frame: &mut Frame, view: &NewTaskView) {
-    let inner = super::modal(frame, "New task", 70, 12);
+    let inner = super::modal(frame, "New task", 70, 13);
     let focus = |f: NewTaskField| {
         if view.field == f {
             Style::new().add_modifier(Modifier::REVERSED)
@@ -266,6 +266,10 @@ pub fn render_new_task(frame: &mut Frame, view: &NewTaskView) {
             Span::raw("Command  "),
             Span::styled(command, focus(NewTaskField::Command)),
         ]));
+        lines.push(Line::styled(
+            "         with ; | > $ or globs it runs in your shell ($SHELL -c)",
+            Style::new().add_modifier(Modifier::DIM),
+        ));
     }
     lines.extend([
         Line::from(vec![

@@ -314,6 +314,18 @@ impl Services for WorkspaceServices {
         })
     }
 
+    fn user_shell(&self) -> String {
+        let from_client = self
+            .client_env
+            .iter()
+            .rfind(|(k, _)| k == "SHELL")
+            .map(|(_, v)| v.to_string_lossy().into_owned());
+        from_client
+            .or_else(|| std::env::var("SHELL").ok())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "/bin/sh".to_string())
+    }
+
     fn launch_command(
         &mut self,
         argv: &[String],
