@@ -512,6 +512,19 @@ fn run_with_a_program_that_is_not_an_agent_says_how_to_run_it_as_a_command() {
 }
 
 #[test]
+fn termic_inside_one_of_its_own_tasks_refuses_to_nest_and_says_how_to_anyway() {
+    // Issue 33 item 10: on 0f06027 it attached a nested client silently.
+    let f = Fixture::new();
+    let mut t = Termic::start_with_env(&f, &[], &[("TERMIC_TASK_ID", "0123456789abcdef")]);
+    assert_eq!(t.wait_exit(), 1);
+    t.wait_text("env -u TERMIC_TASK_ID termic");
+    assert!(
+        !f.data_dir.join("server.log").exists(),
+        "no server was started"
+    );
+}
+
+#[test]
 fn the_new_task_dialog_runs_a_typed_command() {
     let f = Fixture::new();
     let mut t = Termic::start(&f, &["run", "--", "sh", "-c", "sleep 30"]);

@@ -61,12 +61,23 @@ stdout is not one. Run termic in a terminal window, not through a pipe or a scri
 (`termic ls`, `termic run --detach`, `termic hooks`, `termic config` and `termic replay` work \
 without one)";
 
+/// What a user reads when `termic` is started inside a termic task.
+pub const NESTED: &str = "this terminal is a termic task: the workspace would be drawn inside \
+itself. Use the workspace you are in (Ctrl-] then n starts a task), detach it first (Ctrl-] d), \
+or to nest anyway: env -u TERMIC_TASK_ID termic";
+
 /// Attach to this user's server (starting it if none runs).
 pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
     // Checked first, so a pipe never starts a server.
     // SAFETY: isatty only reads the descriptor's state.
     if unsafe { libc::isatty(0) == 0 || libc::isatty(1) == 0 } {
         bail!(NO_TERMINAL);
+    }
+    // tmux's rule: a workspace drawn inside one of its own tasks is a hall
+    // of mirrors (the prefix reaches the outer one, every frame is drawn
+    // twice). Refused with the way to do it anyway.
+    if std::env::var_os("TERMIC_TASK_ID").is_some_and(|v| !v.is_empty()) {
+        bail!(NESTED);
     }
     let paths = TermicPaths::from_env()?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
