@@ -253,6 +253,41 @@ fn an_unknown_agent_is_reported_before_the_screen_is_taken() {
 }
 
 #[test]
+fn a_wrong_value_in_config_toml_does_not_lock_the_user_out_of_running_tasks() {
+    // Issue 33 item 5: on 0f06027 `termic attach` exited 1 until the file
+    // was fixed, with the task still running out of reach.
+    let f = Fixture::new();
+    let out = f.cli(
+        &f.work,
+        &[
+            "run",
+            "--detach",
+            "--name",
+            "keep",
+            "--",
+            "sh",
+            "-c",
+            "echo KEEP-PANE; sleep 60",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    std::fs::create_dir_all(&f.config_dir).unwrap();
+    std::fs::write(
+        f.config_dir.join("config.toml"),
+        "[terminal]\nscrollback = \"lots\"\n",
+    )
+    .unwrap();
+    let mut t = Termic::start(&f, &["attach", "keep"]);
+    let s = t.wait_text("KEEP-PANE");
+    assert!(badge_line(&s, "keep").is_some(), "{s}");
+    t.wait_text("the default is used");
+    // `config check` still calls the file wrong.
+    let check = f.cli(&f.work, &["config", "check"]);
+    assert_eq!(check.status.code(), Some(1), "{check:?}");
+    assert!(t.quit(), "termic did not quit");
+}
+
+#[test]
 fn repeated_false_dones_earn_one_offer_of_hooks() {
     let f = Fixture::new();
     // Three turns that say done and then need the user a moment later: the

@@ -32,8 +32,25 @@ pub fn is_valid_agent_id(id: &str) -> bool {
 
 /// Every `[agents.*]` table, in file order.
 pub fn parse_agents(src: &Source<'_>, root: &Table) -> Result<Vec<AgentDef>, ConfigError> {
-    let Some(agents) = src.table(root, "agents")? else {
-        return Ok(Vec::new());
+    let mut errors = Vec::new();
+    let defs = parse_agents_into(src, root, &mut errors);
+    errors.into_iter().next().map_or(Ok(defs), Err)
+}
+
+/// Every agent definition that reads; a bad one is left out and its error
+/// goes to `errors`.
+pub fn parse_agents_into(
+    src: &Source<'_>,
+    root: &Table,
+    errors: &mut Vec<ConfigError>,
+) -> Vec<AgentDef> {
+    let agents = match src.table(root, "agents") {
+        Ok(Some(agents)) => agents,
+        Ok(None) => return Vec::new(),
+        Err(e) => {
+            errors.push(e);
+            return Vec::new();
+        }
     };
     let mut defs = Vec::new();
     for (id, item) in agents.iter() {
@@ -42,22 +59,27 @@ pub fn parse_agents(src: &Source<'_>, root: &Table) -> Result<Vec<AgentDef>, Con
             .and_then(|k| k.span())
             .or_else(|| item.span());
         let Some(table) = item.as_table() else {
-            return Err(src.error(
+            errors.push(src.error(
                 span,
                 format!("`agents.{id}` must be a table"),
                 format!("write it as a `[agents.{id}]` section"),
             ));
+            continue;
         };
         if !is_valid_agent_id(id) {
-            return Err(src.error(
+            errors.push(src.error(
                 span,
                 format!("agent id `{id}` may only use letters, digits, `-` and `_`"),
                 "rename the section, e.g. `[agents.claude-work]`",
             ));
+            continue;
         }
-        defs.push(parse_agent(src, id, table, span)?);
+        match parse_agent(src, id, table, span) {
+            Ok(def) => defs.push(def),
+            Err(e) => errors.push(e),
+        }
     }
-    Ok(defs)
+    defs
 }
 
 fn parse_agent(

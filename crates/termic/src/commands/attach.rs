@@ -81,13 +81,12 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
     }
     let paths = TermicPaths::from_env()?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    // Unknown keys never stop termic: each is printed before the screen is
-    // taken over (it stays in the scrollback); the server's view shows the
-    // first on its message line.
-    if let Ok(config) = crate::config::Config::load(&paths.config_dir) {
-        for w in &config.warnings {
-            eprintln!("termic: warning: {w}");
-        }
+    // Unknown keys and wrong values never stop termic (a wrong value keeps
+    // its default): each is printed before the screen is taken over (it
+    // stays in the scrollback); the server's view shows the first on its
+    // message line.
+    for w in &crate::config::Config::load_lenient(&paths.config_dir).warnings {
+        eprintln!("termic: warning: {w}");
     }
     let mut client = match client::connect(&paths, Start::IfNeeded(ws.server_args(&cwd)))? {
         Some(Connected::Ready(client)) => client,

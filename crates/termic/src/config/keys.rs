@@ -291,19 +291,46 @@ pub fn setting_sections() -> Vec<&'static str> {
 
 /// Reads every fixed-section key of `root` into `s` (the parser's path).
 pub fn read_settings(src: &Source<'_>, root: &Table, s: &mut Settings) -> Result<(), ConfigError> {
+    let mut errors = Vec::new();
+    read_settings_into(src, root, s, &mut errors);
+    errors.into_iter().next().map_or(Ok(()), Err)
+}
+
+/// Reads every setting it can: a key whose value is wrong keeps its
+/// default and its error goes to `errors`, in the file's key order, so a
+/// bad value never hides the keys around it (attach uses what is good).
+pub fn read_settings_into(
+    src: &Source<'_>,
+    root: &Table,
+    s: &mut Settings,
+    errors: &mut Vec<ConfigError>,
+) {
     for section in setting_sections() {
-        if let Some(t) = src.table(root, section)? {
-            for k in SETTING_KEYS.iter().filter(|k| k.section == section) {
-                (k.read)(src, t, k.name, s)?;
+        match src.table(root, section) {
+            Ok(Some(t)) => {
+                for k in SETTING_KEYS.iter().filter(|k| k.section == section) {
+                    if let Err(e) = (k.read)(src, t, k.name, s) {
+                        errors.push(e);
+                    }
+                }
             }
+            Ok(None) => {}
+            Err(e) => errors.push(e),
         }
     }
-    if let Some(t) = src.table(root, HOOKS_SECTION)? {
-        for (agent, _) in t.iter() {
-            if let Some(v) = src.bool(t, agent)? {
-                s.hooks_consent.insert(agent.to_owned(), v);
+    match src.table(root, HOOKS_SECTION) {
+        Ok(Some(t)) => {
+            for (agent, _) in t.iter() {
+                match src.bool(t, agent) {
+                    Ok(Some(v)) => {
+                        s.hooks_consent.insert(agent.to_owned(), v);
+                    }
+                    Ok(None) => {}
+                    Err(e) => errors.push(e),
+                }
             }
         }
+        Ok(None) => {}
+        Err(e) => errors.push(e),
     }
-    Ok(())
 }

@@ -187,26 +187,70 @@ impl Config {
         }
     }
 
-    /// Parse config text (pure).
+    /// Parse config text (pure). Strict: the first wrong value is the error.
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        let (config, errors) = Self::parse_all(path, text);
+        errors.into_iter().next().map_or(Ok(config), Err)
+    }
+
+    /// Parse config text (pure), using what is good: a wrong value keeps
+    /// its key's default, a bad agent definition is left out, text that is
+    /// not TOML is all defaults; each such error comes back as a warning
+    /// worded as `termic config check` words it. For attaching: a typo in
+    /// config.toml must not lock the user out of tasks that are running.
+    pub fn parse_lenient(path: &Path, text: &str) -> Config {
+        let (mut config, errors) = Self::parse_all(path, text);
+        let used: Vec<ConfigWarning> = errors.iter().map(ConfigWarning::defaults_used).collect();
+        config.warnings.splice(0..0, used);
+        config
+    }
+
+    /// The config from every part that reads, and the errors of the rest.
+    fn parse_all(path: &Path, text: &str) -> (Config, Vec<ConfigError>) {
         let src = Source { path, text };
-        let doc = toml_edit::Document::parse(text).map_err(|e| {
-            src.error(
-                e.span(),
-                format!("not valid TOML: {}", e.message().trim()),
-                "correct the syntax at that spot (see https://toml.io)",
-            )
-        })?;
-        let root = doc.as_table();
-        let mut settings = Settings::default();
-        keys::read_settings(&src, root, &mut settings)?;
-        let defined: Vec<AgentDef> = user::parse_agents(&src, root)?;
-        Ok(Config {
+        let mut config = Config {
             path: path.to_path_buf(),
-            settings,
-            agents: AgentRegistry::new(defined),
-            warnings: unknown::unknown_keys(&src, root),
-        })
+            settings: Settings::default(),
+            agents: AgentRegistry::default(),
+            warnings: Vec::new(),
+        };
+        let doc = match toml_edit::Document::parse(text) {
+            Ok(doc) => doc,
+            Err(e) => {
+                let error = src.error(
+                    e.span(),
+                    format!("not valid TOML: {}", e.message().trim()),
+                    "correct the syntax at that spot (see https://toml.io)",
+                );
+                return (config, vec![error]);
+            }
+        };
+        let root = doc.as_table();
+        let mut errors = Vec::new();
+        keys::read_settings_into(&src, root, &mut config.settings, &mut errors);
+        let defined: Vec<AgentDef> = user::parse_agents_into(&src, root, &mut errors);
+        config.agents = AgentRegistry::new(defined);
+        config.warnings = unknown::unknown_keys(&src, root);
+        (config, errors)
+    }
+
+    /// [`Config::load`] for attaching: a file that cannot be read or has
+    /// wrong values gives the defaults where it is wrong, and warnings.
+    pub fn load_lenient(config_dir: &Path) -> Config {
+        let path = Self::path_in(config_dir);
+        match termic_hooks::fsio::read_regular(&path) {
+            Ok(Some((bytes, _))) => Self::parse_lenient(&path, &String::from_utf8_lossy(&bytes)),
+            Ok(None) => Self::parse_lenient(&path, ""),
+            Err(e) => {
+                let mut config = Self::parse_lenient(&path, "");
+                config.warnings.push(ConfigWarning {
+                    path: path.clone(),
+                    line: 1,
+                    message: format!("{e}; the defaults are used"),
+                });
+                config
+            }
+        }
     }
 }
 

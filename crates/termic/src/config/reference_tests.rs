@@ -143,3 +143,25 @@ fn docs_config_md_matches_the_key_table() {
         assert!(have.contains(&format!("| `{}` |", k.name)), "{}", k.name);
     }
 }
+
+#[test]
+fn read_leniently_a_wrong_value_keeps_its_default_and_the_rest_is_read() {
+    let text = "[terminal]\nscrollback = \"lots\"\nterm_program = \"xterm\"\n\
+                [ui]\nprefix_key = \"C-m\"\n\
+                [agents.bad]\nbase = 3\n[agents.good]\nbase = \"claude\"\n";
+    assert!(Config::parse(Path::new("/cfg/config.toml"), text).is_err());
+    let c = Config::parse_lenient(Path::new("/cfg/config.toml"), text);
+    assert_eq!(c.settings.scrollback, Settings::default().scrollback);
+    assert_eq!(c.settings.term_program, "xterm", "the good key is read");
+    assert_eq!(c.settings.prefix_key, None);
+    assert!(c.agents.get("good").is_some());
+    assert!(c.agents.get("bad").is_none());
+    let w: Vec<String> = c.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(w.len(), 3, "{w:?}");
+    assert!(w[0].starts_with("/cfg/config.toml:2: "), "{w:?}");
+    assert!(w.iter().all(|w| w.contains("the default is used (fix: ")), "{w:?}");
+    // Not TOML at all: every default, one warning.
+    let c = Config::parse_lenient(Path::new("/cfg/config.toml"), "[ui\n");
+    assert_eq!(c.settings, Settings::default());
+    assert_eq!(c.warnings.len(), 1);
+}

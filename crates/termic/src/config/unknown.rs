@@ -17,6 +17,31 @@ pub struct ConfigWarning {
     pub message: String,
 }
 
+impl ConfigWarning {
+    /// A wrong value read leniently: what `config check` says, and that the
+    /// default took its place.
+    pub fn defaults_used(error: &super::ConfigError) -> ConfigWarning {
+        match error {
+            super::ConfigError::Invalid {
+                path,
+                line,
+                message,
+                fix,
+                ..
+            } => ConfigWarning {
+                path: path.clone(),
+                line: *line,
+                message: format!("{message}; the default is used (fix: {fix})"),
+            },
+            other => ConfigWarning {
+                path: PathBuf::new(),
+                line: 1,
+                message: format!("{other}; the defaults are used"),
+            },
+        }
+    }
+}
+
 impl std::fmt::Display for ConfigWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}:{}: {}", self.path.display(), self.line, self.message)

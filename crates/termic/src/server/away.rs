@@ -74,9 +74,9 @@ impl AwayNotifier {
         if !away {
             return;
         }
-        let settings = Config::load(&paths.config_dir)
-            .map(|c| c.settings.notifications)
-            .unwrap_or_else(|_| crate::config::Settings::default().notifications);
+        let settings = Config::load_lenient(&paths.config_dir)
+            .settings
+            .notifications;
         let notify = crate::notify::NotifySettings {
             // Nobody hears a bell rung into no terminal, and a late one on
             // attach would be noise.

@@ -49,7 +49,9 @@ pub struct WorkspaceServices {
 
 impl WorkspaceServices {
     pub fn new(paths: TermicPaths, cwd: PathBuf, path_var: OsString) -> Result<Self> {
-        let config = Config::load(&paths.config_dir)?;
+        // A wrong value keeps its default and is a warning: a typo in
+        // config.toml must not lock the user out of running tasks.
+        let config = Config::load_lenient(&paths.config_dir);
         let mut services = WorkspaceServices {
             paths,
             cwd,
@@ -107,7 +109,7 @@ impl WorkspaceServices {
     }
 
     fn reload(&mut self) -> Result<()> {
-        self.config = Config::load(&self.paths.config_dir)?;
+        self.config = Config::load_lenient(&self.paths.config_dir);
         self.status_files.clear();
         Ok(())
     }
