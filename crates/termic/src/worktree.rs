@@ -134,6 +134,34 @@ pub fn repo_root(dir: &Path) -> Result<PathBuf, WorktreeError> {
     }
 }
 
+/// The branch checked out in `worktree`, if it is on one.
+pub fn branch(worktree: &Path) -> Option<String> {
+    git(
+        worktree,
+        &[
+            "symbolic-ref".as_ref(),
+            "--short".as_ref(),
+            "-q".as_ref(),
+            "HEAD".as_ref(),
+        ],
+    )
+    .ok()
+    .filter(|b| !b.is_empty())
+}
+
+/// [`remove`] (forced, as closing a task in the TUI does) for a worktree
+/// whose repository is not known: git names it first in the worktree's
+/// own list.
+pub fn remove_anywhere(worktree: &Path) -> Result<(), WorktreeError> {
+    let repo = list(worktree)?
+        .into_iter()
+        .next()
+        .ok_or_else(|| WorktreeError::NotARepo {
+            dir: worktree.to_path_buf(),
+        })?;
+    remove(&repo, worktree, true)
+}
+
 /// Every worktree of the repository at `repo_root`, the main one first
 /// (`git worktree list --porcelain`).
 pub fn list(repo_root: &Path) -> Result<Vec<PathBuf>, WorktreeError> {

@@ -432,3 +432,53 @@ fn a_task_killed_elsewhere_leaves_the_attached_clients_sidebar() {
     assert!(!screen.contains("exited"), "{screen}");
     assert_eq!(s.ls().len(), 1);
 }
+
+/// `termic kill` of a worktree task says what is left of it, and with
+/// `--remove-worktree` removes the worktree and keeps its branch (issue 33
+/// item 7: on 0f06027 it left both behind without a word).
+#[test]
+fn kill_says_what_is_left_of_a_worktree_and_can_remove_it() {
+    let s = Served::new("echo READY; sleep 600");
+    git(&s.f.work, &["init", "-q", "-b", "main"]);
+    std::fs::write(s.f.work.join("a.txt"), "a\n").unwrap();
+    git(&s.f.work, &["add", "a.txt"]);
+    git(&s.f.work, &["commit", "-qm", "first"]);
+    let worktree_of = |name: &str| {
+        s.expect(
+            &["run", "fake", "--worktree", "--name", name, "--detach"],
+            0,
+        );
+        let rows = s.ls();
+        let row = rows.iter().find(|r| r["name"] == name).unwrap();
+        std::path::PathBuf::from(row["worktree"].as_str().expect("a worktree"))
+    };
+
+    let kept = worktree_of("kept");
+    let out = s.expect(&["kill", "kept"], 0);
+    assert!(kept.is_dir(), "kept by default");
+    assert_eq!(
+        out.trim(),
+        format!(
+            "Kept its worktree {}; its branch termic/kept is kept. To remove it: git worktree remove {}",
+            kept.display(),
+            kept.display()
+        )
+    );
+
+    let gone = worktree_of("gone");
+    let out = s.expect(&["kill", "gone", "--remove-worktree"], 0);
+    assert_eq!(
+        out.trim(),
+        format!(
+            "Removed its worktree {}; its branch termic/gone is kept.",
+            gone.display()
+        )
+    );
+    assert!(!gone.exists(), "removed");
+    let branches = git(&s.f.work, &["branch", "--list", "termic/*"]);
+    assert!(branches.contains("termic/gone"), "{branches}");
+
+    // A task with no worktree: nothing to say, as before.
+    s.expect(&["run", "fake", "--name", "plain", "--detach"], 0);
+    assert_eq!(s.expect(&["kill", "plain", "--remove-worktree"], 0), "");
+}

@@ -52,7 +52,10 @@ fn request() -> impl Strategy<Value = Request> {
             text,
             enter
         }),
-        ".*".prop_map(|task| Request::Kill { task }),
+        (".*", any::<bool>()).prop_map(|(task, remove_worktree)| Request::Kill {
+            task,
+            remove_worktree
+        }),
         (
             ".*",
             prop::collection::vec(wait_for(), 0..4),

@@ -159,7 +159,10 @@ fn read_leniently_a_wrong_value_keeps_its_default_and_the_rest_is_read() {
     let w: Vec<String> = c.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(w.len(), 3, "{w:?}");
     assert!(w[0].starts_with("/cfg/config.toml:2: "), "{w:?}");
-    assert!(w.iter().all(|w| w.contains("the default is used (fix: ")), "{w:?}");
+    assert!(
+        w.iter().all(|w| w.contains("the default is used (fix: ")),
+        "{w:?}"
+    );
     // Not TOML at all: every default, one warning.
     let c = Config::parse_lenient(Path::new("/cfg/config.toml"), "[ui\n");
     assert_eq!(c.settings, Settings::default());

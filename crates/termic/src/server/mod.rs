@@ -43,8 +43,8 @@ use crate::paths::TermicPaths;
 use crate::runtime::{lock, session, Runtime, RuntimeEvent, TaskId, TaskStatus, TermSize};
 
 use protocol::{
-    read_frame, write_frame, Request, Response, RunProgram, RunRequest, TaskRow, WaitFor,
-    WaitOutcome,
+    read_frame, write_frame, KilledWorktree, Request, Response, RunProgram, RunRequest, TaskRow,
+    WaitFor, WaitOutcome,
 };
 use socket::ServerPaths;
 
@@ -313,7 +313,10 @@ impl Server {
             Request::List => Ok(Response::Tasks(self.rows())),
             Request::Run(run) => self.run(run).map(Response::Started),
             Request::Send { task, text, enter } => self.send(&task, &text, enter),
-            Request::Kill { task } => self.kill(&task),
+            Request::Kill {
+                task,
+                remove_worktree,
+            } => self.kill(&task, remove_worktree),
             Request::Wait {
                 task,
                 states,
@@ -449,7 +452,7 @@ impl Server {
 
     /// End the task's whole process tree and forget it; answers once no
     /// process of it is left.
-    fn kill(&self, task: &str) -> Result<Response> {
+    fn kill(&self, task: &str, remove_worktree: bool) -> Result<Response> {
         let id = self.resolve(task)?;
         let processes = self
             .runtime
@@ -457,14 +460,30 @@ impl Server {
             .map(|i| i.meta.processes())
             .context("the task is gone")?;
         self.runtime.remove(id)?;
-        lock(&self.specs).remove(&id.0);
+        let worktree = lock(&self.specs).remove(&id.0).and_then(|l| l.worktree);
         self.away.forget(id);
         let deadline = Instant::now() + session::KILL_GRACE * 10;
         while session::task_alive(&processes) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(50));
         }
         self.changed();
-        Ok(Response::Ok)
+        // Removed after the task's processes are gone: git refuses to
+        // remove a worktree a process still holds files in only on some
+        // systems, but an agent writing into it while it goes is a mess on all.
+        let worktree = worktree.map(|path| {
+            let branch = crate::worktree::branch(&path);
+            let error = remove_worktree
+                .then(|| crate::worktree::remove_anywhere(&path).err())
+                .flatten()
+                .map(|e| e.to_string());
+            KilledWorktree {
+                removed: remove_worktree && error.is_none(),
+                path,
+                branch,
+                error,
+            }
+        });
+        Ok(Response::Killed { worktree })
     }
 
     fn wait(

@@ -111,6 +111,9 @@ pub enum Request {
     },
     Kill {
         task: String,
+        /// Also remove the task's worktree (its branch is kept).
+        #[serde(default)]
+        remove_worktree: bool,
     },
     Wait {
         task: String,
@@ -167,6 +170,11 @@ pub enum Response {
     Tasks(Vec<TaskRow>),
     Started(TaskRow),
     Waited(WaitOutcome),
+    /// A task was ended. `worktree`: the worktree termic made for it, if
+    /// any, and what became of it.
+    Killed {
+        worktree: Option<KilledWorktree>,
+    },
     Ok,
     Attached,
     /// The last message of an attach stream.
@@ -175,6 +183,16 @@ pub enum Response {
     Error {
         message: String,
     },
+}
+
+/// A killed task's worktree: kept (the default) or removed, and its branch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KilledWorktree {
+    pub path: std::path::PathBuf,
+    pub branch: Option<String>,
+    pub removed: bool,
+    /// Why removing it failed (it is kept then).
+    pub error: Option<String>,
 }
 
 /// Why a frame could not be read.
