@@ -17,8 +17,11 @@ pub const EXIT_TASK_EXITED: u8 = 3;
 /// `--timeout` passed first (the code `timeout(1)` uses).
 pub const EXIT_TIMED_OUT: u8 = 124;
 
+/// Spelt as `ls --json`, the event log and this command's output spell
+/// them (`needs_you`); `needs-you` is accepted too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StateArg {
+    #[value(name = "needs_you", alias = "needs-you")]
     NeedsYou,
     Done,
     Exited,
@@ -38,9 +41,11 @@ impl From<StateArg> for WaitFor {
 #[derive(Debug, Args)]
 #[command(
     after_help = "Returns at once when the task is already in a state waited for.\n\n\
+States are spelt as `termic ls --json` spells them: needs_you, done, exited \
+(needs-you is accepted too).\n\n\
 Exit codes: 0 a state was reached (printed), 3 the task exited first, 124 the timeout passed, \
 1 an error (no such task, no server).\n\n\
-Examples:\n  termic wait review --for needs-you --timeout 600\n  \
+Examples:\n  termic wait review --for needs_you --timeout 600\n  \
 termic wait 3 --for done,exited"
 )]
 pub struct WaitArgs {
@@ -90,4 +95,40 @@ pub fn run(args: WaitArgs) -> Result<ExitCode> {
         other => bail!("the termic server answered something else: {other:?}"),
     };
     Ok(ExitCode::from(code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{FromArgMatches, Parser};
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        wait: WaitArgs,
+    }
+
+    fn states(arg: &str) -> Vec<StateArg> {
+        let m = <Cli as clap::CommandFactory>::command()
+            .try_get_matches_from(["wait", "t", "--for", arg])
+            .unwrap();
+        Cli::from_arg_matches(&m).unwrap().wait.states
+    }
+
+    /// One spelling on the command line and in JSON (`needs_you`), the
+    /// other accepted (issue 33 item 11).
+    #[test]
+    fn needs_you_is_spelt_as_json_spells_it_and_the_dash_is_accepted() {
+        assert_eq!(states("needs_you"), [StateArg::NeedsYou]);
+        assert_eq!(
+            states("needs-you,done"),
+            [StateArg::NeedsYou, StateArg::Done]
+        );
+        assert_eq!(WaitFor::from(StateArg::NeedsYou).as_str(), "needs_you");
+        let help = <Cli as clap::CommandFactory>::command()
+            .render_long_help()
+            .to_string();
+        assert!(help.contains("needs_you"), "{help}");
+        assert!(!help.contains("[possible values: needs-you"), "{help}");
+    }
 }
