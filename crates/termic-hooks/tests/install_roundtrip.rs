@@ -498,3 +498,112 @@ fn install_over_an_older_termic_entry_replaces_it_and_removal_does_not_bring_it_
     );
     assert!(after.contains("say done"));
 }
+
+fn chmod(path: &std::path::Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// Issue 27: a dir another user can write (here world-writable, no sticky
+/// bit) is refused for an install, nothing is written, and status says why.
+#[test]
+fn a_world_writable_agent_dir_refuses_the_install_and_status_says_why() {
+    let fx = HomeFixture::new();
+    fx.write(".claude/settings.json", USER_SETTINGS.as_bytes());
+    let dir = fx.paths.home.join(".claude");
+    chmod(&dir, 0o777);
+    let t = host(&fx, AgentSchema::CLAUDE);
+    let before = tree(&fx.root());
+    let err = apply::install(&t, &FACTS).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("{} is writable by every user", dir.display())),
+        "{err}"
+    );
+    assert!(err.contains("termic will not install hooks there"), "{err}");
+    assert!(err.contains("chmod go-w"), "{err}");
+    assert_eq!(tree(&fx.root()), before, "nothing written");
+    let status = target_status(&t, &read_snapshot(&t).unwrap(), &FACTS);
+    assert_eq!(status.state, State::NotInstalled);
+    assert!(
+        status
+            .notes
+            .iter()
+            .any(|n| n.contains("writable by every user")),
+        "{status:?}"
+    );
+
+    // A sticky world-writable dir (as /tmp) is fine: nobody may replace our files.
+    chmod(&dir, 0o1777);
+    apply::install(&t, &FACTS).unwrap();
+    let status = target_status(&t, &read_snapshot(&t).unwrap(), &FACTS);
+    assert_eq!(status.state, State::Wired, "{status:?}");
+
+    // Installed, then the hooks folder becomes writable by all: not wired,
+    // and a removal is refused too (nothing written).
+    chmod(&dir, 0o755);
+    let hooks = dir.join("termic-hooks");
+    chmod(&hooks, 0o777);
+    let status = target_status(&t, &read_snapshot(&t).unwrap(), &FACTS);
+    match &status.state {
+        State::NotWired(reasons) => assert!(
+            reasons.iter().any(|r| r
+                .to_string()
+                .contains(&format!("{} is writable by every user", hooks.display()))),
+            "{reasons:?}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let before = tree(&fx.root());
+    let err = apply::remove(&t).unwrap_err().to_string();
+    assert!(err.contains("termic will not remove hooks there"), "{err}");
+    assert_eq!(tree(&fx.root()), before, "nothing written");
+}
+
+#[test]
+fn a_world_writable_opencode_plugins_dir_refuses_the_install() {
+    let fx = HomeFixture::new();
+    let plugins = fx.paths.home.join(".config/opencode/plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    chmod(&plugins, 0o777);
+    let t = host(&fx, AgentSchema::OPENCODE);
+    let before = tree(&fx.root());
+    let err = apply::install(&t, &FACTS).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("{} is writable by every user", plugins.display())),
+        "{err}"
+    );
+    assert_eq!(tree(&fx.root()), before, "nothing written");
+}
+
+/// The atomic writer itself (config.toml's path) refuses a world-writable
+/// file or directory: no temp file, no byte changed.
+#[test]
+fn the_atomic_writer_refuses_a_file_or_dir_anyone_can_write() {
+    use termic_hooks::fsio::{edit_file, Change, WriteOptions};
+    let fx = HomeFixture::new();
+    let dir = fx.root().join("config");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("config.toml");
+    std::fs::write(&file, "[ui]\n").unwrap();
+    let write = || {
+        edit_file(&file, &WriteOptions::default(), |_| {
+            Ok::<_, std::io::Error>(Change::Write(b"[ui]\nwizard_shown = true\n".to_vec()))
+        })
+    };
+    for (dir_mode, file_mode, named) in [(0o777, 0o644, &dir), (0o755, 0o666, &file)] {
+        chmod(&dir, dir_mode);
+        chmod(&file, file_mode);
+        let before = tree(&fx.root());
+        let err = write().unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("{} is writable by every user", named.display())),
+            "{err}"
+        );
+        assert_eq!(tree(&fx.root()), before, "nothing written");
+    }
+    chmod(&file, 0o644);
+    write().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "[ui]\nwizard_shown = true\n"
+    );
+}

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use termic_hooks::fsio::{read_regular, replace_permission, FileMeta, Permission};
+use termic_hooks::fsio::{read_regular, replace_permission, FileMeta, Foreign, Me, Permission};
 
 fn refused_fast(path: &std::path::Path, fix: &str) {
     let start = Instant::now();
@@ -47,31 +47,35 @@ fn writability_refuses_no_write_bit_denied_access_and_another_owner_even_for_roo
         len: 0,
         mtime_ns: 0,
     };
+    let me = |euid| Me {
+        euid,
+        private_gid: None,
+    };
     // Root (access always passes): a 0444 file and another user's file are refused.
     assert_eq!(
-        replace_permission(0, &meta(0, 0o444), true),
+        replace_permission(me(0), &meta(0, 0o444), true),
         Permission::ReadOnly
     );
     assert_eq!(
-        replace_permission(0, &meta(1000, 0o644), true),
-        Permission::OtherOwner { uid: 1000 }
+        replace_permission(me(0), &meta(1000, 0o644), true),
+        Permission::NotYours(Foreign::Owner { uid: 1000 })
     );
     assert_eq!(
-        replace_permission(0, &meta(0, 0o644), true),
+        replace_permission(me(0), &meta(0, 0o644), true),
         Permission::Writable
     );
     // A user and a root-owned 0644 file in their own dir: access refuses.
     assert_eq!(
-        replace_permission(1000, &meta(0, 0o644), false),
+        replace_permission(me(1000), &meta(0, 0o644), false),
         Permission::ReadOnly
     );
     // Group-writable but another user's: still theirs.
     assert_eq!(
-        replace_permission(1000, &meta(1001, 0o664), true),
-        Permission::OtherOwner { uid: 1001 }
+        replace_permission(me(1000), &meta(1001, 0o664), true),
+        Permission::NotYours(Foreign::Owner { uid: 1001 })
     );
     assert_eq!(
-        replace_permission(1000, &meta(1000, 0o600), true),
+        replace_permission(me(1000), &meta(1000, 0o600), true),
         Permission::Writable
     );
 }
@@ -90,6 +94,6 @@ fn a_real_file_owned_by_another_uid_is_not_ours_to_replace() {
     let (_, meta) = read_regular(&path).unwrap().unwrap();
     assert_eq!(
         termic_hooks::fsio::may_replace(&path, &meta),
-        Permission::OtherOwner { uid: 4242 }
+        Permission::NotYours(Foreign::Owner { uid: 4242 })
     );
 }

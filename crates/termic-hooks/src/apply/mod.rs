@@ -62,15 +62,51 @@ pub fn snapshot_paths(target: &InstallTarget) -> Vec<PathBuf> {
     rels.iter().map(|rel| target.path(rel)).collect()
 }
 
+/// Every directory an install of `target` writes into or places scripts
+/// in: the agent's config dir and the dir of each file termic writes
+/// (its hooks folder, opencode's plugins dir). One that does not exist yet
+/// stands for the nearest existing ancestor, where termic would create it.
+/// Symlinks are followed: the ownership rule looks at the real directory.
+fn write_dirs(target: &InstallTarget) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let config_dir = match std::fs::metadata(target.dir()) {
+        Ok(_) => Some(target.dir().to_path_buf()),
+        Err(_) => fsio::write_dir(target.dir()),
+    };
+    let files = target.owned_rel_paths();
+    let file_dirs = files.iter().map(|rel| fsio::write_dir(&target.path(rel)));
+    for dir in std::iter::once(config_dir).chain(file_dirs).flatten() {
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
+    dirs
+}
+
 /// Reads every file a plan or status of `target` may look at.
 pub fn read_snapshot(target: &InstallTarget) -> Result<Snapshot, ApplyError> {
     let mut snap = Snapshot::default();
+    let me = fsio::me();
+    for dir in write_dirs(target) {
+        if let Some(u) = fsio::untrusted(me, &dir) {
+            snap.insert_untrusted(u);
+        }
+    }
     for path in snapshot_paths(target) {
         // The one bounded, non-blocking read: a FIFO, device, socket,
         // directory, dangling link or oversized file is refused here, in
         // planning, before anything is written.
         match fsio::read_regular(&path)? {
             Some((bytes, meta)) => {
+                let st = fsio::Stat {
+                    uid: meta.uid,
+                    gid: meta.gid,
+                    mode: meta.mode,
+                    dir: false,
+                };
+                if let Some(why) = fsio::foreign(me, st) {
+                    snap.insert_untrusted(fsio::named(&path, st, why));
+                }
                 let permission = fsio::may_replace(&path, &meta);
                 snap.insert_file_with(path, bytes, meta.mode, permission);
             }

@@ -28,6 +28,11 @@
 //!   its bytes are what we wrote.
 //! - [`create_dirs`]`(dir)` / [`remove_dir_if_empty`]`(dir)`: directories we
 //!   create, recorded so removal takes away exactly those.
+//! - [`refuse_untrusted`]`(path)`: THE ownership rule ([`foreign`], pure,
+//!   over `stat` values): a file, or a directory termic writes into, that
+//!   another user owns or can write is refused, naming the path, the owner
+//!   and the fix. [`write_atomic`] applies it to every write; plans apply
+//!   it to every directory of an install first.
 //! - [`backup_once`]`(original, backup)`: copy the original to the backup
 //!   path only if no backup exists yet (first install wins).
 //!
@@ -44,8 +49,9 @@ mod sweep;
 mod write;
 
 pub use owned::{
-    backup_once, create_dirs, delete_if_unchanged, remove_dir_if_empty, BackupOutcome,
-    DeleteOutcome,
+    backup_once, create_dirs, delete_if_unchanged, foreign, me, named, private_gid,
+    refuse_untrusted, remove_dir_if_empty, untrusted, write_dir, BackupOutcome, DeleteOutcome,
+    Foreign, Me, Stat, Untrusted,
 };
 pub use snapshot::{
     may_replace, read_config, read_regular, replace_permission, resolve_target, FileMeta,
@@ -101,6 +107,10 @@ pub enum FsError {
          was written. Try again"
     )]
     ConcurrentChange { path: PathBuf },
+    /// The file, or the directory it is written in, is another user's
+    /// (owned by them, or writable by them): see [`foreign`].
+    #[error("{}", .0.describe("write"))]
+    Untrusted(Box<Untrusted>),
 }
 
 impl FsError {

@@ -200,15 +200,25 @@ fn refuse_special(path: &Path, meta: &std::fs::Metadata) -> Result<(), FsError> 
 /// from values so it can be tested for any user: `access_w_ok` is what
 /// `faccessat(AT_EACCESS, W_OK)` said (it sees group, mode and ACLs).
 ///
-/// Root passes `access` for every file, so two rules hold for everyone: a
-/// file with no write bit for anyone was made read-only on purpose, and a
-/// file owned by another user is theirs (replacing it by rename would also
-/// hand it to us, as only root may give a file away).
-pub fn replace_permission(euid: u32, meta: &FileMeta, access_w_ok: bool) -> Permission {
+/// Root passes `access` for every file, so three rules hold for everyone: a
+/// file with no write bit for anyone was made read-only on purpose, a file
+/// another user owns or can write is refused by the ownership rule
+/// ([`super::foreign`]), and a file owned by root when we are not root is
+/// not ours either (replacing it by rename would hand it to us, as only
+/// root may give a file away).
+pub fn replace_permission(me: super::Me, meta: &FileMeta, access_w_ok: bool) -> Permission {
+    let st = super::Stat {
+        uid: meta.uid,
+        gid: meta.gid,
+        mode: meta.mode,
+        dir: false,
+    };
     if meta.mode & 0o222 == 0 || !access_w_ok {
         Permission::ReadOnly
-    } else if meta.uid != euid {
-        Permission::OtherOwner { uid: meta.uid }
+    } else if let Some(why) = super::foreign(me, st) {
+        Permission::NotYours(why)
+    } else if meta.uid != me.euid {
+        Permission::NotYours(super::Foreign::Owner { uid: meta.uid })
     } else {
         Permission::Writable
     }
@@ -220,10 +230,8 @@ pub enum Permission {
     Writable,
     /// No write bit, or `access` refused the write (mode, group, ACL).
     ReadOnly,
-    /// Owned by another user (`uid`).
-    OtherOwner {
-        uid: u32,
-    },
+    /// Another user's: owned by them (or by root), or writable by them.
+    NotYours(super::Foreign),
 }
 
 /// [`replace_permission`] for the real file at `path` and the current user.
@@ -233,9 +241,7 @@ pub fn may_replace(path: &Path, meta: &FileMeta) -> Permission {
         // SAFETY: a valid NUL-terminated path; faccessat only reads it.
         unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) == 0 }
     });
-    // SAFETY: geteuid cannot fail.
-    let euid = unsafe { libc::geteuid() };
-    replace_permission(euid, meta, access_w_ok)
+    replace_permission(super::me(), meta, access_w_ok)
 }
 
 impl Snapshot {

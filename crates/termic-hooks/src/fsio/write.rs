@@ -62,13 +62,16 @@ pub struct WriteReport {
 }
 
 /// Replaces `snapshot.target` with `bytes`, refusing if the file no longer
-/// holds `snapshot.bytes` (see the module doc and `commit`).
+/// holds `snapshot.bytes` (see the module doc and `commit`), or if the file
+/// or the directory it lands in is another user's ([`super::foreign`]).
 pub fn write_atomic(
     snapshot: &Snapshot,
     bytes: &[u8],
     options: &WriteOptions<'_>,
 ) -> Result<WriteReport, FsError> {
     let target = &snapshot.target;
+    // Before anything is created: a refused write leaves no dir or temp file.
+    super::owned::refuse_untrusted_target(target)?;
     let dir = parent_dir(target);
     let created_dirs = if dir.exists() {
         Vec::new()

@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{
-    config, refuse_read_only, refuse_unwritable, sha256, Action, Change, FileState, InstallFacts,
-    InstallPlan, PlanError, Snapshot,
+    config, refuse_read_only, refuse_untrusted, refuse_unwritable, sha256, Action, Change,
+    FileState, InstallFacts, InstallPlan, PlanError, Snapshot,
 };
 use crate::agents::ConfigEntry;
 use crate::edit::EditError;
@@ -32,6 +32,8 @@ pub fn plan_install(
             return Err(PlanError::AgentTooOld { gate, found });
         }
     }
+    // Claude would run scripts from a dir another user can change.
+    refuse_untrusted(snap, "install hooks")?;
     let manifest_path = target.path(&target.schema().manifest_file());
     let previous = snap
         .file(&manifest_path)
@@ -102,7 +104,7 @@ pub fn plan_install(
         }
         if edit.changed {
             if let Some(c) = current {
-                refuse_read_only(&path, c)?;
+                refuse_read_only(snap, &path, c)?;
             }
             let what = match entry {
                 ConfigEntry::MergeGrouped { .. } | ConfigEntry::MergeFlat { .. } => {

@@ -22,7 +22,7 @@ pub use remove::plan_remove;
 
 use crate::agents::VersionGate;
 use crate::edit::EditError;
-use crate::fsio::Permission;
+use crate::fsio::{Permission, Untrusted};
 
 /// One file as it is on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +40,9 @@ pub struct FileState {
 pub struct Snapshot {
     files: BTreeMap<PathBuf, FileState>,
     missing_dirs: BTreeSet<PathBuf>,
+    /// Files and directories of the target that another user owns or can
+    /// write (the ownership rule, `fsio::foreign`, decided at the edge).
+    untrusted: BTreeMap<PathBuf, Untrusted>,
 }
 
 impl Snapshot {
@@ -73,6 +76,14 @@ impl Snapshot {
     /// Records that `dir` does not exist (an install would create it).
     pub fn insert_missing_dir(&mut self, dir: PathBuf) {
         self.missing_dirs.insert(dir);
+    }
+    /// Records a file or directory the ownership rule refused.
+    pub fn insert_untrusted(&mut self, u: Untrusted) {
+        self.untrusted.insert(u.path.clone(), u);
+    }
+    /// Every file and directory the ownership rule refused, outermost first.
+    pub fn untrusted(&self) -> impl Iterator<Item = &Untrusted> {
+        self.untrusted.values()
     }
     pub fn file(&self, path: &Path) -> Option<&FileState> {
         self.files.get(path)
@@ -234,25 +245,48 @@ pub enum PlanError {
          again, then make it read-only again if you like"
     )]
     ReadOnly { path: PathBuf },
-    #[error(
-        "{path} belongs to another user (uid {uid}); termic will not replace a file that is not \
-         yours. Run termic as that user, or make the file yours (chown), then try again"
-    )]
-    OtherOwner { path: PathBuf, uid: u32 },
+    /// A file or directory another user owns or can write (`fsio::foreign`).
+    #[error("{}", untrusted.describe(doing))]
+    Untrusted {
+        untrusted: Box<Untrusted>,
+        /// What termic would have done in a directory: "install hooks".
+        doing: &'static str,
+    },
 }
 
 /// A config the user made read-only is theirs to protect: a rename in a
 /// writable directory would replace it anyway, so the plan refuses instead.
-fn refuse_read_only(path: &Path, current: &FileState) -> Result<(), PlanError> {
+fn refuse_read_only(snap: &Snapshot, path: &Path, current: &FileState) -> Result<(), PlanError> {
     match current.permission {
         Permission::Writable => Ok(()),
         Permission::ReadOnly => Err(PlanError::ReadOnly {
             path: path.to_path_buf(),
         }),
-        Permission::OtherOwner { uid } => Err(PlanError::OtherOwner {
-            path: path.to_path_buf(),
-            uid,
+        Permission::NotYours(why) => {
+            let untrusted = snap.untrusted.get(path).cloned().unwrap_or(Untrusted {
+                path: path.to_path_buf(),
+                dir: false,
+                mode: current.mode,
+                why,
+                name: None,
+            });
+            Err(PlanError::Untrusted {
+                untrusted: Box::new(untrusted),
+                doing: "write",
+            })
+        }
+    }
+}
+
+/// The ownership rule over a whole target: refused when any of its
+/// directories (or files) is another user's, before anything is planned.
+fn refuse_untrusted(snap: &Snapshot, doing: &'static str) -> Result<(), PlanError> {
+    match snap.untrusted().next() {
+        Some(u) => Err(PlanError::Untrusted {
+            untrusted: Box::new(u.clone()),
+            doing,
         }),
+        None => Ok(()),
     }
 }
 
@@ -262,7 +296,7 @@ fn refuse_unwritable(snap: &Snapshot, plan: InstallPlan) -> Result<InstallPlan, 
     for c in &plan.changes {
         if matches!(c.action, Action::Modify | Action::Delete) {
             if let Some(cur) = snap.file(&c.path) {
-                refuse_read_only(&c.path, cur)?;
+                refuse_read_only(snap, &c.path, cur)?;
             }
         }
     }

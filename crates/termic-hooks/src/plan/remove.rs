@@ -13,8 +13,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{
-    config, refuse_read_only, refuse_unwritable, sha256, Action, Change, FileState, Guard,
-    InstallPlan, PlanError, Snapshot,
+    config, refuse_read_only, refuse_untrusted, refuse_unwritable, sha256, Action, Change,
+    FileState, Guard, InstallPlan, PlanError, Snapshot,
 };
 use crate::agents::ConfigEntry;
 use crate::edit::{self, InstallRecord, PreInstall, Uninstall};
@@ -68,7 +68,7 @@ pub fn plan_remove(target: &InstallTarget, snap: &Snapshot) -> Result<InstallPla
                 let config = remove_config(target, entry, &path, cur, rec, backup)?;
                 left_alone.extend(config.left_alone);
                 if config.change.is_some() {
-                    refuse_read_only(&path, cur)?;
+                    refuse_read_only(snap, &path, cur)?;
                 }
                 let exact_now = config.restored
                     || backup.is_some_and(|b| config.result.as_deref() == Some(&b.bytes[..]));
@@ -152,6 +152,11 @@ pub fn plan_remove(target: &InstallTarget, snap: &Snapshot) -> Result<InstallPla
             what: "directory termic created",
             guard: None,
         }));
+    }
+    // The same rule as an install: a dir another user can change is not
+    // termic's to write in (an empty plan writes nothing, so it passes).
+    if !changes.is_empty() {
+        refuse_untrusted(snap, "remove hooks")?;
     }
     refuse_unwritable(
         snap,

@@ -58,6 +58,11 @@ impl Check<'_> {
     fn run(&mut self, facts: &InstallFacts) -> Result<(), String> {
         let t = self.target;
         let adapter = t.schema().adapter();
+        for u in self.snap.untrusted() {
+            self.found
+                .reasons
+                .push(Reason::Untrusted(Box::new(u.clone())));
+        }
         for asset in adapter.assets() {
             let path = t.path(&asset.rel_path);
             match self.snap.file(&path) {

@@ -44,6 +44,9 @@ pub enum Reason {
         gate: &'static VersionGate,
         found: (u32, u32, u32),
     },
+    /// A file or directory of the target another user owns or can write
+    /// (`fsio::foreign`): they could change what the agent runs.
+    Untrusted(Box<crate::fsio::Untrusted>),
     /// One agent's own trap, found by its adapter: `why` names `{path}`.
     Trap {
         path: PathBuf,
@@ -60,6 +63,7 @@ impl Reason {
         matches!(
             self,
             Reason::AgentTooOld { .. }
+                | Reason::Untrusted(_)
                 | Reason::Trap {
                     refuses_install: true,
                     ..
@@ -96,6 +100,7 @@ impl std::fmt::Display for Reason {
                     gate.product, gate.needs_short
                 )
             }
+            Reason::Untrusted(u) => f.write_str(&u.describe("install hooks")),
             Reason::Trap { path, why, .. } => {
                 f.write_str(&why.replace("{path}", &path.display().to_string()))
             }

@@ -139,7 +139,8 @@ fn owner_and_mode_are_kept() {
     write(&path, SETTINGS, 0o640);
     let running_as_root = std::fs::metadata(dir.path()).unwrap().uid() == 0;
     if running_as_root {
-        std::os::unix::fs::chown(&path, Some(4321), Some(4322)).unwrap();
+        // Another user's file is refused (issue 27): root keeps a foreign group.
+        std::os::unix::fs::chown(&path, Some(0), Some(4322)).unwrap();
     }
     let before = std::fs::metadata(&path).unwrap();
     install_at(&path, &WriteOptions::default()).unwrap();

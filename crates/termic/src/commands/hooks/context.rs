@@ -148,6 +148,14 @@ impl Context {
         }
     }
 
+    /// Refuses, before any hook is written, when config.toml (through its
+    /// links) or the directory it is written in is another user's: the
+    /// toggle could not be recorded, and termic's own config must be ours.
+    pub fn config_writable(&self) -> Result<(), String> {
+        termic_hooks::fsio::refuse_untrusted(&Config::path_in(&self.config_dir))
+            .map_err(|e| e.to_string())
+    }
+
     pub fn targets(&self, schema: AgentSchema) -> Result<Vec<InstallTarget>, String> {
         targets_for(schema, &self.docker_agents, &self.paths, &self.forbidden)
             .map_err(|e| e.to_string())

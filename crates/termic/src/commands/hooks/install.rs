@@ -51,7 +51,8 @@ fn files_help() -> String {
 /// 2 unknown agent, nothing to install for it, or --yes missing when
 /// stdin is not a terminal, 3 refused (a malformed, empty or
 /// read-only config, disableAllHooks, Claude Code older than 2.1.141,
-/// a target inside a project); nothing is written for a refused agent.
+/// a target inside a project, a config dir or termic's config.toml that
+/// another user owns or can write); nothing is written for a refused agent.
 /// With several agents, each is installed or refused on its own and the
 /// code is that of the first failure.
 #[derive(Debug, Args)]
@@ -99,6 +100,12 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
             }
         }
     };
+    // The toggle goes into config.toml after the hooks: a config.toml that
+    // is not ours to write refuses the install before anything is written.
+    if let Err(msg) = ctx.config_writable() {
+        eprintln!("termic: nothing was installed: {msg}");
+        return Ok(EXIT_REFUSED);
+    }
     let facts = ctx.facts(&schemas);
     let mut refused = false;
     let mut planned: Vec<(InstallTarget, InstallPlan)> = Vec::new();

@@ -425,6 +425,11 @@ impl Services for WorkspaceServices {
     }
 
     fn apply(&mut self, action: &SettingsAction) -> Result<String> {
+        // The toggle is saved after the hooks: a config.toml that is not
+        // ours to write stops an install before any hook is written.
+        if action.action != RowAction::Remove {
+            termic_hooks::fsio::refuse_untrusted(&self.config.path)?;
+        }
         let mut changed = 0;
         for target in self.targets(&action.agent)? {
             let plan = match action.action {
