@@ -431,7 +431,8 @@ impl App {
             | RuntimeEvent::Transition(id, _)
             | RuntimeEvent::DeadlineChanged(id)
             | RuntimeEvent::Exited(id, _)
-            | RuntimeEvent::Removed(id)) = &event;
+            | RuntimeEvent::Removed(id)
+            | RuntimeEvent::RepliesDropped(id)) = &event;
             if self.tasks.index_of(id.0).is_none() {
                 self.adopt_tasks(0);
             }
@@ -459,6 +460,16 @@ impl App {
                 self.needs_draw = true;
             }
             RuntimeEvent::Removed(_) => {}
+            RuntimeEvent::RepliesDropped(id) => {
+                if let Some(entry) = self.tasks.get_mut(id.0) {
+                    self.message = Some(format!(
+                        "{} does not read its input: termic stops answering its terminal \
+                         queries until it does",
+                        entry.name
+                    ));
+                    self.needs_draw = true;
+                }
+            }
         }
     }
 

@@ -25,6 +25,7 @@ use super::history::History;
 use super::reader::Batch;
 use super::signals::{screen_facts, screen_rows, SCREEN_FACTS_EVERY_MS};
 use super::task::TaskShared;
+use super::writer::Source;
 use super::RuntimeEvent;
 
 /// Bytes of a batch applied to the screen model before the lock is handed
@@ -102,10 +103,11 @@ pub fn run(
         // Whether this batch's replies answer the OSC 7501 probe.
         let probe =
             responder.config.native_probe && found.iter().any(|f| f.query == Query::NativeProbe);
-        let mut applied = Applied {
-            replies: Vec::new(),
-            only_queries: true,
-        };
+        let mut only_queries = true;
+        // The replies this batch may queue: what the task's reply budget
+        // has room for now (only this thread queues replies, so the room
+        // cannot shrink before they are queued).
+        let mut replies = BoundedReplies::new(shared.input.room(Source::Reply));
         // Each slice's signals, found by the screen model's own parse.
         let mut scanned = Vec::new();
         {
@@ -133,8 +135,12 @@ pub fn run(
                 });
                 tap.finish();
                 scanned.push((range, signals));
-                applied.replies.extend(part.replies);
-                applied.only_queries &= part.only_queries;
+                // A slice's replies are a few thousand at most (8 KiB of
+                // 3-byte queries); the batch keeps only what fits.
+                for reply in part.replies {
+                    replies.push(&reply);
+                }
+                only_queries &= part.only_queries;
                 // Anyone waiting for this screen (the UI) gets it now.
                 parking_lot::MutexGuard::bump(&mut parser);
             }
@@ -150,7 +156,7 @@ pub fn run(
             let due = signals.facts_due(shared.clock.now_ms());
             (due, signals.screen_rows_wanted())
         };
-        let facts = pacer.after_batch(facts_due, applied.only_queries).then(|| {
+        let facts = pacer.after_batch(facts_due, only_queries).then(|| {
             let parser = shared.lock_parser();
             (screen_facts(&parser), screen_rows(&parser, rows_wanted))
         });
@@ -169,17 +175,47 @@ pub fn run(
         }
         // Queued, never written here: a program that stopped reading its
         // input must not stop the output side.
-        for reply in applied.replies {
-            shared.queue_input(reply);
+        if !replies.bytes.is_empty() || replies.dropped > 0 {
+            shared.queue_replies(replies.bytes, replies.dropped);
         }
         if let Some((facts, rows)) = facts {
             shared.feed_signals(|signals, now| signals.screen_and_rows(now, facts, rows));
         }
         // No redraw for an unchanged screen: an idle Claude Code asks for
         // the cursor five times a second.
-        if !applied.only_queries && !shared.dirty.swap(true, Ordering::AcqRel) {
+        if !only_queries && !shared.dirty.swap(true, Ordering::AcqRel) {
             shared.send(RuntimeEvent::Dirty(shared.meta.id));
         }
+    }
+}
+
+/// A batch's replies, end to end in one buffer, kept only while they fit
+/// in `room` bytes: a batch of queries (256 KiB of `ESC [ c` asks 87,000
+/// times) never holds more than the task's reply budget has room for. A
+/// reply that does not fit whole is dropped whole.
+#[derive(Debug)]
+struct BoundedReplies {
+    bytes: Vec<u8>,
+    room: usize,
+    /// Replies dropped for want of room.
+    dropped: usize,
+}
+
+impl BoundedReplies {
+    fn new(room: usize) -> Self {
+        BoundedReplies {
+            bytes: Vec::new(),
+            room,
+            dropped: 0,
+        }
+    }
+
+    fn push(&mut self, reply: &[u8]) {
+        if self.bytes.len() + reply.len() > self.room {
+            self.dropped += 1;
+            return;
+        }
+        self.bytes.extend_from_slice(reply);
     }
 }
 
