@@ -19,7 +19,7 @@ use std::time::Duration;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use termic_signal::scanner::SignalTap;
 
-use crate::replies::{apply_with_replies, Applied, Found, Query, ReplyScanner, Responder};
+use crate::replies::{apply_with_replies, Applied, Query, ReplyScanner, Responder};
 
 use super::history::History;
 use super::reader::Batch;
@@ -38,23 +38,12 @@ use super::RuntimeEvent;
 /// few ms on a quiet machine, far longer when preempted with it held).
 pub const SLICE: usize = 8 * 1024;
 
-/// `len` bytes cut into slices of at most [`SLICE`], each with the queries
-/// that end in it (offsets made relative to the slice), in order.
-pub fn slices(len: usize, found: Vec<Found>) -> Vec<(std::ops::Range<usize>, Vec<Found>)> {
-    let mut out: Vec<(std::ops::Range<usize>, Vec<Found>)> = (0..len.div_ceil(SLICE))
-        .map(|i| (i * SLICE..((i + 1) * SLICE).min(len), Vec::new()))
-        .collect();
-    for mut f in found {
-        // A query ends inside the slice holding its last byte.
-        let i = f.end.saturating_sub(1) / SLICE;
-        let Some((range, list)) = out.get_mut(i) else {
-            continue;
-        };
-        f.start = f.start.saturating_sub(range.start);
-        f.end -= range.start;
-        list.push(f);
-    }
-    out
+/// `len` bytes cut into slices of at most [`SLICE`], in order. The reply
+/// scanner keeps its state from one slice to the next: a query that began
+/// in an earlier slice is reported with start 0, as one that began in an
+/// earlier batch.
+pub fn slices(len: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    (0..len.div_ceil(SLICE)).map(move |i| i * SLICE..((i + 1) * SLICE).min(len))
 }
 
 /// Run until the reader ends (its sender is dropped) and every batch it
@@ -99,10 +88,8 @@ pub fn run(
         if len == 0 {
             continue;
         }
-        let found = scanner.scan(&buf[..len]);
         // Whether this batch's replies answer the OSC 7501 probe.
-        let probe =
-            responder.config.native_probe && found.iter().any(|f| f.query == Query::NativeProbe);
+        let mut probe = false;
         let mut only_queries = true;
         // The replies this batch may queue: what the task's reply budget
         // has room for now (only this thread queues replies, so the room
@@ -112,7 +99,13 @@ pub fn run(
         let mut scanned = Vec::new();
         {
             let mut parser = shared.lock_parser_to_write();
-            for (range, found) in slices(len, found) {
+            for range in slices(len) {
+                // Scanned a slice at a time, so the queries found at once
+                // are bounded by the slice (8 KiB of `ESC [ c` is 2,730 of
+                // them; a whole batch's 87,000 took 7 MB).
+                let found = scanner.scan(&buf[range.clone()]);
+                probe |= responder.config.native_probe
+                    && found.iter().any(|f| f.query == Query::NativeProbe);
                 let mut signals = Vec::new();
                 let mut tap = signal_tap.performer(&mut signals);
                 let part = apply_guarded(&mut parser, |parser| {
@@ -287,15 +280,6 @@ fn report_facts(shared: &TaskShared) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replies::Query;
-
-    fn found(start: usize, end: usize) -> Found {
-        Found {
-            start,
-            end,
-            query: Query::Status,
-        }
-    }
 
     #[test]
     fn a_change_held_back_by_the_rate_limit_survives_a_batch_of_queries() {
@@ -359,33 +343,41 @@ mod tests {
     impl vte::Perform for NoSignals {}
 
     #[test]
-    fn slices_carry_the_queries_that_end_in_them() {
+    fn slices_cover_the_batch_and_scanning_them_finds_each_query_once() {
         let len = 2 * SLICE + 100;
-        let cut = slices(
-            len,
-            vec![
-                found(0, 5),
-                found(SLICE - 4, SLICE),
-                found(SLICE - 2, SLICE + 1),
-                found(len - 4, len),
-            ],
-        );
-        let ranges: Vec<_> = cut.iter().map(|(r, _)| r.clone()).collect();
+        let ranges: Vec<_> = slices(len).collect();
         assert_eq!(ranges, [0..SLICE, SLICE..2 * SLICE, 2 * SLICE..len]);
-        let ends: Vec<Vec<(usize, usize)>> = cut
-            .iter()
-            .map(|(_, f)| f.iter().map(|f| (f.start, f.end)).collect())
+        assert_eq!(slices(0).count(), 0);
+        // Queries at the start, across each boundary and at the end.
+        let mut batch = vec![b'x'; len];
+        for at in [0, SLICE - 2, 2 * SLICE - 1, len - 4] {
+            batch[at..at + 4].copy_from_slice(b"\x1b[5n");
+        }
+        let mut scanner = ReplyScanner::new();
+        let ends: Vec<Vec<(usize, usize)>> = slices(len)
+            .map(|r| {
+                let found = scanner.scan(&batch[r]);
+                assert!(found.iter().all(|f| f.query == Query::Status));
+                found.iter().map(|f| (f.start, f.end)).collect()
+            })
             .collect();
-        // A query that began in an earlier slice starts at 0, as the
-        // scanner reports one that began in an earlier chunk.
-        assert_eq!(
-            ends,
-            [
-                vec![(0, 5), (SLICE - 4, SLICE)],
-                vec![(0, 1)],
-                vec![(96, 100)]
-            ]
-        );
-        assert!(slices(0, Vec::new()).is_empty());
+        // A query that began in an earlier slice starts at 0 and ends in
+        // the slice holding its last byte.
+        assert_eq!(ends, [vec![(0, 4)], vec![(0, 2)], vec![(0, 3), (96, 100)]]);
+    }
+
+    #[test]
+    fn a_batch_keeps_only_the_replies_that_fit_whole() {
+        let mut replies = BoundedReplies::new(25);
+        for _ in 0..1000 {
+            replies.push(b"\x1b[?62;22c");
+        }
+        // Two of 9 bytes fit in 25; a third would be cut, so it is dropped.
+        assert_eq!(replies.bytes, b"\x1b[?62;22c\x1b[?62;22c");
+        assert_eq!(replies.dropped, 998);
+        let mut none = BoundedReplies::new(0);
+        none.push(b"\x1b[0n");
+        assert!(none.bytes.is_empty());
+        assert_eq!(none.dropped, 1);
     }
 }
