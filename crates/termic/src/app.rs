@@ -626,9 +626,15 @@ impl App {
                         self.quit = true;
                     }
                 },
-                recv(runtime_events) -> ev => {
-                    if let Ok(ev) = ev {
-                        self.on_runtime(ev);
+                recv(runtime_events) -> ev => match ev {
+                    Ok(ev) => self.on_runtime(ev),
+                    // Only an attached client's events end while its app
+                    // runs: the server dropped them because the client fell
+                    // too far behind (server/mod.rs, CLIENT_EVENTS). Its
+                    // view can no longer be kept right: detach it.
+                    Err(_) => {
+                        self.detach = true;
+                        self.quit = true;
                     }
                 },
                 recv(notify) -> reply => {
