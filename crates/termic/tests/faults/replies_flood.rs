@@ -253,6 +253,7 @@ fn typed_input_to_a_task_that_never_reads_is_refused_with_a_message_past_its_bud
         }
     }
     let message = refused.expect("6 MB typed into a task that never reads were all taken");
+    eprintln!("refused: {message}");
     assert!(
         message.contains("not reading its input") && message.contains("KiB"),
         "{message}"
