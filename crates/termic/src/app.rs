@@ -431,7 +431,8 @@ impl App {
             | RuntimeEvent::Transition(id, _)
             | RuntimeEvent::DeadlineChanged(id)
             | RuntimeEvent::Exited(id, _)
-            | RuntimeEvent::Removed(id)) = &event;
+            | RuntimeEvent::Removed(id)
+            | RuntimeEvent::RepliesDropped(id)) = &event;
             if self.tasks.index_of(id.0).is_none() {
                 self.adopt_tasks(0);
             }
@@ -459,6 +460,16 @@ impl App {
                 self.needs_draw = true;
             }
             RuntimeEvent::Removed(_) => {}
+            RuntimeEvent::RepliesDropped(id) => {
+                if let Some(entry) = self.tasks.get_mut(id.0) {
+                    self.message = Some(format!(
+                        "{} does not read its input: termic stops answering its terminal \
+                         queries until it does",
+                        entry.name
+                    ));
+                    self.needs_draw = true;
+                }
+            }
         }
     }
 
@@ -615,9 +626,15 @@ impl App {
                         self.quit = true;
                     }
                 },
-                recv(runtime_events) -> ev => {
-                    if let Ok(ev) = ev {
-                        self.on_runtime(ev);
+                recv(runtime_events) -> ev => match ev {
+                    Ok(ev) => self.on_runtime(ev),
+                    // Only an attached client's events end while its app
+                    // runs: the server dropped them because the client fell
+                    // too far behind (server/mod.rs, CLIENT_EVENTS). Its
+                    // view can no longer be kept right: detach it.
+                    Err(_) => {
+                        self.detach = true;
+                        self.quit = true;
                     }
                 },
                 recv(notify) -> reply => {

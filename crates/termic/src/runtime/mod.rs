@@ -199,7 +199,7 @@ impl Runtime {
                 }
             }
         };
-        let (input_tx, input_rx) = crossbeam_channel::unbounded::<Vec<u8>>();
+        let input = Arc::new(writer::InputQueue::new(writer::Budgets::default()));
         let entered = Arc::new(AtomicBool::new(false));
         let watch = watches_foreground(&spec.profile).then(|| {
             foreground::ForegroundWatch::new(
@@ -226,10 +226,12 @@ impl Runtime {
             parser: parking_lot::Mutex::new(parser),
             signals: parking_lot::Mutex::new(TaskSignals::new(engine, recorder)),
             event_log: lock(&self.inner.event_log).clone(),
-            input: input_tx,
+            input: Arc::clone(&input),
+            replies_dropped: AtomicBool::new(false),
             master: Mutex::new(spawned.master),
             status: Mutex::new(TaskStatus::Running),
             events: self.inner.events.clone(),
+            _release: task::ReleaseFreedMemory,
         });
         self.lock_tasks().insert(id, Arc::clone(&shared));
         session::register(&shared.meta.processes());
@@ -274,7 +276,7 @@ impl Runtime {
         let pty_writer = spawned.writer;
         spawn_thread(
             format!("termic-write-{}", id.0),
-            Box::new(move || writer::run(pty_writer, input_rx)),
+            Box::new(move || writer::run(pty_writer, input)),
         )?;
         let mut child = spawned.child;
         let waiter_shared = Arc::clone(&shared);
@@ -509,16 +511,38 @@ impl Runtime {
     /// The engine sees the keys (Enter, Escape, Ctrl-C) before the agent
     /// can react to them. Never blocks: the bytes are queued for the task's
     /// writer thread, so a program that is not reading cannot freeze the UI.
+    /// Refused whole ([`RuntimeError::InputFull`]) while
+    /// [`writer::INPUT_BUDGET`] bytes already wait for a program that is
+    /// not reading: the caller tells the user, nothing is lost silently.
     pub fn write_input(&self, id: TaskId, bytes: &[u8]) -> Result<(), RuntimeError> {
         let task = self.task(id)?;
-        task.feed_signals(|signals, now| signals.input(now, bytes));
+        let running = task.status() == TaskStatus::Running;
+        let mut refused = None;
+        task.feed_signals(|signals, now| {
+            // Queued under the engine's lock, so the engine sees the keys
+            // before any output the program writes in answer (the screen
+            // thread feeds it under the same lock), and never sees keys
+            // that were refused.
+            if running {
+                if let Err(full) = task.queue_input(bytes.to_vec()) {
+                    refused = Some(full);
+                    return Vec::new();
+                }
+            }
+            signals.input(now, bytes)
+        });
+        if let Some(full) = refused {
+            return Err(RuntimeError::InputFull {
+                id,
+                waiting_kib: full.waiting.div_ceil(1024),
+            });
+        }
         if bytes.contains(&b'\r') {
             task.entered.store(true, Ordering::Relaxed);
         }
-        if let TaskStatus::Exited(_) = task.status() {
+        if !running {
             return Err(RuntimeError::Exited(id));
         }
-        task.queue_input(bytes.to_vec());
         Ok(())
     }
 

@@ -19,12 +19,13 @@ use std::time::Duration;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use termic_signal::scanner::SignalTap;
 
-use crate::replies::{apply_with_replies, Applied, Found, Query, ReplyScanner, Responder};
+use crate::replies::{apply_with_replies, Applied, Query, ReplyScanner, Responder};
 
 use super::history::History;
 use super::reader::Batch;
 use super::signals::{screen_facts, screen_rows, SCREEN_FACTS_EVERY_MS};
 use super::task::TaskShared;
+use super::writer::Source;
 use super::RuntimeEvent;
 
 /// Bytes of a batch applied to the screen model before the lock is handed
@@ -37,23 +38,12 @@ use super::RuntimeEvent;
 /// few ms on a quiet machine, far longer when preempted with it held).
 pub const SLICE: usize = 8 * 1024;
 
-/// `len` bytes cut into slices of at most [`SLICE`], each with the queries
-/// that end in it (offsets made relative to the slice), in order.
-pub fn slices(len: usize, found: Vec<Found>) -> Vec<(std::ops::Range<usize>, Vec<Found>)> {
-    let mut out: Vec<(std::ops::Range<usize>, Vec<Found>)> = (0..len.div_ceil(SLICE))
-        .map(|i| (i * SLICE..((i + 1) * SLICE).min(len), Vec::new()))
-        .collect();
-    for mut f in found {
-        // A query ends inside the slice holding its last byte.
-        let i = f.end.saturating_sub(1) / SLICE;
-        let Some((range, list)) = out.get_mut(i) else {
-            continue;
-        };
-        f.start = f.start.saturating_sub(range.start);
-        f.end -= range.start;
-        list.push(f);
-    }
-    out
+/// `len` bytes cut into slices of at most [`SLICE`], in order. The reply
+/// scanner keeps its state from one slice to the next: a query that began
+/// in an earlier slice is reported with start 0, as one that began in an
+/// earlier batch.
+pub fn slices(len: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    (0..len.div_ceil(SLICE)).map(move |i| i * SLICE..((i + 1) * SLICE).min(len))
 }
 
 /// Run until the reader ends (its sender is dropped) and every batch it
@@ -98,19 +88,24 @@ pub fn run(
         if len == 0 {
             continue;
         }
-        let found = scanner.scan(&buf[..len]);
         // Whether this batch's replies answer the OSC 7501 probe.
-        let probe =
-            responder.config.native_probe && found.iter().any(|f| f.query == Query::NativeProbe);
-        let mut applied = Applied {
-            replies: Vec::new(),
-            only_queries: true,
-        };
+        let mut probe = false;
+        let mut only_queries = true;
+        // The replies this batch may queue: what the task's reply budget
+        // has room for now (only this thread queues replies, so the room
+        // cannot shrink before they are queued).
+        let mut replies = BoundedReplies::new(shared.input.room(Source::Reply));
         // Each slice's signals, found by the screen model's own parse.
         let mut scanned = Vec::new();
         {
             let mut parser = shared.lock_parser_to_write();
-            for (range, found) in slices(len, found) {
+            for range in slices(len) {
+                // Scanned a slice at a time, so the queries found at once
+                // are bounded by the slice (8 KiB of `ESC [ c` is 2,730 of
+                // them; a whole batch's 87,000 took 7 MB).
+                let found = scanner.scan(&buf[range.clone()]);
+                probe |= responder.config.native_probe
+                    && found.iter().any(|f| f.query == Query::NativeProbe);
                 let mut signals = Vec::new();
                 let mut tap = signal_tap.performer(&mut signals);
                 let part = apply_guarded(&mut parser, |parser| {
@@ -133,8 +128,12 @@ pub fn run(
                 });
                 tap.finish();
                 scanned.push((range, signals));
-                applied.replies.extend(part.replies);
-                applied.only_queries &= part.only_queries;
+                // A slice's replies are a few thousand at most (8 KiB of
+                // 3-byte queries); the batch keeps only what fits.
+                for reply in part.replies {
+                    replies.push(&reply);
+                }
+                only_queries &= part.only_queries;
                 // Anyone waiting for this screen (the UI) gets it now.
                 parking_lot::MutexGuard::bump(&mut parser);
             }
@@ -150,7 +149,7 @@ pub fn run(
             let due = signals.facts_due(shared.clock.now_ms());
             (due, signals.screen_rows_wanted())
         };
-        let facts = pacer.after_batch(facts_due, applied.only_queries).then(|| {
+        let facts = pacer.after_batch(facts_due, only_queries).then(|| {
             let parser = shared.lock_parser();
             (screen_facts(&parser), screen_rows(&parser, rows_wanted))
         });
@@ -169,17 +168,47 @@ pub fn run(
         }
         // Queued, never written here: a program that stopped reading its
         // input must not stop the output side.
-        for reply in applied.replies {
-            shared.queue_input(reply);
+        if !replies.bytes.is_empty() || replies.dropped > 0 {
+            shared.queue_replies(replies.bytes, replies.dropped);
         }
         if let Some((facts, rows)) = facts {
             shared.feed_signals(|signals, now| signals.screen_and_rows(now, facts, rows));
         }
         // No redraw for an unchanged screen: an idle Claude Code asks for
         // the cursor five times a second.
-        if !applied.only_queries && !shared.dirty.swap(true, Ordering::AcqRel) {
+        if !only_queries && !shared.dirty.swap(true, Ordering::AcqRel) {
             shared.send(RuntimeEvent::Dirty(shared.meta.id));
         }
+    }
+}
+
+/// A batch's replies, end to end in one buffer, kept only while they fit
+/// in `room` bytes: a batch of queries (256 KiB of `ESC [ c` asks 87,000
+/// times) never holds more than the task's reply budget has room for. A
+/// reply that does not fit whole is dropped whole.
+#[derive(Debug)]
+struct BoundedReplies {
+    bytes: Vec<u8>,
+    room: usize,
+    /// Replies dropped for want of room.
+    dropped: usize,
+}
+
+impl BoundedReplies {
+    fn new(room: usize) -> Self {
+        BoundedReplies {
+            bytes: Vec::new(),
+            room,
+            dropped: 0,
+        }
+    }
+
+    fn push(&mut self, reply: &[u8]) {
+        if self.bytes.len() + reply.len() > self.room {
+            self.dropped += 1;
+            return;
+        }
+        self.bytes.extend_from_slice(reply);
     }
 }
 
@@ -251,15 +280,6 @@ fn report_facts(shared: &TaskShared) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replies::Query;
-
-    fn found(start: usize, end: usize) -> Found {
-        Found {
-            start,
-            end,
-            query: Query::Status,
-        }
-    }
 
     #[test]
     fn a_change_held_back_by_the_rate_limit_survives_a_batch_of_queries() {
@@ -323,33 +343,41 @@ mod tests {
     impl vte::Perform for NoSignals {}
 
     #[test]
-    fn slices_carry_the_queries_that_end_in_them() {
+    fn slices_cover_the_batch_and_scanning_them_finds_each_query_once() {
         let len = 2 * SLICE + 100;
-        let cut = slices(
-            len,
-            vec![
-                found(0, 5),
-                found(SLICE - 4, SLICE),
-                found(SLICE - 2, SLICE + 1),
-                found(len - 4, len),
-            ],
-        );
-        let ranges: Vec<_> = cut.iter().map(|(r, _)| r.clone()).collect();
+        let ranges: Vec<_> = slices(len).collect();
         assert_eq!(ranges, [0..SLICE, SLICE..2 * SLICE, 2 * SLICE..len]);
-        let ends: Vec<Vec<(usize, usize)>> = cut
-            .iter()
-            .map(|(_, f)| f.iter().map(|f| (f.start, f.end)).collect())
+        assert_eq!(slices(0).count(), 0);
+        // Queries at the start, across each boundary and at the end.
+        let mut batch = vec![b'x'; len];
+        for at in [0, SLICE - 2, 2 * SLICE - 1, len - 4] {
+            batch[at..at + 4].copy_from_slice(b"\x1b[5n");
+        }
+        let mut scanner = ReplyScanner::new();
+        let ends: Vec<Vec<(usize, usize)>> = slices(len)
+            .map(|r| {
+                let found = scanner.scan(&batch[r]);
+                assert!(found.iter().all(|f| f.query == Query::Status));
+                found.iter().map(|f| (f.start, f.end)).collect()
+            })
             .collect();
-        // A query that began in an earlier slice starts at 0, as the
-        // scanner reports one that began in an earlier chunk.
-        assert_eq!(
-            ends,
-            [
-                vec![(0, 5), (SLICE - 4, SLICE)],
-                vec![(0, 1)],
-                vec![(96, 100)]
-            ]
-        );
-        assert!(slices(0, Vec::new()).is_empty());
+        // A query that began in an earlier slice starts at 0 and ends in
+        // the slice holding its last byte.
+        assert_eq!(ends, [vec![(0, 4)], vec![(0, 2)], vec![(0, 3), (96, 100)]]);
+    }
+
+    #[test]
+    fn a_batch_keeps_only_the_replies_that_fit_whole() {
+        let mut replies = BoundedReplies::new(25);
+        for _ in 0..1000 {
+            replies.push(b"\x1b[?62;22c");
+        }
+        // Two of 9 bytes fit in 25; a third would be cut, so it is dropped.
+        assert_eq!(replies.bytes, b"\x1b[?62;22c\x1b[?62;22c");
+        assert_eq!(replies.dropped, 998);
+        let mut none = BoundedReplies::new(0);
+        none.push(b"\x1b[0n");
+        assert!(none.bytes.is_empty());
+        assert_eq!(none.dropped, 1);
     }
 }

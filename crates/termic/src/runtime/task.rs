@@ -2,7 +2,7 @@
 //! [`super::Runtime`] API all touch. Locks are held briefly and never across
 //! a blocking read.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crossbeam_channel::Sender;
@@ -15,6 +15,7 @@ use crate::eventlog::{Entry, EventLog, TaskLabel};
 
 use super::history::History;
 use super::signals::TaskSignals;
+use super::writer::{InputQueue, Refused, Source};
 use super::{lock, RuntimeEvent, TaskMeta, TaskStatus};
 
 /// The parts of a task that outlive the spawn call.
@@ -38,11 +39,43 @@ pub struct TaskShared {
     /// screen thread wait one slice at most, never a whole 256 KiB batch.
     pub(super) signals: parking_lot::Mutex<TaskSignals>,
     pub(super) event_log: Option<Arc<EventLog>>,
-    /// Bytes for the program's input, written by the writer thread.
-    pub(super) input: Sender<Vec<u8>>,
+    /// Bytes for the program's input, written by the writer thread;
+    /// bounded per source (`writer.rs`).
+    pub(super) input: Arc<InputQueue>,
+    /// Replies were dropped and the UI was told (once per task).
+    pub(super) replies_dropped: AtomicBool,
     pub(super) master: Mutex<Box<dyn MasterPty + Send>>,
     pub(super) status: Mutex<TaskStatus>,
     pub(super) events: Sender<RuntimeEvent>,
+    /// Last, so it is dropped last: by then every buffer of the task above
+    /// is freed (see [`ReleaseFreedMemory`]).
+    pub(super) _release: ReleaseFreedMemory,
+}
+
+impl Drop for TaskShared {
+    /// The writer thread ends and what is still queued for a program that
+    /// never read it is freed now, with the rest of the task.
+    fn drop(&mut self) {
+        self.input.close();
+    }
+}
+
+/// Gives the memory a task freed back to the system when dropped. glibc
+/// keeps freed heap in each thread's arena, where a task's reader and
+/// screen threads left their buffers: without this the server's RSS stays
+/// at its peak after the task is gone (measured in docs/decisions.md,
+/// 2026-12-06).
+#[derive(Debug, Default)]
+pub struct ReleaseFreedMemory;
+
+impl Drop for ReleaseFreedMemory {
+    fn drop(&mut self) {
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: malloc_trim only walks and trims malloc's own arenas.
+        unsafe {
+            libc::malloc_trim(0);
+        }
+    }
 }
 
 impl TaskShared {
@@ -128,10 +161,27 @@ impl TaskShared {
         }
     }
 
-    /// Queue bytes for the program's input; never blocks.
-    pub fn queue_input(&self, bytes: Vec<u8>) {
-        // The writer thread ends only when this task is dropped.
-        let _ = self.input.send(bytes);
+    /// Queue what the user typed or pasted for the program; never blocks.
+    /// Refused whole while [`super::writer::INPUT_BUDGET`] bytes wait for a
+    /// program that is not reading.
+    pub fn queue_input(&self, bytes: Vec<u8>) -> Result<(), Refused> {
+        self.input.push(Source::User, bytes)
+    }
+
+    /// Queue terminal replies for the program; never blocks. Past
+    /// [`super::writer::REPLY_BUDGET`] they are dropped: the first time,
+    /// the server log and the UI are told.
+    pub fn queue_replies(&self, bytes: Vec<u8>, dropped: usize) {
+        let refused = self.input.push(Source::Reply, bytes).is_err();
+        if (dropped > 0 || refused) && !self.replies_dropped.swap(true, Ordering::Relaxed) {
+            eprintln!(
+                "termic server: task {} does not read its input: its terminal replies \
+                 are dropped past {} KiB waiting",
+                self.meta.name,
+                super::writer::REPLY_BUDGET / 1024
+            );
+            self.send(RuntimeEvent::RepliesDropped(self.meta.id));
+        }
     }
 
     pub fn lock_master(&self) -> MutexGuard<'_, Box<dyn MasterPty + Send>> {

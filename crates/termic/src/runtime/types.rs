@@ -74,6 +74,10 @@ pub enum RuntimeEvent {
     /// The task was closed (by this UI, another attached client or `termic
     /// kill`) and is no longer in the runtime.
     Removed(TaskId),
+    /// The program does not read its input and its terminal replies went
+    /// past their budget: termic drops them from now on until it reads.
+    /// Sent once per task.
+    RepliesDropped(TaskId),
 }
 
 /// A task's fixed facts.
@@ -159,6 +163,11 @@ pub enum RuntimeError {
     Exited(TaskId),
     #[error("that task is gone (it was closed)")]
     NoSuchTask(TaskId),
+    #[error(
+        "not sent: this task is not reading its input, and {waiting_kib} KiB typed or pasted \
+         are still waiting for it; try again once it reads"
+    )]
+    InputFull { id: TaskId, waiting_kib: usize },
     #[error("cannot {what} for this task: {source}")]
     Io {
         id: TaskId,

@@ -32,6 +32,9 @@ use crate::runtime::lock;
 /// stopped client never holds its view's thread forever.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Input events from one client queued for its app, at most.
+const CLIENT_INPUT: usize = 1024;
+
 /// The size of a client's terminal, within what a real one has (a hostile
 /// 65535x65535 would make every frame allocate 4 G cells).
 pub fn client_size(cols: u16, rows: u16) -> (u16, u16) {
@@ -183,7 +186,9 @@ impl Server {
             write_output(&mut *lock(out), &queued).context("the client went away")?;
         }
 
-        let (input_tx, input_rx) = crossbeam_channel::unbounded();
+        // Bounded: a client that sends events faster than its app takes
+        // them waits in its own socket (back-pressure on that client only).
+        let (input_tx, input_rx) = crossbeam_channel::bounded(CLIENT_INPUT);
         let reader_size = Arc::clone(&shared_size);
         std::thread::Builder::new()
             .name("termic-attach-input".into())

@@ -51,6 +51,13 @@ use socket::ServerPaths;
 /// How often the server looks whether it is idle, at most.
 const IDLE_CHECK: Duration = Duration::from_secs(5);
 
+/// Runtime events queued for one attached client, at most. Its app takes
+/// every queued event before each frame, so only a client whose loop is
+/// stuck (writing to a terminal that reads nothing, up to the 30 s write
+/// timeout) falls this far behind; it is detached rather than kept up to
+/// date at the cost of the server's memory (a few MB at most here).
+pub const CLIENT_EVENTS: usize = 16 * 1024;
+
 struct Server {
     runtime: Runtime,
     paths: TermicPaths,
@@ -205,16 +212,19 @@ impl Server {
         }
     }
 
-    /// A copy of the runtime's events from now on, for an attached client.
+    /// A copy of the runtime's events from now on, for an attached client
+    /// (at most [`CLIENT_EVENTS`] queued).
     fn subscribe(&self) -> Receiver<RuntimeEvent> {
-        let (tx, rx) = crossbeam_channel::unbounded();
+        let (tx, rx) = crossbeam_channel::bounded(CLIENT_EVENTS);
         lock(&self.subscribers).push(tx);
         rx
     }
 
-    /// Every attached client gets the event; a client gone is forgotten.
+    /// Every attached client gets the event, without waiting for any: a
+    /// client gone is forgotten, and so is one [`CLIENT_EVENTS`] behind
+    /// (its app sees its events end and detaches it).
     fn publish(&self, event: RuntimeEvent) {
-        lock(&self.subscribers).retain(|tx| tx.send(event.clone()).is_ok());
+        lock(&self.subscribers).retain(|tx| offer(tx, event.clone()));
     }
 
     fn changed(&self) {
@@ -528,6 +538,23 @@ impl Server {
     }
 }
 
+/// Queue `event` for one attached client without waiting: whether to keep
+/// the client's subscription (not when it is gone, nor when it is
+/// [`CLIENT_EVENTS`] behind).
+fn offer(client: &Sender<RuntimeEvent>, event: RuntimeEvent) -> bool {
+    match client.try_send(event) {
+        Ok(()) => true,
+        Err(crossbeam_channel::TrySendError::Full(_)) => {
+            eprintln!(
+                "termic server: detached a client that fell {CLIENT_EVENTS} events behind \
+                 (it was not reading its output)"
+            );
+            false
+        }
+        Err(crossbeam_channel::TrySendError::Disconnected(_)) => false,
+    }
+}
+
 /// The PTY size for a run request, within what a real terminal has: a
 /// hostile 65535x65535 would make the screen model allocate 4 G cells.
 pub fn task_size(cols: u16, rows: u16) -> TermSize {
@@ -595,6 +622,21 @@ mod tests {
             worktree: None,
             exit_code: None,
         }
+    }
+
+    #[test]
+    fn a_client_too_far_behind_loses_its_events_and_the_server_never_waits() {
+        let (tx, rx) = crossbeam_channel::bounded(CLIENT_EVENTS);
+        let event = RuntimeEvent::Dirty(TaskId(1));
+        for _ in 0..CLIENT_EVENTS {
+            assert!(offer(&tx, event.clone()));
+        }
+        // Full: dropped at once (the app then detaches the client).
+        assert!(!offer(&tx, event.clone()));
+        assert_eq!(rx.len(), CLIENT_EVENTS);
+        // A client gone is forgotten too.
+        drop(rx);
+        assert!(!offer(&tx, event));
     }
 
     #[test]
