@@ -14,6 +14,7 @@ pub mod exit_signals;
 pub mod input;
 pub mod notify;
 pub mod paths;
+pub mod printed;
 pub mod project;
 pub mod record;
 pub mod replies;
