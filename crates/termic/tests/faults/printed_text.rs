@@ -87,7 +87,10 @@ fn a_hostile_directory_task_name_and_program_reach_no_terminal_through_the_task_
     let out = run(&["run", "--detach", "fake", "--name", &name]);
     let (started, _) = inert("run --detach --name", &out);
     assert!(out.status.success(), "{started}");
-    assert!(started.contains(&format!("Started task name{SHOWN}")), "{started}");
+    assert!(
+        started.contains(&format!("Started task name{SHOWN}")),
+        "{started}"
+    );
     let out = run(&["run", "--detach", "--name", "p", "--", &program]);
     let (started, _) = inert("run --detach -- PROGRAM", &out);
     assert!(out.status.success(), "{started}");
@@ -115,7 +118,10 @@ fn a_hostile_directory_task_name_and_program_reach_no_terminal_through_the_task_
     let row = rows.iter().find(|r| r["id"] == 1).unwrap();
     assert_eq!(row["name"], name.as_str());
     assert_eq!(row["cwd"], dir.to_str().unwrap());
-    assert!(rows.iter().any(|r| r["agent"] == program.as_str()), "{json}");
+    assert!(
+        rows.iter().any(|r| r["agent"] == program.as_str()),
+        "{json}"
+    );
 
     // The verbs that take a task, by its hostile name and by one no task has.
     let out = run(&["send", &name, "hi"]);
@@ -220,7 +226,10 @@ fn a_hostile_recording_and_its_name_reach_no_terminal_through_replay() {
             let last: Value = serde_json::from_str(said.lines().last().unwrap()).unwrap();
             assert_eq!(last["attention"]["kind"], kind, "{said}");
         } else {
-            assert!(said.contains("perm31mx"), "the kind is shown, cleaned: {said}");
+            assert!(
+                said.contains("perm31mx"),
+                "the kind is shown, cleaned: {said}"
+            );
         }
         assert!(err.contains(&format!("casts{SHOWN}")), "{err}");
     }
