@@ -14,6 +14,7 @@
 //! - [`engine`]: the state machine.
 //! - [`stop`]: why an agent stopped on an error (rate limited, ...).
 //! - [`replay`]: asciicast v2 recordings in, transition timeline out.
+//! - [`text`]: the one rule for showing text from outside termic.
 //!
 //! Data flows one way: bytes -> scanner -> signals -> engine -> transitions.
 
@@ -23,4 +24,5 @@ pub mod replay;
 pub mod scanner;
 pub mod signal;
 pub mod stop;
+pub mod text;
 pub mod wire;

@@ -15,6 +15,7 @@ pub mod input;
 pub mod keymap;
 pub mod notify;
 pub mod paths;
+pub mod printed;
 pub mod project;
 pub mod record;
 pub mod replies;

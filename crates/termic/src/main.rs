@@ -4,13 +4,24 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use termic::commands;
+use termic::printed::write_stderr;
 
 fn main() -> ExitCode {
-    let cli = commands::Cli::parse();
+    let cli = match commands::Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and version are termic's own text, printed as clap styles
+        // them. A usage error repeats the arguments, which may hold a
+        // directory's name: it is printed plain, through the cleaner.
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            write_stderr(&e.to_string());
+            return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
+        }
+    };
     match commands::dispatch(cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("termic: {err:#}");
+            write_stderr(&format!("termic: {err:#}\n"));
             ExitCode::from(commands::EXIT_FAILURE)
         }
     }

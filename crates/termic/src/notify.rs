@@ -11,6 +11,7 @@
 use std::io::Write;
 
 use crossbeam_channel::Sender;
+use termic_signal::text::clean_line;
 
 /// The user's switches (Settings and the wizard).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,14 +80,15 @@ pub fn decide(event: &AttentionEvent, settings: NotifySettings) -> Delivery {
     }
 }
 
-/// The OSC 777 notification bytes for the outer terminal. Control characters
-/// and `;` (the field separator) are replaced so the text cannot end the
-/// sequence or inject another. Inside tmux the sequence is wrapped for
-/// passthrough (tmux needs `allow-passthrough on` to forward it).
+/// The OSC 777 notification bytes for the outer terminal. The text is
+/// cleaned ([`clean_line`]: no ESC, BEL, C1 or bidirectional control) and
+/// `;` (the field separator) is replaced, so it cannot end the sequence or
+/// inject another. Inside tmux the sequence is wrapped for passthrough
+/// (tmux needs `allow-passthrough on` to forward it).
 pub fn osc_notification(text: &str, in_tmux: bool) -> Vec<u8> {
-    let clean: String = text
+    let clean: String = clean_line(text)
         .chars()
-        .map(|c| if c.is_control() || c == ';' { ' ' } else { c })
+        .map(|c| if c == ';' { ' ' } else { c })
         .take(200)
         .collect();
     let osc = format!("\x1b]777;notify;termic;{clean}\x07");
@@ -95,6 +97,30 @@ pub fn osc_notification(text: &str, in_tmux: bool) -> Vec<u8> {
     } else {
         osc.into_bytes()
     }
+}
+
+/// A desktop notification's text as plain text: cleaned ([`clean_line`]),
+/// and, for a freedesktop notification server, `&`, `<` and `>` written as
+/// entities. The spec lets a server with the `body-markup` capability
+/// (KDE's, dunst, ...) render a body's tags and links, and the text holds
+/// task names and what the program printed: escaped, a `<a href>` shows as
+/// the characters it is, whatever the server. macOS shows bodies as they
+/// are, so there it is only cleaned.
+pub fn desktop_text(text: &str) -> String {
+    let clean = clean_line(text);
+    if cfg!(target_os = "macos") {
+        return clean.into_owned();
+    }
+    let mut out = String::with_capacity(clean.len());
+    for c in clean.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Where desktop notifications go on this machine.
@@ -116,8 +142,9 @@ pub fn route(is_macos: bool, session_bus: bool) -> Route {
     }
 }
 
-/// The desktop notification's summary (its title line); the body is the
-/// text [`decide`] wrote.
+/// The desktop notification's summary (its title line, termic's own
+/// plain text); the body is the text [`decide`] wrote, as
+/// [`desktop_text`].
 pub const SUMMARY: &str = "termic";
 
 /// The action a click on the notification itself invokes (the
@@ -194,7 +221,7 @@ fn show_desktop(text: &str, task: u64, osc_fallback: bool, reply: &Sender<Notify
     let actions =
         notify_rust::get_capabilities().is_ok_and(|caps| caps.iter().any(|c| c == "actions"));
     let mut n = notify_rust::Notification::new();
-    n.summary(SUMMARY).body(text);
+    n.summary(SUMMARY).body(&desktop_text(text));
     let shown = zbus::block_on(async {
         let clicks = match actions {
             true => Clicks::listen().await,
@@ -371,8 +398,26 @@ mod tests {
         );
         assert_eq!(
             osc_notification("x\x07\x1b]0;evil;y", false),
-            b"\x1b]777;notify;termic;x  ]0 evil y\x07"
+            b"\x1b]777;notify;termic;x]0 evil y\x07"
         );
+        // C1 (an 8-bit OSC and ST) and bidirectional controls are gone too.
+        assert_eq!(
+            osc_notification("a\u{9d}0;t\u{9c}\u{202e}b\nc", false),
+            b"\x1b]777;notify;termic;a0 tb c\x07"
+        );
+    }
+
+    #[test]
+    #[cfg(not(target_os = "macos"))]
+    fn a_desktop_body_is_plain_text_with_markup_escaped() {
+        let text = "t (codex) needs you: <a href=\"https://x\">Session expired</a> \
+                    <img src=\"file:///etc/passwd\"/> & \x1b[2J\u{9b}\u{202e}";
+        assert_eq!(
+            desktop_text(text),
+            "t (codex) needs you: &lt;a href=\"https://x\"&gt;Session expired&lt;/a&gt; \
+             &lt;img src=\"file:///etc/passwd\"/&gt; &amp; [2J"
+        );
+        assert_eq!(desktop_text("bg (fake) is done"), "bg (fake) is done");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 #[path = "tui/harness.rs"]
 mod harness;
 mod process_table;
+mod requires;
 mod served;
 
 #[path = "faults/disk_full.rs"]

@@ -256,26 +256,13 @@ pub struct Attention {
 /// Longest message from the program's output that is shown, in chars.
 pub const OUTPUT_TEXT_MAX_CHARS: usize = 200;
 
-/// Text taken from a task's output, made safe to show: C0, C1, DEL and the
-/// bidirectional controls are removed (a printed message must not move the
-/// cursor, end a notification's OSC or reorder what the user reads), and it
-/// is capped at [`OUTPUT_TEXT_MAX_CHARS`] with an ellipsis.
+/// Text taken from a task's output, made safe to show: one line cleaned by
+/// [`crate::text::clean_line`] (C0, C1, DEL and the bidirectional controls
+/// removed, so a printed message cannot move the cursor, end a
+/// notification's OSC or reorder what the user reads), trimmed, and capped
+/// at [`OUTPUT_TEXT_MAX_CHARS`] with an ellipsis.
 pub fn sanitize_output_text(raw: &str) -> String {
-    let is_bidi = |c: char| {
-        matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}')
-    };
-    let kept: String = raw
-        .chars()
-        .map(|c| {
-            if c == '\n' || c == '\r' || c == '\t' {
-                ' '
-            } else {
-                c
-            }
-        })
-        .filter(|c| !c.is_control() && !is_bidi(*c))
-        .collect();
+    let kept = crate::text::clean_line(raw);
     let kept = kept.trim();
     if kept.chars().count() <= OUTPUT_TEXT_MAX_CHARS {
         return kept.to_string();

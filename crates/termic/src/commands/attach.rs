@@ -16,6 +16,7 @@ use ratatui::crossterm::event;
 use super::workspace::WorkspaceArgs;
 use crate::app::terminal::TerminalGuard;
 use crate::paths::TermicPaths;
+use crate::printed::{errln, outln};
 use crate::runtime::lock;
 use crate::server::client::{self, Connected, Start};
 use crate::server::protocol::{
@@ -86,7 +87,7 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
     // stays in the scrollback); the server's view shows the first on its
     // message line.
     for w in &crate::config::Config::load_lenient(&paths.config_dir).warnings {
-        eprintln!("termic: warning: {w}");
+        errln!("termic: warning: {w}");
     }
     let mut client = match client::connect(&paths, Start::IfNeeded(ws.server_args(&cwd)))? {
         Some(Connected::Ready(client)) => client,
@@ -149,12 +150,12 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
     drop(guard);
     match ending {
         Ending::Detached => {
-            println!("Detached. The tasks keep running: `termic attach` shows them again.");
+            outln!("Detached. The tasks keep running: `termic attach` shows them again.")?;
             Ok(ExitCode::SUCCESS)
         }
         Ending::Quit => Ok(ExitCode::SUCCESS),
         Ending::ServerGone => {
-            println!("The termic server stopped.");
+            outln!("The termic server stopped.")?;
             Ok(ExitCode::SUCCESS)
         }
         Ending::Error(message) => bail!("{message}"),

@@ -8,6 +8,7 @@ use clap::Subcommand;
 
 use crate::config::{reference, Config};
 use crate::paths::TermicPaths;
+use crate::printed::{errln, out, outln};
 
 /// The file loads with no warning (or does not exist: the defaults).
 const EXIT_OK: u8 = 0;
@@ -72,12 +73,12 @@ pub fn run(cmd: ConfigCommand) -> Result<ExitCode> {
     let code = match cmd {
         ConfigCommand::Path => {
             let p = TermicPaths::from_env()?;
-            println!("{}", Config::path_in(&p.config_dir).display());
+            outln!("{}", Config::path_in(&p.config_dir).display())?;
             EXIT_OK
         }
         ConfigCommand::Check => check()?,
         ConfigCommand::Reference => {
-            print!("{}", reference::reference());
+            out!("{}", reference::reference())?;
             EXIT_OK
         }
     };
@@ -90,30 +91,30 @@ fn check() -> Result<u8> {
     let config = match Config::load(&p.config_dir) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("termic: {e}");
+            errln!("termic: {e}");
             return Ok(EXIT_INVALID);
         }
     };
     if std::fs::symlink_metadata(&path).is_err() {
-        println!(
+        outln!(
             "{} does not exist: termic uses the defaults.",
             path.display()
-        );
+        )?;
         return Ok(EXIT_OK);
     }
     for w in &config.warnings {
-        eprintln!("termic: warning: {w}");
+        errln!("termic: warning: {w}");
     }
     if config.warnings.is_empty() {
-        println!("{}: fine.", path.display());
+        outln!("{}: fine.", path.display())?;
         Ok(EXIT_OK)
     } else {
         let n = config.warnings.len();
-        println!(
+        outln!(
             "{}: loads, but {n} key{} will be ignored (listed above).",
             path.display(),
             if n == 1 { "" } else { "s" }
-        );
+        )?;
         Ok(EXIT_WARNINGS)
     }
 }

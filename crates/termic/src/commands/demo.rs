@@ -16,6 +16,7 @@ use termic_hooks::target::{ForbiddenRoots, InstallTarget, Paths};
 
 use super::workspace::{open_with, InitialTask, WorkspaceArgs};
 use crate::agents::BUILTINS;
+use crate::printed::errln;
 
 /// Try termic with simulated agents, without touching your real HOME.
 ///
@@ -174,11 +175,11 @@ pub fn run(ws: WorkspaceArgs, args: DemoArgs) -> Result<ExitCode> {
     let dirs = DemoDirs::create()?;
     let result = demo(ws, &args, &exe, &dirs);
     if args.keep {
-        eprintln!("termic demo: kept {}", dirs.root.display());
+        errln!("termic demo: kept {}", dirs.root.display());
     } else {
         let _ = std::fs::remove_dir_all(&dirs.root);
     }
-    eprintln!("termic demo: your real HOME was not read or changed.");
+    errln!("termic demo: your real HOME was not read or changed.");
     result
 }
 

@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::Args;
 
 use crate::paths::TermicPaths;
+use crate::printed::outln;
 use crate::server::client;
 use crate::server::protocol::{KilledWorktree, Request, Response};
 
@@ -40,7 +41,7 @@ pub fn run(args: KillArgs) -> Result<ExitCode> {
         worktree: Some(worktree),
     } = response
     {
-        println!("{}", worktree_line(&worktree));
+        outln!("{}", worktree_line(&worktree))?;
     }
     Ok(ExitCode::SUCCESS)
 }

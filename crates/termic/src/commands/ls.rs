@@ -6,6 +6,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 
 use crate::paths::TermicPaths;
+use crate::printed::{clean_line, out, outln};
 use crate::server::client::{self, Connected, Start};
 use crate::server::protocol::{Request, Response, TaskRow};
 
@@ -39,15 +40,15 @@ pub fn run(args: LsArgs) -> Result<ExitCode> {
         },
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", crate::printed::json_text(&rows)?)?;
     } else if rows.is_empty() {
-        println!(
+        outln!(
             "No tasks. Start one with `termic run --detach AGENT` or `termic run --detach -- CMD`."
-        );
+        )?;
     } else {
         let now = crate::clock::SystemClock::new();
         let now = crate::clock::Clock::wall_ms(&now);
-        print!("{}", table(&rows, now));
+        out!("{}", table(&rows, now))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -63,15 +64,18 @@ pub fn table(rows: &[TaskRow], now_ms: u64) -> String {
         "CWD".into(),
         "WORKTREE".into(),
     ]];
+    // One row a line: a name or directory holding a newline or a tab
+    // would break the table (the write cleans the rest anyway).
+    let cell = |text: &str| clean_line(text).into_owned();
     for r in rows {
         cells.push([
             r.id.to_string(),
-            r.name.clone(),
-            r.agent.clone(),
+            cell(&r.name),
+            cell(&r.agent),
             r.state.replace('_', " "),
             ago(now_ms.saturating_sub(r.since)),
-            r.cwd.clone(),
-            r.worktree.clone().unwrap_or_else(|| "-".into()),
+            cell(&r.cwd),
+            r.worktree.as_deref().map_or_else(|| "-".into(), cell),
         ]);
     }
     let widths: Vec<usize> = (0..7)

@@ -11,6 +11,8 @@ use serde_json::json;
 use termic_signal::engine::{LogEntry, Transition};
 use termic_signal::replay::{read_recording_file, replay_recording, ReplayOptions};
 
+use crate::printed::{self, errln};
+
 /// Replay a recording through the state engine and print the transitions.
 ///
 /// Reads an asciicast v2 file written by `termic --record DIR` and runs it
@@ -57,30 +59,28 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
     };
     let outcome = replay_recording(&recording, &options);
     if outcome.cut_off && args.tail_ms.is_none() {
-        eprintln!(
+        errln!(
             "note: {} has no end marker (termic did not close it, maybe it was killed), so \
              timers stop at its last event. Pass --tail-ms MS to run them on.",
             args.file.display()
         );
     }
-    let mut out = std::io::stdout().lock();
-    let written = if args.json {
-        outcome
-            .transitions
-            .iter()
-            .try_for_each(|t| writeln!(out, "{}", json_line(t)))
+    // Written whole, through the cleaner: a recording's text (titles,
+    // messages, hook fields) is data, not terminal control.
+    let mut out = Vec::new();
+    if args.json {
+        for t in &outcome.transitions {
+            writeln!(out, "{}", printed::json_line(&json_line(t))?)?;
+        }
     } else if args.log {
-        write_log(&mut out, &outcome.log)
+        write_log(&mut out, &outcome.log)?;
     } else {
-        write_table(&mut out, &outcome.transitions)
-    };
-    match written {
-        // `termic replay x | head` closing the pipe is not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-        other => other
-            .context("cannot write to standard output")
-            .map(|()| ExitCode::SUCCESS),
+        write_table(&mut out, &outcome.transitions)?;
     }
+    // `termic replay x | head` closing the pipe is not an error.
+    printed::write_stdout(&String::from_utf8_lossy(&out))
+        .context("cannot write to standard output")?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn seconds(ms: u64) -> String {

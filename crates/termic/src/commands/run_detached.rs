@@ -10,6 +10,7 @@ use super::run::RunArgs;
 use super::workspace::WorkspaceArgs;
 use crate::app::services::Program;
 use crate::paths::TermicPaths;
+use crate::printed::outln;
 use crate::server::client::{self, Connected, Start};
 use crate::server::protocol::{Request, Response, RunProgram, RunRequest};
 
@@ -25,7 +26,7 @@ pub fn run(ws: &WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
     };
     match client.request(&Request::Run(request))? {
         Response::Started(row) => {
-            println!("Started task {} ({}), id {}.", row.name, row.agent, row.id);
+            outln!("Started task {} ({}), id {}.", row.name, row.agent, row.id)?;
             Ok(ExitCode::SUCCESS)
         }
         other => bail!("the termic server answered something else: {other:?}"),

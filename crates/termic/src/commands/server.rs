@@ -9,6 +9,7 @@ use clap::Subcommand;
 
 use super::workspace::WorkspaceArgs;
 use crate::paths::TermicPaths;
+use crate::printed::outln;
 use crate::server::client::{self, Connected, Start};
 use crate::server::protocol::Request;
 
@@ -50,7 +51,7 @@ pub fn run(ws: WorkspaceArgs, cmd: ServerCommand) -> Result<ExitCode> {
 fn stop(paths: &TermicPaths) -> Result<ExitCode> {
     let pid = match client::connect(paths, Start::Never)? {
         None => {
-            println!("No termic server is running.");
+            outln!("No termic server is running.")?;
             return Ok(ExitCode::SUCCESS);
         }
         Some(Connected::Ready(mut client)) => {
@@ -78,6 +79,6 @@ fn stop(paths: &TermicPaths) -> Result<ExitCode> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    println!("The termic server stopped; no task is left running.");
+    outln!("The termic server stopped; no task is left running.")?;
     Ok(ExitCode::SUCCESS)
 }

@@ -7,6 +7,7 @@ use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 
 use crate::paths::TermicPaths;
+use crate::printed::outln;
 use crate::server::client;
 use crate::server::protocol::{Request, Response, WaitFor, WaitOutcome};
 
@@ -81,15 +82,15 @@ pub fn run(args: WaitArgs) -> Result<ExitCode> {
     })?;
     let code = match response {
         Response::Waited(WaitOutcome::Reached(state)) => {
-            println!("{}", state.as_str());
+            outln!("{}", state.as_str())?;
             EXIT_REACHED
         }
         Response::Waited(WaitOutcome::Exited) => {
-            println!("exited");
+            outln!("exited")?;
             EXIT_TASK_EXITED
         }
         Response::Waited(WaitOutcome::TimedOut) => {
-            println!("timeout");
+            outln!("timeout")?;
             EXIT_TIMED_OUT
         }
         other => bail!("the termic server answered something else: {other:?}"),

@@ -26,6 +26,7 @@ use crate::eventlog::EventLog;
 use crate::input::PrefixKey;
 use crate::notify::{Notifier, NotifySettings};
 use crate::paths::TermicPaths;
+use crate::printed::errln;
 use crate::runtime::{Runtime, RuntimeEvent};
 
 use self::services::WorkspaceServices;
@@ -157,7 +158,7 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     // workspace's message line.
     let config_warnings = services.config.warnings.clone();
     for w in &config_warnings {
-        eprintln!("termic: warning: {w}");
+        errln!("termic: warning: {w}");
     }
 
     let (fallback_tx, fallback_rx) = crossbeam_channel::unbounded();

@@ -5,6 +5,8 @@
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use termic_signal::text::clean_line;
+
 use super::problem::{classify, DockerProblem};
 use super::ContainerTask;
 
@@ -31,7 +33,7 @@ pub fn preflight(
     if image.starts_with('-') || image.trim().is_empty() {
         return Err(DockerProblem::BadImage {
             agent: agent.to_owned(),
-            image: super::problem::printable(image),
+            image: clean_line(image).into_owned(),
         });
     }
     let mut inspect = Command::new("docker");
@@ -43,7 +45,7 @@ pub fn preflight(
         Ok(None) => return Err(DockerProblem::EngineSilent(PREFLIGHT_TIMEOUT.as_secs())),
         Err(e) => {
             return Err(DockerProblem::Other {
-                image: super::problem::printable(image),
+                image: clean_line(image).into_owned(),
                 detail: format!("cannot run docker: {e}"),
             })
         }

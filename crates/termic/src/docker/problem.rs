@@ -1,5 +1,9 @@
 //! Why a Docker task cannot start, from what `docker image inspect` said:
-//! one plain sentence with the fix, never the client's raw output.
+//! one plain sentence with the fix, never the client's raw output. Text
+//! from config.toml or from docker is shown on termic's screen and must not
+//! drive it: it is cleaned ([`clean_line`]).
+
+use termic_signal::text::clean_line;
 
 /// What stands between a Docker agent and its container.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -38,7 +42,7 @@ pub fn classify(agent: &str, image: &str, success: bool, stderr: &str) -> Option
     }
     let lower = stderr.to_ascii_lowercase();
     let has = |s: &str| lower.contains(s);
-    let image = printable(image);
+    let image = clean_line(image).into_owned();
     let agent = agent.to_owned();
     Some(
         if has("cannot connect to the docker daemon") || has("is the docker daemon running") {
@@ -52,7 +56,7 @@ pub fn classify(agent: &str, image: &str, success: bool, stderr: &str) -> Option
             DockerProblem::ImageMissing { agent, image }
         } else {
             let first = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            let mut detail = printable(first.trim());
+            let mut detail = clean_line(first.trim()).into_owned();
             if detail.chars().count() > DETAIL_MAX {
                 detail = detail.chars().take(DETAIL_MAX).collect::<String>() + "...";
             }
@@ -62,14 +66,6 @@ pub fn classify(agent: &str, image: &str, success: bool, stderr: &str) -> Option
             DockerProblem::Other { image, detail }
         },
     )
-}
-
-/// `s` with every control character replaced: text from config.toml or
-/// from docker is shown on termic's screen and must not drive it.
-pub fn printable(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
 }
 
 #[cfg(test)]
@@ -134,7 +130,7 @@ mod tests {
         assert!(e.contains("is not an image name: Bad Name"), "{e}");
         let e = problem("\n\x1b[31mweird failure\x1b[0m and a very long tail\n");
         assert!(
-            e.starts_with("docker could not check the image me/agent:1: ?[31mweird"),
+            e.starts_with("docker could not check the image me/agent:1: [31mweird"),
             "{e}"
         );
         assert!(!e.contains('\x1b'), "{e:?}");

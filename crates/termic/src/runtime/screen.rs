@@ -27,6 +27,7 @@ use super::signals::{screen_facts, screen_rows, SCREEN_FACTS_EVERY_MS};
 use super::task::TaskShared;
 use super::writer::Source;
 use super::RuntimeEvent;
+use crate::printed::errln;
 
 /// Bytes of a batch applied to the screen model before the lock is handed
 /// to whoever waits for it. The screen model's worst case per byte is
@@ -116,7 +117,7 @@ pub fn run(
                     // would hide a screen-model bug, such as a deferred
                     // cell read, from the end-to-end tests.
                     debug_assert!(false, "the screen model panicked (above)");
-                    eprintln!(
+                    errln!(
                         "termic server: the screen of task {} failed on its output and \
                          started over (its scrollback is kept)",
                         shared.meta.name

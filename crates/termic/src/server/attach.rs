@@ -26,6 +26,7 @@ use crate::app::App;
 use crate::commands::workspace::app_options;
 use crate::commands::workspace::services::WorkspaceServices;
 use crate::notify::Notifier;
+use crate::printed::errln;
 use crate::runtime::lock;
 
 /// A client that reads nothing for this long is dropped (detached), so a
@@ -96,7 +97,7 @@ impl Server {
             Ok(ending) => ending,
             Err(e) => {
                 let message = format!("{e:#}");
-                eprintln!("termic server: an attached client ended: {message}");
+                errln!("termic server: an attached client ended: {message}");
                 let _ = write_frame(&mut *lock(&out), &Response::Error { message });
                 Ending::Detached
             }

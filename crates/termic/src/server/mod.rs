@@ -40,6 +40,7 @@ use crate::commands::workspace::services::WorkspaceServices;
 use crate::commands::workspace::WorkspaceArgs;
 use crate::exit_signals;
 use crate::paths::TermicPaths;
+use crate::printed::errln;
 use crate::runtime::{lock, session, Runtime, RuntimeEvent, TaskId, TaskStatus, TermSize};
 
 use protocol::{
@@ -131,7 +132,7 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         )),
         away: away::AwayNotifier::default(),
     });
-    eprintln!(
+    errln!(
         "termic server {} (pid {}) listening on {}",
         env!("CARGO_PKG_VERSION"),
         std::process::id(),
@@ -250,7 +251,7 @@ impl Server {
             if busy {
                 *since = Instant::now();
             } else if since.elapsed() >= idle_exit {
-                eprintln!(
+                errln!(
                     "termic server: no task and no client for {}s ([server] idle_exit), exiting",
                     idle_exit.as_secs()
                 );
@@ -270,7 +271,7 @@ impl Server {
             .map_err(|e| format!("cannot read the peer's credentials: {e}"))
             .and_then(|peer| socket::authorize(peer.uid, own_uid));
         if let Err(message) = verdict {
-            eprintln!("termic server: refused a connection: {message}");
+            errln!("termic server: refused a connection: {message}");
             let _ = write_frame(&mut out, &Response::Refused { message });
             return;
         }
@@ -604,7 +605,7 @@ fn end_every_task(runtime: &Runtime, socket_path: &std::path::Path) {
     let _ = std::fs::remove_file(socket_path);
     runtime.end_all();
     session::end_every_task();
-    eprintln!("termic server: stopped");
+    errln!("termic server: stopped");
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! matches, so a script never acts on the wrong task.
 
 use super::protocol::TaskRow;
+use crate::printed::clean_line;
 
 /// The id of the task `query` names (pure).
 pub fn resolve(query: &str, rows: &[TaskRow]) -> Result<u64, String> {
@@ -15,7 +16,8 @@ pub fn resolve(query: &str, rows: &[TaskRow]) -> Result<u64, String> {
     match matches.as_slice() {
         [one] => Ok(one.id),
         [] => Err(format!(
-            "no task is named or numbered {query:?}; `termic ls` lists the tasks"
+            "no task is named or numbered \"{}\"; `termic ls` lists the tasks",
+            clean_line(query)
         )),
         many => {
             let list: Vec<String> = many
@@ -23,8 +25,9 @@ pub fn resolve(query: &str, rows: &[TaskRow]) -> Result<u64, String> {
                 .map(|r| format!("{} ({}, {})", r.id, r.agent, r.state))
                 .collect();
             Err(format!(
-                "{} tasks are named {query:?}: ids {}; give the id instead",
+                "{} tasks are named \"{}\": ids {}; give the id instead",
                 many.len(),
+                clean_line(query),
                 list.join(", ")
             ))
         }

@@ -10,6 +10,7 @@ use termic_hooks::target::{targets_for, AgentRef, ForbiddenRoots, InstallTarget,
 
 use crate::agents::detect;
 use crate::config::Config;
+use crate::printed::errln;
 
 pub struct Context {
     pub paths: Paths,
@@ -141,7 +142,7 @@ impl Context {
             on,
         };
         if let Err(e) = crate::config::edit::save(&path, &[edit]) {
-            eprintln!(
+            errln!(
                 "termic: warning: could not record the {} hooks setting: {e}",
                 schema.id()
             );

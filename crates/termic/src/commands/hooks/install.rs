@@ -1,6 +1,6 @@
 //! `termic hooks install <agent>...`
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal};
 
 use anyhow::Result;
 use clap::Args;
@@ -13,6 +13,7 @@ use termic_hooks::target::InstallTarget;
 use super::context::Context;
 use super::AgentsArgs;
 use super::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
+use crate::printed::{errln, out, outln};
 
 /// The files each agent's install writes, from the hooks registry.
 fn files_help() -> String {
@@ -74,28 +75,28 @@ pub struct InstallArgs {
 
 pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
     if let Some(w) = &ctx.warning {
-        eprintln!("termic: warning: {w}");
+        errln!("termic: warning: {w}");
     }
     let schemas = if args.detected {
         let (schemas, others) = ctx.detected();
         if !others.is_empty() {
-            println!("Also found, nothing to install: {}.", others.join(", "));
+            outln!("Also found, nothing to install: {}.", others.join(", "))?;
         }
         if schemas.is_empty() {
-            println!(
+            outln!(
                 "No agent termic can wire is on PATH (termic installs hooks for {}).",
                 agents::installable_ids().join(", ")
-            );
+            )?;
             return Ok(EXIT_OK);
         }
         let ids: Vec<&str> = schemas.iter().map(|s| s.id()).collect();
-        println!("Found on PATH: {}.", ids.join(", "));
+        outln!("Found on PATH: {}.", ids.join(", "))?;
         schemas
     } else {
         match ctx.schemas(&args.common.agents) {
             Ok(s) => s,
             Err(msg) => {
-                eprintln!("termic: {msg}");
+                errln!("termic: {msg}");
                 return Ok(EXIT_USAGE);
             }
         }
@@ -113,7 +114,7 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
         match plan_agent(ctx, schema, &facts) {
             Ok(plans) => planned.extend(plans),
             Err(msg) => {
-                eprintln!("termic: {}: not installed: {msg}", schema.id());
+                errln!("termic: {}: not installed: {msg}", schema.id());
                 refused = true;
             }
         }
@@ -121,32 +122,32 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
     let refused_code = if refused { EXIT_REFUSED } else { EXIT_OK };
     if planned.iter().all(|(_, p)| p.is_empty()) {
         if !planned.is_empty() {
-            println!("Nothing to do: the hooks are already installed.");
+            outln!("Nothing to do: the hooks are already installed.")?;
         }
         return Ok(refused_code);
     }
-    println!("termic will write these files:");
+    outln!("termic will write these files:")?;
     for (t, p) in &planned {
         if !p.is_empty() {
-            println!("{} ({}):\n{}", t.agent_id(), t.label(), p.describe());
+            outln!("{} ({}):\n{}", t.agent_id(), t.label(), p.describe())?;
         }
     }
     if args.common.dry_run {
-        println!("Dry run: nothing was written.");
+        outln!("Dry run: nothing was written.")?;
         return Ok(refused_code);
     }
     if !args.yes {
         // Nobody can answer a question on a pipe: writing anyway would be
         // consent nobody gave.
         if !std::io::stdin().is_terminal() {
-            eprintln!(
+            errln!(
                 "termic: stdin is not a terminal, so termic cannot ask; nothing was written. \
                  Run again with --yes to write these files"
             );
             return Ok(EXIT_USAGE);
         }
         if !confirm()? {
-            println!("Nothing was written.");
+            outln!("Nothing was written.")?;
             return Ok(1);
         }
     }
@@ -165,10 +166,10 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
                 let state = apply::read_snapshot(&t)
                     .map(|s| target_status(&t, &s, &facts).state.summary())
                     .unwrap_or_else(|e| e.to_string());
-                println!("{agent}: {state}");
+                outln!("{agent}: {state}")?;
             }
             Err(e) => {
-                eprintln!("termic: {agent}: {e}");
+                errln!("termic: {agent}: {e}");
                 if code == EXIT_OK {
                     code = if matches!(e, apply::ApplyError::Plan(_)) {
                         EXIT_REFUSED
@@ -202,8 +203,7 @@ fn plan_agent(
 }
 
 fn confirm() -> Result<bool> {
-    print!("Write these files? [y/N] ");
-    std::io::stdout().flush()?;
+    out!("Write these files? [y/N] ")?;
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line)?;
     Ok(matches!(line.trim(), "y" | "Y" | "yes" | "Yes"))

@@ -8,6 +8,7 @@ use termic_hooks::plan;
 use super::context::Context;
 use super::AgentsArgs;
 use super::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
+use crate::printed::{errln, outln};
 
 /// Remove termic's hooks for one or more agents, from the host and from
 /// every Docker agent dir.
@@ -44,7 +45,7 @@ pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
     let schemas = match ctx.schemas(&args.common.agents) {
         Ok(s) => s,
         Err(msg) => {
-            eprintln!("termic: {msg}");
+            errln!("termic: {msg}");
             return Ok(EXIT_USAGE);
         }
     };
@@ -57,7 +58,7 @@ pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
         let targets = match ctx.targets(schema) {
             Ok(t) => t,
             Err(msg) => {
-                eprintln!("termic: {}: {msg}", schema.id());
+                errln!("termic: {}: {msg}", schema.id());
                 code = EXIT_REFUSED;
                 continue;
             }
@@ -71,25 +72,25 @@ pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
             let p = match planned {
                 Ok(p) => p,
                 Err(msg) => {
-                    eprintln!("termic: {agent}: nothing removed: {msg}");
+                    errln!("termic: {agent}: nothing removed: {msg}");
                     code = EXIT_REFUSED;
                     clean = false;
                     continue;
                 }
             };
             if p.is_empty() {
-                println!("{agent}: nothing to remove");
+                outln!("{agent}: nothing to remove")?;
                 continue;
             }
-            println!("{agent}:\n{}", p.describe());
+            outln!("{agent}:\n{}", p.describe())?;
             if args.common.dry_run {
                 continue;
             }
             match apply::apply(&t, p, plan::plan_remove) {
-                Ok(done) if done.left_alone.is_empty() => println!("{agent}: removed"),
-                Ok(_) => println!("{agent}: removed, except the entries listed as left alone"),
+                Ok(done) if done.left_alone.is_empty() => outln!("{agent}: removed")?,
+                Ok(_) => outln!("{agent}: removed, except the entries listed as left alone")?,
                 Err(e) => {
-                    eprintln!("termic: {agent}: {e}");
+                    errln!("termic: {agent}: {e}");
                     code = 1;
                     clean = false;
                 }
@@ -100,7 +101,7 @@ pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
         }
     }
     if args.common.dry_run {
-        println!("Dry run: nothing was written.");
+        outln!("Dry run: nothing was written.")?;
     } else {
         for schema in removed {
             ctx.record_consent(schema, false);

@@ -1,13 +1,12 @@
 //! `termic hooks status [--json]`
 
-use std::io::Write;
-
 use anyhow::Result;
 use clap::Args;
 use termic_hooks::status::{status_report, State};
 
 use super::context::Context;
 use super::EXIT_OK;
+use crate::printed::errln;
 
 /// Show, per agent and target, whether termic's hooks are installed and
 /// wired.
@@ -37,10 +36,10 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<u8> {
     let report = status_report(&ctx.docker_agents, &ctx.paths, &ctx.forbidden, &facts);
     let mut out = String::new();
     if args.json {
-        out = serde_json::to_string_pretty(&report)? + "\n";
+        out = crate::printed::json_text(&report)? + "\n";
     } else {
         if let Some(w) = &ctx.warning {
-            eprintln!("termic: warning: {w}");
+            errln!("termic: warning: {w}");
         }
         for agent in &report.agents {
             for (i, t) in agent.targets.iter().enumerate() {
@@ -58,8 +57,6 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<u8> {
         }
     }
     // `termic hooks status | head` closes the pipe early: not an error.
-    match std::io::stdout().lock().write_all(out.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(EXIT_OK),
-    }
+    crate::printed::write_stdout(&out)?;
+    Ok(EXIT_OK)
 }
