@@ -76,6 +76,8 @@ pub struct AppOptions {
     pub notify: NotifySettings,
     /// Open the first-run wizard over the workspace.
     pub wizard: Option<crate::ui::wizard::WizardView>,
+    /// Copy mode's keys (config.toml, else the attaching terminal's editor).
+    pub copy_keys: copy_mode::CopyKeys,
 }
 
 pub struct App {
@@ -166,10 +168,7 @@ impl App {
             sidebar_width: SidebarWidth::Auto,
             jump_pending: false,
             copy: None,
-            copy_keys: copy_mode::CopyKeys::from_editor(
-                std::env::var("VISUAL").ok().as_deref(),
-                std::env::var("EDITOR").ok().as_deref(),
-            ),
+            copy_keys: options.copy_keys,
             drag_from: None,
             specs: TaskSpecs::default(),
             split: None,

@@ -482,3 +482,37 @@ fn kill_says_what_is_left_of_a_worktree_and_can_remove_it() {
     s.expect(&["run", "fake", "--name", "plain", "--detach"], 0);
     assert_eq!(s.expect(&["kill", "plain", "--remove-worktree"], 0), "");
 }
+
+/// Copy mode's keys follow the terminal that attaches ($VISUAL/$EDITOR),
+/// not the environment of whoever started the server, and `[ui]
+/// copy_keys` overrides both (issue 33 item 9).
+#[test]
+fn copy_mode_keys_follow_the_attaching_terminals_editor_or_the_setting() {
+    let s = Served::new("echo READY; sleep 600");
+    s.expect(&["run", "fake", "--name", "t", "--detach"], 0);
+    // Each Termic stops the server when dropped: keep them to the end.
+    let clients = std::cell::RefCell::new(Vec::new());
+    let copy_hint = |env: &[(&str, &str)]| {
+        let mut t = Termic::start_with_env(&s.f, &["attach", "t"], env);
+        t.wait_text("READY");
+        t.prefix(b"[");
+        let screen = t.wait_for("copy mode", |s| s.contains("next  q quit"));
+        t.send(b"q");
+        t.prefix(b"d");
+        assert_eq!(t.wait_exit(), 0);
+        clients.borrow_mut().push(t);
+        screen
+    };
+    let vi = "v select  y copy";
+    let emacs = "C-Space select  M-w copy";
+    assert!(copy_hint(&[("EDITOR", "vim")]).contains(vi));
+    assert!(copy_hint(&[("EDITOR", "nano")]).contains(emacs));
+    assert!(copy_hint(&[("VISUAL", "/usr/bin/nvim"), ("EDITOR", "nano")]).contains(vi));
+    std::fs::create_dir_all(&s.f.config_dir).unwrap();
+    std::fs::write(
+        s.f.config_dir.join("config.toml"),
+        "[ui]\ncopy_keys = \"emacs\"\n",
+    )
+    .unwrap();
+    assert!(copy_hint(&[("EDITOR", "vim")]).contains(emacs));
+}

@@ -18,6 +18,7 @@ use crossbeam_channel::Receiver;
 use ratatui::crossterm::event;
 
 use crate::agents::foreground::ForegroundAgents;
+use crate::app::copy_mode::CopyKeys;
 use crate::app::services::{Program, Services};
 use crate::app::terminal::TerminalGuard;
 use crate::app::{App, AppOptions};
@@ -92,7 +93,7 @@ impl WorkspaceArgs {
     }
 }
 
-/// The app's prefix key, notification settings and (when `may_show_wizard`
+/// The app's prefix key, notification settings, copy-mode keys and (when `may_show_wizard`
 /// and it was never shown) the first-run wizard, from config.toml: the
 /// in-process workspace's and an attached client's.
 pub(crate) fn app_options(
@@ -111,11 +112,22 @@ pub(crate) fn app_options(
         })?,
         None => PrefixKey::default_key(),
     };
+    // tmux's `mode-keys`: the setting, else the editor of the terminal
+    // that attaches (the server's own environment is whoever started it).
+    let copy_keys = match settings.copy_keys.as_deref() {
+        Some("vi") => CopyKeys::Vi,
+        Some(_) => CopyKeys::Emacs,
+        None => CopyKeys::from_editor(
+            services.client_var("VISUAL").as_deref(),
+            services.client_var("EDITOR").as_deref(),
+        ),
+    };
     let wizard = (may_show_wizard && !settings.wizard_shown).then(|| services.wizard(notify));
     Ok(AppOptions {
         prefix,
         notify,
         wizard,
+        copy_keys,
     })
 }
 

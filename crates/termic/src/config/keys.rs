@@ -169,6 +169,32 @@ pub const SETTING_KEYS: &[SettingKey] = &[
     },
     SettingKey {
         section: "ui",
+        name: "copy_keys",
+        kind: "\"vi\" or \"emacs\"",
+        doc: "Copy mode's keys. Unset: vi keys when $VISUAL or $EDITOR of the terminal \
+              you attach from names vi or vim, emacs keys otherwise (tmux's rule).",
+        example: "\"vi\"",
+        read: |src, t, k, s| {
+            let Some(value) = src.string(t, k)? else {
+                return Ok(());
+            };
+            if value != "vi" && value != "emacs" {
+                return Err(src.error(
+                    t.get(k).and_then(|i| i.span()),
+                    format!("copy_keys = {} is neither vi nor emacs", quoted(&value)),
+                    "write `copy_keys = \"vi\"` or `copy_keys = \"emacs\"`, or remove it",
+                ));
+            }
+            s.copy_keys = Some(value);
+            Ok(())
+        },
+        show: |s| match &s.copy_keys {
+            Some(v) => quoted(v),
+            None => "unset".into(),
+        },
+    },
+    SettingKey {
+        section: "ui",
         name: "wizard_shown",
         kind: "true or false",
         doc: "The first-run wizard was shown (termic sets it; false shows it again).",

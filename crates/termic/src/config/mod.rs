@@ -99,6 +99,8 @@ pub struct Settings {
     pub shell_integration: bool,
     /// `None`: the UI's default.
     pub prefix_key: Option<String>,
+    /// "vi" or "emacs"; `None`: from the attaching terminal's editor.
+    pub copy_keys: Option<String>,
     pub wizard_shown: bool,
     pub notifications: Notifications,
     /// The user's consent to hooks, per agent id (absent = not given).
@@ -117,6 +119,7 @@ impl Default for Settings {
             background: None,
             shell_integration: true,
             prefix_key: None,
+            copy_keys: None,
             wizard_shown: false,
             server_idle_exit_secs: DEFAULT_IDLE_EXIT_SECS,
             notifications: Notifications::default(),

@@ -81,6 +81,18 @@ impl WorkspaceServices {
     /// the server's environment; an agent definition's own env still wins.
     /// A terminal multiplexer's variables (`TMUX`, ...) of the client are
     /// dropped, as the runtime drops its own.
+    /// A variable of the client's environment (in the server), or of ours
+    /// when there is no client (in-process).
+    pub fn client_var(&self, name: &str) -> Option<String> {
+        if self.client_env.is_empty() {
+            return std::env::var(name).ok();
+        }
+        self.client_env
+            .iter()
+            .rfind(|(k, _)| k == name)
+            .map(|(_, v)| v.to_string_lossy().into_owned())
+    }
+
     pub fn set_client_env(&mut self, env: Vec<(OsString, OsString)>) {
         self.client_env = env
             .into_iter()
@@ -317,13 +329,7 @@ impl Services for WorkspaceServices {
     }
 
     fn user_shell(&self) -> String {
-        let from_client = self
-            .client_env
-            .iter()
-            .rfind(|(k, _)| k == "SHELL")
-            .map(|(_, v)| v.to_string_lossy().into_owned());
-        from_client
-            .or_else(|| std::env::var("SHELL").ok())
+        self.client_var("SHELL")
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "/bin/sh".to_string())
     }
