@@ -546,7 +546,7 @@ fn offer(client: &Sender<RuntimeEvent>, event: RuntimeEvent) -> bool {
     match client.try_send(event) {
         Ok(()) => true,
         Err(crossbeam_channel::TrySendError::Full(_)) => {
-            let _ = crate::printed::errln!(
+            crate::printed::errln!(
                 "termic server: detached a client that fell {CLIENT_EVENTS} events behind \
                  (it was not reading its output)"
             );

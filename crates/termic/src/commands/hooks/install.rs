@@ -104,7 +104,7 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
     // The toggle goes into config.toml after the hooks: a config.toml that
     // is not ours to write refuses the install before anything is written.
     if let Err(msg) = ctx.config_writable() {
-        let _ = crate::printed::errln!("termic: nothing was installed: {msg}");
+        crate::printed::errln!("termic: nothing was installed: {msg}");
         return Ok(EXIT_REFUSED);
     }
     let facts = ctx.facts(&schemas);
