@@ -209,6 +209,17 @@ pub enum RecordedEvent {
 pub struct Recording {
     pub header: RecordingHeader,
     pub events: Vec<(u64, RecordedEvent)>,
+    /// The file ended in a torn frame, left out: the recording holds what
+    /// came before it.
+    pub cut: Option<CutAt>,
+}
+
+/// Where a recording was cut: the torn frame's line (from 1) and the byte
+/// it starts at (the length of the whole part).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CutAt {
+    pub line: usize,
+    pub byte: u64,
 }
 
 #[derive(Deserialize)]
