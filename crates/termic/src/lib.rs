@@ -16,6 +16,7 @@ pub mod notify;
 pub mod paths;
 pub mod project;
 pub mod record;
+pub mod record_file;
 pub mod replies;
 pub mod runtime;
 pub mod server;

@@ -10,7 +10,7 @@ fn main() -> ExitCode {
     match commands::dispatch(cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("termic: {err:#}");
+            termic::record_file::log_line(&format!("termic: {err:#}"));
             ExitCode::from(commands::EXIT_FAILURE)
         }
     }

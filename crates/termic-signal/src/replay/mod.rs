@@ -65,6 +65,7 @@ pub fn read_recording(
     let mut cut = None;
     let mut raw = Vec::new();
     let mut byte: u64 = 0;
+    let mut ends_at = CutAt { line: 1, byte: 0 };
     for number in 1.. {
         raw.clear();
         let read = reader
@@ -78,14 +79,19 @@ pub fn read_recording(
         }
         let start = byte;
         byte += read as u64;
+        ends_at = CutAt {
+            line: number + 1,
+            byte,
+        };
         let ended = raw.last() == Some(&b'\n');
         let parsed = parse_line(&raw, header.is_none());
         let parsed = match parsed {
             Err(_) if !ended && header.is_some() => {
-                cut = Some(CutAt {
+                ends_at = CutAt {
                     line: number,
                     byte: start,
-                });
+                };
+                cut = Some(ends_at);
                 break;
             }
             Err(message) => return Err(parse_error(number, message)),
@@ -108,6 +114,7 @@ pub fn read_recording(
     Ok(Recording {
         header,
         events,
+        ends_at,
         cut,
     })
 }
@@ -171,6 +178,8 @@ pub struct ReplayOutcome {
     pub cut_off: bool,
     /// Where a torn last frame was left out (see [`Recording::cut`]).
     pub cut: Option<CutAt>,
+    /// Where the recording's whole part ends (see [`Recording::ends_at`]).
+    pub ends_at: CutAt,
 }
 
 /// Replay a recording from a reader; the transitions, in order.
@@ -233,6 +242,7 @@ pub fn replay_recording(recording: &Recording, options: &ReplayOptions) -> Repla
         log,
         cut_off: end.is_none(),
         cut: recording.cut,
+        ends_at: recording.ends_at,
     }
 }
 
@@ -299,6 +309,9 @@ mod tests {
             // Every frame before the cut, unchanged.
             let frames = whole_lines + usize::from(unended_whole) - 1;
             assert_eq!(rec.events[..], whole.events[..frames], "cut at {k}");
+            if rec.cut.is_none() {
+                assert_eq!(rec.ends_at.byte, k as u64, "cut at {k}");
+            }
             let outcome = replay_recording(&rec, &ReplayOptions::default());
             assert_eq!(outcome.cut, rec.cut);
         }

@@ -121,11 +121,11 @@ pub fn run(
                     // would hide a screen-model bug, such as a deferred
                     // cell read, from the end-to-end tests.
                     debug_assert!(false, "the screen model panicked (above)");
-                    eprintln!(
+                    crate::record_file::log_line(&format!(
                         "termic server: the screen of task {} failed on its output and \
                          started over (its scrollback is kept)",
                         shared.meta.name
-                    );
+                    ));
                     Applied {
                         replies: Vec::new(),
                         only_queries: false,

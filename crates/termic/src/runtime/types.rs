@@ -74,6 +74,9 @@ pub enum RuntimeEvent {
     /// The task was closed (by this UI, another attached client or `termic
     /// kill`) and is no longer in the runtime.
     Removed(TaskId),
+    /// Something the user must hear, once: the event log or a task's
+    /// recording stopped (a full disk), and why.
+    Notice(String),
 }
 
 /// A task's fixed facts.

@@ -93,7 +93,9 @@ impl Server {
             Ok(ending) => ending,
             Err(e) => {
                 let message = format!("{e:#}");
-                eprintln!("termic server: an attached client ended: {message}");
+                crate::record_file::log_line(&format!(
+                    "termic server: an attached client ended: {message}"
+                ));
                 let _ = write_frame(&mut *lock(&out), &Response::Error { message });
                 Ending::Detached
             }
@@ -168,6 +170,11 @@ impl Server {
         app.refresh_wired();
         if let Some(message) = crate::config::unknown::summary(&warnings) {
             app.message = Some(message);
+        }
+        // What the runtime said while nobody was attached (a full disk
+        // stopped the event log or a recording).
+        if let Some(notice) = lock(&self.missed_notice).take() {
+            app.message = Some(notice);
         }
         let away_since = *lock(&self.away_since);
         app.adopt_tasks(away_since);

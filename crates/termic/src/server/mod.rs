@@ -40,6 +40,7 @@ use crate::commands::workspace::services::WorkspaceServices;
 use crate::commands::workspace::WorkspaceArgs;
 use crate::exit_signals;
 use crate::paths::TermicPaths;
+use crate::record_file::log_line;
 use crate::runtime::{lock, session, Runtime, RuntimeEvent, TaskId, TaskStatus, TermSize};
 
 use protocol::{
@@ -81,6 +82,9 @@ struct Server {
     idle_exit: Mutex<Duration>,
     /// Notifies while no client is attached.
     away: away::AwayNotifier,
+    /// What the runtime had to tell the user (the event log or a recording
+    /// stopped) while nobody was attached: the next attach shows it.
+    missed_notice: Mutex<Option<String>>,
 }
 
 /// `termic server run`: serve until stopped. Called in the detached child.
@@ -123,13 +127,14 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
             services.config.settings.server_idle_exit_secs,
         )),
         away: away::AwayNotifier::default(),
+        missed_notice: Mutex::new(None),
     });
-    eprintln!(
+    log_line(&format!(
         "termic server {} (pid {}) listening on {}",
         env!("CARGO_PKG_VERSION"),
         std::process::id(),
         server_paths.socket.display()
-    );
+    ));
     // SIGTERM, SIGHUP, SIGINT, SIGQUIT: the same ending as `server stop`.
     let (on_signal, socket_path) = (server.runtime.clone(), server_paths.socket.clone());
     exit_signals::before_exit(move || end_every_task(&on_signal, &socket_path));
@@ -177,6 +182,12 @@ impl Server {
             };
             match events.recv_timeout(timeout) {
                 Ok(event) => {
+                    if let RuntimeEvent::Notice(text) = &event {
+                        log_line(&format!("termic server: {text}"));
+                        if self.attached.load(Ordering::SeqCst) == 0 {
+                            *lock(&self.missed_notice) = Some(text.clone());
+                        }
+                    }
                     if let RuntimeEvent::Transition(id, t) = &event {
                         let away = self.attached.load(Ordering::SeqCst) == 0;
                         self.away.on_transition(
@@ -240,10 +251,10 @@ impl Server {
             if busy {
                 *since = Instant::now();
             } else if since.elapsed() >= idle_exit {
-                eprintln!(
+                log_line(&format!(
                     "termic server: no task and no client for {}s ([server] idle_exit), exiting",
                     idle_exit.as_secs()
-                );
+                ));
                 shut_down(&self.runtime, socket_path);
             }
         }
@@ -260,7 +271,7 @@ impl Server {
             .map_err(|e| format!("cannot read the peer's credentials: {e}"))
             .and_then(|peer| socket::authorize(peer.uid, own_uid));
         if let Err(message) = verdict {
-            eprintln!("termic server: refused a connection: {message}");
+            log_line(&format!("termic server: refused a connection: {message}"));
             let _ = write_frame(&mut out, &Response::Refused { message });
             return;
         }
@@ -553,7 +564,7 @@ fn end_every_task(runtime: &Runtime, socket_path: &std::path::Path) {
     let _ = std::fs::remove_file(socket_path);
     runtime.end_all();
     session::end_every_task();
-    eprintln!("termic server: stopped");
+    log_line("termic server: stopped");
 }
 
 #[cfg(test)]
