@@ -456,7 +456,9 @@ mod tests {
             notice,
             "The event log /dev/full stopped: the disk is full. The lines before are whole."
         );
-        assert!(log.append(2, label, &transition(State::Idle, None)).is_err());
+        assert!(log
+            .append(2, label, &transition(State::Idle, None))
+            .is_err());
         assert_eq!(log.take_notice(), None, "and only once");
     }
 }
