@@ -309,4 +309,58 @@ fn a_full_disk_leaves_whole_records_tells_the_user_once_and_a_new_start_fails_fa
         )),
         "{err}"
     );
+    // A data dir never used before (no server.log yet): the server could
+    // not write a byte, and a client once waited 15 s for it and then named
+    // an empty log.
+    s.f.data_dir = tmpfs.mnt.join("fresh");
+    let started = Instant::now();
+    let out = s.termic(&["run", "--detach", "--name", "again", "--", "sleep", "60"]);
+    let took = started.elapsed();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        took < Duration::from_secs(5),
+        "a start on a full disk took {took:?}: {err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "the disk holding {} is full",
+            s.f.data_dir.display()
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_torn_recording_replays_up_to_its_last_whole_frame_and_says_where() {
+    let whole = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../termic-signal/tests/traces/agy-escape-no-hooks.cast"
+    ))
+    .unwrap();
+    // Cut in the middle of a frame, as a full disk left it before.
+    let at = 600;
+    assert_ne!(whole[at - 1], b'\n');
+    let dir = tempfile::tempdir().unwrap();
+    let torn = dir.path().join("torn.cast");
+    std::fs::write(&torn, &whole[..at]).unwrap();
+    let boundary = whole[..at].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    let line = whole[..boundary].iter().filter(|&&b| b == b'\n').count() + 1;
+
+    let out = Command::new(env!("CARGO_BIN_EXE_termic"))
+        .arg("replay")
+        .arg(&torn)
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!(
+            "recording cut at line {line} (byte {boundary}): replayed what came before"
+        )),
+        "{err}"
+    );
+    // What came before the cut is replayed: Enter, then output.
+    let table = text(&out.stdout);
+    assert!(table.contains("idle         working"), "{table}");
 }
