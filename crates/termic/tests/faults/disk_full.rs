@@ -52,6 +52,10 @@ fn the_cast(dir: &Path) -> PathBuf {
 
 #[test]
 fn the_event_log_and_recordings_are_created_0600() {
+    // The usual umask, so a file created without an explicit mode would be
+    // 0644 here (the server inherits it through the client).
+    // SAFETY: umask cannot fail; 022 is what the other tests run with anyway.
+    unsafe { libc::umask(0o022) };
     let s = Served::new(&format!("{}; sleep 600", hook("working", "")));
     let events = s.f.work.join("events.jsonl");
     let casts = s.f.work.join("casts");
@@ -131,7 +135,12 @@ impl Tmpfs {
         let mut filler = std::fs::File::create_new(self.mnt.join(name)).unwrap();
         let block = vec![0u8; 4096];
         while filler.write(&block).is_ok_and(|n| n > 0) {}
-        assert_eq!(self.free(), 0, "the tmpfs is full");
+        // A writer cutting back a torn page may free that page again.
+        assert!(
+            self.free() <= 4096,
+            "the tmpfs is full: {} free",
+            self.free()
+        );
     }
 }
 
