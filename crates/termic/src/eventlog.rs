@@ -13,19 +13,28 @@
 //! `rate_limited`, `overloaded`, `server_error`, `auth_failed` or
 //! `api_error`. A flood is summed up (see [`coalesce`]): a line
 //! with `"repeated": N` and `"since": TS` stands for N transitions between
-//! `since` and `ts`, from `from` to the final state `to`. Each line is
-//! written with one `write` on an `O_APPEND` file, so lines from several
-//! termic processes sharing a log never interleave mid-line.
+//! `since` and `ts`, from `from` to the final state `to`.
+//!
+//! Whole lines or nothing: each line is written on an `O_APPEND` file under
+//! an `flock`, so lines from several termic processes sharing a log never
+//! interleave, and a write that does not fully land (a full disk) is cut
+//! back to the end of the last whole line (`write_whole`). The log then
+//! stops for good: nothing is ever glued onto a cut, and the user is told
+//! once ([`EventLog::take_notice`]). A new log is created 0600 (reasons
+//! hold prompt text); an existing one keeps its mode.
 
 pub mod coalesce;
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use serde::Serialize;
 use termic_signal::engine::{State, Transition};
+use termic_signal::replay::write_whole;
+
+use crate::record_file::{why_write_failed, RecordFile};
 
 pub use coalesce::{Coalescer, Entry};
 
@@ -158,28 +167,40 @@ pub struct EventLogError {
 #[derive(Debug)]
 pub struct EventLog {
     path: PathBuf,
-    file: Mutex<File>,
+    file: Mutex<RecordFile>,
+    /// A write did not land: the log was cut back and takes nothing more.
+    stopped: AtomicBool,
+    /// What to tell the user about the stop, until someone takes it.
+    notice: Mutex<Option<String>>,
 }
 
 impl EventLog {
-    /// Open (creating) `path` for appending.
+    /// Open (creating, 0600) `path` for appending.
     pub fn open(path: &Path) -> Result<EventLog, EventLogError> {
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|source| EventLogError {
-                path: path.to_path_buf(),
-                source,
-            })?;
+        let file = RecordFile::append(path).map_err(|source| EventLogError {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Ok(EventLog {
             path: path.to_path_buf(),
             file: Mutex::new(file),
+            stopped: AtomicBool::new(false),
+            notice: Mutex::new(None),
         })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether a failed write stopped the log.
+    pub fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::SeqCst)
+    }
+
+    /// What to tell the user, once, after a failed write stopped the log.
+    pub fn take_notice(&self) -> Option<String> {
+        self.notice.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
     /// Append one transition. A failed write is reported to the caller,
@@ -204,13 +225,67 @@ impl EventLog {
         self.write_line(&format_entry(label, entry, wall))
     }
 
+    fn error(&self, source: std::io::Error) -> EventLogError {
+        EventLogError {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
     fn write_line(&self, line: &str) -> Result<(), EventLogError> {
         let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        file.write_all(line.as_bytes())
-            .map_err(|source| EventLogError {
-                path: self.path.clone(),
-                source,
-            })
+        if self.stopped() {
+            return Err(self.error(std::io::Error::other(
+                "the event log stopped after a failed write",
+            )));
+        }
+        // Other termic processes may append to the same log: one writer at
+        // a time, so the length read here is where this line starts and a
+        // cut never takes another process's line.
+        let _locked = FileLock::exclusive(&file.0);
+        let len = file.0.metadata().map_err(|e| self.error(e))?.len();
+        write_whole(&mut *file, len, line.as_bytes()).map_err(|cut| {
+            self.stopped.store(true, Ordering::SeqCst);
+            let torn = if cut.truncate_error.is_some() {
+                " Its last line may be cut short."
+            } else {
+                " The lines before are whole."
+            };
+            *self.notice.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!(
+                "The event log {} stopped: {}.{torn}",
+                self.path.display(),
+                why_write_failed(&cut.error)
+            ));
+            self.error(cut.error)
+        })
+    }
+}
+
+/// An `flock` held until dropped (none if the file system refuses it: the
+/// line is still written whole by this process).
+struct FileLock(Option<std::os::fd::RawFd>);
+
+impl FileLock {
+    fn exclusive(file: &std::fs::File) -> FileLock {
+        let fd = file.as_raw_fd();
+        loop {
+            // SAFETY: flock on an fd the caller keeps open while we live.
+            if unsafe { libc::flock(fd, libc::LOCK_EX) } == 0 {
+                return FileLock(Some(fd));
+            }
+            if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                return FileLock(None);
+            }
+        }
+    }
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        if let Some(fd) = self.0 {
+            // SAFETY: the fd is still open (the caller's file outlives us).
+            unsafe { libc::flock(fd, libc::LOCK_UN) };
+        }
     }
 }
 
@@ -360,5 +435,30 @@ mod tests {
         assert!(text.starts_with("{\"earlier\":1}\n"));
         let err = EventLog::open(&dir.path().join("no/such/dir/x")).unwrap_err();
         assert!(err.to_string().contains("no/such/dir"), "{err}");
+    }
+
+    #[test]
+    fn a_full_disk_stops_the_log_and_says_so_once() {
+        // /dev/full answers every write with ENOSPC.
+        let log = EventLog::open(Path::new("/dev/full")).unwrap();
+        let label = TaskLabel {
+            task: "t",
+            pid: 1,
+            agent: "a",
+        };
+        let err = log
+            .append(1, label, &transition(State::Done, None))
+            .unwrap_err();
+        assert_eq!(err.source.raw_os_error(), Some(libc::ENOSPC));
+        assert!(log.stopped());
+        let notice = log.take_notice().expect("told once");
+        assert_eq!(
+            notice,
+            "The event log /dev/full stopped: the disk is full. The lines before are whole."
+        );
+        assert!(log
+            .append(2, label, &transition(State::Idle, None))
+            .is_err());
+        assert_eq!(log.take_notice(), None, "and only once");
     }
 }

@@ -18,6 +18,7 @@ pub mod paths;
 pub mod printed;
 pub mod project;
 pub mod record;
+pub mod record_file;
 pub mod replies;
 pub mod runtime;
 pub mod server;

@@ -28,7 +28,9 @@ pub fn write_stdout(text: &str) -> io::Result<()> {
 }
 
 /// Writes `text` to stderr, cleaned ([`clean_lines`]). Errors are ignored:
-/// there is nowhere left to report them.
+/// there is nowhere left to report them, and the server's stderr is
+/// server.log, which a full disk must not turn into a panic (as
+/// `eprintln!` would).
 pub fn write_stderr(text: &str) {
     let mut err = io::stderr().lock();
     let _ = err.write_all(clean_lines(text).as_bytes());

@@ -10,16 +10,22 @@
 //! (`--record-input`): what a user types into a task includes passwords
 //! and tokens, and recordings get shared. Without it, a `termic:keys`
 //! marker keeps only what the keys meant to the engine (Enter, Escape,
-//! Ctrl-C, some other key), so a replay still reaches the same states. A write error stops that recording (remembered,
-//! shown by [`AsciicastRecorder::error`]); it never stops the agent.
+//! Ctrl-C, some other key), so a replay still reaches the same states.
+//!
+//! Whole frames or nothing: the recording is buffered in
+//! [`WholeRecords`], which writes whole lines only and, when a write does
+//! not land (a full disk), cuts the file back to its last whole frame and
+//! stops. The recording stops there (remembered, shown by
+//! [`AsciicastRecorder::error`], told to the user once through
+//! [`TaskRecorder::take_notice`]); it never stops the agent. Files are
+//! created 0600, with or without `--record-input`.
 
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use termic_signal::engine::{Key, ScreenFacts};
-use termic_signal::replay::{Marker, RecordingHeader, RecordingWriter, TaskFacts};
+use termic_signal::replay::{Marker, RecordingHeader, RecordingWriter, TaskFacts, WholeRecords};
 
+use crate::record_file::{why_write_failed, RecordFile};
 use crate::worktree::slug;
 
 /// A sink for everything the engine is fed about one task.
@@ -44,6 +50,10 @@ pub trait TaskRecorder: Send {
     }
     /// Push buffered events to disk (at ticks and on shutdown).
     fn flush(&mut self);
+    /// Once, after the recording stopped: what to tell the user.
+    fn take_notice(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// What a recording's header says about its task.
@@ -65,11 +75,15 @@ pub struct RecordingFacts<'a> {
     pub wall_ms: u64,
 }
 
+type Writer = RecordingWriter<WholeRecords<RecordFile>>;
+
 /// Writes one task's recording.
 pub struct AsciicastRecorder {
     path: PathBuf,
-    writer: Option<RecordingWriter<BufWriter<File>>>,
+    name: String,
+    writer: Option<Writer>,
     error: Option<std::io::Error>,
+    notice: Option<String>,
     record_input: bool,
 }
 
@@ -89,7 +103,7 @@ impl AsciicastRecorder {
     pub fn create(dir: &Path, facts: &RecordingFacts<'_>) -> std::io::Result<Self> {
         std::fs::create_dir_all(dir)?;
         let path = recording_path(dir, facts.name, facts.wall_ms);
-        let file = File::create_new(&path)?;
+        let file = RecordFile::create_new(&path)?;
         let header = RecordingHeader {
             width: facts.cols,
             height: facts.rows,
@@ -100,12 +114,14 @@ impl AsciicastRecorder {
                 hooks_wired: facts.hooks_wired,
             },
         };
-        let mut writer = RecordingWriter::new(BufWriter::new(file), &header, facts.start_ms)?;
+        let mut writer = RecordingWriter::new(WholeRecords::new(file, 0), &header, facts.start_ms)?;
         writer.marker(facts.start_ms, &Marker::Focus(false))?;
         Ok(AsciicastRecorder {
             path,
+            name: facts.name.to_owned(),
             writer: Some(writer),
             error: None,
+            notice: None,
             record_input: facts.record_input,
         })
     }
@@ -119,15 +135,24 @@ impl AsciicastRecorder {
         self.error.as_ref()
     }
 
-    fn write(
-        &mut self,
-        f: impl FnOnce(&mut RecordingWriter<BufWriter<File>>) -> std::io::Result<()>,
-    ) {
-        if let Some(w) = self.writer.as_mut() {
-            if let Err(e) = f(w) {
-                self.writer = None;
-                self.error = Some(e);
-            }
+    fn write(&mut self, f: impl FnOnce(&mut Writer) -> std::io::Result<()>) {
+        let Some(w) = self.writer.as_mut() else {
+            return;
+        };
+        if let Err(e) = f(w) {
+            let cut = w.get_ref().cut();
+            let why = why_write_failed(cut.map_or(&e, |c| &c.error));
+            let replays = match cut {
+                Some(c) if c.truncate_error.is_none() => "termic replay reads it up to there",
+                _ => "its last line may be cut short",
+            };
+            self.notice = Some(format!(
+                "Recording of {} stopped: {why} ({}); {replays}.",
+                self.name,
+                self.path.display()
+            ));
+            self.writer = None;
+            self.error = Some(e);
         }
     }
 }
@@ -188,6 +213,10 @@ impl TaskRecorder for AsciicastRecorder {
 
     fn flush(&mut self) {
         self.write(|w| w.flush());
+    }
+
+    fn take_notice(&mut self) -> Option<String> {
+        self.notice.take()
     }
 }
 

@@ -209,6 +209,19 @@ pub enum RecordedEvent {
 pub struct Recording {
     pub header: RecordingHeader,
     pub events: Vec<(u64, RecordedEvent)>,
+    /// Where the whole part ends: the line after the last whole one and
+    /// its first byte (the file's length when nothing was torn).
+    pub ends_at: CutAt,
+    /// The file ended in a torn frame (at `ends_at`), left out: the
+    /// recording holds what came before it.
+    pub cut: Option<CutAt>,
+}
+
+/// A place in a recording file: a line (from 1) and the byte it starts at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CutAt {
+    pub line: usize,
+    pub byte: u64,
 }
 
 #[derive(Deserialize)]

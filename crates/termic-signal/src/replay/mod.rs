@@ -7,12 +7,14 @@
 //! and [`RecordingWriter`] is what the runtime records with.
 
 mod format;
+mod whole;
 mod writer;
 
 use std::io::BufRead;
 use std::path::Path;
 
-pub use format::{Marker, RecordedEvent, Recording, RecordingHeader, TaskFacts};
+pub use format::{CutAt, Marker, RecordedEvent, Recording, RecordingHeader, TaskFacts};
+pub use whole::{write_whole, Cut, Truncate, WholeRecords};
 pub use writer::RecordingWriter;
 
 use crate::engine::{Engine, EngineConfig, Key, LogEntry, Transition};
@@ -43,8 +45,13 @@ pub enum RecordingError {
 }
 
 /// Parse a whole recording. `source_name` (usually the path) goes into errors.
+///
+/// A last line without its newline that does not parse is a frame the
+/// writer never finished (the disk filled up, termic was killed mid-write):
+/// the recording is read up to it and [`Recording::cut`] says where. Any
+/// other line that does not parse is an error.
 pub fn read_recording(
-    reader: impl BufRead,
+    mut reader: impl BufRead,
     source_name: &str,
 ) -> Result<Recording, RecordingError> {
     let parse_error = |line: usize, message: String| RecordingError::Parse {
@@ -55,31 +62,81 @@ pub fn read_recording(
     let mut header = None;
     let mut events = Vec::new();
     let mut last_ms = 0;
-    for (index, line) in reader.lines().enumerate() {
-        let line = line.map_err(|error| RecordingError::Read {
-            source_name: source_name.to_string(),
-            error,
-        })?;
-        let number = index + 1;
-        if line.trim().is_empty() {
-            continue;
+    let mut cut = None;
+    let mut raw = Vec::new();
+    let mut byte: u64 = 0;
+    let mut ends_at = CutAt { line: 1, byte: 0 };
+    for number in 1.. {
+        raw.clear();
+        let read = reader
+            .read_until(b'\n', &mut raw)
+            .map_err(|error| RecordingError::Read {
+                source_name: source_name.to_string(),
+                error,
+            })?;
+        if read == 0 {
+            break;
         }
-        if header.is_none() {
-            header = Some(format::parse_header(&line).map_err(|m| parse_error(number, m))?);
-            continue;
-        }
-        if let Some((secs, event)) =
-            format::parse_event(&line).map_err(|m| parse_error(number, m))?
-        {
-            // Times only move forward, even if a recorder's clock stuttered.
-            last_ms = ((secs * 1000.0).round() as u64).max(last_ms);
-            events.push((last_ms, event));
+        let start = byte;
+        byte += read as u64;
+        ends_at = CutAt {
+            line: number + 1,
+            byte,
+        };
+        let ended = raw.last() == Some(&b'\n');
+        let parsed = parse_line(&raw, header.is_none());
+        let parsed = match parsed {
+            Err(_) if !ended && header.is_some() => {
+                ends_at = CutAt {
+                    line: number,
+                    byte: start,
+                };
+                cut = Some(ends_at);
+                break;
+            }
+            Err(message) => return Err(parse_error(number, message)),
+            Ok(parsed) => parsed,
+        };
+        match parsed {
+            Line::Blank => {}
+            Line::Header(h) => header = Some(h),
+            Line::Event(None) => {}
+            Line::Event(Some((secs, event))) => {
+                // Times only move forward, even if a recorder's clock stuttered.
+                last_ms = ((secs * 1000.0).round() as u64).max(last_ms);
+                events.push((last_ms, event));
+            }
         }
     }
     let header = header.ok_or_else(|| RecordingError::Empty {
         source_name: source_name.to_string(),
     })?;
-    Ok(Recording { header, events })
+    Ok(Recording {
+        header,
+        events,
+        ends_at,
+        cut,
+    })
+}
+
+enum Line {
+    Blank,
+    Header(RecordingHeader),
+    Event(Option<(f64, RecordedEvent)>),
+}
+
+/// One line of a recording, with or without its newline.
+fn parse_line(raw: &[u8], want_header: bool) -> Result<Line, String> {
+    let text = std::str::from_utf8(raw).map_err(|_| "the line is not UTF-8 text".to_string())?;
+    let text = text.strip_suffix('\n').unwrap_or(text);
+    let text = text.strip_suffix('\r').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Ok(Line::Blank);
+    }
+    if want_header {
+        return format::parse_header(text).map(Line::Header);
+    }
+    format::parse_event(text).map(Line::Event)
 }
 
 /// Read a recording file.
@@ -119,6 +176,10 @@ pub struct ReplayOutcome {
     pub log: Vec<LogEntry>,
     /// The recording had no end marker (it was cut off).
     pub cut_off: bool,
+    /// Where a torn last frame was left out (see [`Recording::cut`]).
+    pub cut: Option<CutAt>,
+    /// Where the recording's whole part ends (see [`Recording::ends_at`]).
+    pub ends_at: CutAt,
 }
 
 /// Replay a recording from a reader; the transitions, in order.
@@ -180,6 +241,8 @@ pub fn replay_recording(recording: &Recording, options: &ReplayOptions) -> Repla
         transitions,
         log,
         cut_off: end.is_none(),
+        cut: recording.cut,
+        ends_at: recording.ends_at,
     }
 }
 
@@ -187,5 +250,79 @@ pub fn replay_recording(recording: &Recording, options: &ReplayOptions) -> Repla
 fn tick_until(engine: &mut Engine, to: u64, out: &mut Vec<Transition>) {
     while let Some(due) = engine.next_deadline().filter(|d| *d <= to) {
         out.extend(engine.tick(due));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recording() -> (Vec<u8>, usize) {
+        let header = RecordingHeader {
+            width: 80,
+            height: 24,
+            timestamp: Some(1),
+            termic: TaskFacts::default(),
+        };
+        let mut w = RecordingWriter::new(Vec::new(), &header, 0).unwrap();
+        let header_len = w.get_ref().len();
+        w.marker(0, &Marker::Focus(false)).unwrap();
+        for i in 0..12u64 {
+            w.output(i * 10, format!("line {i} \u{2733}\r\n").as_bytes())
+                .unwrap();
+        }
+        w.resize(200, 100, 30).unwrap();
+        w.marker(210, &Marker::Exit(Some(0))).unwrap();
+        w.marker(210, &Marker::End).unwrap();
+        (w.into_inner(), header_len)
+    }
+
+    #[test]
+    fn a_recording_cut_at_any_byte_replays_up_to_its_last_whole_frame() {
+        let (bytes, header_len) = recording();
+        let whole = read_recording(&bytes[..], "x").unwrap();
+        assert_eq!(whole.cut, None);
+        assert_eq!(whole.events.len(), 16);
+        for k in 0..bytes.len() {
+            let part = &bytes[..k];
+            let read = read_recording(part, "x");
+            if k + 1 < header_len {
+                // No header, nothing to replay: an error, not a guess.
+                assert!(read.is_err(), "cut at {k} in the header");
+                continue;
+            }
+            let rec = read.unwrap_or_else(|e| panic!("cut at {k}: {e}"));
+            // The whole part ends at the last newline before k.
+            let boundary = part.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let whole_lines = part[..boundary].iter().filter(|&&b| b == b'\n').count();
+            // A frame cut just before its newline is whole.
+            let unended_whole = boundary != k && bytes[k] == b'\n';
+            let at_boundary = boundary == k || unended_whole;
+            match rec.cut {
+                None => assert!(at_boundary, "cut at {k} not reported"),
+                Some(cut) => {
+                    assert!(!at_boundary, "cut at {k} reported at a boundary");
+                    assert_eq!(cut.byte, boundary as u64, "cut at {k}");
+                    assert_eq!(cut.line, whole_lines + 1, "cut at {k}");
+                }
+            }
+            // Every frame before the cut, unchanged.
+            let frames = whole_lines + usize::from(unended_whole) - 1;
+            assert_eq!(rec.events[..], whole.events[..frames], "cut at {k}");
+            if rec.cut.is_none() {
+                assert_eq!(rec.ends_at.byte, k as u64, "cut at {k}");
+            }
+            let outcome = replay_recording(&rec, &ReplayOptions::default());
+            assert_eq!(outcome.cut, rec.cut);
+        }
+    }
+
+    #[test]
+    fn a_torn_line_inside_the_file_is_still_an_error() {
+        let (mut bytes, header_len) = recording();
+        // A line torn and another glued onto it (the old event-log fault).
+        bytes.drain(header_len + 5..header_len + 12);
+        let err = read_recording(&bytes[..], "x").unwrap_err();
+        assert!(err.to_string().starts_with("x:2: "), "{err}");
     }
 }

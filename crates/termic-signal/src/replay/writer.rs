@@ -11,7 +11,9 @@ use serde_json::json;
 
 use super::format::{Marker, RecordingHeader};
 
-/// Appends one asciicast v2 line per event to `out`.
+/// Appends one asciicast v2 line per event to `out`, each with one
+/// `write_all` (give it a [`super::WholeRecords`] for a file that must
+/// never end in a torn line).
 pub struct RecordingWriter<W: Write> {
     out: W,
     /// Caller's clock at the start of the recording (ms).
@@ -32,7 +34,7 @@ impl<W: Write> RecordingWriter<W> {
         if let Some(ts) = header.timestamp {
             value["timestamp"] = json!(ts);
         }
-        writeln!(out, "{value}")?;
+        out.write_all(format!("{value}\n").as_bytes())?;
         Ok(RecordingWriter {
             out,
             start,
@@ -67,12 +69,19 @@ impl<W: Write> RecordingWriter<W> {
         self.out
     }
 
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+
     fn event(&mut self, now: u64, code: &str, data: &str) -> io::Result<()> {
         if data.is_empty() && code != "m" {
             return Ok(());
         }
         let secs = now.saturating_sub(self.start) as f64 / 1000.0;
-        writeln!(self.out, "{}", json!([secs, code, data]))
+        // One `write_all` per line: a [`super::WholeRecords`] sink sees
+        // whole records.
+        let line = format!("{}\n", json!([secs, code, data]));
+        self.out.write_all(line.as_bytes())
     }
 }
 

@@ -2,14 +2,14 @@
 //! print what the badge would have said, when, and why.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
 use termic_signal::engine::{LogEntry, Transition};
-use termic_signal::replay::{read_recording_file, replay_recording, ReplayOptions};
+use termic_signal::replay::{read_recording_file, replay_recording, ReplayOptions, ReplayOutcome};
 
 use crate::printed::{self, errln};
 
@@ -25,8 +25,12 @@ use crate::printed::{self, errln};
 ///   termic replay session.cast --json | jq .reason
 ///   termic replay session.cast --log
 ///
-/// Exit codes: 0 replayed, 1 error (the file cannot be read or is not an
-/// asciicast v2 recording), 2 usage.
+/// A recording cut short (termic killed, or a full disk stopped it) is
+/// replayed up to its last whole frame, with a note on stderr saying where
+/// it ends.
+///
+/// Exit codes: 0 replayed (a cut recording too), 1 error (the file cannot
+/// be read or is not an asciicast v2 recording), 2 usage.
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct ReplayArgs {
@@ -58,12 +62,8 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
         ..ReplayOptions::default()
     };
     let outcome = replay_recording(&recording, &options);
-    if outcome.cut_off && args.tail_ms.is_none() {
-        errln!(
-            "note: {} has no end marker (termic did not close it, maybe it was killed), so \
-             timers stop at its last event. Pass --tail-ms MS to run them on.",
-            args.file.display()
-        );
+    if let Some(note) = cut_note(&args.file, &outcome, args.tail_ms.is_some()) {
+        errln!("{note}");
     }
     // Written whole, through the cleaner: a recording's text (titles,
     // messages, hook fields) is data, not terminal control.
@@ -81,6 +81,35 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
     printed::write_stdout(&String::from_utf8_lossy(&out))
         .context("cannot write to standard output")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What to say about a recording that was not closed: where it was cut
+/// (a torn last frame) or where it ends (no end marker), and that timers
+/// stop at its last event unless `--tail-ms` was given.
+fn cut_note(file: &Path, outcome: &ReplayOutcome, tail: bool) -> Option<String> {
+    let timers = if tail {
+        ""
+    } else {
+        " Timers stop at its last event; pass --tail-ms MS to run them on."
+    };
+    if let Some(cut) = outcome.cut {
+        return Some(format!(
+            "note: recording cut at line {} (byte {}): replayed what came before. \
+             Its last frame was never finished (the disk filled up, or termic was killed).{timers}",
+            cut.line, cut.byte
+        ));
+    }
+    if !outcome.cut_off || tail {
+        return None;
+    }
+    let end = outcome.ends_at;
+    Some(format!(
+        "note: {} has no end marker: termic did not close it (it was killed, or the disk \
+         filled up), so it ends at line {} (byte {}).{timers}",
+        file.display(),
+        end.line,
+        end.byte
+    ))
 }
 
 fn seconds(ms: u64) -> String {

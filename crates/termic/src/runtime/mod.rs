@@ -95,6 +95,7 @@ impl Inner {
         for task in &tasks {
             let mut signals = task.lock_signals();
             signals.flush_recording();
+            task.send_notices(&mut signals);
             // A burst the event log held is written before termic goes.
             let held: Vec<_> = signals.flush_log().into_iter().collect();
             task.write_log(&held);

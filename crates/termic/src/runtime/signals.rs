@@ -62,6 +62,8 @@ pub struct TaskSignals {
     timeline: Timeline,
     /// [`TaskSignals::drain_log`]'s cursor.
     drained: u64,
+    /// What the recorder asked to tell the user (it stopped), not yet sent.
+    notices: Vec<String>,
 }
 
 impl TaskSignals {
@@ -75,6 +77,7 @@ impl TaskSignals {
             log_guard: Coalescer::new(0),
             timeline: Timeline::default(),
             drained: 0,
+            notices: Vec::new(),
         }
     }
 
@@ -95,7 +98,13 @@ impl TaskSignals {
     fn rec(&mut self, f: impl FnOnce(&mut dyn TaskRecorder)) {
         if let Some(r) = self.recorder.as_deref_mut() {
             f(r);
+            self.notices.extend(r.take_notice());
         }
+    }
+
+    /// What to tell the user (a recording stopped), once each.
+    pub fn take_notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
     }
 
     /// Whether screen facts are due (rate limit for the reader).

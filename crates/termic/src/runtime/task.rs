@@ -118,6 +118,14 @@ impl TaskShared {
         for t in transitions {
             self.send(RuntimeEvent::Transition(self.meta.id, t));
         }
+        self.send_notices(signals);
+    }
+
+    /// Tell the UI, once, that this task's recording stopped.
+    pub fn send_notices(&self, signals: &mut TaskSignals) {
+        for notice in signals.take_notices() {
+            self.send(RuntimeEvent::Notice(notice));
+        }
     }
 
     /// Write entries to the event log (if any) with wall-clock times.
@@ -133,7 +141,14 @@ impl TaskShared {
         };
         for entry in entries {
             // A full disk must not stop an agent: the UI still gets it.
-            let _ = log.append_entry(label, entry, wall);
+            if log.append_entry(label, entry, wall).is_err() {
+                break;
+            }
+        }
+        // The log stopped: the user hears it once, from whichever task
+        // wrote last.
+        if let Some(notice) = log.take_notice() {
+            self.send(RuntimeEvent::Notice(notice));
         }
     }
 

@@ -78,6 +78,9 @@ pub enum RuntimeEvent {
     /// past their budget: termic drops them from now on until it reads.
     /// Sent once per task.
     RepliesDropped(TaskId),
+    /// Something the user must hear, once: the event log or a task's
+    /// recording stopped (a full disk), and why.
+    Notice(String),
 }
 
 /// A task's fixed facts.

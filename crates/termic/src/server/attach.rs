@@ -173,6 +173,11 @@ impl Server {
         if let Some(message) = crate::config::unknown::summary(&warnings) {
             app.message = Some(message);
         }
+        // What the runtime said while nobody was attached (a full disk
+        // stopped the event log or a recording).
+        if let Some(notice) = lock(&self.missed_notice).take() {
+            app.message = Some(notice);
+        }
         let away_since = *lock(&self.away_since);
         app.adopt_tasks(away_since);
         if let Some(id) = focus {

@@ -4,10 +4,12 @@
 
 use std::ffi::OsString;
 use std::fs::OpenOptions;
-use std::io::{BufReader, BufWriter};
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::net::UnixStream;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -63,7 +65,7 @@ pub fn connect(paths: &TermicPaths, start: Start) -> Result<Option<Connected>> {
         .write(true)
         .mode(0o600)
         .open(&sp.lock)
-        .with_context(|| format!("cannot open {}", sp.lock.display()))?;
+        .map_err(|e| open_error(&sp.lock, &e, "open"))?;
     // SAFETY: flock on an fd we own; released when `lock` closes.
     if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
         bail!("cannot lock {}", sp.lock.display());
@@ -71,18 +73,23 @@ pub fn connect(paths: &TermicPaths, start: Start) -> Result<Option<Connected>> {
     if let Some(stream) = try_connect(&sp) {
         return hello(stream).map(Some);
     }
-    spawn_server(&sp, &server_args)?;
+    let mut child = spawn_server(&sp, &server_args)?;
     let start = Instant::now();
     loop {
         if let Some(stream) = try_connect(&sp) {
             return hello(stream).map(Some);
         }
+        // A server that could not start exits at once: say why now, not
+        // after the timeout.
+        if let Ok(Some(status)) = child.child.try_wait() {
+            // It may have bound the socket just before going.
+            if let Some(stream) = try_connect(&sp) {
+                return hello(stream).map(Some);
+            }
+            bail!("{}", child.early_exit(status));
+        }
         if start.elapsed() > START_TIMEOUT {
-            bail!(
-                "the termic server did not start within {}s; see {}",
-                START_TIMEOUT.as_secs(),
-                sp.log.display()
-            );
+            bail!("{}", child.timed_out());
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -101,18 +108,109 @@ fn try_connect(sp: &ServerPaths) -> Option<UnixStream> {
     UnixStream::connect(&sp.socket).ok()
 }
 
-fn spawn_server(sp: &ServerPaths, server_args: &[OsString]) -> Result<()> {
+/// Below this much free space where the server keeps its log, it is not
+/// started: it could not log, and the event log and recordings there would
+/// stop at once. A full disk is said as such, in seconds, instead of a
+/// server that never answers.
+pub const MIN_FREE_BYTES: u64 = 64 * 1024;
+
+/// Bytes free for us on the file system holding `dir` (`None`: unknown, or
+/// a file system that does not count, as /proc).
+fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: a zeroed statvfs is a valid out-parameter; path is a C string.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 || st.f_blocks == 0 {
+        return None;
+    }
+    Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}
+
+fn disk_full(dir: &Path) -> String {
+    format!(
+        "cannot start the termic server: the disk holding {} is full; free some space and try again",
+        dir.display()
+    )
+}
+
+/// A server just started, and what it has written to its log since.
+struct Starting {
+    child: std::process::Child,
+    log: PathBuf,
+    /// The log's length before the server started.
+    log_from: u64,
+}
+
+impl Starting {
+    /// What the server wrote to its log since it started, last line first
+    /// (the reason it gave up), if anything.
+    fn last_words(&self) -> Option<String> {
+        let mut file = std::fs::File::open(&self.log).ok()?;
+        file.seek(SeekFrom::Start(self.log_from)).ok()?;
+        let mut text = String::new();
+        file.take(64 * 1024).read_to_string(&mut text).ok()?;
+        text.lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .map(|l| l.trim().to_owned())
+    }
+
+    fn dir(&self) -> &Path {
+        self.log.parent().unwrap_or(Path::new("/"))
+    }
+
+    fn early_exit(&self, status: std::process::ExitStatus) -> String {
+        let how = match (status.code(), status.signal()) {
+            (Some(code), _) => format!("exit code {code}"),
+            (None, Some(signal)) => format!("signal {signal}"),
+            (None, None) => "no exit code".to_owned(),
+        };
+        match self.last_words() {
+            Some(words) => format!(
+                "the termic server stopped as it started ({how}): {words} (see {})",
+                self.log.display()
+            ),
+            None if free_bytes(self.dir()).is_some_and(|f| f < MIN_FREE_BYTES) => {
+                disk_full(self.dir())
+            }
+            None => format!(
+                "the termic server stopped as it started ({how}) and wrote nothing to its log"
+            ),
+        }
+    }
+
+    fn timed_out(&self) -> String {
+        let secs = START_TIMEOUT.as_secs();
+        match self.last_words() {
+            Some(words) => format!(
+                "the termic server did not answer within {secs}s; it last said: {words} (see {})",
+                self.log.display()
+            ),
+            None if free_bytes(self.dir()).is_some_and(|f| f < MIN_FREE_BYTES) => {
+                disk_full(self.dir())
+            }
+            None => format!(
+                "the termic server did not answer within {secs}s and wrote nothing to its log"
+            ),
+        }
+    }
+}
+
+fn spawn_server(sp: &ServerPaths, server_args: &[OsString]) -> Result<Starting> {
     let exe =
         std::env::current_exe().context("cannot find the termic binary to start the server")?;
-    if let Some(parent) = sp.log.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
+    let dir = sp.log.parent().unwrap_or(Path::new("/"));
+    std::fs::create_dir_all(dir).map_err(|e| open_error(dir, &e, "create"))?;
+    if free_bytes(dir).is_some_and(|free| free < MIN_FREE_BYTES) {
+        bail!("{}", disk_full(dir));
     }
     let log = OpenOptions::new()
         .create(true)
         .append(true)
         .open(&sp.log)
-        .with_context(|| format!("cannot open the server log {}", sp.log.display()))?;
+        .map_err(|e| open_error(&sp.log, &e, "open the server log"))?;
+    let log_from = log.metadata().map(|m| m.len()).unwrap_or(0);
     let log2 = log.try_clone()?;
     let mut cmd = Command::new(exe);
     cmd.args(server_args)
@@ -123,9 +221,30 @@ fn spawn_server(sp: &ServerPaths, server_args: &[OsString]) -> Result<()> {
         .stderr(Stdio::from(log2));
     // The server leaves our session and terminal, so closing the terminal
     // does not reach it.
-    crate::runtime::session::spawn_in_new_session(&mut cmd)
+    let child = crate::runtime::session::spawn_in_new_session(&mut cmd)
         .context("cannot start the termic server")?;
-    Ok(())
+    Ok(Starting {
+        child,
+        log: sp.log.clone(),
+        log_from,
+    })
+}
+
+/// A failed create or open in the data dir; a full disk said as such.
+fn open_error(path: &Path, e: &std::io::Error, what: &str) -> anyhow::Error {
+    if matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT)) {
+        let dir = if path.is_dir() {
+            path
+        } else {
+            path.parent().unwrap_or(path)
+        };
+        return anyhow::anyhow!("{}", disk_full(dir));
+    }
+    anyhow::anyhow!(
+        "cannot {what} {}: {}",
+        path.display(),
+        crate::record_file::why_write_failed(e)
+    )
 }
 
 fn hello(stream: UnixStream) -> Result<Connected> {

@@ -89,6 +89,9 @@ struct Server {
     idle_exit: Mutex<Duration>,
     /// Notifies while no client is attached.
     away: away::AwayNotifier,
+    /// What the runtime had to tell the user (the event log or a recording
+    /// stopped) while nobody was attached: the next attach shows it.
+    missed_notice: Mutex<Option<String>>,
 }
 
 /// `termic server run`: serve until stopped. Called in the detached child.
@@ -131,6 +134,7 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
             services.config.settings.server_idle_exit_secs,
         )),
         away: away::AwayNotifier::default(),
+        missed_notice: Mutex::new(None),
     });
     errln!(
         "termic server {} (pid {}) listening on {}",
@@ -185,6 +189,12 @@ impl Server {
             };
             match events.recv_timeout(timeout) {
                 Ok(event) => {
+                    if let RuntimeEvent::Notice(text) = &event {
+                        errln!("termic server: {text}");
+                        if self.attached.load(Ordering::SeqCst) == 0 {
+                            *lock(&self.missed_notice) = Some(text.clone());
+                        }
+                    }
                     if let RuntimeEvent::Transition(id, t) = &event {
                         let away = self.attached.load(Ordering::SeqCst) == 0;
                         self.away.on_transition(
