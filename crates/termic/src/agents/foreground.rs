@@ -39,6 +39,36 @@ const INTERPRETERS: [&str; 10] = [
     "node", "nodejs", "bun", "deno", "python", "python3", "ruby", "sh", "bash", "dash",
 ];
 
+/// Programs that are never an agent by their own name: shells and
+/// interpreters (a user agent `command = ["bash"]` must not make every
+/// shell task an agent task) and launchers that run what follows them.
+const NEVER_AN_AGENT: [&str; 12] = [
+    "zsh", "fish", "ksh", "env", "perl", "python2", "npx", "bunx", "uv", "uvx", "pipx", "exec",
+];
+
+/// The process name that identifies an agent whose command is `command`:
+/// its program's file name, or, when that is a shell, an interpreter or a
+/// launcher, its script's (`["node", "/opt/agent.js"]` is `agent`). None
+/// when nothing but such a program identifies it: it is then never
+/// recognised in the foreground, rather than recognised in every shell.
+fn identifying_name(command: &[String]) -> Option<String> {
+    let program = file_name(command.first()?.as_bytes());
+    let generic = |name: &[u8]| {
+        INTERPRETERS.iter().any(|i| i.as_bytes() == name)
+            || NEVER_AN_AGENT.iter().any(|i| i.as_bytes() == name)
+    };
+    let name = if generic(program) {
+        let script = command[1..].iter().find(|a| !a.starts_with('-'))?;
+        stem(file_name(script.as_bytes()))
+    } else {
+        program
+    };
+    if name.is_empty() || generic(name) {
+        return None;
+    }
+    Some(String::from_utf8_lossy(name).into_owned())
+}
+
 fn file_name(path: &[u8]) -> &[u8] {
     path.rsplit(|b| *b == b'/').next().unwrap_or(path)
 }
@@ -56,9 +86,10 @@ impl ForegroundAgents {
     pub fn from_registry(registry: &AgentRegistry) -> ForegroundAgents {
         let mut agents: Vec<ForegroundAgent> = Vec::new();
         for def in registry.all().iter().filter(|d| d.docker.is_none()) {
-            let name = file_name(def.command[0].as_bytes());
-            let name = String::from_utf8_lossy(name).into_owned();
-            if name.is_empty() || agents.iter().any(|a| a.name == name) {
+            let Some(name) = identifying_name(&def.command) else {
+                continue;
+            };
+            if agents.iter().any(|a| a.name == name) {
                 continue;
             }
             agents.push(ForegroundAgent {
@@ -172,6 +203,36 @@ mod tests {
         assert_eq!(id(Some("/usr/bin/vim"), b"vim\0claude\0"), None);
         assert_eq!(id(None, b"boxed\0"), None);
         assert_eq!(id(None, b""), None);
+    }
+
+    /// Issue 33 item 6: on 0f06027 `[agents.mine] command = ["bash"]` made
+    /// every plain bash task "bash > mine".
+    #[test]
+    fn a_user_agent_is_never_recognised_by_a_bare_shell_or_interpreter() {
+        let user = |id: &str, command: &[&str]| AgentDef {
+            id: id.into(),
+            command: command.iter().map(|s| (*s).to_string()).collect(),
+            origin: Origin::Config,
+            ..AgentDef::builtin("claude").unwrap()
+        };
+        let t = ForegroundAgents::from_registry(&AgentRegistry::new(vec![
+            user("mine", &["bash"]),
+            user("py", &["python3", "-u", "/opt/agents/helper.py"]),
+            user("envy", &["env", "FOO=1"]),
+        ]));
+        let id = |exe: &str, cmd: &[u8]| {
+            t.identify(Some(Path::new(exe)), cmd)
+                .map(|a| a.agent.clone())
+        };
+        assert_eq!(id("/usr/bin/bash", b"bash\0"), None);
+        assert_eq!(id("/usr/bin/bash", b"-bash\0"), None);
+        assert_eq!(id("/usr/bin/python3", b"python3\0"), None);
+        assert_eq!(
+            id("/usr/bin/python3", b"python3\0-u\0/opt/agents/helper.py\0"),
+            Some("py".into())
+        );
+        // The built-ins are still there.
+        assert_eq!(id("/usr/bin/node", b"claude\0"), Some("claude".into()));
     }
 
     #[test]
