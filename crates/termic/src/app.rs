@@ -425,15 +425,21 @@ impl App {
             }
             return;
         }
+        if let RuntimeEvent::Notice(text) = event {
+            self.message = Some(text);
+            self.needs_draw = true;
+            return;
+        }
         if self.attached {
             // Another client or `termic run --detach` started it.
-            let (RuntimeEvent::Dirty(id)
+            if let RuntimeEvent::Dirty(id)
             | RuntimeEvent::Transition(id, _)
             | RuntimeEvent::DeadlineChanged(id)
-            | RuntimeEvent::Exited(id, _)
-            | RuntimeEvent::Removed(id)) = &event;
-            if self.tasks.index_of(id.0).is_none() {
-                self.adopt_tasks(0);
+            | RuntimeEvent::Exited(id, _) = &event
+            {
+                if self.tasks.index_of(id.0).is_none() {
+                    self.adopt_tasks(0);
+                }
             }
         }
         if let RuntimeEvent::Dirty(id) | RuntimeEvent::Transition(id, _) = &event {
@@ -458,7 +464,7 @@ impl App {
                 }
                 self.needs_draw = true;
             }
-            RuntimeEvent::Removed(_) => {}
+            RuntimeEvent::Removed(_) | RuntimeEvent::Notice(_) => {}
         }
     }
 

@@ -74,6 +74,10 @@ pub enum RuntimeEvent {
     /// The task was closed (by this UI, another attached client or `termic
     /// kill`) and is no longer in the runtime.
     Removed(TaskId),
+    /// A message for the user from the tasks' owner, about no task in
+    /// particular (the server refusing connections for lack of threads or
+    /// descriptors). Never sent by the runtime itself.
+    Notice(String),
 }
 
 /// A task's fixed facts.
@@ -119,6 +123,10 @@ pub struct RuntimeConfig {
     pub replies: ReplyConfig,
     /// The agents a command or shell task's foreground process can be.
     pub foreground_agents: Arc<ForegroundAgents>,
+    /// `TERMIC_OWNER` for every task (`orphans::Owner::env_value`), so a
+    /// later server can end them if this process dies without doing it.
+    /// `None`: the tasks carry none (and an inherited one is removed).
+    pub owner: Option<String>,
 }
 
 impl Default for RuntimeConfig {
@@ -128,6 +136,7 @@ impl Default for RuntimeConfig {
             scrollback: DEFAULT_SCROLLBACK,
             replies: ReplyConfig::default(),
             foreground_agents: Arc::new(ForegroundAgents::from_registry(&AgentRegistry::default())),
+            owner: None,
         }
     }
 }

@@ -48,6 +48,11 @@ pub struct WorkspaceServices {
 }
 
 impl WorkspaceServices {
+    /// termic's data dir (config.toml's sibling state: worktrees, logs).
+    pub fn data_dir(&self) -> &std::path::Path {
+        &self.paths.data_dir
+    }
+
     pub fn new(paths: TermicPaths, cwd: PathBuf, path_var: OsString) -> Result<Self> {
         let config = Config::load(&paths.config_dir)?;
         let mut services = WorkspaceServices {
