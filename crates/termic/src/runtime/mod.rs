@@ -332,7 +332,11 @@ impl Runtime {
     /// for the user) and the child reaped. Threads that did start end by
     /// themselves: the reader at the PTY's end, the others when their
     /// channels close with the task's last reference.
-    fn abandon(&self, task: &Arc<TaskShared>, child: &Mutex<Option<Box<dyn portable_pty::Child + Send + Sync>>>) {
+    fn abandon(
+        &self,
+        task: &Arc<TaskShared>,
+        child: &Mutex<Option<Box<dyn portable_pty::Child + Send + Sync>>>,
+    ) {
         self.lock_tasks().remove(&task.meta.id);
         let processes = task.meta.processes();
         session::unregister(&processes);

@@ -141,9 +141,8 @@ pub fn orphans(procs: &[ProcessFacts], me: &Owner, uid: u32) -> Vec<i32> {
         .map(|p| (p.pid, p.start))
         .collect();
     let gone = |o: &Owner| !live.contains(&(o.pid, o.start));
-    let ours = |p: &&ProcessFacts| {
-        p.uid == Some(uid) && !p.ids.zombie && p.pid > 1 && p.pid != me.pid
-    };
+    let ours =
+        |p: &&ProcessFacts| p.uid == Some(uid) && !p.ids.zombie && p.pid > 1 && p.pid != me.pid;
     let abandoned = |p: &&ProcessFacts| {
         p.owner.is_some_and(|o| {
             o.scope == me.scope
@@ -340,7 +339,10 @@ mod tests {
         }
         assert_eq!(parse_ns_inode("pid:[4026531836]"), Some(NS));
         assert_eq!(parse_ns_inode("net:[1]"), None);
-        assert_ne!(scope_of(Path::new("/a/data")), scope_of(Path::new("/b/data")));
+        assert_ne!(
+            scope_of(Path::new("/a/data")),
+            scope_of(Path::new("/b/data"))
+        );
     }
 
     #[test]
@@ -413,7 +415,10 @@ mod tests {
                 ..base
             },
             // Another data dir's termic.
-            Owner { scope: 0xdef, ..base },
+            Owner {
+                scope: 0xdef,
+                ..base
+            },
             // Another pid namespace (a termic in a container).
             Owner { pidns: 1, ..base },
         ];

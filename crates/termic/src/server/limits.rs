@@ -240,7 +240,10 @@ mod tests {
             shortage(&anyhow::anyhow!("x (os error 23)")),
             Some(Shortage::SystemDescriptors)
         );
-        assert_eq!(shortage(&anyhow::anyhow!("no such file (os error 2)")), None);
+        assert_eq!(
+            shortage(&anyhow::anyhow!("no such file (os error 2)")),
+            None
+        );
         assert_eq!(shortage(&anyhow::anyhow!("(os error nope)")), None);
         let hinted = with_hint(&eagain);
         assert!(hinted.starts_with("cannot start a thread: "), "{hinted}");

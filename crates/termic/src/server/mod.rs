@@ -191,7 +191,8 @@ impl Server {
     /// to be refused (with the reason) rather than dropped unanswered.
     fn take_connection(self: &Arc<Self>, stream: UnixStream, own_uid: u32, socket: &Path) {
         let slot = Arc::new(Mutex::new(Some(stream)));
-        let (server, theirs, socket_path) = (Arc::clone(self), Arc::clone(&slot), socket.to_owned());
+        let (server, theirs, socket_path) =
+            (Arc::clone(self), Arc::clone(&slot), socket.to_owned());
         let started = std::thread::Builder::new()
             .name("termic-conn".into())
             .spawn(move || {
