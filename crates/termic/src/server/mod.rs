@@ -49,6 +49,9 @@ use protocol::{
 };
 use socket::ServerPaths;
 
+/// How long a new connection has to say hello.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// How often the server looks whether it is idle, at most.
 const IDLE_CHECK: Duration = Duration::from_secs(5);
 
@@ -170,11 +173,20 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         match listener.accept() {
             Ok((stream, _)) => {
                 backoff.succeeded();
+                // Taken back as soon as a descriptor is free again.
+                reserve.restore();
                 server.take_connection(stream, own_uid, &server_paths.socket);
             }
             Err(e) => server.accept_failed(&listener, &e, &mut reserve, &mut backoff),
         }
     }
+}
+
+/// The shortage an OS error means, or `otherwise`.
+fn io_shortage(err: &std::io::Error, otherwise: limits::Shortage) -> limits::Shortage {
+    err.raw_os_error()
+        .and_then(limits::shortage_of_errno)
+        .unwrap_or(otherwise)
 }
 
 /// Tell a connection the server cannot serve it, and close it. Non-blocking:
@@ -190,26 +202,39 @@ impl Server {
     /// through a slot, so when no thread can be started it is still here
     /// to be refused (with the reason) rather than dropped unanswered.
     fn take_connection(self: &Arc<Self>, stream: UnixStream, own_uid: u32, socket: &Path) {
-        let slot = Arc::new(Mutex::new(Some(stream)));
+        // The write half is made here, not on the connection's thread:
+        // every descriptor the accept loop's reserve competes for is taken
+        // on this one thread, so giving the reserve up always lets `accept`
+        // have it.
+        let write_half = match stream.try_clone() {
+            Ok(half) => half,
+            Err(e) => {
+                let shortage = io_shortage(&e, limits::Shortage::Descriptors);
+                refuse(stream, shortage.sentence());
+                self.report_shortage(
+                    &format!("refused a connection: cannot open its write half: {e}"),
+                    Some(shortage),
+                );
+                return;
+            }
+        };
+        let slot = Arc::new(Mutex::new(Some((stream, write_half))));
         let (server, theirs, socket_path) =
             (Arc::clone(self), Arc::clone(&slot), socket.to_owned());
         let started = std::thread::Builder::new()
             .name("termic-conn".into())
             .spawn(move || {
-                let Some(stream) = lock(&theirs).take() else {
+                let Some((stream, write_half)) = lock(&theirs).take() else {
                     return;
                 };
                 server.connections.fetch_add(1, Ordering::SeqCst);
-                server.converse(stream, own_uid, &socket_path);
+                server.converse(stream, write_half, own_uid, &socket_path);
                 server.connections.fetch_sub(1, Ordering::SeqCst);
                 *lock(&server.idle_since) = Instant::now();
             });
         if let Err(e) = started {
-            let shortage = e
-                .raw_os_error()
-                .and_then(limits::shortage_of_errno)
-                .unwrap_or(limits::Shortage::Threads);
-            if let Some(stream) = lock(&slot).take() {
+            let shortage = io_shortage(&e, limits::Shortage::Threads);
+            if let Some((stream, _)) = lock(&slot).take() {
                 refuse(stream, shortage.sentence());
             }
             self.report_shortage(
@@ -238,6 +263,8 @@ impl Server {
         ) {
             return;
         }
+        // A descriptor freed since the reserve was lost becomes it again.
+        reserve.restore();
         let shortage = errno.and_then(limits::shortage_of_errno);
         let out_of_fds = matches!(
             shortage,
@@ -369,10 +396,13 @@ impl Server {
 
     /// One client connection: peer check, hello, then requests until it
     /// closes or sends something that is not a request.
-    fn converse(&self, stream: UnixStream, own_uid: u32, socket_path: &std::path::Path) {
-        let Ok(write_half) = stream.try_clone() else {
-            return;
-        };
+    fn converse(
+        &self,
+        stream: UnixStream,
+        write_half: UnixStream,
+        own_uid: u32,
+        socket_path: &std::path::Path,
+    ) {
         let mut out = BufWriter::new(write_half);
         let verdict = socket::peer_cred(&stream)
             .map_err(|e| format!("cannot read the peer's credentials: {e}"))
@@ -382,8 +412,13 @@ impl Server {
             let _ = write_frame(&mut out, &Response::Refused { message });
             return;
         }
+        // A connection that never says hello holds a thread and two
+        // descriptors: it gets a while, not forever.
+        let _ = stream.set_read_timeout(Some(HELLO_TIMEOUT));
         let mut input = BufReader::new(stream);
-        let told = match read_frame::<Request>(&mut input) {
+        let hello = read_frame::<Request>(&mut input);
+        let _ = input.get_ref().set_read_timeout(None);
+        let told = match hello {
             Ok(Request::Hello { protocol, version }) => {
                 let mut answer = protocol::answer_hello(
                     protocol,
