@@ -204,9 +204,19 @@ impl Notifier {
                 }
                 Route::Terminal => {}
                 Route::Desktop => {
-                    let text = text.clone();
                     let (reply, osc) = (self.reply.clone(), self.osc_fallback);
-                    std::thread::spawn(move || show_desktop(&text, task, osc, &reply));
+                    let (text_for_thread, reply_for_thread) = (text.clone(), reply.clone());
+                    let started = std::thread::Builder::new()
+                        .name("termic-notify".into())
+                        .spawn(move || {
+                            show_desktop(&text_for_thread, task, osc, &reply_for_thread)
+                        });
+                    // Out of threads (`ulimit -u`): the terminal shows it,
+                    // as when the desktop refuses; never a panic (in the
+                    // server this is the timer thread).
+                    if started.is_err() && osc {
+                        let _ = reply.send(NotifyReply::Fallback(text.clone()));
+                    }
                 }
             }
         }

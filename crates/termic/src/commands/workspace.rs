@@ -78,6 +78,10 @@ impl WorkspaceArgs {
         let mut config = services.config.settings.runtime_config();
         config.foreground_agents =
             Arc::new(ForegroundAgents::from_registry(&services.config.agents));
+        // Every task names this process, so that if it dies without ending
+        // them the next server of this data dir can (runtime/orphans.rs).
+        config.owner = crate::runtime::orphans::Owner::of_this_process(services.data_dir())
+            .map(|o| o.env_value());
         let (runtime, events) = Runtime::new(config, clock);
         if let Some(path) = &self.event_log {
             runtime.set_event_log(Some(EventLog::open(path)?));

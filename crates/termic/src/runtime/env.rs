@@ -15,6 +15,9 @@ pub const DEFAULT_TERM_PROGRAM: &str = "iTerm.app";
 
 /// Variables removed outright. `ZELLIJ*` is matched by prefix separately.
 const REMOVED: [&str; 3] = ["TMUX", "TMUX_PANE", "STY"];
+/// Set when the runtime has an owner, removed otherwise: a task never
+/// carries the owner of the termic it was started inside.
+const OWNER_VAR: &str = super::orphans::OWNER_VAR;
 const REMOVED_PREFIX: &str = "ZELLIJ";
 
 /// What the child's environment must change relative to the parent's.
@@ -37,6 +40,8 @@ pub struct EnvFacts<'a> {
     /// The agent's own env from its definition, applied before the contract
     /// so the contract's variables always win.
     pub agent_env: &'a [(OsString, OsString)],
+    /// `TERMIC_OWNER`: the process that owns the task (see `orphans`).
+    pub owner: Option<&'a str>,
 }
 
 /// Whether the child must not inherit this variable.
@@ -53,11 +58,16 @@ pub fn env_changes<'p>(
     let remove = parent
         .into_iter()
         .map(|(name, _)| name)
-        .filter(|name| is_multiplexer_var(name))
+        .filter(|name| {
+            is_multiplexer_var(name) || (facts.owner.is_none() && *name == OsStr::new(OWNER_VAR))
+        })
         .map(OsStr::to_os_string)
         .collect();
     let mut set: Vec<(OsString, OsString)> = facts.agent_env.to_vec();
     set.push(("TERMIC_TASK_ID".into(), facts.task_id.into()));
+    if let Some(owner) = facts.owner {
+        set.push((OWNER_VAR.into(), owner.into()));
+    }
     if let Some(pty) = facts.pty_path {
         set.push(("TERMIC_PTY".into(), pty.to_os_string()));
     }
@@ -98,6 +108,7 @@ mod tests {
                 pty_path: Some(OsStr::new("/dev/pts/7")),
                 term_program: DEFAULT_TERM_PROGRAM,
                 agent_env,
+                owner: Some("1.2.3.4"),
             },
         )
     }
@@ -140,6 +151,29 @@ mod tests {
         assert_eq!(last("COLORTERM").as_deref(), Some("truecolor"));
         assert_eq!(last("TERM_PROGRAM").as_deref(), Some("iTerm.app"));
         assert_eq!(last("FOO").as_deref(), Some("bar"));
+        assert_eq!(last("TERMIC_OWNER").as_deref(), Some("1.2.3.4"));
+    }
+
+    #[test]
+    fn an_inherited_owner_is_replaced_or_removed() {
+        let env = parent(&[("TERMIC_OWNER", "9.9.9.9"), ("HOME", "/h")]);
+        let facts = |owner| EnvFacts {
+            task_id: "abc123",
+            pty_path: None,
+            term_program: DEFAULT_TERM_PROGRAM,
+            agent_env: &[],
+            owner,
+        };
+        let pairs = || env.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str()));
+        let without = env_changes(pairs(), &facts(None));
+        assert_eq!(without.remove, [OsString::from("TERMIC_OWNER")]);
+        assert!(!without.set.iter().any(|(k, _)| k == "TERMIC_OWNER"));
+        let with = env_changes(pairs(), &facts(Some("1.2.3.4")));
+        assert!(with.remove.is_empty());
+        assert!(with
+            .set
+            .iter()
+            .any(|(k, v)| k == "TERMIC_OWNER" && v == "1.2.3.4"));
     }
 
     #[test]

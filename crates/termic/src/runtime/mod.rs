@@ -7,6 +7,7 @@
 //! - [`env`]: the spawn env contract (pure).
 //! - [`foreground`]: which agent runs in a command or shell task's foreground.
 //! - [`history`]: compact scrollback outside the screen model.
+//! - [`orphans`]: ending what a termic killed without ending its tasks left.
 //! - [`spawn`]: PTY open (under one process-wide lock) and child start.
 //! - [`reader`]: the reader thread (read, query scan, engine).
 //! - [`screen`]: the screen thread (screen model, replies, dirty flag).
@@ -19,6 +20,7 @@
 pub mod env;
 pub mod foreground;
 pub mod history;
+pub mod orphans;
 pub mod program;
 pub mod reader;
 pub mod screen;
@@ -166,7 +168,7 @@ impl Runtime {
     /// Start a task. Its output starts flowing to the screen model at once.
     pub fn spawn(&self, spec: TaskSpec) -> Result<TaskId, RuntimeError> {
         let config = &self.inner.config;
-        let spawned = spawn::spawn(&spec, &config.term_program)?;
+        let spawned = spawn::spawn(&spec, &config.term_program, config.owner.as_deref())?;
         let id = TaskId(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
         let parser = History::new(config.scrollback)
             .into_screen_model(nonzero(spec.size.rows), nonzero(spec.size.cols));
@@ -244,17 +246,18 @@ impl Runtime {
         let screen_shared = Arc::clone(&shared);
         let responder = Responder::new(config.replies.clone());
         let reader = spawned.reader;
+        // The child is handed to its waiter through a slot: when a thread
+        // cannot be started (out of threads, `ulimit -u`), whatever did not
+        // start is dropped, and the child must still be here to be killed
+        // and reaped.
+        let child_slot = Arc::new(Mutex::new(Some(spawned.child)));
         let spawn_thread = |name: String, f: Box<dyn FnOnce() + Send>| {
-            thread::Builder::new()
-                .name(name)
-                .spawn(f)
-                .map_err(|e| RuntimeError::Io {
-                    id,
-                    what: "start a thread",
-                    source: e,
-                })
+            thread::Builder::new().name(name).spawn(f).map(drop)
         };
-        spawn_thread(
+        let pty_writer = spawned.writer;
+        let waiter_shared = Arc::clone(&shared);
+        let waiter_child = Arc::clone(&child_slot);
+        let started = spawn_thread(
             format!("termic-read-{}", id.0),
             Box::new(move || {
                 reader::run(
@@ -266,51 +269,90 @@ impl Runtime {
                     watch,
                 );
             }),
-        )?;
-        spawn_thread(
-            format!("termic-screen-{}", id.0),
-            Box::new(move || {
-                screen::run(batch_rx, returned_tx, screen_shared, responder);
-                let _ = done_tx.send(());
-            }),
-        )?;
-        let pty_writer = spawned.writer;
-        spawn_thread(
-            format!("termic-write-{}", id.0),
-            Box::new(move || writer::run(pty_writer, input)),
-        )?;
-        let mut child = spawned.child;
-        let waiter_shared = Arc::clone(&shared);
-        spawn_thread(
-            format!("termic-wait-{}", id.0),
-            Box::new(move || {
-                let code = match child.wait() {
-                    Ok(status) if status.signal().is_none() => {
-                        i32::try_from(status.exit_code()).ok()
+        )
+        .and_then(|()| {
+            spawn_thread(
+                format!("termic-screen-{}", id.0),
+                Box::new(move || {
+                    screen::run(batch_rx, returned_tx, screen_shared, responder);
+                    let _ = done_tx.send(());
+                }),
+            )
+        })
+        .and_then(|()| {
+            spawn_thread(
+                format!("termic-write-{}", id.0),
+                Box::new(move || writer::run(pty_writer, input)),
+            )
+        })
+        .and_then(|()| {
+            spawn_thread(
+                format!("termic-wait-{}", id.0),
+                Box::new(move || {
+                    let Some(mut child) = lock(&waiter_child).take() else {
+                        return;
+                    };
+                    let code = match child.wait() {
+                        Ok(status) if status.signal().is_none() => {
+                            i32::try_from(status.exit_code()).ok()
+                        }
+                        _ => None,
+                    };
+                    // Let the last output reach the screen first (`done_rx`:
+                    // the screen thread ended, after the reader's EOF); a
+                    // leftover process holding the PTY is ended so the
+                    // reader can finish.
+                    let processes = waiter_shared.meta.processes();
+                    if done_rx.recv_timeout(DRAIN_AFTER_EXIT).is_err() {
+                        session::end_task(&processes);
+                        let _ = done_rx.recv_timeout(session::KILL_GRACE * 2);
+                    } else if session::task_alive(&processes) {
+                        session::end_task(&processes);
+                    } else if let Some(container) = &processes.container {
+                        // The client is gone; its container must be too (a
+                        // killed client leaves it running).
+                        crate::docker::engine::kill(container);
                     }
-                    _ => None,
-                };
-                // Let the last output reach the screen first (`done_rx`: the
-                // screen thread ended, after the reader's EOF); a leftover
-                // process holding the PTY is ended so the reader can finish.
-                let processes = waiter_shared.meta.processes();
-                if done_rx.recv_timeout(DRAIN_AFTER_EXIT).is_err() {
-                    session::end_task(&processes);
-                    let _ = done_rx.recv_timeout(session::KILL_GRACE * 2);
-                } else if session::task_alive(&processes) {
-                    session::end_task(&processes);
-                } else if let Some(container) = &processes.container {
-                    // The client is gone; its container must be too (a
-                    // killed client leaves it running).
-                    crate::docker::engine::kill(container);
-                }
-                session::unregister(&processes);
-                waiter_shared.feed_signals(|signals, now| signals.exited(now, code));
-                waiter_shared.set_status(TaskStatus::Exited(code));
-                waiter_shared.send(RuntimeEvent::Exited(waiter_shared.meta.id, code));
-            }),
-        )?;
+                    session::unregister(&processes);
+                    waiter_shared.feed_signals(|signals, now| signals.exited(now, code));
+                    waiter_shared.set_status(TaskStatus::Exited(code));
+                    waiter_shared.send(RuntimeEvent::Exited(waiter_shared.meta.id, code));
+                }),
+            )
+        });
+        if let Err(source) = started {
+            self.abandon(&shared, &child_slot);
+            return Err(RuntimeError::Io {
+                id,
+                what: "start a thread",
+                source,
+            });
+        }
         Ok(id)
+    }
+
+    /// Undo a spawn whose threads could not all be started: no half task
+    /// stays listed, and its processes are killed at once (it never ran
+    /// for the user) and the child reaped. Threads that did start end by
+    /// themselves: the reader at the PTY's end, the others when their
+    /// channels close with the task's last reference.
+    fn abandon(
+        &self,
+        task: &Arc<TaskShared>,
+        child: &Mutex<Option<Box<dyn portable_pty::Child + Send + Sync>>>,
+    ) {
+        self.lock_tasks().remove(&task.meta.id);
+        let processes = task.meta.processes();
+        session::unregister(&processes);
+        session::signal_task(&processes, libc::SIGKILL);
+        if let Some(container) = &processes.container {
+            crate::docker::engine::kill_detached(container);
+        }
+        // SIGKILLed with its group above: this wait is short.
+        if let Some(mut child) = lock(child).take() {
+            let _ = child.wait();
+        }
+        task.set_status(TaskStatus::Exited(None));
     }
 
     fn lock_tasks(&self) -> std::sync::MutexGuard<'_, BTreeMap<TaskId, Arc<TaskShared>>> {

@@ -144,8 +144,8 @@ pub fn signal_task(task: &TaskProcesses, signal: libc::c_int) {
 
 /// SIGKILL rounds after the grace period: Codex's daemons can start one
 /// another, so a member may appear while the others are being killed.
-const KILL_ROUNDS: u32 = 10;
-const KILL_ROUND_GAP: Duration = Duration::from_millis(200);
+pub const KILL_ROUNDS: u32 = 10;
+pub const KILL_ROUND_GAP: Duration = Duration::from_millis(200);
 
 /// Start `cmd` in a session of its own (`setsid` in the child), so a hang-up
 /// of this process's terminal does not reach it: the detached server and
@@ -178,23 +178,31 @@ pub fn end_task(task: &TaskProcesses) {
     for signal in [libc::SIGHUP, libc::SIGTERM, libc::SIGCONT] {
         signal_task(task, signal);
     }
-    *lock_reapers() += 1;
     let owned = task.clone();
-    let reaper = thread::Builder::new()
-        .name(format!("termic-reap-{}", task.leader))
-        .spawn(move || {
-            reap(&owned);
-            reaper_done();
-        });
-    if reaper.is_err() {
+    let name = format!("termic-reap-{}", task.leader);
+    if !spawn_reaper(name, move || reap(&owned)) {
         // No thread to wait with: SIGKILL now rather than leave it behind.
         signal_task(task, libc::SIGKILL);
-        reaper_done();
     }
 }
 
+/// Run `reap` on a thread that [`wait_for_reapers`] waits for. False when
+/// no thread could be started (out of threads): the caller must do what
+/// it can at once.
+pub fn spawn_reaper(name: String, reap: impl FnOnce() + Send + 'static) -> bool {
+    *lock_reapers() += 1;
+    let started = thread::Builder::new().name(name).spawn(move || {
+        reap();
+        reaper_done();
+    });
+    if started.is_err() {
+        reaper_done();
+    }
+    started.is_ok()
+}
+
 /// How often the grace period checks whether the task is already gone.
-const GRACE_POLL: Duration = Duration::from_millis(50);
+pub const GRACE_POLL: Duration = Duration::from_millis(50);
 
 /// Wait out the grace period (less when the task is gone sooner), then
 /// SIGKILL what is left.

@@ -41,7 +41,11 @@ fn pty_err(what: &'static str) -> impl FnOnce(anyhow::Error) -> RuntimeError {
 }
 
 /// Open a PTY at `spec.size` and spawn `spec.argv` in it.
-pub fn spawn(spec: &TaskSpec, term_program: &str) -> Result<Spawned, RuntimeError> {
+pub fn spawn(
+    spec: &TaskSpec,
+    term_program: &str,
+    owner: Option<&str>,
+) -> Result<Spawned, RuntimeError> {
     let Some(program) = spec.argv.first() else {
         return Err(RuntimeError::EmptyCommand);
     };
@@ -93,6 +97,7 @@ pub fn spawn(spec: &TaskSpec, term_program: &str) -> Result<Spawned, RuntimeErro
             pty_path: Some(pty_path.as_os_str()),
             term_program,
             agent_env: &spec.env,
+            owner,
         },
     );
     let mut cmd = CommandBuilder::new(program);

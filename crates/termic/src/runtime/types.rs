@@ -78,8 +78,9 @@ pub enum RuntimeEvent {
     /// past their budget: termic drops them from now on until it reads.
     /// Sent once per task.
     RepliesDropped(TaskId),
-    /// Something the user must hear, once: the event log or a task's
-    /// recording stopped (a full disk), and why.
+    /// Something the user must hear, once, about no task's state: the
+    /// event log or a task's recording stopped (a full disk), or the server
+    /// refused connections for lack of threads or descriptors.
     Notice(String),
 }
 
@@ -126,6 +127,10 @@ pub struct RuntimeConfig {
     pub replies: ReplyConfig,
     /// The agents a command or shell task's foreground process can be.
     pub foreground_agents: Arc<ForegroundAgents>,
+    /// `TERMIC_OWNER` for every task (`orphans::Owner::env_value`), so a
+    /// later server can end them if this process dies without doing it.
+    /// `None`: the tasks carry none (and an inherited one is removed).
+    pub owner: Option<String>,
 }
 
 impl Default for RuntimeConfig {
@@ -135,6 +140,7 @@ impl Default for RuntimeConfig {
             scrollback: DEFAULT_SCROLLBACK,
             replies: ReplyConfig::default(),
             foreground_agents: Arc::new(ForegroundAgents::from_registry(&AgentRegistry::default())),
+            owner: None,
         }
     }
 }

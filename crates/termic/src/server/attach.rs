@@ -86,6 +86,7 @@ impl Server {
     pub(super) fn attach(
         &self,
         request: AttachRequest,
+        notice: Option<String>,
         input: BufReader<UnixStream>,
         out: BufWriter<UnixStream>,
         socket_path: &std::path::Path,
@@ -93,7 +94,7 @@ impl Server {
         let _ = out.get_ref().set_write_timeout(Some(WRITE_TIMEOUT));
         let stream = out.get_ref().try_clone().ok();
         let out = Arc::new(Mutex::new(out));
-        let ending = match self.show(request, input, &out) {
+        let ending = match self.show(request, notice, input, &out) {
             Ok(ending) => ending,
             Err(e) => {
                 let message = format!("{e:#}");
@@ -126,6 +127,7 @@ impl Server {
     fn show(
         &self,
         request: AttachRequest,
+        notice: Option<String>,
         input: BufReader<UnixStream>,
         out: &Arc<Mutex<BufWriter<UnixStream>>>,
     ) -> Result<Ending> {
@@ -177,6 +179,13 @@ impl Server {
         // stopped the event log or a recording).
         if let Some(notice) = lock(&self.missed_notice).take() {
             app.message = Some(notice);
+        }
+        // What the hello told this client (the orphan sweep) comes first.
+        if let Some(notice) = notice {
+            app.message = Some(match app.message.take() {
+                Some(warning) => format!("{notice} {warning}"),
+                None => notice,
+            });
         }
         let away_since = *lock(&self.away_since);
         app.adopt_tasks(away_since);

@@ -252,20 +252,31 @@ fn hello(stream: UnixStream) -> Result<Connected> {
     socket::authorize(peer.uid, socket::own_uid()).map_err(anyhow::Error::msg)?;
     let mut output = BufWriter::new(stream.try_clone()?);
     let mut input = BufReader::new(stream);
-    write_frame(
+    let said = write_frame(
         &mut output,
         &Request::Hello {
             protocol: PROTOCOL,
             version: env!("CARGO_PKG_VERSION").to_owned(),
         },
-    )
-    .context("cannot talk to the termic server")?;
-    match read_frame::<Response>(&mut input) {
-        Ok(Response::Welcome { .. }) => Ok(Connected::Ready(Client {
-            input,
-            output,
-            server_pid: peer.pid,
-        })),
+    );
+    let answer = read_frame::<Response>(&mut input);
+    // A server that cannot take the connection (out of threads or
+    // descriptors) says why and closes it, maybe before our hello got in.
+    if let Ok(Response::Error { message }) = answer {
+        bail!("{message}");
+    }
+    said.context("cannot talk to the termic server")?;
+    match answer {
+        Ok(Response::Welcome { notice, .. }) => {
+            if let Some(notice) = notice {
+                crate::printed::errln!("termic: {notice}");
+            }
+            Ok(Connected::Ready(Client {
+                input,
+                output,
+                server_pid: peer.pid,
+            }))
+        }
         Ok(Response::Refused { message }) => Ok(Connected::Mismatch {
             server_pid: peer.pid,
             message,

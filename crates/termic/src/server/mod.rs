@@ -16,6 +16,7 @@
 pub mod attach;
 pub mod away;
 pub mod client;
+pub mod limits;
 pub mod protocol;
 pub mod resolve;
 pub mod socket;
@@ -24,7 +25,7 @@ use std::io::{BufReader, BufWriter};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -48,6 +49,9 @@ use protocol::{
     WaitFor, WaitOutcome,
 };
 use socket::ServerPaths;
+
+/// How long a new connection has to say hello.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How often the server looks whether it is idle, at most.
 const IDLE_CHECK: Duration = Duration::from_secs(5);
@@ -92,6 +96,12 @@ struct Server {
     /// What the runtime had to tell the user (the event log or a recording
     /// stopped) while nobody was attached: the next attach shows it.
     missed_notice: Mutex<Option<String>>,
+    /// Resource errors (out of threads, descriptors) are logged and shown
+    /// at most this often.
+    shortage_reports: Mutex<limits::RateLimit>,
+    /// What the user must hear from the next client that says hello (the
+    /// orphan sweep's count), taken by that client.
+    startup_notice: Mutex<Option<String>>,
 }
 
 /// `termic server run`: serve until stopped. Called in the detached child.
@@ -108,6 +118,15 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         );
     }
     let _ = std::fs::remove_file(&server_paths.socket);
+    // Before the first client can say hello: the processes a server of this
+    // data dir left when it was killed (SIGKILL, the OOM killer) are ended,
+    // and the first client hears how many.
+    let startup_notice = crate::runtime::orphans::Owner::of_this_process(&paths.data_dir)
+        .map(|me| crate::runtime::orphans::sweep(&me))
+        .and_then(crate::runtime::orphans::notice);
+    if let Some(notice) = &startup_notice {
+        errln!("termic server: {notice}");
+    }
     let listener = UnixListener::bind(&server_paths.socket)
         .with_context(|| format!("cannot listen on {}", server_paths.socket.display()))?;
     std::fs::set_permissions(&server_paths.socket, std::fs::Permissions::from_mode(0o600))
@@ -135,6 +154,8 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         )),
         away: away::AwayNotifier::default(),
         missed_notice: Mutex::new(None),
+        shortage_reports: Mutex::new(limits::RateLimit::new(limits::REPORT_EVERY)),
+        startup_notice: Mutex::new(startup_notice),
     });
     errln!(
         "termic server {} (pid {}) listening on {}",
@@ -156,23 +177,147 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         .spawn(move || idle.exit_when_idle(&socket_path))?;
 
     let own_uid = socket::own_uid();
-    for stream in listener.incoming() {
-        let Ok(stream) = stream else { continue };
-        let server = Arc::clone(&server);
-        let socket_path = server_paths.socket.clone();
-        std::thread::Builder::new()
-            .name("termic-conn".into())
-            .spawn(move || {
-                server.connections.fetch_add(1, Ordering::SeqCst);
-                server.converse(stream, own_uid, &socket_path);
-                server.connections.fetch_sub(1, Ordering::SeqCst);
-                *lock(&server.idle_since) = Instant::now();
-            })?;
+    let mut backoff = limits::AcceptBackoff::default();
+    let mut reserve = limits::ReservedFd::open();
+    // Never left: a resource error waits and tries again (see `limits`),
+    // and the server ends only through `shut_down` or a signal.
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                backoff.succeeded();
+                // Taken back as soon as a descriptor is free again.
+                reserve.restore();
+                server.take_connection(stream, own_uid, &server_paths.socket);
+            }
+            Err(e) => server.accept_failed(&listener, &e, &mut reserve, &mut backoff),
+        }
     }
-    Ok(())
+}
+
+/// The shortage an OS error means, or `otherwise`.
+fn io_shortage(err: &std::io::Error, otherwise: limits::Shortage) -> limits::Shortage {
+    err.raw_os_error()
+        .and_then(limits::shortage_of_errno)
+        .unwrap_or(otherwise)
+}
+
+/// Tell a connection the server cannot serve it, and close it. Non-blocking:
+/// the accept loop never waits on a client.
+fn refuse(stream: UnixStream, message: String) {
+    let _ = stream.set_nonblocking(true);
+    let mut out = &stream;
+    let _ = write_frame(&mut out, &Response::Error { message });
 }
 
 impl Server {
+    /// Serve `stream` on a thread of its own. The stream is handed over
+    /// through a slot, so when no thread can be started it is still here
+    /// to be refused (with the reason) rather than dropped unanswered.
+    fn take_connection(self: &Arc<Self>, stream: UnixStream, own_uid: u32, socket: &Path) {
+        // The write half is made here, not on the connection's thread:
+        // every descriptor the accept loop's reserve competes for is taken
+        // on this one thread, so giving the reserve up always lets `accept`
+        // have it.
+        let write_half = match stream.try_clone() {
+            Ok(half) => half,
+            Err(e) => {
+                let shortage = io_shortage(&e, limits::Shortage::Descriptors);
+                refuse(stream, shortage.sentence());
+                self.report_shortage(
+                    &format!("refused a connection: cannot open its write half: {e}"),
+                    Some(shortage),
+                );
+                return;
+            }
+        };
+        let slot = Arc::new(Mutex::new(Some((stream, write_half))));
+        let (server, theirs, socket_path) =
+            (Arc::clone(self), Arc::clone(&slot), socket.to_owned());
+        let started = std::thread::Builder::new()
+            .name("termic-conn".into())
+            .spawn(move || {
+                let Some((stream, write_half)) = lock(&theirs).take() else {
+                    return;
+                };
+                server.connections.fetch_add(1, Ordering::SeqCst);
+                server.converse(stream, write_half, own_uid, &socket_path);
+                server.connections.fetch_sub(1, Ordering::SeqCst);
+                *lock(&server.idle_since) = Instant::now();
+            });
+        if let Err(e) = started {
+            let shortage = io_shortage(&e, limits::Shortage::Threads);
+            if let Some((stream, _)) = lock(&slot).take() {
+                refuse(stream, shortage.sentence());
+            }
+            self.report_shortage(
+                &format!("refused a connection: cannot start a thread for it: {e}"),
+                Some(shortage),
+            );
+        }
+    }
+
+    /// `accept` failed: for lack of descriptors, the reserved one is given
+    /// up for a moment so the waiting client hears why; otherwise (or when
+    /// that did not work) the loop waits a little longer each time, so a
+    /// shortage that lasts costs no CPU.
+    fn accept_failed(
+        &self,
+        listener: &UnixListener,
+        err: &std::io::Error,
+        reserve: &mut limits::ReservedFd,
+        backoff: &mut limits::AcceptBackoff,
+    ) {
+        let errno = err.raw_os_error();
+        // The one connection's trouble (it hung up while queued): next.
+        if matches!(
+            errno,
+            Some(libc::EINTR | libc::ECONNABORTED | libc::EPROTO | libc::EPERM)
+        ) {
+            return;
+        }
+        // A descriptor freed since the reserve was lost becomes it again.
+        reserve.restore();
+        let shortage = errno.and_then(limits::shortage_of_errno);
+        let out_of_fds = matches!(
+            shortage,
+            Some(limits::Shortage::Descriptors | limits::Shortage::SystemDescriptors)
+        );
+        if let (true, Some(shortage)) = (out_of_fds, shortage) {
+            if reserve.release() {
+                let refused = listener
+                    .accept()
+                    .map(|(stream, _)| refuse(stream, shortage.sentence()));
+                reserve.restore();
+                if refused.is_ok() {
+                    self.report_shortage(
+                        &format!("refused a connection: cannot accept it: {err}"),
+                        Some(shortage),
+                    );
+                    return;
+                }
+            }
+        }
+        self.report_shortage(&format!("cannot accept a connection: {err}"), shortage);
+        std::thread::sleep(backoff.failed());
+    }
+
+    /// A line in server.log and, for a shortage, a message to every
+    /// attached client; at most once per [`limits::REPORT_EVERY`], the
+    /// next one saying how many were held back.
+    fn report_shortage(&self, what: &str, shortage: Option<limits::Shortage>) {
+        let Some(held) = lock(&self.shortage_reports).hit(Instant::now()) else {
+            return;
+        };
+        let more = match held {
+            0 => String::new(),
+            n => format!(" ({n} more since the last report)"),
+        };
+        errln!("termic server: {what}{more}");
+        if let Some(shortage) = shortage {
+            self.publish(RuntimeEvent::Notice(shortage.sentence()));
+        }
+    }
+
     /// Fire engine timers when due and wake waiters on every change.
     fn feed_timers(&self, events: Receiver<RuntimeEvent>) {
         loop {
@@ -272,10 +417,13 @@ impl Server {
 
     /// One client connection: peer check, hello, then requests until it
     /// closes or sends something that is not a request.
-    fn converse(&self, stream: UnixStream, own_uid: u32, socket_path: &std::path::Path) {
-        let Ok(write_half) = stream.try_clone() else {
-            return;
-        };
+    fn converse(
+        &self,
+        stream: UnixStream,
+        write_half: UnixStream,
+        own_uid: u32,
+        socket_path: &std::path::Path,
+    ) {
         let mut out = BufWriter::new(write_half);
         let verdict = socket::peer_cred(&stream)
             .map_err(|e| format!("cannot read the peer's credentials: {e}"))
@@ -285,18 +433,31 @@ impl Server {
             let _ = write_frame(&mut out, &Response::Refused { message });
             return;
         }
+        // A connection that never says hello holds a thread and two
+        // descriptors: it gets a while, not forever.
+        let _ = stream.set_read_timeout(Some(HELLO_TIMEOUT));
         let mut input = BufReader::new(stream);
-        match read_frame::<Request>(&mut input) {
+        let hello = read_frame::<Request>(&mut input);
+        let _ = input.get_ref().set_read_timeout(None);
+        let told = match hello {
             Ok(Request::Hello { protocol, version }) => {
-                let answer = protocol::answer_hello(
+                let mut answer = protocol::answer_hello(
                     protocol,
                     &version,
                     env!("CARGO_PKG_VERSION"),
                     std::process::id(),
                 );
+                // The first client welcomed carries the start-up notice.
+                if let Response::Welcome { notice, .. } = &mut answer {
+                    *notice = lock(&self.startup_notice).take();
+                }
                 let refused = matches!(answer, Response::Refused { .. });
                 if write_frame(&mut out, &answer).is_err() || refused {
                     return;
+                }
+                match answer {
+                    Response::Welcome { notice, .. } => notice,
+                    _ => None,
                 }
             }
             _ => {
@@ -309,11 +470,12 @@ impl Server {
                 );
                 return;
             }
-        }
+        };
         let fd = input.get_ref().as_raw_fd();
+        let mut told = told;
         while let Ok(request) = read_frame::<Request>(&mut input) {
             if let Request::Attach(attach) = request {
-                return self.attach(attach, input, out, socket_path);
+                return self.attach(attach, told.take(), input, out, socket_path);
             }
             let stop = request == Request::Stop;
             let response = self.answer(request, &|| peer_gone(fd));
@@ -350,8 +512,14 @@ impl Server {
                 Err(anyhow!("input is only for an attached client"))
             }
         };
-        result.unwrap_or_else(|e| Response::Error {
-            message: format!("{e:#}"),
+        result.unwrap_or_else(|e| {
+            let shortage = limits::shortage(&e);
+            if shortage.is_some() {
+                self.report_shortage(&format!("a request failed: {e:#}"), shortage);
+            }
+            Response::Error {
+                message: limits::with_hint(&e),
+            }
         })
     }
 

@@ -161,6 +161,11 @@ pub enum Response {
     Welcome {
         version: String,
         pid: u32,
+        /// Something the user must hear once (processes a killed server
+        /// left, ended at this server's start). Absent from the frame when
+        /// `None`, so the hello keeps its shape for every other version.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        notice: Option<String>,
     },
     /// Refused at hello (another version, another user): the message says
     /// what to run.
@@ -295,6 +300,7 @@ pub fn answer_hello(
         return Response::Welcome {
             version: server_version.to_owned(),
             pid: server_pid,
+            notice: None,
         };
     }
     Response::Refused {
@@ -386,8 +392,13 @@ mod tests {
             answer_hello(PROTOCOL, "0.1.0", "0.1.0", 42),
             Response::Welcome {
                 version: "0.1.0".into(),
-                pid: 42
+                pid: 42,
+                notice: None,
             }
         );
+        // Without a notice the welcome is the same frame older clients know.
+        let mut frame = Vec::new();
+        write_frame(&mut frame, &answer_hello(PROTOCOL, "0.1.0", "0.1.0", 42)).unwrap();
+        assert_eq!(&frame[4..], br#"{"welcome":{"version":"0.1.0","pid":42}}"#);
     }
 }

@@ -48,6 +48,11 @@ pub struct WorkspaceServices {
 }
 
 impl WorkspaceServices {
+    /// termic's data dir (config.toml's sibling state: worktrees, logs).
+    pub fn data_dir(&self) -> &std::path::Path {
+        &self.paths.data_dir
+    }
+
     pub fn new(paths: TermicPaths, cwd: PathBuf, path_var: OsString) -> Result<Self> {
         // A wrong value keeps its default and is a warning: a typo in
         // config.toml must not lock the user out of running tasks.
