@@ -164,30 +164,33 @@ impl ScriptSpec {
     }
 
     fn payload_logic(&self) -> String {
-        // The timer is a direct child, so this shell kills and reaps it;
-        // the reader subshell stops it when the payload is in. Only the
-        // reader has a grandchild (head), and it kills and reaps that on
-        // TERM, so nothing outlives the script on either path.
+        // Signals may be ignored or blocked (an agent can start its hooks
+        // so, and ignored-at-entry signals cannot be trapped), so the bound
+        // rests on SIGKILL alone, sent only to a process its sender has not
+        // reaped. `head` is started by `sh -c` that prints its own pid first
+        // (the pid `head` keeps through `exec`), so the shell that keeps the
+        // time knows whom to kill. The pipe to that shell is held by `head`
+        // alone (fd 5), so its EOF says `head` is done: the watcher then
+        // kills the timer. When the timer ends first, the watcher is killed
+        // before `head`, so it never acts on a reaped timer.
         let reader = format!(
             "# The JSON payload: at most {max} bytes, and at most {secs} s even if stdin\n\
              # never closes (then the payload is dropped and the default answer stands).\n\
+             # Everything is stopped with kill -9: signals may be ignored.\n\
              payload() {{\n\
-             \x20 exec 3<&0\n\
-             \x20 sleep {secs} </dev/null >/dev/null &\n\
-             \x20 timer=$!\n\
-             \x20 (\n\
-             \x20   trap 'kill \"$head\"; wait \"$head\"; exit 0' TERM\n\
-             \x20   head -c {max} <&3 &\n\
-             \x20   head=$!\n\
-             \x20   wait \"$head\"\n\
-             \x20   trap - TERM\n\
-             \x20   kill \"$timer\"\n\
-             \x20 ) &\n\
-             \x20 reader=$!\n\
-             \x20 wait \"$timer\"\n\
-             \x20 kill \"$reader\"\n\
-             \x20 wait \"$reader\"\n\
-             \x20 exec 3<&-\n\
+             \x20 exec 4>&1\n\
+             \x20 /bin/sh -c 'echo \"$$\" >&5; exec head -c {max}' 5>&1 >&4 4>&- | {{\n\
+             \x20   read -r reader || exit 0\n\
+             \x20   exec 5<&0\n\
+             \x20   sleep {secs} </dev/null >/dev/null &\n\
+             \x20   timer=$!\n\
+             \x20   {{ while read -r _; do :; done; kill -9 \"$timer\"; }} <&5 &\n\
+             \x20   watcher=$!\n\
+             \x20   exec 5<&- </dev/null\n\
+             \x20   wait \"$timer\"\n\
+             \x20   [ \"$?\" -gt 128 ] || kill -9 \"$watcher\" \"$reader\"\n\
+             \x20   wait \"$watcher\"\n\
+             \x20 }} >/dev/null 4>&-\n\
              }}\n",
             max = PAYLOAD_MAX_BYTES,
             secs = PAYLOAD_MAX_SECONDS,
@@ -221,16 +224,25 @@ impl ScriptSpec {
         let send = match self.transport {
             Transport::TerminalSequence => "printf '%s%s%s' '{\"terminalSequence\":\"\\u001b]'\"$head\" \"$TERMIC_TASK_ID\" \"$tail$extra\"'\\u0007\"}'\n".to_string(),
             Transport::PtyByName => format!(
-                "# A background writer, so a full pty cannot hold the script: it stops the\n\
-                 # timer when done; when the timer ends first the writer is killed. Both\n\
-                 # are children of this shell and reaped here (printf is a builtin).\n\
+                "# $TERMIC_PTY is opened read-only (no O_CREAT, no O_TRUNC: nothing can be\n\
+                 # created or cut), the OPENED file must be a character device, and the\n\
+                 # write reopens that very file through /proc/self/fd, never the name.\n\
+                 # Without /proc: opened read-write (O_CREAT, never O_TRUNC), written only\n\
+                 # when the opened file is a character device. A background writer, so a\n\
+                 # full pty cannot hold the script: it stops the timer when done; when the\n\
+                 # timer ends first the writer is killed. kill -9: signals may be ignored.\n\
                  sleep {bound} </dev/null >/dev/null &\n\
                  timer=$!\n\
-                 ( printf '\\033]%s%s%s\\007' \"$head\" \"$TERMIC_TASK_ID\" \"$tail$extra\" >\"$TERMIC_PTY\"; kill \"$timer\" ) </dev/null >/dev/null &\n\
+                 if [ -d /proc/self/fd ]; then\n\
+                 \x20 ( [ -c /proc/self/fd/3 ] && {print} >/proc/self/fd/3; kill -9 \"$timer\" ) 3<\"$TERMIC_PTY\" </dev/null >/dev/null &\n\
+                 else\n\
+                 \x20 ( [ -c /dev/fd/3 ] && {print} >&3; kill -9 \"$timer\" ) 3<>\"$TERMIC_PTY\" </dev/null >/dev/null &\n\
+                 fi\n\
                  writer=$!\n\
                  wait \"$timer\"\n\
-                 kill \"$writer\"\n\
+                 [ \"$?\" -gt 128 ] || kill -9 \"$writer\"\n\
                  wait \"$writer\"\n",
+                print = "printf '\\033]%s%s%s\\007' \"$head\" \"$TERMIC_TASK_ID\" \"$tail$extra\"",
                 bound = PTY_WRITE_MAX_SECONDS,
             ),
         };

@@ -17,21 +17,24 @@ function taskId() {
 }
 
 // Opens $TERMIC_PTY by name (the controlling terminal is not the route),
-// writes one sequence, closes it.
-// Only a character device is opened, so a stale path can never create a file
-// or block on a FIFO. Every error is swallowed.
+// writes one sequence, closes it. The open can neither create nor truncate
+// (no O_CREAT, no O_TRUNC), follows no symlink at the last component
+// (O_NOFOLLOW), never blocks (O_NONBLOCK: a FIFO, a full pty) and takes no
+// controlling terminal (O_NOCTTY); then the OPENED file must be a character
+// device, so a path swapped after any check (a regular file, a FIFO) is
+// never written. Every error is swallowed.
 function emit(event, fields) {
   try {
     const id = taskId();
     const pty = process.env.TERMIC_PTY;
     if (!id || !pty) return;
-    if (!fs.statSync(pty).isCharacterDevice()) return;
     let body = `${WIRE.prefix};${event};${id}`;
     for (const [key, value] of fields) body += `;${key}=${value}`;
     const c = fs.constants;
-    const fd = fs.openSync(pty, c.O_WRONLY | (c.O_NOCTTY || 0) | (c.O_NONBLOCK || 0));
+    const flags = c.O_WRONLY | (c.O_NOCTTY || 0) | (c.O_NONBLOCK || 0) | (c.O_NOFOLLOW || 0);
+    const fd = fs.openSync(pty, flags);
     try {
-      fs.writeSync(fd, `\u001b]${body}\u0007`);
+      if (fs.fstatSync(fd).isCharacterDevice()) fs.writeSync(fd, `\u001b]${body}\u0007`);
     } finally {
       fs.closeSync(fd);
     }
