@@ -413,6 +413,45 @@ impl App {
         }
     }
 
+    /// Events were dropped (the runtime's channel or this client's queue
+    /// was full): the list, each badge and the screen are read again from
+    /// the runtime, which has them all. Badges set here ring nothing: the
+    /// moment they changed is past.
+    pub fn resync(&mut self) {
+        let live: Vec<u64> = self.runtime.tasks().iter().map(|i| i.meta.id.0).collect();
+        let gone: Vec<u64> = self
+            .tasks
+            .entries
+            .iter()
+            .map(|e| e.id)
+            .filter(|id| !live.contains(id))
+            .collect();
+        for id in gone {
+            self.tasks.remove(id);
+        }
+        self.adopt_tasks(0);
+        let now = self.now_ms();
+        for info in self.runtime.tasks() {
+            let id = info.meta.id;
+            let engine = self
+                .runtime
+                .with_engine(id, |e| (e.state(), e.since(), e.attention().cloned()));
+            let Some(entry) = self.tasks.get_mut(id.0) else {
+                continue;
+            };
+            if let crate::runtime::TaskStatus::Exited(code) = info.status {
+                entry.set_badge(Badge::Exited(code), now, true, None);
+            } else if let Some((state, since, attention)) = engine {
+                if let Some((badge, _)) = badge_for(state, attention.as_ref()) {
+                    entry.set_badge(badge, since, true, None);
+                }
+            }
+            self.refresh_foreground(id);
+        }
+        self.after_focus_change();
+        self.needs_draw = true;
+    }
+
     /// Applies one runtime event.
     pub fn on_runtime(&mut self, event: RuntimeEvent) {
         if let RuntimeEvent::Removed(id) = event {
@@ -422,6 +461,10 @@ impl App {
                 self.after_focus_change();
                 self.needs_draw = true;
             }
+            return;
+        }
+        if let RuntimeEvent::Resync = event {
+            self.resync();
             return;
         }
         if let RuntimeEvent::Notice(text) = event {
@@ -466,7 +509,7 @@ impl App {
                 }
                 self.needs_draw = true;
             }
-            RuntimeEvent::Removed(_) | RuntimeEvent::Notice(_) => {}
+            RuntimeEvent::Removed(_) | RuntimeEvent::Notice(_) | RuntimeEvent::Resync => {}
             RuntimeEvent::RepliesDropped(id) => {
                 if let Some(entry) = self.tasks.get_mut(id.0) {
                     self.message = Some(format!(
@@ -665,6 +708,11 @@ impl App {
             // Coalesce: take everything already queued before drawing.
             while let Ok(ev) = runtime_events.try_recv() {
                 self.on_runtime(ev);
+            }
+            // In-process, this loop is the runtime channel's one reader
+            // (attached, the server's feed thread is, and sends Resync).
+            if !self.attached && self.runtime.take_lagged() {
+                self.resync();
             }
             while let Ok(ev) = input.try_recv() {
                 self.on_event(ev);

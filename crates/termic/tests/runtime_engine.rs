@@ -314,3 +314,35 @@ fn two_readers_of_the_timeline_each_see_every_entry() {
     rt.write_input(id, b"\r").unwrap();
     wait_exit(&rt, &events, id, T);
 }
+
+/// Issue 27: the runtime's event channel is bounded. A task flooding
+/// transitions while its reader reads nothing fills it, the rest is
+/// dropped (the sender never waits: it holds the engine's lock), the
+/// channel says it lagged, and the state is still the runtime's to read
+/// (what `RuntimeEvent::Resync` re-reads).
+#[test]
+fn a_flood_of_transitions_fills_the_bounded_event_channel_and_the_state_is_still_read() {
+    let (rt, events) = runtime();
+    let mut spec = sh(
+        "flood",
+        "i=0; while [ $i -lt 6000 ]; do \
+         printf '\\033]777;termic;v1;working;%s\\007\\033]777;termic;v1;done;%s\\007' \"$TERMIC_TASK_ID\" \"$TERMIC_TASK_ID\"; \
+         i=$((i+1)); done; printf 'FLOOD-END'; sleep 30",
+    );
+    spec.profile = "claude".into();
+    spec.agent = "claude".into();
+    let id = rt.spawn(spec).unwrap();
+    // Read nothing until the flood is over (the screen is not an event).
+    wait_screen(&rt, id, Duration::from_secs(60), |s| {
+        s.contains("FLOOD-END")
+    });
+    let queued = events.try_iter().count();
+    assert!(
+        queued <= termic::runtime::events::EVENT_QUEUE,
+        "{queued} events queued"
+    );
+    assert!(rt.take_lagged(), "12,000 transitions must have overflowed");
+    assert!(!rt.take_lagged());
+    assert_eq!(rt.with_engine(id, |e| e.state()), Some(State::Done));
+    rt.kill(id).unwrap();
+}

@@ -18,6 +18,7 @@
 //! - [`writer`]: the input writer thread (the only place a write may block).
 
 pub mod env;
+pub mod events;
 pub mod foreground;
 pub mod history;
 pub mod orphans;
@@ -40,7 +41,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::Receiver;
 use portable_pty::PtySize;
 use termic_signal::engine::{Engine, EngineConfig, LogEntry};
 
@@ -70,7 +71,7 @@ pub(crate) fn lock<T: ?Sized>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 struct Inner {
     tasks: Mutex<BTreeMap<TaskId, Arc<TaskShared>>>,
     next_id: AtomicU64,
-    events: Sender<RuntimeEvent>,
+    events: events::EventSender,
     config: RuntimeConfig,
     clock: Arc<dyn Clock>,
     /// Verified hooks status per agent id (the tui computes it).
@@ -128,9 +129,17 @@ fn nonzero(v: u16) -> NonZeroU16 {
 }
 
 impl Runtime {
+    /// Whether the event channel dropped events since the last call (its
+    /// reader was [`events::EVENT_QUEUE`] behind): the reader must then
+    /// re-read every task's state ([`RuntimeEvent::Resync`]). Only the
+    /// channel's one reader asks.
+    pub fn take_lagged(&self) -> bool {
+        self.inner.events.take_lagged()
+    }
+
     /// A runtime and the receiving end of its event channel.
     pub fn new(config: RuntimeConfig, clock: Arc<dyn Clock>) -> (Runtime, Receiver<RuntimeEvent>) {
-        let (events, receiver) = crossbeam_channel::unbounded();
+        let (events, receiver) = events::EventSender::channel(events::EVENT_QUEUE);
         let inner = Inner {
             tasks: Mutex::new(BTreeMap::new()),
             next_id: AtomicU64::new(1),

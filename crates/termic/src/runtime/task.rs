@@ -5,7 +5,6 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crossbeam_channel::Sender;
 use portable_pty::MasterPty;
 
 use termic_signal::engine::Transition;
@@ -46,7 +45,7 @@ pub struct TaskShared {
     pub(super) replies_dropped: AtomicBool,
     pub(super) master: Mutex<Box<dyn MasterPty + Send>>,
     pub(super) status: Mutex<TaskStatus>,
-    pub(super) events: Sender<RuntimeEvent>,
+    pub(super) events: super::events::EventSender,
     /// Last, so it is dropped last: by then every buffer of the task above
     /// is freed (see [`ReleaseFreedMemory`]).
     pub(super) _release: ReleaseFreedMemory,
@@ -213,6 +212,6 @@ impl TaskShared {
 
     /// Send to the UI; a UI that went away is not the task's problem.
     pub fn send(&self, event: RuntimeEvent) {
-        let _ = self.events.send(event);
+        self.events.send(event);
     }
 }

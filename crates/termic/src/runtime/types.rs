@@ -82,6 +82,10 @@ pub enum RuntimeEvent {
     /// event log or a task's recording stopped (a full disk), or the server
     /// refused connections for lack of threads or descriptors.
     Notice(String),
+    /// Events were dropped (the reader fell [`super::events::EVENT_QUEUE`]
+    /// behind): re-read every task's state, screen and presence from the
+    /// runtime. Made by the reader, never sent by the runtime.
+    Resync,
 }
 
 /// A task's fixed facts.

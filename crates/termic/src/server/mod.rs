@@ -365,6 +365,16 @@ impl Server {
                 Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
                 Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return,
             }
+            // Events were dropped while this thread was behind: every
+            // client re-reads the tasks, and waiters look again.
+            if events.is_empty() && self.runtime.take_lagged() {
+                errln!(
+                    "termic server: fell {} events behind the tasks; clients re-read every task",
+                    crate::runtime::events::EVENT_QUEUE
+                );
+                self.publish(RuntimeEvent::Resync);
+                self.changed();
+            }
         }
     }
 
