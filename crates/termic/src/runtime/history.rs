@@ -79,13 +79,32 @@ impl History {
     fn push_scratch(&mut self) {
         self.pushed += 1;
         if self.ends.len() == self.capacity {
-            if let Some(end) = self.ends.pop_front() {
-                self.bytes.drain(..(end - self.front) as usize);
-                self.front = end;
+            self.drop_oldest();
+        }
+        // The ring is the one buffer of a task that grows to a size the
+        // user sets (up to a million lines): when the system cannot give
+        // it more memory, it keeps what fits, dropping its oldest rows,
+        // instead of the allocation failure ending the server and every
+        // task in it.
+        while self.bytes.try_reserve(self.scratch.len()).is_err()
+            || self.ends.try_reserve(1).is_err()
+        {
+            if !self.drop_oldest() {
+                return;
             }
         }
         self.bytes.extend(&self.scratch);
         self.ends.push_back(self.front + self.bytes.len() as u64);
+    }
+
+    /// Drops the oldest stored row; false when there was none.
+    fn drop_oldest(&mut self) -> bool {
+        let Some(end) = self.ends.pop_front() else {
+            return false;
+        };
+        self.bytes.drain(..(end - self.front) as usize);
+        self.front = end;
+        true
     }
 
     /// Stored line `i` (0 = oldest) in compact form.

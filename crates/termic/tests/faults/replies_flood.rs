@@ -262,3 +262,54 @@ fn typed_input_to_a_task_that_never_reads_is_refused_with_a_message_past_its_bud
     let pid = s.server_pid();
     assert!(status_kb(pid, "VmRSS") < 64 * 1024);
 }
+
+/// Issue 27: the server survives a memory allocation failure of one task's
+/// buffers. The scrollback ring is the one a user sizes (up to a million
+/// lines); here the server's address space is capped (prlimit, 48 MB above
+/// what it uses) while a task prints more than that into a million-line
+/// scrollback. The ring keeps what fits; on 0f06027 the failed allocation
+/// aborted the server and every task with it.
+#[test]
+fn a_scrollback_the_system_cannot_hold_keeps_what_fits_and_the_server_lives() {
+    let s = fixture(
+        [
+            "while [ ! -e go ]; do sleep 0.05; done".to_string(),
+            hook("working", ""),
+            "yes \"$(printf '%078d' 0)\" | head -n 1000000".into(),
+            hook("done", ""),
+            "exec sleep 600".into(),
+        ]
+        .join("; "),
+    );
+    link_tool(&s.f, "yes");
+    let config = std::fs::read_to_string(s.f.config_dir.join("config.toml")).unwrap();
+    s.f.config(&format!("[terminal]\nscrollback = 1000000\n\n{config}"));
+    s.expect(&["run", "echo", "--name", "echo", "--detach"], 0);
+    s.expect(&["run", "flood", "--name", "flood", "--detach"], 0);
+    echo_round_trip(&s, "before");
+    let pid = s.server_pid();
+    let cap = (status_kb(pid, "VmSize") + 48 * 1024) * 1024;
+    let limit = libc::rlimit {
+        rlim_cur: cap,
+        rlim_max: cap,
+    };
+    // SAFETY: prlimit on the server's pid, reading nothing back.
+    let set = unsafe { libc::prlimit(pid, libc::RLIMIT_AS, &limit, std::ptr::null_mut()) };
+    assert_eq!(set, 0, "prlimit: {}", std::io::Error::last_os_error());
+    std::fs::write(s.f.work.join("go"), "").unwrap();
+
+    let waited = s.termic(&["wait", "flood", "--for", "done", "--timeout", "120"]);
+    // SAFETY: signal 0 only checks the pid.
+    let alive = unsafe { libc::kill(pid, 0) } == 0;
+    let log = std::fs::read_to_string(s.f.data_dir.join("server.log")).unwrap_or_default();
+    assert!(alive, "the server died under the memory limit: {log}");
+    assert_eq!(text(&waited.stdout).trim(), "done", "{log}");
+    eprintln!(
+        "server VmSize {} kB, limit {} kB",
+        status_kb(pid, "VmSize"),
+        cap / 1024
+    );
+    // Every task is still served.
+    echo_round_trip(&s, "after");
+    assert_eq!(s.ls().len(), 2);
+}
