@@ -30,7 +30,7 @@ impl App {
             return;
         }
         if let Some(entry) = self.tasks.get_mut(task) {
-            entry.name = name.to_string();
+            entry.name = super::tasks::shown(name);
         }
     }
 
@@ -98,7 +98,10 @@ impl App {
             .get(&entry.id)
             .map(|l| l.spec.clone());
         let mut rows: Vec<(String, String)> = Vec::new();
-        let mut row = |label: &str, value: String| rows.push((label.to_string(), value));
+        // Commands, directories and branches come from outside termic.
+        let mut row = |label: &str, value: String| {
+            rows.push((label.to_string(), super::tasks::shown(&value)))
+        };
         row("state", entry.badge.label());
         let agent = match &entry.foreground {
             Some(inner) => format!("{} (running {inner})", entry.agent),

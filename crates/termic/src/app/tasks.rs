@@ -41,10 +41,14 @@ pub struct TaskEntry {
 pub const TIMELINE_LIMIT: usize = crate::runtime::timeline::TIMELINE_KEEP;
 
 impl TaskEntry {
+    /// `name` and `agent` are shown as text (sidebar, dialogs, messages,
+    /// notifications), so they are kept cleaned of anything a terminal
+    /// would act on, bidirectional controls included.
     pub fn new(id: u64, name: String, agent: String, now_ms: u64) -> Self {
+        let agent = shown(&agent);
         TaskEntry {
             id,
-            name,
+            name: shown(&name),
             profile: agent.clone(),
             agent,
             badge: Badge::Idle,
@@ -249,9 +253,41 @@ impl TaskList {
     }
 }
 
+/// Text from outside termic as the TUI shows it (`printed::clean_line`).
+pub fn shown(text: &str) -> String {
+    crate::printed::clean_line(text).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 27: a task name from `--name` or a directory reaches the
+    /// sidebar, dialogs and messages as plain text: no escape sequence, C1
+    /// or bidirectional control (ratatui drops C0 but draws U+202E).
+    #[test]
+    fn names_are_shown_without_terminal_controls_or_bidi() {
+        let mut e = TaskEntry::new(
+            1,
+            "evil\u{1b}]52;c;aGk=\u{7}\u{202e}gnp.exe\u{9b}2J".into(),
+            "ag\u{200f}ent".into(),
+            0,
+        );
+        let v = e.view(0);
+        assert!(
+            !v.name.chars().any(crate::printed::is_unprintable),
+            "{:?}",
+            v.name
+        );
+        assert!(
+            v.name.starts_with("evil") && v.name.contains("gnp.exe"),
+            "{:?}",
+            v.name
+        );
+        assert_eq!(v.agent, "agent");
+        e.name = shown("re\u{202e}named");
+        assert_eq!(e.view(0).name, "renamed");
+    }
 
     fn list(n: u64) -> TaskList {
         let mut l = TaskList::default();
