@@ -47,7 +47,7 @@ use crate::ui::inspector::{EntryKind, InspectorEntry};
 use crate::ui::layout::{SidebarWidth, WorkspaceLayout};
 use crate::ui::pane::PaneSnapshot;
 use crate::ui::sidebar::Badge;
-use crate::ui::{Overlay, WorkspaceView};
+use crate::ui::{Message, Overlay, WorkspaceView};
 use ratatui::layout::Rect;
 
 use self::frame_pacer::FramePacer;
@@ -94,7 +94,7 @@ pub struct App {
     watched: Option<TaskId>,
     /// Outer terminal size (cols, rows).
     pub size: (u16, u16),
-    pub message: Option<String>,
+    pub message: Option<crate::ui::Message>,
     pub notify: NotifySettings,
     notifier: Notifier,
     /// Bytes for the outer terminal (bell, OSC notifications), written after
@@ -300,7 +300,7 @@ impl App {
             .earned
             .check(&profile, false_dones, wired, &self.prefix.label)
         {
-            self.message = Some(msg);
+            self.message = Some(Message::info(msg));
         }
     }
 
@@ -469,7 +469,7 @@ impl App {
         }
         if let RuntimeEvent::Notice(text) = event {
             // The event log or a recording stopped: said once, here.
-            self.message = Some(text);
+            self.message = Some(Message::warning(text));
             self.needs_draw = true;
             return;
         }
@@ -512,11 +512,11 @@ impl App {
             RuntimeEvent::Removed(_) | RuntimeEvent::Notice(_) | RuntimeEvent::Resync => {}
             RuntimeEvent::RepliesDropped(id) => {
                 if let Some(entry) = self.tasks.get_mut(id.0) {
-                    self.message = Some(format!(
+                    self.message = Some(Message::warning(format!(
                         "{} does not read its input: termic stops answering its terminal \
                          queries until it does",
                         entry.name
-                    ));
+                    )));
                     self.needs_draw = true;
                 }
             }
@@ -617,7 +617,7 @@ impl App {
             overlay: self.overlay.as_ref(),
             prefix_label: &self.prefix.label,
             prefix_pending: self.prefix_pending,
-            message: self.message.as_deref(),
+            message: self.message.as_ref(),
         };
         guard
             .terminal

@@ -12,6 +12,7 @@ use crate::runtime::TaskId;
 use crate::ui::dialog::{ConfirmView, HelpView};
 use crate::ui::inspector::InspectorView;
 use crate::ui::sidebar;
+use crate::ui::Message;
 use crate::ui::Overlay;
 use termic_signal::engine::Key;
 
@@ -55,7 +56,7 @@ impl App {
 
     fn send(&mut self, id: TaskId, bytes: &[u8]) {
         if let Err(err) = self.runtime.write_input(id, bytes) {
-            self.message = Some(err.to_string());
+            self.message = Some(Message::error(err.to_string()));
             self.request_draw();
         }
         // A submitted prompt starts a turn: check the hooks still govern it.
@@ -121,11 +122,11 @@ impl App {
             PrefixCommand::JumpLetter => self.jump_pending = true,
             PrefixCommand::AttentionFirst => {
                 self.tasks.attention_first = !self.tasks.attention_first;
-                self.message = Some(if self.tasks.attention_first {
-                    "Tasks that need you are listed first.".into()
+                self.message = Some(Message::info(if self.tasks.attention_first {
+                    "Tasks that need you are listed first."
                 } else {
-                    "Tasks are listed in the order they started.".into()
-                });
+                    "Tasks are listed in the order they started."
+                }));
             }
             PrefixCommand::SidebarWidth { wider } => self.resize_sidebar(wider),
             PrefixCommand::Rename => self.open_rename(),
@@ -155,11 +156,10 @@ impl App {
                     self.detach = true;
                     self.quit = true;
                 } else {
-                    self.message = Some(
+                    self.message = Some(Message::info(
                         "This workspace runs its own tasks, so there is nothing to detach from. \
-                         Use `termic attach` to run them in the server."
-                            .into(),
-                    );
+                         Use `termic attach` to run them in the server.",
+                    ));
                 }
             }
             PrefixCommand::Quit => match self.tasks.running() {
@@ -179,7 +179,7 @@ impl App {
                 entry.timeline.clone(),
             )));
         } else {
-            self.message = Some("No task to inspect.".into());
+            self.message = Some(Message::info("No task to inspect."));
         }
     }
 

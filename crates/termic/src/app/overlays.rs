@@ -11,6 +11,7 @@ use crate::runtime::TaskId;
 use crate::ui::dialog::{ConfirmAction, NewTaskField, NewTaskView};
 use crate::ui::inspector::visible_rows;
 use crate::ui::settings::{RowAction, SettingsItem, SettingsView};
+use crate::ui::Message;
 use crate::ui::Overlay;
 
 impl App {
@@ -99,8 +100,8 @@ impl App {
             }
             (ConfirmAction::ForceRemoveWorktree { path }, 'f') => {
                 self.message = Some(match self.services.remove_worktree(&path, true) {
-                    Ok(()) => format!("removed the worktree {}", path.display()),
-                    Err(err) => format!("{err:#}"),
+                    Ok(()) => Message::info(format!("Removed the worktree {}.", path.display())),
+                    Err(err) => Message::error(format!("{err:#}")),
                 });
                 false
             }
@@ -122,7 +123,7 @@ impl App {
                                 crate::ui::dialog::ConfirmView::worktree_kept(&path, reason),
                             ));
                         }
-                        _ => self.message = Some(format!("{err:#}")),
+                        _ => self.message = Some(Message::error(format!("{err:#}"))),
                     },
                 }
             }
@@ -156,7 +157,7 @@ impl App {
                             Program::Command(vec![self.services.user_shell(), "-c".into(), line])
                         }
                         Err(message) => {
-                            self.message = Some(message);
+                            self.message = Some(Message::error(message));
                             view.field = NewTaskField::Command;
                             return Some(Overlay::NewTask(view));
                         }
@@ -171,7 +172,7 @@ impl App {
                 {
                     // The dialog stays, with what was typed, so a typo is
                     // fixed and not typed again.
-                    self.message = Some(format!("{err:#}"));
+                    self.message = Some(Message::error(format!("{err:#}")));
                     return Some(Overlay::NewTask(view));
                 }
                 return None;
@@ -317,7 +318,7 @@ impl App {
         match key.code {
             KeyCode::Esc => {
                 if let Err(err) = self.services.skip_wizard() {
-                    self.message = Some(format!("{err:#}"));
+                    self.message = Some(Message::error(format!("{err:#}")));
                 }
                 return None;
             }
@@ -326,8 +327,8 @@ impl App {
                 let result = self.services.finish_wizard(&view);
                 self.refresh_wired();
                 match result {
-                    Ok(msg) => self.message = msg,
-                    Err(err) => self.message = Some(format!("{err:#}")),
+                    Ok(msg) => self.message = msg.map(Message::info),
+                    Err(err) => self.message = Some(Message::error(format!("{err:#}"))),
                 }
                 self.set_notify_in_use(view.notify);
                 return None;

@@ -47,7 +47,9 @@ impl App {
                     return;
                 };
                 if order.len() < 2 {
-                    self.message = Some("A split needs two tasks: start another with n.".into());
+                    self.message = Some(crate::ui::Message::info(
+                        "A split needs two tasks: start another with n.",
+                    ));
                     return;
                 }
                 let next = order[(at + 1) % order.len()];

@@ -9,6 +9,7 @@ use super::App;
 use crate::runtime::{TaskId, TaskStatus};
 use crate::ui::sidebar::Badge;
 use crate::ui::task_dialogs::{DetailsView, RenameView};
+use crate::ui::Message;
 use crate::ui::Overlay;
 
 /// Lines one mouse wheel step scrolls (tmux's default).
@@ -42,9 +43,9 @@ impl App {
         };
         let (old, name) = (entry.id, entry.name.clone());
         if entry.is_running() {
-            self.message = Some(format!(
+            self.message = Some(Message::warning(format!(
                 "{name} is still running. Restart is for a task that has exited."
-            ));
+            )));
             return;
         }
         let Some(mut launched) = crate::runtime::lock(&self.specs).get(&old).cloned() else {
@@ -56,7 +57,7 @@ impl App {
         let id = match self.runtime.spawn(spec.clone()) {
             Ok(id) => id,
             Err(err) => {
-                self.message = Some(format!("Cannot restart {name}: {err}"));
+                self.message = Some(Message::error(format!("Cannot restart {name}: {err}")));
                 return;
             }
         };
@@ -90,7 +91,7 @@ impl App {
     /// The details panel for the focused task.
     pub fn open_details(&mut self) {
         let Some(entry) = self.tasks.focused_entry() else {
-            self.message = Some("No task is open.".into());
+            self.message = Some(Message::info("No task is open."));
             return;
         };
         let id = TaskId(entry.id);
@@ -220,10 +221,10 @@ impl App {
         } else {
             format!("{lines} lines")
         };
-        self.message = Some(match clipboard::copy_to_system(text) {
+        self.message = Some(Message::info(match clipboard::copy_to_system(text) {
             Some(program) => format!("Copied {what} (terminal clipboard and {program})."),
             None => format!("Copied {what} (terminal clipboard)."),
-        });
+        }));
         self.request_draw();
     }
 

@@ -192,7 +192,7 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     let mut app = App::new(runtime, Box::new(services), options, notifier, size);
     app.refresh_wired();
     if let Some(message) = crate::config::unknown::summary(&config_warnings) {
-        app.message = Some(message);
+        app.message = Some(crate::ui::Message::warning(message));
     }
     for task in initial {
         app.launch_program(

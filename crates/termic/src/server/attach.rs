@@ -173,19 +173,19 @@ impl Server {
         });
         app.refresh_wired();
         if let Some(message) = crate::config::unknown::summary(&warnings) {
-            app.message = Some(message);
+            app.message = Some(crate::ui::Message::warning(message));
         }
         // What the runtime said while nobody was attached (a full disk
         // stopped the event log or a recording).
         if let Some(notice) = lock(&self.missed_notice).take() {
-            app.message = Some(notice);
+            app.message = Some(crate::ui::Message::warning(notice));
         }
         // What the hello told this client (the orphan sweep) comes first.
         if let Some(notice) = notice {
-            app.message = Some(match app.message.take() {
-                Some(warning) => format!("{notice} {warning}"),
+            app.message = Some(crate::ui::Message::warning(match app.message.take() {
+                Some(warning) => format!("{notice} {}", warning.text),
                 None => notice,
-            });
+            }));
         }
         let away_since = *lock(&self.away_since);
         app.adopt_tasks(away_since);

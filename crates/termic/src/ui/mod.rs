@@ -61,7 +61,7 @@ pub struct WorkspaceView<'a> {
     /// True between the prefix key and the command key.
     pub prefix_pending: bool,
     /// A one-line message (an error, a hint) shown in the status line.
-    pub message: Option<&'a str>,
+    pub message: Option<&'a Message>,
 }
 
 /// Draws one frame.
@@ -137,6 +137,59 @@ fn render_empty_pane(frame: &mut Frame, area: Rect, prefix: &str) {
     frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
 }
 
+/// What the status line tells the user, and what kind of thing it is: the
+/// colour says it (an error red, a warning yellow, anything else plain), so
+/// "Copied 3 lines" no longer reads as an alarm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub kind: MessageKind,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageKind {
+    /// Something the user asked for failed.
+    Error,
+    /// Something is wrong that the user did not ask about (a config value,
+    /// a full disk, a task not reading its input).
+    Warning,
+    /// Done as asked, or how something works.
+    Info,
+}
+
+impl Message {
+    pub fn error(text: impl Into<String>) -> Message {
+        Message {
+            kind: MessageKind::Error,
+            text: text.into(),
+        }
+    }
+
+    pub fn warning(text: impl Into<String>) -> Message {
+        Message {
+            kind: MessageKind::Warning,
+            text: text.into(),
+        }
+    }
+
+    pub fn info(text: impl Into<String>) -> Message {
+        Message {
+            kind: MessageKind::Info,
+            text: text.into(),
+        }
+    }
+}
+
+impl MessageKind {
+    fn style(self) -> Style {
+        match self {
+            MessageKind::Error => Style::new().fg(Color::Red),
+            MessageKind::Warning => Style::new().fg(Color::Yellow),
+            MessageKind::Info => Style::new(),
+        }
+    }
+}
+
 fn render_status(frame: &mut Frame, area: Rect, view: &WorkspaceView) {
     let hint = if view.prefix_pending {
         Span::styled(
@@ -157,7 +210,11 @@ fn render_status(frame: &mut Frame, area: Rect, view: &WorkspaceView) {
     let mut spans = vec![hint];
     if let Some(msg) = view.message {
         spans.push(Span::raw(" "));
-        spans.push(Span::styled(msg.to_string(), Style::new().fg(Color::Red)));
+        // Messages quote paths and names from outside termic.
+        spans.push(Span::styled(
+            crate::printed::clean_line(&msg.text).into_owned(),
+            msg.kind.style(),
+        ));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
@@ -357,11 +414,29 @@ mod tests {
         t.backend_mut().assert_cursor_position((31, 0));
     }
 
+    /// Issue 33 item 12: every message was red, "Copied ..." included.
+    #[test]
+    fn a_message_is_coloured_by_its_kind() {
+        for (message, fg) in [
+            (Message::error("cannot write input"), Color::Red),
+            (Message::warning("config.toml:2: wrong"), Color::Yellow),
+            (Message::info("Copied 3 lines"), Color::Reset),
+        ] {
+            let mut v = view(&[], None);
+            v.message = Some(&message);
+            let t = draw(80, 3, |f| render(f, &v));
+            let status = &text_lines(&t)[2];
+            let col = status.find(message.text.as_str()).expect("shown") as u16;
+            assert_eq!(t.backend().buffer()[(col, 2)].fg, fg, "{}", message.text);
+        }
+    }
+
     #[test]
     fn status_line_shows_prefix_copy_mode_and_messages() {
         let mut v = view(&[], None);
         v.prefix_pending = true;
-        v.message = Some("cannot write input");
+        let message = Message::error("cannot write input");
+        v.message = Some(&message);
         let t = draw(180, 3, |f| render(f, &v));
         let status = &text_lines(&t)[2];
         assert!(status.contains(" n new  x close"), "{status}");
