@@ -190,6 +190,7 @@ fn a_missing_image_or_a_stopped_engine_is_one_sentence_with_the_fix() {
         "{screen}"
     );
     assert!(containers_of(server_pid(&fx)).is_empty());
+    close_the_dialog_kept_for_a_retry(&mut t);
     assert!(t.quit());
 
     // The UI with the engine stopped: `ok` (its image is here) from the
@@ -202,7 +203,16 @@ fn a_missing_image_or_a_stopped_engine_is_one_sentence_with_the_fix() {
     let screen = t.wait_text(want_engine);
     assert!(!screen.contains("unix://"), "no raw docker text: {screen}");
     assert!(containers_of(server_pid(&fx)).is_empty());
+    close_the_dialog_kept_for_a_retry(&mut t);
     assert!(t.quit());
+}
+
+/// A launch that fails keeps the new-task dialog open with the choice made
+/// (issue 33: nothing typed is lost); Esc closes it.
+fn close_the_dialog_kept_for_a_retry(t: &mut Termic) {
+    assert!(t.screen().contains("New task"), "{}", t.screen());
+    t.send(b"\x1b");
+    t.wait_for("the dialog closed", |s| !s.contains("New task"));
 }
 
 /// Opens the new-task dialog and starts `agent` from it.
