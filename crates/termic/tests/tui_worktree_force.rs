@@ -68,7 +68,7 @@ fn a_refused_worktree_removal_says_why_and_offers_force() {
     assert!(!screen.contains("fatal:"), "{screen}");
     assert!(path.exists(), "git refused: the worktree is still there");
     t.send(b"f");
-    t.wait_text("removed the worktree");
+    t.wait_text("Removed the worktree");
     assert!(!path.exists(), "forced: the worktree is gone");
     // The branch stays (it holds the work's history).
     assert!(git(&f.work, &["branch", "--list"]).contains("termic/"));
