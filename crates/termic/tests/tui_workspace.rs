@@ -97,7 +97,12 @@ fn fourteen_tasks_at_80x24_are_marked_and_each_reachable_by_key() {
     t.prefix(b"!");
     // Title rows are every other line under the title.
     let first_rows = |s: &str| -> Vec<String> {
-        sidebar_lines(s).into_iter().skip(1).step_by(2).take(3).collect()
+        sidebar_lines(s)
+            .into_iter()
+            .skip(1)
+            .step_by(2)
+            .take(3)
+            .collect()
     };
     let s = t.wait_for("needs you first", |s| {
         first_rows(s).get(2).is_some_and(|l| entry(l, 14, "t14"))
