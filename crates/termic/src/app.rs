@@ -234,7 +234,8 @@ impl App {
                 worktree: worktree.clone(),
             },
         );
-        let mut entry = TaskEntry::new(id.0, name, agent, self.now_ms());
+        let number = self.runtime.info(id).map_or(0, |i| i.meta.number);
+        let mut entry = TaskEntry::new(id.0, number, name, agent, self.now_ms());
         entry.worktree = worktree;
         entry.profile = profile;
         self.tasks.push(entry);

@@ -12,8 +12,8 @@ pub enum PrefixCommand {
     NewTask,
     Next,
     Previous,
-    /// Jump to the task shown at this 0-based position.
-    Jump(usize),
+    /// Jump to the task with this number, wherever it is shown.
+    Jump(u32),
     /// `'`: the next key is a letter naming task 10 (`a`) to 35 (`z`).
     JumpLetter,
     Close,
@@ -46,7 +46,7 @@ pub enum PrefixCommand {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
     Run(PrefixCommand),
-    /// `1` to `9`: jump to the task shown at that place.
+    /// `1` to `9`: jump to the task with that number.
     JumpToDigit,
 }
 
@@ -266,7 +266,7 @@ pub const BINDINGS: &[Binding] = &[
 /// without shift) or a key with no character.
 pub fn command_for(key: Trigger) -> Option<PrefixCommand> {
     if let Char(c @ '1'..='9') = key {
-        return Some(PrefixCommand::Jump(c as usize - '1' as usize));
+        return Some(PrefixCommand::Jump(c as u32 - '0' as u32));
     }
     let binding = BINDINGS.iter().find(|b| b.triggers.contains(&key))?;
     match binding.action {

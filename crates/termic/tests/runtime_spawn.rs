@@ -317,3 +317,40 @@ fn ending_a_task_does_not_wait_for_its_zombies() {
         "ending took {took:?}: the grace was waited out"
     );
 }
+
+/// Issue 28: a task's number is the smallest no listed task holds (an
+/// exited task not closed still holds its own), and a restart in place
+/// keeps it, with the old task gone in the same step.
+#[test]
+fn numbers_are_the_smallest_free_and_a_restart_keeps_its_number() {
+    let (rt, events) = runtime();
+    let number = |id| rt.info(id).unwrap().meta.number;
+    let a = rt.spawn(sh("a", "exit 0")).unwrap();
+    let b = rt.spawn(sh("b", "sleep 30")).unwrap();
+    let c = rt.spawn(sh("c", "sleep 30")).unwrap();
+    assert_eq!((number(a), number(b), number(c)), (1, 2, 3));
+    // Exited but still listed: 1 stays taken.
+    assert_eq!(wait_exit(&rt, &events, a, T), Some(0));
+    let d = rt.spawn(sh("d", "sleep 30")).unwrap();
+    assert_eq!(number(d), 4);
+    // Closing 2 frees it for the next task, not 5.
+    rt.remove(b).unwrap();
+    let e = rt.spawn(sh("e", "sleep 30")).unwrap();
+    assert_eq!(number(e), 2);
+    // Restarting 1 in place: the new task is 1 and the old one is gone.
+    let a2 = rt.spawn_replacing(a, sh("a", "sleep 30")).unwrap();
+    assert_ne!(a2, a);
+    assert_eq!(number(a2), 1);
+    assert!(rt.info(a).is_none(), "the old task is no longer listed");
+    let mut numbers: Vec<u32> = rt.tasks().iter().map(|t| t.meta.number).collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, [1, 2, 3, 4]);
+    // Every client hears the old task leave (it was sent before the call
+    // returned: a deadline only guards against a hang).
+    let removed = std::iter::from_fn(|| events.recv_timeout(T).ok())
+        .find(|ev| matches!(ev, RuntimeEvent::Removed(_)) && *ev != RuntimeEvent::Removed(b));
+    assert_eq!(removed, Some(RuntimeEvent::Removed(a)));
+    for t in rt.tasks() {
+        rt.remove(t.meta.id).unwrap();
+    }
+}

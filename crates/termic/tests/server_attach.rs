@@ -516,3 +516,130 @@ fn copy_mode_keys_follow_the_attaching_terminals_editor_or_the_setting() {
     .unwrap();
     assert!(copy_hint(&[("EDITOR", "vim")]).contains(emacs));
 }
+
+/// The sidebar title rows of `screen`, as (number, name) pairs, top down.
+fn numbered_rows(screen: &str) -> Vec<(u32, String)> {
+    screen
+        .lines()
+        .filter_map(|l| {
+            let side = l.split('│').next()?.trim_start();
+            let digits: String = side.chars().take_while(char::is_ascii_digit).collect();
+            let number = digits.parse().ok()?;
+            let rest = side[digits.len()..].strip_prefix([' ', '*'])?;
+            let name = rest.split_whitespace().next()?;
+            Some((number, name.to_string()))
+        })
+        .collect()
+}
+
+/// Issue 28: the number a task has is the same everywhere. On 479b296
+/// the sidebar numbered rows while `ls`, `send` and `kill` took the
+/// runtime's ids, so after a restart and a close `termic send 2` typed
+/// into another task than the one the sidebar labelled 2. Two clients of
+/// different sizes and the CLI, against one server: after a task exits
+/// and is restarted, another is closed and a new one started, both
+/// sidebars, `ls` and `send N` agree, and the text lands in that task.
+#[test]
+fn every_sidebar_ls_and_send_agree_on_each_tasks_number_after_a_restart_and_a_close() {
+    let s = Served::new("echo READY; sleep 600");
+    let script = |name: &str| {
+        format!(
+            "echo {name}-up; while read l; do [ \"$l\" = quit ] && exit 0; \
+             echo \"{name}:$l\" >> {name}.txt; done"
+        )
+    };
+    let run = |name: &str| {
+        let out = s.expect(
+            &[
+                "run",
+                "--detach",
+                "--name",
+                name,
+                "--",
+                "sh",
+                "-c",
+                &script(name),
+            ],
+            0,
+        );
+        assert!(out.contains(&format!("Started task {name}")), "{out}");
+        out
+    };
+    run("alpha");
+    run("beta");
+    let out = run("gamma");
+    assert!(out.contains("number 3"), "run says the number: {out}");
+    let mut a = attach(&s, &["gamma"]);
+    let mut b = attach(&s, &["gamma"]);
+    b.resize(30, 100);
+    for c in [&a, &b] {
+        c.wait_text("gamma-up");
+    }
+
+    // alpha exits and is restarted from client a, in place.
+    s.expect(&["send", "alpha", "quit", "--enter"], 0);
+    a.wait_for("alpha exited", |screen| {
+        badge_line(screen, "alpha").is_some_and(|l| l.contains("exited"))
+    });
+    a.prefix(b"1");
+    a.wait_text("alpha-up");
+    a.prefix(b"r");
+    a.wait_for("alpha restarted", |screen| {
+        badge_line(screen, "alpha").is_some_and(|l| !l.contains("exited"))
+    });
+    // beta is closed; delta takes the number it freed.
+    s.expect(&["kill", "beta"], 0);
+    let out = run("delta");
+    assert!(out.contains("number 2"), "the smallest free number: {out}");
+
+    let want: Vec<(u32, String)> = [(1, "alpha"), (2, "delta"), (3, "gamma")]
+        .iter()
+        .map(|(n, name)| (*n, name.to_string()))
+        .collect();
+    let rows = s.ls();
+    let listed: Vec<(u32, String)> = rows
+        .iter()
+        .map(|r| {
+            let n = r["id"].as_u64().unwrap() as u32;
+            (n, r["name"].as_str().unwrap().to_string())
+        })
+        .collect();
+    assert_eq!(listed, want, "ls: {rows:?}");
+    let human = s.expect(&["ls"], 0);
+    for (n, name) in &want {
+        assert!(
+            human
+                .lines()
+                .any(|l| l.starts_with(&format!("{n}  {name}"))),
+            "{human}"
+        );
+    }
+    for (who, c) in [("a", &a), ("b", &b)] {
+        c.wait_for(&format!("{who}'s sidebar numbers as ls does"), |screen| {
+            numbered_rows(screen) == want
+        });
+    }
+
+    // `send N` reaches the task labelled N, each in its own file.
+    for (n, name) in &want {
+        s.expect(&["send", &n.to_string(), &format!("to-{n}"), "--enter"], 0);
+        let file = s.f.work.join(format!("{name}.txt"));
+        wait_until(&format!("{name} gets to-{n}"), || {
+            std::fs::read_to_string(&file).is_ok_and(|t| t == format!("{name}:to-{n}\n"))
+        });
+    }
+    // The restarted alpha got only its own line, and beta's file none.
+    assert!(!s.f.work.join("beta.txt").exists());
+
+    // A jump key names the same task in either client: prefix 2 is delta.
+    for (who, c) in [("a", &mut a), ("b", &mut b)] {
+        c.prefix(b"2");
+        c.wait_for(&format!("{who} shows delta"), |screen| {
+            screen.contains("delta-up") && screen.contains("to-2")
+        });
+    }
+    // Both clients stay attached until here: dropping one may stop the
+    // server.
+    drop(b);
+    drop(a);
+}

@@ -162,7 +162,10 @@ fn an_ambiguous_name_is_an_error_listing_the_matches_and_kill_ends_the_tree() {
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(err.contains("2 tasks are named \"dup\""), "{err}");
-    assert!(err.contains("ids 1 (") && err.contains(", 2 ("), "{err}");
+    assert!(
+        err.contains("numbers 1 (") && err.contains(", 2 ("),
+        "{err}"
+    );
     let err = text(&s.termic(&["send", "nosuch", "x"]).stderr);
     assert!(err.contains("termic ls"), "{err}");
 

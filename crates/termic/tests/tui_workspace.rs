@@ -24,16 +24,15 @@ fn sidebar_lines(screen: &str) -> Vec<String> {
     screen.lines().map(side).collect()
 }
 
-/// A sidebar title row: the jump key, the unseen mark, then the name.
-fn entry(line: &str, key: char, name: &str) -> bool {
-    let mut c = line.chars();
-    c.next() == Some(key)
-        && c.nth(1).is_some()
-        && line
-            .chars()
-            .skip(2)
-            .collect::<String>()
-            .starts_with(&format!("{name} "))
+/// A sidebar title row: the task's number (right-aligned), the unseen
+/// mark, then the name.
+fn entry(line: &str, number: u32, name: &str) -> bool {
+    let rest = line.trim_start();
+    let Some(rest) = rest.strip_prefix(&number.to_string()) else {
+        return false;
+    };
+    let mut c = rest.chars();
+    matches!(c.next(), Some(' ' | '*')) && c.as_str().starts_with(&format!("{name} "))
 }
 
 /// Each start counts itself in `starts` (in the work dir); starts 1, 2
@@ -74,7 +73,8 @@ fn fourteen_tasks_at_80x24_are_marked_and_each_reachable_by_key() {
         sidebar_lines(s).iter().any(|l| l == "↑ 4 more, 2 need you")
     });
     let lines = sidebar_lines(&s);
-    assert!(lines.iter().any(|l| entry(l, 'e', "t14")), "{s}");
+    // Labelled with its number, the one `termic ls` lists.
+    assert!(lines.iter().any(|l| entry(l, 14, "t14")), "{s}");
     assert!(!lines.iter().any(|l| l.starts_with('↓')), "{s}");
 
     // `'` then a letter reaches task 10 and beyond.
@@ -92,13 +92,28 @@ fn fourteen_tasks_at_80x24_are_marked_and_each_reachable_by_key() {
     assert!(s.contains("task 1 up"), "{s}");
     assert!(!sidebar_lines(&s).iter().any(|l| l.starts_with('↑')), "{s}");
 
-    // Needs you first: t1, t2, t14 lead the list and take keys 1 to 3.
+    // Needs you first: t1, t2, t14 lead the list and keep their numbers
+    // and keys (issue 28: the key follows the task, not the row).
     t.prefix(b"!");
+    // Title rows are every other line under the title.
+    let first_rows = |s: &str| -> Vec<String> {
+        sidebar_lines(s)
+            .into_iter()
+            .skip(1)
+            .step_by(2)
+            .take(3)
+            .collect()
+    };
     let s = t.wait_for("needs you first", |s| {
-        sidebar_lines(s).iter().any(|l| entry(l, '3', "t14"))
+        first_rows(s).get(2).is_some_and(|l| entry(l, 14, "t14"))
     });
-    assert!(sidebar_lines(&s).iter().any(|l| entry(l, '2', "t2")), "{s}");
+    let rows = first_rows(&s);
+    assert!(entry(&rows[0], 1, "t1"), "{s}");
+    assert!(entry(&rows[1], 2, "t2"), "{s}");
+    // Key 3 is task 3 (shown further down), not the third row.
     t.prefix(b"3");
+    t.wait_text("task 3 up");
+    t.prefix(b"'e");
     t.wait_text("task 14 up");
 
     // Narrower in three steps (22, 18, 16 columns): badges only.
@@ -111,21 +126,29 @@ fn fourteen_tasks_at_80x24_are_marked_and_each_reachable_by_key() {
         });
     }
     t.prefix(b"<");
-    // Each row: the key, the unseen star, the state mark, the border.
-    let compact = |l: &str, key: char, mark: char| {
+    // Each row: the number (two columns wide here), the unseen star, the
+    // state mark, then the border.
+    let compact = |l: &str, number: u32, mark: char| {
         let c: Vec<char> = l.chars().collect();
-        c.len() >= 6 && c[0] == key && c[2] == mark && c[5] == '│'
+        c.len() >= 6
+            && format!("{number:>2}") == c[..2].iter().collect::<String>()
+            && c[3] == mark
+            && c[4..].contains(&'│')
     };
     let s = t.wait_for("badges only", |s| {
-        s.lines().nth(1).is_some_and(|l| compact(l, '1', '!'))
+        s.lines().nth(1).is_some_and(|l| compact(l, 1, '!'))
     });
     let lines: Vec<&str> = s.lines().collect();
-    assert!(compact(lines[3], '3', '!'), "{s}");
-    // Task 3 does not need you (done, or idle once that was seen).
-    assert!(['+', '.'].iter().any(|&m| compact(lines[4], '4', m)), "{s}");
+    assert!(compact(lines[2], 2, '!'), "{s}");
+    assert!(compact(lines[3], 14, '!'), "{s}");
+    // The next task does not need you (done, or idle once that was seen).
+    assert!(
+        (3..=13).any(|n| ['+', '.'].iter().any(|&m| compact(lines[4], n, m))),
+        "{s}"
+    );
     // And back: names again.
     t.prefix(b">");
-    t.wait_for("names again", |s| s.lines().any(|l| entry(l, '1', "t1")));
+    t.wait_for("names again", |s| s.lines().any(|l| entry(l, 1, "t1")));
 }
 
 /// 200 numbered rows, `needle` on rows 50 and 150, then quiet.

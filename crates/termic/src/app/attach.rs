@@ -36,6 +36,7 @@ impl App {
             }
             let mut entry = TaskEntry::new(
                 id.0,
+                info.meta.number,
                 info.meta.name.clone(),
                 info.meta.agent.clone(),
                 info.meta.started_ms,

@@ -73,8 +73,8 @@ impl App {
         }
         if std::mem::take(&mut self.jump_pending) {
             if let KeyCode::Char(c) = key.code {
-                if let Some(index) = sidebar::jump_index(c, true) {
-                    self.on_command(PrefixCommand::Jump(index));
+                if let Some(number) = sidebar::jump_number(c, true) {
+                    self.on_command(PrefixCommand::Jump(number));
                 }
             }
             self.request_draw();
@@ -115,9 +115,12 @@ impl App {
                 self.tasks.cycle(command == PrefixCommand::Next);
                 self.after_focus_change();
             }
-            PrefixCommand::Jump(index) => {
-                self.tasks.focus_display(index);
-                self.after_focus_change();
+            PrefixCommand::Jump(number) => {
+                // The task with that number, wherever it is listed; a
+                // number no task has does nothing (as in tmux).
+                if self.tasks.focus_number(number) {
+                    self.after_focus_change();
+                }
             }
             PrefixCommand::JumpLetter => self.jump_pending = true,
             PrefixCommand::AttentionFirst => {

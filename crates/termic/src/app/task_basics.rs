@@ -54,14 +54,15 @@ impl App {
         let spec = &mut launched.spec;
         spec.size = self.task_size(old);
         spec.name = name.clone();
-        let id = match self.runtime.spawn(spec.clone()) {
+        // In place: the new task takes the old one's number (its label,
+        // its jump key, what the CLI calls it) and the old one goes.
+        let id = match self.runtime.spawn_replacing(TaskId(old), spec.clone()) {
             Ok(id) => id,
             Err(err) => {
                 self.message = Some(Message::error(format!("Cannot restart {name}: {err}")));
                 return;
             }
         };
-        let _ = self.runtime.remove(TaskId(old));
         crate::runtime::lock(&self.specs).remove(&old);
         if let Some(split) = &mut self.split {
             for half in [&mut split.first, &mut split.second] {

@@ -12,8 +12,11 @@ use crate::ui::sidebar::{Badge, TaskView};
 /// One task in the sidebar.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskEntry {
-    /// The runtime's handle.
+    /// The runtime's handle (internal: never shown).
     pub id: u64,
+    /// The task's number from the runtime: its sidebar label, its jump key
+    /// and what every CLI verb takes.
+    pub number: u32,
     pub name: String,
     pub agent: String,
     /// The built-in the agent is based on (`claude` for a claude clone):
@@ -44,10 +47,11 @@ impl TaskEntry {
     /// `name` and `agent` are shown as text (sidebar, dialogs, messages,
     /// notifications), so they are kept cleaned of anything a terminal
     /// would act on, bidirectional controls included.
-    pub fn new(id: u64, name: String, agent: String, now_ms: u64) -> Self {
+    pub fn new(id: u64, number: u32, name: String, agent: String, now_ms: u64) -> Self {
         let agent = shown(&agent);
         TaskEntry {
             id,
+            number,
             name: shown(&name),
             profile: agent.clone(),
             agent,
@@ -64,6 +68,7 @@ impl TaskEntry {
 
     pub fn view(&self, now_ms: u64) -> TaskView {
         TaskView {
+            number: self.number,
             name: self.name.clone(),
             agent: match &self.foreground {
                 Some(inner) => format!("{} > {inner}", self.agent),
@@ -129,7 +134,8 @@ pub struct TaskList {
     /// Index into `entries` (not the display order).
     pub focused: Option<usize>,
     /// Show tasks that need you first, then unseen ones, then the rest
-    /// (prefix `!` toggles it). Jump keys follow what is shown.
+    /// (prefix `!` toggles it). Each task keeps its number and jump key:
+    /// the keys follow the task, not the row.
     pub attention_first: bool,
 }
 
@@ -163,9 +169,12 @@ impl TaskList {
         self.focus_display(next);
     }
 
-    /// Entry indices in the order the sidebar shows them.
+    /// Entry indices in the order the sidebar shows them: by number (as
+    /// tmux lists windows by index), and with needs-you first, by
+    /// attention and then by number.
     pub fn order(&self) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.entries.len()).collect();
+        order.sort_by_key(|&i| self.entries[i].number);
         if self.attention_first {
             // Stable: equal ranks keep the order they were started in.
             order.sort_by_key(|&i| {
@@ -186,10 +195,22 @@ impl TaskList {
         self.order().iter().position(|&i| i == focused)
     }
 
-    /// Focuses the task shown at `display` (a jump key, a click).
+    /// Focuses the task shown at `display` (a click).
     pub fn focus_display(&mut self, display: usize) {
         if let Some(&index) = self.order().get(display) {
             self.focus(index);
+        }
+    }
+
+    /// Focuses the task numbered `number` (a jump key), wherever it is
+    /// shown. Whether there is one.
+    pub fn focus_number(&mut self, number: u32) -> bool {
+        match self.entries.iter().position(|e| e.number == number) {
+            Some(index) => {
+                self.focus(index);
+                true
+            }
+            None => false,
         }
     }
 
@@ -269,6 +290,7 @@ mod tests {
     fn names_are_shown_without_terminal_controls_or_bidi() {
         let mut e = TaskEntry::new(
             1,
+            1,
             "evil\u{1b}]52;c;aGk=\u{7}\u{202e}gnp.exe\u{9b}2J".into(),
             "ag\u{200f}ent".into(),
             0,
@@ -292,14 +314,20 @@ mod tests {
     fn list(n: u64) -> TaskList {
         let mut l = TaskList::default();
         for i in 0..n {
-            l.push(TaskEntry::new(i, format!("t{i}"), "claude".into(), 0));
+            l.push(TaskEntry::new(
+                i,
+                i as u32 + 1,
+                format!("t{i}"),
+                "claude".into(),
+                0,
+            ));
         }
         l
     }
 
     #[test]
     fn an_agent_inside_a_command_task_shows_after_the_command() {
-        let mut e = TaskEntry::new(1, "sh".into(), "bash".into(), 0);
+        let mut e = TaskEntry::new(1, 1, "sh".into(), "bash".into(), 0);
         assert_eq!(e.view(0).agent, "bash");
         e.foreground = Some("claude".into());
         assert_eq!(e.view(0).agent, "bash > claude");
@@ -307,7 +335,7 @@ mod tests {
 
     #[test]
     fn needs_you_and_done_earn_attention_and_mark_unseen_when_not_watched() {
-        let mut e = TaskEntry::new(1, "t".into(), "claude".into(), 0);
+        let mut e = TaskEntry::new(1, 1, "t".into(), "claude".into(), 0);
         assert_eq!(e.set_badge(Badge::Working, 10, false, None), None);
         let a = e.set_badge(
             Badge::NeedsYou {
@@ -333,7 +361,7 @@ mod tests {
 
     #[test]
     fn interrupted_and_exited_earn_nothing() {
-        let mut e = TaskEntry::new(1, "t".into(), "claude".into(), 0);
+        let mut e = TaskEntry::new(1, 1, "t".into(), "claude".into(), 0);
         e.set_badge(Badge::Working, 1, false, None);
         assert_eq!(e.set_badge(Badge::Interrupted, 2, false, None), None);
         assert_eq!(e.set_badge(Badge::Exited(Some(0)), 3, false, None), None);
@@ -344,7 +372,7 @@ mod tests {
     #[test]
     fn an_error_earns_one_attention_and_a_sharper_reason_only_changes_the_badge() {
         use termic_signal::stop::StopReason;
-        let mut e = TaskEntry::new(1, "t".into(), "claude".into(), 0);
+        let mut e = TaskEntry::new(1, 1, "t".into(), "claude".into(), 0);
         e.set_badge(Badge::Working, 1, false, None);
         assert_eq!(
             e.set_badge(Badge::Error(StopReason::ServerError), 2, false, None),
@@ -362,7 +390,7 @@ mod tests {
 
     #[test]
     fn the_same_badge_twice_is_one_attention() {
-        let mut e = TaskEntry::new(1, "t".into(), "claude".into(), 0);
+        let mut e = TaskEntry::new(1, 1, "t".into(), "claude".into(), 0);
         assert!(e.set_badge(Badge::Done, 1, false, None).is_some());
         assert!(e.set_badge(Badge::Done, 2, false, None).is_none());
     }
@@ -381,24 +409,65 @@ mod tests {
         assert_eq!(l.focused, Some(2));
     }
 
+    /// Issue 28: needs-you first reorders the rows, but each task keeps its
+    /// number, so a jump key names the same task in either order (the keys
+    /// follow the task, not the row), and the number a script read from
+    /// `termic ls` is the one on the screen.
     #[test]
-    fn needs_you_first_reorders_the_view_and_the_jump_keys() {
+    fn needs_you_first_reorders_the_view_and_the_jump_keys_follow_the_task() {
         let mut l = list(4);
         l.entries[2].badge = Badge::NeedsYou { kind: None };
         l.entries[3].unseen = true;
-        let names =
-            |l: &TaskList| -> Vec<String> { l.views(0).into_iter().map(|v| v.name).collect() };
-        assert_eq!(names(&l), ["t0", "t1", "t2", "t3"]);
+        let shown = |l: &TaskList| -> Vec<(u32, String)> {
+            l.views(0).into_iter().map(|v| (v.number, v.name)).collect()
+        };
+        let pairs = |p: &[(u32, &str)]| -> Vec<(u32, String)> {
+            p.iter().map(|(n, s)| (*n, s.to_string())).collect()
+        };
+        assert_eq!(
+            shown(&l),
+            pairs(&[(1, "t0"), (2, "t1"), (3, "t2"), (4, "t3")])
+        );
         l.attention_first = true;
-        assert_eq!(names(&l), ["t2", "t3", "t0", "t1"]);
-        // Key 1 is the first task shown.
-        l.focus_display(0);
+        assert_eq!(
+            shown(&l),
+            pairs(&[(3, "t2"), (4, "t3"), (1, "t0"), (2, "t1")])
+        );
+        // Key 1 is task 1, now shown third; key 3 is the one that needs you.
+        assert!(l.focus_number(1));
+        assert_eq!(l.focused_id(), Some(0));
+        assert_eq!(l.focused_display(), Some(2));
+        assert!(l.focus_number(3));
         assert_eq!(l.focused_id(), Some(2));
         assert_eq!(l.focused_display(), Some(0));
+        // A number no task has changes nothing.
+        assert!(!l.focus_number(9));
+        assert_eq!(l.focused_id(), Some(2));
+        // Tab still walks the rows as shown.
         l.cycle(true);
         assert_eq!(l.focused_id(), Some(3));
         l.attention_first = false;
         assert_eq!(l.focused_display(), Some(3));
+    }
+
+    /// The rows are in number order, whatever order the tasks were added
+    /// in (a task that took a freed number 1 is listed first, as in tmux).
+    #[test]
+    fn rows_are_listed_by_number() {
+        let mut l = TaskList::default();
+        for (id, number) in [(10, 2), (11, 3), (12, 1)] {
+            l.push(TaskEntry::new(
+                id,
+                number,
+                format!("t{number}"),
+                "sh".into(),
+                0,
+            ));
+        }
+        let numbers: Vec<u32> = l.views(0).iter().map(|v| v.number).collect();
+        assert_eq!(numbers, [1, 2, 3]);
+        l.focus_display(0);
+        assert_eq!(l.focused_id(), Some(12));
     }
 
     #[test]
@@ -423,7 +492,13 @@ mod tests {
         // Labels due within a second of each other share one frame.
         let mut l = list(0);
         for (id, since) in [(1, 0), (2, 300), (3, 900), (4, 1_500)] {
-            l.push(TaskEntry::new(id, format!("t{id}"), "claude".into(), since));
+            l.push(TaskEntry::new(
+                id,
+                id as u32,
+                format!("t{id}"),
+                "claude".into(),
+                since,
+            ));
         }
         assert_eq!(l.next_label_change(1_600), Some(2_500));
         assert_eq!(l.next_label_change(2_500), Some(3_500));
@@ -431,7 +506,7 @@ mod tests {
 
     #[test]
     fn timeline_is_bounded() {
-        let mut e = TaskEntry::new(1, "t".into(), "a".into(), 0);
+        let mut e = TaskEntry::new(1, 1, "t".into(), "a".into(), 0);
         let entry = InspectorEntry {
             at: Duration::ZERO,
             kind: crate::ui::inspector::EntryKind::Signal,

@@ -34,13 +34,13 @@ use crate::server::protocol::{
 #[command(after_help = "Examples:\n  \
 termic attach              the workspace, every task of the server\n  \
 termic attach review       with the task named review focused\n  \
-termic attach 3            with task 3 (an id from `termic ls`) focused\n\n\
+termic attach 3            with task 3 (its number in the sidebar and `termic ls`) focused\n\n\
 Two terminals can be attached at once; the tasks take the size of the one\n\
 that typed or resized last.\n\n\
 Exit codes: 0 detached or quit (or the server stopped), 1 error (no such task,\n\
 an ambiguous name, no terminal, a server of another version).")]
 pub struct AttachArgs {
-    /// The task to focus: its name, or its id from `termic ls`.
+    /// The task to focus: its name, or its number (the one the sidebar shows and `termic ls` lists).
     pub task: Option<String>,
 }
 
@@ -50,7 +50,7 @@ pub fn run(ws: &WorkspaceArgs, args: AttachArgs) -> Result<ExitCode> {
 
 /// What the client asks for as it attaches.
 pub enum Opening {
-    /// Show the workspace with this task (name or id) focused.
+    /// Show the workspace with this task (name or number) focused.
     Focus(Option<String>),
     /// Start this task first, and focus it (`termic run` without --detach).
     Run(RunRequest),

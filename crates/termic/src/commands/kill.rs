@@ -22,7 +22,7 @@ Exit codes: 0 the task is gone (also when its worktree could not be removed: the
 1 error (no such task, an ambiguous name, no server)."
 )]
 pub struct KillArgs {
-    /// The task: its name, or its id from `termic ls`.
+    /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists).
     pub task: String,
     /// Also remove the task's git worktree (its branch is kept), as closing
     /// it in the workspace offers.

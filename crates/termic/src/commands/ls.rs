@@ -15,9 +15,9 @@ use crate::server::protocol::{Request, Response, TaskRow};
 /// Lists nothing, and starts no server, when no server is running.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Columns: id, name, agent, state (idle, working, needs_you, done, \
+    after_help = "Columns: number (the one the sidebar shows and every verb takes), name, agent, state (idle, working, needs_you, done, \
 interrupted, exited), for how long, directory, worktree.\n\
-With --json: one array of objects with id, name, agent, state, since (Unix ms), cwd, \
+With --json: one array of objects with id (the number), name, agent, state, since (Unix ms), cwd, \
 worktree, exit_code.\n\n\
 Examples:\n  termic ls\n  termic ls --json | jq -r '.[] | select(.state == \"needs_you\") | .name'\n\n\
 Exit codes: 0 listed (also when there is no server), 1 error (a server of another version)."
@@ -56,7 +56,7 @@ pub fn run(args: LsArgs) -> Result<ExitCode> {
 /// The human table (pure).
 pub fn table(rows: &[TaskRow], now_ms: u64) -> String {
     let mut cells = vec![[
-        "ID".to_owned(),
+        "#".to_owned(),
         "NAME".into(),
         "AGENT".into(),
         "STATE".into(),
@@ -129,9 +129,9 @@ mod tests {
         };
         let t = table(&[row], 1_000 + 125_000);
         let lines: Vec<&str> = t.lines().collect();
-        assert!(lines[0].starts_with("ID  NAME    AGENT   STATE"), "{t}");
+        assert!(lines[0].starts_with("#  NAME    AGENT   STATE"), "{t}");
         assert!(
-            lines[1].starts_with("7   review  claude  needs you  2m"),
+            lines[1].starts_with("7  review  claude  needs you  2m"),
             "{t}"
         );
         assert!(lines[1].ends_with("/src/app  -"), "{t}");

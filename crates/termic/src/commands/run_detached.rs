@@ -26,7 +26,12 @@ pub fn run(ws: &WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
     };
     match client.request(&Request::Run(request))? {
         Response::Started(row) => {
-            outln!("Started task {} ({}), id {}.", row.name, row.agent, row.id)?;
+            outln!(
+                "Started task {} ({}), number {}.",
+                row.name,
+                row.agent,
+                row.id
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         other => bail!("the termic server answered something else: {other:?}"),

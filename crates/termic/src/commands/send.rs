@@ -18,7 +18,7 @@ use crate::server::protocol::Request;
 Exit codes: 0 typed, 1 error (no such task, an ambiguous name, the task has exited, no server)."
 )]
 pub struct SendArgs {
-    /// The task: its name, or its id from `termic ls`.
+    /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists).
     pub task: String,
     /// The text to type, sent as is.
     pub text: String,

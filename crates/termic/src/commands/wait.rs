@@ -50,7 +50,7 @@ Examples:\n  termic wait review --for needs_you --timeout 600\n  \
 termic wait 3 --for done,exited"
 )]
 pub struct WaitArgs {
-    /// The task: its name, or its id from `termic ls`.
+    /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists).
     pub task: String,
     /// The states to wait for (several: comma-separated).
     #[arg(

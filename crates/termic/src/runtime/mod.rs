@@ -175,7 +175,20 @@ impl Runtime {
     }
 
     /// Start a task. Its output starts flowing to the screen model at once.
+    /// It takes the smallest number no listed task holds.
     pub fn spawn(&self, spec: TaskSpec) -> Result<TaskId, RuntimeError> {
+        self.spawn_task(spec, None)
+    }
+
+    /// Start a task in place of task `old` (a restart): the new task takes
+    /// `old`'s number and `old` is removed in the same step, so no moment
+    /// lists two tasks with one number. When the new task cannot start,
+    /// `old` stays as it was.
+    pub fn spawn_replacing(&self, old: TaskId, spec: TaskSpec) -> Result<TaskId, RuntimeError> {
+        self.spawn_task(spec, Some(old))
+    }
+
+    fn spawn_task(&self, spec: TaskSpec, replaces: Option<TaskId>) -> Result<TaskId, RuntimeError> {
         let config = &self.inner.config;
         let spawned = spawn::spawn(&spec, &config.term_program, config.owner.as_deref())?;
         let id = TaskId(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
@@ -220,9 +233,18 @@ impl Runtime {
                 Arc::clone(&entered),
             )
         });
+        // Numbered and listed under one lock: two spawns at once never take
+        // the same number.
+        let mut tasks = self.lock_tasks();
+        let replaced = replaces.and_then(|old| tasks.remove(&old));
+        let number = match &replaced {
+            Some(old) => old.meta.number,
+            None => smallest_free_number(tasks.values().map(|t| t.meta.number)),
+        };
         let shared = Arc::new(TaskShared {
             meta: TaskMeta {
                 id,
+                number,
                 name: spec.name,
                 agent: spec.agent,
                 task_id: spawned.task_id,
@@ -245,7 +267,8 @@ impl Runtime {
             events: self.inner.events.clone(),
             _release: task::ReleaseFreedMemory,
         });
-        self.lock_tasks().insert(id, Arc::clone(&shared));
+        tasks.insert(id, Arc::clone(&shared));
+        drop(tasks);
         session::register(&shared.meta.processes());
 
         let (done_tx, done_rx) = crossbeam_channel::bounded::<()>(1);
@@ -331,11 +354,17 @@ impl Runtime {
         });
         if let Err(source) = started {
             self.abandon(&shared, &child_slot);
+            if let Some(old) = replaced {
+                self.lock_tasks().insert(old.meta.id, old);
+            }
             return Err(RuntimeError::Io {
                 id,
                 what: "start a thread",
                 source,
             });
+        }
+        if let Some(old) = replaced {
+            self.forget(&old);
         }
         Ok(id)
     }
@@ -637,12 +666,34 @@ impl Runtime {
             .lock_tasks()
             .remove(&id)
             .ok_or(RuntimeError::NoSuchTask(id))?;
+        self.forget(&task);
+        Ok(())
+    }
+
+    /// What follows a task's leaving the list: its tree ended if it still
+    /// runs, and `Removed` sent.
+    fn forget(&self, task: &TaskShared) {
         if task.status() == TaskStatus::Running {
             session::end_task(&task.meta.processes());
         }
-        task.send(RuntimeEvent::Removed(id));
-        Ok(())
+        task.send(RuntimeEvent::Removed(task.meta.id));
     }
+}
+
+/// The smallest positive number not in `held` (tmux's window index with
+/// `base-index 1` and `renumber-windows off`). Pure.
+pub fn smallest_free_number(held: impl Iterator<Item = u32>) -> u32 {
+    let mut held: Vec<u32> = held.collect();
+    held.sort_unstable();
+    let mut free = 1;
+    for n in held {
+        if n == free {
+            free += 1;
+        } else if n > free {
+            break;
+        }
+    }
+    free
 }
 
 /// A command or shell task (not an agent's) watches its foreground for an
@@ -655,5 +706,21 @@ fn info(task: &TaskShared) -> TaskInfo {
     TaskInfo {
         meta: task.meta.clone(),
         status: task.status(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::smallest_free_number;
+
+    #[test]
+    fn the_smallest_positive_number_not_held_is_next() {
+        let next = |held: &[u32]| smallest_free_number(held.iter().copied());
+        assert_eq!(next(&[]), 1);
+        assert_eq!(next(&[1, 2, 3]), 4);
+        assert_eq!(next(&[2, 3]), 1);
+        assert_eq!(next(&[3, 1, 4]), 2);
+        assert_eq!(next(&[1, 1, 2]), 3);
+        assert_eq!(next(&[5, 2, 1, 3]), 4);
     }
 }

@@ -92,6 +92,10 @@ pub enum RuntimeEvent {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskMeta {
     pub id: TaskId,
+    /// The task's number: what the sidebar shows, the jump keys and every
+    /// CLI verb take. The smallest positive number no listed task holds
+    /// when it started; a restart keeps it. Fixed for the task's life.
+    pub number: u32,
     pub name: String,
     pub agent: String,
     /// The `TERMIC_TASK_ID` given to the child.

@@ -62,6 +62,7 @@ impl AwayNotifier {
                 let Some(info) = runtime.info(id) else { return };
                 entries.entry(id.0).or_insert(TaskEntry::new(
                     id.0,
+                    info.meta.number,
                     info.meta.name,
                     info.meta.agent,
                     info.meta.started_ms,

@@ -558,7 +558,9 @@ impl Server {
         // runs now.
         let cwd = cwd.or_else(|| std::fs::read_link(format!("/proc/{}/cwd", info.meta.pid)).ok());
         Some(TaskRow {
-            id: id.0,
+            // The task's number, not the runtime's id: what every verb
+            // takes and every sidebar shows.
+            id: u64::from(info.meta.number),
             name: info.meta.name,
             agent: info.meta.agent,
             state,
@@ -569,19 +571,28 @@ impl Server {
         })
     }
 
+    /// Every task, by number (as every sidebar lists them).
     fn rows(&self) -> Vec<TaskRow> {
-        self.runtime
+        let mut rows: Vec<TaskRow> = self
+            .runtime
             .tasks()
             .iter()
             .filter_map(|t| self.row(t.meta.id))
-            .collect()
+            .collect();
+        rows.sort_by_key(|r| r.id);
+        rows
     }
 
+    /// The task a TASK argument (a number or a name) names.
     fn resolve(&self, query: &str) -> Result<TaskId> {
         let rows = self.rows();
-        resolve::resolve(query, &rows)
-            .map(TaskId)
-            .map_err(|e| anyhow!(e))
+        let number = resolve::resolve(query, &rows).map_err(|e| anyhow!(e))?;
+        self.runtime
+            .tasks()
+            .iter()
+            .find(|t| u64::from(t.meta.number) == number)
+            .map(|t| t.meta.id)
+            .context("that task is gone (it was closed)")
     }
 
     fn run(&self, run: RunRequest) -> Result<TaskRow> {

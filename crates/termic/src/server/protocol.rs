@@ -132,6 +132,8 @@ pub enum Request {
 /// One task as `termic ls` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskRow {
+    /// The task's number (the sidebar's, the one every verb takes), not
+    /// the runtime's internal id.
     pub id: u64,
     pub name: String,
     pub agent: String,

@@ -1,11 +1,11 @@
-//! A TASK argument to one task: an id (digits) that exists, else a name
-//! that exactly one task has. An ambiguous name is an error that lists the
+//! A TASK argument to one task: a number (digits) that a task has, else a
+//! name that exactly one task has. An ambiguous name is an error that lists the
 //! matches, so a script never acts on the wrong task.
 
 use super::protocol::TaskRow;
 use crate::printed::clean_line;
 
-/// The id of the task `query` names (pure).
+/// The number of the task `query` names (pure).
 pub fn resolve(query: &str, rows: &[TaskRow]) -> Result<u64, String> {
     if let Ok(id) = query.parse::<u64>() {
         if rows.iter().any(|r| r.id == id) {
@@ -25,7 +25,7 @@ pub fn resolve(query: &str, rows: &[TaskRow]) -> Result<u64, String> {
                 .map(|r| format!("{} ({}, {})", r.id, r.agent, r.state))
                 .collect();
             Err(format!(
-                "{} tasks are named \"{}\": ids {}; give the id instead",
+                "{} tasks are named \"{}\": numbers {}; give the number instead",
                 many.len(),
                 clean_line(query),
                 list.join(", ")
@@ -52,7 +52,7 @@ mod tests {
     }
 
     #[test]
-    fn an_id_or_a_unique_name_resolves() {
+    fn a_number_or_a_unique_name_resolves() {
         let rows = [row(1, "api"), row(2, "web"), row(3, "web")];
         assert_eq!(resolve("1", &rows), Ok(1));
         assert_eq!(resolve("api", &rows), Ok(1));
@@ -71,7 +71,7 @@ mod tests {
     }
 
     #[test]
-    fn a_task_named_like_a_missing_id_is_found_by_name() {
+    fn a_task_named_like_a_missing_number_is_found_by_name() {
         let rows = [row(1, "42")];
         assert_eq!(resolve("42", &rows), Ok(1));
         let err = resolve("nope", &rows).unwrap_err();

@@ -297,6 +297,7 @@ mod tests {
     #[test]
     fn workspace_puts_sidebar_pane_status_and_cursor_together() {
         let tasks = [TaskView {
+            number: 1,
             name: "fix".into(),
             agent: "claude".into(),
             badge: Badge::Working,
@@ -330,6 +331,7 @@ mod tests {
     fn fourteen_tasks_at_80x24_keep_every_needs_you_in_sight() {
         let tasks: Vec<TaskView> = (1..=14)
             .map(|i| TaskView {
+                number: i,
                 name: format!("task{i}"),
                 agent: "claude".into(),
                 badge: if [1, 2, 14].contains(&i) {
@@ -352,25 +354,25 @@ mod tests {
         let want = [
             " termic              │",
             "↑ 2 more, 2 need you │",
-            "3 task3        claude│",
+            " 3 task3       claude│",
             "  working          5s│",
-            "4 task4        claude│",
+            " 4 task4       claude│",
             "  working          5s│",
-            "5 task5        claude│",
+            " 5 task5       claude│",
             "  working          5s│",
-            "6 task6        claude│",
+            " 6 task6       claude│",
             "  working          5s│",
-            "7 task7        claude│",
+            " 7 task7       claude│",
             "  working          5s│",
-            "8 task8        claude│",
+            " 8 task8       claude│",
             "  working          5s│",
-            "9 task9        claude│",
+            " 9 task9       claude│",
             "  working          5s│",
-            "a task10       claude│",
+            "10 task10      claude│",
             "  working          5s│",
-            "b task11       claude│",
+            "11 task11      claude│",
             "  working          5s│",
-            "c task12       claude│",
+            "12 task12      claude│",
             "  working          5s│",
             "↓ 2 more, 1 needs you│",
         ];

@@ -57,6 +57,8 @@ impl Badge {
 /// One sidebar entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskView {
+    /// The task's number: its label here, its jump key, what the CLI takes.
+    pub number: u32,
     pub name: String,
     /// Agent id (`claude`, or a config-defined id).
     pub agent: String,
@@ -98,23 +100,23 @@ impl Badge {
     }
 }
 
-/// The key that jumps to the task shown at `index` (after the prefix):
-/// `1`-`9`, then `'a` to `'z` for tasks 10 to 35. Later tasks have none
-/// (Tab reaches them).
-pub fn jump_label(index: usize) -> Option<char> {
-    match index {
-        0..=8 => char::from_digit(index as u32 + 1, 10),
-        9..=34 => Some((b'a' + (index - 9) as u8) as char),
+/// The key that jumps to task `number` (after the prefix): `1`-`9`, then
+/// `'a` to `'z` for tasks 10 to 35. Later tasks have none (Tab reaches
+/// them). The key follows the task's number, wherever the task is shown.
+pub fn jump_key(number: u32) -> Option<char> {
+    match number {
+        1..=9 => char::from_digit(number, 10),
+        10..=35 => Some((b'a' + (number - 10) as u8) as char),
         _ => None,
     }
 }
 
-/// The display index a jump key names: `1`-`9` (`letter` false) or `a`-`z`
+/// The task number a jump key names: `1`-`9` (`letter` false) or `a`-`z`
 /// after `'` (`letter` true).
-pub fn jump_index(c: char, letter: bool) -> Option<usize> {
+pub fn jump_number(c: char, letter: bool) -> Option<u32> {
     match (letter, c) {
-        (false, '1'..='9') => Some(c as usize - '1' as usize),
-        (true, 'a'..='z') => Some(c as usize - 'a' as usize + 9),
+        (false, '1'..='9') => Some(c as u32 - '0' as u32),
+        (true, 'a'..='z') => Some(c as u32 - 'a' as u32 + 10),
         _ => None,
     }
 }
@@ -199,13 +201,19 @@ pub fn render(frame: &mut Frame, area: Rect, tasks: &[TaskView], focused: Option
     let window = Window::new(tasks.len(), focused, rows, per_task);
     let needing = |range: &[TaskView]| range.iter().filter(|t| t.badge.needs_you()).count();
     let end = window.first + window.shown;
+    // Numbers line up: as wide as the widest one listed.
+    let digits = tasks
+        .iter()
+        .map(|t| t.number.to_string().len())
+        .max()
+        .unwrap_or(1);
     let mut body = Vec::with_capacity(rows);
     for (i, task) in tasks.iter().enumerate().take(end).skip(window.first) {
         let is_focused = focused == Some(i);
         if compact {
-            body.push(compact_line(i, task, is_focused, width));
+            body.push(compact_line(task, digits, is_focused, width));
         } else {
-            body.push(title_line(i, task, is_focused, width));
+            body.push(title_line(task, digits, is_focused, width));
             body.push(badge_line(task, width));
         }
     }
@@ -280,27 +288,27 @@ fn marker(arrow: char, hidden: usize, needing: usize, width: usize) -> Line<'sta
     Line::styled(text, style)
 }
 
-/// Badges only: the jump key, the state mark and the unseen star.
-fn compact_line(index: usize, task: &TaskView, focused: bool, width: usize) -> Line<'static> {
-    let key = jump_label(index).map_or(' ', |c| c);
+/// Badges only: the number, the state mark and the unseen star.
+fn compact_line(task: &TaskView, digits: usize, focused: bool, width: usize) -> Line<'static> {
+    let key = format!("{:>digits$}", task.number);
     let unseen = if task.unseen { "*" } else { " " };
     let mut key_style = Style::new().add_modifier(Modifier::BOLD);
     if focused {
         key_style = key_style.add_modifier(Modifier::REVERSED);
     }
     let line = Line::from(vec![
-        Span::styled(format!("{key}"), key_style),
+        Span::styled(key.clone(), key_style),
         Span::raw(unseen),
         Span::styled(task.badge.mark(), task.badge.style()),
     ]);
-    if width < 3 {
-        return Line::styled(format!("{key}"), key_style);
+    if width < digits + 2 {
+        return Line::styled(key, key_style);
     }
     line
 }
 
-fn title_line(index: usize, task: &TaskView, focused: bool, width: usize) -> Line<'static> {
-    let number = jump_label(index).map_or(' ', |c| c);
+fn title_line(task: &TaskView, digits: usize, focused: bool, width: usize) -> Line<'static> {
+    let number = format!("{:>digits$}", task.number);
     let marker = if task.unseen { "*" } else { " " };
     let left = format!("{number}{marker}{}", task.name);
     let text = spread(&left, &task.agent, width);
@@ -352,12 +360,22 @@ mod tests {
 
     fn task(name: &str, agent: &str, badge: Badge, secs: u64) -> TaskView {
         TaskView {
+            number: 1,
             name: name.into(),
             agent: agent.into(),
             badge,
             in_state: Duration::from_secs(secs),
             unseen: false,
         }
+    }
+
+    /// Tasks numbered 1, 2, 3... in the order given.
+    fn numbered(tasks: Vec<TaskView>) -> Vec<TaskView> {
+        tasks
+            .into_iter()
+            .zip(1..)
+            .map(|(t, number)| TaskView { number, ..t })
+            .collect()
     }
 
     #[test]
@@ -379,6 +397,7 @@ mod tests {
             task("killed", "sh", Badge::Exited(None), 0),
             task("new", "claude", Badge::Idle, 100_000),
         ];
+        let tasks = numbered(tasks);
         let t = draw(30, 18, |f| render(f, f.area(), &tasks, Some(0)));
         let lines = text_lines(&t);
         let expected = [
@@ -411,6 +430,7 @@ mod tests {
             task("a", "claude", Badge::Working, 1),
             task("b", "claude", Badge::NeedsYou { kind: None }, 1),
         ];
+        let tasks = numbered(tasks);
         let t = draw(30, 5, |f| render(f, f.area(), &tasks, Some(1)));
         let buf = t.backend().buffer();
         assert!(!buf[(0, 1)].modifier.contains(Modifier::REVERSED));
@@ -429,16 +449,19 @@ mod tests {
 
     #[test]
     fn the_focused_task_stays_visible_between_markers() {
-        let tasks: Vec<_> = (0..12)
-            .map(|i| task(&format!("t{i}"), "claude", Badge::Idle, 1))
-            .collect();
+        let tasks = numbered(
+            (0..12)
+                .map(|i| task(&format!("t{i}"), "claude", Badge::Idle, 1))
+                .collect(),
+        );
         // 9 rows: the title, a marker, 3 tasks, a marker.
         let t = draw(30, 9, |f| render(f, f.area(), &tasks, Some(10)));
         let lines = text_lines(&t);
         assert_eq!(lines[1], "↑ 8 more                     │", "{lines:#?}");
-        assert!(lines[2].starts_with("9 t8"), "{lines:#?}");
-        assert!(lines[4].starts_with("a t9"), "tasks past 9 get letters");
-        assert!(lines[6].starts_with("b t10"), "{lines:#?}");
+        // Every label is the task's number, right-aligned to the widest.
+        assert!(lines[2].starts_with(" 9 t8"), "{lines:#?}");
+        assert!(lines[4].starts_with("10 t9"), "{lines:#?}");
+        assert!(lines[6].starts_with("11 t10"), "{lines:#?}");
         assert_eq!(lines[8], "↓ 1 more                     │", "{lines:#?}");
         let w = Window::new(12, Some(10), 8, 2);
         assert_eq!(
@@ -468,7 +491,7 @@ mod tests {
             };
             task(&format!("t{i}"), "claude", badge, 1)
         };
-        let tasks: Vec<_> = (0..40).map(needs).collect();
+        let tasks = numbered((0..40).map(needs).collect());
         // Every width from badges only to wide, every focus, every height:
         // the tasks shown plus the markers' counts account for every
         // task that needs you.
@@ -535,6 +558,7 @@ mod tests {
             done,
             task("c", "sh", Badge::Working, 1),
         ];
+        let tasks = numbered(tasks);
         let t = draw(6, 5, |f| render(f, f.area(), &tasks, Some(1)));
         let lines = text_lines(&t);
         assert_eq!(&lines[1..4], ["1 !  │", "2*+  │", "3 ~  │"]);
@@ -543,18 +567,45 @@ mod tests {
         assert_eq!(buf[(2, 1)].fg, Color::Red);
     }
 
+    /// Issue 28: the label is the task's number, not its row: tasks shown
+    /// out of number order (needs-you first) keep theirs, in both widths.
+    #[test]
+    fn each_task_is_labelled_with_its_number_wherever_it_is_shown() {
+        let mut shown = Vec::new();
+        for (number, name) in [(3, "c"), (1, "a"), (12, "l")] {
+            shown.push(TaskView {
+                number,
+                ..task(name, "sh", Badge::Idle, 1)
+            });
+        }
+        let t = draw(30, 7, |f| render(f, f.area(), &shown, Some(0)));
+        let lines = text_lines(&t);
+        assert!(lines[1].starts_with(" 3 c"), "{lines:#?}");
+        assert!(lines[3].starts_with(" 1 a"), "{lines:#?}");
+        assert!(lines[5].starts_with("12 l"), "{lines:#?}");
+        let t = draw(7, 4, |f| render(f, f.area(), &shown, Some(0)));
+        let lines = text_lines(&t);
+        assert_eq!(&lines[1..4], [" 3 .  │", " 1 .  │", "12 .  │"]);
+    }
+
     #[test]
     fn jump_keys_are_digits_then_letters() {
-        assert_eq!(jump_label(0), Some('1'));
-        assert_eq!(jump_label(8), Some('9'));
-        assert_eq!(jump_label(9), Some('a'));
-        assert_eq!(jump_label(34), Some('z'));
-        assert_eq!(jump_label(35), None);
-        assert_eq!(jump_index('1', false), Some(0));
-        assert_eq!(jump_index('a', true), Some(9));
-        assert_eq!(jump_index('z', true), Some(34));
-        assert_eq!(jump_index('a', false), None);
-        assert_eq!(jump_index('1', true), None);
+        assert_eq!(jump_key(0), None);
+        assert_eq!(jump_key(1), Some('1'));
+        assert_eq!(jump_key(9), Some('9'));
+        assert_eq!(jump_key(10), Some('a'));
+        assert_eq!(jump_key(35), Some('z'));
+        assert_eq!(jump_key(36), None);
+        assert_eq!(jump_number('1', false), Some(1));
+        assert_eq!(jump_number('9', false), Some(9));
+        assert_eq!(jump_number('a', true), Some(10));
+        assert_eq!(jump_number('z', true), Some(35));
+        assert_eq!(jump_number('a', false), None);
+        assert_eq!(jump_number('1', true), None);
+        for n in 1..=35 {
+            let key = jump_key(n).unwrap();
+            assert_eq!(jump_number(key, n >= 10), Some(n), "{n}");
+        }
     }
 
     #[test]
