@@ -22,13 +22,13 @@ const FATAL: [libc::c_int; 4] = [libc::SIGHUP, libc::SIGTERM, libc::SIGINT, libc
 static PIPE_WRITE: AtomicI32 = AtomicI32::new(-1);
 
 /// What the process must do before its tasks end on a fatal signal.
-static BEFORE_EXIT: OnceLock<Box<dyn Fn() + Send + Sync>> = OnceLock::new();
+static BEFORE_EXIT: OnceLock<Box<dyn Fn(libc::c_int) + Send + Sync>> = OnceLock::new();
 
 /// Register work for a fatal signal, run after the terminal is restored and
 /// before the tasks end: the server flushes each task's recording and held
 /// event-log record and removes its socket, as `termic server stop` does.
-/// The first registration wins.
-pub fn before_exit(work: impl Fn() + Send + Sync + 'static) {
+/// `work` is given the signal. The first registration wins.
+pub fn before_exit(work: impl Fn(libc::c_int) + Send + Sync + 'static) {
     let _ = BEFORE_EXIT.set(Box::new(work));
 }
 
@@ -109,7 +109,7 @@ fn exit_on(signal: libc::c_int, on_exit: OnExit) -> ! {
         std::mem::forget(held);
     }
     if let Some(work) = BEFORE_EXIT.get() {
-        work();
+        work(signal);
     }
     session::end_every_task();
     std::process::exit(128 + signal);

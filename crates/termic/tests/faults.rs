@@ -18,6 +18,8 @@ mod disk_full;
 mod foreign_files;
 #[path = "faults/hook_pty.rs"]
 mod hook_pty;
+#[path = "faults/lost_server.rs"]
+mod lost_server;
 #[path = "faults/notify_markup.rs"]
 mod notify_markup;
 #[path = "faults/orphans.rs"]

@@ -349,13 +349,16 @@ fn sigterm_to_the_server_flushes_recordings_removes_the_socket_and_ends_the_task
     wait_until("the server, its task and the client to end", || {
         !alive(server) && !alive(task)
     });
-    assert!(
-        a.exit_within(Duration::from_secs(10)).is_some(),
+    // Told it stopped (not lost): it exits 0, the terminal put back.
+    a.wait_text("The termic server stopped.");
+    assert_eq!(
+        a.exit_within(Duration::from_secs(10)),
+        Some(0),
         "the client ended"
     );
     assert!(!s.socket().exists(), "no stale socket left");
     let log = std::fs::read_to_string(s.f.data_dir.join("server.log")).unwrap();
-    assert!(log.contains("termic server: stopped"), "{log}");
+    assert!(log.contains("termic server: stopped by SIGTERM"), "{log}");
     let recorded: Vec<u8> = std::fs::read_dir(&casts)
         .unwrap()
         .flat_map(|e| std::fs::read(e.unwrap().path()).unwrap())

@@ -38,7 +38,8 @@ termic attach 3            with task 3 (its number in the sidebar and `termic ls
 Two terminals can be attached at once; the tasks take the size of the one\n\
 that typed or resized last.\n\n\
 Exit codes: 0 detached or quit (or the server stopped), 1 error (no such task,\n\
-an ambiguous name, no terminal, a server of another version).")]
+an ambiguous name, no terminal, a server of another version, or the server was\n\
+lost: it ended without a word, killed or crashed).")]
 pub struct AttachArgs {
     /// The task to focus: its name, or its number (the one the sidebar shows and `termic ls` lists).
     pub task: Option<String>,
@@ -102,6 +103,7 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
             other => bail!("the termic server answered something else: {other:?}"),
         },
     };
+    let server_pid = client.server_pid;
     let (mut input, mut output) = client.into_streams();
 
     // Before the terminal turns raw: a kill of this client (SIGHUP when the
@@ -154,19 +156,60 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Ending::Quit => Ok(ExitCode::SUCCESS),
-        Ending::ServerGone => {
+        Ending::Stopped => {
             outln!("The termic server stopped.")?;
             Ok(ExitCode::SUCCESS)
+        }
+        Ending::TerminalGone => Ok(ExitCode::SUCCESS),
+        // The stream ended with no word: a server that still runs dropped
+        // this client (it read nothing for too long); one that is gone was
+        // killed or crashed.
+        Ending::StreamEnded if !server_gone(server_pid) => {
+            errln!(
+                "termic: the termic server dropped this client (it was not reading). \
+                 The tasks keep running: `termic attach` shows them again."
+            );
+            Ok(ExitCode::FAILURE)
+        }
+        Ending::StreamEnded => {
+            errln!("{LOST}");
+            Ok(ExitCode::FAILURE)
         }
         Ending::Error(message) => bail!("{message}"),
     }
 }
 
+/// What an attached client says when its server ended without a word.
+pub const LOST: &str = "The termic server was lost (it ended without a word: killed or \
+crashed). Its tasks are gone; `termic ls` names them.";
+
 enum Ending {
     Detached,
     Quit,
-    ServerGone,
+    /// The server said it stopped (`termic server stop`, a signal, prefix
+    /// `q` in another client).
+    Stopped,
+    /// This client's terminal is gone: nobody to tell anything.
+    TerminalGone,
+    /// The stream ended without `detached`.
+    StreamEnded,
     Error(String),
+}
+
+/// Whether the server (`pid`) is gone, waiting a little: the stream ends
+/// as a killed process closes its descriptors, a moment before it is a
+/// zombie.
+fn server_gone(pid: i32) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        if client::process_gone(pid) {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 /// The connection's sending half, shared by the input thread and the loop
@@ -205,7 +248,7 @@ fn show(input: &mut BufReader<UnixStream>, guard: &mut TerminalGuard, sender: &S
                 if guard.write_raw(&bytes).is_err() {
                     // The terminal is gone: nothing to show, the server
                     // sees this connection close.
-                    return Ending::ServerGone;
+                    return Ending::TerminalGone;
                 }
                 sender.sync_size();
             }
@@ -215,12 +258,15 @@ fn show(input: &mut BufReader<UnixStream>, guard: &mut TerminalGuard, sender: &S
             Ok(AttachFrame::Message(Response::Detached(DetachReason::Quit))) => {
                 return Ending::Quit
             }
+            Ok(AttachFrame::Message(Response::Detached(DetachReason::Stopped))) => {
+                return Ending::Stopped
+            }
             Ok(AttachFrame::Message(Response::Error { message })) => return Ending::Error(message),
             Ok(AttachFrame::Message(_)) => {}
             Err(FrameError::Invalid(e)) => {
                 return Ending::Error(format!("the termic server sent something unreadable: {e}"))
             }
-            Err(_) => return Ending::ServerGone,
+            Err(_) => return Ending::StreamEnded,
         }
     }
 }

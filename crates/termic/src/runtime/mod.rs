@@ -7,6 +7,7 @@
 //! - [`env`]: the spawn env contract (pure).
 //! - [`foreground`]: which agent runs in a command or shell task's foreground.
 //! - [`history`]: compact scrollback outside the screen model.
+//! - [`journal`]: the server's record of each live task, to tell lost ones.
 //! - [`orphans`]: ending what a termic killed without ending its tasks left.
 //! - [`spawn`]: PTY open (under one process-wide lock) and child start.
 //! - [`reader`]: the reader thread (read, query scan, engine).
@@ -21,6 +22,7 @@ pub mod env;
 pub mod events;
 pub mod foreground;
 pub mod history;
+pub mod journal;
 pub mod orphans;
 pub mod program;
 pub mod reader;
@@ -80,6 +82,8 @@ struct Inner {
     record_dir: Mutex<Option<PathBuf>>,
     /// `--record-input`: recordings keep the keystrokes themselves.
     record_input: AtomicBool,
+    /// The server's record of each live task (`None`: not kept).
+    journal: Mutex<Option<Arc<journal::Journal>>>,
 }
 
 impl Drop for Inner {
@@ -115,6 +119,11 @@ impl Inner {
         // A task that ignores SIGHUP and SIGTERM gets its SIGKILL before
         // termic goes (the reapers die with the process).
         session::wait_for_reapers();
+        // Every task was ended on purpose: none of them is lost (and one
+        // started from now on, as the process exits, keeps no record).
+        if let Some(journal) = lock(&self.journal).take() {
+            journal.remove_all();
+        }
     }
 }
 
@@ -150,6 +159,7 @@ impl Runtime {
             event_log: Mutex::new(None),
             record_dir: Mutex::new(None),
             record_input: AtomicBool::new(false),
+            journal: Mutex::new(None),
         };
         (
             Runtime {
@@ -192,6 +202,17 @@ impl Runtime {
         let config = &self.inner.config;
         let spawned = spawn::spawn(&spec, &config.term_program, config.owner.as_deref())?;
         let id = TaskId(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
+        let journal = lock(&self.inner.journal).clone();
+        let record = journal.as_ref().map(|j| {
+            journal::TaskRecord::new(
+                &spec.name,
+                &spec.agent,
+                &spec.argv,
+                &spec.cwd,
+                self.inner.clock.wall_ms(),
+                j.owner(),
+            )
+        });
         let parser = History::new(config.scrollback)
             .into_screen_model(nonzero(spec.size.rows), nonzero(spec.size.cols));
         let wired = self.hooks_wired_for(&spec.agent);
@@ -270,6 +291,19 @@ impl Runtime {
         tasks.insert(id, Arc::clone(&shared));
         drop(tasks);
         session::register(&shared.meta.processes());
+        // Before the exit waiter starts, which removes it.
+        if let (Some(journal), Some(mut record)) = (&journal, record) {
+            // The number the user sees, known only now.
+            record.number = Some(u64::from(number));
+            // A task with no record still runs; only a later loss of the
+            // server could not name it.
+            if let Err(why) = journal.write(id, &record) {
+                crate::printed::errln!(
+                    "termic server: no record kept of task {}: {why}",
+                    record.name
+                );
+            }
+        }
 
         let (done_tx, done_rx) = crossbeam_channel::bounded::<()>(1);
         let (batch_tx, batch_rx) = crossbeam_channel::bounded(reader::IN_FLIGHT);
@@ -289,6 +323,7 @@ impl Runtime {
         let pty_writer = spawned.writer;
         let waiter_shared = Arc::clone(&shared);
         let waiter_child = Arc::clone(&child_slot);
+        let waiter_journal = journal.clone();
         let started = spawn_thread(
             format!("termic-read-{}", id.0),
             Box::new(move || {
@@ -348,12 +383,19 @@ impl Runtime {
                     session::unregister(&processes);
                     waiter_shared.feed_signals(|signals, now| signals.exited(now, code));
                     waiter_shared.set_status(TaskStatus::Exited(code));
+                    // Ended while its owner lives: not lost.
+                    if let Some(journal) = &waiter_journal {
+                        journal.remove(waiter_shared.meta.id);
+                    }
                     waiter_shared.send(RuntimeEvent::Exited(waiter_shared.meta.id, code));
                 }),
             )
         });
         if let Err(source) = started {
             self.abandon(&shared, &child_slot);
+            if let Some(journal) = &journal {
+                journal.remove(id);
+            }
             if let Some(old) = replaced {
                 self.lock_tasks().insert(old.meta.id, old);
             }
@@ -418,6 +460,12 @@ impl Runtime {
     /// `dir` (created if missing), replayable with `termic replay`.
     pub fn set_record_dir(&self, dir: Option<PathBuf>) {
         *lock(&self.inner.record_dir) = dir;
+    }
+
+    /// Keep a record of every task spawned from now on in `journal`, until
+    /// it is closed or ends (the server's; see [`journal`]).
+    pub fn set_journal(&self, journal: Option<journal::Journal>) {
+        *lock(&self.inner.journal) = journal.map(Arc::new);
     }
 
     /// Whether recordings keep what the user types (off by default: it
@@ -675,6 +723,10 @@ impl Runtime {
     fn forget(&self, task: &TaskShared) {
         if task.status() == TaskStatus::Running {
             session::end_task(&task.meta.processes());
+        }
+        // Closed on purpose: not lost.
+        if let Some(journal) = lock(&self.inner.journal).as_ref() {
+            journal.remove(task.meta.id);
         }
         task.send(RuntimeEvent::Removed(task.meta.id));
     }

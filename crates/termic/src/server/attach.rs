@@ -94,7 +94,10 @@ impl Server {
         let _ = out.get_ref().set_write_timeout(Some(WRITE_TIMEOUT));
         let stream = out.get_ref().try_clone().ok();
         let out = Arc::new(Mutex::new(out));
-        let ending = match self.show(request, notice, input, &out) {
+        let client = self.next_client.fetch_add(1, Ordering::SeqCst);
+        // Told `detached("stopped")` if the server stops while it is here.
+        self.add_client(client, &out);
+        let ending = match self.show(request, notice, input, &out, client) {
             Ok(ending) => ending,
             Err(e) => {
                 let message = format!("{e:#}");
@@ -104,6 +107,8 @@ impl Server {
             }
         };
         *lock(&self.away_since) = self.clock.now_ms();
+        // This client hears how it ended below, and nothing else.
+        self.forget_client(client);
         match ending {
             Ending::Detached => {
                 let _ = write_frame(
@@ -117,7 +122,7 @@ impl Server {
             }
             Ending::Quit => {
                 // The client exits once told, so its tasks are gone first.
-                super::end_every_task(&self.runtime, socket_path);
+                self.end_every_task(socket_path, "by prefix q in an attached client");
                 let _ = write_frame(&mut *lock(&out), &Response::Detached(DetachReason::Quit));
                 std::process::exit(0);
             }
@@ -130,6 +135,7 @@ impl Server {
         notice: Option<String>,
         input: BufReader<UnixStream>,
         out: &Arc<Mutex<BufWriter<UnixStream>>>,
+        client: u64,
     ) -> Result<Ending> {
         let focus = match &request.task {
             Some(task) => Some(self.resolve(task)?),
@@ -154,7 +160,6 @@ impl Server {
 
         write_frame(&mut *lock(out), &Response::Attached).context("the client went away")?;
 
-        let client = self.next_client.fetch_add(1, Ordering::SeqCst);
         self.attached.fetch_add(1, Ordering::SeqCst);
         let _attached = Attached(&self.attached);
         let events = self.subscribe();
@@ -180,7 +185,15 @@ impl Server {
         if let Some(notice) = lock(&self.missed_notice).take() {
             app.message = Some(crate::ui::Message::warning(notice));
         }
-        // What the hello told this client (the orphan sweep) comes first.
+        // What the hello told this client (lost tasks, the orphan sweep)
+        // comes first: its sentences, not the indented lines of detail
+        // (the client printed those before the screen was taken).
+        let notice = notice.map(|n| {
+            n.lines()
+                .filter(|l| !l.starts_with("  "))
+                .collect::<Vec<_>>()
+                .join(" ")
+        });
         if let Some(notice) = notice {
             app.message = Some(crate::ui::Message::warning(match app.message.take() {
                 Some(warning) => format!("{notice} {}", warning.text),

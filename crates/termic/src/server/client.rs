@@ -55,6 +55,10 @@ pub fn connect(paths: &TermicPaths, start: Start) -> Result<Option<Connected>> {
         return hello(stream).map(Some);
     }
     let Start::IfNeeded(server_args) = start else {
+        // No server: one that was lost left the records of its tasks, and
+        // this command tells which, once. A server this command starts
+        // tells it itself (the welcome's notice).
+        tell_lost(paths);
         return Ok(None);
     };
     sp.prepare_dir()?;
@@ -101,6 +105,17 @@ pub fn connect_running(paths: &TermicPaths) -> Result<Client> {
         Some(Connected::Ready(client)) => Ok(client),
         Some(Connected::Mismatch { message, .. }) => bail!("{message}"),
         None => bail!("no termic server is running: start a task with `termic run --detach`"),
+    }
+}
+
+/// Claim and print (on stderr) the tasks a lost server left; files that
+/// are no task record are left for the server's log.
+fn tell_lost(paths: &TermicPaths) {
+    use crate::clock::Clock;
+    let now = crate::clock::SystemClock::new().wall_ms();
+    let claimed = crate::runtime::journal::claim_lost(&paths.data_dir, now);
+    if let Some(notice) = crate::runtime::journal::lost_notice(&claimed.lost) {
+        crate::printed::errln!("termic: {notice}");
     }
 }
 

@@ -17,6 +17,7 @@ pub mod attach;
 pub mod away;
 pub mod client;
 pub mod limits;
+pub mod panic_hook;
 pub mod protocol;
 pub mod resolve;
 pub mod socket;
@@ -42,6 +43,7 @@ use crate::commands::workspace::WorkspaceArgs;
 use crate::exit_signals;
 use crate::paths::TermicPaths;
 use crate::printed::errln;
+use crate::runtime::journal::{self, Journal, ServerMark};
 use crate::runtime::{lock, session, Runtime, RuntimeEvent, TaskId, TaskStatus, TermSize};
 
 use protocol::{
@@ -102,12 +104,21 @@ struct Server {
     /// What the user must hear from the next client that says hello (the
     /// orphan sweep's count), taken by that client.
     startup_notice: Mutex<Option<String>>,
+    /// Each attached client's output (by attach number), so that a server
+    /// that stops on purpose tells every client so before it exits.
+    clients: Mutex<Vec<(u64, ClientOut)>>,
 }
+
+/// An attached client's output stream.
+pub(crate) type ClientOut = Arc<Mutex<BufWriter<UnixStream>>>;
 
 /// `termic server run`: serve until stopped. Called in the detached child.
 pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
     let server_paths = ServerPaths::from_env(&paths);
     server_paths.prepare_dir()?;
+    // A panic is written to server.log (its stderr) before the thread or
+    // the process ends: the next start then knows why.
+    panic_hook::install();
     exit_signals::install(exit_signals::OnExit::Quiet)
         .context("cannot install the signal handlers")?;
     // A socket file nobody answers on is a crashed server's: replace it.
@@ -118,15 +129,28 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         );
     }
     let _ = std::fs::remove_file(&server_paths.socket);
+    let me = crate::runtime::orphans::Owner::of_this_process(&paths.data_dir);
+    // A server that ended without a word (SIGKILL, the OOM killer, a
+    // crash, power loss) could not log it: this start does.
+    if let Some(mark) = ServerMark::left_behind(&paths.data_dir) {
+        errln!("termic server: {}", mark.ended_silently());
+    }
+    // Its tasks whose records are still here were lost: the first client
+    // hears which, once (they move to lost/).
+    let lost = claim_lost(&paths.data_dir);
     // Before the first client can say hello: the processes a server of this
-    // data dir left when it was killed (SIGKILL, the OOM killer) are ended,
-    // and the first client hears how many.
-    let startup_notice = crate::runtime::orphans::Owner::of_this_process(&paths.data_dir)
+    // data dir left when it was killed are ended, and the first client
+    // hears how many.
+    let swept = me
         .map(|me| crate::runtime::orphans::sweep(&me))
         .and_then(crate::runtime::orphans::notice);
-    if let Some(notice) = &startup_notice {
+    if let Some(notice) = &swept {
         errln!("termic server: {notice}");
     }
+    let startup_notice = match (lost, swept) {
+        (Some(lost), Some(swept)) => Some(format!("{lost}\n{swept}")),
+        (lost, swept) => lost.or(swept),
+    };
     let listener = UnixListener::bind(&server_paths.socket)
         .with_context(|| format!("cannot listen on {}", server_paths.socket.display()))?;
     std::fs::set_permissions(&server_paths.socket, std::fs::Permissions::from_mode(0o600))
@@ -135,6 +159,21 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
     let services = WorkspaceServices::new(paths.clone(), PathBuf::from("/"), Default::default())?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock::new());
     let (runtime, events) = ws.open_runtime(&services, Arc::clone(&clock))?;
+    // Every task this server runs is recorded until it ends or is closed,
+    // and the server itself is marked, until it ends on purpose.
+    if let Some(me) = me {
+        let owner = me.env_value();
+        runtime.set_journal(Some(Journal::new(&paths.data_dir, &owner)));
+        let mark = ServerMark {
+            pid: std::process::id(),
+            owner,
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            started_ms: clock.wall_ms(),
+        };
+        if let Err(why) = mark.write(&paths.data_dir) {
+            errln!("termic server: cannot mark this server as running: {why}");
+        }
+    }
     let server = Arc::new(Server {
         runtime,
         paths,
@@ -156,6 +195,7 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         missed_notice: Mutex::new(None),
         shortage_reports: Mutex::new(limits::RateLimit::new(limits::REPORT_EVERY)),
         startup_notice: Mutex::new(startup_notice),
+        clients: Mutex::new(Vec::new()),
     });
     errln!(
         "termic server {} (pid {}) listening on {}",
@@ -164,8 +204,10 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         server_paths.socket.display()
     );
     // SIGTERM, SIGHUP, SIGINT, SIGQUIT: the same ending as `server stop`.
-    let (on_signal, socket_path) = (server.runtime.clone(), server_paths.socket.clone());
-    exit_signals::before_exit(move || end_every_task(&on_signal, &socket_path));
+    let (on_signal, socket_path) = (Arc::clone(&server), server_paths.socket.clone());
+    exit_signals::before_exit(move |signal| {
+        on_signal.end_every_task(&socket_path, &format!("by {}", signal_name(signal)));
+    });
     let ticker = Arc::clone(&server);
     std::thread::Builder::new()
         .name("termic-ticker".into())
@@ -420,7 +462,7 @@ impl Server {
                     "termic server: no task and no client for {}s ([server] idle_exit), exiting",
                     idle_exit.as_secs()
                 );
-                shut_down(&self.runtime, socket_path);
+                self.shut_down(socket_path, "([server] idle_exit)");
             }
         }
     }
@@ -494,7 +536,7 @@ impl Server {
             }
             if stop {
                 drop(out);
-                shut_down(&self.runtime, socket_path);
+                self.shut_down(socket_path, "by termic server stop");
             }
         }
     }
@@ -792,19 +834,88 @@ pub fn wait_outcome(row: &TaskRow, states: &[WaitFor]) -> Option<WaitOutcome> {
     }
 }
 
-/// End every task, remove the socket and exit.
-fn shut_down(runtime: &Runtime, socket_path: &std::path::Path) -> ! {
-    end_every_task(runtime, socket_path);
-    std::process::exit(0);
+impl Server {
+    /// End every task, tell the clients, remove the socket and exit.
+    fn shut_down(&self, socket_path: &std::path::Path, why: &str) -> ! {
+        self.end_every_task(socket_path, why);
+        std::process::exit(0);
+    }
+
+    /// Remove the socket (no new client) and end every task's process tree,
+    /// its recording and event log flushed first; the tasks' records and
+    /// the server's mark go (nothing was lost), every attached client is
+    /// told the server stopped, and server.log says `why`.
+    pub(crate) fn end_every_task(&self, socket_path: &std::path::Path, why: &str) {
+        let _ = std::fs::remove_file(socket_path);
+        self.runtime.end_all();
+        session::end_every_task();
+        ServerMark::remove(&self.paths.data_dir);
+        let clients = std::mem::take(&mut *lock(&self.clients));
+        for (_, out) in clients {
+            tell_stopped(&out);
+        }
+        errln!("termic server: stopped {why}");
+    }
+
+    /// Keep an attached client's output, to tell it when the server stops.
+    pub(crate) fn add_client(&self, client: u64, out: &ClientOut) {
+        lock(&self.clients).push((client, Arc::clone(out)));
+    }
+
+    pub(crate) fn forget_client(&self, client: u64) {
+        lock(&self.clients).retain(|(c, _)| *c != client);
+    }
 }
 
-/// Remove the socket (no new client) and end every task's process tree,
-/// its recording and event log flushed first.
-fn end_every_task(runtime: &Runtime, socket_path: &std::path::Path) {
-    let _ = std::fs::remove_file(socket_path);
-    runtime.end_all();
-    session::end_every_task();
-    errln!("termic server: stopped");
+/// How long a stopping server tries to get a client's output to itself
+/// (its app may be writing a frame to a client that reads slowly).
+const TELL_STOPPED_WITHIN: Duration = Duration::from_secs(1);
+
+/// `detached("stopped")` to one client. A client whose output stays busy
+/// is not waited for: it sees the stream end, as if the server were lost.
+fn tell_stopped(out: &ClientOut) {
+    let stopped = Response::Detached(protocol::DetachReason::Stopped);
+    let deadline = Instant::now() + TELL_STOPPED_WITHIN;
+    loop {
+        let mut out = match out.try_lock() {
+            Ok(out) => out,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            }
+            Err(std::sync::TryLockError::WouldBlock) => return,
+        };
+        let _ = out
+            .get_ref()
+            .set_write_timeout(Some(Duration::from_millis(500)));
+        let _ = write_frame(&mut *out, &stopped);
+        return;
+    }
+}
+
+/// The name of a signal that ends the server, for its log.
+fn signal_name(signal: libc::c_int) -> String {
+    match signal {
+        libc::SIGHUP => "SIGHUP".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        libc::SIGINT => "SIGINT".into(),
+        libc::SIGQUIT => "SIGQUIT".into(),
+        n => format!("signal {n}"),
+    }
+}
+
+/// At start: claim the records of tasks a gone server left (see
+/// [`journal::claim_lost`]); files that are no record are logged, and so
+/// is the notice naming the lost tasks, which is returned.
+fn claim_lost(data_dir: &Path) -> Option<String> {
+    let claimed = journal::claim_lost(data_dir, SystemClock::new().wall_ms());
+    for skipped in &claimed.skipped {
+        errln!("termic server: skipped {skipped}");
+    }
+    let notice = journal::lost_notice(&claimed.lost)?;
+    errln!("termic server: {notice}");
+    Some(notice)
 }
 
 #[cfg(test)]

@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 
 /// Bumped on any change after the hello. Both sides must match exactly.
 /// 2: `attach`, `input`, `attached`, `detached` and output frames.
-pub const PROTOCOL: u32 = 2;
+/// 3: `detached("stopped")`, so a client tells a server that stopped from
+/// one that was lost (the stream ends with no `detached`).
+pub const PROTOCOL: u32 = 3;
 
 /// The largest frame either side accepts (a task list of thousands fits).
 pub const MAX_FRAME: usize = 1 << 20;
@@ -74,6 +76,9 @@ pub enum DetachReason {
     Detached,
     /// Prefix `q`: every task ended and the server stopped.
     Quit,
+    /// The server stopped (`termic server stop`, a signal it caught, prefix
+    /// `q` in another client): every task ended.
+    Stopped,
 }
 
 /// A state `termic wait` can wait for.

@@ -1,0 +1,716 @@
+//! The task journal (issue 28): one small JSON file per live task of the
+//! server, in `<data dir>/tasks/`, so that what a server that ended without
+//! a word (SIGKILL, the OOM killer, a crash, power loss) was running can be
+//! told to the user, and later restored.
+//!
+//! - Written (temp file, fsync, rename; 0600 in a 0700 dir) when a task
+//!   starts; removed when it is closed (kill, close), when it ends while
+//!   the server lives, and when the server ends every task on purpose
+//!   (`server stop`, prefix `q`, a signal it catches, the idle exit).
+//! - So a record still there when a new server starts, whose server no
+//!   longer runs, is a **lost** task: [`claim_lost`] moves it to
+//!   `<data dir>/lost/` (renamed with the time it was found, so it is shown
+//!   once and kept for a restore) and returns it.
+//! - Bounded: at most [`MAX_RECORDS`] records, each at most
+//!   [`MAX_RECORD_BYTES`] (a longer command line is cut and marked), and
+//!   [`MAX_LOST`] files kept in `lost/`. A record that cannot be written
+//!   (a full disk) is skipped with a line in the server log; the task runs.
+//!
+//! Also the server's own marker ([`ServerMark`], `<data dir>/server.json`):
+//! written when a server starts, removed when it ends on purpose, so the
+//! next start can log that the previous one ended without a word.
+
+use std::ffi::OsString;
+use std::fs::OpenOptions;
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::orphans::Owner;
+use super::TaskId;
+
+/// The directory of live tasks' records, in the data dir.
+pub const TASKS_DIR: &str = "tasks";
+/// Where lost tasks' records go once told, in the data dir.
+pub const LOST_DIR: &str = "lost";
+/// The server's marker, in the data dir.
+pub const SERVER_MARK: &str = "server.json";
+/// Records in `tasks/` at most: a server with more tasks keeps no record
+/// of the rest (and logs it).
+pub const MAX_RECORDS: usize = 256;
+/// One record's size at most.
+pub const MAX_RECORD_BYTES: usize = 8 * 1024;
+/// Files kept in `lost/`; the oldest go first.
+pub const MAX_LOST: usize = 256;
+/// The record format.
+pub const VERSION: u32 = 1;
+
+/// One task as the journal keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskRecord {
+    pub version: u32,
+    pub name: String,
+    /// The task's number as `termic ls` showed it, when it had one.
+    #[serde(default)]
+    pub number: Option<u64>,
+    /// The agent id (`command` for a command task).
+    pub agent: String,
+    /// Program and arguments (non-UTF-8 bytes replaced).
+    pub argv: Vec<String>,
+    /// Arguments were dropped from the end to keep the record small.
+    #[serde(default)]
+    pub argv_cut: bool,
+    pub cwd: String,
+    /// When it started, Unix time in milliseconds.
+    pub started_ms: u64,
+    /// The server that ran it (`TERMIC_OWNER`'s value).
+    pub owner: String,
+}
+
+impl TaskRecord {
+    /// A record with no number yet: the runtime numbers a task under its
+    /// task list's lock and sets it before the record is written.
+    pub fn new(
+        name: &str,
+        agent: &str,
+        argv: &[OsString],
+        cwd: &Path,
+        started_ms: u64,
+        owner: &str,
+    ) -> TaskRecord {
+        TaskRecord {
+            version: VERSION,
+            name: name.to_owned(),
+            number: None,
+            agent: agent.to_owned(),
+            argv: argv
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+            argv_cut: false,
+            cwd: cwd.to_string_lossy().into_owned(),
+            started_ms,
+            owner: owner.to_owned(),
+        }
+    }
+
+    /// The JSON, within [`MAX_RECORD_BYTES`]: arguments are dropped from
+    /// the end (and `argv_cut` set) until it fits. `None`: even the name
+    /// and directory do not fit.
+    pub fn to_bytes(&self) -> Option<Vec<u8>> {
+        let mut record = self.clone();
+        loop {
+            let bytes = serde_json::to_vec(&record).ok()?;
+            if bytes.len() <= MAX_RECORD_BYTES {
+                return Some(bytes);
+            }
+            record.argv.pop()?;
+            record.argv_cut = true;
+        }
+    }
+
+    /// The command line as a user reads it.
+    pub fn command(&self) -> String {
+        let words: Vec<String> = self
+            .argv
+            .iter()
+            .map(|a| shell_words::quote(a).into_owned())
+            .collect();
+        let mut line = words.join(" ");
+        if self.argv_cut {
+            line.push_str(" ...");
+        }
+        line
+    }
+}
+
+/// The live tasks' records of one server.
+#[derive(Debug)]
+pub struct Journal {
+    dir: PathBuf,
+    owner: String,
+}
+
+impl Journal {
+    /// The journal of the server named `owner` (its `TERMIC_OWNER`) in
+    /// `data_dir`.
+    pub fn new(data_dir: &Path, owner: &str) -> Journal {
+        Journal {
+            dir: data_dir.join(TASKS_DIR),
+            owner: owner.to_owned(),
+        }
+    }
+
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// This server's record of task `id`. The owner is in the name, so two
+    /// servers' records never collide.
+    fn path(&self, id: TaskId) -> PathBuf {
+        self.dir.join(format!("{}-{}.json", self.owner, id.0))
+    }
+
+    /// Keep `record` as task `id`'s. Errors say why in words (for the log).
+    pub fn write(&self, id: TaskId, record: &TaskRecord) -> Result<(), String> {
+        make_private_dir(&self.dir).map_err(|e| why(&self.dir, &e))?;
+        let count = records_in(&self.dir).len();
+        if count >= MAX_RECORDS {
+            return Err(format!(
+                "{} already holds {MAX_RECORDS} task records",
+                self.dir.display()
+            ));
+        }
+        let bytes = record
+            .to_bytes()
+            .ok_or_else(|| "the record is too large".to_owned())?;
+        let path = self.path(id);
+        write_atomic(&path, &bytes).map_err(|e| why(&path, &e))
+    }
+
+    /// Forget task `id` (closed, or ended while the server lives).
+    pub fn remove(&self, id: TaskId) {
+        let _ = std::fs::remove_file(self.path(id));
+    }
+
+    /// Forget every task of this server (it ends them on purpose).
+    pub fn remove_all(&self) {
+        let prefix = format!("{}-", self.owner);
+        for path in records_in(&self.dir) {
+            let ours = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&prefix));
+            if ours {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+}
+
+fn why(path: &Path, e: &io::Error) -> String {
+    format!(
+        "{}: {}",
+        path.display(),
+        crate::record_file::why_write_failed(e)
+    )
+}
+
+/// `dir` and its parents, the last one 0700.
+fn make_private_dir(dir: &Path) -> io::Result<()> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+/// The `*.json` files in `dir` (none when it cannot be read).
+fn records_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect()
+}
+
+/// Write `bytes` to `path` so that a crash at any instant leaves the old
+/// file or the new one, never a part: a temp file beside it (0600),
+/// written, synced, renamed over. A failure removes the temp file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let written = (|| {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_data()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// Read at most `limit` bytes of a regular file (not a link, a FIFO, a
+/// device): `None` for anything else or a longer file.
+fn read_small(path: &Path, limit: usize) -> io::Result<Option<Vec<u8>>> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    (&file).take(limit as u64 + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() <= limit).then_some(bytes))
+}
+
+/// Whether `owner` (a `TERMIC_OWNER` value) names a process that still
+/// runs. `None`: it cannot be told (not a value, another pid namespace).
+pub fn owner_running(owner: &str) -> Option<bool> {
+    let owner = Owner::parse(owner)?;
+    let ns = std::fs::read_link("/proc/self/ns/pid").ok()?;
+    if ns.to_string_lossy() != format!("pid:[{}]", owner.pidns) {
+        return None;
+    }
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{}/stat", owner.pid)) else {
+        return Some(false);
+    };
+    let zombie = super::session::parse_stat_ids(&stat).is_none_or(|ids| ids.zombie);
+    Some(!zombie && super::orphans::parse_start_time(&stat) == Some(owner.start))
+}
+
+/// What [`claim_lost`] found.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Claimed {
+    /// The lost tasks, oldest first.
+    pub lost: Vec<TaskRecord>,
+    /// Files in `tasks/` that are no record of ours (unreadable, corrupt,
+    /// foreign): left where they are, each with why.
+    pub skipped: Vec<String>,
+}
+
+/// Take the records of tasks whose server is gone: each is moved to
+/// `lost/` (renamed `<now_ms>-<name>`, so a second claimant finds it gone
+/// and it is told once) and returned. Records of a server that runs, or of
+/// one this process cannot tell about, stay.
+pub fn claim_lost(data_dir: &Path, now_ms: u64) -> Claimed {
+    claim_with(data_dir, now_ms, &|owner| {
+        owner_running(owner) == Some(false)
+    })
+}
+
+/// [`claim_lost`] with the question "is this server gone" given.
+pub fn claim_with(data_dir: &Path, now_ms: u64, gone: &dyn Fn(&str) -> bool) -> Claimed {
+    let dir = data_dir.join(TASKS_DIR);
+    let lost_dir = data_dir.join(LOST_DIR);
+    let mut claimed = Claimed::default();
+    let mut paths = records_in(&dir);
+    paths.sort();
+    for path in paths {
+        let shown = path.display();
+        let record = match read_small(&path, MAX_RECORD_BYTES) {
+            // Claimed by another process meanwhile.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                claimed
+                    .skipped
+                    .push(format!("{shown}: cannot read it: {e}"));
+                continue;
+            }
+            Ok(None) => {
+                claimed.skipped.push(format!(
+                    "{shown}: not a task record (not a small regular file)"
+                ));
+                continue;
+            }
+            Ok(Some(bytes)) => match serde_json::from_slice::<TaskRecord>(&bytes) {
+                Ok(r) if r.version == VERSION => r,
+                Ok(r) => {
+                    claimed.skipped.push(format!(
+                        "{shown}: a task record of another format (version {})",
+                        r.version
+                    ));
+                    continue;
+                }
+                Err(e) => {
+                    claimed
+                        .skipped
+                        .push(format!("{shown}: not a task record ({e})"));
+                    continue;
+                }
+            },
+        };
+        if !gone(&record.owner) {
+            continue;
+        }
+        let Some(name) = path.file_name() else {
+            continue;
+        };
+        let target = lost_dir.join(format!("{now_ms:015}-{}", name.to_string_lossy()));
+        let moved = make_private_dir(&lost_dir).and_then(|()| std::fs::rename(&path, &target));
+        match moved {
+            Ok(()) => claimed.lost.push(record),
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !path.exists() => {}
+            // Not kept (a full disk refused the directory): still told
+            // once, so removed.
+            Err(_) => {
+                if std::fs::remove_file(&path).is_ok() {
+                    claimed.lost.push(record);
+                }
+            }
+        }
+    }
+    prune(&lost_dir, MAX_LOST);
+    claimed.lost.sort_by_key(|r| r.started_ms);
+    claimed
+}
+
+/// Keep the newest `keep` files of `dir` (their names start with the time
+/// they were found, so the name's order is their age).
+fn prune(dir: &Path, keep: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut names: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    if names.len() <= keep {
+        return;
+    }
+    names.sort();
+    for old in &names[..names.len() - keep] {
+        let _ = std::fs::remove_file(old);
+    }
+}
+
+/// What the user is told about lost tasks: a sentence naming them, then
+/// one indented line per task (name, command, directory). `None`: none.
+pub fn lost_notice(lost: &[TaskRecord]) -> Option<String> {
+    let first = lost.first()?;
+    let names: Vec<&str> = lost.iter().map(|r| r.name.as_str()).collect();
+    let what = match lost.len() {
+        1 => format!("its task {} was lost", first.name),
+        n => format!("its {n} tasks were lost: {}", names.join(", ")),
+    };
+    let mut text = format!(
+        "The termic server before this one ended without a word (killed or crashed), and {what}."
+    );
+    for r in lost {
+        text.push_str(&format!("\n  {}: {} (in {})", r.name, r.command(), r.cwd));
+    }
+    Some(text)
+}
+
+/// The server's marker: which server runs for this data dir, so the next
+/// one can tell that it ended without a word.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerMark {
+    pub pid: u32,
+    pub owner: String,
+    pub version: String,
+    pub started_ms: u64,
+}
+
+impl ServerMark {
+    pub fn write(&self, data_dir: &Path) -> Result<(), String> {
+        let path = data_dir.join(SERVER_MARK);
+        let bytes = serde_json::to_vec(self).map_err(|e| e.to_string())?;
+        write_atomic(&path, &bytes).map_err(|e| why(&path, &e))
+    }
+
+    pub fn remove(data_dir: &Path) {
+        let _ = std::fs::remove_file(data_dir.join(SERVER_MARK));
+    }
+
+    /// The marker a server left that ended without removing it (a server
+    /// that runs, or one that cannot be told about, is not returned).
+    pub fn left_behind(data_dir: &Path) -> Option<ServerMark> {
+        let bytes = read_small(&data_dir.join(SERVER_MARK), MAX_RECORD_BYTES)
+            .ok()
+            .flatten()?;
+        let mark: ServerMark = serde_json::from_slice(&bytes).ok()?;
+        (owner_running(&mark.owner) == Some(false)).then_some(mark)
+    }
+
+    /// The log line for a server that ended without a word.
+    pub fn ended_silently(&self) -> String {
+        format!(
+            "the previous server (pid {}, version {}, started {}) ended without a word: \
+             killed (SIGKILL, the OOM killer), crashed, or the machine went down",
+            self.pid,
+            self.version,
+            utc(self.started_ms)
+        )
+    }
+}
+
+/// Unix milliseconds as `2026-12-06 14:03:22 UTC`.
+pub fn utc(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's days-to-civil.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    const DEAD: &str = "1.2.3.00000000000000ab";
+    const LIVE: &str = "1.9.9.00000000000000ab";
+
+    fn record(name: &str, started_ms: u64, owner: &str) -> TaskRecord {
+        TaskRecord::new(
+            name,
+            "claude",
+            &["claude".into(), "--resume".into(), "two words".into()],
+            Path::new("/home/u/app"),
+            started_ms,
+            owner,
+        )
+    }
+
+    fn gone(owner: &str) -> bool {
+        owner == DEAD
+    }
+
+    #[test]
+    fn a_record_is_written_0600_read_back_and_removed() {
+        let data = tempfile::tempdir().unwrap();
+        let journal = Journal::new(data.path(), DEAD);
+        let r = record("review", 7, DEAD);
+        journal.write(TaskId(7), &r).unwrap();
+        let path = data.path().join("tasks").join(format!("{DEAD}-7.json"));
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let dir_mode = std::fs::metadata(journal.dir())
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(dir_mode & 0o777, 0o700);
+        let back: TaskRecord = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(back, r);
+        // No temp file is left beside it.
+        assert_eq!(std::fs::read_dir(journal.dir()).unwrap().count(), 1);
+        journal.remove(TaskId(7));
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn remove_all_takes_only_this_servers_records() {
+        let data = tempfile::tempdir().unwrap();
+        let mine = Journal::new(data.path(), DEAD);
+        let theirs = Journal::new(data.path(), LIVE);
+        mine.write(TaskId(1), &record("a", 1, DEAD)).unwrap();
+        mine.write(TaskId(2), &record("b", 2, DEAD)).unwrap();
+        theirs.write(TaskId(1), &record("c", 3, LIVE)).unwrap();
+        mine.remove_all();
+        let left: Vec<_> = records_in(mine.dir());
+        assert_eq!(left.len(), 1, "{left:?}");
+        assert!(left[0].to_string_lossy().contains(LIVE));
+    }
+
+    #[test]
+    fn the_journal_is_bounded_in_records_and_in_size() {
+        let data = tempfile::tempdir().unwrap();
+        let journal = Journal::new(data.path(), DEAD);
+        for i in 0..MAX_RECORDS as u64 {
+            journal.write(TaskId(i), &record("t", i, DEAD)).unwrap();
+        }
+        let refused = journal
+            .write(TaskId(9999), &record("one too many", 1, DEAD))
+            .unwrap_err();
+        assert!(refused.contains("already holds 256"), "{refused}");
+        assert_eq!(records_in(journal.dir()).len(), MAX_RECORDS);
+
+        // A huge command line is cut to fit, and says so.
+        let mut long = record("long", 1, DEAD);
+        long.argv = vec!["x".repeat(100); 500];
+        let bytes = long.to_bytes().unwrap();
+        assert!(bytes.len() <= MAX_RECORD_BYTES);
+        let cut: TaskRecord = serde_json::from_slice(&bytes).unwrap();
+        assert!(cut.argv_cut && cut.argv.len() < 500 && !cut.argv.is_empty());
+        assert!(cut.command().ends_with(" ..."));
+        // A name alone past the bound keeps no record.
+        let mut huge = record(&"n".repeat(MAX_RECORD_BYTES), 1, DEAD);
+        huge.argv.clear();
+        assert_eq!(huge.to_bytes(), None);
+    }
+
+    #[test]
+    fn a_full_disk_is_an_error_in_words_not_a_panic() {
+        // /dev/full takes no byte: the temp file's write fails.
+        let e = write_atomic(Path::new("/dev/full/x.json"), b"{}").unwrap_err();
+        assert!(!e.to_string().is_empty());
+        let data = tempfile::tempdir().unwrap();
+        // The data dir is a file: the tasks dir cannot be made.
+        let file = data.path().join("file");
+        std::fs::write(&file, "").unwrap();
+        let journal = Journal::new(&file, DEAD);
+        assert!(journal.write(TaskId(1), &record("t", 1, DEAD)).is_err());
+    }
+
+    #[test]
+    fn lost_records_are_claimed_once_moved_to_lost_and_the_rest_stay() {
+        let data = tempfile::tempdir().unwrap();
+        let dead = Journal::new(data.path(), DEAD);
+        let live = Journal::new(data.path(), LIVE);
+        dead.write(TaskId(2), &record("build", 20, DEAD)).unwrap();
+        dead.write(TaskId(1), &record("review", 10, DEAD)).unwrap();
+        live.write(TaskId(1), &record("running", 30, LIVE)).unwrap();
+
+        let claimed = claim_with(data.path(), 1_000, &gone);
+        let names: Vec<&str> = claimed.lost.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["review", "build"], "oldest first");
+        assert!(claimed.skipped.is_empty(), "{:?}", claimed.skipped);
+        // Moved, with the time they were found in the name.
+        let mut kept: Vec<String> = std::fs::read_dir(data.path().join(LOST_DIR))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        kept.sort();
+        assert_eq!(
+            kept,
+            [
+                format!("000000000001000-{DEAD}-1.json"),
+                format!("000000000001000-{DEAD}-2.json")
+            ]
+        );
+        // The live server's record stays; told once.
+        assert_eq!(records_in(live.dir()).len(), 1);
+        assert_eq!(claim_with(data.path(), 2_000, &gone), Claimed::default());
+    }
+
+    #[test]
+    fn a_corrupt_or_foreign_file_is_skipped_with_a_reason_and_left_alone() {
+        let data = tempfile::tempdir().unwrap();
+        let dir = data.path().join(TASKS_DIR);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("torn.json"), "{\"version\":1,\"na").unwrap();
+        std::fs::write(dir.join("other.json"), "[1,2,3]").unwrap();
+        let mut newer = record("future", 1, DEAD);
+        newer.version = 99;
+        std::fs::write(dir.join("future.json"), serde_json::to_vec(&newer).unwrap()).unwrap();
+        std::fs::write(dir.join("big.json"), vec![b' '; MAX_RECORD_BYTES + 1]).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", dir.join("link.json")).unwrap();
+        std::fs::write(dir.join("notes.txt"), "not a record").unwrap();
+        let claimed = claim_with(data.path(), 1, &|_| true);
+        assert!(claimed.lost.is_empty());
+        let mut skipped = claimed.skipped.clone();
+        skipped.sort();
+        assert_eq!(skipped.len(), 5, "{skipped:?}");
+        assert!(
+            skipped[0].contains("big.json: not a task record"),
+            "{skipped:?}"
+        );
+        assert!(skipped[1].contains("future.json: a task record of another format (version 99)"));
+        assert!(
+            skipped[2].contains("link.json: cannot read it"),
+            "{skipped:?}"
+        );
+        assert!(skipped[3].contains("other.json: not a task record"));
+        assert!(skipped[4].contains("torn.json: not a task record"));
+        // Left where they were.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 6);
+    }
+
+    #[test]
+    fn lost_keeps_at_most_its_bound_the_newest() {
+        let data = tempfile::tempdir().unwrap();
+        let lost = data.path().join(LOST_DIR);
+        std::fs::create_dir_all(&lost).unwrap();
+        for i in 0..MAX_LOST + 5 {
+            std::fs::write(lost.join(format!("{i:015}-x.json")), "{}").unwrap();
+        }
+        let journal = Journal::new(data.path(), DEAD);
+        journal.write(TaskId(1), &record("t", 1, DEAD)).unwrap();
+        let claimed = claim_with(data.path(), 999_999, &gone);
+        assert_eq!(claimed.lost.len(), 1);
+        let mut names: Vec<String> = std::fs::read_dir(&lost)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), MAX_LOST);
+        assert_eq!(names[0], format!("{:015}-x.json", 6));
+        assert!(names.last().unwrap().starts_with("000000000999999-"));
+    }
+
+    #[test]
+    fn the_notice_names_each_lost_task_its_command_and_directory() {
+        assert_eq!(lost_notice(&[]), None);
+        let one = lost_notice(&[record("review", 1, DEAD)]).unwrap();
+        assert_eq!(
+            one,
+            "The termic server before this one ended without a word (killed or crashed), \
+             and its task review was lost.\n  review: claude --resume 'two words' (in /home/u/app)"
+        );
+        let two = lost_notice(&[record("a", 1, DEAD), record("b", 2, DEAD)]).unwrap();
+        assert!(two.contains("its 2 tasks were lost: a, b."), "{two}");
+        assert_eq!(two.lines().count(), 3);
+    }
+
+    #[test]
+    fn the_owner_of_this_process_runs_and_a_made_up_one_does_not() {
+        let me = Owner::of_this_process(Path::new("/tmp")).unwrap();
+        assert_eq!(owner_running(&me.env_value()), Some(true));
+        let dead = Owner {
+            start: me.start + 1,
+            ..me
+        };
+        assert_eq!(owner_running(&dead.env_value()), Some(false));
+        let elsewhere = Owner {
+            pidns: me.pidns ^ 1,
+            ..me
+        };
+        assert_eq!(owner_running(&elsewhere.env_value()), None);
+        assert_eq!(owner_running("not an owner"), None);
+    }
+
+    #[test]
+    fn a_server_mark_left_by_a_gone_server_is_found_and_described() {
+        let data = tempfile::tempdir().unwrap();
+        let me = Owner::of_this_process(data.path()).unwrap();
+        let mut mark = ServerMark {
+            pid: 4242,
+            owner: me.env_value(),
+            version: "0.1.0".into(),
+            started_ms: 0,
+        };
+        mark.write(data.path()).unwrap();
+        assert_eq!(ServerMark::left_behind(data.path()), None, "it runs");
+        mark.owner = Owner {
+            start: me.start + 1,
+            ..me
+        }
+        .env_value();
+        mark.write(data.path()).unwrap();
+        let found = ServerMark::left_behind(data.path()).unwrap();
+        assert_eq!(
+            found.ended_silently(),
+            "the previous server (pid 4242, version 0.1.0, started 1970-01-01 00:00:00 UTC) \
+             ended without a word: killed (SIGKILL, the OOM killer), crashed, or the machine \
+             went down"
+        );
+        ServerMark::remove(data.path());
+        assert_eq!(ServerMark::left_behind(data.path()), None);
+    }
+
+    #[test]
+    fn utc_formats_a_unix_time() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc(951_825_600_000), "2000-02-29 12:00:00 UTC");
+        assert_eq!(utc(1_796_551_402_000), "2026-12-06 10:03:22 UTC");
+    }
+}

@@ -1,0 +1,234 @@
+//! Issue 28 item 5: a server killed with SIGKILL (or the OOM killer, a
+//! crash) must not look like one that stopped. Its attached clients say it
+//! was lost and exit 1; the next command names the tasks it lost (name,
+//! command, directory) once; the next start ends what the tasks left. A
+//! server that stops on purpose leaves no lost record, and the next start
+//! says nothing.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::harness::Termic;
+use crate::process_table::{alive, processes_of};
+use crate::served::{text, Served};
+
+/// Polls `done` until it holds or `within` passes; false on timeout.
+fn eventually(within: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < within {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    done()
+}
+
+/// The task records in the data dir's `dir` (`tasks` or `lost`).
+fn records(data_dir: &Path, dir: &str) -> Vec<String> {
+    std::fs::read_dir(data_dir.join(dir))
+        .map(|d| {
+            d.filter_map(|e| Some(e.ok()?.file_name().to_string_lossy().into_owned()))
+                .filter(|n| n.ends_with(".json"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `termic attach` in a PTY, showing `name` in its sidebar.
+fn attached(s: &Served, name: &str) -> Termic {
+    let t = Termic::start(&s.f, &["attach"]);
+    t.wait_text(name);
+    t
+}
+
+/// Everything that runs for the fixture but its server.
+fn task_processes(s: &Served, server: i32) -> Vec<i32> {
+    processes_of(&s.f.data_dir)
+        .into_iter()
+        .filter(|&p| p != server)
+        .collect()
+}
+
+#[test]
+fn a_killed_server_is_lost_for_its_clients_and_the_next_command_names_its_tasks_once() {
+    let s = Served::new("sleep 600");
+    let sub = s.f.work.join("sub dir");
+    std::fs::create_dir_all(&sub).unwrap();
+    s.expect(
+        &["run", "--detach", "--name", "plain", "--", "sleep", "600"],
+        0,
+    );
+    // One in another directory that ignores the hang-up (the orphan sweep
+    // of the next start must end it).
+    let stubborn = s.f.cli(
+        &sub,
+        &[
+            "run",
+            "--detach",
+            "--name",
+            "stubborn",
+            "--",
+            "sh",
+            "-c",
+            "trap '' HUP TERM; sleep 600",
+        ],
+    );
+    assert_eq!(
+        stubborn.status.code(),
+        Some(0),
+        "{}",
+        text(&stubborn.stderr)
+    );
+    let server = s.server_pid();
+    assert_eq!(
+        records(&s.f.data_dir, "tasks").len(),
+        2,
+        "one record a task"
+    );
+
+    // Two clients of different sizes.
+    let mut a = attached(&s, "stubborn");
+    let mut b = attached(&s, "stubborn");
+    b.resize(30, 100);
+    b.wait_text("plain");
+    let before = task_processes(&s, server);
+    assert!(before.len() >= 3, "every task runs: {before:?}");
+
+    // SAFETY: a signal to the test's own server.
+    assert_eq!(unsafe { libc::kill(server, libc::SIGKILL) }, 0);
+    for (who, client) in [("a", &mut a), ("b", &mut b)] {
+        let screen = client.wait_text("server was lost");
+        let code = client.wait_exit();
+        assert_eq!(
+            code, 1,
+            "client {who} exits 1 when the server is lost:\n{screen}"
+        );
+        assert!(
+            screen.contains("server was lost") && !screen.contains("server stopped"),
+            "client {who}:\n{screen}"
+        );
+    }
+
+    // The next command names the lost tasks: name, command, directory.
+    let out = s.termic(&["ls"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let told = text(&out.stderr);
+    assert!(
+        told.contains("ended without a word") && told.contains("its 2 tasks were lost"),
+        "{told}"
+    );
+    assert!(
+        told.contains(&format!("plain: sleep 600 (in {})", s.f.work.display())),
+        "{told}"
+    );
+    assert!(
+        told.contains(&format!(
+            "stubborn: sh -c 'trap '\\'''\\'' HUP TERM; sleep 600' (in {})",
+            sub.display()
+        )),
+        "{told}"
+    );
+    // Once: kept in lost/ for a restore, not told again.
+    assert!(records(&s.f.data_dir, "tasks").is_empty());
+    assert_eq!(records(&s.f.data_dir, "lost").len(), 2);
+    let again = s.termic(&["ls"]);
+    assert!(
+        !text(&again.stderr).contains("lost"),
+        "{}",
+        text(&again.stderr)
+    );
+
+    // The next start ends what the tasks left, and logs that the server
+    // before it ended without a word; it names no lost task again.
+    let out = s.termic(&["run", "--detach", "--name", "after", "--", "sleep", "600"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("lost"), "{}", text(&out.stderr));
+    let after = s.server_pid();
+    let mut left: Vec<i32> = Vec::new();
+    let ended = eventually(Duration::from_secs(15), || {
+        left = before.iter().copied().filter(|&p| alive(p)).collect();
+        left.is_empty()
+    });
+    assert!(
+        ended,
+        "task processes of the lost server survived: {left:?}"
+    );
+    assert!(alive(after));
+    let log = std::fs::read_to_string(s.f.data_dir.join("server.log")).unwrap();
+    assert!(
+        log.contains(&format!("the previous server (pid {server}"))
+            && log.contains("ended without a word"),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_clean_stop_leaves_no_lost_record_and_the_next_start_says_nothing() {
+    let s = Served::new("sleep 600");
+    for name in ["one", "two"] {
+        s.expect(
+            &["run", "--detach", "--name", name, "--", "sleep", "600"],
+            0,
+        );
+    }
+    assert_eq!(
+        records(&s.f.data_dir, "tasks").len(),
+        2,
+        "one record a task"
+    );
+    // A task that ends while the server lives is not lost either.
+    s.expect(&["run", "--detach", "--name", "brief", "--", "true"], 0);
+    let mut a = attached(&s, "two");
+    assert!(
+        eventually(Duration::from_secs(10), || records(&s.f.data_dir, "tasks")
+            .len()
+            == 2),
+        "the record of the task that ended went"
+    );
+
+    s.expect(&["server", "stop"], 0);
+    assert_eq!(a.wait_exit(), 0, "{}", a.screen());
+    assert!(
+        a.screen().contains("The termic server stopped."),
+        "{}",
+        a.screen()
+    );
+    assert!(records(&s.f.data_dir, "tasks").is_empty());
+    let log = std::fs::read_to_string(s.f.data_dir.join("server.log")).unwrap();
+    assert!(
+        log.contains("termic server: stopped by termic server stop"),
+        "{log}"
+    );
+
+    let out = s.termic(&["ls"]);
+    assert!(text(&out.stderr).is_empty(), "{}", text(&out.stderr));
+    let out = s.termic(&["run", "--detach", "--name", "next", "--", "sleep", "600"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stderr).is_empty(), "{}", text(&out.stderr));
+    assert!(records(&s.f.data_dir, "lost").is_empty());
+    let log = std::fs::read_to_string(s.f.data_dir.join("server.log")).unwrap();
+    assert!(!log.contains("without a word"), "{log}");
+}
+
+#[test]
+fn prefix_q_in_one_client_tells_the_other_the_server_stopped() {
+    let s = Served::new("sleep 600");
+    s.expect(
+        &["run", "--detach", "--name", "one", "--", "sleep", "600"],
+        0,
+    );
+    let mut a = attached(&s, "one");
+    let mut b = attached(&s, "one");
+    assert!(a.quit(), "the quitting client exits");
+    assert_eq!(a.wait_exit(), 0);
+    assert_eq!(b.wait_exit(), 0, "{}", b.screen());
+    assert!(
+        b.screen().contains("The termic server stopped."),
+        "{}",
+        b.screen()
+    );
+    assert!(records(&s.f.data_dir, "tasks").is_empty());
+    let log = std::fs::read_to_string(s.f.data_dir.join("server.log")).unwrap();
+    assert!(log.contains("stopped by prefix q"), "{log}");
+}
