@@ -42,6 +42,8 @@ an ambiguous name, no terminal, a server of another version).")]
 pub struct AttachArgs {
     /// The task to focus: its name, or its id from `termic ls`.
     pub task: Option<String>,
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
 }
 
 pub fn run(ws: &WorkspaceArgs, args: AttachArgs) -> Result<ExitCode> {
