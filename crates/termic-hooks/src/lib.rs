@@ -8,6 +8,7 @@
 
 pub mod agents;
 pub mod apply;
+pub mod diff;
 pub mod edit;
 pub mod fsio;
 pub mod manifest;

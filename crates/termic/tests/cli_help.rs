@@ -130,3 +130,87 @@ fn failures_say_what_failed_why_and_what_to_do() {
         assert!(!err.contains("Os {") && !err.contains("TaskId"), "{err}");
     }
 }
+
+#[test]
+fn the_workspace_flags_are_in_the_help_only_where_they_act() {
+    let help = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_termic"))
+            .args(args)
+            .arg("--help")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        text(&out.stdout)
+    };
+    let flags = ["--event-log", "--record <DIR>", "--record-input"];
+    for acts in [
+        &[][..],
+        &["run"],
+        &["attach"],
+        &["demo"],
+        &["server", "run"],
+    ] {
+        let h = help(acts);
+        for f in flags {
+            assert!(h.contains(f), "termic {acts:?} --help lacks {f}:\n{h}");
+        }
+    }
+    for idle in [
+        &["ls"][..],
+        &["send"],
+        &["kill"],
+        &["wait"],
+        &["hooks"],
+        &["hooks", "install"],
+        &["hooks", "remove"],
+        &["hooks", "status"],
+        &["config"],
+        &["replay"],
+        &["completions"],
+        &["server"],
+        &["server", "stop"],
+    ] {
+        let h = help(idle);
+        for f in flags {
+            assert!(!h.contains(f), "termic {idle:?} --help shows {f}:\n{h}");
+        }
+    }
+}
+
+#[test]
+fn the_workspace_flags_parse_before_and_after_run_and_are_refused_elsewhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_termic"))
+            .args(args)
+            .env("HOME", tmp.path())
+            .env("TERMIC_CONFIG_DIR", tmp.path().join("config"))
+            .env("TERMIC_DATA_DIR", tmp.path().join("data"))
+            .env_remove("TERMIC_EVENT_LOG")
+            .current_dir(tmp.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    // Parsed either way: the run gets as far as the unknown agent.
+    for args in [
+        &["--event-log", "ev.jsonl", "run", "nosuch"][..],
+        &["run", "--event-log", "ev.jsonl", "nosuch"],
+        &["run", "nosuch", "--record", "casts", "--record-input"],
+    ] {
+        let out = run(args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("[agents.nosuch]"), "{args:?}: {err}");
+    }
+    // After a command they do nothing for: clap does not know them.
+    let out = run(&["ls", "--event-log", "ev.jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--event-log"));
+    // Before it: termic says where they act, and does not run the command.
+    let out = run(&["--record", "casts", "ls"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("run, attach or demo"), "{err}");
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+}

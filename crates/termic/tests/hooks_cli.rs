@@ -128,11 +128,11 @@ fn install_claude_then_remove_leaves_every_file_byte_identical() {
     let consent = || std::fs::read_to_string(fx.root().join("config/config.toml")).unwrap();
     assert!(consent().contains("claude = true"), "{}", consent());
 
-    let out = fx.termic(&["hooks", "remove", "claude"]);
+    let out = fx.termic(&["hooks", "remove", "claude", "--yes"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(tree(&fx.home()), before);
     assert!(consent().contains("claude = false"), "{}", consent());
-    // Removing again finds nothing and still succeeds.
+    // Removing again finds nothing and still succeeds, with nothing to ask.
     let out = fx.termic(&["hooks", "remove", "claude"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).contains("nothing to remove"));
@@ -154,7 +154,7 @@ fn a_refused_removal_leaves_the_stored_toggle_on() {
     let mut broken = std::fs::read(&settings).unwrap();
     broken.extend_from_slice(b",}");
     std::fs::write(&settings, &broken).unwrap();
-    let out = fx.termic(&["hooks", "remove", "claude", "grok"]);
+    let out = fx.termic(&["hooks", "remove", "claude", "grok", "--yes"]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stdout));
     assert!(
         text(&out.stderr).contains("claude (host): nothing removed"),
@@ -327,7 +327,13 @@ fn usage_errors_exit_2() {
         ),
         (
             "remove",
-            &["0 removed", "1 error", "2 unknown agent", "3 refused"][..],
+            &[
+                "0 removed",
+                "1 error or cancelled",
+                "2 unknown agent",
+                "--yes missing",
+                "3 refused",
+            ][..],
         ),
         ("status", &["0 status printed", "1 error"][..]),
         (
@@ -391,6 +397,7 @@ fn installing_every_agent_from_inside_a_git_repository_leaves_it_untouched() {
         &sub,
         &[
             "hooks", "remove", "claude", "grok", "agy", "opencode", "gemini", "copilot", "qwen",
+            "--yes",
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -409,7 +416,7 @@ fn a_home_inside_the_working_repository_is_refused() {
     let out = fx.termic_in(&repo, &["hooks", "install", "claude", "--yes"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     // ...but a project whose tree holds the config dir is never written.
-    let out = fx.termic_in(&fx.home(), &["hooks", "remove", "claude"]);
+    let out = fx.termic_in(&fx.home(), &["hooks", "remove", "claude", "--yes"]);
     assert_eq!(out.status.code(), Some(0));
     let inner = Fx::new();
     let proj = inner.root().join("proj");
@@ -523,7 +530,7 @@ fn a_docker_clone_in_config_toml_gets_its_own_dir_with_container_paths() {
         st[&("claude".into(), "docker:boxed-claude".into())]["key"],
         "wired"
     );
-    let out = fx.termic(&["hooks", "remove", "claude"]);
+    let out = fx.termic(&["hooks", "remove", "claude", "--yes"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(tree(&fx.home()), before);
     assert!(!docker.exists(), "termic created that dir and it is empty");
@@ -600,7 +607,11 @@ fn install_detected_wires_every_detected_agent_after_one_plan() {
     assert!(plan.contains("Found on PATH: claude, opencode."), "{plan}");
     assert!(plan.contains("nothing to install: codex"), "{plan}");
     assert!(plan.contains("claude (host)") && plan.contains("opencode (host)"));
-    assert!(!plan.contains("grok") && !plan.contains("agy"), "{plan}");
+    // (The scripts' text, shown in the diff, names grok: look at the plans.)
+    assert!(
+        !plan.contains("grok (host)") && !plan.contains("agy (host)"),
+        "{plan}"
+    );
     assert_eq!(tree(&fx.root()), before);
 
     let out = fx.termic(&["hooks", "install", "--detected", "--yes"]);
@@ -668,4 +679,119 @@ fn install_detected_on_a_terminal_asks_once_for_every_agent() {
     let st = fx.states();
     assert_eq!(st[&("claude".into(), "host".into())]["key"], "wired");
     assert_eq!(st[&("opencode".into(), "host".into())]["key"], "wired");
+}
+
+/// The settings file's diff in termic's output: from its `---` line to the
+/// blank line after it.
+fn settings_diff(fx: &Fx, stdout: &str) -> String {
+    let settings = fx.home().join(".claude/settings.json");
+    let head = format!("--- {0}\n+++ {0}\n", settings.display());
+    let at = stdout
+        .find(&head)
+        .unwrap_or_else(|| panic!("no diff of settings.json:\n{stdout}"));
+    let rest = &stdout[at..];
+    rest[..rest.find("\n\n").unwrap_or(rest.len())].to_string()
+}
+
+#[test]
+fn install_shows_the_diff_of_each_file_before_asking_and_dry_run_the_same() {
+    let fx = Fx::new();
+    fx.write(".claude/settings.json", SETTINGS.as_bytes());
+    let before = tree(&fx.root());
+    let out = install_answering(&fx, b"n\n");
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(tree(&fx.root()), before, "answering n writes nothing");
+    let diff = settings_diff(&fx, &stdout);
+    let stop = fx.home().join(".claude/termic-hooks/stop.sh");
+    // termic's entry is added...
+    assert!(
+        diff.lines()
+            .any(|l| l.starts_with('+')
+                && l.contains(&format!("\"command\": \"{}\"", stop.display()))),
+        "{diff}"
+    );
+    // ...among the user's own lines, shown unchanged as context.
+    assert!(
+        diff.lines()
+            .any(|l| l.starts_with(' ') && l.contains("afplay /System/Library/Sounds/Glass.aiff")),
+        "{diff}"
+    );
+    assert!(
+        !diff
+            .lines()
+            .any(|l| l.starts_with('-') && l.contains("afplay")),
+        "{diff}"
+    );
+    // A new script: its first lines, then how many more.
+    let script = format!("--- /dev/null\n+++ {}\n@@ -0,0 +1,", stop.display());
+    assert!(stdout.contains(&script), "{stdout}");
+    assert!(stdout.contains("+#!/bin/sh\n"), "{stdout}");
+    assert!(stdout.contains(" more lines\n"), "{stdout}");
+    // The diff comes before the question.
+    let asked = stdout.find("Write these files? [y/N]").expect("asked");
+    assert!(stdout.find(&diff).unwrap() < asked, "{stdout}");
+
+    let out = fx.termic(&["hooks", "install", "claude", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let dry = text(&out.stdout);
+    assert_eq!(settings_diff(&fx, &dry), diff);
+    assert!(dry.contains(&script), "{dry}");
+    assert!(dry.contains("Dry run: nothing was written."), "{dry}");
+    assert_eq!(tree(&fx.root()), before, "a dry run writes nothing");
+}
+
+#[test]
+fn remove_shows_the_diff_and_asks_as_install_does() {
+    let fx = Fx::new();
+    fx.write(".claude/settings.json", SETTINGS.as_bytes());
+    let out = fx.termic(&["hooks", "install", "claude", "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let installed = tree(&fx.root());
+    let stop = fx.home().join(".claude/termic-hooks/stop.sh");
+    let removes_stop = |stdout: &str| {
+        settings_diff(&fx, stdout)
+            .lines()
+            .any(|l| l.starts_with('-') && l.contains(&stop.display().to_string()))
+    };
+
+    // No terminal and no --yes: refused, nothing changed, the plan shown.
+    let out = fx.termic(&["hooks", "remove", "claude"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("not a terminal") && err.contains("--yes"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was written"), "{err}");
+    assert!(removes_stop(&text(&out.stdout)), "{}", text(&out.stdout));
+    assert_eq!(tree(&fx.root()), installed);
+
+    // On a terminal, n: every file keeps its bytes, and the toggle stays.
+    let out = answering(&fx, &["hooks", "remove", "claude"], b"n\n");
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("Remove these hooks? [y/N]"), "{stdout}");
+    assert!(stdout.contains("Nothing was written."), "{stdout}");
+    assert!(removes_stop(&stdout), "{stdout}");
+    assert_eq!(tree(&fx.root()), installed);
+
+    // --dry-run: the same diff, nothing written, nothing asked.
+    let out = fx.termic(&["hooks", "remove", "claude", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        settings_diff(&fx, &text(&out.stdout)),
+        settings_diff(&fx, &stdout)
+    );
+    assert_eq!(tree(&fx.root()), installed);
+
+    // y: removed, the user's settings back byte for byte.
+    let out = answering(&fx, &["hooks", "remove", "claude"], b"y\n");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("claude (host): removed"));
+    assert_eq!(
+        std::fs::read(fx.home().join(".claude/settings.json")).unwrap(),
+        SETTINGS.as_bytes()
+    );
+    assert!(!stop.exists());
 }

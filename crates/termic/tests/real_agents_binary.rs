@@ -127,10 +127,7 @@ impl Fixture {
 
     /// `termic hooks VERB AGENT` to completion.
     fn hooks_cli(&self, verb: &str, agent: &str) {
-        let mut args = vec!["hooks", verb, agent];
-        if verb == "install" {
-            args.push("--yes");
-        }
+        let args = vec!["hooks", verb, agent, "--yes"];
         let out = self
             .termic_command(&args)
             .stdin(std::process::Stdio::null())

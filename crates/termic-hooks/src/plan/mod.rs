@@ -220,7 +220,54 @@ impl InstallPlan {
         }
         out
     }
+
+    /// The exact change to each file, as a unified diff of its bytes now
+    /// against the bytes the plan writes: `--- path` / `+++ path`, then
+    /// the hunks. A file created or deleted whole (a hook script, the
+    /// manifest) shows its first [`WHOLE_FILE_LINES`] lines; a changed
+    /// file (the user's settings) up to [`CHANGED_FILE_LINES`]. Each
+    /// cut ends with `... N more lines`. Directories have no diff.
+    pub fn diff(&self) -> String {
+        let mut out = String::new();
+        for c in &self.changes {
+            let empty: &[u8] = &[];
+            let (old, new, max) = match c.action {
+                Action::Create => (empty, c.after.as_deref(), WHOLE_FILE_LINES),
+                Action::Delete => (c.before.as_deref().unwrap_or(empty), None, WHOLE_FILE_LINES),
+                Action::Modify => (
+                    c.before.as_deref().unwrap_or(empty),
+                    c.after.as_deref(),
+                    CHANGED_FILE_LINES,
+                ),
+                Action::CreateDir | Action::RemoveDirIfEmpty => continue,
+            };
+            let path = c.path.display();
+            let (from, to) = match c.action {
+                Action::Create => ("/dev/null".to_string(), path.to_string()),
+                Action::Delete => (path.to_string(), "/dev/null".to_string()),
+                _ => (path.to_string(), path.to_string()),
+            };
+            let hunks = crate::diff::unified(old, new.unwrap_or(empty), 3, max);
+            out.push_str(&format!("--- {from}\n+++ {to}\n"));
+            if hunks.is_empty() {
+                out.push_str(match c.action {
+                    Action::Modify => "(its content stays the same)\n",
+                    _ => "(an empty file)\n",
+                });
+            }
+            for line in hunks {
+                out.push_str(&line);
+                out.push('\n');
+            }
+        }
+        out
+    }
 }
+
+/// Lines of a whole created or deleted file that [`InstallPlan::diff`] shows.
+pub const WHOLE_FILE_LINES: usize = 12;
+/// Lines of a changed file's diff that [`InstallPlan::diff`] shows.
+pub const CHANGED_FILE_LINES: usize = 200;
 
 /// Why an install or removal was not planned. Nothing is written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -186,3 +186,62 @@ fn a_read_only_config_is_refused_by_install_and_remove() {
         assert!(plan_remove(&t, &s).unwrap().is_empty());
     }
 }
+
+#[test]
+fn the_diff_shows_the_added_entries_among_the_users_keys_and_the_head_of_new_files() {
+    let t = host(AgentSchema::CLAUDE);
+    let mut s = empty_home(&t);
+    let settings = t.path("settings.json");
+    let user = "{\n    \"model\": \"opus\",\n    \"theme\": \"dark\"\n}\n";
+    s.insert_file(settings.clone(), user.as_bytes().to_vec(), 0o644);
+    let p = plan_install(&t, &s, &FACTS).unwrap();
+    let diff = p.diff();
+    let shown = format!("--- {0}\n+++ {0}\n@@ ", settings.display());
+    let at = diff.find(&shown).unwrap_or_else(|| panic!("{diff}"));
+    let settings_diff = &diff[at..];
+    assert!(
+        settings_diff.contains("\n     \"model\": \"opus\",\n"),
+        "{diff}"
+    );
+    assert!(
+        settings_diff
+            .lines()
+            .any(|l| l.starts_with('+') && l.contains("termic-hooks/stop.sh")),
+        "{diff}"
+    );
+    assert!(
+        !settings_diff
+            .lines()
+            .any(|l| l.starts_with("-    \"model\"")),
+        "{diff}"
+    );
+    // A new script: its head, then how much more there is.
+    let stop = t.path("termic-hooks/stop.sh");
+    let script = format!("--- /dev/null\n+++ {}\n@@ -0,0 +1,", stop.display());
+    assert!(diff.contains(&script), "{diff}");
+    assert!(diff.contains("+#!/bin/sh\n"), "{diff}");
+    assert!(diff.contains(" more lines\n"), "{diff}");
+    // Directories are listed by describe(), not diffed.
+    assert!(
+        !diff.contains(&format!("+++ {}\n", t.dir().display())),
+        "{diff}"
+    );
+    // Removing it again: the same settings diff, the other way round.
+    let mut after = empty_home(&t);
+    for c in &p.changes {
+        if let Some(bytes) = &c.after {
+            after.insert_file(c.path.clone(), bytes.clone(), 0o644);
+        }
+    }
+    let r = plan_remove(&t, &after).unwrap();
+    let back = r.diff();
+    assert!(
+        back.lines()
+            .any(|l| l.starts_with('-') && l.contains("termic-hooks/stop.sh")),
+        "{back}"
+    );
+    assert!(
+        back.contains(&format!("--- {}\n+++ /dev/null\n", stop.display())),
+        "{back}"
+    );
+}

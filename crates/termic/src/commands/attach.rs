@@ -43,6 +43,8 @@ lost: it ended without a word, killed or crashed).")]
 pub struct AttachArgs {
     /// The task to focus: its name, or its number (the one the sidebar shows and `termic ls` lists).
     pub task: Option<String>,
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
 }
 
 pub fn run(ws: &WorkspaceArgs, args: AttachArgs) -> Result<ExitCode> {

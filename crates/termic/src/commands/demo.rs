@@ -43,6 +43,8 @@ pub struct DemoArgs {
     /// Keep the throwaway directory when you quit (its path is printed).
     #[arg(long)]
     pub keep: bool,
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
     /// Internal: run as the agent simulator (`termic-sim` arguments after
     /// `--`). The demo's tasks are this binary in that mode.
     #[arg(long, hide = true)]

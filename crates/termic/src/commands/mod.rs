@@ -91,20 +91,64 @@ Exit codes: 0 done (stop: the server and its tasks are gone, or none ran), 1 err
     Config(config::ConfigCommand),
 }
 
-pub fn dispatch(cli: Cli) -> Result<ExitCode> {
+impl Cli {
+    /// The workspace flags, given before the subcommand or after it, for
+    /// the commands they act on (`termic`, `run`, `attach`, `demo`,
+    /// `server run`); $TERMIC_EVENT_LOG when no --event-log was given.
+    /// Err: a usage error (the flags before a command they do nothing for,
+    /// --record-input without --record).
+    pub fn workspace_args(&mut self) -> Result<workspace::WorkspaceArgs, String> {
+        self.workspace_args_with(std::env::var_os("TERMIC_EVENT_LOG"))
+    }
+
+    pub(crate) fn workspace_args_with(
+        &mut self,
+        env_log: Option<std::ffi::OsString>,
+    ) -> Result<workspace::WorkspaceArgs, String> {
+        let take = std::mem::take::<workspace::WorkspaceArgs>;
+        let sub = match &mut self.command {
+            None => workspace::WorkspaceArgs::default(),
+            Some(Command::Run(a)) => take(&mut a.workspace),
+            Some(Command::Attach(a)) => take(&mut a.workspace),
+            Some(Command::Demo(a)) => take(&mut a.workspace),
+            Some(Command::Server(server::ServerCommand::Run(a))) => take(&mut a.workspace),
+            Some(_) if self.workspace.given() => {
+                return Err(
+                    "--event-log, --record and --record-input act on the workspace: \
+                            give them to termic itself, or to run, attach or demo"
+                        .to_string(),
+                )
+            }
+            Some(_) => return Ok(workspace::WorkspaceArgs::default()),
+        };
+        take(&mut self.workspace).merge(sub, env_log)
+    }
+}
+
+/// Exit code of a usage error (clap's).
+const EXIT_USAGE: u8 = 2;
+
+pub fn dispatch(mut cli: Cli) -> Result<ExitCode> {
+    let ws = match cli.workspace_args() {
+        Ok(ws) => ws,
+        Err(msg) => {
+            crate::printed::errln!("termic: {msg}");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
     match cli.command {
-        None => workspace::run(cli.workspace),
-        Some(Command::Run(args)) => run::run(cli.workspace, args),
+        None => workspace::run(ws),
+        Some(Command::Run(args)) => run::run(ws, args),
         Some(Command::Hooks(cmd)) => hooks::run(cmd),
         Some(Command::Replay(args)) => replay::run(args),
-        Some(Command::Demo(args)) => demo::run(cli.workspace, args),
+        Some(Command::Demo(args)) => demo::run(ws, args),
         Some(Command::Completions(args)) => completions::run(args),
-        Some(Command::Attach(args)) => attach::run(&cli.workspace, args),
+        Some(Command::Attach(args)) => attach::run(&ws, args),
         Some(Command::Ls(args)) => ls::run(args),
         Some(Command::Send(args)) => send::run(args),
         Some(Command::Kill(args)) => kill::run(args),
         Some(Command::Wait(args)) => wait::run(args),
-        Some(Command::Server(cmd)) => server::run(cli.workspace, cmd),
+        Some(Command::Server(cmd)) => server::run(ws, cmd),
         Some(Command::Config(cmd)) => config::run(cmd),
     }
 }

@@ -55,6 +55,8 @@ pub struct RunArgs {
     /// after this terminal closes (`termic ls`, `send`, `wait`, `kill`).
     #[arg(long)]
     pub detach: bool,
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
     /// After an agent: arguments passed to it unchanged. With no agent: the
     /// command to run and its arguments.
     #[arg(last = true, value_name = "ARGS")]

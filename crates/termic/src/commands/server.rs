@@ -30,7 +30,14 @@ Exit codes: 0 stopped (or no server was running), 1 error.")]
         after_help = "Examples:\n  termic server run\n\n\
 Exit codes: 0 the server ended, 1 error (another server runs)."
     )]
-    Run,
+    Run(ServerRunArgs),
+}
+
+/// `server run`'s options: the workspace flags its client passes on.
+#[derive(Debug, clap::Args)]
+pub struct ServerRunArgs {
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
 }
 
 /// How long `stop` waits for the server to be gone: its tasks get the kill
@@ -40,7 +47,7 @@ const STOP_TIMEOUT: Duration = Duration::from_secs(30);
 pub fn run(ws: WorkspaceArgs, cmd: ServerCommand) -> Result<ExitCode> {
     let paths = TermicPaths::from_env()?;
     match cmd {
-        ServerCommand::Run => {
+        ServerCommand::Run(_) => {
             crate::server::serve(paths, &ws)?;
             Ok(ExitCode::SUCCESS)
         }

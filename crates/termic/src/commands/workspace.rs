@@ -32,23 +32,61 @@ use crate::runtime::{Runtime, RuntimeEvent};
 
 use self::services::WorkspaceServices;
 
-#[derive(Debug, Args)]
+/// The flags that act on the workspace's tasks: on `termic` itself, `run`,
+/// `attach`, `demo` and the hidden `server run`, given before the
+/// subcommand (`termic --event-log F run claude`) or after it (`termic run
+/// --event-log F claude`). Not clap `global`: a global flag is listed in
+/// every subcommand's help, `termic ls --help` too, where it does nothing.
+#[derive(Debug, Args, Default)]
 pub struct WorkspaceArgs {
-    /// Append one JSON line per state transition to FILE.
-    #[arg(long, global = true, env = "TERMIC_EVENT_LOG", value_name = "FILE")]
+    /// Append one JSON line per state transition to FILE (default:
+    /// $TERMIC_EVENT_LOG).
+    #[arg(long, value_name = "FILE")]
     pub event_log: Option<PathBuf>,
     /// Record each task as an asciicast v2 file in DIR (replay with `termic replay`).
     /// What you type is not recorded, only which keys were Enter, Escape or Ctrl-C.
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
     /// With --record: also record what you type into tasks. Off by default
     /// because it includes any password or token you type; do not share
     /// such a recording.
-    #[arg(long, global = true, requires = "record")]
+    #[arg(long)]
     pub record_input: bool,
 }
 
 impl WorkspaceArgs {
+    /// Whether any of these flags was given.
+    pub(crate) fn given(&self) -> bool {
+        self.event_log.is_some() || self.record.is_some() || self.record_input
+    }
+
+    /// The flags given before the subcommand (`self`) and after it
+    /// (`sub`; it wins where both give one), then `env_log`
+    /// ($TERMIC_EVENT_LOG) when neither gave --event-log. Err: a usage
+    /// error to print.
+    pub(crate) fn merge(
+        self,
+        sub: WorkspaceArgs,
+        env_log: Option<std::ffi::OsString>,
+    ) -> Result<WorkspaceArgs, String> {
+        let merged = WorkspaceArgs {
+            event_log: sub
+                .event_log
+                .or(self.event_log)
+                .or_else(|| env_log.filter(|v| !v.is_empty()).map(PathBuf::from)),
+            record: sub.record.or(self.record),
+            record_input: sub.record_input || self.record_input,
+        };
+        if merged.record_input && merged.record.is_none() {
+            return Err(
+                "--record-input needs --record DIR: it adds what you type to the \
+                        recordings, so there must be recordings"
+                    .to_string(),
+            );
+        }
+        Ok(merged)
+    }
+
     /// Options for a server a client starts (it runs in `/`, so relative
     /// paths are made absolute from `cwd`).
     pub(crate) fn server_args(&self, cwd: &std::path::Path) -> Vec<std::ffi::OsString> {
@@ -223,20 +261,87 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use clap::Parser;
 
+    use super::WorkspaceArgs;
     use crate::commands::Cli;
+
+    /// `argv` parsed as main parses it, and the workspace flags merged.
+    fn workspace(argv: &[&str], env_log: Option<&str>) -> Result<WorkspaceArgs, String> {
+        let mut cli = Cli::try_parse_from(argv).map_err(|e| e.to_string())?;
+        cli.workspace_args_with(env_log.map(Into::into))
+    }
 
     #[test]
     fn keystrokes_are_recorded_only_when_asked_and_only_with_a_recording() {
-        let cli = Cli::try_parse_from(["termic", "--record", "casts", "run", "claude"]).unwrap();
-        assert!(!cli.workspace.record_input, "off by default");
-        let cli =
-            Cli::try_parse_from(["termic", "run", "--record", "c", "--record-input", "x"]).unwrap();
-        assert!(cli.workspace.record_input);
-        let err = Cli::try_parse_from(["termic", "--record-input", "run", "claude"])
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("--record"), "{err}");
+        let ws = workspace(&["termic", "--record", "casts", "run", "claude"], None).unwrap();
+        assert!(!ws.record_input, "off by default");
+        let ws = workspace(
+            &["termic", "run", "--record", "c", "--record-input", "x"],
+            None,
+        )
+        .unwrap();
+        assert!(ws.record_input);
+        // Before and after the subcommand together.
+        let ws = workspace(
+            &["termic", "--record", "c", "run", "--record-input", "x"],
+            None,
+        );
+        assert!(ws.unwrap().record_input);
+        for argv in [
+            &["termic", "--record-input", "run", "claude"][..],
+            &["termic", "run", "--record-input", "claude"][..],
+            &["termic", "--record-input"][..],
+        ] {
+            let err = workspace(argv, None).unwrap_err();
+            assert!(err.contains("--record"), "{argv:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn the_workspace_flags_parse_before_or_after_the_subcommand() {
+        let log = |ws: Result<WorkspaceArgs, String>| ws.unwrap().event_log.unwrap();
+        for argv in [
+            &["termic", "--event-log", "F", "run", "claude"][..],
+            &["termic", "run", "--event-log", "F", "claude"][..],
+            &["termic", "run", "claude", "--event-log", "F"][..],
+            &["termic", "--event-log", "F"][..],
+            &["termic", "attach", "--event-log", "F"][..],
+            &["termic", "demo", "--event-log", "F"][..],
+            &["termic", "server", "run", "--event-log", "F"][..],
+            &["termic", "--event-log", "F", "server", "run"][..],
+        ] {
+            assert_eq!(log(workspace(argv, None)), PathBuf::from("F"), "{argv:?}");
+        }
+        // After the subcommand wins; a flag given wins over the variable.
+        let argv = ["termic", "--event-log", "A", "run", "--event-log", "B", "x"];
+        assert_eq!(log(workspace(&argv, None)), PathBuf::from("B"));
+        let argv = ["termic", "run", "--event-log", "F", "x"];
+        assert_eq!(log(workspace(&argv, Some("ENV"))), PathBuf::from("F"));
+        assert_eq!(
+            log(workspace(&["termic", "run", "x"], Some("ENV"))),
+            PathBuf::from("ENV")
+        );
+        let ws = workspace(&["termic", "run", "x"], Some("")).unwrap();
+        assert_eq!(ws.event_log, None, "an empty variable is no log");
+    }
+
+    #[test]
+    fn the_workspace_flags_are_refused_where_they_do_nothing() {
+        // After the subcommand: clap does not know them there.
+        for sub in [&["ls"][..], &["hooks", "status"], &["server", "stop"]] {
+            let mut argv = vec!["termic"];
+            argv.extend_from_slice(sub);
+            argv.extend(["--event-log", "F"]);
+            let err = workspace(&argv, None).unwrap_err();
+            assert!(err.contains("--event-log"), "{argv:?}: {err}");
+        }
+        // Before it: termic says where they act.
+        let err = workspace(&["termic", "--record", "D", "ls"], None).unwrap_err();
+        assert!(err.contains("run, attach or demo"), "{err}");
+        // The variable alone is no error anywhere.
+        assert!(workspace(&["termic", "ls"], Some("F")).is_ok());
     }
 }

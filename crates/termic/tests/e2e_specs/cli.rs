@@ -26,9 +26,7 @@ fn user_files(fx: &Fixture) {
 fn hooks(fx: &Fixture, verb: &str, agents: &[&str]) {
     let mut args = vec!["hooks", verb];
     args.extend_from_slice(agents);
-    if verb == "install" {
-        args.push("--yes");
-    }
+    args.push("--yes");
     let out = fx.termic(&args);
     assert!(
         out.status.success(),

@@ -1,6 +1,6 @@
 //! `termic hooks install <agent>...`
 
-use std::io::{BufRead, IsTerminal};
+use std::io::IsTerminal;
 
 use anyhow::Result;
 use clap::Args;
@@ -13,7 +13,7 @@ use termic_hooks::target::InstallTarget;
 use super::context::Context;
 use super::AgentsArgs;
 use super::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
-use crate::printed::{errln, out, outln};
+use crate::printed::{errln, outln};
 
 /// The files each agent's install writes, from the hooks registry.
 fn files_help() -> String {
@@ -34,9 +34,11 @@ fn files_help() -> String {
 /// <data dir>/docker-agents/<agent>/. Your other settings keep their exact bytes,
 /// and `termic hooks remove` gives them back.
 ///
-/// The exact files are listed before anything is written, then termic asks
-/// to go ahead. When stdin is not a terminal (a script, a pipe) nobody can
-/// answer, so termic writes nothing unless you pass --yes.
+/// The exact files are listed before anything is written, with the change
+/// to each as a diff (a new file: its first lines), then termic asks to go
+/// ahead; --dry-run shows the same and writes nothing. When stdin is not
+/// a terminal (a script, a pipe) nobody can answer, so termic writes
+/// nothing unless you pass --yes.
 ///
 /// --detected installs every agent found on PATH that termic can wire
 /// (a Docker agent counts when docker is on PATH): one plan for all of
@@ -132,6 +134,7 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
             outln!("{} ({}):\n{}", t.agent_id(), t.label(), p.describe())?;
         }
     }
+    super::show_diffs(planned.iter().map(|(_, p)| p))?;
     if args.common.dry_run {
         outln!("Dry run: nothing was written.")?;
         return Ok(refused_code);
@@ -146,7 +149,7 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
             );
             return Ok(EXIT_USAGE);
         }
-        if !confirm()? {
+        if !super::confirm("Write these files?")? {
             outln!("Nothing was written.")?;
             return Ok(1);
         }
@@ -200,11 +203,4 @@ fn plan_agent(
         out.push((t, p));
     }
     Ok(out)
-}
-
-fn confirm() -> Result<bool> {
-    out!("Write these files? [y/N] ")?;
-    let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line)?;
-    Ok(matches!(line.trim(), "y" | "Y" | "yes" | "Yes"))
 }

@@ -13,6 +13,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Subcommand;
 
+use crate::printed::{out, outln};
+
 /// Everything went as asked.
 pub const EXIT_OK: u8 = 0;
 /// Refused: a malformed config, disableAllHooks, an agent too old, a target
@@ -34,7 +36,7 @@ fn agents_help() -> String {
 pub struct AgentsArgs {
     #[arg(value_name = "AGENT", help = agents_help())]
     pub agents: Vec<String>,
-    /// Show the files that would change, write nothing.
+    /// Show the files that would change and the diff of each, write nothing.
     #[arg(long)]
     pub dry_run: bool,
 }
@@ -52,12 +54,30 @@ Examples:
   termic hooks remove claude
 
 Exit codes: 0 done, 1 error or cancelled, 2 usage (unknown agent, or
-install without --yes when stdin is not a terminal), 3 refused (nothing
-written for that agent). See each command's --help.")]
+install or remove without --yes when stdin is not a terminal), 3 refused
+(nothing written for that agent). See each command's --help.")]
 pub enum HooksCommand {
     Status(status::StatusArgs),
     Install(install::InstallArgs),
     Remove(remove::RemoveArgs),
+}
+
+/// The diff of every plan, before the question: what each file gets.
+fn show_diffs<'a>(plans: impl Iterator<Item = &'a termic_hooks::plan::InstallPlan>) -> Result<()> {
+    let diff: String = plans.map(|p| p.diff()).collect();
+    if !diff.is_empty() {
+        outln!("The changes, file by file:\n{diff}")?;
+    }
+    Ok(())
+}
+
+/// Asks `question` with `[y/N]` on stdin (a terminal): yes only for y or yes.
+fn confirm(question: &str) -> Result<bool> {
+    use std::io::BufRead;
+    out!("{question} [y/N] ")?;
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line)?;
+    Ok(matches!(line.trim(), "y" | "Y" | "yes" | "Yes"))
 }
 
 pub fn run(cmd: HooksCommand) -> Result<ExitCode> {

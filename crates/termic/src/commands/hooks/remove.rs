@@ -1,9 +1,13 @@
 //! `termic hooks remove <agent>...`
 
+use std::io::IsTerminal;
+
 use anyhow::Result;
 use clap::Args;
+use termic_hooks::agents::AgentSchema;
 use termic_hooks::apply;
-use termic_hooks::plan;
+use termic_hooks::plan::{self, InstallPlan};
+use termic_hooks::target::InstallTarget;
 
 use super::context::Context;
 use super::AgentsArgs;
@@ -20,11 +24,18 @@ use crate::printed::{errln, outln};
 /// changes stay. An entry of termic's that you edited is left alone and
 /// listed.
 ///
+/// The files are listed with the change to each as a diff, then termic
+/// asks to go ahead, as install does; --dry-run shows the same and writes
+/// nothing. When stdin is not a terminal (a script, a pipe) nobody can
+/// answer, so termic writes nothing unless you pass --yes.
+///
 /// Examples:
 ///   termic hooks remove claude
 ///   termic hooks remove claude grok agy opencode
+///   termic hooks remove claude --yes         in a script: no question
 ///
-/// Exit codes: 0 removed (or nothing to remove), 1 error, 2 unknown agent,
+/// Exit codes: 0 removed (or nothing to remove), 1 error or cancelled,
+/// 2 unknown agent, or --yes missing when stdin is not a terminal,
 /// 3 refused (a malformed or read-only config: fix it, then run again).
 /// The agent's Settings toggle goes off only when its removal went through.
 #[derive(Debug, Args)]
@@ -35,8 +46,7 @@ use crate::printed::{errln, outln};
 pub struct RemoveArgs {
     #[command(flatten)]
     pub common: AgentsArgs,
-    /// Accepted so `install --yes` and `remove --yes` read alike; removal
-    /// never asks, because it only takes away what termic wrote.
+    /// Write without asking (required when stdin is not a terminal).
     #[arg(long, short = 'y')]
     pub yes: bool,
 }
@@ -50,60 +60,76 @@ pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
         }
     };
     let mut code = EXIT_OK;
-    // The toggle goes off only for an agent whose every target is now clean:
-    // a refused or failed removal leaves hooks on disk, and the stored
-    // toggle keeps saying what the user last chose.
-    let mut removed = Vec::new();
+    // Every target is planned (and refused) before anything is asked or
+    // written; an agent with any refused target goes into `unclean`.
+    let mut planned: Vec<(String, InstallTarget, InstallPlan)> = Vec::new();
+    let mut unclean: Vec<AgentSchema> = Vec::new();
     for &schema in &schemas {
         let targets = match ctx.targets(schema) {
             Ok(t) => t,
             Err(msg) => {
                 errln!("termic: {}: {msg}", schema.id());
                 code = EXIT_REFUSED;
+                unclean.push(schema);
                 continue;
             }
         };
-        let mut clean = true;
         for t in targets {
             let agent = format!("{} ({})", t.agent_id(), t.label());
-            let planned = apply::read_snapshot(&t)
+            let planned_one = apply::read_snapshot(&t)
                 .map_err(|e| e.to_string())
                 .and_then(|s| plan::plan_remove(&t, &s).map_err(|e| e.to_string()));
-            let p = match planned {
-                Ok(p) => p,
+            match planned_one {
+                Ok(p) if p.is_empty() => outln!("{agent}: nothing to remove")?,
+                Ok(p) => {
+                    outln!("{agent}:\n{}", p.describe())?;
+                    planned.push((agent, t, p));
+                }
                 Err(msg) => {
                     errln!("termic: {agent}: nothing removed: {msg}");
                     code = EXIT_REFUSED;
-                    clean = false;
-                    continue;
-                }
-            };
-            if p.is_empty() {
-                outln!("{agent}: nothing to remove")?;
-                continue;
-            }
-            outln!("{agent}:\n{}", p.describe())?;
-            if args.common.dry_run {
-                continue;
-            }
-            match apply::apply(&t, p, plan::plan_remove) {
-                Ok(done) if done.left_alone.is_empty() => outln!("{agent}: removed")?,
-                Ok(_) => outln!("{agent}: removed, except the entries listed as left alone")?,
-                Err(e) => {
-                    errln!("termic: {agent}: {e}");
-                    code = 1;
-                    clean = false;
+                    unclean.push(schema);
                 }
             }
-        }
-        if clean {
-            removed.push(schema);
         }
     }
+    super::show_diffs(planned.iter().map(|(_, _, p)| p))?;
     if args.common.dry_run {
         outln!("Dry run: nothing was written.")?;
-    } else {
-        for schema in removed {
+        return Ok(code);
+    }
+    if !planned.is_empty() && !args.yes {
+        // As install: nobody can answer a question on a pipe.
+        if !std::io::stdin().is_terminal() {
+            errln!(
+                "termic: stdin is not a terminal, so termic cannot ask; nothing was written. \
+                 Run again with --yes to remove these hooks"
+            );
+            return Ok(EXIT_USAGE);
+        }
+        if !super::confirm("Remove these hooks?")? {
+            outln!("Nothing was written.")?;
+            return Ok(1);
+        }
+    }
+    for (agent, t, p) in planned {
+        match apply::apply(&t, p, plan::plan_remove) {
+            Ok(done) if done.left_alone.is_empty() => outln!("{agent}: removed")?,
+            Ok(_) => outln!("{agent}: removed, except the entries listed as left alone")?,
+            Err(e) => {
+                errln!("termic: {agent}: {e}");
+                if code == EXIT_OK {
+                    code = 1;
+                }
+                unclean.push(t.schema());
+            }
+        }
+    }
+    // The toggle goes off only for an agent whose every target is now clean:
+    // a refused or failed removal leaves hooks on disk, and the stored
+    // toggle keeps saying what the user last chose.
+    for schema in schemas {
+        if !unclean.contains(&schema) {
             ctx.record_consent(schema, false);
         }
     }
