@@ -131,7 +131,9 @@ impl Screen {
 
             last_char: None,
 
-            tabs: (0..size.cols()).map(|col| col > 0 && col % 8 == 0).collect(),
+            tabs: (0..size.cols())
+                .map(|col| col > 0 && col % 8 == 0)
+                .collect(),
         }
     }
 
