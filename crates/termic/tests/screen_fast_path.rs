@@ -52,8 +52,9 @@ fn piece() -> impl Strategy<Value = Vec<u8>> {
             _ => format!("\x1b[1;4;7;{}m", 30 + a % 8).into_bytes(),
         }),
         // cursor moves, erases, inserts, deletes, REP, scroll regions,
-        // save/restore, origin mode, reverse index, autowrap off and on
-        2 => (0u8..20, 0u16..12, 0u16..12).prop_map(|(k, n, m)| {
+        // save/restore, origin mode, reverse index, autowrap off and on,
+        // insert mode, DECALN, tab stops, IND, NEL, VPA, DECCOLM (issue 34)
+        2 => (0u8..34, 0u16..12, 0u16..12).prop_map(|(k, n, m)| {
             let s = match k {
                 0 => format!("\x1b[{n};{m}H"),
                 1 => format!("\x1b[{n}C"),
@@ -74,6 +75,20 @@ fn piece() -> impl Strategy<Value = Vec<u8>> {
                 16 => format!("\x1b[{n}S"),
                 17 => "\x1b[?1049h".into(),
                 18 => "\x1b[?1049l".into(),
+                19 => "\x1b[?6h".into(),
+                20 => "\x1b[?6l".into(),
+                21 => "\x1b[?7l".into(),
+                22 => "\x1b[?7h".into(),
+                23 => "\x1b[4h".into(),
+                24 => "\x1b[4l".into(),
+                25 => "\x1b#8".into(),
+                26 => "\x1bH".into(),
+                27 => format!("\x1b[{}g", n % 4),
+                28 => "\x1bD".into(),
+                29 => "\x1bE".into(),
+                30 => format!("\x1b[{n}d"),
+                31 => format!("\x1b[?3{}", if n % 2 == 0 { 'h' } else { 'l' }),
+                32 => format!("\x1b[{n}I\x1b[{m}Z"),
                 _ => format!("\x1b[{n}A"),
             };
             s.into_bytes()

@@ -844,8 +844,28 @@ impl Grid {
             self.scroll_top = 0;
             self.scroll_bottom = self.size().rows() - 1;
         }
-        self.pos.row = self.scroll_top;
+        // termic: home, which origin mode puts at the region's top (upstream
+        // went there also without it; xterm homes to the first row then)
+        self.pos.row = if self.origin_mode { self.scroll_top } else { 0 };
         self.pos.col = 0;
+    }
+
+    /// termic: the margins reset and the cursor homed (DECCOLM, DECALN).
+    pub fn reset_margins_home(&mut self) {
+        self.scroll_top = 0;
+        self.scroll_bottom = self.size.rows() - 1;
+        self.pos = Pos::default();
+    }
+
+    /// termic: DECALN: every cell an E with default attributes, no row
+    /// wrapped, the margins reset and the cursor homed.
+    pub fn alignment_fill(&mut self) {
+        let es = alloc::vec![b'E'; usize::from(self.size.cols())];
+        for row in &mut self.rows {
+            row.reset();
+            row.write_ascii(0, &es, crate::attrs::Attrs::default());
+        }
+        self.reset_margins_home();
     }
 
     fn in_scroll_region(&self) -> bool {
@@ -895,6 +915,13 @@ impl Grid {
     }
 
     pub fn row_set(&mut self, i: u16) {
+        // termic: VPA counts from the region's top and stays in it in
+        // origin mode, as CUP does (`set_pos`)
+        if self.origin_mode {
+            self.pos.row = i.saturating_add(self.scroll_top);
+            self.row_clamp_bottom(true);
+            return;
+        }
         self.pos.row = i;
         self.row_clamp();
     }
@@ -916,9 +943,9 @@ impl Grid {
         self.pos.col = self.pos.col.saturating_sub(count);
     }
 
-    pub fn col_tab(&mut self) {
-        self.pos.col -= self.pos.col % 8;
-        self.pos.col = self.pos.col.saturating_add(8);
+    /// termic: back on the last column from one past it (no wrap pending
+    /// while autowrap is off).
+    pub fn col_clamp_to_row(&mut self) {
         self.col_clamp();
     }
 

@@ -61,6 +61,8 @@ mod perform;
 mod row;
 mod screen;
 mod term;
+#[cfg(test)]
+mod termic_tests;
 // vte 0.15.0, vendored: see TERMIC-PATCH.md.
 
 pub use attrs::Color;

@@ -59,6 +59,7 @@ impl<CB: crate::Callbacks> Parser<CB> {
                 screen,
                 callbacks,
                 ascii_fast_path: true,
+                fast_path_wanted: true,
             },
         }
     }
@@ -68,7 +69,8 @@ impl<CB: crate::Callbacks> Parser<CB> {
     /// per-character path in tests.
     #[doc(hidden)]
     pub fn set_ascii_fast_path(&mut self, on: bool) {
-        self.screen.ascii_fast_path = on;
+        self.screen.fast_path_wanted = on;
+        self.screen.update_fast_path();
     }
 
     /// Processes the contents of the given byte string, and updates the

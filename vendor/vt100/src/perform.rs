@@ -43,6 +43,11 @@ impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
     }
 
     fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, b: u8) {
+        // termic: DECALN
+        if intermediates == b"#" && b == b'8' {
+            self.decaln();
+            return;
+        }
         if let Some(i) = intermediates.first() {
             self.callbacks.unhandled_escape(
                 &mut self.screen,
@@ -57,6 +62,10 @@ impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
                 b'=' => self.deckpam(),
                 b'>' => self.deckpnm(),
                 b'M' => self.ri(),
+                // termic: IND, NEL, HTS
+                b'D' => self.ind(),
+                b'E' => self.nel(),
+                b'H' => self.hts(),
                 b'c' => self.ris(),
                 b'g' => self.callbacks.visual_bell(&mut self.screen),
                 _ => {
@@ -97,6 +106,12 @@ impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
                 'E' => self.cnl(canonicalize_params_1(params, 1)),
                 'F' => self.cpl(canonicalize_params_1(params, 1)),
                 'G' => self.cha(canonicalize_params_1(params, 1)),
+                // termic: CHT, CBT, TBC, SM, RM
+                'I' => self.cht(canonicalize_params_1(params, 1)),
+                'Z' => self.cbt(canonicalize_params_1(params, 1)),
+                'g' => self.tbc(canonicalize_params_1(params, 0)),
+                'h' => self.sm(params, unhandled),
+                'l' => self.rm(params, unhandled),
                 'H' | 'f' => {
                     self.cup(canonicalize_params_2(params, 1, 1));
                 }

@@ -7,6 +7,10 @@ const MODE_APPLICATION_CURSOR: u8 = 0b0000_0010;
 const MODE_HIDE_CURSOR: u8 = 0b0000_0100;
 const MODE_ALTERNATE_SCREEN: u8 = 0b0000_1000;
 const MODE_BRACKETED_PASTE: u8 = 0b0001_0000;
+// termic: IRM (`CSI 4 h`) and DECAWM reset (`CSI ? 7 l`): text goes through
+// the per-character path (`WrappedScreen::update_fast_path`)
+const MODE_INSERT: u8 = 0b0010_0000;
+const MODE_NO_AUTOWRAP: u8 = 0b0100_0000;
 
 /// The xterm mouse handling mode currently in use.
 #[derive(Copy, Clone, Debug, Eq, PartialEq, Default)]
@@ -92,6 +96,10 @@ pub struct Screen {
     cursor_style: CursorStyle,
 
     last_char: Option<char>,
+
+    /// termic: the tab stops (HTS, TBC), one per column, shared by both
+    /// grids as xterm shares them; every 8 columns at first.
+    tabs: alloc::vec::Vec<bool>,
 }
 
 impl Screen {
@@ -122,7 +130,20 @@ impl Screen {
             cursor_style: CursorStyle::default(),
 
             last_char: None,
+
+            tabs: (0..size.cols())
+                .map(|col| col > 0 && col % 8 == 0)
+                .collect(),
         }
+    }
+
+    /// termic: the tab stops follow a resize: the columns kept keep theirs,
+    /// new columns get a stop every 8 (as at start).
+    fn resize_tabs(&mut self, cols: u16) {
+        let cols = usize::from(cols);
+        let old = self.tabs.len();
+        self.tabs.truncate(cols);
+        self.tabs.extend((old..cols).map(|col| col > 0 && col % 8 == 0));
     }
 
     /// Resizes the screen **without calling** the [`on_scroll`] callback.
@@ -140,6 +161,7 @@ impl Screen {
         self.grid.set_size(crate::grid::Size { rows, cols }, |_| {});
         self.alternate_grid
             .set_size(crate::grid::Size { rows, cols }, |_| {});
+        self.resize_tabs(cols.get());
     }
 
     /// termic: writes the cells of every row that was only appended to
@@ -642,6 +664,18 @@ impl Screen {
         (pos.row, pos.col)
     }
 
+    /// termic: whether insert mode (IRM, `CSI 4 h`) is on.
+    #[must_use]
+    pub fn insert_mode(&self) -> bool {
+        self.mode(MODE_INSERT)
+    }
+
+    /// termic: whether autowrap (DECAWM, `CSI ? 7 h`, on at start) is on.
+    #[must_use]
+    pub fn autowrap(&self) -> bool {
+        !self.mode(MODE_NO_AUTOWRAP)
+    }
+
     /// Returns terminal escape sequences sufficient to set the current
     /// cursor state of the terminal.
     ///
@@ -1049,11 +1083,23 @@ pub struct WrappedScreen<CB: crate::Callbacks> {
     pub callbacks: CB,
     /// termic: write runs of printable text a row at a time
     /// ([`WrappedScreen::text_ascii`], [`WrappedScreen::text_non_ascii`]);
-    /// off only to compare with the per-character path in tests.
+    /// off only to compare with the per-character path in tests, and
+    /// while insert mode is on or autowrap off (their text takes the
+    /// per-character path, `text`), so the run paths never look at them.
     pub ascii_fast_path: bool,
+    /// termic: the fast paths as `Parser::set_ascii_fast_path` asked.
+    pub fast_path_wanted: bool,
 }
 
 impl<CB: crate::Callbacks> WrappedScreen<CB> {
+    /// termic: the run paths are on when asked for and no mode needs the
+    /// per-character path (IRM, DECAWM reset). Called on every change of
+    /// either, so the paths themselves check nothing more than before.
+    pub(crate) fn update_fast_path(&mut self) {
+        self.ascii_fast_path = self.fast_path_wanted
+            && !self.screen.mode(MODE_INSERT | MODE_NO_AUTOWRAP);
+    }
+
     /// Gets the `on_row` callback for methods like
     /// [`crate::grid::Grid::scroll_up`].
     fn on_row<'cb>(
@@ -1088,6 +1134,7 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
                 callbacks.on_scroll(crate::capture::RowContents(row), true);
             },
         );
+        self.screen.resize_tabs(cols.get());
     }
 
     pub fn text(&mut self, c: char) {
@@ -1105,11 +1152,29 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
         let cell_was_wide;
 
         if width > 0 {
-            let wrap = screen.new_character_should_wrap(width);
-            let on_row = Self::on_row(screen, &mut self.callbacks);
-            screen.grid_mut().col_wrap(width, wrap, on_row);
+            let cols = screen.grid().size().cols();
+            if screen.mode(MODE_NO_AUTOWRAP) {
+                // termic: DECAWM reset: a character that does not fit
+                // overwrites the last column(s), no wrap (xterm, tmux)
+                if pos.col + width > cols {
+                    screen.grid_mut().col_set(cols - width);
+                }
+            } else {
+                let wrap = screen.new_character_should_wrap(width);
+                let on_row = Self::on_row(screen, &mut self.callbacks);
+                screen.grid_mut().col_wrap(width, wrap, on_row);
+            }
             // col_wrap always sets self.grid().pos() to a valid cell
             base_pos = screen.grid().pos();
+            if screen.mode(MODE_INSERT) {
+                // termic: IRM: the cells from the cursor on move right by
+                // the character's width; those pushed past the right edge
+                // are lost (xterm's ctlseqs, tmux)
+                screen
+                    .grid_mut()
+                    .current_row_mut()
+                    .insert(base_pos.col, width);
+            }
             // termic: read through the mutable path, which writes a
             // deferred row's cells first (`Row::undefer`)
             let cell = screen.grid_mut().drawing_cell_mut(base_pos).unwrap();
@@ -1120,6 +1185,11 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
             cell.set_with_width(c, width > 1, attrs);
             screen.last_char = Some(c);
             screen.grid_mut().col_inc(width);
+            if screen.mode(MODE_NO_AUTOWRAP) {
+                // termic: no wrap pending without autowrap: the cursor
+                // stays on the last column (xterm, tmux)
+                screen.grid_mut().col_clamp_to_row();
+            }
         } else {
             // pos.row is valid, since it comes directly from
             // self.grid().pos() which we assume to always have a
@@ -1292,8 +1362,100 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
         self.screen.grid_mut().col_dec(1);
     }
 
+    // termic: to the next tab stop (HTS, TBC), or the last column
     pub fn tab(&mut self) {
-        self.screen.grid_mut().col_tab();
+        self.cht(1);
+    }
+
+    // termic: CSI I (CHT): forward `count` tab stops
+    pub(crate) fn cht(&mut self, count: u16) {
+        let screen = &mut self.screen;
+        let cols = screen.grid().size().cols();
+        let mut col = screen.grid().pos().col;
+        for _ in 0..count {
+            if col + 1 >= cols {
+                break;
+            }
+            col = (col + 1..cols)
+                .find(|&c| screen.tabs[usize::from(c)])
+                .unwrap_or(cols - 1);
+        }
+        // from one past the last column (a wrap pending) too
+        screen.grid_mut().col_set(col.min(cols - 1));
+    }
+
+    // termic: CSI Z (CBT): back `count` tab stops, or to the first column
+    pub(crate) fn cbt(&mut self, count: u16) {
+        let screen = &mut self.screen;
+        let cols = screen.grid().size().cols();
+        let mut col = screen.grid().pos().col.min(cols - 1);
+        for _ in 0..count {
+            col = (0..col)
+                .rev()
+                .find(|&c| screen.tabs[usize::from(c)])
+                .unwrap_or(0);
+        }
+        screen.grid_mut().col_set(col);
+    }
+
+    // termic: CSI g (TBC): 0 clears the stop at the cursor, 3 every stop;
+    // others are ignored (xterm)
+    pub(crate) fn tbc(&mut self, mode: u16) {
+        match mode {
+            0 => {
+                let col = usize::from(self.screen.grid().pos().col);
+                if let Some(stop) = self.screen.tabs.get_mut(col) {
+                    *stop = false;
+                }
+            }
+            3 => self.screen.tabs.fill(false),
+            _ => {}
+        }
+    }
+
+    // termic: CSI h (SM); only IRM (4)
+    pub(crate) fn sm(
+        &mut self,
+        params: &vte::Params,
+        mut unhandled: impl FnMut(&mut Self),
+    ) {
+        for param in params {
+            match param {
+                [4] => {
+                    self.screen.set_mode(MODE_INSERT);
+                    self.update_fast_path();
+                }
+                _ => unhandled(self),
+            }
+        }
+    }
+
+    // termic: CSI l (RM); only IRM (4)
+    pub(crate) fn rm(
+        &mut self,
+        params: &vte::Params,
+        mut unhandled: impl FnMut(&mut Self),
+    ) {
+        for param in params {
+            match param {
+                [4] => {
+                    self.screen.clear_mode(MODE_INSERT);
+                    self.update_fast_path();
+                }
+                _ => unhandled(self),
+            }
+        }
+    }
+
+    // termic: CSI ? 3 h / l (DECCOLM): the column count stays (termic's
+    // size is the pane's), but the screen is cleared, the margins reset and
+    // the cursor homed, as xterm does when it switches (tmux clears and
+    // homes but keeps the margins)
+    fn deccolm(&mut self) {
+        let attrs = self.screen.attrs;
+        let grid = self.screen.grid_mut();
+        grid.erase_all(attrs);
+        grid.reset_margins_home();
     }
 
     pub fn lf(&mut self) {
@@ -1340,12 +1502,38 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
         self.screen.grid_mut().row_dec_scroll(1);
     }
 
+    // termic: ESC D (IND, index): down a row, scrolling at the bottom
+    // margin, as LF
+    pub(crate) fn ind(&mut self) {
+        self.lf();
+    }
+
+    // termic: ESC E (NEL, next line): CR and IND
+    pub(crate) fn nel(&mut self) {
+        self.cr();
+        self.lf();
+    }
+
+    // termic: ESC H (HTS): a tab stop at the cursor's column
+    pub(crate) fn hts(&mut self) {
+        let col = self.screen.grid().pos().col;
+        let last = self.screen.tabs.len() - 1;
+        self.screen.tabs[usize::from(col).min(last)] = true;
+    }
+
+    // termic: ESC # 8 (DECALN): every cell an E, margins reset, cursor
+    // home (xterm, tmux)
+    pub(crate) fn decaln(&mut self) {
+        self.screen.grid_mut().alignment_fill();
+    }
+
     // ESC c
     pub fn ris(&mut self) {
         self.screen = Screen::new(
             self.screen.grid.size(),
             self.screen.grid.scrollback_capacity(),
         );
+        self.update_fast_path();
     }
 
     // csi codes
@@ -1533,7 +1721,12 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
             let screen = &mut self.screen;
             match param {
                 [1] => screen.set_mode(MODE_APPLICATION_CURSOR),
+                [3] => self.deccolm(),
                 [6] => screen.grid_mut().set_origin_mode(true),
+                [7] => {
+                    screen.clear_mode(MODE_NO_AUTOWRAP);
+                    self.update_fast_path();
+                }
                 [9] => screen.set_mouse_mode(MouseProtocolMode::Press),
                 [25] => screen.clear_mode(MODE_HIDE_CURSOR),
                 [47] => screen.enter_alternate_grid(),
@@ -1571,7 +1764,12 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
             let screen = &mut self.screen;
             match param {
                 [1] => screen.clear_mode(MODE_APPLICATION_CURSOR),
+                [3] => self.deccolm(),
                 [6] => screen.grid_mut().set_origin_mode(false),
+                [7] => {
+                    screen.set_mode(MODE_NO_AUTOWRAP);
+                    self.update_fast_path();
+                }
                 [9] => screen.clear_mouse_mode(MouseProtocolMode::Press),
                 [25] => screen.set_mode(MODE_HIDE_CURSOR),
                 [47] => {
