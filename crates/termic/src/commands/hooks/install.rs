@@ -1,7 +1,5 @@
 //! `termic hooks install <agent>...`
 
-use std::io::IsTerminal;
-
 use anyhow::Result;
 use clap::Args;
 use termic_hooks::agents::{self, AgentSchema};
@@ -139,20 +137,8 @@ pub fn run(ctx: &Context, args: &InstallArgs) -> Result<u8> {
         outln!("Dry run: nothing was written.")?;
         return Ok(refused_code);
     }
-    if !args.yes {
-        // Nobody can answer a question on a pipe: writing anyway would be
-        // consent nobody gave.
-        if !std::io::stdin().is_terminal() {
-            errln!(
-                "termic: stdin is not a terminal, so termic cannot ask; nothing was written. \
-                 Run again with --yes to write these files"
-            );
-            return Ok(EXIT_USAGE);
-        }
-        if !super::confirm("Write these files?")? {
-            outln!("Nothing was written.")?;
-            return Ok(1);
-        }
+    if let Some(code) = super::consent(args.yes, "Write these files?", "write these files")? {
+        return Ok(code);
     }
     // One target's failure does not stop the others: each is applied (or
     // not) on its own, and the toggle is recorded for every agent that now

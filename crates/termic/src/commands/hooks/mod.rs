@@ -8,12 +8,13 @@ mod install;
 mod remove;
 mod status;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Subcommand;
 
-use crate::printed::{out, outln};
+use crate::printed::{errln, out, outln};
 
 /// Everything went as asked.
 pub const EXIT_OK: u8 = 0;
@@ -69,6 +70,29 @@ fn show_diffs<'a>(plans: impl Iterator<Item = &'a termic_hooks::plan::InstallPla
         outln!("The changes, file by file:\n{diff}")?;
     }
     Ok(())
+}
+
+/// The user's consent to write what was just shown, for install and
+/// remove alike: `--yes`, or yes to `question` on a terminal. `None` goes
+/// on; `Some(code)` is the exit code when nothing may be written (2 on a
+/// pipe: nobody can answer there, and writing anyway would be consent
+/// nobody gave; 1 when the answer was no). `retry` ends the pipe's message.
+fn consent(yes: bool, question: &str, retry: &str) -> Result<Option<u8>> {
+    if yes {
+        return Ok(None);
+    }
+    if !std::io::stdin().is_terminal() {
+        errln!(
+            "termic: stdin is not a terminal, so termic cannot ask; nothing was written. \
+             Run again with --yes to {retry}"
+        );
+        return Ok(Some(EXIT_USAGE));
+    }
+    if !confirm(question)? {
+        outln!("Nothing was written.")?;
+        return Ok(Some(1));
+    }
+    Ok(None)
 }
 
 /// Asks `question` with `[y/N]` on stdin (a terminal): yes only for y or yes.

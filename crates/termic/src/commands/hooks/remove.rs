@@ -1,7 +1,5 @@
 //! `termic hooks remove <agent>...`
 
-use std::io::IsTerminal;
-
 use anyhow::Result;
 use clap::Args;
 use termic_hooks::agents::AgentSchema;
@@ -98,18 +96,9 @@ pub fn run(ctx: &Context, args: &RemoveArgs) -> Result<u8> {
         outln!("Dry run: nothing was written.")?;
         return Ok(code);
     }
-    if !planned.is_empty() && !args.yes {
-        // As install: nobody can answer a question on a pipe.
-        if !std::io::stdin().is_terminal() {
-            errln!(
-                "termic: stdin is not a terminal, so termic cannot ask; nothing was written. \
-                 Run again with --yes to remove these hooks"
-            );
-            return Ok(EXIT_USAGE);
-        }
-        if !super::confirm("Remove these hooks?")? {
-            outln!("Nothing was written.")?;
-            return Ok(1);
+    if !planned.is_empty() {
+        if let Some(code) = super::consent(args.yes, "Remove these hooks?", "remove these hooks")? {
+            return Ok(code);
         }
     }
     for (agent, t, p) in planned {
