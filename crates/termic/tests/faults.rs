@@ -32,3 +32,5 @@ mod privileged;
 mod replies_flood;
 #[path = "faults/server_limits.rs"]
 mod server_limits;
+#[path = "faults/support.rs"]
+mod support;

@@ -129,6 +129,12 @@ fn try_connect(sp: &ServerPaths) -> Option<UnixStream> {
 /// server that never answers.
 pub const MIN_FREE_BYTES: u64 = 64 * 1024;
 
+/// Whether the disk holding `dir` has less than [`MIN_FREE_BYTES`] free
+/// (unknown counts as not full).
+fn nearly_full(dir: &Path) -> bool {
+    free_bytes(dir).is_some_and(|free| free < MIN_FREE_BYTES)
+}
+
 /// Bytes free for us on the file system holding `dir` (`None`: unknown, or
 /// a file system that does not count, as /proc).
 fn free_bytes(dir: &Path) -> Option<u64> {
@@ -186,9 +192,7 @@ impl Starting {
                 "the termic server stopped as it started ({how}): {words} (see {})",
                 self.log.display()
             ),
-            None if free_bytes(self.dir()).is_some_and(|f| f < MIN_FREE_BYTES) => {
-                disk_full(self.dir())
-            }
+            None if nearly_full(self.dir()) => disk_full(self.dir()),
             None => format!(
                 "the termic server stopped as it started ({how}) and wrote nothing to its log"
             ),
@@ -202,9 +206,7 @@ impl Starting {
                 "the termic server did not answer within {secs}s; it last said: {words} (see {})",
                 self.log.display()
             ),
-            None if free_bytes(self.dir()).is_some_and(|f| f < MIN_FREE_BYTES) => {
-                disk_full(self.dir())
-            }
+            None if nearly_full(self.dir()) => disk_full(self.dir()),
             None => format!(
                 "the termic server did not answer within {secs}s and wrote nothing to its log"
             ),
@@ -217,7 +219,7 @@ fn spawn_server(sp: &ServerPaths, server_args: &[OsString]) -> Result<Starting> 
         std::env::current_exe().context("cannot find the termic binary to start the server")?;
     let dir = sp.log.parent().unwrap_or(Path::new("/"));
     std::fs::create_dir_all(dir).map_err(|e| open_error(dir, &e, "create"))?;
-    if free_bytes(dir).is_some_and(|free| free < MIN_FREE_BYTES) {
+    if nearly_full(dir) {
         bail!("{}", disk_full(dir));
     }
     let log = OpenOptions::new()

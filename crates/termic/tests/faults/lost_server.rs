@@ -6,23 +6,12 @@
 //! says nothing.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::harness::Termic;
 use crate::process_table::{alive, processes_of};
 use crate::served::{text, Served};
-
-/// Polls `done` until it holds or `within` passes; false on timeout.
-fn eventually(within: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < within {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    done()
-}
+use crate::support::eventually;
 
 /// The task records in the data dir's `dir` (`tasks` or `lost`).
 fn records(data_dir: &Path, dir: &str) -> Vec<String> {

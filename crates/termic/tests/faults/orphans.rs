@@ -6,10 +6,11 @@
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::process_table::{alive, processes_of};
 use crate::served::{text, Served};
+use crate::support::eventually;
 
 /// Processes a test started or found; SIGKILLed when it ends, however it
 /// ends, so a failing run leaves nothing behind.
@@ -32,18 +33,6 @@ impl Drop for KillOnDrop {
             let _ = child.wait();
         }
     }
-}
-
-/// Polls `done` until it holds or `within` passes; false on timeout.
-fn eventually(within: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < within {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    done()
 }
 
 /// The pid a task script wrote to `file` in the work dir.

@@ -18,18 +18,7 @@ use crate::harness::Fixture;
 use crate::privileged;
 use crate::process_table::{alive, processes_of};
 use crate::served::{text, Served};
-
-/// Polls `done` until it holds or `within` passes; false on timeout.
-fn eventually(within: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < within {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    done()
-}
+use crate::support::eventually;
 
 /// CPU time of `pid` so far (utime + stime), in clock ticks.
 fn cpu_ticks(pid: i32) -> u64 {
