@@ -126,9 +126,7 @@ pub trait Services {
     ) -> Result<Launch>;
     /// The user's shell (`$SHELL` of the client that asked), for a command
     /// line that needs one.
-    fn user_shell(&self) -> String {
-        std::env::var("SHELL").unwrap_or_else(|_| "/bin/sh".to_string())
-    }
+    fn user_shell(&self) -> String;
     /// Resolves any command into a spawnable task (a bare bash, zsh or fish
     /// gets shell integration when it is on).
     fn launch_command(
