@@ -63,6 +63,8 @@ mod screen;
 mod term;
 #[cfg(test)]
 mod termic_tests;
+#[cfg(test)]
+mod termic_vttest;
 // vte 0.15.0, vendored: see TERMIC-PATCH.md.
 
 pub use attrs::Color;

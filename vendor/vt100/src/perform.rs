@@ -27,6 +27,8 @@ impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
     }
 
     fn execute(&mut self, b: u8) {
+        // termic: REP repeats only a graphic character right before it
+        self.screen.forget_last_char();
         match b {
             7 => self.callbacks.audible_bell(&mut self.screen),
             8 => self.bs(),
@@ -43,6 +45,7 @@ impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
     }
 
     fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, b: u8) {
+        self.screen.forget_last_char();
         // termic: DECALN
         if intermediates == b"#" && b == b'8' {
             self.decaln();
@@ -96,6 +99,9 @@ impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
                 c,
             );
         };
+        if c != 'b' {
+            self.screen.forget_last_char();
+        }
         match intermediates.first() {
             None => match c {
                 '@' => self.ich(canonicalize_params_1(params, 1)),

@@ -103,6 +103,12 @@ pub struct Screen {
 }
 
 impl Screen {
+    /// termic: nothing for REP to repeat until the next graphic character.
+    #[inline]
+    pub(crate) fn forget_last_char(&mut self) {
+        self.last_char = None;
+    }
+
     pub(crate) fn new(
         size: crate::grid::Size,
         scrollback_capacity: usize,
@@ -1372,6 +1378,11 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
         let screen = &mut self.screen;
         let cols = screen.grid().size().cols();
         let mut col = screen.grid().pos().col;
+        // termic: a wrap pending stays pending, so the next character
+        // wraps (xterm and tmux; vttest 11.5.4 "they wrap once")
+        if col >= cols {
+            return;
+        }
         for _ in 0..count {
             if col + 1 >= cols {
                 break;
@@ -1380,8 +1391,7 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
                 .find(|&c| screen.tabs[usize::from(c)])
                 .unwrap_or(cols - 1);
         }
-        // from one past the last column (a wrap pending) too
-        screen.grid_mut().col_set(col.min(cols - 1));
+        screen.grid_mut().col_set(col);
     }
 
     // termic: CSI Z (CBT): back `count` tab stops, or to the first column
@@ -1609,8 +1619,12 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
     // repeated up to 65535 times, so 8 bytes of input cost 65535 cell
     // writes and a file of them froze the screen thread; ncurses, the one
     // common user, repeats within a line.
+    //
+    // termic: only the graphic character right before it, once: any
+    // control, escape or other CSI in between (and a REP itself) leaves
+    // nothing to repeat, as in xterm and tmux (vttest 11.7.2).
     pub(crate) fn rep(&mut self, count: u16) {
-        if let Some(c) = self.screen.last_char {
+        if let Some(c) = self.screen.last_char.take() {
             let most = self.screen.grid().size().cols();
             let count = count.min(most);
             // termic: printable ASCII goes through the row-at-a-time path
@@ -1622,11 +1636,12 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
                     self.text_ascii(&run[..n]);
                     left -= n;
                 }
-                return;
+            } else {
+                for _ in 0..count {
+                    self.text(c);
+                }
             }
-            for _ in 0..count {
-                self.text(c);
-            }
+            self.screen.forget_last_char();
         }
     }
 
@@ -1729,7 +1744,9 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
                 }
                 [9] => screen.set_mouse_mode(MouseProtocolMode::Press),
                 [25] => screen.clear_mode(MODE_HIDE_CURSOR),
-                [47] => screen.enter_alternate_grid(),
+                // termic: 1047 as 47; 1048 saves the cursor (xterm)
+                [47 | 1047] => screen.enter_alternate_grid(),
+                [1048] => self.decsc(),
                 [1000] => {
                     screen.set_mouse_mode(MouseProtocolMode::PressRelease);
                 }
@@ -1775,6 +1792,15 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
                 [47] => {
                     screen.exit_alternate_grid();
                 }
+                // termic: 1047 clears the alternate screen when it leaves
+                // it; 1048 restores the cursor (xterm, vttest 11.8.7.4)
+                [1047] => {
+                    if screen.mode(MODE_ALTERNATE_SCREEN) {
+                        screen.alternate_grid.clear();
+                    }
+                    screen.exit_alternate_grid();
+                }
+                [1048] => self.decrc(),
                 [1000] => {
                     screen.clear_mouse_mode(MouseProtocolMode::PressRelease);
                 }

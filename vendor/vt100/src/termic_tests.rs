@@ -202,3 +202,51 @@ fn deccolm_clears_the_screen_resets_the_margins_and_homes() {
         assert_eq!(row(&p, 3), "Y");
     }
 }
+
+#[test]
+fn rep_repeats_only_the_graphic_character_right_before_it() {
+    // vttest 11.7.2: a second REP, or any control in between, repeats
+    // nothing
+    let mut p = parser(3, 20);
+    p.process(b"+\x1b[0b\x1b[10b\r\n \x1b[1b+\x1b[b\x1b[10b\r\na\x1b[mb\x1b[2b");
+    assert_eq!(row(&p, 0), "++");
+    assert_eq!(row(&p, 1), "  ++");
+    assert_eq!(row(&p, 2), "abbb");
+    // a C0 control in between: nothing to repeat
+    let mut p = parser(1, 20);
+    p.process(b"x\x08\x1b[3b");
+    assert_eq!(row(&p, 0), "x");
+}
+
+#[test]
+fn a_tab_keeps_a_pending_wrap_so_the_next_character_wraps() {
+    // vttest 11.5.4 "they wrap once": a star printed in the last column,
+    // then a tab: the next star goes to the next row's first column
+    let mut p = parser(3, 10);
+    p.process(b"\t*\t*\t*");
+    assert_eq!(row(&p, 0), "        **");
+    assert_eq!(row(&p, 1), "*");
+    // CHT too
+    let mut p = parser(3, 10);
+    p.process(b"\x1b[1I*\x1b[1I*\x1b[1I*");
+    assert_eq!(row(&p, 0), "        **");
+    assert_eq!(row(&p, 1), "*");
+    // from before the last column a tab still stops in the last one
+    let mut p = parser(2, 10);
+    p.process(b"\x1b[1;9H\tX");
+    assert_eq!(row(&p, 0), "         X");
+    assert_eq!(cursor(&p), (0, 10));
+}
+
+#[test]
+fn mode_1047_leaves_a_cleared_alternate_screen_and_1048_saves_the_cursor() {
+    let mut p = parser(3, 10);
+    p.process(b"main\x1b[2;3H\x1b[?1048h\x1b[?1047h\x1b#8");
+    assert_eq!(row(&p, 0), "EEEEEEEEEE");
+    p.process(b"\x1b[?1047l\x1b[?1048l");
+    assert_eq!(row(&p, 0), "main");
+    assert_eq!(cursor(&p), (1, 2));
+    // the alternate screen was cleared on the way out
+    p.process(b"\x1b[?47h");
+    assert_eq!(row(&p, 0), "");
+}

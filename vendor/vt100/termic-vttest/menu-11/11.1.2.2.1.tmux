@@ -1,0 +1,25 @@
+The cursor should be invisible|
+Push <RETURN>|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+cursor=1,13

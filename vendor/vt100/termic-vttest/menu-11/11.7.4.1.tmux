@@ -1,0 +1,25 @@
+                                                           *|
+                                                          *|
+                                                         *|
+                                                        *|
+                                                       *|
+                                                      *|
+                                                     *|
+                                                    *|
+                                                   *|
+                                                  *|
+                                                 *|
+                                                *|
+                                               *|
+                                              *|
+                                             *|
+                                            *|
+                                           *|
+                                          *|
+                                         *|
+                                        *|
+----+----1----+----2----+----3----+----4----+----5----+----6----+----7----+----8|
+Test Scroll-Left (SL)|
+There should be a vertical column of *'s centered above.|
+Push <RETURN>|
+cursor=23,13

@@ -1,0 +1,25 @@
+Better alternate screen (XFree86 xterm mode 1049)|
+|
+Test private setmode 1049 (to/from alternate screen)|
+The next screen will be filled with E's down to the prompt.|
+unless titeInhibit resource is set, or alternate-screen is disabled.|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+Push <RETURN>|
+|
+|
+cursor=21,13

@@ -1,0 +1,25 @@
+ABAAA|
+|
+|
+Test of 'Delete Character'. The top line should be 'AB'. Push <RETURN>|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+|
+cursor=3,70
