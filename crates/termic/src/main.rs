@@ -2,11 +2,22 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use termic::commands;
 use termic::printed::write_stderr;
 
 fn main() -> ExitCode {
+    // `COMPLETE=bash termic ...`: the shell asks for candidates (or the
+    // script that asks); answered and done before anything else runs.
+    let cwd = std::env::current_dir().ok();
+    match clap_complete::CompleteEnv::with_factory(commands::Cli::command)
+        .var(commands::COMPLETE_VAR)
+        .try_complete(std::env::args_os(), cwd.as_deref())
+    {
+        Ok(true) => return ExitCode::SUCCESS,
+        Ok(false) => {}
+        Err(e) => e.exit(),
+    }
     let cli = match commands::Cli::try_parse() {
         Ok(cli) => cli,
         // Help and version are termic's own text, printed as clap styles

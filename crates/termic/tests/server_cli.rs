@@ -465,3 +465,58 @@ fn connect_as(uid: u32, socket: &Path) -> Vec<u8> {
         out
     }
 }
+
+/// What fish's completion asks of `termic` for the command line `words`
+/// (the last word is the one being completed): one `value\thelp` line
+/// per candidate.
+fn complete(s: &Served, words: &[&str]) -> Vec<String> {
+    let mut args = vec!["--", "termic"];
+    args.extend_from_slice(words);
+    let out = s.f.cli_with_env(&s.f.work, &args, &[("COMPLETE", "fish")]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "completion printed: {}",
+        text(&out.stderr)
+    );
+    text(&out.stdout).lines().map(str::to_owned).collect()
+}
+
+#[test]
+fn the_shell_completes_the_servers_task_numbers_and_names_and_the_agents() {
+    let s = Served::new("sleep 60");
+    // No server: no task offered, and none started.
+    assert!(!complete(&s, &["send", ""])
+        .iter()
+        .any(|l| l.starts_with('1')));
+    assert!(!s.socket().exists(), "completion started a server");
+
+    s.expect(&["run", "fake", "--name", "alpha", "--detach"], 0);
+    s.expect(
+        &[
+            "run", "--detach", "--name", "beta", "--", "sh", "-c", "sleep 60",
+        ],
+        0,
+    );
+    let all = complete(&s, &["send", ""]);
+    let tasks: Vec<&String> = all.iter().filter(|l| !l.starts_with('-')).collect();
+    assert_eq!(tasks.len(), 4, "{all:?}");
+    assert!(tasks[0].starts_with("1\talpha ("), "{all:?}");
+    assert!(tasks[1].starts_with("2\tbeta ("), "{all:?}");
+    assert_eq!(tasks[2], "alpha\ttask 1");
+    assert_eq!(tasks[3], "beta\ttask 2");
+    // By prefix, for every verb that takes a task.
+    for verb in ["kill", "wait", "attach", "send"] {
+        assert_eq!(complete(&s, &[verb, "be"]), ["beta\ttask 2"], "{verb}");
+    }
+    // Agents: the built-ins and the one in config.toml.
+    let agents = complete(&s, &["run", "fa"]);
+    assert_eq!(agents.len(), 1, "{agents:?}");
+    assert!(agents[0].starts_with("fake\t"), "{agents:?}");
+    assert!(complete(&s, &["hooks", "install", "cl"])
+        .iter()
+        .any(|l| l.starts_with("claude\t")));
+    // The script `completions` prints asks the same way.
+    let script = s.expect(&["completions", "fish"], 0);
+    assert!(script.contains("COMPLETE=fish termic --"), "{script}");
+}

@@ -33,7 +33,11 @@ fn wait_for() -> impl Strategy<Value = WaitFor> {
 
 fn request() -> impl Strategy<Value = Request> {
     prop_oneof![
-        (any::<u32>(), ".*").prop_map(|(protocol, version)| Request::Hello { protocol, version }),
+        (any::<u32>(), ".*", any::<bool>()).prop_map(|(protocol, version, quiet)| Request::Hello {
+            protocol,
+            version,
+            quiet
+        }),
         Just(Request::List),
         Just(Request::Stop),
         event().prop_map(Request::Input),

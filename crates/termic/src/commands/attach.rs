@@ -42,6 +42,7 @@ an ambiguous name, no terminal, a server of another version, or the server was\n
 lost: it ended without a word, killed or crashed).")]
 pub struct AttachArgs {
     /// The task to focus: its name, or its number (the one the sidebar shows and `termic ls` lists).
+    #[arg(add = super::complete::task())]
     pub task: Option<String>,
     #[command(flatten)]
     pub workspace: WorkspaceArgs,

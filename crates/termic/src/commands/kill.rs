@@ -23,6 +23,7 @@ Exit codes: 0 the task is gone (also when its worktree could not be removed: the
 )]
 pub struct KillArgs {
     /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists).
+    #[arg(add = super::complete::task())]
     pub task: String,
     /// Also remove the task's git worktree (its branch is kept), as closing
     /// it in the workspace offers.

@@ -1,7 +1,10 @@
 //! The CLI: one file per command, typed args whose doc comments are the help.
 
 mod attach;
+mod complete;
 mod completions;
+
+pub use completions::COMPLETE_VAR;
 mod config;
 mod demo;
 mod hooks;

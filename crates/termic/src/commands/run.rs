@@ -43,7 +43,7 @@ Exit codes: 0 the workspace was closed (with --detach: the task started),\n\
 no terminal), 2 usage."
 )]
 pub struct RunArgs {
-    #[arg(help = agent_help())]
+    #[arg(help = agent_help(), add = super::complete::agent())]
     pub agent: Option<String>,
     /// Task name shown in the sidebar (default: the agent's id or the command's name).
     #[arg(long)]

@@ -19,6 +19,7 @@ Exit codes: 0 typed, 1 error (no such task, an ambiguous name, the task has exit
 )]
 pub struct SendArgs {
     /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists).
+    #[arg(add = super::complete::task())]
     pub task: String,
     /// The text to type, sent as is.
     pub text: String,

@@ -51,6 +51,7 @@ termic wait 3 --for done,exited"
 )]
 pub struct WaitArgs {
     /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists).
+    #[arg(add = super::complete::task())]
     pub task: String,
     /// The states to wait for (several: comma-separated).
     #[arg(

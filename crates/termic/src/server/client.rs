@@ -52,7 +52,7 @@ pub enum Connected {
 pub fn connect(paths: &TermicPaths, start: Start) -> Result<Option<Connected>> {
     let sp = ServerPaths::from_env(paths);
     if let Some(stream) = try_connect(&sp) {
-        return hello(stream).map(Some);
+        return hello(stream, false).map(Some);
     }
     let Start::IfNeeded(server_args) = start else {
         // No server: one that was lost left the records of its tasks, and
@@ -75,20 +75,20 @@ pub fn connect(paths: &TermicPaths, start: Start) -> Result<Option<Connected>> {
         bail!("cannot lock {}", sp.lock.display());
     }
     if let Some(stream) = try_connect(&sp) {
-        return hello(stream).map(Some);
+        return hello(stream, false).map(Some);
     }
     let mut child = spawn_server(&sp, &server_args)?;
     let start = Instant::now();
     loop {
         if let Some(stream) = try_connect(&sp) {
-            return hello(stream).map(Some);
+            return hello(stream, false).map(Some);
         }
         // A server that could not start exits at once: say why now, not
         // after the timeout.
         if let Ok(Some(status)) = child.child.try_wait() {
             // It may have bound the socket just before going.
             if let Some(stream) = try_connect(&sp) {
-                return hello(stream).map(Some);
+                return hello(stream, false).map(Some);
             }
             bail!("{}", child.early_exit(status));
         }
@@ -264,7 +264,27 @@ fn open_error(path: &Path, e: &std::io::Error, what: &str) -> anyhow::Error {
     )
 }
 
-fn hello(stream: UnixStream) -> Result<Connected> {
+/// The running server's tasks, asked quietly (no server is started, no
+/// notice is taken or printed, nothing is claimed): for shell completion,
+/// which must print nothing but candidates. Any failure is no task.
+pub fn peek_tasks(paths: &TermicPaths) -> Vec<protocol::TaskRow> {
+    let sp = ServerPaths::from_env(paths);
+    let Some(stream) = try_connect(&sp) else {
+        return Vec::new();
+    };
+    // A server that hangs must not hang the shell.
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
+    match hello(stream, true) {
+        Ok(Connected::Ready(mut client)) => match client.request(&Request::List) {
+            Ok(protocol::Response::Tasks(rows)) => rows,
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+fn hello(stream: UnixStream, quiet: bool) -> Result<Connected> {
     let peer = socket::peer_cred(&stream).context("cannot read the server's credentials")?;
     socket::authorize(peer.uid, socket::own_uid()).map_err(anyhow::Error::msg)?;
     let mut output = BufWriter::new(stream.try_clone()?);
@@ -274,6 +294,7 @@ fn hello(stream: UnixStream) -> Result<Connected> {
         &Request::Hello {
             protocol: PROTOCOL,
             version: env!("CARGO_PKG_VERSION").to_owned(),
+            quiet,
         },
     );
     let answer = read_frame::<Response>(&mut input);

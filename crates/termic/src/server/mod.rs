@@ -492,16 +492,23 @@ impl Server {
         let hello = read_frame::<Request>(&mut input);
         let _ = input.get_ref().set_read_timeout(None);
         let told = match hello {
-            Ok(Request::Hello { protocol, version }) => {
+            Ok(Request::Hello {
+                protocol,
+                version,
+                quiet,
+            }) => {
                 let mut answer = protocol::answer_hello(
                     protocol,
                     &version,
                     env!("CARGO_PKG_VERSION"),
                     std::process::id(),
                 );
-                // The first client welcomed carries the start-up notice.
+                // The first client welcomed carries the start-up notice
+                // (not one that only looks: it would not show it).
                 if let Response::Welcome { notice, .. } = &mut answer {
-                    *notice = lock(&self.startup_notice).take();
+                    if !quiet {
+                        *notice = lock(&self.startup_notice).take();
+                    }
                 }
                 let refused = matches!(answer, Response::Refused { .. });
                 if write_frame(&mut out, &answer).is_err() || refused {

@@ -106,6 +106,10 @@ pub enum Request {
     Hello {
         protocol: u32,
         version: String,
+        /// A client that only looks (shell completion): the server keeps
+        /// what it must tell the user for the next client.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        quiet: bool,
     },
     List,
     Run(RunRequest),

@@ -83,6 +83,16 @@ impl Fixture {
 
     /// The termic CLI (not the workspace) run in `cwd` with the fixture's env.
     pub fn cli(&self, cwd: &Path, args: &[&str]) -> std::process::Output {
+        self.cli_with_env(cwd, args, &[])
+    }
+
+    /// [`Fixture::cli`] with `env` added.
+    pub fn cli_with_env(
+        &self,
+        cwd: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> std::process::Output {
         std::process::Command::new(env!("CARGO_BIN_EXE_termic"))
             .args(args)
             .current_dir(cwd)
@@ -91,6 +101,7 @@ impl Fixture {
             .env("TERMIC_CONFIG_DIR", &self.config_dir)
             .env("TERMIC_DATA_DIR", &self.data_dir)
             .env("PATH", self.path_var())
+            .envs(env.iter().copied())
             .output()
             .unwrap()
     }

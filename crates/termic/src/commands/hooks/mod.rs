@@ -35,7 +35,7 @@ fn agents_help() -> String {
 /// The agents and `--dry-run`, shared by `install` and `remove`.
 #[derive(Debug, clap::Args)]
 pub struct AgentsArgs {
-    #[arg(value_name = "AGENT", help = agents_help())]
+    #[arg(value_name = "AGENT", help = agents_help(), add = super::complete::agent())]
     pub agents: Vec<String>,
     /// Show the files that would change and the diff of each, write nothing.
     #[arg(long)]
