@@ -12,7 +12,7 @@ use std::os::fd::FromRawFd;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::OnceLock;
 
-use crate::runtime::session;
+use termic_runtime::session;
 
 /// The signals that end termic. SIGINT only arrives from `kill`: in raw
 /// mode Ctrl-C is a key for the focused task.

@@ -17,18 +17,17 @@ use clap::Args;
 use crossbeam_channel::Receiver;
 use ratatui::crossterm::event;
 
-use crate::agents::foreground::ForegroundAgents;
 use crate::app::copy_mode::CopyKeys;
 use crate::app::services::{Program, Services};
 use crate::app::terminal::TerminalGuard;
 use crate::app::{App, AppOptions};
-use crate::clock::{Clock, SystemClock};
-use crate::eventlog::EventLog;
 use crate::input::PrefixKey;
 use crate::notify::{Notifier, NotifySettings};
 use crate::paths::TermicPaths;
 use crate::printed::errln;
-use crate::runtime::{Runtime, RuntimeEvent};
+use termic_runtime::clock::{Clock, SystemClock};
+use termic_runtime::eventlog::EventLog;
+use termic_runtime::{Runtime, RuntimeEvent};
 
 use self::services::WorkspaceServices;
 
@@ -114,11 +113,10 @@ impl WorkspaceArgs {
         clock: Arc<dyn Clock>,
     ) -> Result<(Runtime, Receiver<RuntimeEvent>)> {
         let mut config = services.config.settings.runtime_config();
-        config.foreground_agents =
-            Arc::new(ForegroundAgents::from_registry(&services.config.agents));
+        config.foreground_agents = Arc::new(services.config.agents.foreground_agents());
         // Every task names this process, so that if it dies without ending
         // them the next server of this data dir can (runtime/orphans.rs).
-        config.owner = crate::runtime::orphans::Owner::of_this_process(services.data_dir())
+        config.owner = termic_runtime::orphans::Owner::of_this_process(services.data_dir())
             .map(|o| o.env_value());
         let (runtime, events) = Runtime::new(config, clock);
         if let Some(path) = &self.event_log {

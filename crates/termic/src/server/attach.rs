@@ -27,7 +27,7 @@ use crate::commands::workspace::app_options;
 use crate::commands::workspace::services::WorkspaceServices;
 use crate::notify::Notifier;
 use crate::printed::errln;
-use crate::runtime::lock;
+use termic_runtime::lock;
 
 /// A client that reads nothing for this long is dropped (detached), so a
 /// stopped client never holds its view's thread forever.

@@ -37,14 +37,14 @@ use termic_signal::engine::State;
 
 use crate::app::overlays::unique_name;
 use crate::app::services::Services;
-use crate::clock::{Clock, SystemClock};
 use crate::commands::workspace::services::WorkspaceServices;
 use crate::commands::workspace::WorkspaceArgs;
 use crate::exit_signals;
 use crate::paths::TermicPaths;
 use crate::printed::errln;
-use crate::runtime::journal::{self, Journal, ServerMark};
-use crate::runtime::{lock, session, Runtime, RuntimeEvent, TaskId, TaskStatus, TermSize};
+use termic_runtime::clock::{Clock, SystemClock};
+use termic_runtime::journal::{self, Journal, ServerMark};
+use termic_runtime::{lock, session, Runtime, RuntimeEvent, TaskId, TaskStatus, TermSize};
 
 use protocol::{
     read_frame, write_frame, KilledWorktree, Request, Response, RunProgram, RunRequest, TaskRow,
@@ -129,7 +129,7 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         );
     }
     let _ = std::fs::remove_file(&server_paths.socket);
-    let me = crate::runtime::orphans::Owner::of_this_process(&paths.data_dir);
+    let me = termic_runtime::orphans::Owner::of_this_process(&paths.data_dir);
     // A server that ended without a word (SIGKILL, the OOM killer, a
     // crash, power loss) could not log it: this start does.
     if let Some(mark) = ServerMark::left_behind(&paths.data_dir) {
@@ -142,8 +142,8 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
     // data dir left when it was killed are ended, and the first client
     // hears how many.
     let swept = me
-        .map(|me| crate::runtime::orphans::sweep(&me))
-        .and_then(crate::runtime::orphans::notice);
+        .map(|me| termic_runtime::orphans::sweep(&me))
+        .and_then(termic_runtime::orphans::notice);
     if let Some(notice) = &swept {
         errln!("termic server: {notice}");
     }
@@ -375,6 +375,8 @@ impl Server {
                 None => Duration::from_secs(3600),
             };
             match events.recv_timeout(timeout) {
+                // The runtime prints nothing: its log lines are ours.
+                Ok(RuntimeEvent::Log(line)) => errln!("termic server: {line}"),
                 Ok(event) => {
                     if let RuntimeEvent::Notice(text) = &event {
                         errln!("termic server: {text}");
@@ -412,7 +414,7 @@ impl Server {
             if events.is_empty() && self.runtime.take_lagged() {
                 errln!(
                     "termic server: fell {} events behind the tasks; clients re-read every task",
-                    crate::runtime::events::EVENT_QUEUE
+                    termic_runtime::events::EVENT_QUEUE
                 );
                 self.publish(RuntimeEvent::Resync);
                 self.changed();
