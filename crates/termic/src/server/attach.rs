@@ -124,7 +124,7 @@ impl Server {
                 // The client exits once told, so its tasks are gone first.
                 self.end_every_task(socket_path, "by prefix q in an attached client");
                 let _ = write_frame(&mut *lock(&out), &Response::Detached(DetachReason::Quit));
-                std::process::exit(0);
+                self.stop.request(0);
             }
         }
     }
