@@ -2,7 +2,7 @@
 //! in a client, the idle timer, a fatal signal) asks [`Stop::request`] with
 //! the exit status, and the accept loop, which waits on the listener and on
 //! this, returns it from `serve`. The process then ends from `main`, like
-//! every command: nothing here calls `process::exit`.
+//! every command: nothing here ends the process itself.
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
