@@ -24,7 +24,7 @@ use std::collections::VecDeque;
 use std::num::NonZeroU16;
 use std::time::Instant;
 
-use termic::runtime::history::History;
+use termic_runtime::history::History;
 use unicode_width::UnicodeWidthChar;
 
 const ROWS: usize = 45;
@@ -388,7 +388,7 @@ fn main() {
         .scrollback
         .lines()
         .iter()
-        .map(|l| termic::runtime::history::strip_sgr(l))
+        .map(|l| termic_runtime::history::strip_sgr(l))
         .collect();
     mine.extend(grid.rows_plain());
     let theirs = vt100_rows(&bytes);

@@ -14,9 +14,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use termic::clock::{Clock, SystemClock};
-use termic::eventlog::EventLog;
-use termic::runtime::{Runtime, RuntimeConfig, RuntimeEvent, TaskSpec, TermSize};
+use termic_runtime::clock::{Clock, SystemClock};
+use termic_runtime::eventlog::EventLog;
+use termic_runtime::{Runtime, RuntimeConfig, RuntimeEvent, TaskSpec, TermSize};
 
 /// The UI's frame cap: 60 redraws a second at most.
 const FRAME: Duration = Duration::from_millis(16);

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use portable_pty::{native_pty_system, CommandBuilder, PtySize};
-use termic::clock::SystemClock;
-use termic::runtime::{Runtime, RuntimeConfig, RuntimeEvent, TaskSpec, TermSize};
+use termic_runtime::clock::SystemClock;
+use termic_runtime::{Runtime, RuntimeConfig, RuntimeEvent, TaskSpec, TermSize};
 
 const PROGRAM: &str = "stty raw -echo; printf ready; exec cat";
 

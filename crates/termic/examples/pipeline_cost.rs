@@ -20,8 +20,8 @@
 use std::num::NonZeroU16;
 use std::time::Instant;
 
-use termic::replies::ReplyScanner;
-use termic::runtime::history::History;
+use termic_runtime::history::History;
+use termic_runtime::replies::ReplyScanner;
 use termic_signal::engine::{Engine, EngineConfig};
 use termic_signal::scanner::SignalTap;
 
@@ -161,7 +161,7 @@ fn main() {
                 let mut tap = SignalTap::default();
                 let mut e = Engine::new(EngineConfig::new("generic", "x", false));
                 for (i, c) in chunks.iter().enumerate() {
-                    for slice in c.chunks(termic::runtime::screen::SLICE) {
+                    for slice in c.chunks(termic_runtime::screen::SLICE) {
                         let mut signals = Vec::new();
                         let mut performer = tap.performer(&mut signals);
                         p.process_also(slice, &mut performer);

@@ -39,16 +39,16 @@ use anyhow::Result;
 use crossbeam_channel::{select, Receiver};
 use ratatui::crossterm::event::Event;
 
-use crate::clock::Clock;
 use crate::input::PrefixKey;
 use crate::notify::{decide, AttentionEvent, Notifier, NotifySettings};
-use crate::runtime::{lock, Runtime, RuntimeEvent, TaskId, TaskSpec, TermSize};
 use crate::ui::inspector::{EntryKind, InspectorEntry};
 use crate::ui::layout::{SidebarWidth, WorkspaceLayout};
 use crate::ui::pane::PaneSnapshot;
 use crate::ui::sidebar::Badge;
 use crate::ui::{Message, Overlay, WorkspaceView};
 use ratatui::layout::Rect;
+use termic_runtime::clock::Clock;
+use termic_runtime::{lock, Runtime, RuntimeEvent, TaskId, TaskSpec, TermSize};
 
 use self::frame_pacer::FramePacer;
 use self::services::Services;
@@ -440,7 +440,7 @@ impl App {
             let Some(entry) = self.tasks.get_mut(id.0) else {
                 continue;
             };
-            if let crate::runtime::TaskStatus::Exited(code) = info.status {
+            if let termic_runtime::TaskStatus::Exited(code) = info.status {
                 entry.set_badge(Badge::Exited(code), now, true, None);
             } else if let Some((state, since, attention)) = engine {
                 if let Some((badge, _)) = badge_for(state, attention.as_ref()) {
@@ -510,7 +510,10 @@ impl App {
                 }
                 self.needs_draw = true;
             }
-            RuntimeEvent::Removed(_) | RuntimeEvent::Notice(_) | RuntimeEvent::Resync => {}
+            RuntimeEvent::Removed(_)
+            | RuntimeEvent::Notice(_)
+            | RuntimeEvent::Log(_)
+            | RuntimeEvent::Resync => {}
             RuntimeEvent::RepliesDropped(id) => {
                 if let Some(entry) = self.tasks.get_mut(id.0) {
                     self.message = Some(Message::warning(format!(

@@ -12,7 +12,7 @@ use std::os::fd::FromRawFd;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::OnceLock;
 
-use crate::runtime::session;
+use termic_runtime::session;
 
 /// The signals that end termic. SIGINT only arrives from `kill`: in raw
 /// mode Ctrl-C is a key for the focused task.
@@ -21,15 +21,17 @@ const FATAL: [libc::c_int; 4] = [libc::SIGHUP, libc::SIGTERM, libc::SIGINT, libc
 /// The pipe's write end, for the handler (-1: not installed).
 static PIPE_WRITE: AtomicI32 = AtomicI32::new(-1);
 
-/// What the process must do before its tasks end on a fatal signal.
-static BEFORE_EXIT: OnceLock<Box<dyn Fn(libc::c_int) + Send + Sync>> = OnceLock::new();
+/// How the process ends on a fatal signal, when it ends itself.
+static ON_FATAL: OnceLock<Box<dyn Fn(libc::c_int) + Send + Sync>> = OnceLock::new();
 
-/// Register work for a fatal signal, run after the terminal is restored and
-/// before the tasks end: the server flushes each task's recording and held
-/// event-log record and removes its socket, as `termic server stop` does.
-/// `work` is given the signal. The first registration wins.
-pub fn before_exit(work: impl Fn(libc::c_int) + Send + Sync + 'static) {
-    let _ = BEFORE_EXIT.set(Box::new(work));
+/// Register the process's own ending for a fatal signal: `work` (given the
+/// signal) ends the tasks and makes the main thread return with 128 + the
+/// signal; the signal thread then does nothing more. The server's: it
+/// flushes each task's recording and held event-log record, removes its
+/// socket and ends every task, as `termic server stop` does, and `serve`
+/// returns. The first registration wins.
+pub fn on_fatal_signal(work: impl Fn(libc::c_int) + Send + Sync + 'static) {
+    let _ = ON_FATAL.set(Box::new(work));
 }
 
 extern "C" fn on_signal(signal: libc::c_int) {
@@ -100,16 +102,19 @@ pub fn install(on_exit: OnExit) -> io::Result<()> {
     Ok(())
 }
 
-fn exit_on(signal: libc::c_int, on_exit: OnExit) -> ! {
+fn exit_on(signal: libc::c_int, on_exit: OnExit) {
+    if let Some(work) = ON_FATAL.get() {
+        work(signal);
+        return;
+    }
+    // A client: its loop blocks in a read of the server's stream and would
+    // draw a frame after the restore below, so the process ends here.
     if on_exit == OnExit::RestoreTerminal {
         // Held until exit: a frame drawn after this would land on the
         // user's restored screen.
         let held = io::stdout().lock();
         crate::app::terminal::restore();
         std::mem::forget(held);
-    }
-    if let Some(work) = BEFORE_EXIT.get() {
-        work(signal);
     }
     session::end_every_task();
     std::process::exit(128 + signal);

@@ -12,6 +12,8 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use termic_runtime::slug::slug;
+
 use crate::agents::builtin::linked_dirs;
 
 /// Why a worktree operation failed.
@@ -51,34 +53,6 @@ pub struct Worktree {
     pub branch: String,
     /// Links made into the worktree, e.g. `<worktree>/.claude`.
     pub linked: Vec<PathBuf>,
-}
-
-/// A name usable as a directory and a git branch component: letters, digits,
-/// `.`, `_` and `-`; anything else becomes `-`. Never empty, never starts
-/// with `.` or `-`, no `..`, no `.lock` ending.
-pub fn slug(name: &str) -> String {
-    let mut s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    while s.contains("..") {
-        s = s.replace("..", ".");
-    }
-    let s = s
-        .trim_start_matches(['.', '-'])
-        .trim_end_matches(['.', '-']);
-    let s = s.strip_suffix(".lock").unwrap_or(s);
-    if s.is_empty() {
-        "task".to_owned()
-    } else {
-        s.chars().take(60).collect()
-    }
 }
 
 /// FNV-1a 64: stable across builds (unlike std's hasher), enough to keep
@@ -324,18 +298,6 @@ pub fn discard(repo_root: &Path, path: &Path) -> Result<(), WorktreeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn slugs_are_safe_directory_and_branch_names() {
-        assert_eq!(slug("fix the bug"), "fix-the-bug");
-        assert_eq!(slug("../../etc"), "etc");
-        assert_eq!(slug("a..b"), "a.b");
-        assert_eq!(slug("-x-"), "x");
-        assert_eq!(slug("name.lock"), "name");
-        assert_eq!(slug("ünï"), "n");
-        assert_eq!(slug("///"), "task");
-        assert_eq!(slug(&"x".repeat(100)).len(), 60);
-    }
 
     #[test]
     fn repo_dir_name_is_stable_and_keeps_same_named_repos_apart() {

@@ -13,8 +13,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use runtime_support::*;
-use termic::eventlog::EventLog;
-use termic::runtime::{Runtime, RuntimeEvent, TaskId, TaskStatus};
+use termic_runtime::eventlog::EventLog;
+use termic_runtime::{Runtime, RuntimeEvent, TaskId, TaskStatus};
 
 const T: Duration = Duration::from_secs(240);
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use runtime_support::*;
-use termic::runtime::TaskSpec;
+use termic_runtime::TaskSpec;
 
 const T: Duration = Duration::from_secs(10);
 

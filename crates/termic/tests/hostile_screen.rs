@@ -7,7 +7,7 @@ mod hostile;
 use std::num::NonZeroU16;
 use std::time::{Duration, Instant};
 
-use termic::runtime::history::History;
+use termic_runtime::history::History;
 
 fn parser() -> vt100::Parser<History> {
     vt100::Parser::new_with_callbacks(

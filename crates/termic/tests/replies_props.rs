@@ -7,7 +7,7 @@ mod reply_grammar;
 use std::num::NonZeroU16;
 
 use proptest::prelude::*;
-use termic::replies::{apply_with_replies, ReplyScanner, Responder};
+use termic_runtime::replies::{apply_with_replies, ReplyScanner, Responder};
 
 /// A second performer that takes nothing (the runtime's is the signal tap).
 struct NoSignals;

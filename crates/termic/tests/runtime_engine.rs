@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use runtime_support::*;
-use termic::clock::ManualClock;
-use termic::eventlog::EventLog;
-use termic::runtime::{Runtime, RuntimeConfig, RuntimeEvent, TaskId};
+use termic_runtime::clock::ManualClock;
+use termic_runtime::eventlog::EventLog;
+use termic_runtime::{Runtime, RuntimeConfig, RuntimeEvent, TaskId};
 use termic_signal::engine::{State, Transition};
 
 const T: Duration = Duration::from_secs(10);
@@ -235,7 +235,7 @@ fn enter_after_a_long_needs_you_does_not_flash_needs_you_again() {
 }
 
 fn clock_now(clock: &ManualClock) -> u64 {
-    use termic::clock::Clock;
+    use termic_runtime::clock::Clock;
     clock.now_ms()
 }
 
@@ -338,7 +338,7 @@ fn a_flood_of_transitions_fills_the_bounded_event_channel_and_the_state_is_still
     });
     let queued = events.try_iter().count();
     assert!(
-        queued <= termic::runtime::events::EVENT_QUEUE,
+        queued <= termic_runtime::events::EVENT_QUEUE,
         "{queued} events queued"
     );
     assert!(rt.take_lagged(), "12,000 transitions must have overflowed");

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use runtime_support::*;
-use termic::clock::{Clock, ManualClock};
-use termic::runtime::{Runtime, RuntimeConfig, RuntimeEvent, TaskId, TaskStatus};
+use termic_runtime::clock::{Clock, ManualClock};
+use termic_runtime::{Runtime, RuntimeConfig, RuntimeEvent, TaskId, TaskStatus};
 use termic_signal::engine::{Key, State, Transition};
 use termic_signal::replay::{
     read_recording_file, replay_recording, Marker, RecordedEvent, Recording, ReplayOptions,

@@ -8,7 +8,7 @@ mod runtime_support;
 use std::time::{Duration, Instant};
 
 use runtime_support::*;
-use termic::runtime::{RuntimeEvent, TaskId};
+use termic_runtime::{RuntimeEvent, TaskId};
 use termic_signal::engine::{State, Transition};
 use termic_signal::replay::{read_recording_file, replay_recording, ReplayOptions};
 

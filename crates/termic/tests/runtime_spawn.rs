@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use runtime_support::*;
-use termic::runtime::{RuntimeEvent, TaskStatus, TermSize};
+use termic_runtime::{RuntimeEvent, TaskStatus, TermSize};
 
 const T: Duration = Duration::from_secs(10);
 
@@ -89,7 +89,7 @@ fn cursor_report_reaches_the_child_in_order() {
 }
 
 /// The pid a script printed as `bg=<pid>`.
-fn background_pid(rt: &termic::runtime::Runtime, id: termic::runtime::TaskId) -> i32 {
+fn background_pid(rt: &termic_runtime::Runtime, id: termic_runtime::TaskId) -> i32 {
     let text = wait_screen(rt, id, T, |t| t.contains("bg="));
     text.split("bg=")
         .nth(1)
@@ -309,11 +309,11 @@ fn ending_a_task_does_not_wait_for_its_zombies() {
     }
     let ended = std::time::Instant::now();
     rt.kill(id).unwrap();
-    termic::runtime::session::wait_for_reapers();
+    termic_runtime::session::wait_for_reapers();
     let took = ended.elapsed();
-    assert!(!termic::runtime::session::task_alive(&processes));
+    assert!(!termic_runtime::session::task_alive(&processes));
     assert!(
-        took < termic::runtime::session::KILL_GRACE / 2,
+        took < termic_runtime::session::KILL_GRACE / 2,
         "ending took {took:?}: the grace was waited out"
     );
 }

@@ -8,7 +8,7 @@
 use std::num::NonZeroU16;
 
 use proptest::prelude::*;
-use termic::runtime::history::History;
+use termic_runtime::history::History;
 
 /// Pieces of output a program prints; small screens make wraps, scrolls and
 /// the last column common.

@@ -9,7 +9,7 @@
 use std::num::NonZeroU16;
 
 use proptest::prelude::*;
-use termic::runtime::history::History;
+use termic_runtime::history::History;
 use termic_signal::scanner::{Scanner, SignalTap, MAX_OSC_BYTES};
 use termic_signal::signal::Signal;
 

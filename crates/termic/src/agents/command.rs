@@ -7,8 +7,8 @@ use std::ffi::OsString;
 use std::path::Path;
 
 use super::launch::LaunchRequest;
-use crate::runtime::TaskSpec;
-use crate::shell;
+use termic_runtime::shell;
+use termic_runtime::TaskSpec;
 
 /// termic-signal profile ids for a command and an integrated shell.
 pub const COMMAND_PROFILE: &str = "command";
@@ -51,8 +51,8 @@ pub fn command_spec(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::TermSize;
     use std::path::PathBuf;
+    use termic_runtime::TermSize;
 
     fn req() -> LaunchRequest<'static> {
         LaunchRequest {

@@ -5,7 +5,7 @@ use std::ffi::OsStr;
 use std::path::Path;
 
 use super::AgentDef;
-pub use crate::runtime::program::{find_on_path, is_executable_file};
+pub use termic_runtime::program::{find_on_path, is_executable_file};
 
 /// Whether `agent` is detected (for a Docker agent: whether `docker` is).
 pub fn is_detected(

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::AgentDef;
 use crate::docker;
-use crate::runtime::{TaskSpec, TermSize};
+use termic_runtime::{TaskSpec, TermSize};
 
 /// Everything about a new task that is not the agent.
 #[derive(Debug, Clone)]
@@ -66,7 +66,7 @@ fn own_pidns() -> &'static str {
 
 /// 12 random hex digits: two tasks of one agent never share a name.
 fn container_suffix() -> String {
-    let mut id = crate::runtime::env::new_task_id().unwrap_or_else(|_| {
+    let mut id = termic_runtime::env::new_task_id().unwrap_or_else(|_| {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())

@@ -12,17 +12,18 @@
 //! - [`user`]: parsing `[agents.<id>]` tables.
 //! - [`launch`]: an agent plus a name and a place to a runtime `TaskSpec`.
 //! - [`command`]: any command (and an integrated shell) as a task.
-//! - [`foreground`]: which agent a task's foreground process is.
+//! - which agent a task's foreground process is: the runtime's
+//!   `termic_runtime::agents::foreground`, given [`AgentRegistry::foreground_agents`].
 
 pub mod builtin;
 pub mod command;
 pub mod detect;
-pub mod foreground;
 pub mod launch;
 pub mod user;
 pub mod version;
 
 use termic_hooks::agents::AgentSchema;
+use termic_runtime::agents::foreground::{AgentCommand, ForegroundAgents};
 
 pub use builtin::{Builtin, BUILTINS};
 
@@ -152,6 +153,18 @@ impl AgentRegistry {
         self.agents.iter().find(|a| a.id == id)
     }
 
+    /// The agents a task's foreground process can be: every agent that runs
+    /// on the host (a Docker agent's process is in its container).
+    pub fn foreground_agents(&self) -> ForegroundAgents {
+        ForegroundAgents::new(self.agents.iter().filter(|d| d.docker.is_none()).map(|d| {
+            AgentCommand {
+                id: &d.id,
+                profile: d.profile_id(),
+                command: &d.command,
+            }
+        }))
+    }
+
     /// Ids, for error messages ("one of ...").
     pub fn ids(&self) -> Vec<&str> {
         self.agents.iter().map(|a| a.id.as_str()).collect()
@@ -202,5 +215,35 @@ mod tests {
         let c = reg.get("claude-work").unwrap();
         assert_eq!(c.schema(), Some(AgentSchema::CLAUDE));
         assert_eq!(c.command_line(&["-p".into()]), ["claude", "-p"]);
+    }
+
+    #[test]
+    fn the_foreground_table_has_config_agents_but_no_docker_agent() {
+        let mine = AgentDef {
+            id: "mine".into(),
+            command: vec!["/opt/bin/my-agent".into()],
+            origin: Origin::Config,
+            ..AgentDef::builtin("claude").unwrap()
+        };
+        let boxed = AgentDef {
+            id: "box".into(),
+            command: vec!["boxed".into()],
+            docker: Some(DockerOptions {
+                image: "i".into(),
+                ..Default::default()
+            }),
+            origin: Origin::Config,
+            ..AgentDef::builtin("codex").unwrap()
+        };
+        let t = AgentRegistry::new(vec![mine, boxed]).foreground_agents();
+        let id = |cmd: &[u8]| t.identify(None, cmd).map(|a| a.agent.clone());
+        assert_eq!(id(b"my-agent\0"), Some("mine".into()));
+        assert_eq!(id(b"codex\0"), Some("codex".into()));
+        assert_eq!(id(b"boxed\0"), None);
+        // The built-in table is the default registry's.
+        assert_eq!(
+            AgentRegistry::default().foreground_agents(),
+            ForegroundAgents::builtin()
+        );
     }
 }

@@ -5,8 +5,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::runtime::{TaskId, TaskStatus};
 use crate::ui::sidebar::Badge;
+use termic_runtime::{TaskId, TaskStatus};
 
 use super::tasks::TaskEntry;
 use super::App;
@@ -59,7 +59,7 @@ impl App {
             if let TaskStatus::Exited(code) = info.status {
                 entry.set_badge(Badge::Exited(code), self.now_ms(), true, None);
             }
-            entry.worktree = crate::runtime::lock(&self.specs)
+            entry.worktree = termic_runtime::lock(&self.specs)
                 .get(&id.0)
                 .and_then(|l| l.worktree.clone());
             self.tasks.entries.push(entry);

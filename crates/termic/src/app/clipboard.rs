@@ -48,10 +48,10 @@ pub fn system_clipboard(
 /// `program` as found on `$PATH`.
 pub fn on_path(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    crate::runtime::program::find_on_path(
+    termic_runtime::program::find_on_path(
         program,
         &path,
-        crate::runtime::program::is_executable_file,
+        termic_runtime::program::is_executable_file,
     )
 }
 

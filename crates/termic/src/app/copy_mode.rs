@@ -10,7 +10,7 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::Span;
 
-use crate::runtime::history::{screen_of_rows, AllRows};
+use termic_runtime::history::{screen_of_rows, AllRows};
 
 /// Which key set copy mode answers to (tmux's `mode-keys`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

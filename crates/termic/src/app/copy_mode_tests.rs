@@ -38,7 +38,7 @@ fn mode(keys: CopyKeys) -> CopyMode {
 fn all(formatted: Vec<String>, rows: u16, cols: u16) -> AllRows {
     let plain = formatted
         .iter()
-        .map(|l| crate::runtime::history::strip_sgr(l))
+        .map(|l| termic_runtime::history::strip_sgr(l))
         .collect();
     AllRows {
         formatted,

@@ -8,12 +8,12 @@ use ratatui::crossterm::event::{
 use super::keys::{route_key, KeyRoute, PrefixCommand};
 use super::App;
 use crate::input::{encode_focus, encode_mouse, encode_paste, InputModes};
-use crate::runtime::TaskId;
 use crate::ui::dialog::{ConfirmView, HelpView};
 use crate::ui::inspector::InspectorView;
 use crate::ui::sidebar;
 use crate::ui::Message;
 use crate::ui::Overlay;
+use termic_runtime::TaskId;
 use termic_signal::engine::Key;
 
 impl App {

@@ -7,12 +7,12 @@ use super::services::SettingsAction;
 use super::App;
 use crate::app::services::{parse_command_line, CommandLine, Program};
 use crate::notify::NotifySettings;
-use crate::runtime::TaskId;
 use crate::ui::dialog::{ConfirmAction, NewTaskField, NewTaskView};
 use crate::ui::inspector::visible_rows;
 use crate::ui::settings::{RowAction, SettingsItem, SettingsView};
 use crate::ui::Message;
 use crate::ui::Overlay;
+use termic_runtime::TaskId;
 
 impl App {
     pub(super) fn on_overlay_key(&mut self, key: KeyEvent) {
@@ -111,7 +111,7 @@ impl App {
 
     fn close_task(&mut self, task: u64, remove_worktree: bool) {
         let _ = self.runtime.remove(TaskId(task));
-        crate::runtime::lock(&self.specs).remove(&task);
+        termic_runtime::lock(&self.specs).remove(&task);
         if let Some(entry) = self.tasks.remove(task) {
             if let (true, Some(path)) = (remove_worktree, entry.worktree) {
                 match self.services.remove_worktree(&path, false) {

@@ -9,10 +9,10 @@ use anyhow::Result;
 
 use super::wiring::WiringStamp;
 use crate::notify::NotifySettings;
-use crate::runtime::{TaskSpec, TermSize};
 use crate::ui::dialog::AgentChoice;
 use crate::ui::settings::{HooksRow, PendingChange, RowAction};
 use crate::ui::wizard::WizardView;
+use termic_runtime::{TaskSpec, TermSize};
 
 /// A task ready to spawn.
 pub struct Launch {

@@ -3,9 +3,9 @@
 //! the two; focusing a third task puts it in the focused task's half.
 
 use super::App;
-use crate::runtime::{TaskId, TermSize};
 use crate::ui::layout::split_pane;
 use ratatui::layout::Rect;
+use termic_runtime::{TaskId, TermSize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Split {

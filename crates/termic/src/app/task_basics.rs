@@ -6,11 +6,11 @@ use ratatui::crossterm::event::KeyEvent;
 use super::clipboard;
 use super::copy_mode::{CopyMode, CopyOutcome};
 use super::App;
-use crate::runtime::{TaskId, TaskStatus};
 use crate::ui::sidebar::Badge;
 use crate::ui::task_dialogs::{DetailsView, RenameView};
 use crate::ui::Message;
 use crate::ui::Overlay;
+use termic_runtime::{TaskId, TaskStatus};
 
 /// Lines one mouse wheel step scrolls (tmux's default).
 pub const WHEEL_LINES: isize = 3;
@@ -48,7 +48,7 @@ impl App {
             )));
             return;
         }
-        let Some(mut launched) = crate::runtime::lock(&self.specs).get(&old).cloned() else {
+        let Some(mut launched) = termic_runtime::lock(&self.specs).get(&old).cloned() else {
             return;
         };
         let spec = &mut launched.spec;
@@ -63,7 +63,7 @@ impl App {
                 return;
             }
         };
-        crate::runtime::lock(&self.specs).remove(&old);
+        termic_runtime::lock(&self.specs).remove(&old);
         if let Some(split) = &mut self.split {
             for half in [&mut split.first, &mut split.second] {
                 if *half == old {
@@ -71,7 +71,7 @@ impl App {
                 }
             }
         }
-        crate::runtime::lock(&self.specs).insert(id.0, launched);
+        termic_runtime::lock(&self.specs).insert(id.0, launched);
         let now = self.now_ms();
         if self.last_focused == Some(old) {
             self.last_focused = Some(id.0);
@@ -96,7 +96,7 @@ impl App {
             return;
         };
         let id = TaskId(entry.id);
-        let spec = crate::runtime::lock(&self.specs)
+        let spec = termic_runtime::lock(&self.specs)
             .get(&entry.id)
             .map(|l| l.spec.clone());
         let mut rows: Vec<(String, String)> = Vec::new();

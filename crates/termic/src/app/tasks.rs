@@ -31,7 +31,7 @@ pub struct TaskEntry {
     /// The Inspector timeline, oldest first.
     pub timeline: Vec<InspectorEntry>,
     /// Where this app reads the runtime's timeline next
-    /// ([`crate::runtime::Runtime::log_since`]).
+    /// ([`termic_runtime::Runtime::log_since`]).
     pub log_cursor: u64,
     /// The git worktree this task runs in, when termic made one.
     pub worktree: Option<PathBuf>,
@@ -41,7 +41,7 @@ pub struct TaskEntry {
 
 /// Oldest entries are dropped past this many, so a chatty task cannot grow
 /// the Inspector without bound.
-pub const TIMELINE_LIMIT: usize = crate::runtime::timeline::TIMELINE_KEEP;
+pub const TIMELINE_LIMIT: usize = termic_runtime::timeline::TIMELINE_KEEP;
 
 impl TaskEntry {
     /// `name` and `agent` are shown as text (sidebar, dialogs, messages,

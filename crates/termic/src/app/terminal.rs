@@ -75,7 +75,7 @@ impl Backend for OuterBackend {
     fn size(&self) -> io::Result<Size> {
         match &self.remote {
             Some(size) => {
-                let (cols, rows) = *crate::runtime::lock(size);
+                let (cols, rows) = *termic_runtime::lock(size);
                 Ok(Size::new(cols, rows))
             }
             None => self.inner.size(),

@@ -17,12 +17,12 @@ use super::workspace::WorkspaceArgs;
 use crate::app::terminal::TerminalGuard;
 use crate::paths::TermicPaths;
 use crate::printed::{errln, outln};
-use crate::runtime::lock;
 use crate::server::client::{self, Connected, Start};
 use crate::server::protocol::{
     read_attach_frame, read_frame, write_frame, AttachFrame, AttachRequest, DetachReason,
     FrameError, Request, Response, RunRequest,
 };
+use termic_runtime::lock;
 
 /// Show the tasks of the termic server in this terminal (starting the server if none runs).
 ///

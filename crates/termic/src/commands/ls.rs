@@ -46,8 +46,8 @@ pub fn run(args: LsArgs) -> Result<ExitCode> {
             "No tasks. Start one with `termic run --detach AGENT` or `termic run --detach -- CMD`."
         )?;
     } else {
-        let now = crate::clock::SystemClock::new();
-        let now = crate::clock::Clock::wall_ms(&now);
+        let now = termic_runtime::clock::SystemClock::new();
+        let now = termic_runtime::clock::Clock::wall_ms(&now);
         out!("{}", table(&rows, now))?;
     }
     Ok(ExitCode::SUCCESS)

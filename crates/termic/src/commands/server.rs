@@ -48,8 +48,8 @@ pub fn run(ws: WorkspaceArgs, cmd: ServerCommand) -> Result<ExitCode> {
     let paths = TermicPaths::from_env()?;
     match cmd {
         ServerCommand::Run(_) => {
-            crate::server::serve(paths, &ws)?;
-            Ok(ExitCode::SUCCESS)
+            let status = crate::server::serve(paths, &ws.serve_options())?;
+            Ok(ExitCode::from(status))
         }
         ServerCommand::Stop => stop(&paths),
     }

@@ -14,21 +14,18 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use crossbeam_channel::Receiver;
 use ratatui::crossterm::event;
 
-use crate::agents::foreground::ForegroundAgents;
 use crate::app::copy_mode::CopyKeys;
 use crate::app::services::{Program, Services};
 use crate::app::terminal::TerminalGuard;
 use crate::app::{App, AppOptions};
-use crate::clock::{Clock, SystemClock};
-use crate::eventlog::EventLog;
 use crate::input::PrefixKey;
 use crate::notify::{Notifier, NotifySettings};
 use crate::paths::TermicPaths;
 use crate::printed::errln;
-use crate::runtime::{Runtime, RuntimeEvent};
+use crate::server::ServeOptions;
+use termic_runtime::clock::SystemClock;
 
 use self::services::WorkspaceServices;
 
@@ -105,33 +102,13 @@ impl WorkspaceArgs {
         args
     }
 
-    /// The task runtime for `services`' settings and agents, with this
-    /// command line's event log and recording: the workspace's and the
-    /// server's, so both honour the same flags.
-    pub(crate) fn open_runtime(
-        &self,
-        services: &WorkspaceServices,
-        clock: Arc<dyn Clock>,
-    ) -> Result<(Runtime, Receiver<RuntimeEvent>)> {
-        let mut config = services.config.settings.runtime_config();
-        config.foreground_agents =
-            Arc::new(ForegroundAgents::from_registry(&services.config.agents));
-        // Every task names this process, so that if it dies without ending
-        // them the next server of this data dir can (runtime/orphans.rs).
-        config.owner = crate::runtime::orphans::Owner::of_this_process(services.data_dir())
-            .map(|o| o.env_value());
-        let (runtime, events) = Runtime::new(config, clock);
-        if let Some(path) = &self.event_log {
-            runtime.set_event_log(Some(EventLog::open(path)?));
+    /// The server's options these flags give.
+    pub(crate) fn serve_options(&self) -> ServeOptions {
+        ServeOptions {
+            event_log: self.event_log.clone(),
+            record: self.record.clone(),
+            record_input: self.record_input,
         }
-        if let Some(dir) = &self.record {
-            std::fs::create_dir_all(dir).with_context(|| {
-                format!("cannot create the --record directory {}", dir.display())
-            })?;
-            runtime.set_record_dir(Some(dir.clone()));
-            runtime.set_record_input(self.record_input);
-        }
-        Ok((runtime, events))
     }
 }
 
@@ -197,7 +174,11 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     let mut services = WorkspaceServices::new(paths, cwd, path_var)?;
     let settings = services.config.settings.clone();
 
-    let (runtime, runtime_events) = args.open_runtime(&services, Arc::new(SystemClock::new()))?;
+    let (runtime, runtime_events) = crate::server::open_runtime(
+        &services,
+        Arc::new(SystemClock::new()),
+        &args.serve_options(),
+    )?;
     let options = app_options(&mut services, initial.is_empty())?;
 
     // An unknown agent is reported before the screen is taken over.

@@ -8,7 +8,7 @@ use toml_edit::Table;
 
 use super::{ConfigError, Settings, Source, MAX_IDLE_EXIT_SECS, MAX_SCROLLBACK};
 use crate::input::PrefixKey;
-use crate::replies::{ReplyConfig, Rgb};
+use termic_runtime::replies::{ReplyConfig, Rgb};
 
 /// One key of a fixed section (`[terminal]`, `[ui]`, `[notifications]`).
 pub struct SettingKey {

@@ -25,8 +25,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::agents::{user, AgentDef, AgentRegistry};
-use crate::replies::{ReplyConfig, Rgb};
-use crate::runtime::{env::DEFAULT_TERM_PROGRAM, RuntimeConfig, DEFAULT_SCROLLBACK};
+use termic_runtime::replies::{ReplyConfig, Rgb};
+use termic_runtime::{env::DEFAULT_TERM_PROGRAM, RuntimeConfig, DEFAULT_SCROLLBACK};
 
 pub use source::Source;
 pub use unknown::ConfigWarning;

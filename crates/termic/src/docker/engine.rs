@@ -8,14 +8,10 @@ use std::time::{Duration, Instant};
 use termic_signal::text::clean_line;
 
 use super::problem::{classify, DockerProblem};
-use super::ContainerTask;
 
 /// Longest the pre-flight check may take (a loaded engine answers in
 /// well under a second; a hung one must not freeze the UI for long).
 pub const PREFLIGHT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Longest `docker kill` is waited for.
-pub const KILL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Is the engine reachable, and is `image` on this machine? Run before a
 /// Docker task starts, so a stopped engine or a missing image is one clear
@@ -87,39 +83,6 @@ pub fn output_within(cmd: &mut Command, timeout: Duration) -> Option<Output> {
     run_within(cmd, timeout).ok().flatten()
 }
 
-/// `docker kill` the task's container and wait for it (bounded). An already
-/// gone container is not an error: the goal is absence.
-pub fn kill(container: &ContainerTask) {
-    let Some(mut child) = spawn_kill(container) else {
-        return;
-    };
-    let start = Instant::now();
-    while start.elapsed() < KILL_TIMEOUT {
-        if !matches!(child.try_wait(), Ok(None)) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
-/// `docker kill` without waiting: for termic's own exit, where the client
-/// outlives termic by the few milliseconds it needs.
-pub fn kill_detached(container: &ContainerTask) {
-    drop(spawn_kill(container));
-}
-
-fn spawn_kill(container: &ContainerTask) -> Option<std::process::Child> {
-    Command::new("docker")
-        .args(["kill", &container.name])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()
-}
-
 /// The watchdog's script: wait for EOF on stdin (the write end is termic's
 /// and closes with termic, however it ends, SIGKILL included), then kill
 /// every container labelled with termic's pid. Only sh builtins and docker.
@@ -154,6 +117,6 @@ fn spawn_watchdog(owner_pid: u32) -> Option<std::process::ChildStdin> {
     .stdout(Stdio::null())
     .stderr(Stdio::null());
     // Never waited for: it must outlive termic (init reaps it then).
-    let mut child = crate::runtime::session::spawn_in_new_session(&mut cmd).ok()?;
+    let mut child = termic_runtime::session::spawn_in_new_session(&mut cmd).ok()?;
     child.stdin.take()
 }

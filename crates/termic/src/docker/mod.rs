@@ -28,16 +28,13 @@ pub mod engine;
 pub mod problem;
 pub mod sweep;
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::agents::AgentDef;
+pub use termic_runtime::container::{ContainerTask, CONTAINER_PTY};
 
 /// Variables copied into the container from the docker client's env.
 pub const PASSED_ENV: [&str; 4] = ["TERMIC_TASK_ID", "TERM", "COLORTERM", "TERM_PROGRAM"];
-
-/// Where the task's PTY slave is mounted inside the container.
-pub const CONTAINER_PTY: &str = "/termic/pty";
 
 /// The label holding the pid of the termic that started a container.
 pub const OWNER_LABEL: &str = "io.termic.owner-pid";
@@ -46,40 +43,6 @@ pub const OWNER_LABEL: &str = "io.termic.owner-pid";
 /// (`pid:[N]`): a pid is only judged alive or gone in its own namespace
 /// (see [`sweep`]).
 pub const OWNER_PIDNS_LABEL: &str = "io.termic.owner-pidns";
-
-/// The name prefix of every container termic starts.
-pub const NAME_PREFIX: &str = "termic-";
-
-/// A task that runs in a container: what the runtime needs beyond the argv.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ContainerTask {
-    /// `--name`: how termic finds the container to stop it.
-    pub name: String,
-}
-
-impl ContainerTask {
-    /// `termic-<agent id>-<suffix>`; agent ids are letters, digits, `-` and
-    /// `_`, all valid in a container name.
-    pub fn new(agent_id: &str, suffix: &str) -> ContainerTask {
-        ContainerTask {
-            name: format!("{NAME_PREFIX}{agent_id}-{suffix}"),
-        }
-    }
-
-    /// `argv` (`docker run <options> <image> <command>`) with the mount of
-    /// the PTY slave `pty` added right after `run`.
-    pub fn argv_with_pty(&self, argv: &[OsString], pty: &Path) -> Vec<OsString> {
-        let mut mount = OsString::from("type=bind,src=");
-        mount.push(pty);
-        mount.push(format!(",dst={CONTAINER_PTY}"));
-        let at = argv.len().min(2);
-        let mut out = argv[..at].to_vec();
-        out.push("--mount".into());
-        out.push(mount);
-        out.extend_from_slice(&argv[at..]);
-        out
-    }
-}
 
 /// The host dir termic owns for a Docker agent's config.
 pub fn agent_config_dir(data_dir: &Path, agent_id: &str) -> PathBuf {
@@ -176,6 +139,8 @@ pub fn prepare_host_dir(agent: &AgentDef, data_dir: &Path) -> std::io::Result<()
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::OsString;
+
     use super::*;
     use crate::agents::{DockerOptions, Origin};
 

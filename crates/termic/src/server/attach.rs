@@ -27,7 +27,7 @@ use crate::commands::workspace::app_options;
 use crate::commands::workspace::services::WorkspaceServices;
 use crate::notify::Notifier;
 use crate::printed::errln;
-use crate::runtime::lock;
+use termic_runtime::lock;
 
 /// A client that reads nothing for this long is dropped (detached), so a
 /// stopped client never holds its view's thread forever.
@@ -124,7 +124,7 @@ impl Server {
                 // The client exits once told, so its tasks are gone first.
                 self.end_every_task(socket_path, "by prefix q in an attached client");
                 let _ = write_frame(&mut *lock(&out), &Response::Detached(DetachReason::Quit));
-                std::process::exit(0);
+                self.stop.request(0);
             }
         }
     }

@@ -13,7 +13,7 @@ use crate::app::tasks::TaskEntry;
 use crate::config::Config;
 use crate::notify::{decide, osc_notification, AttentionEvent, Notifier, NotifyReply};
 use crate::paths::TermicPaths;
-use crate::runtime::{lock, Runtime, TaskId};
+use termic_runtime::{lock, Runtime, TaskId};
 
 /// The most bytes kept for the next attach (a few hundred notifications);
 /// older ones are dropped whole.

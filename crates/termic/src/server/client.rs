@@ -111,10 +111,10 @@ pub fn connect_running(paths: &TermicPaths) -> Result<Client> {
 /// Claim and print (on stderr) the tasks a lost server left; files that
 /// are no task record are left for the server's log.
 fn tell_lost(paths: &TermicPaths) {
-    use crate::clock::Clock;
-    let now = crate::clock::SystemClock::new().wall_ms();
-    let claimed = crate::runtime::journal::claim_lost(&paths.data_dir, now);
-    if let Some(notice) = crate::runtime::journal::lost_notice(&claimed.lost) {
+    use termic_runtime::clock::Clock;
+    let now = termic_runtime::clock::SystemClock::new().wall_ms();
+    let claimed = termic_runtime::journal::claim_lost(&paths.data_dir, now);
+    if let Some(notice) = termic_runtime::journal::lost_notice(&claimed.lost) {
         crate::printed::errln!("termic: {notice}");
     }
 }
@@ -238,7 +238,7 @@ fn spawn_server(sp: &ServerPaths, server_args: &[OsString]) -> Result<Starting> 
         .stderr(Stdio::from(log2));
     // The server leaves our session and terminal, so closing the terminal
     // does not reach it.
-    let child = crate::runtime::session::spawn_in_new_session(&mut cmd)
+    let child = termic_runtime::session::spawn_in_new_session(&mut cmd)
         .context("cannot start the termic server")?;
     Ok(Starting {
         child,
@@ -260,7 +260,7 @@ fn open_error(path: &Path, e: &std::io::Error, what: &str) -> anyhow::Error {
     anyhow::anyhow!(
         "cannot {what} {}: {}",
         path.display(),
-        crate::record_file::why_write_failed(e)
+        termic_runtime::record_file::why_write_failed(e)
     )
 }
 
@@ -348,7 +348,7 @@ impl Client {
 /// Whether process `pid` is gone (absent, or a zombie nobody reaped yet).
 pub fn process_gone(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => crate::runtime::session::parse_stat_ids(&stat).is_none_or(|ids| ids.zombie),
+        Ok(stat) => termic_runtime::session::parse_stat_ids(&stat).is_none_or(|ids| ids.zombie),
         // SAFETY: signal 0 only checks for existence (no /proc: not Linux).
         Err(_) => (unsafe { libc::kill(pid, 0) }) != 0,
     }

@@ -21,6 +21,7 @@ pub mod panic_hook;
 pub mod protocol;
 pub mod resolve;
 pub mod socket;
+mod stop;
 
 use std::io::{BufReader, BufWriter};
 use std::os::fd::AsRawFd;
@@ -37,14 +38,14 @@ use termic_signal::engine::State;
 
 use crate::app::overlays::unique_name;
 use crate::app::services::Services;
-use crate::clock::{Clock, SystemClock};
 use crate::commands::workspace::services::WorkspaceServices;
-use crate::commands::workspace::WorkspaceArgs;
 use crate::exit_signals;
 use crate::paths::TermicPaths;
 use crate::printed::errln;
-use crate::runtime::journal::{self, Journal, ServerMark};
-use crate::runtime::{lock, session, Runtime, RuntimeEvent, TaskId, TaskStatus, TermSize};
+use termic_runtime::clock::{Clock, SystemClock};
+use termic_runtime::eventlog::EventLog;
+use termic_runtime::journal::{self, Journal, ServerMark};
+use termic_runtime::{lock, session, Runtime, RuntimeEvent, TaskId, TaskStatus, TermSize};
 
 use protocol::{
     read_frame, write_frame, KilledWorktree, Request, Response, RunProgram, RunRequest, TaskRow,
@@ -107,13 +108,56 @@ struct Server {
     /// Each attached client's output (by attach number), so that a server
     /// that stops on purpose tells every client so before it exits.
     clients: Mutex<Vec<(u64, ClientOut)>>,
+    /// Asked when the server is to end; `serve` then returns.
+    stop: stop::Stop,
+}
+
+/// What a server runs its tasks with: plain values, whatever parsed them
+/// (today the flags `termic server run` is started with).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServeOptions {
+    /// Append one JSON line per state transition to this file.
+    pub event_log: Option<PathBuf>,
+    /// Record each task as an asciicast v2 file in this directory.
+    pub record: Option<PathBuf>,
+    /// With `record`: also record what is typed into tasks.
+    pub record_input: bool,
+}
+
+/// The task runtime for `services`' settings and agents, with `options`'
+/// event log and recording: the in-process workspace's and the server's,
+/// so both honour the same flags.
+pub fn open_runtime(
+    services: &WorkspaceServices,
+    clock: Arc<dyn Clock>,
+    options: &ServeOptions,
+) -> Result<(Runtime, Receiver<RuntimeEvent>)> {
+    let mut config = services.config.settings.runtime_config();
+    config.foreground_agents = Arc::new(services.config.agents.foreground_agents());
+    // Every task names this process, so that if it dies without ending
+    // them the next server of this data dir can (termic-runtime's orphans.rs).
+    config.owner =
+        termic_runtime::orphans::Owner::of_this_process(services.data_dir()).map(|o| o.env_value());
+    let (runtime, events) = Runtime::new(config, clock);
+    if let Some(path) = &options.event_log {
+        runtime.set_event_log(Some(EventLog::open(path)?));
+    }
+    if let Some(dir) = &options.record {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the --record directory {}", dir.display()))?;
+        runtime.set_record_dir(Some(dir.clone()));
+        runtime.set_record_input(options.record_input);
+    }
+    Ok((runtime, events))
 }
 
 /// An attached client's output stream.
 pub(crate) type ClientOut = Arc<Mutex<BufWriter<UnixStream>>>;
 
 /// `termic server run`: serve until stopped. Called in the detached child.
-pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
+/// Returns the process's exit status once every task has ended: 0 when it
+/// was stopped on purpose, 128 + the signal when a signal ended it.
+pub fn serve(paths: TermicPaths, options: &ServeOptions) -> Result<u8> {
     let server_paths = ServerPaths::from_env(&paths);
     server_paths.prepare_dir()?;
     // A panic is written to server.log (its stderr) before the thread or
@@ -129,7 +173,7 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         );
     }
     let _ = std::fs::remove_file(&server_paths.socket);
-    let me = crate::runtime::orphans::Owner::of_this_process(&paths.data_dir);
+    let me = termic_runtime::orphans::Owner::of_this_process(&paths.data_dir);
     // A server that ended without a word (SIGKILL, the OOM killer, a
     // crash, power loss) could not log it: this start does.
     if let Some(mark) = ServerMark::left_behind(&paths.data_dir) {
@@ -142,8 +186,8 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
     // data dir left when it was killed are ended, and the first client
     // hears how many.
     let swept = me
-        .map(|me| crate::runtime::orphans::sweep(&me))
-        .and_then(crate::runtime::orphans::notice);
+        .map(|me| termic_runtime::orphans::sweep(&me))
+        .and_then(termic_runtime::orphans::notice);
     if let Some(notice) = &swept {
         errln!("termic server: {notice}");
     }
@@ -158,7 +202,7 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
 
     let services = WorkspaceServices::new(paths.clone(), PathBuf::from("/"), Default::default())?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock::new());
-    let (runtime, events) = ws.open_runtime(&services, Arc::clone(&clock))?;
+    let (runtime, events) = open_runtime(&services, Arc::clone(&clock), options)?;
     // Every task this server runs is recorded until it ends or is closed,
     // and the server itself is marked, until it ends on purpose.
     if let Some(me) = me {
@@ -196,6 +240,7 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         shortage_reports: Mutex::new(limits::RateLimit::new(limits::REPORT_EVERY)),
         startup_notice: Mutex::new(startup_notice),
         clients: Mutex::new(Vec::new()),
+        stop: stop::Stop::new().context("cannot make the server's stop pipe")?,
     });
     errln!(
         "termic server {} (pid {}) listening on {}",
@@ -205,8 +250,11 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
     );
     // SIGTERM, SIGHUP, SIGINT, SIGQUIT: the same ending as `server stop`.
     let (on_signal, socket_path) = (Arc::clone(&server), server_paths.socket.clone());
-    exit_signals::before_exit(move |signal| {
-        on_signal.end_every_task(&socket_path, &format!("by {}", signal_name(signal)));
+    exit_signals::on_fatal_signal(move |signal| {
+        if on_signal.stop.requested().is_none() {
+            on_signal.end_every_task(&socket_path, &format!("by {}", signal_name(signal)));
+            on_signal.stop.request(128u8.saturating_add(signal as u8));
+        }
     });
     let ticker = Arc::clone(&server);
     std::thread::Builder::new()
@@ -221,9 +269,12 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
     let own_uid = socket::own_uid();
     let mut backoff = limits::AcceptBackoff::default();
     let mut reserve = limits::ReservedFd::open();
-    // Never left: a resource error waits and tries again (see `limits`),
-    // and the server ends only through `shut_down` or a signal.
+    // Left only when the server is to end (`shut_down`, a signal); a
+    // resource error waits and tries again (see `limits`).
     loop {
+        if let stop::Woken::Stop(status) = server.stop.wait(&listener) {
+            return Ok(status);
+        }
         match listener.accept() {
             Ok((stream, _)) => {
                 backoff.succeeded();
@@ -375,6 +426,8 @@ impl Server {
                 None => Duration::from_secs(3600),
             };
             match events.recv_timeout(timeout) {
+                // The runtime prints nothing: its log lines are ours.
+                Ok(RuntimeEvent::Log(line)) => errln!("termic server: {line}"),
                 Ok(event) => {
                     if let RuntimeEvent::Notice(text) = &event {
                         errln!("termic server: {text}");
@@ -412,7 +465,7 @@ impl Server {
             if events.is_empty() && self.runtime.take_lagged() {
                 errln!(
                     "termic server: fell {} events behind the tasks; clients re-read every task",
-                    crate::runtime::events::EVENT_QUEUE
+                    termic_runtime::events::EVENT_QUEUE
                 );
                 self.publish(RuntimeEvent::Resync);
                 self.changed();
@@ -463,6 +516,7 @@ impl Server {
                     idle_exit.as_secs()
                 );
                 self.shut_down(socket_path, "([server] idle_exit)");
+                return;
             }
         }
     }
@@ -544,6 +598,7 @@ impl Server {
             if stop {
                 drop(out);
                 self.shut_down(socket_path, "by termic server stop");
+                return;
             }
         }
     }
@@ -842,10 +897,11 @@ pub fn wait_outcome(row: &TaskRow, states: &[WaitFor]) -> Option<WaitOutcome> {
 }
 
 impl Server {
-    /// End every task, tell the clients, remove the socket and exit.
-    fn shut_down(&self, socket_path: &std::path::Path, why: &str) -> ! {
+    /// End every task, tell the clients, remove the socket, and have
+    /// `serve` return (the process exits 0).
+    fn shut_down(&self, socket_path: &std::path::Path, why: &str) {
         self.end_every_task(socket_path, why);
-        std::process::exit(0);
+        self.stop.request(0);
     }
 
     /// Remove the socket (no new client) and end every task's process tree,

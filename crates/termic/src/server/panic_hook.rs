@@ -45,7 +45,7 @@ pub fn panic_text(
         .unwrap_or("(a panic with no message)");
     let mut text = format!(
         "termic server: panic at {} in thread '{}'",
-        crate::runtime::journal::utc(now_ms),
+        termic_runtime::journal::utc(now_ms),
         thread.unwrap_or("unnamed")
     );
     if let Some(location) = location {

@@ -9,11 +9,11 @@ use termic_hooks::plan::AgentVersions;
 
 use termic::agents::launch::{task_spec, LaunchRequest};
 use termic::agents::{AgentDef, DockerOptions, Origin};
-use termic::runtime::{TaskId, TermSize};
 use termic_hooks::agents::AgentSchema;
 use termic_hooks::apply;
 use termic_hooks::plan::InstallFacts;
 use termic_hooks::target::{AgentRef, InstallTarget};
+use termic_runtime::{TaskId, TermSize};
 
 use crate::docker_support::{image, mounts};
 use crate::host_latency::{row, samples, sorted_samples, Probe, PROBES};

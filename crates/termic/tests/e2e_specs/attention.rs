@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use termic::runtime::RuntimeConfig;
 use termic_hooks::agents::AgentSchema;
+use termic_runtime::RuntimeConfig;
 
 use super::support::{count, no_native, wired, Fixture, Session, SEC};
 
@@ -180,14 +180,14 @@ fn hooks_fired_outside_termic_emit_nothing() {
             sim.display(),
             fx.trace_path("t").display()
         );
-        s.rt.spawn(termic::runtime::TaskSpec {
+        s.rt.spawn(termic_runtime::TaskSpec {
             name: "t".into(),
             agent: agent.into(),
             argv: vec!["sh".into(), "-c".into(), script.into()],
             cwd: fx.project(),
             env: vec![("HOME".into(), fx.home().into())],
             profile: agent.into(),
-            size: termic::runtime::TermSize {
+            size: termic_runtime::TermSize {
                 rows: 40,
                 cols: 120,
             },

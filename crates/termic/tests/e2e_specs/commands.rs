@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use termic::agents::command::command_spec;
 use termic::agents::launch::LaunchRequest;
-use termic::runtime::{RuntimeConfig, TaskId, TermSize};
 use termic_hooks::agents::AgentSchema;
+use termic_runtime::{RuntimeConfig, TaskId, TermSize};
 use termic_signal::replay::{read_recording_file, replay_recording, ReplayOptions};
 
 use super::support::{count, sim_binary, Fixture, Session, SEC};
@@ -30,7 +30,7 @@ struct Start<'a> {
 fn start(fx: &Fixture, s: &Session, name: &str, how: Start<'_>) -> TaskId {
     let argv: Vec<String> = how.argv.iter().map(|a| (*a).to_owned()).collect();
     let dir = fx.root.path().join("data/shell-integration");
-    termic::shell::files::install(&dir).unwrap();
+    termic_runtime::shell::files::install(&dir).unwrap();
     let req = LaunchRequest {
         name,
         cwd: how.cwd,

@@ -11,8 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
-use termic::runtime::{TaskId, TaskSpec, TermSize};
 use termic_hooks::agents::AgentSchema;
+use termic_runtime::{TaskId, TaskSpec, TermSize};
 
 use super::support::{no_native, sim_binary, Fixture, Session, SEC};
 

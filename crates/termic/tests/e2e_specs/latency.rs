@@ -14,8 +14,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use termic::runtime::{RuntimeConfig, TaskId};
 use termic_hooks::agents::AgentSchema;
+use termic_runtime::{RuntimeConfig, TaskId};
 
 use super::support::{trace, Fixture, Session};
 

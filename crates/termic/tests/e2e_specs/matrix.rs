@@ -8,8 +8,8 @@
 
 use std::time::{Duration, Instant};
 
-use termic::runtime::{RuntimeConfig, TaskId};
 use termic_hooks::agents::AgentSchema;
+use termic_runtime::{RuntimeConfig, TaskId};
 
 use super::support::{log_lines, trace, Fixture, Session, SEC};
 use crate::matrix_score::{print_header, selected, signal_to_badge, Channel, Row, Scenario, Step};

@@ -14,13 +14,13 @@ use std::time::{Duration, Instant, SystemTime};
 use termic_hooks::plan::AgentVersions;
 
 use serde_json::Value;
-use termic::clock::{Clock, SystemClock};
-use termic::eventlog::EventLog;
-use termic::runtime::{Runtime, RuntimeConfig, RuntimeEvent, TaskId, TaskSpec, TermSize};
 use termic_hooks::agents::AgentSchema;
 use termic_hooks::apply;
 use termic_hooks::plan::InstallFacts;
 use termic_hooks::target::{InstallTarget, Paths};
+use termic_runtime::clock::{Clock, SystemClock};
+use termic_runtime::eventlog::EventLog;
+use termic_runtime::{Runtime, RuntimeConfig, RuntimeEvent, TaskId, TaskSpec, TermSize};
 
 pub const SEC: Duration = Duration::from_secs(1);
 

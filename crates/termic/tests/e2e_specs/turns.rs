@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use termic::runtime::RuntimeConfig;
 use termic_hooks::agents::AgentSchema;
+use termic_runtime::RuntimeConfig;
 
 use super::support::{count, no_native, trace, wired, Fixture, Session, SEC};
 

@@ -175,7 +175,7 @@ fn sleeper(guard: &mut KillOnDrop, env: &[(&str, String)]) -> i32 {
 
 #[test]
 fn only_the_processes_of_a_gone_owner_of_the_same_data_dir_are_ended() {
-    use termic::runtime::orphans::Owner;
+    use termic_runtime::orphans::Owner;
     let mut guard = KillOnDrop::default();
     // Another live server, of another data dir, with a task.
     let other = Served::new("sleep 600");

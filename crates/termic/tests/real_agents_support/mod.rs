@@ -17,9 +17,6 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 use termic_hooks::plan::AgentVersions;
 
-use termic::clock::SystemClock;
-use termic::eventlog::EventLog;
-use termic::runtime::{Runtime, RuntimeConfig, TaskId, TaskSpec, TermSize};
 use termic_fakemodel::agents::{base_env, Agent};
 use termic_fakemodel::drive::{scratch_dir, serve_scenario};
 use termic_fakemodel::pty::{now_ms, processes_with_home};
@@ -30,6 +27,9 @@ use termic_hooks::apply;
 use termic_hooks::plan::InstallFacts;
 use termic_hooks::status;
 use termic_hooks::target::{ForbiddenRoots, InstallTarget, Paths};
+use termic_runtime::clock::SystemClock;
+use termic_runtime::eventlog::EventLog;
+use termic_runtime::{Runtime, RuntimeConfig, TaskId, TaskSpec, TermSize};
 
 pub const FACTS: InstallFacts = InstallFacts {
     now_unix: 1_796_000_000,
@@ -164,7 +164,7 @@ impl TermicTask {
         let spec = if setup.in_shell {
             let data_dir = root.join("data");
             let integration = data_dir.join("shell-integration");
-            termic::shell::files::install(&integration).unwrap();
+            termic_runtime::shell::files::install(&integration).unwrap();
             let req = termic::agents::launch::LaunchRequest {
                 name: "real-shell",
                 cwd: project.clone(),
@@ -202,8 +202,8 @@ impl TermicTask {
                 // As termic's main loop: drain events (reading the screen
                 // re-arms Dirty) and fire timers when they fall due.
                 while !stop.load(Ordering::SeqCst) {
-                    use termic::clock::Clock;
-                    if let Ok(termic::runtime::RuntimeEvent::Dirty(id)) =
+                    use termic_runtime::clock::Clock;
+                    if let Ok(termic_runtime::RuntimeEvent::Dirty(id)) =
                         events.recv_timeout(Duration::from_millis(10))
                     {
                         rt.with_screen(id, |s| s.cursor_position());
@@ -406,7 +406,7 @@ impl Driven for TermicTask {
     fn keys(&self, bytes: &[u8]) -> u64 {
         let t = now_ms() as u64;
         {
-            use termic::clock::Clock;
+            use termic_runtime::clock::Clock;
             let mut sent = self.keys_sent.lock().unwrap_or_else(|e| e.into_inner());
             sent.push((self.clock.now_ms(), bytes.to_vec()));
         }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
-use termic::clock::SystemClock;
-use termic::runtime::{
+use termic_runtime::clock::SystemClock;
+use termic_runtime::{
     Runtime, RuntimeConfig, RuntimeEvent, TaskId, TaskSpec, TaskStatus, TermSize,
 };
 

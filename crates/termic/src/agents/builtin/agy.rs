@@ -1,10 +1,12 @@
 //! Antigravity (agy): how termic launches it.
 
+use termic_runtime::agents::agy::AGENT;
+
 use super::Builtin;
 
 pub const BUILTIN: Builtin = Builtin {
-    id: "agy",
-    program: "agy",
+    id: AGENT.id,
+    program: AGENT.program,
     install: "install Google Antigravity, then put agy on PATH",
     linked_dirs: &[".agents"],
     config_dir_var: None,

@@ -1,10 +1,12 @@
 //! Claude Code: how termic launches it.
 
+use termic_runtime::agents::claude::AGENT;
+
 use super::Builtin;
 
 pub const BUILTIN: Builtin = Builtin {
-    id: "claude",
-    program: "claude",
+    id: AGENT.id,
+    program: AGENT.program,
     install: "npm install -g @anthropic-ai/claude-code",
     linked_dirs: &[".claude"],
     // `~/.claude.json` (onboarding, trusted folders, approved API keys)

@@ -1,10 +1,12 @@
 //! Gemini CLI: how termic launches it.
 
+use termic_runtime::agents::gemini::AGENT;
+
 use super::Builtin;
 
 pub const BUILTIN: Builtin = Builtin {
-    id: "gemini",
-    program: "gemini",
+    id: AGENT.id,
+    program: AGENT.program,
     install: "npm install -g @google/gemini-cli",
     linked_dirs: &[".gemini"],
     config_dir_var: None,

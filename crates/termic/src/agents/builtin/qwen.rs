@@ -1,10 +1,12 @@
 //! Qwen Code: how termic launches it.
 
+use termic_runtime::agents::qwen::AGENT;
+
 use super::Builtin;
 
 pub const BUILTIN: Builtin = Builtin {
-    id: "qwen",
-    program: "qwen",
+    id: AGENT.id,
+    program: AGENT.program,
     install: "npm install -g @qwen-code/qwen-code",
     linked_dirs: &[".qwen"],
     config_dir_var: None,

@@ -26,10 +26,10 @@ use crate::config::edit::{save, SettingEdit};
 use crate::config::{Config, Notifications};
 use crate::notify::NotifySettings;
 use crate::paths::TermicPaths;
-use crate::runtime::TermSize;
 use crate::ui::dialog::AgentChoice;
 use crate::ui::settings::{HooksRow, PendingChange, RowAction};
 use crate::ui::wizard::{HookChoice, WizardView};
+use termic_runtime::TermSize;
 
 pub struct WorkspaceServices {
     paths: TermicPaths,
@@ -101,12 +101,12 @@ impl WorkspaceServices {
     pub fn set_client_env(&mut self, env: Vec<(OsString, OsString)>) {
         self.client_env = env
             .into_iter()
-            .filter(|(k, _)| !crate::runtime::env::is_multiplexer_var(k))
+            .filter(|(k, _)| !termic_runtime::env::is_multiplexer_var(k))
             .collect();
     }
 
     /// `spec`'s env with the client's under it.
-    fn with_client_env(&self, mut spec: crate::runtime::TaskSpec) -> crate::runtime::TaskSpec {
+    fn with_client_env(&self, mut spec: termic_runtime::TaskSpec) -> termic_runtime::TaskSpec {
         if !self.client_env.is_empty() {
             let own = std::mem::take(&mut spec.env);
             spec.env = self.client_env.iter().cloned().chain(own).collect();
@@ -347,8 +347,8 @@ impl Services for WorkspaceServices {
         size: TermSize,
     ) -> Result<Launch> {
         let integration = if self.config.settings.shell_integration {
-            let dir = crate::shell::integration_dir(&self.paths.data_dir);
-            crate::shell::files::install(&dir)?;
+            let dir = termic_runtime::shell::integration_dir(&self.paths.data_dir);
+            termic_runtime::shell::files::install(&dir)?;
             Some(dir)
         } else {
             None

@@ -17,7 +17,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::docker::ContainerTask;
+use crate::container::ContainerTask;
 
 /// How long processes get to exit after SIGHUP/SIGTERM before SIGKILL.
 pub const KILL_GRACE: Duration = Duration::from_millis(1500);
@@ -214,7 +214,7 @@ fn reap(task: &TaskProcesses) {
     // The docker client may be gone while its container still runs: kill
     // the container whether or not the client outlived the grace.
     if let Some(container) = &task.container {
-        crate::docker::engine::kill(container);
+        crate::container::kill(container);
     }
     for _ in 0..KILL_ROUNDS {
         if !task_alive(task) {

@@ -4,6 +4,20 @@
 //! exit waiter. The UI drives it through [`Runtime`] and hears back through
 //! a channel of [`RuntimeEvent`]s.
 //!
+//! The `termic-runtime` crate: no UI, no CLI (`cargo tree` is checked in
+//! `.ci/run`). The binary (`termic`) depends on it, never the reverse: the
+//! runtime is given its settings as values and tells what happened through
+//! its events and typed errors; it prints nothing.
+//!
+//! - [`agents`]: what the runtime knows of each built-in agent, and which
+//!   agent a foreground process is.
+//! - [`clock`]: the injected clock (real or test).
+//! - [`container`]: a Docker task's container: its PTY mount and its kill.
+//! - [`eventlog`]: the JSON Lines event log of every transition.
+//! - [`record`], [`record_file`]: asciicast recordings of tasks.
+//! - [`replies`]: answers to the terminal queries a task prints.
+//! - [`shell`]: the integrated shell's startup files.
+//! - [`slug`]: a task's name as a file or branch name.
 //! - [`env`]: the spawn env contract (pure).
 //! - [`foreground`]: which agent runs in a command or shell task's foreground.
 //! - [`history`]: compact scrollback outside the screen model.
@@ -18,7 +32,11 @@
 //! - [`types`]: specs, ids, events, config and errors.
 //! - [`writer`]: the input writer thread (the only place a write may block).
 
+pub mod agents;
+pub mod clock;
+pub mod container;
 pub mod env;
+pub mod eventlog;
 pub mod events;
 pub mod foreground;
 pub mod history;
@@ -26,9 +44,14 @@ pub mod journal;
 pub mod orphans;
 pub mod program;
 pub mod reader;
+pub mod record;
+pub mod record_file;
+pub mod replies;
 pub mod screen;
 pub mod session;
+pub mod shell;
 pub mod signals;
+pub mod slug;
 pub mod spawn;
 pub mod task;
 pub mod timeline;
@@ -66,7 +89,7 @@ const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);
 
 /// A poisoned lock only means a thread panicked mid-update; the data (a
 /// screen, a writer) is still usable, so take it rather than cascade.
-pub(crate) fn lock<T: ?Sized>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub fn lock<T: ?Sized>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -112,7 +135,7 @@ impl Inner {
                 // termic is exiting: the reaper thread dies with it, so the
                 // container is stopped now by a client that outlives us.
                 if let Some(container) = &task.meta.container {
-                    crate::docker::engine::kill_detached(container);
+                    crate::container::kill_detached(container);
                 }
             }
         }
@@ -298,10 +321,10 @@ impl Runtime {
             // A task with no record still runs; only a later loss of the
             // server could not name it.
             if let Err(why) = journal.write(id, &record) {
-                crate::printed::errln!(
-                    "termic server: no record kept of task {}: {why}",
+                shared.send(RuntimeEvent::Log(format!(
+                    "no record kept of task {}: {why}",
                     record.name
-                );
+                )));
             }
         }
 
@@ -378,7 +401,7 @@ impl Runtime {
                     } else if let Some(container) = &processes.container {
                         // The client is gone; its container must be too (a
                         // killed client leaves it running).
-                        crate::docker::engine::kill(container);
+                        crate::container::kill(container);
                     }
                     session::unregister(&processes);
                     waiter_shared.feed_signals(|signals, now| signals.exited(now, code));
@@ -426,7 +449,7 @@ impl Runtime {
         session::unregister(&processes);
         session::signal_task(&processes, libc::SIGKILL);
         if let Some(container) = &processes.container {
-            crate::docker::engine::kill_detached(container);
+            crate::container::kill_detached(container);
         }
         // SIGKILLed with its group above: this wait is short.
         if let Some(mut child) = lock(child).take() {

@@ -57,7 +57,7 @@ impl EventSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::TaskId;
+    use crate::TaskId;
 
     #[test]
     fn a_full_channel_drops_without_waiting_and_says_so_once() {

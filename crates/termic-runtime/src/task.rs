@@ -188,12 +188,12 @@ impl TaskShared {
     pub fn queue_replies(&self, bytes: Vec<u8>, dropped: usize) {
         let refused = self.input.push(Source::Reply, bytes).is_err();
         if (dropped > 0 || refused) && !self.replies_dropped.swap(true, Ordering::Relaxed) {
-            crate::printed::errln!(
-                "termic server: task {} does not read its input: its terminal replies \
+            self.send(RuntimeEvent::Log(format!(
+                "task {} does not read its input: its terminal replies \
                  are dropped past {} KiB waiting",
                 self.meta.name,
                 super::writer::REPLY_BUDGET / 1024
-            );
+            )));
             self.send(RuntimeEvent::RepliesDropped(self.meta.id));
         }
     }

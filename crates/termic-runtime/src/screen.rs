@@ -27,7 +27,6 @@ use super::signals::{screen_facts, screen_rows, SCREEN_FACTS_EVERY_MS};
 use super::task::TaskShared;
 use super::writer::Source;
 use super::RuntimeEvent;
-use crate::printed::errln;
 
 /// Bytes of a batch applied to the screen model before the lock is handed
 /// to whoever waits for it. The screen model's worst case per byte is
@@ -117,11 +116,11 @@ pub fn run(
                     // would hide a screen-model bug, such as a deferred
                     // cell read, from the end-to-end tests.
                     debug_assert!(false, "the screen model panicked (above)");
-                    errln!(
-                        "termic server: the screen of task {} failed on its output and \
+                    shared.send(RuntimeEvent::Log(format!(
+                        "the screen of task {} failed on its output and \
                          started over (its scrollback is kept)",
                         shared.meta.name
-                    );
+                    )));
                     Applied {
                         replies: Vec::new(),
                         only_queries: false,

@@ -10,8 +10,7 @@ use termic_signal::engine::Transition;
 use super::env::DEFAULT_TERM_PROGRAM;
 use super::session;
 use crate::agents::foreground::ForegroundAgents;
-use crate::agents::AgentRegistry;
-use crate::docker::ContainerTask;
+use crate::container::ContainerTask;
 use crate::replies::ReplyConfig;
 
 /// Default scrollback kept per task, in lines.
@@ -78,6 +77,11 @@ pub enum RuntimeEvent {
     /// past their budget: termic drops them from now on until it reads.
     /// Sent once per task.
     RepliesDropped(TaskId),
+    /// A line for the log of the process that runs the runtime (the
+    /// server's `server.log`), not for a client's screen: a task's screen
+    /// started over, its replies are dropped, its record was not kept.
+    /// The runtime prints nothing itself.
+    Log(String),
     /// Something the user must hear, once, about no task's state: the
     /// event log or a task's recording stopped (a full disk), or the server
     /// refused connections for lack of threads or descriptors.
@@ -147,7 +151,7 @@ impl Default for RuntimeConfig {
             term_program: DEFAULT_TERM_PROGRAM.to_owned(),
             scrollback: DEFAULT_SCROLLBACK,
             replies: ReplyConfig::default(),
-            foreground_agents: Arc::new(ForegroundAgents::from_registry(&AgentRegistry::default())),
+            foreground_agents: Arc::new(ForegroundAgents::builtin()),
             owner: None,
         }
     }

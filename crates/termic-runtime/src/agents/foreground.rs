@@ -10,11 +10,22 @@
 //! `.../claude-code/bin/claude.exe` with argv[0] `claude`; Codex's npm
 //! launcher is `node .../codex.js`; opencode's binary is `opencode.exe`.
 //! Docker agents run in a container and are never in the task's
-//! foreground: they are left out.
+//! foreground: the caller leaves them out.
 
 use std::path::Path;
 
-use super::AgentRegistry;
+use super::AGENTS;
+
+/// An agent definition as the foreground table reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct AgentCommand<'a> {
+    /// Its agent id.
+    pub id: &'a str,
+    /// Its termic-signal profile id.
+    pub profile: &'a str,
+    /// Its program and fixed arguments.
+    pub command: &'a [String],
+}
 
 /// One agent a foreground process can be.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,10 +94,12 @@ fn stem(name: &[u8]) -> &[u8] {
 }
 
 impl ForegroundAgents {
-    pub fn from_registry(registry: &AgentRegistry) -> ForegroundAgents {
+    /// The table of `defs` (agents that run on the host), first definition
+    /// first.
+    pub fn new<'a>(defs: impl IntoIterator<Item = AgentCommand<'a>>) -> ForegroundAgents {
         let mut agents: Vec<ForegroundAgent> = Vec::new();
-        for def in registry.all().iter().filter(|d| d.docker.is_none()) {
-            let Some(name) = identifying_name(&def.command) else {
+        for def in defs {
+            let Some(name) = identifying_name(def.command) else {
                 continue;
             };
             if agents.iter().any(|a| a.name == name) {
@@ -94,11 +107,26 @@ impl ForegroundAgents {
             }
             agents.push(ForegroundAgent {
                 name,
-                agent: def.id.clone(),
-                profile: def.profile_id().to_owned(),
+                agent: def.id.to_owned(),
+                profile: def.profile.to_owned(),
             });
         }
         ForegroundAgents { agents }
+    }
+
+    /// The built-in agents ([`AGENTS`]) with their own commands.
+    pub fn builtin() -> ForegroundAgents {
+        let commands: Vec<[String; 1]> = AGENTS.iter().map(|a| [a.program.to_owned()]).collect();
+        ForegroundAgents::new(
+            AGENTS
+                .iter()
+                .zip(&commands)
+                .map(|(a, command)| AgentCommand {
+                    id: a.id,
+                    profile: a.id,
+                    command,
+                }),
+        )
     }
 
     /// The agent a process is, from its executable path (`/proc/PID/exe`)
@@ -124,32 +152,30 @@ impl ForegroundAgents {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agents::{AgentDef, DockerOptions, Origin};
+
+    /// The built-ins, then `extra` (id, profile, command), as the binary
+    /// builds the table from its registry.
+    fn with_builtins(extra: &[(&str, &str, &[&str])]) -> ForegroundAgents {
+        let mut defs: Vec<(String, String, Vec<String>)> = AGENTS
+            .iter()
+            .map(|a| (a.id.into(), a.id.into(), vec![a.program.into()]))
+            .collect();
+        defs.extend(extra.iter().map(|(id, profile, command)| {
+            let command = command.iter().map(|s| (*s).to_owned()).collect();
+            ((*id).to_owned(), (*profile).to_owned(), command)
+        }));
+        ForegroundAgents::new(defs.iter().map(|(id, profile, command)| AgentCommand {
+            id,
+            profile,
+            command,
+        }))
+    }
 
     fn table() -> ForegroundAgents {
-        let clone = AgentDef {
-            id: "claude-work".into(),
-            origin: Origin::Config,
-            ..AgentDef::builtin("claude").unwrap()
-        };
-        let mine = AgentDef {
-            id: "mine".into(),
-            base: "generic".into(),
-            command: vec!["/opt/bin/my-agent".into()],
-            origin: Origin::Config,
-            ..AgentDef::builtin("claude").unwrap()
-        };
-        let boxed = AgentDef {
-            id: "box".into(),
-            command: vec!["boxed".into()],
-            docker: Some(DockerOptions {
-                image: "i".into(),
-                ..Default::default()
-            }),
-            origin: Origin::Config,
-            ..AgentDef::builtin("codex").unwrap()
-        };
-        ForegroundAgents::from_registry(&AgentRegistry::new(vec![clone, mine, boxed]))
+        with_builtins(&[
+            ("claude-work", "claude", &["claude"]),
+            ("mine", "generic", &["/opt/bin/my-agent"]),
+        ])
     }
 
     #[test]
@@ -198,10 +224,9 @@ mod tests {
             id(Some("/usr/bin/dash"), b"/bin/sh\0/home/u/bin/claude\0"),
             Some("claude")
         );
-        // A shell, an editor, a docker agent's name: not agents here.
+        // A shell, an editor: not agents here.
         assert_eq!(id(Some("/usr/bin/bash"), b"bash\0"), None);
         assert_eq!(id(Some("/usr/bin/vim"), b"vim\0claude\0"), None);
-        assert_eq!(id(None, b"boxed\0"), None);
         assert_eq!(id(None, b""), None);
     }
 
@@ -209,17 +234,11 @@ mod tests {
     /// every plain bash task "bash > mine".
     #[test]
     fn a_user_agent_is_never_recognised_by_a_bare_shell_or_interpreter() {
-        let user = |id: &str, command: &[&str]| AgentDef {
-            id: id.into(),
-            command: command.iter().map(|s| (*s).to_string()).collect(),
-            origin: Origin::Config,
-            ..AgentDef::builtin("claude").unwrap()
-        };
-        let t = ForegroundAgents::from_registry(&AgentRegistry::new(vec![
-            user("mine", &["bash"]),
-            user("py", &["python3", "-u", "/opt/agents/helper.py"]),
-            user("envy", &["env", "FOO=1"]),
-        ]));
+        let t = with_builtins(&[
+            ("mine", "claude", &["bash"]),
+            ("py", "claude", &["python3", "-u", "/opt/agents/helper.py"]),
+            ("envy", "claude", &["env", "FOO=1"]),
+        ]);
         let id = |exe: &str, cmd: &[u8]| {
             t.identify(Some(Path::new(exe)), cmd)
                 .map(|a| a.agent.clone())

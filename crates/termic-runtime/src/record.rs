@@ -26,7 +26,7 @@ use termic_signal::engine::{Key, ScreenFacts};
 use termic_signal::replay::{Marker, RecordingHeader, RecordingWriter, TaskFacts, WholeRecords};
 
 use crate::record_file::{why_write_failed, RecordFile};
-use crate::worktree::slug;
+use crate::slug::slug;
 
 /// A sink for everything the engine is fed about one task.
 pub trait TaskRecorder: Send {

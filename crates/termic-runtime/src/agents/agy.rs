@@ -1,0 +1,8 @@
+//! Antigravity (agy): what the runtime knows of it.
+
+use super::Agent;
+
+pub const AGENT: Agent = Agent {
+    id: "agy",
+    program: "agy",
+};

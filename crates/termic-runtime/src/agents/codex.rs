@@ -1,0 +1,8 @@
+//! Codex: what the runtime knows of it.
+
+use super::Agent;
+
+pub const AGENT: Agent = Agent {
+    id: "codex",
+    program: "codex",
+};

@@ -1,0 +1,8 @@
+//! Gemini CLI: what the runtime knows of it.
+
+use super::Agent;
+
+pub const AGENT: Agent = Agent {
+    id: "gemini",
+    program: "gemini",
+};

@@ -1,0 +1,8 @@
+//! Grok: what the runtime knows of it.
+
+use super::Agent;
+
+pub const AGENT: Agent = Agent {
+    id: "grok",
+    program: "grok",
+};

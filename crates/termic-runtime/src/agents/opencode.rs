@@ -1,0 +1,8 @@
+//! opencode: what the runtime knows of it.
+
+use super::Agent;
+
+pub const AGENT: Agent = Agent {
+    id: "opencode",
+    program: "opencode",
+};

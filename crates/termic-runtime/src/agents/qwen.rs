@@ -1,0 +1,8 @@
+//! Qwen Code: what the runtime knows of it.
+
+use super::Agent;
+
+pub const AGENT: Agent = Agent {
+    id: "qwen",
+    program: "qwen",
+};
