@@ -10,7 +10,7 @@
 //! Runs `TERMIC_SOAK_SECS` seconds (10 by default, in CI);
 //! `bench/write-window.sh [SECS]` runs it longer, in release.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -7,7 +7,7 @@
 //! back the original tree byte for byte with no temp file left (or, when
 //! the user edited the file after the crash, our entries out and theirs kept).
 
-mod common;
+use crate::common;
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! users' files, read in place) through the whole stack: snapshot, plan,
 //! apply, verified status, second install, removal.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use termic_hooks::plan::AgentVersions;

@@ -3,7 +3,7 @@
 //! at the end gives back HOME exactly (when the user edited nothing) or
 //! keeps every edit the user made.
 
-mod common;
+use crate::common;
 
 use common::tree::{tree, HomeFixture};
 use proptest::prelude::*;

@@ -1,6 +1,6 @@
 //! Install and remove end to end on a fixture HOME: snapshot, plan, apply.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::{symlink, PermissionsExt};
 use termic_hooks::plan::AgentVersions;

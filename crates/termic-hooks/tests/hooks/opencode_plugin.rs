@@ -1,7 +1,7 @@
 //! termic's opencode plugin loaded by node with a fake event bus
 //! (`opencode_harness.mjs`), its writes read back from a real pty.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

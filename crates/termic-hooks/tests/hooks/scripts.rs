@@ -1,7 +1,7 @@
 //! Every generated hook script executed for real by `/bin/sh`: exit 0 on
 //! every path, the exact wire bytes when it should speak, nothing otherwise.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;

@@ -1,6 +1,6 @@
 //! Verified status on a fixture HOME: each state, checked on disk.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use termic_hooks::plan::AgentVersions;

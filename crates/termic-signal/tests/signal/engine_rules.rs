@@ -1,8 +1,6 @@
 //! One test per engine rule, each a scripted timeline on a virtual clock
 //! (format: tests/common/script.rs). One file per rule group.
 
-mod common;
-
 #[path = "engine_rules/errors.rs"]
 mod errors;
 #[path = "engine_rules/heuristics.rs"]

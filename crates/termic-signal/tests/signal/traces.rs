@@ -4,7 +4,7 @@
 //! asciicast recordings replayed through `replay` (*.cast with a sibling
 //! *.expect holding `expect` lines).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

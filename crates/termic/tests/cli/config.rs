@@ -1,8 +1,7 @@
 //! `termic config path|check|reference` and the unknown-key warning at
 //! start-up, through the real binary.
 
-#[path = "tui/harness.rs"]
-mod harness;
+use crate::harness;
 
 use harness::{Fixture, Termic};
 

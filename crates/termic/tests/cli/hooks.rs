@@ -5,8 +5,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-mod cli_fixture;
-mod git_support;
+use crate::cli_fixture;
+use crate::git_support;
 
 use cli_fixture::{termic_command, text};
 

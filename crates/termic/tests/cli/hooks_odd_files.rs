@@ -4,7 +4,7 @@
 //! real binary, against a fixture HOME: every command returns at once with
 //! a message naming the path, and nothing is written.
 
-mod cli_fixture;
+use crate::cli_fixture;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};

@@ -8,25 +8,6 @@
 //! installs and starts one and runs them with `--ignored`. Where the kernel
 //! refuses to run any container, each test prints why and returns.
 
-#[path = "e2e_specs/support.rs"]
-mod support;
-
-mod termic_pty;
-
-#[allow(dead_code)]
-#[path = "e2e_specs/binary.rs"]
-mod binary;
-
-#[allow(dead_code)]
-#[path = "e2e_specs/latency.rs"]
-mod host_latency;
-
-#[path = "real_agents_support/mod.rs"]
-mod real_agents_support;
-
-#[path = "docker_support/mod.rs"]
-mod docker_support;
-
 #[path = "docker_tasks/agents.rs"]
 mod agents;
 

@@ -3,8 +3,8 @@
 //! over-long payloads inside, never type a command into the task, and every
 //! byte termic writes into the task's input is a reply of documented form.
 
-mod reply_grammar;
-mod runtime_support;
+use crate::reply_grammar;
+use crate::runtime_support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

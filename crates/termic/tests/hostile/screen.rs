@@ -2,7 +2,7 @@
 //! hostile corpus: each file costs about what ordinary text of its size
 //! costs, and leaves the model small.
 
-mod hostile;
+use crate::hostile;
 
 use std::num::NonZeroU16;
 use std::time::{Duration, Instant};

@@ -3,9 +3,8 @@
 //! flood must stay bounded in time and memory, and never delay the other
 //! task's echo or quitting.
 
-#[path = "tui/harness.rs"]
-mod harness;
-mod hostile;
+use crate::harness;
+use crate::hostile;
 
 use std::time::{Duration, Instant};
 

@@ -5,7 +5,7 @@
 //! own (outer) terminal for attention. Opt-in like `real_agents.rs`
 //! (TERMIC_REAL_AGENTS=<cache>); one agent at a time.
 
-mod real_agents_support;
+use crate::real_agents_support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

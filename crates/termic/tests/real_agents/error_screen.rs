@@ -6,7 +6,7 @@
 //! --ignored; .ci/run runs it). Claude runs with CLAUDE_CODE_MAX_RETRIES=0;
 //! grok 0.2.111 gives up on a 529 at once and on a 429 after one retry.
 
-mod real_agents_support;
+use crate::real_agents_support;
 
 use std::thread;
 use std::time::Duration;

@@ -8,7 +8,7 @@
 //! ~3 minutes), Codex's harness config already has no retries, opencode gets
 //! a 401 (it retries 429/5xx for ~100 s, a 401 not at all).
 
-mod real_agents_support;
+use crate::real_agents_support;
 
 use std::time::Duration;
 

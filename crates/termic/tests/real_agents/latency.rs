@@ -6,7 +6,7 @@
 //! Doubly opt-in (it takes minutes): TERMIC_REAL_AGENTS=<cache> and
 //! TERMIC_REAL_AGENTS_LATENCY_RUNS=<turns per agent>.
 
-mod real_agents_support;
+use crate::real_agents_support;
 
 use std::thread;
 

@@ -10,9 +10,8 @@
 //! `TERMIC_MATRIX_CELLS=claude:permission:hooks,grok:error:neither` picks
 //! cells (default: all). Opt-in like the rest of the real-agent suite.
 
-#[path = "matrix_score/mod.rs"]
-mod matrix_score;
-mod real_agents_support;
+use crate::matrix_score;
+use crate::real_agents_support;
 
 use std::thread;
 use std::time::Duration;

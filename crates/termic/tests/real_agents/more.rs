@@ -5,7 +5,7 @@
 //! must leave none of its processes behind (Gemini CLI's relauncher ignores
 //! SIGHUP). Opt-in like real_agents.rs: TERMIC_REAL_AGENTS and --ignored.
 
-mod real_agents_support;
+use crate::real_agents_support;
 
 use std::thread;
 use std::time::{Duration, Instant};

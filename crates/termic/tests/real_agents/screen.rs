@@ -7,7 +7,7 @@
 //! With TERMIC_TRACE_OUT set, the grok tests also write their run as a
 //! `.trace` for termic-signal's corpus.
 
-mod real_agents_support;
+use crate::real_agents_support;
 
 use std::thread;
 

@@ -8,7 +8,7 @@
 //! filled, and pass --ignored (.ci/run does both). One agent runs
 //! at a time.
 
-mod real_agents_support;
+use crate::real_agents_support;
 
 use std::path::{Path, PathBuf};
 use std::thread;

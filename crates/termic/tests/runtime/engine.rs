@@ -2,7 +2,7 @@
 //! keys from input, timers through tick/next_deadline on a controlled clock,
 //! the event log, and exit.
 
-mod runtime_support;
+use crate::runtime_support;
 
 use std::sync::Arc;
 use std::time::Duration;

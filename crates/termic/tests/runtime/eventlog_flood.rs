@@ -7,7 +7,7 @@
 //! `cargo test -p termic --test eventlog_flood -- --ignored --nocapture`
 //! prints the figures for bench/README.md.
 
-mod runtime_support;
+use crate::runtime_support;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

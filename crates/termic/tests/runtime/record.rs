@@ -2,7 +2,7 @@
 //! through `termic_signal::replay`, to the same transitions at the same
 //! (relative) times.
 
-mod runtime_support;
+use crate::runtime_support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! every reply termic would write into its input matches a documented
 //! grammar (tests/reply_grammar) and so carries no byte of the output.
 
-mod reply_grammar;
+use crate::reply_grammar;
 
 use std::num::NonZeroU16;
 

@@ -3,7 +3,7 @@
 //! ask (needs you) there; in a command, shell or generic task the same text
 //! does nothing at all (issue 12 item 5, docs/state-machine.md).
 
-mod runtime_support;
+use crate::runtime_support;
 
 use std::time::{Duration, Instant};
 

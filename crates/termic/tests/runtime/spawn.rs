@@ -1,7 +1,7 @@
 //! The task runtime against real PTYs: exit, output, input, resize, kill,
 //! terminal replies end to end, scrollback.
 
-mod runtime_support;
+use crate::runtime_support;
 
 use std::collections::HashSet;
 use std::path::PathBuf;

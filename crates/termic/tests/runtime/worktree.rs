@@ -1,6 +1,6 @@
 //! Worktrees against a real temporary git repository.
 
-mod git_support;
+use crate::git_support;
 
 use git_support::git;
 use termic::worktree;

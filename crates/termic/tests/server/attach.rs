@@ -4,11 +4,10 @@
 //! and scrollback; two clients see the same transitions; the tasks take
 //! the size of the client that typed last.
 
-mod git_support;
-#[path = "tui/harness.rs"]
-mod harness;
-mod process_table;
-mod served;
+use crate::git_support;
+use crate::harness;
+use crate::process_table;
+use crate::served;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

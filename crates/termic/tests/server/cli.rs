@@ -4,10 +4,9 @@
 //! and the socket's refusals (another protocol version, another uid,
 //! hostile frames).
 
-#[path = "tui/harness.rs"]
-mod harness;
-mod process_table;
-mod served;
+use crate::harness;
+use crate::process_table;
+use crate::served;
 
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;

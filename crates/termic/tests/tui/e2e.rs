@@ -2,8 +2,7 @@
 //! that are small sh scripts printing termic hook sequences, and assertions
 //! on the rendered screen, the event log and the bytes on the outer terminal.
 
-#[path = "tui/harness.rs"]
-mod harness;
+use crate::harness;
 
 use harness::{badge_line, fake_agent_config, hook, Fixture, Termic};
 

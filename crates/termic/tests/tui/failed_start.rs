@@ -2,10 +2,8 @@
 //! in a scratch repository) leaves no worktree and no branch, and says what
 //! is missing and how to install it.
 
-#[path = "git_support/mod.rs"]
-mod git_support;
-#[path = "tui/harness.rs"]
-mod harness;
+use crate::git_support;
+use crate::harness;
 
 use git_support::git;
 use harness::{Fixture, Termic};

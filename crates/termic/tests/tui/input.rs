@@ -1,10 +1,9 @@
 //! End-to-end: what reaches the agent. Paste, mouse and resize go through the
 //! real `termic` binary to a small sh agent that reports what it received.
 
-#[path = "tui/harness.rs"]
-mod harness;
+use crate::harness;
 
-mod git_support;
+use crate::git_support;
 
 use git_support::git;
 use harness::{Fixture, Termic};

@@ -5,10 +5,8 @@
 //! when told. Needs `dbus-daemon` and `python3` (.ci/run installs dbus;
 //! elsewhere a missing dbus-daemon is reported and the test checks nothing).
 
-mod dbus;
-#[path = "tui/harness.rs"]
-mod harness;
-mod requires;
+use crate::dbus;
+use crate::harness;
 
 use std::path::{Path, PathBuf};
 

@@ -6,9 +6,8 @@
 //! table is checked afterwards: no process of the task is left, not even
 //! with ppid 1.
 
-#[path = "tui/harness.rs"]
-mod harness;
-mod process_table;
+use crate::harness;
+use crate::process_table;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

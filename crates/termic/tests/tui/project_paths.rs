@@ -4,10 +4,8 @@
 //! and a new task's hooks_wired (the recording's header) all say the same,
 //! and a project's own agent config is never written.
 
-#[path = "git_support/mod.rs"]
-mod git_support;
-#[path = "tui/harness.rs"]
-mod harness;
+use crate::git_support;
+use crate::harness;
 
 use std::path::{Path, PathBuf};
 

@@ -1,8 +1,7 @@
 //! End-to-end: the first-run wizard and Settings against a fixture HOME,
 //! driven through the real `termic` binary in a PTY.
 
-#[path = "tui/harness.rs"]
-mod harness;
+use crate::harness;
 
 use harness::{hook, Fixture, Termic};
 use std::os::unix::fs::FileTypeExt;

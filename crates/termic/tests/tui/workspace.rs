@@ -3,10 +3,9 @@
 //! (search, select, copy by OSC 52, wheel and drag), rename, restart and
 //! the details panel.
 
-#[path = "tui/harness.rs"]
-mod harness;
+use crate::harness;
 
-mod git_support;
+use crate::git_support;
 
 use git_support::git;
 use harness::{hook, Fixture, Termic};

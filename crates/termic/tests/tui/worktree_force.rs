@@ -2,10 +2,8 @@
 //! uncommitted work. git refuses; termic says why (git's own words) and
 //! offers to remove it anyway; `n` keeps it, `f` removes it.
 
-#[path = "git_support/mod.rs"]
-mod git_support;
-#[path = "tui/harness.rs"]
-mod harness;
+use crate::git_support;
+use crate::harness;
 
 use git_support::git;
 use harness::{Fixture, Termic};

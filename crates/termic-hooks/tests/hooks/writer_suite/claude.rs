@@ -6,7 +6,7 @@ use termic_hooks::edit::{
     InstallRecord,
 };
 
-use crate::support::{handler, is_ours, wanted, wanted_v1};
+use super::support::{handler, is_ours, wanted, wanted_v1};
 
 fn install(text: Option<&str>) -> termic_hooks::edit::Edit {
     install_grouped_hooks(text, &wanted(), &is_ours, &InstallRecord::default()).expect("install")
@@ -111,8 +111,8 @@ fn install_into_a_config_with_user_hooks() {
         serde_json::from_str::<Value>(USER_HOOKS).unwrap()["hooks"]["Stop"][0]
     );
     assert_eq!(
-        crate::support::without_ours(&text),
-        crate::support::without_ours(USER_HOOKS)
+        super::support::without_ours(&text),
+        super::support::without_ours(USER_HOOKS)
     );
 }
 

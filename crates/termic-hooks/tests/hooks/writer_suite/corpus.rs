@@ -10,8 +10,8 @@ use termic_hooks::edit::{
     InstallRecord,
 };
 
-pub use crate::support::is_strict;
-use crate::support::{claude_round_trip, is_ours, named_entry, wanted};
+pub use super::support::is_strict;
+use super::support::{claude_round_trip, is_ours, named_entry, wanted};
 
 /// TERMIC_CORPUS_DIR, else `<manifest>/../../../shared/corpus` (the main
 /// checkout's view of /work/shared/corpus), else the nearest ancestor's

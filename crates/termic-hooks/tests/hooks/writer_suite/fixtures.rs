@@ -7,7 +7,7 @@ use termic_hooks::edit::{
     install_named_entry, query_grouped_hooks, query_named_entry, remove_named_entry, InstallRecord,
 };
 
-use crate::support::{claude_round_trip, is_ours, named_entry, without_ours};
+use super::support::{claude_round_trip, is_ours, named_entry, without_ours};
 
 fn fixtures(kind: &str) -> Vec<(PathBuf, String)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))

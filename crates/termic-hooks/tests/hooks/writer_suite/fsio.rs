@@ -12,7 +12,7 @@ use termic_hooks::fsio::{
     WriteOptions, EDIT_ATTEMPTS,
 };
 
-use crate::support::{is_ours, wanted};
+use super::support::{is_ours, wanted};
 
 const SETTINGS: &str = "{\n  \"model\": \"opus\",\n  \"env\": {\"A\": \"1\"}\n}\n";
 
@@ -330,12 +330,12 @@ fn a_malformed_file_is_refused_without_writing() {
 
 #[test]
 fn non_strict_corpus_files_are_refused_with_nothing_changed() {
-    let Some(corpus) = crate::corpus::corpus_files("claude") else {
+    let Some(corpus) = super::corpus::corpus_files("claude") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let mut refused = 0;
-    for (name, text) in corpus.iter().filter(|(_, t)| !crate::corpus::is_strict(t)) {
+    for (name, text) in corpus.iter().filter(|(_, t)| !super::corpus::is_strict(t)) {
         let path = dir.path().join("settings.json");
         write(&path, text, 0o644);
         let err = install_at(&path, &WriteOptions::default()).unwrap_err();

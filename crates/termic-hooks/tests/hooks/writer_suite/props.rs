@@ -8,7 +8,7 @@ use termic_hooks::edit::{
     remove_grouped_hooks, remove_named_entry, InstallRecord,
 };
 
-use crate::support::{is_ours, wanted, wanted_v1, without_ours};
+use super::support::{is_ours, wanted, wanted_v1, without_ours};
 
 /// A JSON value with its own layout; scalars hold their exact spelling.
 #[derive(Clone, Debug)]

@@ -6,7 +6,7 @@ use termic_hooks::edit::{
     PreInstall, Uninstall,
 };
 
-use crate::support::{is_ours, wanted};
+use super::support::{is_ours, wanted};
 
 /// A file whose structural removal could not give the original back on
 /// its own: a user `[ ]` with inner blanks and no record passed.

@@ -118,7 +118,7 @@ fn run_case(image: &str, case: &Case) {
     let log = fx.log_path();
     let mut t = fx.start_termic(&["run", &id, "--event-log", log.to_str().unwrap()]);
     // The server the workspace started owns the task and its container.
-    let pid = crate::lifecycle::server_pid(&fx);
+    let pid = super::lifecycle::server_pid(&fx);
     let running = wait_containers(pid, "the task's container", 30 * SEC, |c| c.len() == 1);
     assert!(
         running[0].starts_with(&format!("termic-{id}-")),

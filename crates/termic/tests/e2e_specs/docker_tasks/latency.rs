@@ -16,7 +16,7 @@ use termic_hooks::plan::InstallFacts;
 use termic_hooks::target::{AgentRef, InstallTarget};
 
 use crate::docker_support::{image, mounts};
-use crate::host_latency::{row, samples, sorted_samples, Probe, PROBES};
+use crate::latency::{row, samples, sorted_samples, Probe, PROBES};
 use crate::support::{no_native, Fixture, Session};
 
 const FACTS: InstallFacts = InstallFacts {

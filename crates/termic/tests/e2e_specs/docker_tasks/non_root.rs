@@ -12,8 +12,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use super::lifecycle::{stubborn, write_config};
 use crate::docker_support::{containers_of, docker_agent_toml, image, run_ok, wait_containers};
-use crate::lifecycle::{stubborn, write_config};
 use crate::support::{log_lines, to_and_rule, Fixture, SEC};
 use crate::termic_pty::Termic;
 
@@ -142,7 +142,7 @@ fn a_docker_group_user_runs_a_docker_task_with_its_own_dirs_and_pty() {
     );
     // The server this user's workspace started (setpriv execs termic, which
     // starts it as the same user) owns the container.
-    let pid = crate::lifecycle::server_pid(&fx);
+    let pid = super::lifecycle::server_pid(&fx);
     let running = wait_containers(pid, "the user's task container", 30 * SEC, |c| c.len() == 1);
     assert!(running[0].starts_with("termic-grok-box-"), "{running:?}");
     let termic_uid = std::fs::metadata(format!("/proc/{pid}")).unwrap().uid();
@@ -192,7 +192,7 @@ fn a_docker_group_user_runs_a_docker_task_with_its_own_dirs_and_pty() {
         &docker_agent_toml("box", "claude", &image, &stubborn()),
     );
     let mut t = termic_as_user(&fx, &["run", "box"]);
-    let pid = crate::lifecycle::server_pid_other_than(&fx, Some(pid));
+    let pid = super::lifecycle::server_pid_other_than(&fx, Some(pid));
     wait_containers(pid, "the stubborn container", 30 * SEC, |c| c.len() == 1);
     t.wait_within("the agent's output", 20 * SEC, |s| {
         s.contains("stubborn-up")

@@ -290,7 +290,7 @@ fn run_side(side: &Side, turns: usize) -> Latency {
         }
     }
     // The server the workspace started owns the container.
-    let pid = crate::lifecycle::server_pid(&side.fx);
+    let pid = super::lifecycle::server_pid(&side.fx);
     assert!(running.termic().quit(), "{}: termic quits", side.place);
     if side.place == "container" {
         wait_containers(pid, "after quit", 20 * SEC, <[String]>::is_empty);

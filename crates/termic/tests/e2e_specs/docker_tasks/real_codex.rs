@@ -17,9 +17,9 @@ use termic_fakemodel::agents::Agent;
 use termic_fakemodel::drive::serve_scenario;
 use termic_fakemodel::ScenarioName;
 
+use super::real_claude::{Running, Side};
 use crate::docker_support::{containers_of, image, toml_str, wait_containers, CONFIG_HEAD};
 use crate::real_agents_support::{assert_honest_turn, begin, permission_turn, Driven};
-use crate::real_claude::{Running, Side};
 use crate::support::{Fixture, SEC};
 
 /// The npm install Codex runs from: its Node launcher finds the native
@@ -101,7 +101,7 @@ fn real_codex_in_a_container_reports_natively_working_needs_you_done() {
     let done = running.first("done", t0);
     assert_eq!(done.rule, "native_done", "{states:?}");
     // The server the workspace started owns the container.
-    let pid = crate::lifecycle::server_pid(&side.fx);
+    let pid = super::lifecycle::server_pid(&side.fx);
     assert!(running.termic().quit(), "termic quits");
     wait_containers(pid, "after quit", 20 * SEC, <[String]>::is_empty);
     assert!(containers_of(pid).is_empty());
