@@ -1,7 +1,7 @@
 //! End-to-end specs: termic's real hooks, installed into a fixture HOME,
 //! fired by simulated agents (`termic-sim`) running as termic tasks in real
 //! PTYs, judged by the event log. docs/e2e-coverage.md maps each behaviour
-//! to its spec. The Docker tasks (`docker_tasks::`) share its harness.
+//! to its spec. The Docker tasks (`e2e_specs docker_tasks::`) share its harness.
 
 #[path = "e2e_specs/support.rs"]
 mod support;

@@ -3,7 +3,7 @@
 //! with a controlling terminal) across a permission turn, as docs/gotchas.md
 //! and termic-signal's profiles rely on. Each test prints its timeline
 //! (times relative to the Enter that sent the prompt). Opt-in like
-//! real_agents_native.rs: TERMIC_REAL_AGENTS and --ignored.
+//! fakemodel/native.rs: TERMIC_REAL_AGENTS and --ignored.
 
 use std::path::Path;
 use std::time::Duration;

@@ -332,7 +332,7 @@ fn grok_status_reports_the_claude_hooks_opt_out_and_docker_targets_are_wired_for
     let report = status_report(&docker_agents, &fx.paths, &fx.no_guard(), &FACTS);
     // termic mounts the task's PTY in the container and points $TERMIC_PTY
     // at it: grok's hooks reach the terminal from inside (measured in
-    // crates/termic/tests/docker_tasks.rs).
+    // crates/termic/tests/e2e_specs/docker_tasks.rs).
     let docker = report.target("grok", "docker:grok").unwrap();
     assert_eq!(docker.state, State::Wired);
     let t = InstallTarget::docker(

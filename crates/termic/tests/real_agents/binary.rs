@@ -2,7 +2,7 @@
 //! a fixture HOME, then `termic run AGENT --event-log FILE` in a PTY with the
 //! agent's command and env set in config.toml, keys typed into termic's
 //! focused task. Asserted on the event log, and on what termic writes to its
-//! own (outer) terminal for attention. Opt-in like `real_agents.rs`
+//! own (outer) terminal for attention. Opt-in like `real_agents/tasks.rs`
 //! (TERMIC_REAL_AGENTS=<cache>); one agent at a time.
 
 use crate::real_agents_support;

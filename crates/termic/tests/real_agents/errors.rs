@@ -1,7 +1,7 @@
 //! Real agents through termic against a failing model API (termic-fakemodel's
 //! error-429/500/529/401 scenarios): the badge says error with the reason,
 //! never done. What each agent shows on each error is measured by
-//! crates/termic-fakemodel/tests/real_agents_errors.rs (docs/gotchas.md).
+//! crates/termic-fakemodel/tests/fakemodel/errors.rs (docs/gotchas.md).
 //!
 //! Opt-in like the rest of the real-agent suite. Kept cheap for .ci/run:
 //! Claude runs with CLAUDE_CODE_MAX_RETRIES=0 (its default is 10 retries over

@@ -3,7 +3,7 @@
 //! permission prompt must read needs you with no done before it, and the
 //! badge must claim no more than the agent's terminal says. Closing a task
 //! must leave none of its processes behind (Gemini CLI's relauncher ignores
-//! SIGHUP). Opt-in like real_agents.rs: TERMIC_REAL_AGENTS and --ignored.
+//! SIGHUP). Opt-in like real_agents/tasks.rs: TERMIC_REAL_AGENTS and --ignored.
 
 use crate::real_agents_support;
 
@@ -105,7 +105,7 @@ fn title_agent_permission(agent: Agent, blocked_title: &str, version: &str) {
     let header = format!(
         "# {name} {version}, write permission prompt, no hooks, approved with Enter\n\
          # Recorded under termic: the real {name} as a termic task against\n\
-         # termic-fakemodel (crates/termic/tests/real_agents_more.rs, with\n\
+         # termic-fakemodel (crates/termic/tests/real_agents/more.rs, with\n\
          # TERMIC_TRACE_OUT set): window titles from the Inspector timeline and\n\
          # the keys sent, on the runtime's clock. Screen rows are not in it.\n\
          agent {name}\nhooks off"

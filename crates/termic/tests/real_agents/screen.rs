@@ -3,7 +3,7 @@
 //! before it, as measured on the real binaries. Each test prints its
 //! transitions and the latency from the agent's own sign to the badge.
 //!
-//! Opt-in like real_agents.rs: TERMIC_REAL_AGENTS and --ignored (.ci/run).
+//! Opt-in like real_agents/tasks.rs: TERMIC_REAL_AGENTS and --ignored (.ci/run).
 //! With TERMIC_TRACE_OUT set, the grok tests also write their run as a
 //! `.trace` for termic-signal's corpus.
 
@@ -229,7 +229,7 @@ fn grok_without_hooks(answer: &[u8], trace_name: &str) {
     let header = format!(
         "# grok 0.2.111, write permission prompt, no hooks, answered with {:?}\n\
          # Recorded under termic: the real grok as a termic task against\n\
-         # termic-fakemodel (crates/termic/tests/real_agents_screen.rs, with\n\
+         # termic-fakemodel (crates/termic/tests/real_agents/screen.rs, with\n\
          # TERMIC_TRACE_OUT set): window titles from the Inspector timeline and\n\
          # the keys sent, on the runtime's clock. Screen rows are not in it.\n\
          agent grok\nhooks off",

@@ -120,7 +120,7 @@ fn real_termic_claude_native_status_and_hooks_agree_one_needs_you_one_done() {
     );
 }
 
-// Claude with neither hooks nor a probe reply: real_agents_screen.rs (the
+// Claude with neither hooks nor a probe reply: real_agents/screen.rs (the
 // screen rules now stop the plan's false done there).
 
 #[test]

@@ -4,7 +4,7 @@
 //! (ticks at its announced deadlines), so the burst's final record is
 //! written by its deadline, with nothing following.
 //!
-//! `cargo test -p termic --test eventlog_flood -- --ignored --nocapture`
+//! `cargo test -p termic --test runtime -- --ignored --nocapture eventlog_flood::`
 //! prints the figures for bench/README.md.
 
 use crate::runtime_support;

@@ -1,6 +1,6 @@
 //! The error state: an agent that gave up on an API error reads "error"
 //! with the reason, never done. Timelines are the ones measured on the real
-//! agents (crates/termic-fakemodel/tests/real_agents_errors.rs).
+//! agents (crates/termic-fakemodel/tests/fakemodel/errors.rs).
 
 use termic_signal::engine::State;
 use termic_signal::stop::StopReason;

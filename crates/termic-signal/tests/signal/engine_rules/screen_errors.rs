@@ -5,7 +5,7 @@
 //! agent's own error line sits right above its own empty prompt, that end is
 //! an error with the reason instead. The rule never moves a working turn and
 //! never delays an end. Rows as the runtime sent them from the real agents
-//! (crates/termic/tests/real_agents_error_screen.rs).
+//! (crates/termic/tests/real_agents/error_screen.rs).
 
 use termic_signal::engine::State;
 use termic_signal::stop::StopReason;
