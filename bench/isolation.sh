@@ -1,6 +1,6 @@
 #!/bin/sh
 # Isolation: the echo of keys typed into one task while another task prints
-# the hostile-screen corpus (tests/tui_hostile.rs through the real binary),
+# the hostile-screen corpus (tests/hostile/tui.rs through the real binary),
 # with more keys than the test's 40 so the p99 means something, and the
 # corpus printed often enough that the flood outlasts the typing.
 #
@@ -15,7 +15,7 @@ FLOOD=${3:-8}
 HERE=$(cd "$(dirname "$0")" && pwd)
 TARGET=${CARGO_TARGET_DIR:-$HERE/../target}
 cargo build -q -p termic --bin termic
-TEST=$(cargo test -p termic --test tui_hostile --no-run 2>&1 | sed -n 's/.*(\(.*tui_hostile-[0-9a-f]*\)).*/\1/p' | tail -1)
+TEST=$(cargo test -p termic --test hostile --no-run 2>&1 | sed -n 's/.*(\(.*hostile-[0-9a-f]*\)).*/\1/p' | tail -1)
 case "$TEST" in /*) ;; *) TEST=$HERE/../$TEST ;; esac
 BIN=$TARGET/debug/termic
 NOW=/tmp/termic-isolation-now.$$
@@ -25,7 +25,7 @@ run() {
     # binary still running cannot be written over)
     cp "$2" "$BIN.isolation" && mv -f "$BIN.isolation" "$BIN"
     echo "== $1, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-    ECHO_KEYS=$KEYS HOSTILE_ROUNDS=$FLOOD "$TEST" --nocapture 2>&1 |
+    ECHO_KEYS=$KEYS HOSTILE_ROUNDS=$FLOOD "$TEST" tui:: --nocapture 2>&1 |
         grep -E "^echo|^quit|^flood|test result|panicked" || true
 }
 i=1

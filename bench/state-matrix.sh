@@ -30,7 +30,7 @@ run() {
     exit 1
   }
 }
-run real_agents_matrix state_truth_matrix
+run real_agents matrix::state_truth_matrix
 if [ "${SIM:-1}" != 0 ]; then
   cargo build -q -p termic-sim
   run e2e_specs matrix::simulated_state_truth_matrix

@@ -6,6 +6,6 @@
 set -e
 cd "$(dirname "$0")/.."
 echo "load: $(cat /proc/loadavg)"
-cargo test --release -p termic-hooks --test write_window -- --ignored --nocapture 2>&1 | grep 'commit span'
-TERMIC_SOAK_SECS="${1:-60}" cargo test --release -p termic-hooks --test concurrent_soak -- --nocapture 2>&1 | grep -E '^soak|test result'
+cargo test --release -p termic-hooks --test hooks -- --ignored --nocapture write_window:: 2>&1 | grep 'commit span'
+TERMIC_SOAK_SECS="${1:-60}" cargo test --release -p termic-hooks --test hooks -- --nocapture concurrent_soak:: 2>&1 | grep -E '^soak|test result'
 echo "load: $(cat /proc/loadavg)"

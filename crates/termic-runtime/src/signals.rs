@@ -116,7 +116,7 @@ impl TaskSignals {
     /// Output whose signals the screen thread's parse already found
     /// ([`termic_signal::scanner::SignalTap`]): the engine gets `signals`,
     /// the recording gets `bytes`, from which a replay's scanner finds the
-    /// same signals (`tests/signal_tap.rs`).
+    /// same signals (`tests/runtime/signal_tap.rs`).
     pub fn output_scanned(
         &mut self,
         now: u64,

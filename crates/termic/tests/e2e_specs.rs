@@ -1,7 +1,7 @@
 //! End-to-end specs: termic's real hooks, installed into a fixture HOME,
 //! fired by simulated agents (`termic-sim`) running as termic tasks in real
 //! PTYs, judged by the event log. docs/e2e-coverage.md maps each behaviour
-//! to its spec.
+//! to its spec. The Docker tasks (`e2e_specs docker_tasks::`) share its harness.
 
 #[path = "e2e_specs/support.rs"]
 mod support;
@@ -46,3 +46,11 @@ mod commands;
 
 #[path = "e2e_specs/hostile_status.rs"]
 mod hostile_status;
+
+// Docker tasks (issue 17): ignored in the normal suite, run by `.ci/run`'s
+// Docker step with `--ignored docker_tasks::`.
+mod docker_support;
+mod real_agents_support;
+
+#[path = "e2e_specs/docker_tasks.rs"]
+mod docker_tasks;

@@ -2,7 +2,7 @@
 //!
 //! Each script reports one agent event as one wire message
 //! (`termic_signal::wire`), built from the wire constants so the two sides
-//! cannot drift. Properties every script has, pinned by `tests/scripts.rs`:
+//! cannot drift. Properties every script has, pinned by `tests/hooks/scripts.rs`:
 //! exit 0 on every path, silent unless `TERMIC_TASK_ID` is a valid task id,
 //! bounded time (stdin is read only when the payload matters, at most 8 MiB
 //! and at most 2 s), no network, no files other than `$TERMIC_PTY`, and no

@@ -55,7 +55,7 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 .with_error_kinds(&[("auth", StopReason::AuthFailed)]);
 
 /// Claude Code's dialogs as painted by 2.1.332 with hooks off and no probe
-/// reply (tests/real_agents.rs measures them). Its title shows the idle glyph
+/// reply (tests/real_agents/tasks.rs measures them). Its title shows the idle glyph
 /// while a dialog waits, so without these the settle timer would call the
 /// wait a done.
 static SCREEN_RULES: &[ScreenRule] = &[

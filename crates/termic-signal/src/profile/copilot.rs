@@ -1,5 +1,5 @@
 //! GitHub Copilot CLI. Measured on 1.0.102 (termic-fakemodel's
-//! real_agents_more.rs): its title carries no state at all.
+//! fakemodel/more.rs): its title carries no state at all.
 
 use super::{AgentProfile, Region, ScreenImplies, ScreenRule, TitleRule, TitleState};
 
@@ -22,7 +22,7 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 .with_screen_rules(SCREEN_RULES);
 
 /// Copilot 1.0.102's permission prompt as painted under termic (termic's
-/// tests/real_agents_more.rs): the only sign on its terminal that it waits.
+/// tests/real_agents/more.rs): the only sign on its terminal that it waits.
 /// The question row holds the file's absolute path and wraps when it is
 /// long, so the rule reads the first choice and the footer.
 static SCREEN_RULES: &[ScreenRule] = &[ScreenRule {

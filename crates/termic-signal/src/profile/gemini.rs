@@ -1,5 +1,5 @@
 //! Gemini CLI. Titles measured on 0.61.0 (termic-fakemodel's
-//! real_agents_more.rs and termic's real_agents_more.rs): OSC 0, one write
+//! fakemodel/more.rs and termic's real_agents/more.rs): OSC 0, one write
 //! per change, padded with spaces to 80 columns.
 
 use super::{AgentProfile, NotifyIgnore, Region, ScreenImplies, ScreenRule, TitleRule, TitleState};
@@ -44,7 +44,7 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 .with_screen_rules(SCREEN_RULES);
 
 /// Gemini CLI 0.61.0's write_file confirmation as painted under termic
-/// (termic's tests/real_agents_more.rs). Its title says Action Required too;
+/// (termic's tests/real_agents/more.rs). Its title says Action Required too;
 /// the screen rule is the second, independent sign.
 static SCREEN_RULES: &[ScreenRule] = &[ScreenRule {
     id: "gemini.permission-prompt",

@@ -55,7 +55,7 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 .with_error_text(ERROR_TEXT);
 
 /// grok 0.2.111's permission prompt as painted under termic (tests/
-/// real_agents.rs). Its title says Action Required too; the screen rule is
+/// real_agents/tasks.rs). Its title says Action Required too; the screen rule is
 /// the second, independent sign (and the only one on a version whose title
 /// freezes, as the plan measured on 1.0.5, if it paints the same dialog).
 static SCREEN_RULES: &[ScreenRule] = &[

@@ -18,7 +18,7 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 .with_screen_rules(SCREEN_RULES);
 
 /// opencode 1.18.33's permission prompt as painted under termic (tests/
-/// real_agents_screen.rs): without its plugin nothing else says it waits
+/// real_agents/screen.rs): without its plugin nothing else says it waits
 /// (its titles carry no state, session.status stays busy).
 static SCREEN_RULES: &[ScreenRule] = &[ScreenRule {
     id: "opencode.permission-prompt",

@@ -1,5 +1,5 @@
 //! Qwen Code. Titles measured on 0.24.4 (termic-fakemodel's
-//! real_agents_more.rs): OSC 0 and OSC 2 (only OSC 2 under tmux, screen or
+//! fakemodel/more.rs): OSC 0 and OSC 2 (only OSC 2 under tmux, screen or
 //! zellij), the glyph followed by U+FE0E (text presentation), padded with
 //! spaces to 80 columns.
 
@@ -46,7 +46,7 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 .with_screen_rules(SCREEN_RULES);
 
 /// Qwen Code 0.24.4's write_file confirmation as painted under termic
-/// (termic's tests/real_agents_more.rs): no box, the choices, then a
+/// (termic's tests/real_agents/more.rs): no box, the choices, then a
 /// spinner row that says what it waits for.
 static SCREEN_RULES: &[ScreenRule] = &[ScreenRule {
     id: "qwen.permission-prompt",

@@ -1,5 +1,5 @@
 //! GitHub Copilot CLI 1.0.102 (measured offline in its BYOK mode,
-//! termic-fakemodel's real_agents_more.rs). Hooks from
+//! termic-fakemodel's fakemodel/more.rs). Hooks from
 //! `~/.copilot/settings.json`: `hooks.<camelCaseEvent>` lists of
 //! `{"type": "command", "bash": ..., "timeoutSec": N}`, run one by one WITH
 //! the controlling terminal, camelCase payloads (`sessionId`, `timestamp`

@@ -1,5 +1,5 @@
 //! Gemini CLI 0.61.0 (measured offline, termic-fakemodel's
-//! real_agents_more.rs). Hooks from `~/.gemini/settings.json` (the Claude
+//! fakemodel/more.rs). Hooks from `~/.gemini/settings.json` (the Claude
 //! shape, `timeout` in milliseconds), run one by one WITH the controlling
 //! terminal. Titles (OSC 0, one write per change, padded to 80 columns):
 //! `◇  Ready (<dir>)`, `✦  Working… (<dir>)`, `✋  Action Required (<dir>)`.

@@ -1,5 +1,5 @@
 //! Qwen Code 0.24.4 (measured offline, termic-fakemodel's
-//! real_agents_more.rs). Hooks from `~/.qwen/settings.json` (the Claude
+//! fakemodel/more.rs). Hooks from `~/.qwen/settings.json` (the Claude
 //! shape and names, `timeout` in seconds), run one by one, detached, with
 //! NO controlling terminal. Titles on OSC 0 and OSC 2, padded to 80
 //! columns: `Qwen - <dir>` idle, `◐︎ Qwen - <dir>` busy (not animated),

@@ -33,6 +33,7 @@ fn live_file_runs_direct_handlers_only() {
     );
     let sim = Sim::auto("agy", "simple", &home, &[]);
     sim.wait_trace("stop", is("hook_exit", "event", "Stop"), 5 * SEC);
+    // Not a wait: the dead file's handler would run in this window.
     std::thread::sleep(Duration::from_millis(200));
     let runs = home.runs();
     assert_eq!(
@@ -81,6 +82,7 @@ fn interrupt_publishes_nothing() {
     sim.escape();
     sim.wait_for("Interrupted", SEC);
     let len = sim.output().len();
+    // Not a wait: nothing may run or print for the interrupt in this window.
     std::thread::sleep(Duration::from_millis(700));
     assert_eq!(
         home.run_names(),

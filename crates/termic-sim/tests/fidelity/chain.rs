@@ -12,7 +12,7 @@ use termic_hooks::plan::InstallFacts;
 use termic_hooks::target::{InstallTarget, Paths};
 use termic_signal::wire::{parse_body, HookEvent, HookMessage};
 
-use crate::harness::{Home, Sim, SimOpts, SEC, TASK_ID};
+use crate::harness::{eventually, Home, Sim, SimOpts, SEC, TASK_ID};
 
 const FACTS: InstallFacts = InstallFacts {
     now_unix: 1_790_000_000,
@@ -50,12 +50,8 @@ fn events(out: &str) -> Vec<(HookEvent, Option<String>)> {
 }
 
 fn wait_events(sim: &Sim, n: usize) -> Vec<(HookEvent, Option<String>)> {
-    for _ in 0..500 {
-        let e = events(&sim.output());
-        if e.len() >= n {
-            return e;
-        }
-        std::thread::sleep(Duration::from_millis(10));
+    if eventually(5 * SEC, || events(&sim.output()).len() >= n) {
+        return events(&sim.output());
     }
     panic!(
         "fewer than {n} wire messages: {:?}\n{:?}",
@@ -121,6 +117,7 @@ fn claude_hooks_outside_termic_emit_nothing() {
         crate::harness::is("hook_exit", "event", "Stop"),
         5 * SEC,
     );
+    // Not a wait: no wire message may follow the Stop hook in this window.
     std::thread::sleep(Duration::from_millis(150));
     let out = sim.output();
     assert!(!out.contains("777;termic"), "{out:?}");
@@ -147,6 +144,7 @@ fn grok_runs_the_claude_hook_silently_and_reports_once() {
         },
         5 * SEC,
     );
+    // Not a wait: a second report would land in this window.
     std::thread::sleep(Duration::from_millis(100));
     // Claude's scripts did run under grok (grok reads ~/.claude/settings.json)...
     let claude_runs = sim
@@ -185,6 +183,7 @@ fn grok_with_only_the_claude_install_emits_nothing() {
         crate::harness::is("hook_exit", "event", "Stop"),
         5 * SEC,
     );
+    // Not a wait: a report would land in this window.
     std::thread::sleep(Duration::from_millis(100));
     assert!(events(&sim.output()).is_empty());
 }
@@ -206,6 +205,7 @@ fn agy_reports_working_and_done() {
     let sim = Sim::auto("agy", "permission", &home, &[]);
     assert_eq!(wait_events(&sim, 1), [(HookEvent::Working, None)]);
     sim.wait_for("Allow Write on out.txt?", 5 * SEC);
+    // Not a wait: an attention message would land in this window.
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(events(&sim.output()).len(), 1, "agy has no attention event");
     sim.send(b"1");
@@ -230,6 +230,7 @@ fn opencode_reports_all_four_and_released() {
         all[2..],
         [(HookEvent::Released, None), (HookEvent::Done, None)]
     );
+    // Not a wait: a second done would land in this window.
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(
         events(&sim.output()).len(),
@@ -244,6 +245,7 @@ fn opencode_subagents_end_in_one_done() {
     install(&home, &[AgentSchema::OPENCODE]);
     let sim = Sim::auto("opencode", "subagents", &home, &["--speed", "200"]);
     let all = wait_events(&sim, 2);
+    // Not a wait: a subagent's done would land in this window.
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(all, [(HookEvent::Working, None), (HookEvent::Done, None)]);
     assert_eq!(events(&sim.output()).len(), 2);
@@ -257,6 +259,7 @@ fn opencode_second_escape_reports_interrupted() {
     wait_events(&sim, 1);
     sim.escape();
     sim.wait_for("esc again", SEC);
+    // Not a wait: a report of the first Escape would land in this window.
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(
         events(&sim.output()).len(),
@@ -293,6 +296,7 @@ fn grok_idle_prompt_notification_is_not_attention() {
         |v| v["ev"] == "hook_exit" && v["event"] == "Notification",
         10 * SEC,
     );
+    // Not a wait: an attention message would land in this window.
     std::thread::sleep(Duration::from_millis(100));
     assert_eq!(
         events(&sim.output()),

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::harness::{claude_hooks, events, is, Home, Sim, SimOpts, SEC, TASK_ID};
+use crate::harness::{claude_hooks, events, eventually, is, Home, Sim, SimOpts, SEC, TASK_ID};
 
 const WIRE_ATTENTION: &str = "\x1b]777;termic;v1;attention;task-0123-abcd;kind=permission\x07";
 
@@ -85,6 +85,7 @@ fn async_hook_runs_but_its_sequence_is_dropped() {
     let sim = Sim::auto("claude", "simple", &home, &[]);
     sim.wait_trace("async exit", |v| v["ev"] == "hook_async_exit", 5 * SEC);
     sim.wait_for("pong", 5 * SEC);
+    // Not a wait: the async hook's sequence would land in this window.
     std::thread::sleep(Duration::from_millis(100));
     assert_eq!(home.run_names(), vec!["ups"]);
     assert!(
@@ -125,6 +126,7 @@ fn jsonc_settings_are_rejected_whole_and_local_settings_still_apply() {
     let sim = Sim::auto("claude", "simple", &home, &[]);
     sim.wait_for("Invalid or malformed JSON", 5 * SEC);
     sim.wait_for("pong", 5 * SEC);
+    // Not a wait: the rejected file's Stop hook would run in this window.
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(home.run_names(), vec!["local"]);
 }
@@ -137,6 +139,7 @@ fn disable_all_hooks_runs_nothing() {
     home.write(".claude/settings.json", &s);
     let sim = Sim::auto("claude", "simple", &home, &[]);
     sim.wait_for("pong", 5 * SEC);
+    // Not a wait: a hook would run in this window.
     std::thread::sleep(Duration::from_millis(300));
     assert!(home.runs().is_empty());
 }
@@ -249,13 +252,16 @@ fn unanswered_probe_and_no_native_fall_back_to_glyph_titles() {
 fn spinner_alternates_every_960ms() {
     let home = Home::new();
     let sim = Sim::auto("claude", "interrupt", &home, &["--probe-wait-ms", "20"]);
-    std::thread::sleep(Duration::from_millis(2200));
+    let spin_times = |trace: &[serde_json::Value]| -> Vec<f64> {
+        events(trace, "title")
+            .into_iter()
+            .filter(|v| v["title"] != "✳ Claude Code")
+            .map(|v| v["ts"].as_f64().unwrap())
+            .collect()
+    };
+    eventually(5 * SEC, || spin_times(&sim.trace()).len() >= 3);
     let trace = sim.trace();
-    let spins: Vec<f64> = events(&trace, "title")
-        .into_iter()
-        .filter(|v| v["title"] != "✳ Claude Code")
-        .map(|v| v["ts"].as_f64().unwrap())
-        .collect();
+    let spins = spin_times(&trace);
     assert!(spins.len() >= 3, "{spins:?}");
     let gap = spins[2] - spins[1];
     assert!((850.0..1300.0).contains(&gap), "gap {gap}");
@@ -338,6 +344,7 @@ fn escape_and_ctrl_c_paint_idle_and_fire_no_hook() {
         );
         let dt = idle["ts"].as_f64().unwrap() - k;
         assert!((lo..hi).contains(&dt), "idle {dt} ms after {key:?}");
+        // Not a wait: a hook for the interrupt would run in this window.
         std::thread::sleep(Duration::from_millis(200));
         assert!(home.runs().is_empty(), "no hook on an interrupt");
     }
@@ -400,11 +407,10 @@ fn subagent_run_looks_idle_in_parts_and_stops_once() {
         .filter(|r| r.name == "sub" && r.payload["agent_type"] == "general-purpose");
     assert_eq!(real_subagents.count(), 4);
     // The follow-up-suggestion agent: SubagentStop with an empty agent_type after Stop.
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(home
+    assert!(eventually(5 * SEC, || home
         .runs()
         .iter()
-        .any(|r| r.name == "sub" && r.payload["agent_type"] == ""));
+        .any(|r| r.name == "sub" && r.payload["agent_type"] == "")));
 }
 
 #[test]
@@ -443,6 +449,7 @@ fn unfocused_claude_keeps_the_busy_glyph_but_stops_alternating() {
     let sim = Sim::auto("claude", "interrupt", &home, &["--probe-wait-ms", "20"]);
     sim.wait_for("◐ Claude Code", 5 * SEC);
     sim.send(b"\x1b[O");
+    // Not a wait: no alternation for two spinner periods is what is checked.
     std::thread::sleep(Duration::from_millis(2300));
     let trace = sim.trace();
     let focus_out = events(&trace, "title").len();
@@ -451,9 +458,8 @@ fn unfocused_claude_keeps_the_busy_glyph_but_stops_alternating() {
         "idle at start, one busy glyph, then no alternation: {trace:#?}"
     );
     sim.send(b"\x1b[I");
-    std::thread::sleep(Duration::from_millis(1100));
     assert!(
-        events(&sim.trace(), "title").len() > focus_out,
+        eventually(5 * SEC, || events(&sim.trace(), "title").len() > focus_out),
         "alternates again once focused"
     );
 }
@@ -471,16 +477,13 @@ fn demo_scenario_loops_and_approves_its_prompt_by_itself() {
         &home,
         &["--speed", "20", "--auto-approve-ms", "2000"],
     );
-    let end = std::time::Instant::now() + 10 * SEC;
     let submits = || -> Vec<String> {
         events(&sim.trace(), "submit")
             .iter()
             .map(|v| v["prompt"].as_str().unwrap_or("").to_owned())
             .collect()
     };
-    while submits().len() < 3 && std::time::Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    eventually(10 * SEC, || submits().len() >= 3);
     assert_eq!(
         submits()[..3],
         [
@@ -516,15 +519,13 @@ fn drop_hooks_rewrites_settings_without_termic_hooks_and_stops_running_them() {
     sim.wait_trace("drop_hooks", |v| v["ev"] == "drop_hooks", 5 * SEC);
     approve_permission(&sim);
     sim.wait_for("Created out.txt", 5 * SEC);
-    let deadline = std::time::Instant::now() + 5 * SEC;
-    while !home.run_names().contains(&"user-stop".to_string()) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{:?}",
-            home.run_names()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    assert!(
+        eventually(5 * SEC, || home
+            .run_names()
+            .contains(&"user-stop".to_string())),
+        "{:?}",
+        home.run_names()
+    );
     // Start-up hooks ran before the rewrite; after it only the user's hook runs.
     assert_eq!(home.run_names(), ["ours-start", "user-stop"]);
     let after: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();

@@ -1,7 +1,7 @@
 //! Codex: OSC 7501 always (no probe), Action Required held 1 s after the
 //! last key, idle without done on Escape, clear at exit.
 
-use crate::harness::{events, Home, Sim, SimOpts, SEC};
+use crate::harness::{events, eventually, Home, Sim, SimOpts, SEC};
 
 #[test]
 fn native_status_through_a_permission_turn() {
@@ -59,16 +59,21 @@ fn unfocused_codex_rings_a_bell_at_the_approval_and_the_turn_end() {
     sim.wait_for("state=idle:app=codex", 5 * SEC);
     sim.send(b"\x1b[O\r");
     sim.wait_for("state=blocked", 5 * SEC);
-    std::thread::sleep(std::time::Duration::from_millis(100));
     // The status is BEL-terminated; a second, plain BEL follows it.
+    let bels_after = |from: &str| {
+        let out = sim.output();
+        out.find(from)
+            .map_or(0, |i| out[i..].matches('\x07').count())
+    };
+    eventually(5 * SEC, || bels_after("state=blocked") >= 2);
     let out = sim.output();
     let blocked = &out[out.find("state=blocked").unwrap()..];
     let status_end = blocked.find('\x07').unwrap();
     assert_eq!(&blocked[status_end..status_end + 2], "\x07\x07");
     sim.send(b"y");
     sim.wait_for("state=done:app=codex\x07", 5 * SEC);
-    std::thread::sleep(std::time::Duration::from_millis(100));
     // At the turn end: the status, the idle title, then a plain BEL.
+    eventually(5 * SEC, || bels_after("state=done:app=codex\x07") >= 3);
     let out = sim.output();
     let done = &out[out.find("state=done:app=codex\x07").unwrap()..];
     let title = done.find("\x1b]0;").unwrap();

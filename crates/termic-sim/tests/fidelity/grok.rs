@@ -59,7 +59,7 @@ fn claude_file_hooks_run_first_with_grok_stamps() {
         assert!(p.get(k).is_some(), "{k}");
     }
     assert_eq!(runs[3].payload["reason"], "end_turn");
-    // No terminalSequence handling.
+    // No terminalSequence handling (not a wait: it would land in this window).
     std::thread::sleep(Duration::from_millis(100));
     assert!(!sim.output().contains("777;termic"));
 }
@@ -91,6 +91,7 @@ fn compat_opt_outs_drop_the_claude_hooks() {
             },
         );
         sim.wait_trace("stop", is("hook_exit", "event", "Stop"), 5 * SEC);
+        // Not a wait: a dropped Claude hook would run in this window.
         std::thread::sleep(Duration::from_millis(100));
         assert_eq!(home.run_names(), ["grok-stop"]);
     }
@@ -129,6 +130,7 @@ fn blocked_title_freezes_on_1_0_5() {
     let sim = Sim::auto("grok", "plan", &home, &[]);
     sim.wait_trace("note", is("hook_exit", "event", "Notification"), 5 * SEC);
     let before = sim.trace().iter().filter(|v| v["ev"] == "title").count();
+    // Not a wait: the title must stay frozen for longer than a spinner frame.
     std::thread::sleep(Duration::from_millis(1200));
     let after = sim.trace().iter().filter(|v| v["ev"] == "title").count();
     assert_eq!(before, after, "no title change while blocked on 1.0.5");
@@ -154,6 +156,8 @@ fn escape_fires_stop_cancelled_on_1_0_5_only() {
             .as_f64()
             .unwrap();
         sim.wait_for("Interrupted", SEC);
+        // Not only a wait: on 0.2.111 no hook may run in this window (on
+        // 1.0.5 StopCancelled runs in it, 30 to 600 ms after the key).
         std::thread::sleep(Duration::from_millis(600));
         let runs = home.runs();
         let idle = sim.wait_trace(

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::harness::{Home, Sim, SEC};
+use crate::harness::{eventually, Home, Sim, SEC};
 
 fn recorder(home: &Home, rel: &str, tag: &str) {
     let log = home.path().join("plugin.log");
@@ -43,11 +43,10 @@ fn log_lines(home: &Home) -> Vec<String> {
 }
 
 fn wait_log(home: &Home, needle: &str) {
-    for _ in 0..500 {
-        if log_lines(home).iter().any(|l| l.contains(needle)) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(10));
+    if eventually(5 * SEC, || {
+        log_lines(home).iter().any(|l| l.contains(needle))
+    }) {
+        return;
     }
     panic!("{needle:?} not in plugin log: {:#?}", log_lines(home));
 }
@@ -147,15 +146,11 @@ fn subagent_sessions_carry_their_parent() {
             .any(|l| l.contains("session.created") && l.contains(&format!("parent={root}"))),
         "{lines:#?}"
     );
-    for _ in 0..500 {
-        if log_lines(&home)
+    eventually(5 * SEC, || {
+        log_lines(&home)
             .iter()
             .any(|l| l == &format!("A session.idle {root}"))
-        {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    });
     let lines = log_lines(&home);
     let root_idle = lines
         .iter()
@@ -183,12 +178,12 @@ fn first_escape_is_ignored_second_errors_then_idles() {
     wait_log(&home, "session.status");
     sim.escape();
     sim.wait_for("esc again to interrupt", SEC);
+    // Not a wait: a session.error would land in this window.
     std::thread::sleep(Duration::from_millis(300));
     assert!(!log_lines(&home).iter().any(|l| l.contains("session.error")));
     let before = sim.output().len();
-    std::thread::sleep(Duration::from_millis(400));
     assert!(
-        sim.output().len() > before,
+        eventually(SEC, || sim.output().len() > before),
         "still streaming after one Escape"
     );
     sim.escape();

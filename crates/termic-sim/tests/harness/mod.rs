@@ -250,12 +250,8 @@ impl Sim {
     }
 
     pub fn wait_for(&self, needle: &str, timeout: Duration) {
-        let end = Instant::now() + timeout;
-        while Instant::now() < end {
-            if self.output().contains(needle) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
+        if eventually(timeout, || self.output().contains(needle)) {
+            return;
         }
         panic!(
             "{needle:?} not seen in {timeout:?}; output:\n{:?}",
@@ -278,12 +274,12 @@ impl Sim {
         pred: impl Fn(&Value) -> bool,
         timeout: Duration,
     ) -> Value {
-        let end = Instant::now() + timeout;
-        while Instant::now() < end {
-            if let Some(v) = self.trace().into_iter().find(|v| pred(v)) {
-                return v;
-            }
-            std::thread::sleep(Duration::from_millis(10));
+        let mut found = None;
+        if eventually(timeout, || {
+            found = self.trace().into_iter().find(|v| pred(v));
+            found.is_some()
+        }) {
+            return found.unwrap();
         }
         panic!(
             "{what} not in trace after {timeout:?}:\n{:#?}\noutput: {:?}",
@@ -293,14 +289,8 @@ impl Sim {
     }
 
     pub fn exited_within(&mut self, timeout: Duration) -> bool {
-        let end = Instant::now() + timeout;
-        while Instant::now() < end {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        false
+        let child = &mut self.child;
+        eventually(timeout, || matches!(child.try_wait(), Ok(Some(_))))
     }
 }
 
@@ -309,6 +299,19 @@ impl Drop for Sim {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Polls `done` every 10 ms until it holds or `within` passes; false on
+/// timeout. What a test waits with: the event, not a fixed time.
+pub fn eventually(within: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + within;
+    while Instant::now() < end {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    done()
 }
 
 pub fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {

@@ -130,7 +130,7 @@ fn one_toggle_covers_the_host_and_docker_targets() {
         // Both targets installed by the one toggle, and both wired: a Docker
         // task gets its PTY mounted and $TERMIC_PTY pointing at it, so the
         // agents that write to the terminal by name work inside too
-        // (proven end to end in tests/docker_tasks.rs).
+        // (proven end to end in tests/e2e_specs/docker_tasks.rs).
         for (_, target, state) in &installed {
             assert_eq!(state, "wired", "{agent} {target}: {installed:?}");
         }

@@ -1,7 +1,7 @@
 //! The hostile-screen corpus: output built to make a screen model slow or
 //! big, generated here (no large committed files). Shared by the
-//! screen-model test (hostile_screen.rs) and the end-to-end flood test
-//! (tui_e2e.rs).
+//! screen-model test (hostile/screen.rs) and the end-to-end flood test
+//! (tui/e2e.rs).
 
 #![allow(dead_code)]
 

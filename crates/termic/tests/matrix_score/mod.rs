@@ -1,5 +1,5 @@
 //! The state-truth matrix's scoring (issue 12 item 8), shared by the real
-//! agents' runner (real_agents_matrix.rs) and the simulated agents' runner
+//! agents' runner (real_agents/matrix.rs) and the simulated agents' runner
 //! (e2e_specs/matrix.rs): scenarios, channels, and how a cell's event-log
 //! transitions are scored and printed as one markdown row of
 //! docs/state-truth.md.

@@ -1,0 +1,16 @@
+//! The per-user server through the real binary: attach and detach, the CLI
+//! verbs against a running server, the wire protocol's properties.
+//! `cargo test -p termic --test server`.
+
+mod git_support;
+#[path = "tui/harness.rs"]
+mod harness;
+mod process_table;
+mod served;
+
+#[path = "server/attach.rs"]
+mod attach;
+#[path = "server/cli.rs"]
+mod cli;
+#[path = "server/protocol_props.rs"]
+mod protocol_props;

@@ -1,0 +1,647 @@
+//! End-to-end through the real binary: `termic attach` shows the server's
+//! workspace in a PTY; closing the client's terminal (SIGHUP) or prefix `d`
+//! detaches and the task keeps running; a second attach shows its screen
+//! and scrollback; two clients see the same transitions; the tasks take
+//! the size of the client that typed last.
+
+use crate::git_support;
+use crate::harness;
+use crate::process_table;
+use crate::served;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use git_support::git;
+use harness::{badge_line, hook, Termic};
+use process_table::{alive, processes_of};
+use served::Served;
+
+/// `termic attach ARGS` in a PTY with the fixture's env.
+fn attach(s: &Served, args: &[&str]) -> Termic {
+    let mut all = vec!["attach"];
+    all.extend_from_slice(args);
+    Termic::start(&s.f, &all)
+}
+
+fn wait_until(what: &str, pred: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !pred() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn read_pid(path: &Path) -> i32 {
+    wait_until(&format!("{}", path.display()), || {
+        std::fs::read_to_string(path).is_ok_and(|s| s.ends_with('\n'))
+    });
+    std::fs::read_to_string(path)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// 300 numbered lines (most of them only in the scrollback), then a line
+/// per line typed.
+const ECHO_SCRIPT: &str =
+    "echo $$ > pid; i=0; while [ $i -lt 300 ]; do i=$((i+1)); echo line-$i; done; \
+echo READY; while read l; do echo \"got:$l\"; done";
+
+#[test]
+fn sighup_to_the_client_detaches_and_attach_shows_the_live_screen_and_scrollback() {
+    let s = Served::new(ECHO_SCRIPT);
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    let pid = read_pid(&s.f.work.join("pid"));
+
+    let mut a = attach(&s, &["t1"]);
+    a.wait_text("READY");
+    a.send(b"first\r");
+    a.wait_text("got:first");
+
+    // The terminal closes: the client gets SIGHUP.
+    // SAFETY: a signal to the client we started.
+    unsafe { libc::kill(a.pid() as i32, libc::SIGHUP) };
+    assert!(
+        a.exit_within(Duration::from_secs(10)).is_some(),
+        "the client ended"
+    );
+    assert!(alive(pid), "the task keeps running");
+    let rows = s.ls();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["name"], "t1");
+    assert_ne!(rows[0]["state"], "exited", "{rows:?}");
+
+    // Typed while nobody is attached.
+    s.expect(&["send", "t1", "second", "--enter"], 0);
+
+    // Attach again: the live screen, with what happened while away.
+    let mut b = attach(&s, &[]);
+    let screen = b.wait_text("got:second");
+    assert!(screen.contains("got:first"), "{screen}");
+    b.send(b"third\r");
+    b.wait_text("got:third");
+    // Scrollback: copy mode pages back to the first lines.
+    b.prefix(b"[");
+    for _ in 0..20 {
+        b.send(b"\x1b[5~");
+    }
+    b.wait_text("line-1 ");
+    b.send(b"q");
+
+    // Prefix d detaches: the client says so and exits 0.
+    b.prefix(b"d");
+    assert_eq!(b.wait_exit(), 0);
+    assert!(b.screen().contains("Detached"), "{}", b.screen());
+    assert!(alive(pid), "the task keeps running after a detach");
+    assert_eq!(s.ls().len(), 1);
+}
+
+/// The `rows cols` lines the task printed (`stty size`), in order.
+fn sizes(screen: &str) -> Vec<(u16, u16)> {
+    screen
+        .lines()
+        .filter_map(|l| {
+            let pane = l.rsplit('│').next()?.trim();
+            let (r, c) = pane.split_once(' ')?;
+            Some((r.parse().ok()?, c.parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn two_clients_see_the_same_transitions_and_the_tasks_take_the_size_of_the_latest_active() {
+    let script = [
+        "echo READY".to_string(),
+        format!(
+            "while read l; do case \"$l\" in go) {}; sleep 0.3; {};; fin) {}; {};; *) stty size;; esac; done",
+            hook("working", ""),
+            hook("attention", ";kind=permission"),
+            hook("working", ""),
+            hook("done", ""),
+        ),
+    ]
+    .join("; ");
+    let s = Served::new(&script);
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    let mut a = attach(&s, &["t1"]);
+    a.wait_text("READY");
+    let mut b = attach(&s, &["t1"]);
+    b.wait_text("READY");
+    b.resize(30, 100);
+
+    a.send(b"go\r");
+    for (who, c) in [("a", &a), ("b", &b)] {
+        c.wait_for(&format!("{who} shows needs you"), |screen| {
+            badge_line(screen, "t1").is_some_and(|l| l.contains("needs you"))
+        });
+    }
+    b.send(b"fin\r");
+    for (who, c) in [("a", &a), ("b", &b)] {
+        c.wait_for(&format!("{who} shows done"), |screen| {
+            badge_line(screen, "t1").is_some_and(|l| l.contains("done"))
+        });
+    }
+
+    // B typed last: the task has B's (smaller) pane size.
+    b.send(b"size\r");
+    let seen = b.wait_for("a size line", |screen| !sizes(screen).is_empty());
+    let small = *sizes(&seen).last().unwrap();
+    // Now A types: the task takes A's size.
+    a.send(b"size\r");
+    let seen = a.wait_for("a second size line", |screen| sizes(screen).len() >= 2);
+    let big = *sizes(&seen).last().unwrap();
+    assert!(
+        big.0 > small.0 && big.1 > small.1,
+        "A (140x40) typed last: {big:?}, B (100x30) before: {small:?}"
+    );
+    // Both see the same task output.
+    b.wait_for("b sees A's line", |screen| sizes(screen).contains(&big));
+
+    // Detaching one client leaves the other attached and working.
+    b.prefix(b"d");
+    assert_eq!(b.wait_exit(), 0);
+    a.send(b"after\r");
+    a.wait_for("a still live", |screen| sizes(screen).len() >= 3);
+}
+
+#[test]
+fn quit_from_an_attached_client_ends_every_task_and_the_server() {
+    let s = Served::new(ECHO_SCRIPT);
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    let pid = read_pid(&s.f.work.join("pid"));
+    let mut a = attach(&s, &[]);
+    a.wait_text("READY");
+    assert!(a.quit(), "the client exits after quit");
+    assert_eq!(a.wait_exit(), 0);
+    wait_until("the task and the server are gone", || {
+        processes_of(&s.f.data_dir).is_empty()
+    });
+    assert!(!alive(pid));
+    assert!(s.ls().is_empty(), "no server, no task");
+}
+
+#[test]
+fn a_task_started_from_a_client_gets_that_clients_environment_without_tmux() {
+    let s = Served::new(ECHO_SCRIPT);
+    // The server starts with this client's environment (no MYVAR).
+    s.expect(&["run", "fake", "--name", "first", "--detach"], 0);
+    let t = Termic::start_with_env(
+        &s.f,
+        &[
+            "run",
+            "--name",
+            "second",
+            "--",
+            "sh",
+            "-c",
+            "echo var=$MYVAR tmux=${TMUX:-none}; sleep 600",
+        ],
+        &[
+            ("MYVAR", "from-client"),
+            ("TMUX", "/tmp/tmux-1/default,1,0"),
+        ],
+    );
+    t.wait_text("var=from-client tmux=none");
+    assert_eq!(s.ls().len(), 2, "both tasks run in one server");
+}
+
+#[test]
+fn while_nobody_is_attached_the_server_notifies_and_the_next_attach_shows_what_changed() {
+    let script = format!(
+        "echo READY; read l; {}; sleep 0.3; {}; sleep 600",
+        hook("working", ""),
+        hook("attention", ";kind=permission"),
+    );
+    let s = Served::new(&script);
+    s.expect(
+        &["run", "--detach", "--name", "t0", "--", "sleep", "600"],
+        0,
+    );
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    let mut a = attach(&s, &[]);
+    a.wait_text("t1");
+    a.prefix(b"d");
+    assert_eq!(a.wait_exit(), 0);
+
+    // Away: the agent asks for permission.
+    s.expect(&["send", "t1", "go", "--enter"], 0);
+    let reached = s.expect(&["wait", "t1", "--for", "needs-you", "--timeout", "30"], 0);
+    assert_eq!(reached.trim(), "needs_you");
+
+    // No desktop service here: the OSC 777 fallback was queued and comes
+    // with the next attach; t1 is marked unseen (t0 has the focus).
+    let b = attach(&s, &[]);
+    b.wait_raw(b"\x1b]777;notify;termic;t1 (fake) needs you");
+    let screen = b.wait_for("t1 marked unseen", |screen| {
+        screen.lines().any(|l| l.starts_with("2*t1"))
+    });
+    assert!(
+        badge_line(&screen, "t1").is_some_and(|l| l.contains("needs you")),
+        "{screen}"
+    );
+    // The queue is emptied by the attach that showed it.
+    drop(b);
+}
+
+#[test]
+fn the_server_exits_after_the_configured_idle_time_with_no_task_and_no_client() {
+    let s = Served::new("sleep 600");
+    let toml = std::fs::read_to_string(s.f.config_dir.join("config.toml")).unwrap();
+    std::fs::write(
+        s.f.config_dir.join("config.toml"),
+        format!("{toml}\n[server]\nidle_exit = 1\n"),
+    )
+    .unwrap();
+    s.expect(&["run", "--detach", "--name", "quick", "--", "true"], 0);
+    let socket = s.f.data_dir.join("run/server.sock");
+    assert!(socket.exists(), "the server started");
+    // The default is a minute; one second here, checked every second.
+    wait_until("the idle server to exit", || {
+        !socket.exists() && processes_of(&s.f.data_dir).is_empty()
+    });
+    let log = std::fs::read_to_string(s.f.data_dir.join("server.log")).unwrap();
+    assert!(log.contains("[server] idle_exit"), "{log}");
+}
+
+/// Users start termic from HOME and from `/`, not from a scratch project:
+/// tasks started there (detached) keep that directory as their cwd, `ls`
+/// says so, and a client started in any other directory attaches to them,
+/// sees their screens and types into them. The server itself sits in `/`,
+/// so it pins no directory a user might want to remove.
+#[test]
+fn tasks_started_from_home_and_from_root_are_listed_and_attached_from_anywhere() {
+    let s =
+        Served::new("echo \"at:$(pwd):end\"; echo READY; while read l; do echo \"got:$l\"; done");
+    let home = s.f.home.clone();
+    let root = Path::new("/");
+    let run = |cwd: &Path, name: &str| {
+        let out = s.f.cli(cwd, &["run", "fake", "--name", name, "--detach"]);
+        assert!(out.status.success(), "{}", served::text(&out.stderr));
+    };
+    run(&home, "from-home");
+    run(root, "from-root");
+    let rows = s.ls();
+    let cwd_of = |name: &str| {
+        let row = rows.iter().find(|r| r["name"] == name).unwrap();
+        assert!(row["worktree"].is_null(), "{row}");
+        row["cwd"].as_str().unwrap().to_string()
+    };
+    assert_eq!(Path::new(&cwd_of("from-home")), home.as_path());
+    assert_eq!(cwd_of("from-root"), "/");
+
+    // From `/`, to the task started in HOME.
+    let mut a = Termic::start_in(&s.f, root, &["attach", "from-home"], &[]);
+    a.wait_text(&format!("at:{}:end", home.display()));
+    a.send(b"typed-from-root\r");
+    a.wait_text("got:typed-from-root");
+    a.prefix(b"d");
+    assert_eq!(a.wait_exit(), 0);
+
+    // From HOME, the plain workspace, to the task started in `/`.
+    let mut b = Termic::start_in(&s.f, &home, &["attach", "from-root"], &[]);
+    b.wait_text("at:/:end");
+    b.send(b"typed-from-home\r");
+    b.wait_text("got:typed-from-home");
+    b.prefix(b"d");
+    assert_eq!(b.wait_exit(), 0);
+
+    let server_cwd = std::fs::read_link(format!("/proc/{}/cwd", s.server_pid())).unwrap();
+    assert_eq!(server_cwd, root, "the server pins no directory");
+    assert_eq!(s.ls().len(), 2, "both tasks outlive both clients");
+}
+
+/// SIGTERM (and SIGHUP, SIGINT, SIGQUIT) to the server end it as `server
+/// stop` does: each task's recording flushed, the socket removed (no stale
+/// socket for the next start to step over), every task's tree ended, and
+/// an attached client exits with the terminal put back.
+#[test]
+fn sigterm_to_the_server_flushes_recordings_removes_the_socket_and_ends_the_tasks() {
+    let s = Served::new("sleep 600");
+    let casts = s.f.work.join("casts");
+    let dir = casts.to_str().unwrap();
+    s.expect(
+        &[
+            "--record",
+            dir,
+            "run",
+            "--detach",
+            "--name",
+            "rec",
+            "--",
+            "sh",
+            "-c",
+            "echo $$ > pid; echo MARK-BEFORE-SIGTERM; exec sleep 600",
+        ],
+        0,
+    );
+    let task = read_pid(&s.f.work.join("pid"));
+    let mut a = attach(&s, &["rec"]);
+    a.wait_text("MARK-BEFORE-SIGTERM");
+    let server = s.server_pid();
+    // SAFETY: a signal to the server this test started.
+    unsafe { libc::kill(server, libc::SIGTERM) };
+    wait_until("the server, its task and the client to end", || {
+        !alive(server) && !alive(task)
+    });
+    // Told it stopped (not lost): it exits 0, the terminal put back.
+    a.wait_text("The termic server stopped.");
+    assert_eq!(
+        a.exit_within(Duration::from_secs(10)),
+        Some(0),
+        "the client ended"
+    );
+    assert!(!s.socket().exists(), "no stale socket left");
+    let log = std::fs::read_to_string(s.f.data_dir.join("server.log")).unwrap();
+    assert!(log.contains("termic server: stopped by SIGTERM"), "{log}");
+    let recorded: Vec<u8> = std::fs::read_dir(&casts)
+        .unwrap()
+        .flat_map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(
+        served::text(&recorded).contains("MARK-BEFORE-SIGTERM"),
+        "the recording holds what the task printed"
+    );
+}
+
+/// A worktree task started by `run --worktree --detach` shows its worktree
+/// in every client: one attached when it started (the task is adopted
+/// from the runtime's event) and one attached after. `ls` names it too.
+#[test]
+fn a_worktree_task_started_while_a_client_is_attached_shows_its_worktree_in_every_client() {
+    let s = Served::new("echo \"in:$(pwd)\"; echo READY; sleep 600");
+    git(&s.f.work, &["init", "-q", "-b", "main"]);
+    std::fs::write(s.f.work.join("a.txt"), "a\n").unwrap();
+    git(&s.f.work, &["add", "a.txt"]);
+    git(&s.f.work, &["commit", "-qm", "first"]);
+    s.expect(&["run", "fake", "--name", "plain", "--detach"], 0);
+    let mut a = attach(&s, &["plain"]);
+    a.wait_text("READY");
+
+    s.expect(
+        &["run", "fake", "--worktree", "--name", "wtd", "--detach"],
+        0,
+    );
+    let rows = s.ls();
+    let row = rows.iter().find(|r| r["name"] == "wtd").unwrap();
+    let worktree = row["worktree"]
+        .as_str()
+        .expect("ls names the worktree")
+        .to_string();
+    assert_eq!(row["cwd"].as_str(), Some(worktree.as_str()), "{row}");
+
+    let details_name_worktree = |t: &mut Termic| {
+        t.wait_text("wtd");
+        t.prefix(b"2");
+        t.wait_text(&format!("in:{}", &worktree[..worktree.len().min(30)]));
+        t.prefix(b"t");
+        let screen = t.wait_text("wtd (fake)");
+        let line = screen
+            .lines()
+            .find(|l| l.contains("\u{2502}worktree "))
+            .unwrap_or_else(|| panic!("no worktree row: {screen}"));
+        assert!(line.contains(worktree.as_str()), "{screen}");
+        t.send(b"\x1b");
+    };
+    // The client attached before the task started adopted it.
+    details_name_worktree(&mut a);
+    // A client attached after.
+    let mut b = attach(&s, &[]);
+    b.wait_text("READY");
+    details_name_worktree(&mut b);
+}
+
+/// A task closed elsewhere (`termic kill`, or another client) leaves every
+/// attached client's sidebar, instead of staying there as exited.
+#[test]
+fn a_task_killed_elsewhere_leaves_the_attached_clients_sidebar() {
+    let s = Served::new("echo READY; sleep 600");
+    s.expect(&["run", "fake", "--name", "keep", "--detach"], 0);
+    s.expect(&["run", "fake", "--name", "gone", "--detach"], 0);
+    let a = attach(&s, &["keep"]);
+    a.wait_for("both tasks listed", |screen| {
+        screen.lines().any(|l| l.starts_with("2 gone"))
+    });
+    s.expect(&["kill", "gone"], 0);
+    let screen = a.wait_for("gone to leave the sidebar", |screen| {
+        !screen.contains("gone")
+    });
+    assert!(screen.lines().any(|l| l.starts_with("1 keep")), "{screen}");
+    assert!(!screen.contains("exited"), "{screen}");
+    assert_eq!(s.ls().len(), 1);
+}
+
+/// `termic kill` of a worktree task says what is left of it, and with
+/// `--remove-worktree` removes the worktree and keeps its branch (issue 33
+/// item 7: on 0f06027 it left both behind without a word).
+#[test]
+fn kill_says_what_is_left_of_a_worktree_and_can_remove_it() {
+    let s = Served::new("echo READY; sleep 600");
+    git(&s.f.work, &["init", "-q", "-b", "main"]);
+    std::fs::write(s.f.work.join("a.txt"), "a\n").unwrap();
+    git(&s.f.work, &["add", "a.txt"]);
+    git(&s.f.work, &["commit", "-qm", "first"]);
+    let worktree_of = |name: &str| {
+        s.expect(
+            &["run", "fake", "--worktree", "--name", name, "--detach"],
+            0,
+        );
+        let rows = s.ls();
+        let row = rows.iter().find(|r| r["name"] == name).unwrap();
+        std::path::PathBuf::from(row["worktree"].as_str().expect("a worktree"))
+    };
+
+    let kept = worktree_of("kept");
+    let out = s.expect(&["kill", "kept"], 0);
+    assert!(kept.is_dir(), "kept by default");
+    assert_eq!(
+        out.trim(),
+        format!(
+            "Kept its worktree {}; its branch termic/kept is kept. To remove it: git worktree remove {}",
+            kept.display(),
+            kept.display()
+        )
+    );
+
+    let gone = worktree_of("gone");
+    let out = s.expect(&["kill", "gone", "--remove-worktree"], 0);
+    assert_eq!(
+        out.trim(),
+        format!(
+            "Removed its worktree {}; its branch termic/gone is kept.",
+            gone.display()
+        )
+    );
+    assert!(!gone.exists(), "removed");
+    let branches = git(&s.f.work, &["branch", "--list", "termic/*"]);
+    assert!(branches.contains("termic/gone"), "{branches}");
+
+    // A task with no worktree: nothing to say, as before.
+    s.expect(&["run", "fake", "--name", "plain", "--detach"], 0);
+    assert_eq!(s.expect(&["kill", "plain", "--remove-worktree"], 0), "");
+}
+
+/// Copy mode's keys follow the terminal that attaches ($VISUAL/$EDITOR),
+/// not the environment of whoever started the server, and `[ui]
+/// copy_keys` overrides both (issue 33 item 9).
+#[test]
+fn copy_mode_keys_follow_the_attaching_terminals_editor_or_the_setting() {
+    let s = Served::new("echo READY; sleep 600");
+    s.expect(&["run", "fake", "--name", "t", "--detach"], 0);
+    // Each Termic stops the server when dropped: keep them to the end.
+    let clients = std::cell::RefCell::new(Vec::new());
+    let copy_hint = |env: &[(&str, &str)]| {
+        let mut t = Termic::start_with_env(&s.f, &["attach", "t"], env);
+        t.wait_text("READY");
+        t.prefix(b"[");
+        let screen = t.wait_for("copy mode", |s| s.contains("next  q quit"));
+        t.send(b"q");
+        t.prefix(b"d");
+        assert_eq!(t.wait_exit(), 0);
+        clients.borrow_mut().push(t);
+        screen
+    };
+    let vi = "v select  y copy";
+    let emacs = "C-Space select  M-w copy";
+    assert!(copy_hint(&[("EDITOR", "vim")]).contains(vi));
+    assert!(copy_hint(&[("EDITOR", "nano")]).contains(emacs));
+    assert!(copy_hint(&[("VISUAL", "/usr/bin/nvim"), ("EDITOR", "nano")]).contains(vi));
+    std::fs::create_dir_all(&s.f.config_dir).unwrap();
+    std::fs::write(
+        s.f.config_dir.join("config.toml"),
+        "[ui]\ncopy_keys = \"emacs\"\n",
+    )
+    .unwrap();
+    assert!(copy_hint(&[("EDITOR", "vim")]).contains(emacs));
+}
+
+/// The sidebar title rows of `screen`, as (number, name) pairs, top down.
+fn numbered_rows(screen: &str) -> Vec<(u32, String)> {
+    screen
+        .lines()
+        .filter_map(|l| {
+            let side = l.split('│').next()?.trim_start();
+            let digits: String = side.chars().take_while(char::is_ascii_digit).collect();
+            let number = digits.parse().ok()?;
+            let rest = side[digits.len()..].strip_prefix([' ', '*'])?;
+            let name = rest.split_whitespace().next()?;
+            Some((number, name.to_string()))
+        })
+        .collect()
+}
+
+/// Issue 28: the number a task has is the same everywhere. On 479b296
+/// the sidebar numbered rows while `ls`, `send` and `kill` took the
+/// runtime's ids, so after a restart and a close `termic send 2` typed
+/// into another task than the one the sidebar labelled 2. Two clients of
+/// different sizes and the CLI, against one server: after a task exits
+/// and is restarted, another is closed and a new one started, both
+/// sidebars, `ls` and `send N` agree, and the text lands in that task.
+#[test]
+fn every_sidebar_ls_and_send_agree_on_each_tasks_number_after_a_restart_and_a_close() {
+    let s = Served::new("echo READY; sleep 600");
+    let script = |name: &str| {
+        format!(
+            "echo {name}-up; while read l; do [ \"$l\" = quit ] && exit 0; \
+             echo \"{name}:$l\" >> {name}.txt; done"
+        )
+    };
+    let run = |name: &str| {
+        let out = s.expect(
+            &[
+                "run",
+                "--detach",
+                "--name",
+                name,
+                "--",
+                "sh",
+                "-c",
+                &script(name),
+            ],
+            0,
+        );
+        assert!(out.contains(&format!("Started task {name}")), "{out}");
+        out
+    };
+    run("alpha");
+    run("beta");
+    let out = run("gamma");
+    assert!(out.contains("number 3"), "run says the number: {out}");
+    let mut a = attach(&s, &["gamma"]);
+    let mut b = attach(&s, &["gamma"]);
+    b.resize(30, 100);
+    for c in [&a, &b] {
+        c.wait_text("gamma-up");
+    }
+
+    // alpha exits and is restarted from client a, in place.
+    s.expect(&["send", "alpha", "quit", "--enter"], 0);
+    a.wait_for("alpha exited", |screen| {
+        badge_line(screen, "alpha").is_some_and(|l| l.contains("exited"))
+    });
+    a.prefix(b"1");
+    a.wait_text("alpha-up");
+    a.prefix(b"r");
+    a.wait_for("alpha restarted", |screen| {
+        badge_line(screen, "alpha").is_some_and(|l| !l.contains("exited"))
+    });
+    // beta is closed; delta takes the number it freed.
+    s.expect(&["kill", "beta"], 0);
+    let out = run("delta");
+    assert!(out.contains("number 2"), "the smallest free number: {out}");
+
+    let want: Vec<(u32, String)> = [(1, "alpha"), (2, "delta"), (3, "gamma")]
+        .iter()
+        .map(|(n, name)| (*n, name.to_string()))
+        .collect();
+    let rows = s.ls();
+    let listed: Vec<(u32, String)> = rows
+        .iter()
+        .map(|r| {
+            let n = r["id"].as_u64().unwrap() as u32;
+            (n, r["name"].as_str().unwrap().to_string())
+        })
+        .collect();
+    assert_eq!(listed, want, "ls: {rows:?}");
+    let human = s.expect(&["ls"], 0);
+    for (n, name) in &want {
+        assert!(
+            human
+                .lines()
+                .any(|l| l.starts_with(&format!("{n}  {name}"))),
+            "{human}"
+        );
+    }
+    for (who, c) in [("a", &a), ("b", &b)] {
+        c.wait_for(&format!("{who}'s sidebar numbers as ls does"), |screen| {
+            numbered_rows(screen) == want
+        });
+    }
+
+    // `send N` reaches the task labelled N, each in its own file.
+    for (n, name) in &want {
+        s.expect(&["send", &n.to_string(), &format!("to-{n}"), "--enter"], 0);
+        let file = s.f.work.join(format!("{name}.txt"));
+        wait_until(&format!("{name} gets to-{n}"), || {
+            std::fs::read_to_string(&file).is_ok_and(|t| t == format!("{name}:to-{n}\n"))
+        });
+    }
+    // The restarted alpha got only its own line, and beta's file none.
+    assert!(!s.f.work.join("beta.txt").exists());
+
+    // A jump key names the same task in either client: prefix 2 is delta.
+    for (who, c) in [("a", &mut a), ("b", &mut b)] {
+        c.prefix(b"2");
+        c.wait_for(&format!("{who} shows delta"), |screen| {
+            screen.contains("delta-up") && screen.contains("to-2")
+        });
+    }
+    // Both clients stay attached until here: dropping one may stop the
+    // server.
+    drop(b);
+    drop(a);
+}
