@@ -23,17 +23,17 @@ use crate::app::services::{Program, Services};
 use crate::app::terminal::TerminalGuard;
 use crate::app::{App, AppOptions};
 use crate::clock::{Clock, SystemClock};
-use crate::eventlog::EventLog;
 use crate::input::PrefixKey;
 use crate::notify::{Notifier, NotifySettings};
 use crate::paths::TermicPaths;
 use crate::printed::errln;
-use crate::runtime::{Runtime, RuntimeEvent};
+use crate::runtime::{Runtime, RuntimeEvent, TaskOutputs};
 
 use self::services::WorkspaceServices;
 
-/// The flags that act on the workspace's tasks: on `termic` itself, `run`,
-/// `attach`, `demo` and the hidden `server run`, given before the
+/// The flags that act on the tasks a client starts: on `termic` itself,
+/// `run`, `attach` and `demo` (each task keeps the flags of the client
+/// that started it; the server has none of its own), given before the
 /// subcommand (`termic --event-log F run claude`) or after it (`termic run
 /// --event-log F claude`). Not clap `global`: a global flag is listed in
 /// every subcommand's help, `termic ls --help` too, where it does nothing.
@@ -87,52 +87,32 @@ impl WorkspaceArgs {
         Ok(merged)
     }
 
-    /// Options for a server a client starts (it runs in `/`, so relative
-    /// paths are made absolute from `cwd`).
-    pub(crate) fn server_args(&self, cwd: &std::path::Path) -> Vec<std::ffi::OsString> {
-        let mut args = Vec::new();
-        if let Some(log) = &self.event_log {
-            args.push("--event-log".into());
-            args.push(cwd.join(log).into_os_string());
+    /// Where the tasks this client starts write their transitions and
+    /// recordings: these flags, relative paths made absolute from `cwd`
+    /// (the server runs in `/`).
+    pub(crate) fn outputs(&self, cwd: &std::path::Path) -> TaskOutputs {
+        TaskOutputs {
+            event_log: self.event_log.as_ref().map(|p| cwd.join(p)),
+            record: self.record.as_ref().map(|p| cwd.join(p)),
+            record_input: self.record_input,
         }
-        if let Some(dir) = &self.record {
-            args.push("--record".into());
-            args.push(cwd.join(dir).into_os_string());
-        }
-        if self.record_input {
-            args.push("--record-input".into());
-        }
-        args
     }
+}
 
-    /// The task runtime for `services`' settings and agents, with this
-    /// command line's event log and recording: the workspace's and the
-    /// server's, so both honour the same flags.
-    pub(crate) fn open_runtime(
-        &self,
-        services: &WorkspaceServices,
-        clock: Arc<dyn Clock>,
-    ) -> Result<(Runtime, Receiver<RuntimeEvent>)> {
-        let mut config = services.config.settings.runtime_config();
-        config.foreground_agents =
-            Arc::new(ForegroundAgents::from_registry(&services.config.agents));
-        // Every task names this process, so that if it dies without ending
-        // them the next server of this data dir can (runtime/orphans.rs).
-        config.owner = crate::runtime::orphans::Owner::of_this_process(services.data_dir())
-            .map(|o| o.env_value());
-        let (runtime, events) = Runtime::new(config, clock);
-        if let Some(path) = &self.event_log {
-            runtime.set_event_log(Some(EventLog::open(path)?));
-        }
-        if let Some(dir) = &self.record {
-            std::fs::create_dir_all(dir).with_context(|| {
-                format!("cannot create the --record directory {}", dir.display())
-            })?;
-            runtime.set_record_dir(Some(dir.clone()));
-            runtime.set_record_input(self.record_input);
-        }
-        Ok((runtime, events))
-    }
+/// The task runtime for `services`' settings and agents: the workspace's
+/// and the server's. It has no event log or recording of its own: each
+/// task has its client's (`Runtime::spawn_with`).
+pub(crate) fn open_runtime(
+    services: &WorkspaceServices,
+    clock: Arc<dyn Clock>,
+) -> (Runtime, Receiver<RuntimeEvent>) {
+    let mut config = services.config.settings.runtime_config();
+    config.foreground_agents = Arc::new(ForegroundAgents::from_registry(&services.config.agents));
+    // Every task names this process, so that if it dies without ending
+    // them the next server of this data dir can (runtime/orphans.rs).
+    config.owner =
+        crate::runtime::orphans::Owner::of_this_process(services.data_dir()).map(|o| o.env_value());
+    Runtime::new(config, clock)
 }
 
 /// The app's prefix key, notification settings, copy-mode keys and (when `may_show_wizard`
@@ -194,10 +174,14 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     let paths = TermicPaths::from_env()?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let path_var = std::env::var_os("PATH").unwrap_or_default();
+    let outputs = args.outputs(&cwd);
     let mut services = WorkspaceServices::new(paths, cwd, path_var)?;
     let settings = services.config.settings.clone();
 
-    let (runtime, runtime_events) = args.open_runtime(&services, Arc::new(SystemClock::new()))?;
+    let (runtime, runtime_events) = open_runtime(&services, Arc::new(SystemClock::new()));
+    // An event log that cannot be opened, a record dir that cannot be
+    // made: said before the screen is taken over.
+    runtime.check_outputs(&outputs)?;
     let options = app_options(&mut services, initial.is_empty())?;
 
     // An unknown agent is reported before the screen is taken over.
@@ -228,6 +212,7 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     )?;
     let size = ratatui::crossterm::terminal::size()?;
     let mut app = App::new(runtime, Box::new(services), options, notifier, size);
+    app.outputs = outputs;
     app.refresh_wired();
     if let Some(message) = crate::config::unknown::summary(&config_warnings) {
         app.message = Some(crate::ui::Message::warning(message));

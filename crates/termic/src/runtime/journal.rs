@@ -174,6 +174,23 @@ impl Journal {
         write_atomic(&path, &bytes).map_err(|e| why(&path, &e))
     }
 
+    /// Task `id` was renamed: its record names it so, so a lost task is
+    /// told by the name the user last gave it. A task with no record
+    /// (none could be kept, or it already ended) stays without one.
+    pub fn rename(&self, id: TaskId, name: &str) -> Result<(), String> {
+        let path = self.path(id);
+        let Ok(bytes) = std::fs::read(&path) else {
+            return Ok(());
+        };
+        let mut record: TaskRecord =
+            serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        name.clone_into(&mut record.name);
+        let bytes = record
+            .to_bytes()
+            .ok_or_else(|| "the record is too large".to_owned())?;
+        write_atomic(&path, &bytes).map_err(|e| why(&path, &e))
+    }
+
     /// Forget task `id` (closed, or ended while the server lives).
     pub fn remove(&self, id: TaskId) {
         let _ = std::fs::remove_file(self.path(id));

@@ -120,7 +120,7 @@ pub fn run(
                     errln!(
                         "termic server: the screen of task {} failed on its output and \
                          started over (its scrollback is kept)",
-                        shared.meta.name
+                        shared.name()
                     );
                     Applied {
                         replies: Vec::new(),

@@ -39,7 +39,6 @@ use crate::app::overlays::unique_name;
 use crate::app::services::Services;
 use crate::clock::{Clock, SystemClock};
 use crate::commands::workspace::services::WorkspaceServices;
-use crate::commands::workspace::WorkspaceArgs;
 use crate::exit_signals;
 use crate::paths::TermicPaths;
 use crate::printed::errln;
@@ -113,7 +112,9 @@ struct Server {
 pub(crate) type ClientOut = Arc<Mutex<BufWriter<UnixStream>>>;
 
 /// `termic server run`: serve until stopped. Called in the detached child.
-pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
+/// The server has no event log or recording of its own: each task has the
+/// ones of the client that started it (`TaskOutputs`).
+pub fn serve(paths: TermicPaths) -> Result<()> {
     let server_paths = ServerPaths::from_env(&paths);
     server_paths.prepare_dir()?;
     // A panic is written to server.log (its stderr) before the thread or
@@ -158,7 +159,7 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
 
     let services = WorkspaceServices::new(paths.clone(), PathBuf::from("/"), Default::default())?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock::new());
-    let (runtime, events) = ws.open_runtime(&services, Arc::clone(&clock))?;
+    let (runtime, events) = crate::commands::workspace::open_runtime(&services, Arc::clone(&clock));
     // Every task this server runs is recorded until it ends or is closed,
     // and the server itself is marked, until it ends on purpose.
     if let Some(me) = me {
@@ -398,6 +399,8 @@ impl Server {
                         RuntimeEvent::Transition(..)
                             | RuntimeEvent::Exited(..)
                             | RuntimeEvent::Removed(..)
+                            | RuntimeEvent::Added(..)
+                            | RuntimeEvent::Renamed(..)
                     );
                     self.publish(event);
                     if changed {
@@ -560,6 +563,7 @@ impl Server {
                 .wait(&task, &states, timeout_ms.map(Duration::from_millis), gone)
                 .map(Response::Waited),
             Request::Stop => Ok(Response::Ok),
+            Request::Rename { task, name } => self.rename(&task, &name).map(Response::Renamed),
             Request::Attach(_) | Request::Input(_) => {
                 Err(anyhow!("input is only for an attached client"))
             }
@@ -577,19 +581,18 @@ impl Server {
 
     fn row(&self, id: TaskId) -> Option<TaskRow> {
         let info = self.runtime.info(id)?;
-        let (state, since) = self
-            .runtime
-            .with_engine(id, |e| (e.state(), e.since()))
-            .unwrap_or((State::Idle, info.meta.started_ms));
+        let state = self.runtime.with_engine(id, |e| e.state());
         let (state, exit_code) = match info.status {
             TaskStatus::Exited(code) => ("exited".to_owned(), code),
-            TaskStatus::Running => (state.as_str().to_owned(), None),
+            TaskStatus::Running => (state.unwrap_or(State::Idle).as_str().to_owned(), None),
         };
+        // The runtime's times (its clock) as Unix ms: the age every
+        // sidebar shows is the same one.
         let now = self.clock.now_ms();
-        let since = self
-            .clock
-            .wall_ms()
-            .saturating_sub(now.saturating_sub(since));
+        let wall_now = self.clock.wall_ms();
+        let wall = |at: u64| wall_now.saturating_sub(now.saturating_sub(at));
+        let since = wall(info.state_since_ms);
+        let started = wall(info.meta.started_ms);
         // Only the two paths, not the whole spec (its argv and env): `wait`
         // builds a row at every change.
         let (cwd, worktree) = lock(&self.specs)
@@ -607,6 +610,7 @@ impl Server {
             agent: info.meta.agent,
             state,
             since,
+            started,
             cwd: cwd.map(|p| p.display().to_string()).unwrap_or_default(),
             worktree: worktree.flatten().map(|w| w.display().to_string()),
             exit_code,
@@ -672,7 +676,7 @@ impl Server {
                 .set_hooks_wired(&launch.spec.agent, launch.hooks_wired);
         }
         let spec = launch.spec.clone();
-        let id = match self.runtime.spawn(launch.spec) {
+        let id = match self.runtime.spawn_with(launch.spec, &run.outputs, None) {
             Ok(id) => id,
             Err(err) => {
                 if let Some(path) = &launch.worktree {
@@ -686,10 +690,20 @@ impl Server {
             crate::app::Launched {
                 spec,
                 worktree: launch.worktree,
+                outputs: run.outputs.clone(),
             },
         );
         self.changed();
         self.row(id).context("the task vanished as it started")
+    }
+
+    /// `termic rename TASK NAME`: the runtime's name, so every sidebar
+    /// shows it on the `Renamed` event.
+    fn rename(&self, task: &str, name: &str) -> Result<TaskRow> {
+        let id = self.resolve(task)?;
+        self.runtime.rename(id, name)?;
+        self.changed();
+        self.row(id).context("that task is gone (it was closed)")
     }
 
     fn send(&self, task: &str, text: &str, enter: bool) -> Result<Response> {
@@ -929,6 +943,7 @@ mod tests {
             agent: "claude".into(),
             state: state.into(),
             since: 0,
+            started: 0,
             cwd: "/".into(),
             worktree: None,
             exit_code: None,

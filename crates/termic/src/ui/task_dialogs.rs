@@ -6,8 +6,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-/// Longest task name, in characters (a name is one sidebar line).
-pub const NAME_LIMIT: usize = 60;
+/// Longest task name, in characters (a name is one sidebar line): the
+/// runtime's rule, whoever renames.
+pub use crate::runtime::names::NAME_LIMIT;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RenameView {
