@@ -295,8 +295,6 @@ mod tests {
             &["termic", "--event-log", "F"][..],
             &["termic", "attach", "--event-log", "F"][..],
             &["termic", "demo", "--event-log", "F"][..],
-            &["termic", "server", "run", "--event-log", "F"][..],
-            &["termic", "--event-log", "F", "server", "run"][..],
         ] {
             assert_eq!(log(workspace(argv, None)), PathBuf::from("F"), "{argv:?}");
         }
@@ -316,7 +314,14 @@ mod tests {
     #[test]
     fn the_workspace_flags_are_refused_where_they_do_nothing() {
         // After the subcommand: clap does not know them there.
-        for sub in [&["ls"][..], &["hooks", "status"], &["server", "stop"]] {
+        // The server has no log of its own (each task has its client's).
+        for sub in [
+            &["ls"][..],
+            &["hooks", "status"],
+            &["server", "stop"],
+            &["server", "run"],
+            &["rename", "1", "x"],
+        ] {
             let mut argv = vec!["termic"];
             argv.extend_from_slice(sub);
             argv.extend(["--event-log", "F"]);
@@ -324,8 +329,14 @@ mod tests {
             assert!(err.contains("--event-log"), "{argv:?}: {err}");
         }
         // Before it: termic says where they act.
-        let err = workspace(&["termic", "--record", "D", "ls"], None).unwrap_err();
-        assert!(err.contains("run, attach or demo"), "{err}");
+        for sub in ["ls", "server"] {
+            let mut argv = vec!["termic", "--record", "D", sub];
+            if sub == "server" {
+                argv.push("run");
+            }
+            let err = workspace(&argv, None).unwrap_err();
+            assert!(err.contains("run, attach or demo"), "{argv:?}: {err}");
+        }
         // The variable alone is no error anywhere.
         assert!(workspace(&["termic", "ls"], Some("F")).is_ok());
     }
