@@ -143,12 +143,7 @@ fn the_workspace_flags_are_in_the_help_only_where_they_act() {
         text(&out.stdout)
     };
     let flags = ["--event-log", "--record <DIR>", "--record-input"];
-    for acts in [
-        &[][..],
-        &["run"],
-        &["attach"],
-        &["demo"],
-    ] {
+    for acts in [&[][..], &["run"], &["attach"], &["demo"]] {
         let h = help(acts);
         for f in flags {
             assert!(h.contains(f), "termic {acts:?} --help lacks {f}:\n{h}");
