@@ -524,6 +524,23 @@ mod tests {
         assert!(!path.exists());
     }
 
+    /// A renamed task's record names it so (a lost task is told by the
+    /// name the user last gave it); a task with no record gets none.
+    #[test]
+    fn a_rename_rewrites_the_record_and_makes_none() {
+        let data = tempfile::tempdir().unwrap();
+        let journal = Journal::new(data.path(), DEAD);
+        let r = record("review", 7, DEAD);
+        journal.write(TaskId(7), &r).unwrap();
+        journal.rename(TaskId(7), "build server").unwrap();
+        let path = data.path().join("tasks").join(format!("{DEAD}-7.json"));
+        let back: TaskRecord = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(back.name, "build server");
+        assert_eq!(back.argv, r.argv);
+        journal.rename(TaskId(8), "x").unwrap();
+        assert_eq!(std::fs::read_dir(journal.dir()).unwrap().count(), 1);
+    }
+
     #[test]
     fn remove_all_takes_only_this_servers_records() {
         let data = tempfile::tempdir().unwrap();

@@ -873,7 +873,46 @@ fn info(task: &TaskShared) -> TaskInfo {
 
 #[cfg(test)]
 mod tests {
-    use super::smallest_free_number;
+    use std::sync::Arc;
+
+    use super::{smallest_free_number, Runtime, RuntimeConfig, TaskOutputs};
+    use crate::clock::ManualClock;
+
+    /// Tasks writing one file share one writer (one stop and one notice
+    /// after a full disk); the writer goes with its last task, and a path
+    /// that cannot be opened is refused with the path.
+    #[test]
+    fn tasks_of_one_event_log_share_its_writer_until_the_last_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (rt, _events) =
+            Runtime::new(RuntimeConfig::default(), Arc::new(ManualClock::new(0, 0)));
+        let path = dir.path().join("a.jsonl");
+        let first = rt.open_event_log(&path).unwrap();
+        let second = rt.open_event_log(&path).unwrap();
+        assert!(Arc::ptr_eq(&first, &second));
+        let other = rt.open_event_log(&dir.path().join("b.jsonl")).unwrap();
+        assert!(!Arc::ptr_eq(&first, &other));
+        drop((first, second, other));
+        let again = rt.open_event_log(&path).unwrap();
+        assert_eq!(
+            super::lock(&rt.inner.event_logs).len(),
+            1,
+            "dead entries pruned"
+        );
+        drop(again);
+        let bad = TaskOutputs {
+            event_log: Some(dir.path().join("no/such/dir/x.jsonl")),
+            ..TaskOutputs::default()
+        };
+        let err = rt.check_outputs(&bad).unwrap_err().to_string();
+        assert!(err.contains("no/such/dir/x.jsonl"), "{err}");
+        let record = TaskOutputs {
+            record: Some(dir.path().join("casts/deep")),
+            ..TaskOutputs::default()
+        };
+        rt.check_outputs(&record).unwrap();
+        assert!(dir.path().join("casts/deep").is_dir());
+    }
 
     #[test]
     fn the_smallest_positive_number_not_held_is_next() {
