@@ -103,8 +103,9 @@ pub struct TaskMeta {
     /// CLI verb take. The smallest positive number no listed task holds
     /// when it started; a restart keeps it. Fixed for the task's life.
     pub number: u32,
-    /// The task's name now: a rename from any client or `termic rename`
-    /// changes it (see [`super::Runtime::rename`]).
+    /// The task's name. In a [`TaskInfo`], the name now (a rename from any
+    /// client or `termic rename` changes it: [`super::Runtime::rename`]);
+    /// in the runtime's own copy, the one it started with.
     pub name: String,
     pub agent: String,
     /// The `TERMIC_TASK_ID` given to the child.
