@@ -550,6 +550,27 @@ fn event_log_and_record_apply_to_the_tasks_their_client_starts_and_no_other() {
     assert_eq!(logged_tasks(&first_log), ["again", "first"]);
     assert_eq!(logged_tasks(&later_log), ["later"]);
 
+    // A rename is the task's name in its log's next lines.
+    let renamed_log = s.f.work.join("renamed.jsonl");
+    run(
+        &["--event-log", renamed_log.to_str().unwrap()],
+        "before",
+        "read l; exit 0",
+    );
+    let out = s.expect(&["rename", "before", "after-rename"], 0);
+    assert_eq!(
+        out.trim(),
+        format!("Renamed task {} to after-rename.", s.ls().len())
+    );
+    s.expect(&["send", "after-rename", "go", "--enter"], 0);
+    exited("after-rename");
+    let last = log_lines(&renamed_log).pop().unwrap();
+    assert_eq!(
+        (&last["task"], &last["to"]),
+        (&"after-rename".into(), &"exited".into()),
+        "{last}"
+    );
+
     // --record: a recording of that task only, holding what it printed.
     let casts = s.f.work.join("casts");
     run(&["--record", "casts"], "rec", "echo REC-MARK; exit 0");
