@@ -174,6 +174,23 @@ impl Journal {
         write_atomic(&path, &bytes).map_err(|e| why(&path, &e))
     }
 
+    /// Task `id` was renamed: its record names it so, so a lost task is
+    /// told by the name the user last gave it. A task with no record
+    /// (none could be kept, or it already ended) stays without one.
+    pub fn rename(&self, id: TaskId, name: &str) -> Result<(), String> {
+        let path = self.path(id);
+        let Ok(bytes) = std::fs::read(&path) else {
+            return Ok(());
+        };
+        let mut record: TaskRecord =
+            serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        name.clone_into(&mut record.name);
+        let bytes = record
+            .to_bytes()
+            .ok_or_else(|| "the record is too large".to_owned())?;
+        write_atomic(&path, &bytes).map_err(|e| why(&path, &e))
+    }
+
     /// Forget task `id` (closed, or ended while the server lives).
     pub fn remove(&self, id: TaskId) {
         let _ = std::fs::remove_file(self.path(id));
@@ -505,6 +522,23 @@ mod tests {
         assert_eq!(std::fs::read_dir(journal.dir()).unwrap().count(), 1);
         journal.remove(TaskId(7));
         assert!(!path.exists());
+    }
+
+    /// A renamed task's record names it so (a lost task is told by the
+    /// name the user last gave it); a task with no record gets none.
+    #[test]
+    fn a_rename_rewrites_the_record_and_makes_none() {
+        let data = tempfile::tempdir().unwrap();
+        let journal = Journal::new(data.path(), DEAD);
+        let r = record("review", 7, DEAD);
+        journal.write(TaskId(7), &r).unwrap();
+        journal.rename(TaskId(7), "build server").unwrap();
+        let path = data.path().join("tasks").join(format!("{DEAD}-7.json"));
+        let back: TaskRecord = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(back.name, "build server");
+        assert_eq!(back.argv, r.argv);
+        journal.rename(TaskId(8), "x").unwrap();
+        assert_eq!(std::fs::read_dir(journal.dir()).unwrap().count(), 1);
     }
 
     #[test]

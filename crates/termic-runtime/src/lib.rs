@@ -22,6 +22,7 @@
 //! - [`foreground`]: which agent runs in a command or shell task's foreground.
 //! - [`history`]: compact scrollback outside the screen model.
 //! - [`journal`]: the server's record of each live task, to tell lost ones.
+//! - [`names`]: what a task name may be (pure).
 //! - [`orphans`]: ending what a termic killed without ending its tasks left.
 //! - [`spawn`]: PTY open (under one process-wide lock) and child start.
 //! - [`reader`]: the reader thread (read, query scan, engine).
@@ -41,6 +42,7 @@ pub mod events;
 pub mod foreground;
 pub mod history;
 pub mod journal;
+pub mod names;
 pub mod orphans;
 pub mod program;
 pub mod reader;
@@ -62,7 +64,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::num::NonZeroU16;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::thread;
 use std::time::Duration;
 
@@ -79,8 +81,8 @@ use history::History;
 use signals::TaskSignals;
 use task::TaskShared;
 pub use types::{
-    RuntimeConfig, RuntimeError, RuntimeEvent, TaskId, TaskInfo, TaskMeta, TaskSpec, TaskStatus,
-    TermSize, DEFAULT_SCROLLBACK,
+    RuntimeConfig, RuntimeError, RuntimeEvent, TaskId, TaskInfo, TaskMeta, TaskOutputs, TaskSpec,
+    TaskStatus, TermSize, DEFAULT_SCROLLBACK,
 };
 
 /// How long the exit waiter lets the reader and the screen thread drain
@@ -101,7 +103,14 @@ struct Inner {
     clock: Arc<dyn Clock>,
     /// Verified hooks status per agent id (the tui computes it).
     hooks_wired: Arc<Mutex<HashMap<String, bool>>>,
+    /// The event log of tasks spawned with [`Runtime::spawn`] (the
+    /// in-process tools' and tests'; the server gives each task its own).
     event_log: Mutex<Option<Arc<EventLog>>>,
+    /// Every event log a task has open, by path, so tasks of one file
+    /// share one writer (one stop, one notice). An entry goes with its
+    /// last task; dead ones are pruned at each open, so the map holds at
+    /// most one entry per file some live task writes.
+    event_logs: Mutex<HashMap<PathBuf, Weak<EventLog>>>,
     record_dir: Mutex<Option<PathBuf>>,
     /// `--record-input`: recordings keep the keystrokes themselves.
     record_input: AtomicBool,
@@ -180,6 +189,7 @@ impl Runtime {
             clock,
             hooks_wired: Arc::new(Mutex::new(HashMap::new())),
             event_log: Mutex::new(None),
+            event_logs: Mutex::new(HashMap::new()),
             record_dir: Mutex::new(None),
             record_input: AtomicBool::new(false),
             journal: Mutex::new(None),
@@ -209,8 +219,23 @@ impl Runtime {
 
     /// Start a task. Its output starts flowing to the screen model at once.
     /// It takes the smallest number no listed task holds.
+    /// Its transitions go to the runtime's event log and its recording to
+    /// its record dir ([`Runtime::set_event_log`], [`Runtime::set_record_dir`]).
     pub fn spawn(&self, spec: TaskSpec) -> Result<TaskId, RuntimeError> {
-        self.spawn_task(spec, None)
+        self.spawn_task(spec, None, None)
+    }
+
+    /// Start a task whose transitions and recording go where `outputs`
+    /// says (the flags of the client that started it), and nowhere else;
+    /// in place of task `replaces` when given (see
+    /// [`Runtime::spawn_replacing`]).
+    pub fn spawn_with(
+        &self,
+        spec: TaskSpec,
+        outputs: &TaskOutputs,
+        replaces: Option<TaskId>,
+    ) -> Result<TaskId, RuntimeError> {
+        self.spawn_task(spec, replaces, Some(outputs))
     }
 
     /// Start a task in place of task `old` (a restart): the new task takes
@@ -218,11 +243,63 @@ impl Runtime {
     /// lists two tasks with one number. When the new task cannot start,
     /// `old` stays as it was.
     pub fn spawn_replacing(&self, old: TaskId, spec: TaskSpec) -> Result<TaskId, RuntimeError> {
-        self.spawn_task(spec, Some(old))
+        self.spawn_task(spec, Some(old), None)
     }
 
-    fn spawn_task(&self, spec: TaskSpec, replaces: Option<TaskId>) -> Result<TaskId, RuntimeError> {
+    /// Whether tasks can be started with `outputs`: its event log opens
+    /// and its record dir exists or can be made. For a client that
+    /// attaches with `--event-log`/`--record`, so a bad path is refused as
+    /// it attaches, not at its first task.
+    pub fn check_outputs(&self, outputs: &TaskOutputs) -> Result<(), RuntimeError> {
+        if let Some(path) = &outputs.event_log {
+            self.open_event_log(path)?;
+        }
+        if let Some(dir) = &outputs.record {
+            std::fs::create_dir_all(dir).map_err(|source| RuntimeError::Record {
+                dir: dir.clone(),
+                source,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The event log at `path`, shared with the tasks that already write
+    /// it, or opened now.
+    pub fn open_event_log(&self, path: &std::path::Path) -> Result<Arc<EventLog>, RuntimeError> {
+        let mut logs = lock(&self.inner.event_logs);
+        logs.retain(|_, log| log.strong_count() > 0);
+        if let Some(log) = logs.get(path).and_then(Weak::upgrade) {
+            return Ok(log);
+        }
+        let log = Arc::new(EventLog::open(path)?);
+        logs.insert(path.to_owned(), Arc::downgrade(&log));
+        Ok(log)
+    }
+
+    fn spawn_task(
+        &self,
+        spec: TaskSpec,
+        replaces: Option<TaskId>,
+        outputs: Option<&TaskOutputs>,
+    ) -> Result<TaskId, RuntimeError> {
         let config = &self.inner.config;
+        // Where this task's transitions and recording go, checked before
+        // anything starts.
+        let (event_log, record_dir, record_input) = match outputs {
+            Some(o) => (
+                o.event_log
+                    .as_deref()
+                    .map(|p| self.open_event_log(p))
+                    .transpose()?,
+                o.record.clone(),
+                o.record_input,
+            ),
+            None => (
+                lock(&self.inner.event_log).clone(),
+                lock(&self.inner.record_dir).clone(),
+                self.inner.record_input.load(Ordering::Relaxed),
+            ),
+        };
         let spawned = spawn::spawn(&spec, &config.term_program, config.owner.as_deref())?;
         let id = TaskId(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
         let journal = lock(&self.inner.journal).clone();
@@ -241,7 +318,7 @@ impl Runtime {
         let wired = self.hooks_wired_for(&spec.agent);
         let master_fd = spawned.master.as_raw_fd();
         let engine = Engine::new(EngineConfig::new(&spec.profile, &spawned.task_id, wired));
-        let recorder = match lock(&self.inner.record_dir).clone() {
+        let recorder = match record_dir {
             None => None,
             Some(dir) => {
                 let facts = RecordingFacts {
@@ -249,7 +326,7 @@ impl Runtime {
                     profile: &spec.profile,
                     task_id: &spawned.task_id,
                     hooks_wired: wired,
-                    record_input: self.inner.record_input.load(Ordering::Relaxed),
+                    record_input,
                     cols: spec.size.cols,
                     rows: spec.size.rows,
                     start_ms: self.inner.clock.now_ms(),
@@ -285,7 +362,10 @@ impl Runtime {
             Some(old) => old.meta.number,
             None => smallest_free_number(tasks.values().map(|t| t.meta.number)),
         };
+        let started_ms = self.inner.clock.now_ms();
         let shared = Arc::new(TaskShared {
+            name: Mutex::new(spec.name.clone()),
+            state_since: AtomicU64::new(started_ms),
             meta: TaskMeta {
                 id,
                 number,
@@ -294,7 +374,7 @@ impl Runtime {
                 task_id: spawned.task_id,
                 pty_path: spawned.pty_path,
                 pid: spawned.pid,
-                started_ms: self.inner.clock.now_ms(),
+                started_ms,
                 container: spec.container,
             },
             clock: Arc::clone(&self.inner.clock),
@@ -303,7 +383,7 @@ impl Runtime {
             entered,
             parser: parking_lot::Mutex::new(parser),
             signals: parking_lot::Mutex::new(TaskSignals::new(engine, recorder)),
-            event_log: lock(&self.inner.event_log).clone(),
+            event_log,
             input: Arc::clone(&input),
             replies_dropped: AtomicBool::new(false),
             master: Mutex::new(spawned.master),
@@ -428,10 +508,36 @@ impl Runtime {
                 source,
             });
         }
+        // Every attached sidebar lists it now, before it prints anything;
+        // before the old one's `Removed`, so a sidebar replaces that row in
+        // place.
+        shared.send(RuntimeEvent::Added(id));
         if let Some(old) = replaced {
             self.forget(&old);
         }
         Ok(id)
+    }
+
+    /// Rename task `id` (any client's prefix `,`, `termic rename`): every
+    /// sidebar, `termic ls`, the verbs' TASK and the event log's next
+    /// lines take the new name (a recording keeps the one in its header).
+    /// The name is checked ([`names::task_name`]); the one kept is
+    /// returned. `Renamed` follows on the channel.
+    pub fn rename(&self, id: TaskId, name: &str) -> Result<String, RuntimeError> {
+        let name = names::task_name(name)?;
+        let task = self.task(id)?;
+        name.clone_into(&mut lock(&task.name));
+        if task.status() == TaskStatus::Running {
+            if let Some(journal) = lock(&self.inner.journal).as_ref() {
+                if let Err(why) = journal.rename(id, &name) {
+                    task.send(RuntimeEvent::Log(format!(
+                        "cannot rename the task's record: {why}"
+                    )));
+                }
+            }
+        }
+        task.send(RuntimeEvent::Renamed(id, name.clone()));
+        Ok(name)
     }
 
     /// Undo a spawn whose threads could not all be started: no half task
@@ -778,15 +884,60 @@ fn watches_foreground(profile: &str) -> bool {
 }
 
 fn info(task: &TaskShared) -> TaskInfo {
+    let mut meta = task.meta.clone();
+    meta.name = task.name();
+    // The status first: an exit publishes its transition (the age) before
+    // it sets the status, so an exited task never shows an older age.
+    let status = task.status();
     TaskInfo {
-        meta: task.meta.clone(),
-        status: task.status(),
+        meta,
+        status,
+        state_since_ms: task.state_since(),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::smallest_free_number;
+    use std::sync::Arc;
+
+    use super::{smallest_free_number, Runtime, RuntimeConfig, TaskOutputs};
+    use crate::clock::ManualClock;
+
+    /// Tasks writing one file share one writer (one stop and one notice
+    /// after a full disk); the writer goes with its last task, and a path
+    /// that cannot be opened is refused with the path.
+    #[test]
+    fn tasks_of_one_event_log_share_its_writer_until_the_last_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (rt, _events) =
+            Runtime::new(RuntimeConfig::default(), Arc::new(ManualClock::new(0, 0)));
+        let path = dir.path().join("a.jsonl");
+        let first = rt.open_event_log(&path).unwrap();
+        let second = rt.open_event_log(&path).unwrap();
+        assert!(Arc::ptr_eq(&first, &second));
+        let other = rt.open_event_log(&dir.path().join("b.jsonl")).unwrap();
+        assert!(!Arc::ptr_eq(&first, &other));
+        drop((first, second, other));
+        let again = rt.open_event_log(&path).unwrap();
+        assert_eq!(
+            super::lock(&rt.inner.event_logs).len(),
+            1,
+            "dead entries pruned"
+        );
+        drop(again);
+        let bad = TaskOutputs {
+            event_log: Some(dir.path().join("no/such/dir/x.jsonl")),
+            ..TaskOutputs::default()
+        };
+        let err = rt.check_outputs(&bad).unwrap_err().to_string();
+        assert!(err.contains("no/such/dir/x.jsonl"), "{err}");
+        let record = TaskOutputs {
+            record: Some(dir.path().join("casts/deep")),
+            ..TaskOutputs::default()
+        };
+        rt.check_outputs(&record).unwrap();
+        assert!(dir.path().join("casts/deep").is_dir());
+    }
 
     #[test]
     fn the_smallest_positive_number_not_held_is_next() {

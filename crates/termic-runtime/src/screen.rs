@@ -119,7 +119,7 @@ pub fn run(
                     shared.send(RuntimeEvent::Log(format!(
                         "the screen of task {} failed on its output and \
                          started over (its scrollback is kept)",
-                        shared.meta.name
+                        shared.name()
                     )));
                     Applied {
                         replies: Vec::new(),

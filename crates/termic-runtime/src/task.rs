@@ -2,7 +2,7 @@
 //! [`super::Runtime`] API all touch. Locks are held briefly and never across
 //! a blocking read.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use portable_pty::MasterPty;
@@ -19,7 +19,14 @@ use super::{lock, RuntimeEvent, TaskMeta, TaskStatus};
 
 /// The parts of a task that outlive the spawn call.
 pub struct TaskShared {
+    /// The task's fixed facts; its name is [`TaskShared::name`] (a rename
+    /// changes it), `meta.name` only the one it started with.
     pub meta: TaskMeta,
+    /// The task's name now.
+    pub(super) name: Mutex<String>,
+    /// When the task entered its current state (ms on the runtime clock):
+    /// its start, then each published transition's time.
+    pub(super) state_since: AtomicU64,
     pub clock: Arc<dyn Clock>,
     /// Set by the reader on new output, cleared when the UI reads the screen.
     pub dirty: AtomicBool,
@@ -114,6 +121,11 @@ impl TaskShared {
             let entries = signals.log_entries(now, &transitions);
             self.write_log(&entries);
         }
+        // Under the signals lock: the age `ls` and every sidebar read is
+        // the last transition's, in the engine's order.
+        if let Some(last) = transitions.last() {
+            self.state_since.store(last.at, Ordering::Release);
+        }
         for t in transitions {
             self.send(RuntimeEvent::Transition(self.meta.id, t));
         }
@@ -133,8 +145,9 @@ impl TaskShared {
         let now = self.clock.now_ms();
         let wall_now = self.clock.wall_ms();
         let wall = |at: u64| wall_now.saturating_sub(now.saturating_sub(at));
+        let name = self.name();
         let label = TaskLabel {
-            task: &self.meta.name,
+            task: &name,
             pid: self.meta.pid,
             agent: &self.meta.agent,
         };
@@ -191,7 +204,7 @@ impl TaskShared {
             self.send(RuntimeEvent::Log(format!(
                 "task {} does not read its input: its terminal replies \
                  are dropped past {} KiB waiting",
-                self.meta.name,
+                self.name(),
                 super::writer::REPLY_BUDGET / 1024
             )));
             self.send(RuntimeEvent::RepliesDropped(self.meta.id));
@@ -200,6 +213,16 @@ impl TaskShared {
 
     pub fn lock_master(&self) -> MutexGuard<'_, Box<dyn MasterPty + Send>> {
         lock(&self.master)
+    }
+
+    /// The task's name now (a rename from any client changes it).
+    pub fn name(&self) -> String {
+        lock(&self.name).clone()
+    }
+
+    /// When the task entered its current state (ms on the runtime clock).
+    pub fn state_since(&self) -> u64 {
+        self.state_since.load(Ordering::Acquire)
     }
 
     pub fn status(&self) -> TaskStatus {

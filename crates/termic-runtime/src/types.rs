@@ -73,6 +73,13 @@ pub enum RuntimeEvent {
     /// The task was closed (by this UI, another attached client or `termic
     /// kill`) and is no longer in the runtime.
     Removed(TaskId),
+    /// The task was listed (started by any client, `termic run --detach`,
+    /// or a restart): every attached sidebar shows it at once, before it
+    /// prints anything.
+    Added(TaskId),
+    /// The task's name changed (prefix `,` in any client, `termic
+    /// rename`): the new name, already in the runtime.
+    Renamed(TaskId, String),
     /// The program does not read its input and its terminal replies went
     /// past their budget: termic drops them from now on until it reads.
     /// Sent once per task.
@@ -100,6 +107,9 @@ pub struct TaskMeta {
     /// CLI verb take. The smallest positive number no listed task holds
     /// when it started; a restart keeps it. Fixed for the task's life.
     pub number: u32,
+    /// The task's name. In a [`TaskInfo`], the name now (a rename from any
+    /// client or `termic rename` changes it: [`super::Runtime::rename`]);
+    /// in the runtime's own copy, the one it started with.
     pub name: String,
     pub agent: String,
     /// The `TERMIC_TASK_ID` given to the child.
@@ -108,6 +118,7 @@ pub struct TaskMeta {
     pub pty_path: PathBuf,
     /// Child pid: also its process group and session id (a session leader).
     pub pid: i32,
+    /// When the task started (ms on the runtime's clock).
     pub started_ms: u64,
     /// The task's container, for a Docker task.
     pub container: Option<ContainerTask>,
@@ -129,6 +140,30 @@ impl TaskMeta {
 pub struct TaskInfo {
     pub meta: TaskMeta,
     pub status: TaskStatus,
+    /// When the task entered its current state (ms on the runtime's
+    /// clock): its start, then each transition's time, the exit last. The
+    /// one age every sidebar and `termic ls` show.
+    pub state_since_ms: u64,
+}
+
+/// Where one task's transitions and recording go: the `--event-log`,
+/// `--record` and `--record-input` of the client that started it (a
+/// restart keeps them). Paths are absolute (the server runs in `/`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TaskOutputs {
+    #[serde(default)]
+    pub event_log: Option<PathBuf>,
+    #[serde(default)]
+    pub record: Option<PathBuf>,
+    #[serde(default)]
+    pub record_input: bool,
+}
+
+impl TaskOutputs {
+    /// Whether the task writes nothing of its own.
+    pub fn is_empty(&self) -> bool {
+        self.event_log.is_none() && self.record.is_none()
+    }
 }
 
 /// Settings that apply to every task.
@@ -172,6 +207,10 @@ pub enum RuntimeError {
     Pty { what: &'static str, message: String },
     #[error("cannot start `{command}`: {message}")]
     Spawn { command: String, message: String },
+    #[error(transparent)]
+    EventLog(#[from] crate::eventlog::EventLogError),
+    #[error(transparent)]
+    Name(#[from] super::names::NameError),
     #[error("cannot record into {dir}: {source} (check --record's directory)", dir = dir.display())]
     Record {
         dir: PathBuf,

@@ -48,7 +48,7 @@ use crate::ui::sidebar::Badge;
 use crate::ui::{Message, Overlay, WorkspaceView};
 use ratatui::layout::Rect;
 use termic_runtime::clock::Clock;
-use termic_runtime::{lock, Runtime, RuntimeEvent, TaskId, TaskSpec, TermSize};
+use termic_runtime::{lock, Runtime, RuntimeEvent, TaskId, TaskOutputs, TaskSpec, TermSize};
 
 use self::frame_pacer::FramePacer;
 use self::services::Services;
@@ -64,6 +64,9 @@ pub use self::frame_pacer::FRAME_MS;
 pub struct Launched {
     pub spec: TaskSpec,
     pub worktree: Option<std::path::PathBuf>,
+    /// The event log and recording of the client that started it: a
+    /// restart from any client keeps them.
+    pub outputs: TaskOutputs,
 }
 
 /// Every task's [`Launched`] by runtime id, shared by the server and each
@@ -132,6 +135,9 @@ pub struct App {
     last_focused: Option<u64>,
     /// Attached with other clients: whose size the tasks take.
     pub size_claim: Option<attach::SizeClaim>,
+    /// Where the transitions and recordings of the tasks this app starts
+    /// go (its client's `--event-log`, `--record`, `--record-input`).
+    pub outputs: TaskOutputs,
 }
 
 impl App {
@@ -174,6 +180,7 @@ impl App {
             split: None,
             last_focused: None,
             size_claim: None,
+            outputs: TaskOutputs::default(),
         }
     }
 
@@ -215,7 +222,7 @@ impl App {
             self.wired.insert(spec.agent.clone(), hooks_wired);
         }
         let kept = spec.clone();
-        let id = match self.runtime.spawn(spec) {
+        let id = match self.runtime.spawn_with(spec, &self.outputs, None) {
             Ok(id) => id,
             Err(err) => {
                 // A task that never started leaves no worktree and no branch.
@@ -232,10 +239,14 @@ impl App {
             Launched {
                 spec: kept,
                 worktree: worktree.clone(),
+                outputs: self.outputs.clone(),
             },
         );
-        let number = self.runtime.info(id).map_or(0, |i| i.meta.number);
-        let mut entry = TaskEntry::new(id.0, number, name, agent, self.now_ms());
+        let (number, started) = self
+            .runtime
+            .info(id)
+            .map_or((0, self.now_ms()), |i| (i.meta.number, i.meta.started_ms));
+        let mut entry = TaskEntry::new(id.0, number, name, agent, started);
         entry.worktree = worktree;
         entry.profile = profile;
         self.tasks.push(entry);
@@ -431,22 +442,23 @@ impl App {
             self.tasks.remove(id);
         }
         self.adopt_tasks(0);
-        let now = self.now_ms();
         for info in self.runtime.tasks() {
             let id = info.meta.id;
             let engine = self
                 .runtime
-                .with_engine(id, |e| (e.state(), e.since(), e.attention().cloned()));
+                .with_engine(id, |e| (e.state(), e.attention().cloned()));
             let Some(entry) = self.tasks.get_mut(id.0) else {
                 continue;
             };
+            entry.name = tasks::shown(&info.meta.name);
             if let termic_runtime::TaskStatus::Exited(code) = info.status {
-                entry.set_badge(Badge::Exited(code), now, true, None);
-            } else if let Some((state, since, attention)) = engine {
+                entry.set_badge(Badge::Exited(code), info.state_since_ms, true, None);
+            } else if let Some((state, attention)) = engine {
                 if let Some((badge, _)) = badge_for(state, attention.as_ref()) {
-                    entry.set_badge(badge, since, true, None);
+                    entry.set_badge(badge, info.state_since_ms, true, None);
                 }
             }
+            entry.since_ms = info.state_since_ms;
             self.refresh_foreground(id);
         }
         self.after_focus_change();
@@ -474,6 +486,14 @@ impl App {
             self.needs_draw = true;
             return;
         }
+        if let RuntimeEvent::Renamed(id, name) = &event {
+            // Renamed in any client or by `termic rename`: the runtime's.
+            if let Some(entry) = self.tasks.get_mut(id.0) {
+                entry.name = tasks::shown(name);
+                self.needs_draw = true;
+            }
+            return;
+        }
         if self.attached {
             // Another client or `termic run --detach` started it.
             if let RuntimeEvent::Dirty(id)
@@ -487,6 +507,15 @@ impl App {
                     self.adopt_tasks(0);
                 }
             }
+        }
+        if let RuntimeEvent::Added(id) = event {
+            // Started anywhere (another client, `termic run --detach`, a
+            // restart): listed here before it prints anything.
+            if self.tasks.index_of(id.0).is_none() {
+                self.adopt_tasks(0);
+                self.needs_draw = true;
+            }
+            return;
         }
         if let RuntimeEvent::Dirty(id) | RuntimeEvent::Transition(id, _) = &event {
             self.refresh_foreground(*id);
@@ -504,16 +533,19 @@ impl App {
             // The loop asks for the next deadline before every sleep.
             RuntimeEvent::DeadlineChanged(_) => {}
             RuntimeEvent::Exited(id, code) => {
-                let now = self.now_ms();
+                let since = self.state_since(id);
                 if let Some(entry) = self.tasks.get_mut(id.0) {
-                    entry.set_badge(Badge::Exited(code), now, false, None);
+                    entry.set_badge(Badge::Exited(code), since, false, None);
+                    entry.since_ms = since;
                 }
                 self.needs_draw = true;
             }
             RuntimeEvent::Removed(_)
             | RuntimeEvent::Notice(_)
             | RuntimeEvent::Log(_)
-            | RuntimeEvent::Resync => {}
+            | RuntimeEvent::Resync
+            | RuntimeEvent::Added(_)
+            | RuntimeEvent::Renamed(..) => {}
             RuntimeEvent::RepliesDropped(id) => {
                 if let Some(entry) = self.tasks.get_mut(id.0) {
                     self.message = Some(Message::warning(format!(
@@ -536,11 +568,16 @@ impl App {
         let Some((badge, detail)) = badge_of(t) else {
             return;
         };
+        // The age is the runtime's (the time it entered its state now),
+        // the one `termic ls` and every other client show.
+        let since = self.state_since(id);
         let Some(entry) = self.tasks.get_mut(id.0) else {
             return;
         };
         self.wiring.moment(&entry.agent);
-        if let Some(attention) = entry.set_badge(badge, t.at, watched, detail) {
+        let attention = entry.set_badge(badge, t.at, watched, detail);
+        entry.since_ms = since;
+        if let Some(attention) = attention {
             let event = AttentionEvent {
                 task: entry.name.clone(),
                 agent: entry.agent.clone(),
@@ -560,6 +597,14 @@ impl App {
             self.check_earned_prompt(id);
         }
         self.needs_draw = true;
+    }
+
+    /// When task `id` entered its current state, as the runtime keeps it
+    /// (now, for a task already gone).
+    fn state_since(&self, id: TaskId) -> u64 {
+        self.runtime
+            .info(id)
+            .map_or_else(|| self.now_ms(), |i| i.state_since_ms)
     }
 
     /// Copies the focused pane out of its screen model (scrolled back when

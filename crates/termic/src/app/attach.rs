@@ -29,10 +29,22 @@ impl App {
     pub fn adopt_tasks(&mut self, away_since_ms: u64) {
         let focused = self.tasks.focused;
         let mut adopted = false;
-        for info in self.runtime.tasks() {
+        let infos = self.runtime.tasks();
+        for info in &infos {
             let id = info.meta.id;
             if self.tasks.index_of(id.0).is_some() {
                 continue;
+            }
+            // A restart elsewhere: the new task took the number of one
+            // this sidebar shows that the runtime no longer has. It takes
+            // that row in place (and its focus), as in the client that
+            // restarted it.
+            let replaced = self.tasks.entries.iter().position(|e| {
+                e.number == info.meta.number && !infos.iter().any(|i| i.meta.id.0 == e.id)
+            });
+            if let Some(index) = replaced {
+                let old = self.tasks.entries[index].id;
+                self.replaced_task(old, id);
             }
             let mut entry = TaskEntry::new(
                 id.0,
@@ -42,14 +54,12 @@ impl App {
                 info.meta.started_ms,
             );
             let engine = self.runtime.with_engine(id, |e| {
-                (
-                    e.state(),
-                    e.since(),
-                    e.attention().cloned(),
-                    e.config().agent.clone(),
-                )
+                (e.state(), e.attention().cloned(), e.config().agent.clone())
             });
-            if let Some((state, since, attention, profile)) = engine {
+            // Ages are the runtime's: the time each task entered its state,
+            // whenever this client attached.
+            let since = info.state_since_ms;
+            if let Some((state, attention, profile)) = engine {
                 entry.profile = profile;
                 if let Some((badge, _)) = super::badge_for(state, attention.as_ref()) {
                     entry.set_badge(badge, since, false, None);
@@ -57,12 +67,19 @@ impl App {
                 entry.unseen = entry.unseen && since > away_since_ms;
             }
             if let TaskStatus::Exited(code) = info.status {
-                entry.set_badge(Badge::Exited(code), self.now_ms(), true, None);
+                entry.set_badge(Badge::Exited(code), since, true, None);
             }
+            entry.since_ms = since;
             entry.worktree = termic_runtime::lock(&self.specs)
                 .get(&id.0)
                 .and_then(|l| l.worktree.clone());
-            self.tasks.entries.push(entry);
+            match replaced {
+                Some(index) => {
+                    entry.unseen = false;
+                    self.tasks.entries[index] = entry;
+                }
+                None => self.tasks.entries.push(entry),
+            }
             adopted = true;
         }
         if !adopted {
@@ -73,7 +90,12 @@ impl App {
             None => self.tasks.focus(0),
         }
         self.after_focus_change();
-        self.resize_tasks();
+        // The new tasks take the tasks' size: the latest active client's,
+        // not this one's when another client is in use.
+        if self.is_latest_client() {
+            self.resize_tasks();
+        }
+        self.request_draw();
     }
 
     /// Focuses the task with runtime id `id`.

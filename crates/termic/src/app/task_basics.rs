@@ -6,7 +6,6 @@ use ratatui::crossterm::event::KeyEvent;
 use super::clipboard;
 use super::copy_mode::{CopyMode, CopyOutcome};
 use super::App;
-use crate::ui::sidebar::Badge;
 use crate::ui::task_dialogs::{DetailsView, RenameView};
 use crate::ui::Message;
 use crate::ui::Overlay;
@@ -24,19 +23,46 @@ impl App {
         }
     }
 
-    /// Renames task `task`. An empty name keeps the old one.
+    /// Renames task `task` in the runtime, so every client, `termic ls`
+    /// and the verbs' TASK take the new name (each sidebar changes on the
+    /// `Renamed` event). An empty name keeps the old one; a name the
+    /// runtime refuses says why on the message line.
     pub fn rename(&mut self, task: u64, name: &str) {
-        let name = name.trim();
-        if name.is_empty() {
+        if name.trim().is_empty() {
             return;
         }
-        if let Some(entry) = self.tasks.get_mut(task) {
-            entry.name = super::tasks::shown(name);
+        match self.runtime.rename(TaskId(task), name) {
+            Ok(name) => {
+                if let Some(entry) = self.tasks.get_mut(task) {
+                    entry.name = super::tasks::shown(&name);
+                }
+            }
+            Err(err) => self.message = Some(Message::error(format!("Not renamed: {err}"))),
+        }
+        self.request_draw();
+    }
+
+    /// Task `old` was replaced by task `new` (a restart, in this client or
+    /// another): the split and the last focus follow it to its new id.
+    pub(super) fn replaced_task(&mut self, old: u64, new: TaskId) {
+        if let Some(split) = &mut self.split {
+            for half in [&mut split.first, &mut split.second] {
+                if *half == old {
+                    *half = new.0;
+                }
+            }
+        }
+        if self.last_focused == Some(old) {
+            self.last_focused = Some(new.0);
+        }
+        if self.copy.as_ref().is_some_and(|c| c.task == old) {
+            self.copy = None;
         }
     }
 
-    /// Starts an exited task again: the same command, directory, env and
-    /// worktree, in its place in the list, under its current name.
+    /// Starts an exited task again: the same command, directory, env,
+    /// worktree, event log and recording, in its place in the list (the
+    /// runtime gives it the old one's number), under its current name.
     pub fn restart_focused(&mut self) {
         let Some(entry) = self.tasks.focused_entry() else {
             return;
@@ -51,42 +77,31 @@ impl App {
         let Some(mut launched) = termic_runtime::lock(&self.specs).get(&old).cloned() else {
             return;
         };
-        let spec = &mut launched.spec;
-        spec.size = self.task_size(old);
-        spec.name = name.clone();
+        launched.spec.size = self.task_size(old);
+        // The runtime's name, which a rename in any client changed.
+        if let Some(info) = self.runtime.info(TaskId(old)) {
+            launched.spec.name = info.meta.name;
+        }
         // In place: the new task takes the old one's number (its label,
         // its jump key, what the CLI calls it) and the old one goes.
-        let id = match self.runtime.spawn_replacing(TaskId(old), spec.clone()) {
+        let spawned =
+            self.runtime
+                .spawn_with(launched.spec.clone(), &launched.outputs, Some(TaskId(old)));
+        let id = match spawned {
             Ok(id) => id,
             Err(err) => {
                 self.message = Some(Message::error(format!("Cannot restart {name}: {err}")));
                 return;
             }
         };
-        termic_runtime::lock(&self.specs).remove(&old);
-        if let Some(split) = &mut self.split {
-            for half in [&mut split.first, &mut split.second] {
-                if *half == old {
-                    *half = id.0;
-                }
-            }
+        {
+            let mut specs = termic_runtime::lock(&self.specs);
+            specs.remove(&old);
+            specs.insert(id.0, launched);
         }
-        termic_runtime::lock(&self.specs).insert(id.0, launched);
-        let now = self.now_ms();
-        if self.last_focused == Some(old) {
-            self.last_focused = Some(id.0);
-        }
-        if let Some(entry) = self.tasks.get_mut(old) {
-            entry.id = id.0;
-            entry.log_cursor = 0;
-            entry.badge = Badge::Idle;
-            entry.since_ms = now;
-            entry.started_ms = now;
-            entry.unseen = false;
-            entry.timeline.clear();
-            entry.foreground = None;
-        }
-        self.after_focus_change();
+        // The row is replaced as any client replaces it on the runtime's
+        // event: a fresh entry for the new task, where the old one was.
+        self.adopt_tasks(0);
     }
 
     /// The details panel for the focused task.

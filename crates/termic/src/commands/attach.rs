@@ -93,7 +93,10 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
     for w in &crate::config::Config::load_lenient(&paths.config_dir).warnings {
         errln!("termic: warning: {w}");
     }
-    let mut client = match client::connect(&paths, Start::IfNeeded(ws.server_args(&cwd)))? {
+    // Checked before the server starts: the tasks this client starts write
+    // here, and a path that cannot be used is refused now.
+    let outputs = ws.outputs(&cwd);
+    let mut client = match client::connect(&paths, Start::IfNeeded)? {
         Some(Connected::Ready(client)) => client,
         Some(Connected::Mismatch { message, .. }) => bail!("{message}"),
         None => bail!("the termic server did not start"),
@@ -123,6 +126,7 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
         cols,
         rows,
         env: crate::server::protocol::client_env(),
+        outputs,
     };
     write_frame(&mut output, &Request::Attach(request))
         .context("cannot talk to the termic server")?;

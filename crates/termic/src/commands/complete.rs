@@ -85,6 +85,7 @@ mod tests {
             agent: String::new(),
             state: state.to_owned(),
             since: 0,
+            started: 0,
             cwd: String::new(),
             worktree: None,
             exit_code: None,

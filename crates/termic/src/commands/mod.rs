@@ -10,6 +10,7 @@ mod demo;
 mod hooks;
 mod kill;
 mod ls;
+mod rename;
 mod replay;
 mod run;
 mod run_detached;
@@ -80,6 +81,7 @@ pub enum Command {
     Attach(attach::AttachArgs),
     Ls(ls::LsArgs),
     Send(send::SendArgs),
+    Rename(rename::RenameArgs),
     Kill(kill::KillArgs),
     Wait(wait::WaitArgs),
     /// Control the termic server that owns every task.
@@ -96,8 +98,8 @@ Exit codes: 0 done (stop: the server and its tasks are gone, or none ran), 1 err
 
 impl Cli {
     /// The workspace flags, given before the subcommand or after it, for
-    /// the commands they act on (`termic`, `run`, `attach`, `demo`,
-    /// `server run`); $TERMIC_EVENT_LOG when no --event-log was given.
+    /// the commands they act on (`termic`, `run`, `attach`, `demo`: the
+    /// tasks each starts); $TERMIC_EVENT_LOG when no --event-log was given.
     /// Err: a usage error (the flags before a command they do nothing for,
     /// --record-input without --record).
     pub fn workspace_args(&mut self) -> Result<workspace::WorkspaceArgs, String> {
@@ -114,7 +116,6 @@ impl Cli {
             Some(Command::Run(a)) => take(&mut a.workspace),
             Some(Command::Attach(a)) => take(&mut a.workspace),
             Some(Command::Demo(a)) => take(&mut a.workspace),
-            Some(Command::Server(server::ServerCommand::Run(a))) => take(&mut a.workspace),
             Some(_) if self.workspace.given() => {
                 return Err(
                     "--event-log, --record and --record-input act on the workspace: \
@@ -149,9 +150,10 @@ pub fn dispatch(mut cli: Cli) -> Result<ExitCode> {
         Some(Command::Attach(args)) => attach::run(&ws, args),
         Some(Command::Ls(args)) => ls::run(args),
         Some(Command::Send(args)) => send::run(args),
+        Some(Command::Rename(args)) => rename::run(args),
         Some(Command::Kill(args)) => kill::run(args),
         Some(Command::Wait(args)) => wait::run(args),
-        Some(Command::Server(cmd)) => server::run(ws, cmd),
+        Some(Command::Server(cmd)) => server::run(cmd),
         Some(Command::Config(cmd)) => config::run(cmd),
     }
 }

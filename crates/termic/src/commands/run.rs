@@ -98,7 +98,7 @@ pub fn run(ws: WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
     // The task starts at the size of the workspace's pane in this terminal.
     let (cols, rows) = ratatui::crossterm::terminal::size().unwrap_or((120, 40));
     let (pane_rows, pane_cols) = WorkspaceLayout::pty_size(cols, rows, SidebarWidth::Auto);
-    let request = super::run_detached::run_request(args, pane_cols, pane_rows)?;
+    let request = super::run_detached::run_request(&ws, args, pane_cols, pane_rows)?;
     super::attach::attach(&ws, super::attach::Opening::Run(request))
 }
 

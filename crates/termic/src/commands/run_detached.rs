@@ -1,7 +1,6 @@
 //! `termic run --detach ...`: start the task in the server (starting the
 //! server if none runs) and return; the task outlives this terminal.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
@@ -16,10 +15,9 @@ use crate::server::protocol::{Request, Response, RunProgram, RunRequest};
 
 pub fn run(ws: &WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
     let (cols, rows) = ratatui::crossterm::terminal::size().unwrap_or((120, 40));
-    let request = run_request(args, cols, rows)?;
-    let cwd = PathBuf::from(&request.cwd);
+    let request = run_request(ws, args, cols, rows)?;
     let paths = TermicPaths::from_env()?;
-    let mut client = match client::connect(&paths, Start::IfNeeded(ws.server_args(&cwd)))? {
+    let mut client = match client::connect(&paths, Start::IfNeeded)? {
         Some(Connected::Ready(client)) => client,
         Some(Connected::Mismatch { message, .. }) => bail!("{message}"),
         None => bail!("the termic server did not start"),
@@ -39,8 +37,9 @@ pub fn run(ws: &WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
 }
 
 /// The server's request for `termic run ARGS` from this directory, with a
-/// PTY of `cols` x `rows`.
-pub fn run_request(args: RunArgs, cols: u16, rows: u16) -> Result<RunRequest> {
+/// PTY of `cols` x `rows`, writing to this command's event log and
+/// recording (`ws`), if any.
+pub fn run_request(ws: &WorkspaceArgs, args: RunArgs, cols: u16, rows: u16) -> Result<RunRequest> {
     let (name, worktree) = (args.name.clone(), args.worktree);
     let (program, extra) = args.program()?;
     let program = match program {
@@ -57,5 +56,6 @@ pub fn run_request(args: RunArgs, cols: u16, rows: u16) -> Result<RunRequest> {
         cols,
         rows,
         env: crate::server::protocol::client_env(),
+        outputs: ws.outputs(&cwd),
     })
 }

@@ -7,7 +7,6 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Result};
 use clap::Subcommand;
 
-use super::workspace::WorkspaceArgs;
 use crate::paths::TermicPaths;
 use crate::printed::outln;
 use crate::server::client::{self, Connected, Start};
@@ -30,25 +29,18 @@ Exit codes: 0 stopped (or no server was running), 1 error.")]
         after_help = "Examples:\n  termic server run\n\n\
 Exit codes: 0 the server ended, 1 error (another server runs)."
     )]
-    Run(ServerRunArgs),
-}
-
-/// `server run`'s options: the workspace flags its client passes on.
-#[derive(Debug, clap::Args)]
-pub struct ServerRunArgs {
-    #[command(flatten)]
-    pub workspace: WorkspaceArgs,
+    Run,
 }
 
 /// How long `stop` waits for the server to be gone: its tasks get the kill
 /// grace, then SIGKILL rounds.
 const STOP_TIMEOUT: Duration = Duration::from_secs(30);
 
-pub fn run(ws: WorkspaceArgs, cmd: ServerCommand) -> Result<ExitCode> {
+pub fn run(cmd: ServerCommand) -> Result<ExitCode> {
     let paths = TermicPaths::from_env()?;
     match cmd {
-        ServerCommand::Run(_) => {
-            let status = crate::server::serve(paths, &ws.serve_options())?;
+        ServerCommand::Run => {
+            let status = crate::server::serve(paths)?;
             Ok(ExitCode::from(status))
         }
         ServerCommand::Stop => stop(&paths),

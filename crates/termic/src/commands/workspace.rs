@@ -24,13 +24,14 @@ use crate::input::PrefixKey;
 use crate::notify::{Notifier, NotifySettings};
 use crate::paths::TermicPaths;
 use crate::printed::errln;
-use crate::server::ServeOptions;
 use termic_runtime::clock::SystemClock;
+use termic_runtime::TaskOutputs;
 
 use self::services::WorkspaceServices;
 
-/// The flags that act on the workspace's tasks: on `termic` itself, `run`,
-/// `attach`, `demo` and the hidden `server run`, given before the
+/// The flags that act on the tasks a client starts: on `termic` itself,
+/// `run`, `attach` and `demo` (each task keeps the flags of the client
+/// that started it; the server has none of its own), given before the
 /// subcommand (`termic --event-log F run claude`) or after it (`termic run
 /// --event-log F claude`). Not clap `global`: a global flag is listed in
 /// every subcommand's help, `termic ls --help` too, where it does nothing.
@@ -84,29 +85,13 @@ impl WorkspaceArgs {
         Ok(merged)
     }
 
-    /// Options for a server a client starts (it runs in `/`, so relative
-    /// paths are made absolute from `cwd`).
-    pub(crate) fn server_args(&self, cwd: &std::path::Path) -> Vec<std::ffi::OsString> {
-        let mut args = Vec::new();
-        if let Some(log) = &self.event_log {
-            args.push("--event-log".into());
-            args.push(cwd.join(log).into_os_string());
-        }
-        if let Some(dir) = &self.record {
-            args.push("--record".into());
-            args.push(cwd.join(dir).into_os_string());
-        }
-        if self.record_input {
-            args.push("--record-input".into());
-        }
-        args
-    }
-
-    /// The server's options these flags give.
-    pub(crate) fn serve_options(&self) -> ServeOptions {
-        ServeOptions {
-            event_log: self.event_log.clone(),
-            record: self.record.clone(),
+    /// Where the tasks this client starts write their transitions and
+    /// recordings: these flags, relative paths made absolute from `cwd`
+    /// (the server runs in `/`).
+    pub(crate) fn outputs(&self, cwd: &std::path::Path) -> TaskOutputs {
+        TaskOutputs {
+            event_log: self.event_log.as_ref().map(|p| cwd.join(p)),
+            record: self.record.as_ref().map(|p| cwd.join(p)),
             record_input: self.record_input,
         }
     }
@@ -171,14 +156,15 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     let paths = TermicPaths::from_env()?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let path_var = std::env::var_os("PATH").unwrap_or_default();
+    let outputs = args.outputs(&cwd);
     let mut services = WorkspaceServices::new(paths, cwd, path_var)?;
     let settings = services.config.settings.clone();
 
-    let (runtime, runtime_events) = crate::server::open_runtime(
-        &services,
-        Arc::new(SystemClock::new()),
-        &args.serve_options(),
-    )?;
+    let (runtime, runtime_events) =
+        crate::server::open_runtime(&services, Arc::new(SystemClock::new()));
+    // An event log that cannot be opened, a record dir that cannot be
+    // made: said before the screen is taken over.
+    runtime.check_outputs(&outputs)?;
     let options = app_options(&mut services, initial.is_empty())?;
 
     // An unknown agent is reported before the screen is taken over.
@@ -209,6 +195,7 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     )?;
     let size = ratatui::crossterm::terminal::size()?;
     let mut app = App::new(runtime, Box::new(services), options, notifier, size);
+    app.outputs = outputs;
     app.refresh_wired();
     if let Some(message) = crate::config::unknown::summary(&config_warnings) {
         app.message = Some(crate::ui::Message::warning(message));
@@ -291,8 +278,6 @@ mod tests {
             &["termic", "--event-log", "F"][..],
             &["termic", "attach", "--event-log", "F"][..],
             &["termic", "demo", "--event-log", "F"][..],
-            &["termic", "server", "run", "--event-log", "F"][..],
-            &["termic", "--event-log", "F", "server", "run"][..],
         ] {
             assert_eq!(log(workspace(argv, None)), PathBuf::from("F"), "{argv:?}");
         }
@@ -312,7 +297,14 @@ mod tests {
     #[test]
     fn the_workspace_flags_are_refused_where_they_do_nothing() {
         // After the subcommand: clap does not know them there.
-        for sub in [&["ls"][..], &["hooks", "status"], &["server", "stop"]] {
+        // The server has no log of its own (each task has its client's).
+        for sub in [
+            &["ls"][..],
+            &["hooks", "status"],
+            &["server", "stop"],
+            &["server", "run"],
+            &["rename", "1", "x"],
+        ] {
             let mut argv = vec!["termic"];
             argv.extend_from_slice(sub);
             argv.extend(["--event-log", "F"]);
@@ -320,8 +312,14 @@ mod tests {
             assert!(err.contains("--event-log"), "{argv:?}: {err}");
         }
         // Before it: termic says where they act.
-        let err = workspace(&["termic", "--record", "D", "ls"], None).unwrap_err();
-        assert!(err.contains("run, attach or demo"), "{err}");
+        for sub in ["ls", "server"] {
+            let mut argv = vec!["termic", "--record", "D", sub];
+            if sub == "server" {
+                argv.push("run");
+            }
+            let err = workspace(&argv, None).unwrap_err();
+            assert!(err.contains("run, attach or demo"), "{argv:?}: {err}");
+        }
         // The variable alone is no error anywhere.
         assert!(workspace(&["termic", "ls"], Some("F")).is_ok());
     }

@@ -157,6 +157,9 @@ impl Server {
         let notifier = Notifier::from_env(fallback_tx, options.notify.osc_fallback);
         let size = client_size(request.cols, request.rows);
         let shared_size: SharedSize = Arc::new(Mutex::new(size));
+        // The tasks this client starts write to its event log and record
+        // dir: one that cannot be used is refused now, with the reason.
+        self.runtime.check_outputs(&request.outputs)?;
 
         write_frame(&mut *lock(out), &Response::Attached).context("the client went away")?;
 
@@ -171,6 +174,7 @@ impl Server {
             size,
         );
         app.attached = true;
+        app.outputs = request.outputs.clone();
         app.specs = Arc::clone(&self.specs);
         app.size_claim = Some(SizeClaim {
             latest: Arc::clone(&self.latest_client),

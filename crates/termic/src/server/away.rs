@@ -55,20 +55,19 @@ impl AwayNotifier {
         let Some((badge, detail)) = crate::app::badge_of(t) else {
             return;
         };
+        let Some(info) = runtime.info(id) else { return };
         let mut entries = lock(&self.entries);
-        let entry = match entries.get_mut(&id.0) {
-            Some(entry) => entry,
-            None => {
-                let Some(info) = runtime.info(id) else { return };
-                entries.entry(id.0).or_insert(TaskEntry::new(
-                    id.0,
-                    info.meta.number,
-                    info.meta.name,
-                    info.meta.agent,
-                    info.meta.started_ms,
-                ))
-            }
-        };
+        let entry = entries.entry(id.0).or_insert_with(|| {
+            TaskEntry::new(
+                id.0,
+                info.meta.number,
+                info.meta.name.clone(),
+                info.meta.agent,
+                info.meta.started_ms,
+            )
+        });
+        // The name now: a notification names a renamed task as renamed.
+        entry.name = crate::app::tasks::shown(&info.meta.name);
         let Some(attention) = entry.set_badge(badge, t.at, false, detail) else {
             return;
         };

@@ -2,7 +2,6 @@
 //! (detached: its own session, stdin on /dev/null, stdout and stderr to a
 //! log file in the data dir), and say hello.
 
-use std::ffi::OsString;
 use std::fs::OpenOptions;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom};
 use std::os::fd::AsRawFd;
@@ -33,8 +32,9 @@ pub struct Client {
 /// Whether to start a server when none answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Start {
-    /// With these options (`--event-log FILE`, `--record DIR`, absolute).
-    IfNeeded(Vec<OsString>),
+    /// Start one (it takes no options: a task's event log and recording
+    /// come with the request that starts it).
+    IfNeeded,
     Never,
 }
 
@@ -54,7 +54,7 @@ pub fn connect(paths: &TermicPaths, start: Start) -> Result<Option<Connected>> {
     if let Some(stream) = try_connect(&sp) {
         return hello(stream, false).map(Some);
     }
-    let Start::IfNeeded(server_args) = start else {
+    if start == Start::Never {
         // No server: one that was lost left the records of its tasks, and
         // this command tells which, once. A server this command starts
         // tells it itself (the welcome's notice).
@@ -77,7 +77,7 @@ pub fn connect(paths: &TermicPaths, start: Start) -> Result<Option<Connected>> {
     if let Some(stream) = try_connect(&sp) {
         return hello(stream, false).map(Some);
     }
-    let mut child = spawn_server(&sp, &server_args)?;
+    let mut child = spawn_server(&sp)?;
     let start = Instant::now();
     loop {
         if let Some(stream) = try_connect(&sp) {
@@ -214,7 +214,7 @@ impl Starting {
     }
 }
 
-fn spawn_server(sp: &ServerPaths, server_args: &[OsString]) -> Result<Starting> {
+fn spawn_server(sp: &ServerPaths) -> Result<Starting> {
     let exe =
         std::env::current_exe().context("cannot find the termic binary to start the server")?;
     let dir = sp.log.parent().unwrap_or(Path::new("/"));
@@ -230,8 +230,7 @@ fn spawn_server(sp: &ServerPaths, server_args: &[OsString]) -> Result<Starting> 
     let log_from = log.metadata().map(|m| m.len()).unwrap_or(0);
     let log2 = log.try_clone()?;
     let mut cmd = Command::new(exe);
-    cmd.args(server_args)
-        .args(["server", "run"])
+    cmd.args(["server", "run"])
         .current_dir("/")
         .stdin(Stdio::null())
         .stdout(Stdio::from(log))

@@ -43,7 +43,6 @@ use crate::exit_signals;
 use crate::paths::TermicPaths;
 use crate::printed::errln;
 use termic_runtime::clock::{Clock, SystemClock};
-use termic_runtime::eventlog::EventLog;
 use termic_runtime::journal::{self, Journal, ServerMark};
 use termic_runtime::{lock, session, Runtime, RuntimeEvent, TaskId, TaskStatus, TermSize};
 
@@ -112,43 +111,20 @@ struct Server {
     stop: stop::Stop,
 }
 
-/// What a server runs its tasks with: plain values, whatever parsed them
-/// (today the flags `termic server run` is started with).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ServeOptions {
-    /// Append one JSON line per state transition to this file.
-    pub event_log: Option<PathBuf>,
-    /// Record each task as an asciicast v2 file in this directory.
-    pub record: Option<PathBuf>,
-    /// With `record`: also record what is typed into tasks.
-    pub record_input: bool,
-}
-
-/// The task runtime for `services`' settings and agents, with `options`'
-/// event log and recording: the in-process workspace's and the server's,
-/// so both honour the same flags.
+/// The task runtime for `services`' settings and agents: the in-process
+/// workspace's and the server's. It has no event log or recording of its
+/// own: each task has its client's (`Runtime::spawn_with`).
 pub fn open_runtime(
     services: &WorkspaceServices,
     clock: Arc<dyn Clock>,
-    options: &ServeOptions,
-) -> Result<(Runtime, Receiver<RuntimeEvent>)> {
+) -> (Runtime, Receiver<RuntimeEvent>) {
     let mut config = services.config.settings.runtime_config();
     config.foreground_agents = Arc::new(services.config.agents.foreground_agents());
     // Every task names this process, so that if it dies without ending
     // them the next server of this data dir can (termic-runtime's orphans.rs).
     config.owner =
         termic_runtime::orphans::Owner::of_this_process(services.data_dir()).map(|o| o.env_value());
-    let (runtime, events) = Runtime::new(config, clock);
-    if let Some(path) = &options.event_log {
-        runtime.set_event_log(Some(EventLog::open(path)?));
-    }
-    if let Some(dir) = &options.record {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the --record directory {}", dir.display()))?;
-        runtime.set_record_dir(Some(dir.clone()));
-        runtime.set_record_input(options.record_input);
-    }
-    Ok((runtime, events))
+    Runtime::new(config, clock)
 }
 
 /// An attached client's output stream.
@@ -156,8 +132,10 @@ pub(crate) type ClientOut = Arc<Mutex<BufWriter<UnixStream>>>;
 
 /// `termic server run`: serve until stopped. Called in the detached child.
 /// Returns the process's exit status once every task has ended: 0 when it
-/// was stopped on purpose, 128 + the signal when a signal ended it.
-pub fn serve(paths: TermicPaths, options: &ServeOptions) -> Result<u8> {
+/// was stopped on purpose, 128 + the signal when a signal ended it. The
+/// server has no event log or recording of its own: each task has the
+/// ones of the client that started it (`TaskOutputs`).
+pub fn serve(paths: TermicPaths) -> Result<u8> {
     let server_paths = ServerPaths::from_env(&paths);
     server_paths.prepare_dir()?;
     // A panic is written to server.log (its stderr) before the thread or
@@ -202,7 +180,7 @@ pub fn serve(paths: TermicPaths, options: &ServeOptions) -> Result<u8> {
 
     let services = WorkspaceServices::new(paths.clone(), PathBuf::from("/"), Default::default())?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock::new());
-    let (runtime, events) = open_runtime(&services, Arc::clone(&clock), options)?;
+    let (runtime, events) = open_runtime(&services, Arc::clone(&clock));
     // Every task this server runs is recorded until it ends or is closed,
     // and the server itself is marked, until it ends on purpose.
     if let Some(me) = me {
@@ -451,6 +429,8 @@ impl Server {
                         RuntimeEvent::Transition(..)
                             | RuntimeEvent::Exited(..)
                             | RuntimeEvent::Removed(..)
+                            | RuntimeEvent::Added(..)
+                            | RuntimeEvent::Renamed(..)
                     );
                     self.publish(event);
                     if changed {
@@ -622,6 +602,7 @@ impl Server {
                 .wait(&task, &states, timeout_ms.map(Duration::from_millis), gone)
                 .map(Response::Waited),
             Request::Stop => Ok(Response::Ok),
+            Request::Rename { task, name } => self.rename(&task, &name).map(Response::Renamed),
             Request::Attach(_) | Request::Input(_) => {
                 Err(anyhow!("input is only for an attached client"))
             }
@@ -639,19 +620,18 @@ impl Server {
 
     fn row(&self, id: TaskId) -> Option<TaskRow> {
         let info = self.runtime.info(id)?;
-        let (state, since) = self
-            .runtime
-            .with_engine(id, |e| (e.state(), e.since()))
-            .unwrap_or((State::Idle, info.meta.started_ms));
+        let state = self.runtime.with_engine(id, |e| e.state());
         let (state, exit_code) = match info.status {
             TaskStatus::Exited(code) => ("exited".to_owned(), code),
-            TaskStatus::Running => (state.as_str().to_owned(), None),
+            TaskStatus::Running => (state.unwrap_or(State::Idle).as_str().to_owned(), None),
         };
+        // The runtime's times (its clock) as Unix ms: the age every
+        // sidebar shows is the same one.
         let now = self.clock.now_ms();
-        let since = self
-            .clock
-            .wall_ms()
-            .saturating_sub(now.saturating_sub(since));
+        let wall_now = self.clock.wall_ms();
+        let wall = |at: u64| wall_now.saturating_sub(now.saturating_sub(at));
+        let since = wall(info.state_since_ms);
+        let started = wall(info.meta.started_ms);
         // Only the two paths, not the whole spec (its argv and env): `wait`
         // builds a row at every change.
         let (cwd, worktree) = lock(&self.specs)
@@ -669,6 +649,7 @@ impl Server {
             agent: info.meta.agent,
             state,
             since,
+            started,
             cwd: cwd.map(|p| p.display().to_string()).unwrap_or_default(),
             worktree: worktree.flatten().map(|w| w.display().to_string()),
             exit_code,
@@ -734,7 +715,7 @@ impl Server {
                 .set_hooks_wired(&launch.spec.agent, launch.hooks_wired);
         }
         let spec = launch.spec.clone();
-        let id = match self.runtime.spawn(launch.spec) {
+        let id = match self.runtime.spawn_with(launch.spec, &run.outputs, None) {
             Ok(id) => id,
             Err(err) => {
                 if let Some(path) = &launch.worktree {
@@ -748,10 +729,20 @@ impl Server {
             crate::app::Launched {
                 spec,
                 worktree: launch.worktree,
+                outputs: run.outputs.clone(),
             },
         );
         self.changed();
         self.row(id).context("the task vanished as it started")
+    }
+
+    /// `termic rename TASK NAME`: the runtime's name, so every sidebar
+    /// shows it on the `Renamed` event.
+    fn rename(&self, task: &str, name: &str) -> Result<TaskRow> {
+        let id = self.resolve(task)?;
+        self.runtime.rename(id, name)?;
+        self.changed();
+        self.row(id).context("that task is gone (it was closed)")
     }
 
     fn send(&self, task: &str, text: &str, enter: bool) -> Result<Response> {
@@ -992,6 +983,7 @@ mod tests {
             agent: "claude".into(),
             state: state.into(),
             since: 0,
+            started: 0,
             cwd: "/".into(),
             worktree: None,
             exit_code: None,

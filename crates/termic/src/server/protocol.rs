@@ -12,11 +12,16 @@ use std::io::{self, Read, Write};
 
 use serde::{Deserialize, Serialize};
 
+pub use termic_runtime::TaskOutputs;
+
 /// Bumped on any change after the hello. Both sides must match exactly.
 /// 2: `attach`, `input`, `attached`, `detached` and output frames.
 /// 3: `detached("stopped")`, so a client tells a server that stopped from
 /// one that was lost (the stream ends with no `detached`).
-pub const PROTOCOL: u32 = 3;
+/// 4 (2026-12-06): `rename` and its answer `renamed`; a task row's
+/// `started`; `outputs` (the client's `--event-log` and `--record`) on
+/// `run` and `attach`.
+pub const PROTOCOL: u32 = 4;
 
 /// The largest frame either side accepts (a task list of thousands fits).
 pub const MAX_FRAME: usize = 1 << 20;
@@ -43,6 +48,10 @@ pub struct RunRequest {
     /// The client's environment: the task gets it over the server's.
     #[serde(default)]
     pub env: Vec<(String, String)>,
+    /// The client's `--event-log`, `--record` and `--record-input`
+    /// (absolute paths): this task's, and no other task's.
+    #[serde(default)]
+    pub outputs: TaskOutputs,
 }
 
 /// `termic attach` (and `termic`): show the workspace at this size.
@@ -59,6 +68,10 @@ pub struct AttachRequest {
     /// over the server's.
     #[serde(default)]
     pub env: Vec<(String, String)>,
+    /// The client's `--event-log`, `--record` and `--record-input`: the
+    /// tasks started from this client get them (checked as it attaches).
+    #[serde(default)]
+    pub outputs: TaskOutputs,
 }
 
 /// The environment a client sends with a request (UTF-8 variables only).
@@ -130,6 +143,12 @@ pub enum Request {
         timeout_ms: Option<u64>,
     },
     Stop,
+    /// Give task TASK (a number or a name) a new name, for every client
+    /// and verb. Answered `renamed` with the task's row, or `error`.
+    Rename {
+        task: String,
+        name: String,
+    },
     /// Become an attached client: the server answers `attached`, then sends
     /// output frames (see [`write_output`]) until `detached`.
     Attach(AttachRequest),
@@ -150,6 +169,9 @@ pub struct TaskRow {
     pub state: String,
     /// When the task entered that state, Unix time in milliseconds.
     pub since: u64,
+    /// When the task started, Unix time in milliseconds.
+    #[serde(default)]
+    pub started: u64,
     pub cwd: String,
     pub worktree: Option<String>,
     /// The exit code once exited (`None` while running or when a signal
@@ -185,6 +207,8 @@ pub enum Response {
     },
     Tasks(Vec<TaskRow>),
     Started(TaskRow),
+    /// A task was renamed: its row, with the name it now has.
+    Renamed(TaskRow),
     Waited(WaitOutcome),
     /// A task was ended. `worktree`: the worktree termic made for it, if
     /// any, and what became of it.

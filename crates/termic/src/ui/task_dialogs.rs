@@ -6,8 +6,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-/// Longest task name, in characters (a name is one sidebar line).
-pub const NAME_LIMIT: usize = 60;
+/// Longest task name, in characters (a name is one sidebar line): the
+/// runtime's rule, whoever renames.
+pub use termic_runtime::names::NAME_LIMIT;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RenameView {
@@ -26,10 +27,11 @@ impl RenameView {
         }
     }
 
-    /// Adds typed or pasted text; control characters are dropped so a name
-    /// can never carry an escape sequence into the sidebar or the log.
+    /// Adds typed or pasted text; control and bidirectional characters are
+    /// dropped (the runtime refuses them in a name) so a name can never
+    /// carry an escape sequence into the sidebar or the log.
     pub fn push(&mut self, text: &str) {
-        for c in text.chars().filter(|c| !c.is_control()) {
+        for c in text.chars().filter(|&c| !crate::printed::is_unprintable(c)) {
             if self.name.chars().count() < NAME_LIMIT {
                 self.name.push(c);
             }

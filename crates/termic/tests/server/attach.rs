@@ -645,3 +645,278 @@ fn every_sidebar_ls_and_send_agree_on_each_tasks_number_after_a_restart_and_a_cl
     drop(b);
     drop(a);
 }
+
+/// Unix time now, in ms.
+fn wall_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+/// The seconds the sidebar shows under the task named `name` (its badge
+/// line ends with `12s`), when it shows seconds.
+fn sidebar_age(screen: &str, name: &str) -> Option<u64> {
+    let line = badge_line(screen, name)?;
+    line.split_whitespace()
+        .last()?
+        .strip_suffix('s')?
+        .parse()
+        .ok()
+}
+
+/// Whether a sidebar title row shows task `number` named `name`.
+fn shows(screen: &str, number: u32, name: &str) -> bool {
+    let title = format!("{number} {name}");
+    screen.lines().any(|l| {
+        l.split('│')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with(&title)
+    })
+}
+
+/// Starts a command task from the new-task dialog of client `t`.
+fn start_from_dialog(t: &mut Termic, command: &str, name: &str) {
+    t.prefix(b"n");
+    t.wait_text("New task");
+    // Left from the first agent wraps to the last choice: "command".
+    t.send(b"\x1b[D");
+    t.wait_text("Command  (type a command");
+    t.send(b"\t");
+    t.send(command.as_bytes());
+    t.send(b"\t");
+    t.send(name.as_bytes());
+    t.send(b"\r");
+}
+
+/// Issue 28: the server owns each task's number, name and age, and every
+/// client shows them. On 479b296 a rename was one client's (`ls`, `send`,
+/// the other client and the next attach kept the old name), a task that
+/// printed nothing appeared in a sidebar only when it exited, `since` in
+/// `ls` was the server's start, and an attach restarted exited tasks' ages
+/// from 0. Two clients of different sizes and the CLI against one server.
+#[test]
+fn names_numbers_ages_and_silent_tasks_agree_in_every_client_and_the_cli() {
+    let s = Served::new("echo READY; sleep 600");
+    let script = |name: &str| {
+        format!(
+            "echo {name}-up; while read l; do [ \"$l\" = quit ] && exit 0; \
+             echo \"{name}:$l\" >> {name}.txt; done"
+        )
+    };
+    for name in ["alpha", "beta"] {
+        s.expect(
+            &[
+                "run",
+                "--detach",
+                "--name",
+                name,
+                "--",
+                "sh",
+                "-c",
+                &script(name),
+            ],
+            0,
+        );
+    }
+    let mut a = attach(&s, &["alpha"]);
+    let mut b = attach(&s, &["alpha"]);
+    b.resize(30, 100);
+    for c in [&a, &b] {
+        c.wait_text("alpha-up");
+    }
+    // The sidebar's rows and ls agree on (number, first word of the name).
+    let agree = |a: &Termic, b: &Termic, what: &str| {
+        let rows = s.ls();
+        let want: Vec<(u32, String)> = rows
+            .iter()
+            .map(|r| {
+                let name = r["name"].as_str().unwrap();
+                (
+                    r["id"].as_u64().unwrap() as u32,
+                    name.split_whitespace().next().unwrap().to_string(),
+                )
+            })
+            .collect();
+        for (who, c) in [("a", a), ("b", b)] {
+            c.wait_for(&format!("{who}'s sidebar as ls after {what}"), |screen| {
+                numbered_rows(screen) == want
+            });
+        }
+        rows
+    };
+
+    // A silent task started by the CLI is in both sidebars at once (not
+    // when it first prints or exits, 30 s later), aged from its start.
+    let before = wall_ms();
+    let out = s.expect(
+        &[
+            "run", "--detach", "--name", "s7", "--", "sh", "-c", "sleep 30",
+        ],
+        0,
+    );
+    assert!(out.contains("number 3"), "{out}");
+    for (who, c) in [("a", &a), ("b", &b)] {
+        c.wait_within(
+            &format!("{who} lists s7 before it prints anything"),
+            Duration::from_secs(5),
+            |screen| shows(screen, 3, "s7"),
+        );
+    }
+    let rows = agree(&a, &b, "s7 started");
+    let s7 = rows.iter().find(|r| r["name"] == "s7").unwrap();
+    assert_eq!(s7["state"], "idle", "{s7}");
+    let (since, started) = (
+        s7["since"].as_u64().unwrap(),
+        s7["started"].as_u64().unwrap(),
+    );
+    assert!(
+        started >= before && since >= started,
+        "idle since it started, not since the server did: {s7}"
+    );
+
+    // A silent task started in client b is in client a at once.
+    start_from_dialog(&mut b, "sleep 30", "quiet");
+    a.wait_within(
+        "a lists the task b started",
+        Duration::from_secs(5),
+        |screen| shows(screen, 4, "quiet"),
+    );
+
+    // Renamed from client a (prefix ,): every sidebar, ls, and send by the
+    // new name.
+    a.prefix(b"1");
+    a.prefix(b",");
+    a.wait_text("Rename");
+    a.send(b"build server\r");
+    for (who, c) in [("a", &a), ("b", &b)] {
+        c.wait_for(&format!("{who} shows a's rename"), |screen| {
+            shows(screen, 1, "build server")
+        });
+    }
+    let rows = agree(&a, &b, "a's rename");
+    assert_eq!(rows[0]["name"], "build server", "{rows:?}");
+    s.expect(&["send", "build server", "by-name", "--enter"], 0);
+    wait_until("alpha gets the line sent by its new name", || {
+        std::fs::read_to_string(s.f.work.join("alpha.txt")).is_ok_and(|t| t == "alpha:by-name\n")
+    });
+
+    // Renamed from client b (the smaller one).
+    b.prefix(b"2");
+    b.prefix(b",");
+    b.wait_text("Rename");
+    b.send(b"web\r");
+    for (who, c) in [("a", &a), ("b", &b)] {
+        c.wait_for(&format!("{who} shows b's rename"), |screen| {
+            shows(screen, 2, "web")
+        });
+    }
+    // Renamed from the CLI.
+    let out = s.expect(&["rename", "3", "sleeper"], 0);
+    assert_eq!(out.trim(), "Renamed task 3 to sleeper.");
+    for (who, c) in [("a", &a), ("b", &b)] {
+        c.wait_for(&format!("{who} shows the CLI's rename"), |screen| {
+            shows(screen, 3, "sleeper")
+        });
+    }
+    agree(&a, &b, "three renames");
+    // What rename refuses, and why.
+    for (args, says) in [
+        (
+            &["rename", "nope", "x"][..],
+            "no task is named or numbered \"nope\"",
+        ),
+        (&["rename", "1", "  "][..], "a task name cannot be empty"),
+        (
+            &["rename", "1", "a\u{1b}[2Jb"][..],
+            "cannot hold control characters",
+        ),
+    ] {
+        let out = s.termic(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = served::text(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    assert_eq!(s.ls()[0]["name"], "build server", "unchanged by a refusal");
+
+    // `send N` reaches the task every sidebar numbers N.
+    s.expect(&["send", "2", "to-2", "--enter"], 0);
+    wait_until("beta (now web, number 2) gets its line", || {
+        std::fs::read_to_string(s.f.work.join("beta.txt")).is_ok_and(|t| t == "beta:to-2\n")
+    });
+
+    // Ages: task 1 exits; once ls says it exited 3 s ago, a client that
+    // attaches shows that age, not 0 s, and the names survive the detach.
+    s.expect(&["send", "1", "quit", "--enter"], 0);
+    let exited_since = || {
+        s.ls()
+            .iter()
+            .find(|r| r["id"] == 1 && r["state"] == "exited")
+            .and_then(|r| r["since"].as_u64())
+    };
+    wait_until("task 1 exited 3 s ago", || {
+        exited_since().is_some_and(|since| wall_ms().saturating_sub(since) >= 3_000)
+    });
+    b.prefix(b"d");
+    assert_eq!(b.wait_exit(), 0);
+    let c = attach(&s, &[]);
+    let screen = c.wait_for("the new client shows task 1's age", |screen| {
+        shows(screen, 1, "build server") && sidebar_age(screen, "build server").is_some()
+    });
+    // The age `ls` gives at the moment the screen was read; the sidebar's
+    // label may be a second or two behind it (labels are redrawn once a
+    // second, a frame waits its turn), and not ahead but for rounding.
+    let read_at = wall_ms();
+    let shown = sidebar_age(&screen, "build server").unwrap();
+    let ls_age = (read_at - exited_since().unwrap()) / 1000;
+    assert!(
+        shown >= 3 && shown <= ls_age + 1 && shown + 3 >= ls_age,
+        "the sidebar says {shown}s, ls {ls_age}s: {screen}"
+    );
+    assert!(
+        shows(&screen, 2, "web") && shows(&screen, 3, "sleeper"),
+        "{screen}"
+    );
+    agree(&a, &c, "a detach and an attach");
+    // Both clients stay attached until here: dropping one may stop the
+    // server.
+    drop(c);
+    drop(a);
+}
+
+/// Issue 28: an attached client's `--event-log` is where the tasks it
+/// starts write, and no other task's; a log it cannot open is refused as
+/// it attaches, with the reason.
+#[test]
+fn an_attached_clients_event_log_gets_the_tasks_it_starts_and_a_bad_one_is_refused() {
+    let s = Served::new("echo READY; sleep 600");
+    s.expect(
+        &[
+            "run", "--detach", "--name", "other", "--", "sh", "-c", "exit 0",
+        ],
+        0,
+    );
+    let log = s.f.work.join("mine.jsonl");
+    let mut a = attach(&s, &["--event-log", log.to_str().unwrap()]);
+    a.wait_text("other");
+    start_from_dialog(&mut a, "sh -c 'exit 0'", "mine");
+    wait_until("mine's exit in the client's log", || {
+        std::fs::read_to_string(&log).is_ok_and(|t| t.contains("\"to\":\"exited\""))
+    });
+    let text = std::fs::read_to_string(&log).unwrap();
+    for line in text.lines() {
+        let line: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(line["task"], "mine", "{text}");
+    }
+
+    let mut bad = attach(&s, &["--event-log", "/nonexistent-dir/x.jsonl"]);
+    assert_eq!(bad.wait_exit(), 1);
+    let screen = bad.screen();
+    assert!(
+        screen.contains("cannot append to the event log /nonexistent-dir/x.jsonl"),
+        "{screen}"
+    );
+    drop(a);
+}

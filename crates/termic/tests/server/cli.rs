@@ -519,3 +519,148 @@ fn the_shell_completes_the_servers_task_numbers_and_names_and_the_agents() {
     let script = s.expect(&["completions", "fish"], 0);
     assert!(script.contains("COMPLETE=fish termic --"), "{script}");
 }
+
+/// The lines of event log `path` (none when it does not exist), parsed.
+fn log_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The task names an event log holds lines of, each once, sorted.
+fn logged_tasks(path: &Path) -> Vec<String> {
+    let mut names: Vec<String> = log_lines(path)
+        .iter()
+        .map(|l| l["task"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+fn eventually(what: &str, pred: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !pred() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Issue 28: `--event-log` and `--record` are the flags of the client that
+/// starts a task, and only that task's. On 479b296 they went to the server
+/// that client started: ignored when a server already ran, and after a
+/// restart the first task's log got every later task's transitions.
+#[test]
+fn event_log_and_record_apply_to_the_tasks_their_client_starts_and_no_other() {
+    let s = Served::new("");
+    let run = |flags: &[&str], name: &str, script: &str| {
+        let mut args: Vec<&str> = flags.to_vec();
+        args.extend(["run", "--detach", "--name", name, "--", "sh", "-c", script]);
+        s.expect(&args, 0);
+    };
+    let state = |name: &str| {
+        s.ls()
+            .iter()
+            .find(|r| r["name"] == name)
+            .map(|r| r["state"].as_str().unwrap().to_string())
+    };
+    let exited = |name: &str| {
+        eventually(&format!("{name} exited"), || {
+            state(name).as_deref() == Some("exited")
+        })
+    };
+    let first_log = s.f.work.join("first.jsonl");
+    let later_log = s.f.work.join("later.jsonl");
+
+    // The first task starts the server, with a log.
+    run(&["--event-log", "first.jsonl"], "first", "exit 0");
+    exited("first");
+    // Later tasks, with no flag or another log, against the running server.
+    run(&[], "plain", "exit 0");
+    run(
+        &["--event-log", later_log.to_str().unwrap()],
+        "later",
+        "exit 0",
+    );
+    exited("plain");
+    exited("later");
+    // A task's lines are written before `ls` says it exited.
+    assert_eq!(logged_tasks(&first_log), ["first"]);
+    assert_eq!(logged_tasks(&later_log), ["later"]);
+    let last = log_lines(&later_log).pop().unwrap();
+    assert_eq!(last["to"], "exited", "{last}");
+
+    // After a restart of the server, the same.
+    s.expect(&["server", "stop"], 0);
+    run(&["--event-log", "first.jsonl"], "again", "exit 0");
+    run(&[], "after", "exit 0");
+    exited("again");
+    exited("after");
+    assert_eq!(logged_tasks(&first_log), ["again", "first"]);
+    assert_eq!(logged_tasks(&later_log), ["later"]);
+
+    // A rename is the task's name in its log's next lines.
+    let renamed_log = s.f.work.join("renamed.jsonl");
+    run(
+        &["--event-log", renamed_log.to_str().unwrap()],
+        "before",
+        "read l; exit 0",
+    );
+    let out = s.expect(&["rename", "before", "after-rename"], 0);
+    assert_eq!(
+        out.trim(),
+        format!("Renamed task {} to after-rename.", s.ls().len())
+    );
+    s.expect(&["send", "after-rename", "go", "--enter"], 0);
+    exited("after-rename");
+    let last = log_lines(&renamed_log).pop().unwrap();
+    assert_eq!(
+        (&last["task"], &last["to"]),
+        (&"after-rename".into(), &"exited".into()),
+        "{last}"
+    );
+
+    // --record: a recording of that task only, holding what it printed.
+    let casts = s.f.work.join("casts");
+    run(&["--record", "casts"], "rec", "echo REC-MARK; exit 0");
+    run(&[], "norec", "echo NOT-RECORDED; exit 0");
+    exited("rec");
+    exited("norec");
+    let files: Vec<_> = std::fs::read_dir(&casts)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let name = files[0].file_name().unwrap().to_str().unwrap().to_string();
+    assert!(name.starts_with("rec-"), "{name}");
+    let cast = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(cast.contains("REC-MARK") && !cast.contains("NOT-RECORDED"));
+
+    // A log that cannot be opened is refused with the reason, and nothing
+    // starts.
+    let tasks = s.ls().len();
+    let out = s.termic(&[
+        "--event-log",
+        "/nonexistent-dir/x.jsonl",
+        "run",
+        "--detach",
+        "--name",
+        "bad",
+        "--",
+        "sh",
+        "-c",
+        "sleep 30",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("cannot append to the event log /nonexistent-dir/x.jsonl"),
+        "{err}"
+    );
+    assert_eq!(s.ls().len(), tasks, "no task started");
+}

@@ -49,8 +49,10 @@ fn request() -> impl Strategy<Value = Request> {
                 cols,
                 rows,
                 env: vec![("K".into(), "v".into())],
+                outputs: Default::default(),
             })
         }),
+        (".*", ".*").prop_map(|(task, name)| Request::Rename { task, name }),
         (".*", ".*", any::<bool>()).prop_map(|(task, text, enter)| Request::Send {
             task,
             text,
@@ -86,6 +88,11 @@ fn request() -> impl Strategy<Value = Request> {
                     cols,
                     rows,
                     env: Vec::new(),
+                    outputs: termic_runtime::TaskOutputs {
+                        event_log: Some("/tmp/events.jsonl".into()),
+                        record: None,
+                        record_input: worktree,
+                    },
                 })
             ),
     ]
