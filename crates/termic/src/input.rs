@@ -9,6 +9,8 @@ use ratatui::crossterm::event::{
 };
 use vt100::{MouseProtocolEncoding, MouseProtocolMode};
 
+pub mod wire;
+
 /// The input modes the focused agent has set on its terminal.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct InputModes {

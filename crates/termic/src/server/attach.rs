@@ -247,7 +247,7 @@ fn forward_input(
     events: &crossbeam_channel::Sender<Event>,
 ) {
     while let Ok(Request::Input(event)) = read_frame::<Request>(&mut input) {
-        let event = match event {
+        let event = match crate::input::wire::to_crossterm(event) {
             Event::Resize(cols, rows) => {
                 let (cols, rows) = client_size(cols, rows);
                 *lock(size) = (cols, rows);

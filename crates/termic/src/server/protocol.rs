@@ -12,11 +12,18 @@ use std::io::{self, Read, Write};
 
 use serde::{Deserialize, Serialize};
 
+pub mod input;
+
+use input::InputEvent;
+
 /// Bumped on any change after the hello. Both sides must match exactly.
 /// 2: `attach`, `input`, `attached`, `detached` and output frames.
 /// 3: `detached("stopped")`, so a client tells a server that stopped from
 /// one that was lost (the stream ends with no `detached`).
-pub const PROTOCOL: u32 = 3;
+/// 4 (2026-12-06): `input` carries termic's own [`InputEvent`] (it was
+/// crossterm's serde form of a terminal event, so only a crossterm
+/// terminal could be a client).
+pub const PROTOCOL: u32 = 4;
 
 /// The largest frame either side accepts (a task list of thousands fits).
 pub const MAX_FRAME: usize = 1 << 20;
@@ -129,9 +136,9 @@ pub enum Request {
     /// Become an attached client: the server answers `attached`, then sends
     /// output frames (see [`write_output`]) until `detached`.
     Attach(AttachRequest),
-    /// An attached client's terminal event (key, paste, mouse, focus,
-    /// resize), as crossterm reads it.
-    Input(crossterm::event::Event),
+    /// A client's input event (key, paste, mouse, focus, resize): see
+    /// [`input`] for its shapes.
+    Input(InputEvent),
 }
 
 /// One task as `termic ls` shows it.
