@@ -2,13 +2,16 @@
 //! workspace in a PTY; closing the client's terminal (SIGHUP) or prefix `d`
 //! detaches and the task keeps running; a second attach shows its screen
 //! and scrollback; two clients see the same transitions; the tasks take
-//! the size of the client that typed last.
+//! the size of the client that typed last. `streams`: the protocol's
+//! task list and task view, spoken by a client of the protocol alone.
 
 mod git_support;
 #[path = "tui/harness.rs"]
 mod harness;
 mod process_table;
 mod served;
+#[path = "server_attach/streams.rs"]
+mod streams;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

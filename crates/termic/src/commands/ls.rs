@@ -123,6 +123,7 @@ mod tests {
             agent: "claude".into(),
             state: "needs_you".into(),
             since: 1_000,
+            started: 0,
             cwd: "/src/app".into(),
             worktree: None,
             exit_code: None,

@@ -31,7 +31,7 @@ use crate::runtime::lock;
 
 /// A client that reads nothing for this long is dropped (detached), so a
 /// stopped client never holds its view's thread forever.
-const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+pub(super) const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Input events from one client queued for its app, at most.
 const CLIENT_INPUT: usize = 1024;

@@ -21,6 +21,7 @@ pub mod panic_hook;
 pub mod protocol;
 pub mod resolve;
 pub mod socket;
+pub mod tasklist;
 
 use std::io::{BufReader, BufWriter};
 use std::os::fd::AsRawFd;
@@ -73,8 +74,12 @@ struct Server {
     connections: AtomicUsize,
     idle_since: Mutex<Instant>,
     clock: Arc<dyn Clock>,
-    /// Each attached client's copy of the runtime's events.
-    subscribers: Mutex<Vec<Sender<RuntimeEvent>>>,
+    /// The wall clock (Unix ms) at the runtime clock's 0, read once: a
+    /// task's times in its row are this plus the runtime's.
+    wall_origin: u64,
+    /// Each attached client's and subscriber's copy of the runtime's
+    /// events.
+    subscribers: Mutex<Vec<Subscriber>>,
     /// Attached clients are numbered from 1; 0 is nobody.
     next_client: AtomicU64,
     /// The attached client that last typed or resized (its size is the
@@ -180,6 +185,7 @@ pub fn serve(paths: TermicPaths, ws: &WorkspaceArgs) -> Result<()> {
         changes: (Mutex::new(0), Condvar::new()),
         connections: AtomicUsize::new(0),
         idle_since: Mutex::new(Instant::now()),
+        wall_origin: clock.wall_ms().saturating_sub(clock.now_ms()),
         clock,
         subscribers: Mutex::new(Vec::new()),
         next_client: AtomicU64::new(1),
@@ -421,18 +427,37 @@ impl Server {
     }
 
     /// A copy of the runtime's events from now on, for an attached client
-    /// (at most [`CLIENT_EVENTS`] queued).
+    /// (at most [`CLIENT_EVENTS`] queued; then it is detached).
     fn subscribe(&self) -> Receiver<RuntimeEvent> {
+        self.subscribe_with(None)
+    }
+
+    /// A copy of the runtime's events from now on, at most
+    /// [`CLIENT_EVENTS`] queued; past that they are dropped and `lagged`
+    /// is set, for a reader that then looks at every task again (a task
+    /// list, a task's view).
+    fn subscribe_lagging(
+        &self,
+        lagged: &Arc<std::sync::atomic::AtomicBool>,
+    ) -> Receiver<RuntimeEvent> {
+        self.subscribe_with(Some(Arc::clone(lagged)))
+    }
+
+    fn subscribe_with(
+        &self,
+        lagged: Option<Arc<std::sync::atomic::AtomicBool>>,
+    ) -> Receiver<RuntimeEvent> {
         let (tx, rx) = crossbeam_channel::bounded(CLIENT_EVENTS);
-        lock(&self.subscribers).push(tx);
+        lock(&self.subscribers).push(Subscriber { tx, lagged });
         rx
     }
 
-    /// Every attached client gets the event, without waiting for any: a
-    /// client gone is forgotten, and so is one [`CLIENT_EVENTS`] behind
-    /// (its app sees its events end and detaches it).
+    /// Every subscriber gets the event, without waiting for any: one gone
+    /// is forgotten; one [`CLIENT_EVENTS`] behind is forgotten (an attached
+    /// app: it sees its events end and detaches its client) or marked
+    /// lagged (it looks at every task once it has caught up).
     fn publish(&self, event: RuntimeEvent) {
-        lock(&self.subscribers).retain(|tx| offer(tx, event.clone()));
+        lock(&self.subscribers).retain(|s| s.offer(event.clone()));
     }
 
     fn changed(&self) {
@@ -529,6 +554,9 @@ impl Server {
             if let Request::Attach(attach) = request {
                 return self.attach(attach, told.take(), input, out, socket_path);
             }
+            if request == Request::Subscribe {
+                return self.subscription(input, out);
+            }
             let stop = request == Request::Stop;
             let response = self.answer(request, &|| peer_gone(fd));
             if write_frame(&mut out, &response).is_err() {
@@ -560,8 +588,10 @@ impl Server {
                 .wait(&task, &states, timeout_ms.map(Duration::from_millis), gone)
                 .map(Response::Waited),
             Request::Stop => Ok(Response::Ok),
-            Request::Attach(_) | Request::Input(_) => {
-                Err(anyhow!("input is only for an attached client"))
+            Request::Input(_) => Err(anyhow!("input is only for an attached client or a view")),
+            // Each turns the connection into a stream (`converse`).
+            Request::Attach(_) | Request::Subscribe => {
+                Err(anyhow!("that request was already made"))
             }
         };
         result.unwrap_or_else(|e| {
@@ -585,11 +615,10 @@ impl Server {
             TaskStatus::Exited(code) => ("exited".to_owned(), code),
             TaskStatus::Running => (state.as_str().to_owned(), None),
         };
-        let now = self.clock.now_ms();
-        let since = self
-            .clock
-            .wall_ms()
-            .saturating_sub(now.saturating_sub(since));
+        // Both from one origin, so a row made twice is the same row (a
+        // subscriber is pushed only what changed).
+        let since = self.wall_origin.saturating_add(since);
+        let started = self.wall_origin.saturating_add(info.meta.started_ms);
         // Only the two paths, not the whole spec (its argv and env): `wait`
         // builds a row at every change.
         let (cwd, worktree) = lock(&self.specs)
@@ -607,6 +636,7 @@ impl Server {
             agent: info.meta.agent,
             state,
             since,
+            started,
             cwd: cwd.map(|p| p.display().to_string()).unwrap_or_default(),
             worktree: worktree.flatten().map(|w| w.display().to_string()),
             exit_code,
@@ -780,20 +810,42 @@ impl Server {
     }
 }
 
-/// Queue `event` for one attached client without waiting: whether to keep
-/// the client's subscription (not when it is gone, nor when it is
+/// One reader of the runtime's events in the server, and what happens when
+/// it falls [`CLIENT_EVENTS`] behind.
+struct Subscriber {
+    tx: Sender<RuntimeEvent>,
+    /// Set when an event was dropped for it (it then looks at every task);
+    /// `None`: it is dropped itself.
+    lagged: Option<Arc<std::sync::atomic::AtomicBool>>,
+}
+
+impl Subscriber {
+    /// Queue `event` without waiting: whether to keep the subscriber.
+    fn offer(&self, event: RuntimeEvent) -> bool {
+        match (&self.lagged, self.tx.try_send(event)) {
+            (Some(lagged), Err(crossbeam_channel::TrySendError::Full(_))) => {
+                lagged.store(true, Ordering::Release);
+                true
+            }
+            (_, Err(e)) => offer_failed(e),
+            (_, Ok(())) => true,
+        }
+    }
+}
+
+/// An attached client's event could not be queued: whether to keep the
+/// client's subscription (not when it is gone, nor when it is
 /// [`CLIENT_EVENTS`] behind).
-fn offer(client: &Sender<RuntimeEvent>, event: RuntimeEvent) -> bool {
-    match client.try_send(event) {
-        Ok(()) => true,
-        Err(crossbeam_channel::TrySendError::Full(_)) => {
+fn offer_failed(err: crossbeam_channel::TrySendError<RuntimeEvent>) -> bool {
+    match err {
+        crossbeam_channel::TrySendError::Full(_) => {
             crate::printed::errln!(
                 "termic server: detached a client that fell {CLIENT_EVENTS} events behind \
                  (it was not reading its output)"
             );
             false
         }
-        Err(crossbeam_channel::TrySendError::Disconnected(_)) => false,
+        crossbeam_channel::TrySendError::Disconnected(_) => false,
     }
 }
 
@@ -929,6 +981,7 @@ mod tests {
             agent: "claude".into(),
             state: state.into(),
             since: 0,
+            started: 0,
             cwd: "/".into(),
             worktree: None,
             exit_code: None,
@@ -938,16 +991,32 @@ mod tests {
     #[test]
     fn a_client_too_far_behind_loses_its_events_and_the_server_never_waits() {
         let (tx, rx) = crossbeam_channel::bounded(CLIENT_EVENTS);
+        let app = Subscriber { tx, lagged: None };
         let event = RuntimeEvent::Dirty(TaskId(1));
         for _ in 0..CLIENT_EVENTS {
-            assert!(offer(&tx, event.clone()));
+            assert!(app.offer(event.clone()));
         }
         // Full: dropped at once (the app then detaches the client).
-        assert!(!offer(&tx, event.clone()));
+        assert!(!app.offer(event.clone()));
         assert_eq!(rx.len(), CLIENT_EVENTS);
         // A client gone is forgotten too.
         drop(rx);
-        assert!(!offer(&tx, event));
+        assert!(!app.offer(event.clone()));
+
+        // A task list or a view is kept, marked lagged.
+        let (tx, rx) = crossbeam_channel::bounded(2);
+        let lagged = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let list = Subscriber {
+            tx,
+            lagged: Some(Arc::clone(&lagged)),
+        };
+        for _ in 0..3 {
+            assert!(list.offer(event.clone()));
+        }
+        assert_eq!(rx.len(), 2);
+        assert!(lagged.load(Ordering::SeqCst));
+        drop(rx);
+        assert!(!list.offer(event), "gone: forgotten");
     }
 
     #[test]

@@ -22,7 +22,9 @@ use input::InputEvent;
 /// one that was lost (the stream ends with no `detached`).
 /// 4 (2026-12-06): `input` carries termic's own [`InputEvent`] (it was
 /// crossterm's serde form of a terminal event, so only a crossterm
-/// terminal could be a client).
+/// terminal could be a client); `subscribe` answers `subscribed` with
+/// every task, then pushes `task` and `task_removed`; a task row has
+/// `started`.
 pub const PROTOCOL: u32 = 4;
 
 /// The largest frame either side accepts (a task list of thousands fits).
@@ -139,6 +141,11 @@ pub enum Request {
     /// A client's input event (key, paste, mouse, focus, resize): see
     /// [`input`] for its shapes.
     Input(InputEvent),
+    /// Turn the connection into a task list: the server answers
+    /// `subscribed` with every task, then pushes a `task` for every task
+    /// that appears or whose row changes and a `task_removed` for every
+    /// task closed, until the client closes the connection.
+    Subscribe,
 }
 
 /// One task as `termic ls` shows it.
@@ -153,6 +160,9 @@ pub struct TaskRow {
     pub state: String,
     /// When the task entered that state, Unix time in milliseconds.
     pub since: u64,
+    /// When the task started, Unix time in milliseconds.
+    #[serde(default)]
+    pub started: u64,
     pub cwd: String,
     pub worktree: Option<String>,
     /// The exit code once exited (`None` while running or when a signal
@@ -201,6 +211,20 @@ pub enum Response {
     /// A request that failed; the message is for the user.
     Error {
         message: String,
+    },
+    /// The answer to `subscribe`: every task by number, and the server's
+    /// clock (Unix ms) when the list was made, so a client whose clock
+    /// differs (another host) can tell how long ago `since` was.
+    Subscribed {
+        now: u64,
+        tasks: Vec<TaskRow>,
+    },
+    /// Pushed to a subscriber: a task appeared or its row changed. The
+    /// row replaces the one with the same number.
+    Task(TaskRow),
+    /// Pushed to a subscriber: the task with this number was closed.
+    TaskRemoved {
+        id: u64,
     },
 }
 

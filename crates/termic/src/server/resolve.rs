@@ -45,6 +45,7 @@ mod tests {
             agent: "claude".into(),
             state: "working".into(),
             since: 0,
+            started: 0,
             cwd: "/".into(),
             worktree: None,
             exit_code: None,
