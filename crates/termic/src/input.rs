@@ -32,6 +32,14 @@ impl InputModes {
             focus_reporting,
         }
     }
+
+    /// The modes task `id` has set now (the defaults for a task gone).
+    pub fn of_task(runtime: &crate::runtime::Runtime, id: crate::runtime::TaskId) -> Self {
+        let focus = runtime.wants_focus_events(id);
+        runtime
+            .with_screen(id, |screen| InputModes::from_screen(screen, focus))
+            .unwrap_or_default()
+    }
 }
 
 /// The key that, pressed first, makes the next key a termic command.

@@ -81,7 +81,7 @@ use termic::server::protocol::input::{
 };
 use termic::server::protocol::{
     read_attach_frame, read_frame, write_frame, AttachRequest, Request, Response, RunProgram,
-    RunRequest, WaitFor, MAX_FRAME,
+    RunRequest, ViewRequest, WaitFor, MAX_FRAME,
 };
 
 fn mods() -> impl Strategy<Value = Mods> {
@@ -170,6 +170,12 @@ fn request() -> impl Strategy<Value = Request> {
         (any::<u32>(), ".*").prop_map(|(protocol, version)| Request::Hello { protocol, version }),
         Just(Request::List),
         Just(Request::Stop),
+        Just(Request::Subscribe),
+        (".*", any::<(u16, u16)>()).prop_map(|(task, (cols, rows))| Request::View(ViewRequest {
+            task,
+            cols,
+            rows
+        })),
         event().prop_map(Request::Input),
         (any::<Option<String>>(), any::<(u16, u16)>()).prop_map(|(task, (cols, rows))| {
             Request::Attach(AttachRequest {

@@ -6,6 +6,7 @@
 
 use ratatui::crossterm::event as ct;
 
+use super::{encode_focus, encode_key, encode_mouse, encode_paste, InputModes};
 use crate::server::protocol::input::{
     InputEvent, Key, KeyCode, KeyKind, Mods, Mouse, MouseButton, MouseKind, Size,
 };
@@ -47,6 +48,24 @@ pub fn from_crossterm(event: ct::Event) -> Option<InputEvent> {
         ct::Event::FocusLost => InputEvent::Focus(false),
         ct::Event::Resize(cols, rows) => InputEvent::Resize(Size { cols, rows }),
     })
+}
+
+/// The bytes an event sends to a task that has `modes`, for a client that
+/// shows only that task (a view: no prefix, no copy mode; a mouse event's
+/// cell is the task's). A resize sends nothing (it resizes the PTY).
+pub fn task_bytes(event: &InputEvent, modes: &InputModes) -> Vec<u8> {
+    match event {
+        InputEvent::Key(_) => match to_crossterm(event.clone()) {
+            ct::Event::Key(key) => encode_key(&key, modes),
+            _ => Vec::new(),
+        },
+        InputEvent::Paste(text) => encode_paste(text, modes),
+        InputEvent::Mouse(mouse) => {
+            encode_mouse(&ct_mouse(mouse), mouse.column, mouse.row, modes).unwrap_or_default()
+        }
+        InputEvent::Focus(gained) => encode_focus(*gained, modes).unwrap_or_default().to_vec(),
+        InputEvent::Resize(_) => Vec::new(),
+    }
 }
 
 /// The terminal event the workspace app and the encoders take.
@@ -175,6 +194,50 @@ mod tests {
             assert_eq!(key_code(ct_code), Some(code));
             assert_eq!(ct_key_code(code), ct_code);
         }
+    }
+
+    #[test]
+    fn a_view_sends_the_bytes_a_terminal_would() {
+        let modes = InputModes {
+            bracketed_paste: true,
+            mouse_mode: vt100::MouseProtocolMode::PressRelease,
+            mouse_encoding: vt100::MouseProtocolEncoding::Sgr,
+            ..InputModes::default()
+        };
+        let key = |code, ctrl| {
+            InputEvent::Key(Key {
+                code,
+                mods: Mods {
+                    ctrl,
+                    ..Mods::default()
+                },
+                kind: KeyKind::Press,
+            })
+        };
+        assert_eq!(task_bytes(&key(KeyCode::Char('c'), true), &modes), b"\x03");
+        // The prefix is only the workspace's: a view sends it to the task.
+        assert_eq!(task_bytes(&key(KeyCode::Char(']'), true), &modes), b"\x1d");
+        assert_eq!(task_bytes(&key(KeyCode::Up, false), &modes), b"\x1b[A");
+        assert_eq!(
+            task_bytes(&InputEvent::Paste("x\n".into()), &modes),
+            b"\x1b[200~x\n\x1b[201~"
+        );
+        let click = InputEvent::Mouse(Mouse {
+            kind: MouseKind::Down,
+            button: MouseButton::Left,
+            column: 4,
+            row: 2,
+            mods: Mods::default(),
+        });
+        assert_eq!(task_bytes(&click, &modes), b"\x1b[<0;5;3M");
+        // Focus reports only when the task asked.
+        assert!(task_bytes(&InputEvent::Focus(true), &modes).is_empty());
+        assert!(task_bytes(&InputEvent::Resize(Size { cols: 1, rows: 1 }), &modes).is_empty());
+        let release = InputEvent::Key(Key {
+            kind: KeyKind::Release,
+            ..Key::press(KeyCode::Enter)
+        });
+        assert!(task_bytes(&release, &modes).is_empty());
     }
 
     #[test]

@@ -34,7 +34,7 @@ use crate::runtime::lock;
 pub(super) const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Input events from one client queued for its app, at most.
-const CLIENT_INPUT: usize = 1024;
+pub(super) const CLIENT_INPUT: usize = 1024;
 
 /// The size of a client's terminal, within what a real one has (a hostile
 /// 65535x65535 would make every frame allocate 4 G cells).

@@ -22,6 +22,7 @@ pub mod protocol;
 pub mod resolve;
 pub mod socket;
 pub mod tasklist;
+pub mod view;
 
 use std::io::{BufReader, BufWriter};
 use std::os::fd::AsRawFd;
@@ -557,6 +558,9 @@ impl Server {
             if request == Request::Subscribe {
                 return self.subscription(input, out);
             }
+            if let Request::View(view) = request {
+                return self.view(view, input, out);
+            }
             let stop = request == Request::Stop;
             let response = self.answer(request, &|| peer_gone(fd));
             if write_frame(&mut out, &response).is_err() {
@@ -590,7 +594,7 @@ impl Server {
             Request::Stop => Ok(Response::Ok),
             Request::Input(_) => Err(anyhow!("input is only for an attached client or a view")),
             // Each turns the connection into a stream (`converse`).
-            Request::Attach(_) | Request::Subscribe => {
+            Request::Attach(_) | Request::Subscribe | Request::View(_) => {
                 Err(anyhow!("that request was already made"))
             }
         };

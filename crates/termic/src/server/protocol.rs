@@ -24,7 +24,8 @@ use input::InputEvent;
 /// crossterm's serde form of a terminal event, so only a crossterm
 /// terminal could be a client); `subscribe` answers `subscribed` with
 /// every task, then pushes `task` and `task_removed`; a task row has
-/// `started`.
+/// `started`; `view` streams one task's screen as terminal bytes and takes
+/// input for it.
 pub const PROTOCOL: u32 = 4;
 
 /// The largest frame either side accepts (a task list of thousands fits).
@@ -88,6 +89,8 @@ pub enum DetachReason {
     /// The server stopped (`termic server stop`, a signal it caught, prefix
     /// `q` in another client): every task ended.
     Stopped,
+    /// A view's task was closed (`termic kill`, a client's close).
+    Closed,
 }
 
 /// A state `termic wait` can wait for.
@@ -146,6 +149,21 @@ pub enum Request {
     /// that appears or whose row changes and a `task_removed` for every
     /// task closed, until the client closes the connection.
     Subscribe,
+    /// Turn the connection into a view of one task: the server answers
+    /// `viewing`, then sends its screen as output frames (a full repaint,
+    /// then what changed), `view_size` before a repaint at another size,
+    /// and `detached("closed")` when the task is closed. The client sends
+    /// `input` for the task (a `resize` is its new size).
+    View(ViewRequest),
+}
+
+/// `view`: one task's screen at the client's size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewRequest {
+    /// The task: its number or name.
+    pub task: String,
+    pub cols: u16,
+    pub rows: u16,
 }
 
 /// One task as `termic ls` shows it.
@@ -226,6 +244,14 @@ pub enum Response {
     TaskRemoved {
         id: u64,
     },
+    /// The answer to `view`: the task's number. Output frames follow.
+    Viewing {
+        id: u64,
+    },
+    /// In a view: the task's screen has this size from the next output
+    /// frame on (a full repaint at it follows). The first comes before the
+    /// first repaint; another client may have given the task its size.
+    ViewSize(input::Size),
 }
 
 /// A killed task's worktree: kept (the default) or removed, and its branch.

@@ -6,7 +6,13 @@ use std::io::{BufReader, BufWriter};
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
-use termic::server::protocol::{read_frame, write_frame, Request, Response, TaskRow, PROTOCOL};
+use std::num::NonZeroU16;
+
+use termic::server::protocol::input::{InputEvent, Key, KeyCode, Size};
+use termic::server::protocol::{
+    read_attach_frame, read_frame, write_frame, AttachFrame, DetachReason, Request, Response,
+    TaskRow, ViewRequest, PROTOCOL,
+};
 
 use crate::harness::hook;
 use crate::served::Served;
@@ -45,6 +51,11 @@ impl Conn {
         read_frame(&mut self.input).unwrap()
     }
 
+    /// The next frame of a stream that mixes output and messages.
+    pub fn read_frame(&mut self) -> AttachFrame {
+        read_attach_frame(&mut self.input).unwrap()
+    }
+
     /// Pushes until one is a row `pred` accepts (which is returned).
     fn row_until(&mut self, what: &str, pred: impl Fn(&TaskRow) -> bool) -> TaskRow {
         loop {
@@ -57,10 +68,12 @@ impl Conn {
     }
 }
 
-/// A task that says READY, echoes lines, and on `go` works then needs you.
+/// A task that says READY, echoes lines, says its size on `size`, and on
+/// `go` works then needs you.
 fn script() -> String {
     format!(
-        "echo READY; while read l; do case \"$l\" in go) {}; {};; *) echo \"got:$l\";; esac; done",
+        "echo READY; while read l; do case \"$l\" in go) {}; {};; \
+         size) echo \"size:$(stty size)\";; *) echo \"got:$l\";; esac; done",
         hook("working", ""),
         hook("attention", ";kind=permission"),
     )
@@ -105,6 +118,134 @@ fn a_subscriber_gets_every_task_then_each_start_state_change_and_removal() {
             }
             Response::Task(row) => assert_eq!(row.id, 2, "only second changed: {row:?}"),
             other => panic!("waiting for the removal: {other:?}"),
+        }
+    }
+}
+
+/// A view's client: what it shows is its stream replayed into a screen of
+/// the size the server last said.
+struct Viewer {
+    conn: Conn,
+    screen: vt100::Parser,
+    size: Option<Size>,
+}
+
+impl Viewer {
+    fn open(s: &Served, task: &str, cols: u16, rows: u16) -> (Viewer, u64) {
+        let mut conn = Conn::open(s);
+        conn.send(&Request::View(ViewRequest {
+            task: task.into(),
+            cols,
+            rows,
+        }));
+        let Response::Viewing { id } = conn.read() else {
+            panic!("not viewing");
+        };
+        let nz = |n| NonZeroU16::new(n).unwrap();
+        let viewer = Viewer {
+            conn,
+            screen: vt100::Parser::new(nz(rows), nz(cols), 0),
+            size: None,
+        };
+        (viewer, id)
+    }
+
+    /// Reads the stream until the screen shows `text`.
+    fn wait_text(&mut self, text: &str) -> String {
+        loop {
+            let contents = self.screen.screen().contents();
+            if contents.contains(text) {
+                return contents;
+            }
+            match self.conn.read_frame() {
+                AttachFrame::Output(bytes) => self.screen.process(&bytes),
+                AttachFrame::Message(Response::ViewSize(size)) => {
+                    let nz = |n| NonZeroU16::new(n).unwrap();
+                    self.screen
+                        .screen_mut()
+                        .set_size(nz(size.rows), nz(size.cols));
+                    self.size = Some(size);
+                }
+                AttachFrame::Message(other) => panic!("waiting for {text:?}: {other:?}"),
+            }
+        }
+    }
+
+    fn input(&mut self, event: InputEvent) {
+        self.conn.send(&Request::Input(event));
+    }
+
+    /// `line` typed key by key, then Enter.
+    fn type_line(&mut self, line: &str) {
+        for c in line.chars() {
+            self.input(InputEvent::Key(Key::press(KeyCode::Char(c))));
+        }
+        self.input(InputEvent::Key(Key::press(KeyCode::Enter)));
+    }
+}
+
+#[test]
+fn two_views_of_one_task_at_different_sizes_see_it_and_type_into_it() {
+    let s = Served::new(&script());
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    let (mut small, id) = Viewer::open(&s, "t1", 40, 10);
+    assert_eq!(id, 1);
+    small.wait_text("READY");
+    assert_eq!(
+        small.size,
+        Some(Size { cols: 40, rows: 10 }),
+        "the first repaint is at its size"
+    );
+    let (mut big, id) = Viewer::open(&s, "1", 100, 30);
+    assert_eq!(id, 1);
+    big.wait_text("READY");
+    assert_eq!(
+        big.size,
+        Some(Size {
+            cols: 100,
+            rows: 30
+        })
+    );
+
+    // Typed in the small view: the task takes its size first.
+    small.type_line("size");
+    small.wait_text("size:10 40");
+    big.wait_text("size:10 40");
+
+    // Pasted in the big one: its size, and both see it.
+    big.input(InputEvent::Paste("size\n".into()));
+    big.wait_text("size:30 100");
+    small.wait_text("size:30 100");
+    assert_eq!(
+        small.size,
+        Some(Size {
+            cols: 100,
+            rows: 30
+        }),
+        "the small view is told the task's size"
+    );
+
+    // Keys from both reach the task in order.
+    small.type_line("one");
+    small.wait_text("got:one");
+    big.type_line("two");
+    let screen = big.wait_text("got:two");
+    assert!(screen.contains("got:one"), "{screen}");
+
+    // A resize of a view is the task's size.
+    small.input(InputEvent::Resize(Size { cols: 50, rows: 12 }));
+    small.type_line("size");
+    small.wait_text("size:12 50");
+
+    // Closed: each view is told, and its stream ends.
+    s.expect(&["kill", "t1"], 0);
+    for view in [&mut small, &mut big] {
+        loop {
+            match view.conn.read_frame() {
+                AttachFrame::Message(Response::Detached(DetachReason::Closed)) => break,
+                AttachFrame::Output(_) | AttachFrame::Message(Response::ViewSize(_)) => {}
+                AttachFrame::Message(other) => panic!("waiting for the close: {other:?}"),
+            }
         }
     }
 }
