@@ -19,13 +19,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{BufReader, BufWriter};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crossbeam_channel::{select, Receiver};
 
 use super::protocol::{read_frame, write_frame, Request, Response, TaskRow};
-use super::Server;
-use crate::runtime::{RuntimeEvent, TaskId};
+use super::{ClientOut, Server};
+use crate::runtime::{lock, RuntimeEvent, TaskId};
 
 /// The task an event is about, or `None` for one about every task (or
 /// none): then every row is computed again. No wildcard: a new kind of
@@ -89,14 +89,20 @@ impl Server {
     /// Serve a subscribed task list until the client closes the connection
     /// or stops reading. `input` and `out` are the connection after the
     /// hello.
-    pub(super) fn subscription(
-        &self,
-        mut input: BufReader<UnixStream>,
-        mut out: BufWriter<UnixStream>,
-    ) {
+    pub(super) fn subscription(&self, input: BufReader<UnixStream>, out: BufWriter<UnixStream>) {
         let _ = out
             .get_ref()
             .set_write_timeout(Some(super::attach::WRITE_TIMEOUT));
+        let out: ClientOut = Arc::new(Mutex::new(out));
+        let client = self.next_client.fetch_add(1, Ordering::SeqCst);
+        // Told `detached("stopped")` if the server stops while it is here,
+        // so a remote host tells a stop from a lost connection.
+        self.add_client(client, &out);
+        self.push_changes(input, &out);
+        self.forget_client(client);
+    }
+
+    fn push_changes(&self, mut input: BufReader<UnixStream>, out: &ClientOut) {
         let lagged = Arc::new(AtomicBool::new(false));
         // Subscribed before the list is made: a change in between is
         // computed again, never missed.
@@ -109,7 +115,7 @@ impl Server {
             }
         }
         let now = self.clock.wall_ms();
-        if write_frame(&mut out, &Response::Subscribed { now, tasks }).is_err() {
+        if write_frame(&mut *lock(out), &Response::Subscribed { now, tasks }).is_err() {
             return;
         }
         // Whatever the client sends is read and ignored; its close ends
@@ -134,7 +140,7 @@ impl Server {
             };
             for id in ids {
                 if let Some(push) = sent.update(id, self.row(id)) {
-                    if write_frame(&mut out, &push).is_err() {
+                    if write_frame(&mut *lock(out), &push).is_err() {
                         return;
                     }
                 }

@@ -120,6 +120,16 @@ fn a_subscriber_gets_every_task_then_each_start_state_change_and_removal() {
             other => panic!("waiting for the removal: {other:?}"),
         }
     }
+
+    // The server stops: the subscriber is told so (not a lost server).
+    s.expect(&["server", "stop"], 0);
+    loop {
+        match list.read() {
+            Response::Detached(DetachReason::Stopped) => break,
+            Response::Task(_) | Response::TaskRemoved { .. } => {}
+            other => panic!("waiting for the stop: {other:?}"),
+        }
+    }
 }
 
 /// A view's client: what it shows is its stream replayed into a screen of
