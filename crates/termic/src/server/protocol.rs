@@ -426,6 +426,67 @@ mod tests {
         ));
     }
 
+    /// docs/protocol.md's examples of the streams are what goes on the wire.
+    #[test]
+    fn the_documented_stream_examples_are_the_wire_form() {
+        let json = |r: &Response| serde_json::to_string(r).unwrap();
+        let row = TaskRow {
+            id: 2,
+            name: "review".into(),
+            agent: "claude".into(),
+            state: "needs_you".into(),
+            since: 1_796_544_060_000,
+            started: 1_796_544_000_000,
+            cwd: "/src/app".into(),
+            worktree: None,
+            exit_code: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&Request::Subscribe).unwrap(),
+            r#""subscribe""#
+        );
+        assert_eq!(
+            json(&Response::Subscribed {
+                now: 1_796_544_090_000,
+                tasks: vec![row.clone()]
+            }),
+            r#"{"subscribed":{"now":1796544090000,"tasks":[{"id":2,"name":"review","agent":"claude","state":"needs_you","since":1796544060000,"started":1796544000000,"cwd":"/src/app","worktree":null,"exit_code":null}]}}"#
+        );
+        assert!(json(&Response::Task(row)).starts_with(r#"{"task":{"id":2,"#));
+        assert_eq!(
+            json(&Response::TaskRemoved { id: 2 }),
+            r#"{"task_removed":{"id":2}}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&Request::View(ViewRequest {
+                task: "2".into(),
+                cols: 100,
+                rows: 30
+            }))
+            .unwrap(),
+            r#"{"view":{"task":"2","cols":100,"rows":30}}"#
+        );
+        assert_eq!(
+            json(&Response::Viewing { id: 2 }),
+            r#"{"viewing":{"id":2}}"#
+        );
+        assert_eq!(
+            json(&Response::ViewSize(input::Size {
+                cols: 100,
+                rows: 30
+            })),
+            r#"{"view_size":{"cols":100,"rows":30}}"#
+        );
+        assert_eq!(
+            json(&Response::Detached(DetachReason::Closed)),
+            r#"{"detached":"closed"}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&Request::Input(InputEvent::Paste("y".into()))).unwrap(),
+            r#"{"input":{"paste":"y"}}"#
+        );
+    }
+
     #[test]
     fn an_oversized_length_is_refused_before_any_allocation() {
         let frame = u32::MAX.to_be_bytes();
