@@ -17,8 +17,8 @@ use crate::server::protocol::{Request, Response, TaskRow};
 #[command(
     after_help = "Columns: number (the one the sidebar shows and every verb takes), name, agent, state (idle, working, needs_you, done, \
 interrupted, exited), for how long, directory, worktree.\n\
-With --json: one array of objects with id (the number), name, agent, state, since (Unix ms), cwd, \
-worktree, exit_code.\n\n\
+With --json: one array of objects with id (the number), name, agent, state, since (Unix ms), \
+started (Unix ms), cwd, worktree, exit_code.\n\n\
 Examples:\n  termic ls\n  termic ls --json | jq -r '.[] | select(.state == \"needs_you\") | .name'\n\n\
 Exit codes: 0 listed (also when there is no server), 1 error (a server of another version)."
 )]
