@@ -663,12 +663,17 @@ impl Server {
     fn resolve(&self, query: &str) -> Result<TaskId> {
         let rows = self.rows();
         let number = resolve::resolve(query, &rows).map_err(|e| anyhow!(e))?;
+        self.task_numbered(number)
+            .context("that task is gone (it was closed)")
+    }
+
+    /// The task listed under `number`, if any.
+    fn task_numbered(&self, number: u64) -> Option<TaskId> {
         self.runtime
             .tasks()
             .iter()
             .find(|t| u64::from(t.meta.number) == number)
             .map(|t| t.meta.id)
-            .context("that task is gone (it was closed)")
     }
 
     fn run(&self, run: RunRequest) -> Result<TaskRow> {

@@ -126,7 +126,7 @@ impl Server {
     #[allow(clippy::too_many_arguments)]
     fn show_task(
         &self,
-        id: TaskId,
+        mut id: TaskId,
         number: u64,
         request: &ViewRequest,
         client: u64,
@@ -180,7 +180,18 @@ impl Server {
                     for event in std::iter::once(event).chain(events.try_iter()) {
                         if let RuntimeEvent::Removed(gone) = event {
                             if gone == id {
-                                return Ending::Closed;
+                                // A restart lists the new task under the
+                                // number before it removes the old one:
+                                // the view follows the number.
+                                match self.task_numbered(number) {
+                                    Some(new) => {
+                                        id = new;
+                                        if self.latest_client.load(Ordering::SeqCst) == client {
+                                            self.claim_view_size(id, client, size, true);
+                                        }
+                                    }
+                                    None => return Ending::Closed,
+                                }
                             }
                         }
                         // This task's, or one about every task.

@@ -57,7 +57,7 @@ impl Conn {
     }
 
     /// Pushes until one is a row `pred` accepts (which is returned).
-    fn row_until(&mut self, what: &str, pred: impl Fn(&TaskRow) -> bool) -> TaskRow {
+    pub fn row_until(&mut self, what: &str, pred: impl Fn(&TaskRow) -> bool) -> TaskRow {
         loop {
             match self.read() {
                 Response::Task(row) if pred(&row) => return row,
@@ -134,14 +134,14 @@ fn a_subscriber_gets_every_task_then_each_start_state_change_and_removal() {
 
 /// A view's client: what it shows is its stream replayed into a screen of
 /// the size the server last said.
-struct Viewer {
+pub struct Viewer {
     conn: Conn,
     screen: vt100::Parser,
     size: Option<Size>,
 }
 
 impl Viewer {
-    fn open(s: &Served, task: &str, cols: u16, rows: u16) -> (Viewer, u64) {
+    pub fn open(s: &Served, task: &str, cols: u16, rows: u16) -> (Viewer, u64) {
         let mut conn = Conn::open(s);
         conn.send(&Request::View(ViewRequest {
             task: task.into(),
@@ -161,7 +161,7 @@ impl Viewer {
     }
 
     /// Reads the stream until the screen shows `text`.
-    fn wait_text(&mut self, text: &str) -> String {
+    pub fn wait_text(&mut self, text: &str) -> String {
         loop {
             let contents = self.screen.screen().contents();
             if contents.contains(text) {
@@ -186,7 +186,7 @@ impl Viewer {
     }
 
     /// `line` typed key by key, then Enter.
-    fn type_line(&mut self, line: &str) {
+    pub fn type_line(&mut self, line: &str) {
         for c in line.chars() {
             self.input(InputEvent::Key(Key::press(KeyCode::Char(c))));
         }
