@@ -68,16 +68,23 @@ impl Conn {
     }
 }
 
-/// A task that says READY, echoes lines, says its size on `size`, and on
-/// `go` works then needs you.
+/// A task that says READY, echoes lines, says its size on `size`, prints
+/// [`FLOOD`] bytes of lines on `flood`, and on `go` works then needs you.
 fn script() -> String {
     format!(
         "echo READY; while read l; do case \"$l\" in go) {}; {};; \
-         size) echo \"size:$(stty size)\";; *) echo \"got:$l\";; esac; done",
+         size) echo \"size:$(stty size)\";; \
+         flood) head -c {} /dev/zero | od -v; echo FLOOD-DONE;; \
+         *) echo \"got:$l\";; esac; done",
         hook("working", ""),
         hook("attention", ";kind=permission"),
+        FLOOD / 4,
     )
 }
+
+/// What `flood` prints: `od -v` turns each 16 zero bytes into a line of
+/// 64 characters.
+const FLOOD: usize = 20_000_000;
 
 #[test]
 fn a_subscriber_gets_every_task_then_each_start_state_change_and_removal() {
@@ -258,4 +265,34 @@ fn two_views_of_one_task_at_different_sizes_see_it_and_type_into_it() {
             }
         }
     }
+}
+
+#[test]
+fn a_view_of_a_flooding_task_gets_frames_not_the_flood() {
+    let s = Served::new(&script());
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    let (mut view, _) = Viewer::open(&s, "t1", 80, 24);
+    view.wait_text("READY");
+    view.type_line("flood");
+    let mut received = 0;
+    loop {
+        if view.screen.screen().contents().contains("FLOOD-DONE") {
+            break;
+        }
+        match view.conn.read_frame() {
+            AttachFrame::Output(bytes) => {
+                received += bytes.len();
+                view.screen.process(&bytes);
+            }
+            AttachFrame::Message(Response::ViewSize(_)) => {}
+            AttachFrame::Message(other) => panic!("during the flood: {other:?}"),
+        }
+    }
+    // All of it went through: the last offset is 5,000,000 in octal.
+    let screen = view.screen.screen().contents();
+    assert!(screen.contains("23045500\nFLOOD-DONE"), "{screen}");
+    assert!(
+        received < FLOOD / 20,
+        "{received} bytes of frames for a {FLOOD}-byte flood"
+    );
 }
