@@ -114,7 +114,8 @@ impl Server {
                 tasks.push(row);
             }
         }
-        let now = self.clock.wall_ms();
+        // On the rows' clock, so `now - since` is the time in the state.
+        let now = self.wall_origin.saturating_add(self.clock.now_ms());
         if write_frame(&mut *lock(out), &Response::Subscribed { now, tasks }).is_err() {
             return;
         }
