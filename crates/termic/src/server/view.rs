@@ -34,7 +34,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crossbeam_channel::{select, Receiver};
+use crossbeam_channel::select;
 
 use super::attach::{client_size, CLIENT_INPUT, WRITE_TIMEOUT};
 use super::protocol::input::{InputEvent, Size};
@@ -112,9 +112,7 @@ impl Server {
         let client = self.next_client.fetch_add(1, Ordering::SeqCst);
         // Told `detached("stopped")` if the server stops while it is here.
         self.add_client(client, &out);
-        let lagged = Arc::new(AtomicBool::new(false));
-        let events = self.subscribe_lagging(&lagged);
-        let ending = self.show_task(id, number, &request, client, input, &out, &events, &lagged);
+        let ending = self.show_task(id, number, &request, client, input, &out);
         self.forget_client(client);
         if let Ending::Closed = ending {
             let _ = write_frame(&mut *lock(&out), &Response::Detached(DetachReason::Closed));
@@ -123,7 +121,6 @@ impl Server {
         let _ = lock(&out).get_ref().shutdown(std::net::Shutdown::Both);
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn show_task(
         &self,
         mut id: TaskId,
@@ -132,9 +129,9 @@ impl Server {
         client: u64,
         input: BufReader<UnixStream>,
         out: &ClientOut,
-        events: &Receiver<RuntimeEvent>,
-        lagged: &AtomicBool,
     ) -> Ending {
+        let lagged = Arc::new(AtomicBool::new(false));
+        let events = self.subscribe_lagging(&lagged);
         let (input_tx, inputs) = crossbeam_channel::bounded(CLIENT_INPUT);
         let reader = std::thread::Builder::new()
             .name("termic-view-input".into())
@@ -180,9 +177,9 @@ impl Server {
                     for event in std::iter::once(event).chain(events.try_iter()) {
                         if let RuntimeEvent::Removed(gone) = event {
                             if gone == id {
-                                // A restart lists the new task under the
-                                // number before it removes the old one:
-                                // the view follows the number.
+                                // A view is of a number: a restart lists
+                                // the new task under it before it removes
+                                // the old one, and the view goes on with it.
                                 match self.task_numbered(number) {
                                     Some(new) => {
                                         id = new;
