@@ -29,7 +29,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -437,17 +437,11 @@ impl Server {
     /// [`CLIENT_EVENTS`] queued; past that they are dropped and `lagged`
     /// is set, for a reader that then looks at every task again (a task
     /// list, a task's view).
-    fn subscribe_lagging(
-        &self,
-        lagged: &Arc<std::sync::atomic::AtomicBool>,
-    ) -> Receiver<RuntimeEvent> {
+    fn subscribe_lagging(&self, lagged: &Arc<AtomicBool>) -> Receiver<RuntimeEvent> {
         self.subscribe_with(Some(Arc::clone(lagged)))
     }
 
-    fn subscribe_with(
-        &self,
-        lagged: Option<Arc<std::sync::atomic::AtomicBool>>,
-    ) -> Receiver<RuntimeEvent> {
+    fn subscribe_with(&self, lagged: Option<Arc<AtomicBool>>) -> Receiver<RuntimeEvent> {
         let (tx, rx) = crossbeam_channel::bounded(CLIENT_EVENTS);
         lock(&self.subscribers).push(Subscriber { tx, lagged });
         rx
@@ -593,9 +587,9 @@ impl Server {
                 .map(Response::Waited),
             Request::Stop => Ok(Response::Ok),
             Request::Input(_) => Err(anyhow!("input is only for an attached client or a view")),
-            // Each turns the connection into a stream (`converse`).
+            // Each turns the connection into a stream, in `converse`.
             Request::Attach(_) | Request::Subscribe | Request::View(_) => {
-                Err(anyhow!("that request was already made"))
+                Err(anyhow!("that request turns a connection into a stream"))
             }
         };
         result.unwrap_or_else(|e| {
@@ -825,36 +819,30 @@ struct Subscriber {
     tx: Sender<RuntimeEvent>,
     /// Set when an event was dropped for it (it then looks at every task);
     /// `None`: it is dropped itself.
-    lagged: Option<Arc<std::sync::atomic::AtomicBool>>,
+    lagged: Option<Arc<AtomicBool>>,
 }
 
 impl Subscriber {
-    /// Queue `event` without waiting: whether to keep the subscriber.
+    /// Queue `event` without waiting: whether to keep the subscriber (not
+    /// when it is gone, nor an attached app [`CLIENT_EVENTS`] behind).
     fn offer(&self, event: RuntimeEvent) -> bool {
-        match (&self.lagged, self.tx.try_send(event)) {
-            (Some(lagged), Err(crossbeam_channel::TrySendError::Full(_))) => {
-                lagged.store(true, Ordering::Release);
-                true
-            }
-            (_, Err(e)) => offer_failed(e),
-            (_, Ok(())) => true,
+        match self.tx.try_send(event) {
+            Ok(()) => true,
+            Err(crossbeam_channel::TrySendError::Full(_)) => match &self.lagged {
+                Some(lagged) => {
+                    lagged.store(true, Ordering::Release);
+                    true
+                }
+                None => {
+                    errln!(
+                        "termic server: detached a client that fell {CLIENT_EVENTS} events \
+                         behind (it was not reading its output)"
+                    );
+                    false
+                }
+            },
+            Err(crossbeam_channel::TrySendError::Disconnected(_)) => false,
         }
-    }
-}
-
-/// An attached client's event could not be queued: whether to keep the
-/// client's subscription (not when it is gone, nor when it is
-/// [`CLIENT_EVENTS`] behind).
-fn offer_failed(err: crossbeam_channel::TrySendError<RuntimeEvent>) -> bool {
-    match err {
-        crossbeam_channel::TrySendError::Full(_) => {
-            crate::printed::errln!(
-                "termic server: detached a client that fell {CLIENT_EVENTS} events behind \
-                 (it was not reading its output)"
-            );
-            false
-        }
-        crossbeam_channel::TrySendError::Disconnected(_) => false,
     }
 }
 
@@ -1014,7 +1002,7 @@ mod tests {
 
         // A task list or a view is kept, marked lagged.
         let (tx, rx) = crossbeam_channel::bounded(2);
-        let lagged = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let lagged = Arc::new(AtomicBool::new(false));
         let list = Subscriber {
             tx,
             lagged: Some(Arc::clone(&lagged)),
