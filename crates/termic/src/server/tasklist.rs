@@ -100,6 +100,9 @@ impl Server {
         self.add_client(client, &out);
         self.push_changes(input, &out);
         self.forget_client(client);
+        // The reader may still be reading (the client stopped reading
+        // but did not close): end it, and its descriptor with it.
+        let _ = lock(&out).get_ref().shutdown(std::net::Shutdown::Both);
     }
 
     fn push_changes(&self, mut input: BufReader<UnixStream>, out: &ClientOut) {
