@@ -939,6 +939,9 @@ fn tell_stopped(out: &ClientOut) {
             .get_ref()
             .set_write_timeout(Some(Duration::from_millis(500)));
         let _ = write_frame(&mut *out, &stopped);
+        // The last word: a frame or push another thread has ready fails
+        // instead of following it.
+        let _ = out.get_ref().shutdown(std::net::Shutdown::Write);
         return;
     }
 }
