@@ -9,6 +9,8 @@ use ratatui::crossterm::event::{
 };
 use vt100::{MouseProtocolEncoding, MouseProtocolMode};
 
+pub mod wire;
+
 /// The input modes the focused agent has set on its terminal.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct InputModes {
@@ -29,6 +31,14 @@ impl InputModes {
             mouse_encoding: screen.mouse_protocol_encoding(),
             focus_reporting,
         }
+    }
+
+    /// The modes task `id` has set now (the defaults for a task gone).
+    pub fn of_task(runtime: &termic_runtime::Runtime, id: termic_runtime::TaskId) -> Self {
+        let focus = runtime.wants_focus_events(id);
+        runtime
+            .with_screen(id, |screen| InputModes::from_screen(screen, focus))
+            .unwrap_or_default()
     }
 }
 

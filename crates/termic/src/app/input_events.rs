@@ -48,10 +48,7 @@ impl App {
 
     /// The focused agent's input modes (from its screen and the runtime).
     pub fn input_modes(&self, id: TaskId) -> InputModes {
-        let focus = self.runtime.wants_focus_events(id);
-        self.runtime
-            .with_screen(id, |screen| InputModes::from_screen(screen, focus))
-            .unwrap_or_default()
+        InputModes::of_task(&self.runtime, id)
     }
 
     fn send(&mut self, id: TaskId, bytes: &[u8]) {

@@ -227,10 +227,15 @@ struct Sender {
 }
 
 impl Sender {
+    /// Sends one terminal event as the protocol's input event (a key no
+    /// client sends is skipped). False once the server is gone.
     fn send(&self, event: event::Event) -> bool {
         if let event::Event::Resize(cols, rows) = event {
             *lock(&self.size) = (cols, rows);
         }
+        let Some(event) = crate::input::wire::from_crossterm(event) else {
+            return true;
+        };
         let mut out = lock(&self.output);
         write_frame(&mut *out, &Request::Input(event)).is_ok() && out.flush().is_ok()
     }

@@ -31,10 +31,10 @@ use termic_runtime::lock;
 
 /// A client that reads nothing for this long is dropped (detached), so a
 /// stopped client never holds its view's thread forever.
-const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+pub(super) const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Input events from one client queued for its app, at most.
-const CLIENT_INPUT: usize = 1024;
+pub(super) const CLIENT_INPUT: usize = 1024;
 
 /// The size of a client's terminal, within what a real one has (a hostile
 /// 65535x65535 would make every frame allocate 4 G cells).
@@ -251,7 +251,7 @@ fn forward_input(
     events: &crossbeam_channel::Sender<Event>,
 ) {
     while let Ok(Request::Input(event)) = read_frame::<Request>(&mut input) {
-        let event = match event {
+        let event = match crate::input::wire::to_crossterm(event) {
             Event::Resize(cols, rows) => {
                 let (cols, rows) = client_size(cols, rows);
                 *lock(size) = (cols, rows);

@@ -22,13 +22,15 @@ pub mod protocol;
 pub mod resolve;
 pub mod socket;
 mod stop;
+pub mod tasklist;
+pub mod view;
 
 use std::io::{BufReader, BufWriter};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -73,8 +75,12 @@ struct Server {
     connections: AtomicUsize,
     idle_since: Mutex<Instant>,
     clock: Arc<dyn Clock>,
-    /// Each attached client's copy of the runtime's events.
-    subscribers: Mutex<Vec<Sender<RuntimeEvent>>>,
+    /// The wall clock (Unix ms) at the runtime clock's 0, read once: a
+    /// task's times in its row are this plus the runtime's.
+    wall_origin: u64,
+    /// Each attached client's and subscriber's copy of the runtime's
+    /// events.
+    subscribers: Mutex<Vec<Subscriber>>,
     /// Attached clients are numbered from 1; 0 is nobody.
     next_client: AtomicU64,
     /// The attached client that last typed or resized (its size is the
@@ -202,6 +208,7 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
         changes: (Mutex::new(0), Condvar::new()),
         connections: AtomicUsize::new(0),
         idle_since: Mutex::new(Instant::now()),
+        wall_origin: clock.wall_ms().saturating_sub(clock.now_ms()),
         clock,
         subscribers: Mutex::new(Vec::new()),
         next_client: AtomicU64::new(1),
@@ -454,18 +461,31 @@ impl Server {
     }
 
     /// A copy of the runtime's events from now on, for an attached client
-    /// (at most [`CLIENT_EVENTS`] queued).
+    /// (at most [`CLIENT_EVENTS`] queued; then it is detached).
     fn subscribe(&self) -> Receiver<RuntimeEvent> {
+        self.subscribe_with(None)
+    }
+
+    /// A copy of the runtime's events from now on, at most
+    /// [`CLIENT_EVENTS`] queued; past that they are dropped and `lagged`
+    /// is set, for a reader that then looks at every task again (a task
+    /// list, a task's view).
+    fn subscribe_lagging(&self, lagged: &Arc<AtomicBool>) -> Receiver<RuntimeEvent> {
+        self.subscribe_with(Some(Arc::clone(lagged)))
+    }
+
+    fn subscribe_with(&self, lagged: Option<Arc<AtomicBool>>) -> Receiver<RuntimeEvent> {
         let (tx, rx) = crossbeam_channel::bounded(CLIENT_EVENTS);
-        lock(&self.subscribers).push(tx);
+        lock(&self.subscribers).push(Subscriber { tx, lagged });
         rx
     }
 
-    /// Every attached client gets the event, without waiting for any: a
-    /// client gone is forgotten, and so is one [`CLIENT_EVENTS`] behind
-    /// (its app sees its events end and detaches it).
+    /// Every subscriber gets the event, without waiting for any: one gone
+    /// is forgotten; one [`CLIENT_EVENTS`] behind is forgotten (an attached
+    /// app: it sees its events end and detaches its client) or marked
+    /// lagged (it looks at every task once it has caught up).
     fn publish(&self, event: RuntimeEvent) {
-        lock(&self.subscribers).retain(|tx| offer(tx, event.clone()));
+        lock(&self.subscribers).retain(|s| s.offer(event.clone()));
     }
 
     fn changed(&self) {
@@ -570,6 +590,12 @@ impl Server {
             if let Request::Attach(attach) = request {
                 return self.attach(attach, told.take(), input, out, socket_path);
             }
+            if request == Request::Subscribe {
+                return self.subscription(input, out);
+            }
+            if let Request::View(view) = request {
+                return self.view(view, input, out);
+            }
             let stop = request == Request::Stop;
             let response = self.answer(request, &|| peer_gone(fd));
             if write_frame(&mut out, &response).is_err() {
@@ -603,8 +629,10 @@ impl Server {
                 .map(Response::Waited),
             Request::Stop => Ok(Response::Ok),
             Request::Rename { task, name } => self.rename(&task, &name).map(Response::Renamed),
-            Request::Attach(_) | Request::Input(_) => {
-                Err(anyhow!("input is only for an attached client"))
+            Request::Input(_) => Err(anyhow!("input is only for an attached client or a view")),
+            // Each turns the connection into a stream, in `converse`.
+            Request::Attach(_) | Request::Subscribe | Request::View(_) => {
+                Err(anyhow!("that request turns a connection into a stream"))
             }
         };
         result.unwrap_or_else(|e| {
@@ -625,13 +653,11 @@ impl Server {
             TaskStatus::Exited(code) => ("exited".to_owned(), code),
             TaskStatus::Running => (state.unwrap_or(State::Idle).as_str().to_owned(), None),
         };
-        // The runtime's times (its clock) as Unix ms: the age every
-        // sidebar shows is the same one.
-        let now = self.clock.now_ms();
-        let wall_now = self.clock.wall_ms();
-        let wall = |at: u64| wall_now.saturating_sub(now.saturating_sub(at));
-        let since = wall(info.state_since_ms);
-        let started = wall(info.meta.started_ms);
+        // The runtime's times as Unix ms, both from one origin: the age
+        // every sidebar shows is the same one, and a row made twice is the
+        // same row (a subscriber is pushed only what changed).
+        let since = self.wall_origin.saturating_add(info.state_since_ms);
+        let started = self.wall_origin.saturating_add(info.meta.started_ms);
         // Only the two paths, not the whole spec (its argv and env): `wait`
         // builds a row at every change.
         let (cwd, worktree) = lock(&self.specs)
@@ -672,12 +698,17 @@ impl Server {
     fn resolve(&self, query: &str) -> Result<TaskId> {
         let rows = self.rows();
         let number = resolve::resolve(query, &rows).map_err(|e| anyhow!(e))?;
+        self.task_numbered(number)
+            .context("that task is gone (it was closed)")
+    }
+
+    /// The task listed under `number`, if any.
+    fn task_numbered(&self, number: u64) -> Option<TaskId> {
         self.runtime
             .tasks()
             .iter()
             .find(|t| u64::from(t.meta.number) == number)
             .map(|t| t.meta.id)
-            .context("that task is gone (it was closed)")
     }
 
     fn run(&self, run: RunRequest) -> Result<TaskRow> {
@@ -833,20 +864,36 @@ impl Server {
     }
 }
 
-/// Queue `event` for one attached client without waiting: whether to keep
-/// the client's subscription (not when it is gone, nor when it is
-/// [`CLIENT_EVENTS`] behind).
-fn offer(client: &Sender<RuntimeEvent>, event: RuntimeEvent) -> bool {
-    match client.try_send(event) {
-        Ok(()) => true,
-        Err(crossbeam_channel::TrySendError::Full(_)) => {
-            crate::printed::errln!(
-                "termic server: detached a client that fell {CLIENT_EVENTS} events behind \
-                 (it was not reading its output)"
-            );
-            false
+/// One reader of the runtime's events in the server, and what happens when
+/// it falls [`CLIENT_EVENTS`] behind.
+struct Subscriber {
+    tx: Sender<RuntimeEvent>,
+    /// Set when an event was dropped for it (it then looks at every task);
+    /// `None`: it is dropped itself.
+    lagged: Option<Arc<AtomicBool>>,
+}
+
+impl Subscriber {
+    /// Queue `event` without waiting: whether to keep the subscriber (not
+    /// when it is gone, nor an attached app [`CLIENT_EVENTS`] behind).
+    fn offer(&self, event: RuntimeEvent) -> bool {
+        match self.tx.try_send(event) {
+            Ok(()) => true,
+            Err(crossbeam_channel::TrySendError::Full(_)) => match &self.lagged {
+                Some(lagged) => {
+                    lagged.store(true, Ordering::Release);
+                    true
+                }
+                None => {
+                    errln!(
+                        "termic server: detached a client that fell {CLIENT_EVENTS} events \
+                         behind (it was not reading its output)"
+                    );
+                    false
+                }
+            },
+            Err(crossbeam_channel::TrySendError::Disconnected(_)) => false,
         }
-        Err(crossbeam_channel::TrySendError::Disconnected(_)) => false,
     }
 }
 
@@ -944,6 +991,9 @@ fn tell_stopped(out: &ClientOut) {
             .get_ref()
             .set_write_timeout(Some(Duration::from_millis(500)));
         let _ = write_frame(&mut *out, &stopped);
+        // The last word: a frame or push another thread has ready fails
+        // instead of following it.
+        let _ = out.get_ref().shutdown(std::net::Shutdown::Write);
         return;
     }
 }
@@ -993,16 +1043,32 @@ mod tests {
     #[test]
     fn a_client_too_far_behind_loses_its_events_and_the_server_never_waits() {
         let (tx, rx) = crossbeam_channel::bounded(CLIENT_EVENTS);
+        let app = Subscriber { tx, lagged: None };
         let event = RuntimeEvent::Dirty(TaskId(1));
         for _ in 0..CLIENT_EVENTS {
-            assert!(offer(&tx, event.clone()));
+            assert!(app.offer(event.clone()));
         }
         // Full: dropped at once (the app then detaches the client).
-        assert!(!offer(&tx, event.clone()));
+        assert!(!app.offer(event.clone()));
         assert_eq!(rx.len(), CLIENT_EVENTS);
         // A client gone is forgotten too.
         drop(rx);
-        assert!(!offer(&tx, event));
+        assert!(!app.offer(event.clone()));
+
+        // A task list or a view is kept, marked lagged.
+        let (tx, rx) = crossbeam_channel::bounded(2);
+        let lagged = Arc::new(AtomicBool::new(false));
+        let list = Subscriber {
+            tx,
+            lagged: Some(Arc::clone(&lagged)),
+        };
+        for _ in 0..3 {
+            assert!(list.offer(event.clone()));
+        }
+        assert_eq!(rx.len(), 2);
+        assert!(lagged.load(Ordering::SeqCst));
+        drop(rx);
+        assert!(!list.offer(event), "gone: forgotten");
     }
 
     #[test]

@@ -13,14 +13,21 @@ use std::io::{self, Read, Write};
 use serde::{Deserialize, Serialize};
 
 pub use termic_runtime::TaskOutputs;
+pub mod input;
+
+use input::InputEvent;
 
 /// Bumped on any change after the hello. Both sides must match exactly.
 /// 2: `attach`, `input`, `attached`, `detached` and output frames.
 /// 3: `detached("stopped")`, so a client tells a server that stopped from
 /// one that was lost (the stream ends with no `detached`).
-/// 4 (2026-12-06): `rename` and its answer `renamed`; a task row's
-/// `started`; `outputs` (the client's `--event-log` and `--record`) on
-/// `run` and `attach`.
+/// 4 (2026-12-06): `input` carries termic's own [`InputEvent`] (it was
+/// crossterm's serde form of a terminal event, so only a crossterm
+/// terminal could be a client); `subscribe` answers `subscribed` with
+/// every task, then pushes `task` and `task_removed`; `view` streams one
+/// task's screen as terminal bytes and takes input for it; `rename` and
+/// its answer `renamed`; a task row's `started`; `outputs` (the client's
+/// `--event-log` and `--record`) on `run` and `attach`.
 pub const PROTOCOL: u32 = 4;
 
 /// The largest frame either side accepts (a task list of thousands fits).
@@ -92,6 +99,8 @@ pub enum DetachReason {
     /// The server stopped (`termic server stop`, a signal it caught, prefix
     /// `q` in another client): every task ended.
     Stopped,
+    /// A view's task was closed (`termic kill`, a client's close).
+    Closed,
 }
 
 /// A state `termic wait` can wait for.
@@ -152,9 +161,29 @@ pub enum Request {
     /// Become an attached client: the server answers `attached`, then sends
     /// output frames (see [`write_output`]) until `detached`.
     Attach(AttachRequest),
-    /// An attached client's terminal event (key, paste, mouse, focus,
-    /// resize), as crossterm reads it.
-    Input(crossterm::event::Event),
+    /// A client's input event (key, paste, mouse, focus, resize): see
+    /// [`input`] for its shapes.
+    Input(InputEvent),
+    /// Turn the connection into a task list: the server answers
+    /// `subscribed` with every task, then pushes a `task` for every task
+    /// that appears or whose row changes and a `task_removed` for every
+    /// task closed, until the client closes the connection.
+    Subscribe,
+    /// Turn the connection into a view of one task: the server answers
+    /// `viewing`, then sends its screen as output frames (a full repaint,
+    /// then what changed), `view_size` before a repaint at another size,
+    /// and `detached("closed")` when the task is closed. The client sends
+    /// `input` for the task (a `resize` is its new size).
+    View(ViewRequest),
+}
+
+/// `view`: one task's screen at the client's size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewRequest {
+    /// The task: its number or name.
+    pub task: String,
+    pub cols: u16,
+    pub rows: u16,
 }
 
 /// One task as `termic ls` shows it.
@@ -223,6 +252,28 @@ pub enum Response {
     Error {
         message: String,
     },
+    /// The answer to `subscribe`: every task by number, and the server's
+    /// clock (Unix ms) when the list was made, so a client whose clock
+    /// differs (another host) can tell how long ago `since` was.
+    Subscribed {
+        now: u64,
+        tasks: Vec<TaskRow>,
+    },
+    /// Pushed to a subscriber: a task appeared or its row changed. The
+    /// row replaces the one with the same number.
+    Task(TaskRow),
+    /// Pushed to a subscriber: the task with this number was closed.
+    TaskRemoved {
+        id: u64,
+    },
+    /// The answer to `view`: the task's number. Output frames follow.
+    Viewing {
+        id: u64,
+    },
+    /// In a view: the task's screen has this size from the next output
+    /// frame on (a full repaint at it follows). The first comes before the
+    /// first repaint; another client may have given the task its size.
+    ViewSize(input::Size),
 }
 
 /// A killed task's worktree: kept (the default) or removed, and its branch.
@@ -395,6 +446,67 @@ mod tests {
             read_attach_frame(&mut input),
             Err(FrameError::Closed)
         ));
+    }
+
+    /// docs/protocol.md's examples of the streams are what goes on the wire.
+    #[test]
+    fn the_documented_stream_examples_are_the_wire_form() {
+        let json = |r: &Response| serde_json::to_string(r).unwrap();
+        let row = TaskRow {
+            id: 2,
+            name: "review".into(),
+            agent: "claude".into(),
+            state: "needs_you".into(),
+            since: 1_796_544_060_000,
+            started: 1_796_544_000_000,
+            cwd: "/src/app".into(),
+            worktree: None,
+            exit_code: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&Request::Subscribe).unwrap(),
+            r#""subscribe""#
+        );
+        assert_eq!(
+            json(&Response::Subscribed {
+                now: 1_796_544_090_000,
+                tasks: vec![row.clone()]
+            }),
+            r#"{"subscribed":{"now":1796544090000,"tasks":[{"id":2,"name":"review","agent":"claude","state":"needs_you","since":1796544060000,"started":1796544000000,"cwd":"/src/app","worktree":null,"exit_code":null}]}}"#
+        );
+        assert!(json(&Response::Task(row)).starts_with(r#"{"task":{"id":2,"#));
+        assert_eq!(
+            json(&Response::TaskRemoved { id: 2 }),
+            r#"{"task_removed":{"id":2}}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&Request::View(ViewRequest {
+                task: "2".into(),
+                cols: 100,
+                rows: 30
+            }))
+            .unwrap(),
+            r#"{"view":{"task":"2","cols":100,"rows":30}}"#
+        );
+        assert_eq!(
+            json(&Response::Viewing { id: 2 }),
+            r#"{"viewing":{"id":2}}"#
+        );
+        assert_eq!(
+            json(&Response::ViewSize(input::Size {
+                cols: 100,
+                rows: 30
+            })),
+            r#"{"view_size":{"cols":100,"rows":30}}"#
+        );
+        assert_eq!(
+            json(&Response::Detached(DetachReason::Closed)),
+            r#"{"detached":"closed"}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&Request::Input(InputEvent::Paste("y".into()))).unwrap(),
+            r#"{"input":{"paste":"y"}}"#
+        );
     }
 
     #[test]

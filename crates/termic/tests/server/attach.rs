@@ -2,12 +2,15 @@
 //! workspace in a PTY; closing the client's terminal (SIGHUP) or prefix `d`
 //! detaches and the task keeps running; a second attach shows its screen
 //! and scrollback; two clients see the same transitions; the tasks take
-//! the size of the client that typed last.
+//! the size of the client that typed last. `streams`: the protocol's
+//! task list and task view, spoken by a client of the protocol alone.
 
 use crate::git_support;
 use crate::harness;
 use crate::process_table;
 use crate::served;
+#[path = "attach/streams.rs"]
+mod streams;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -16,6 +19,7 @@ use git_support::git;
 use harness::{badge_line, hook, Termic};
 use process_table::{alive, processes_of};
 use served::Served;
+use termic::server::protocol::{Request, Response, TaskRow};
 
 /// `termic attach ARGS` in a PTY with the fixture's env.
 fn attach(s: &Served, args: &[&str]) -> Termic {
@@ -577,22 +581,60 @@ fn every_sidebar_ls_and_send_agree_on_each_tasks_number_after_a_restart_and_a_cl
     for c in [&a, &b] {
         c.wait_text("gamma-up");
     }
+    // A protocol client's task list and view of alpha (number 1).
+    let mut list = streams::Conn::open(&s);
+    list.send(&Request::Subscribe);
+    assert!(matches!(list.read(), Response::Subscribed { .. }));
+    let (mut view, _) = streams::Viewer::open(&s, "1", 60, 12);
+    view.wait_text("alpha-up");
 
     // alpha exits and is restarted from client a, in place.
     s.expect(&["send", "alpha", "quit", "--enter"], 0);
     a.wait_for("alpha exited", |screen| {
         badge_line(screen, "alpha").is_some_and(|l| l.contains("exited"))
     });
+    list.row_until("alpha to exit", |r| r.id == 1 && r.state == "exited");
     a.prefix(b"1");
     a.wait_text("alpha-up");
     a.prefix(b"r");
     a.wait_for("alpha restarted", |screen| {
         badge_line(screen, "alpha").is_some_and(|l| !l.contains("exited"))
     });
+    // The view follows the number to the restarted task: it was not
+    // closed, and what it types reaches the new alpha (its file; the
+    // file is then emptied for the checks below).
+    view.type_line("from-the-view");
+    view.wait_text("from-the-view");
+    let alpha_file = s.f.work.join("alpha.txt");
+    wait_until("the restarted alpha gets the view's line", || {
+        std::fs::read_to_string(&alpha_file).is_ok_and(|t| t == "alpha:from-the-view\n")
+    });
+    std::fs::remove_file(&alpha_file).unwrap();
     // beta is closed; delta takes the number it freed.
     s.expect(&["kill", "beta"], 0);
     let out = run("delta");
     assert!(out.contains("number 2"), "the smallest free number: {out}");
+    // The list's last word on number 1 is the restarted alpha, running.
+    let mut last_on_alpha = None;
+    loop {
+        match list.read() {
+            Response::TaskRemoved { id: 2 } => break,
+            message @ (Response::Task(TaskRow { id: 1, .. }) | Response::TaskRemoved { id: 1 }) => {
+                last_on_alpha = Some(message)
+            }
+            Response::Task(_) => {}
+            other => panic!("waiting for beta's removal: {other:?}"),
+        }
+    }
+    let Some(Response::Task(alpha)) = last_on_alpha else {
+        panic!("alpha's last message: {last_on_alpha:?}");
+    };
+    assert_ne!(alpha.state, "exited", "{alpha:?}");
+    assert_eq!(
+        list.row_until("delta", |r| r.id == 2).name,
+        "delta",
+        "the freed number is delta's"
+    );
 
     let want: Vec<(u32, String)> = [(1, "alpha"), (2, "delta"), (3, "gamma")]
         .iter()

@@ -354,7 +354,7 @@ fn another_version_hostile_frames_and_another_uid_are_refused_and_the_server_liv
     let mut c = UnixStream::connect(s.socket()).unwrap();
     c.write_all(&frame(hello.as_bytes())).unwrap();
     assert!(read_reply(&mut c)["welcome"].is_object());
-    c.write_all(&frame(br#"{"input":"FocusGained"}"#)).unwrap();
+    c.write_all(&frame(br#"{"input":{"focus":true}}"#)).unwrap();
     assert!(read_reply(&mut c)["error"].is_object());
     let attach = serde_json::json!({"attach": {"task": null,
         "cwd": s.f.work.display().to_string(), "path_var": s.f.path_var(),
@@ -362,6 +362,30 @@ fn another_version_hostile_frames_and_another_uid_are_refused_and_the_server_liv
     c.write_all(&frame(attach.to_string().as_bytes())).unwrap();
     assert_eq!(read_reply(&mut c), serde_json::json!("attached"));
     let mut len = [0u8; 4];
+    c.read_exact(&mut len).unwrap();
+    assert!(u32::from_be_bytes(len) as usize <= termic::server::protocol::MAX_FRAME);
+    drop(c);
+
+    // A view of no such task is refused; one at 65535x65535 gets frames
+    // under the limit, and a hang-up ends it.
+    let mut c = UnixStream::connect(s.socket()).unwrap();
+    c.write_all(&frame(hello.as_bytes())).unwrap();
+    assert!(read_reply(&mut c)["welcome"].is_object());
+    c.write_all(&frame(br#"{"view":{"task":"nope","cols":1,"rows":1}}"#))
+        .unwrap();
+    assert!(read_reply(&mut c)["error"].is_object());
+    let mut c = UnixStream::connect(s.socket()).unwrap();
+    c.write_all(&frame(hello.as_bytes())).unwrap();
+    assert!(read_reply(&mut c)["welcome"].is_object());
+    c.write_all(&frame(
+        br#"{"view":{"task":"1","cols":65535,"rows":65535}}"#,
+    ))
+    .unwrap();
+    assert!(read_reply(&mut c)["viewing"].is_object());
+    assert_eq!(
+        read_reply(&mut c),
+        serde_json::json!({"view_size": {"cols": 1000, "rows": 500}})
+    );
     c.read_exact(&mut len).unwrap();
     assert!(u32::from_be_bytes(len) as usize <= termic::server::protocol::MAX_FRAME);
     drop(c);

@@ -1,0 +1,304 @@
+//! A view of one task: its screen as terminal bytes at the client's size,
+//! and input for it. What a web page (xterm.js) and a remote host use.
+//!
+//! The stream: `viewing`, then `view_size` and output frames holding a full
+//! repaint of the screen (vt100's own formatted contents: clear, every
+//! cell with its attributes, the cursor), then output frames holding what
+//! changed since the last frame (vt100's diff of the two screens). A frame
+//! is drawn at most once per [`FRAME_MS`](crate::app::FRAME_MS) (20 a
+//! second while output
+//! streams), as the attached workspace is ([`FramePacer`]): a task that
+//! prints 200 MiB costs a view the frames, not the bytes. The task's input
+//! modes (mouse reporting, bracketed paste, application cursor keys) stay
+//! in the server: the client sends termic's input events and the server
+//! encodes them the way the task asked, so the bytes carry no mode
+//! switches for the client's terminal.
+//!
+//! Sizes: a view takes part in the size rule of attached clients (tmux's
+//! `window-size latest`): opening, typing, pasting, clicking or resizing
+//! makes it the latest active client, and the task takes its size. When
+//! another client has the size, the view gets the screen at that size
+//! (`view_size` says which) and the client shows it clipped or padded.
+//!
+//! Backpressure: frames have no queue; the view's thread writes each to
+//! the socket itself, so a slow client slows only its own view (the next
+//! diff covers everything since the last one), and a client that reads
+//! nothing for 30 s is dropped. Its copy of the runtime's events is
+//! bounded ([`super::CLIENT_EVENTS`]); past it events are dropped and the
+//! view repaints in full. Its input is bounded ([`CLIENT_INPUT`] events),
+//! then its reader waits: back-pressure on that client's socket only.
+
+use std::io::{BufReader, BufWriter};
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crossbeam_channel::select;
+
+use super::attach::{client_size, CLIENT_INPUT, WRITE_TIMEOUT};
+use super::protocol::input::{InputEvent, Size};
+use super::protocol::{
+    read_frame, write_frame, write_output, DetachReason, Request, Response, ViewRequest,
+};
+use super::tasklist::task_of;
+use super::{ClientOut, Server};
+use crate::app::frame_pacer::FramePacer;
+use crate::input::wire::task_bytes;
+use crate::input::InputModes;
+use crate::printed::errln;
+use termic_runtime::{lock, RuntimeEvent, TaskId};
+
+/// What a view sent last: the screen the client has.
+#[derive(Default)]
+struct Shown {
+    screen: Option<vt100::Screen>,
+}
+
+impl Shown {
+    /// The messages and bytes that bring the client from what it has to
+    /// `screen`: a size and a full repaint the first time and after a
+    /// size change, else the diff (empty when nothing changed). Pure.
+    fn frame(&mut self, screen: &vt100::Screen) -> (Option<Size>, Vec<u8>) {
+        let (rows, cols) = screen.size();
+        let (rows, cols) = (rows.get(), cols.get());
+        let bytes = match &self.screen {
+            Some(prev) if prev.size() == screen.size() => screen.contents_diff(prev),
+            _ => {
+                self.screen = Some(screen.clone());
+                return (
+                    Some(Size { cols, rows }),
+                    screen.contents_formatted().into_bytes(),
+                );
+            }
+        };
+        self.screen = Some(screen.clone());
+        (None, bytes.into_bytes())
+    }
+}
+
+/// How a view ended.
+enum Ending {
+    /// The task was closed: the client is told.
+    Closed,
+    /// The client went away, or cannot be written to.
+    Gone,
+}
+
+impl Server {
+    /// Serve a view until the task is closed or the client goes away.
+    pub(super) fn view(
+        &self,
+        request: ViewRequest,
+        input: BufReader<UnixStream>,
+        out: BufWriter<UnixStream>,
+    ) {
+        let _ = out.get_ref().set_write_timeout(Some(WRITE_TIMEOUT));
+        let out: ClientOut = Arc::new(Mutex::new(out));
+        let (id, number) = match self.resolve(&request.task).and_then(|id| {
+            let info = self
+                .runtime
+                .info(id)
+                .ok_or_else(|| anyhow::anyhow!("that task is gone"))?;
+            Ok((id, u64::from(info.meta.number)))
+        }) {
+            Ok(found) => found,
+            Err(e) => {
+                let message = format!("{e:#}");
+                let _ = write_frame(&mut *lock(&out), &Response::Error { message });
+                return;
+            }
+        };
+        let client = self.next_client.fetch_add(1, Ordering::SeqCst);
+        // Told `detached("stopped")` if the server stops while it is here.
+        self.add_client(client, &out);
+        let ending = self.show_task(id, number, &request, client, input, &out);
+        self.forget_client(client);
+        if let Ending::Closed = ending {
+            let _ = write_frame(&mut *lock(&out), &Response::Detached(DetachReason::Closed));
+        }
+        // The input thread is still reading: end it.
+        let _ = lock(&out).get_ref().shutdown(std::net::Shutdown::Both);
+    }
+
+    fn show_task(
+        &self,
+        mut id: TaskId,
+        number: u64,
+        request: &ViewRequest,
+        client: u64,
+        input: BufReader<UnixStream>,
+        out: &ClientOut,
+    ) -> Ending {
+        let lagged = Arc::new(AtomicBool::new(false));
+        let events = self.subscribe_lagging(&lagged);
+        let (input_tx, inputs) = crossbeam_channel::bounded(CLIENT_INPUT);
+        let reader = std::thread::Builder::new()
+            .name("termic-view-input".into())
+            .spawn(move || forward_view_input(input, &input_tx));
+        if let Err(e) = reader {
+            errln!("termic server: cannot start a view's input thread: {e}");
+            return Ending::Gone;
+        }
+        if write_frame(&mut *lock(out), &Response::Viewing { id: number }).is_err() {
+            return Ending::Gone;
+        }
+        let mut size = client_size(request.cols, request.rows);
+        self.claim_view_size(id, client, size, true);
+        let mut shown = Shown::default();
+        let mut frames = FramePacer::default();
+        let mut dirty = true;
+        loop {
+            let now = self.clock.now_ms();
+            if dirty && now >= frames.next_frame_at() {
+                let Some((resized, bytes)) = self.runtime.with_screen(id, |s| shown.frame(s))
+                else {
+                    return Ending::Closed;
+                };
+                let mut out = lock(out);
+                if let Some(size) = resized {
+                    if write_frame(&mut *out, &Response::ViewSize(size)).is_err() {
+                        return Ending::Gone;
+                    }
+                }
+                if !bytes.is_empty() && write_output(&mut *out, &bytes).is_err() {
+                    return Ending::Gone;
+                }
+                frames.drew(now);
+                dirty = false;
+            }
+            let timeout = match dirty {
+                true => Duration::from_millis(frames.next_frame_at().saturating_sub(now)),
+                false => Duration::from_secs(3600),
+            };
+            select! {
+                recv(events) -> event => {
+                    let Ok(event) = event else { return Ending::Gone };
+                    for event in std::iter::once(event).chain(events.try_iter()) {
+                        if let RuntimeEvent::Removed(gone) = event {
+                            if gone == id {
+                                // A view is of a number: a restart lists
+                                // the new task under it before it removes
+                                // the old one, and the view goes on with it.
+                                match self.task_numbered(number) {
+                                    Some(new) => {
+                                        id = new;
+                                        if self.latest_client.load(Ordering::SeqCst) == client {
+                                            self.claim_view_size(id, client, size, true);
+                                        }
+                                    }
+                                    None => return Ending::Closed,
+                                }
+                            }
+                        }
+                        // This task's, or one about every task.
+                        dirty |= task_of(&event).is_none_or(|t| t == id);
+                    }
+                    dirty |= lagged.swap(false, Ordering::AcqRel);
+                },
+                recv(inputs) -> event => {
+                    let Ok(event) = event else { return Ending::Gone };
+                    frames.user_input();
+                    let resized = match &event {
+                        InputEvent::Resize(new) => {
+                            size = client_size(new.cols, new.rows);
+                            true
+                        }
+                        _ => false,
+                    };
+                    // Any event but a focus change makes this client the
+                    // active one (the workspace app's rule).
+                    if !matches!(event, InputEvent::Focus(_)) {
+                        self.claim_view_size(id, client, size, resized);
+                    }
+                    let bytes = task_bytes(&event, &InputModes::of_task(&self.runtime, id));
+                    if !bytes.is_empty() {
+                        if let Err(e) = self.runtime.write_input(id, &bytes) {
+                            let message = e.to_string();
+                            if write_frame(&mut *lock(out), &Response::Error { message }).is_err() {
+                                return Ending::Gone;
+                            }
+                        }
+                    }
+                },
+                default(timeout) => {},
+            }
+        }
+    }
+
+    /// This view is the active client: when another client had the size,
+    /// or `force` (its own size changed), the task takes the view's size.
+    fn claim_view_size(&self, id: TaskId, client: u64, size: (u16, u16), force: bool) {
+        if self.latest_client.swap(client, Ordering::SeqCst) != client || force {
+            let (cols, rows) = size;
+            let _ = self.runtime.resize(id, super::task_size(cols, rows));
+        }
+    }
+}
+
+/// A view's input events, until the client goes away. Anything that is
+/// not `input` is ignored.
+fn forward_view_input(
+    mut input: BufReader<UnixStream>,
+    events: &crossbeam_channel::Sender<InputEvent>,
+) {
+    loop {
+        match read_frame::<Request>(&mut input) {
+            Ok(Request::Input(event)) => {
+                if events.send(event).is_err() {
+                    return;
+                }
+            }
+            Ok(_) => {}
+            Err(_) => return,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nz(n: u16) -> std::num::NonZeroU16 {
+        std::num::NonZeroU16::new(n).unwrap()
+    }
+
+    fn screen(cols: u16, rows: u16, text: &[u8]) -> vt100::Screen {
+        let mut parser = vt100::Parser::new(nz(rows), nz(cols), 0);
+        parser.process(text);
+        parser.screen().clone()
+    }
+
+    /// What a terminal of the view's size shows after `bytes`.
+    fn replay(cols: u16, rows: u16, bytes: &[u8]) -> vt100::Parser {
+        let mut parser = vt100::Parser::new(nz(rows), nz(cols), 0);
+        parser.process(bytes);
+        parser
+    }
+
+    #[test]
+    fn a_view_repaints_in_full_then_sends_only_what_changed() {
+        let mut shown = Shown::default();
+        let first = screen(20, 5, b"hello\r\n\x1b[31mred\x1b[m");
+        let (size, repaint) = shown.frame(&first);
+        assert_eq!(size, Some(Size { cols: 20, rows: 5 }));
+        let mut client = replay(20, 5, &repaint);
+        assert_eq!(client.screen().contents(), first.contents());
+
+        let second = screen(20, 5, b"hello\r\n\x1b[31mred\x1b[m and more");
+        let (size, diff) = shown.frame(&second);
+        assert_eq!(size, None);
+        assert!(diff.len() < repaint.len(), "{diff:?}");
+        client.process(&diff);
+        assert_eq!(client.screen().contents(), second.contents());
+        assert_eq!(client.screen().cursor_position(), second.cursor_position());
+        // Nothing changed: nothing sent.
+        assert!(shown.frame(&second).1.is_empty());
+
+        // Another size: said, and repainted in full.
+        let wide = screen(40, 8, b"wide");
+        let (size, bytes) = shown.frame(&wide);
+        assert_eq!(size, Some(Size { cols: 40, rows: 8 }));
+        assert_eq!(replay(40, 8, &bytes).screen().contents(), "wide");
+    }
+}
