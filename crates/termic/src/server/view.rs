@@ -276,6 +276,49 @@ mod tests {
         parser
     }
 
+    /// Output made of text, line ends, colours, cursor moves and erases.
+    fn output() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            "[ -~]{0,30}".prop_map(String::into_bytes),
+            Just(b"\r\n".to_vec()),
+            Just(b"\x1b[1;31m".to_vec()),
+            Just(b"\x1b[m".to_vec()),
+            Just(b"\x1b[7m".to_vec()),
+            (1u8..12, 1u8..30).prop_map(|(r, c)| format!("\x1b[{r};{c}H").into_bytes()),
+            Just(b"\x1b[K".to_vec()),
+            Just(b"\x1b[2J".to_vec()),
+            Just("\u{e9}\u{4e2d}".as_bytes().to_vec()),
+        ];
+        proptest::collection::vec(piece, 0..40).prop_map(|p| p.concat())
+    }
+
+    proptest::proptest! {
+        /// Whatever two screens are, the client that replays the repaint of
+        /// the first and the diff to the second shows the second, cell for
+        /// cell with its attributes, and its cursor.
+        #[test]
+        fn a_repaint_then_a_diff_shows_what_the_server_shows(a in output(), b in output()) {
+            let mut shown = Shown::default();
+            let mut server = vt100::Parser::new(nz(10), nz(30), 0);
+            server.process(&a);
+            let (_, repaint) = shown.frame(server.screen());
+            server.process(&b);
+            let (size, diff) = shown.frame(server.screen());
+            proptest::prop_assert_eq!(size, None);
+            let mut client = replay(30, 10, &repaint);
+            client.process(&diff);
+            proptest::prop_assert_eq!(
+                client.screen().contents_formatted(),
+                server.screen().contents_formatted()
+            );
+            proptest::prop_assert_eq!(
+                client.screen().cursor_position(),
+                server.screen().cursor_position()
+            );
+        }
+    }
+
     #[test]
     fn a_view_repaints_in_full_then_sends_only_what_changed() {
         let mut shown = Shown::default();

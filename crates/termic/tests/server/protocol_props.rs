@@ -292,8 +292,14 @@ proptest! {
     #[test]
     fn any_json_under_any_message_name_decodes_or_fails(name in message_name(), value in json()) {
         let body = serde_json::to_vec(&serde_json::json!({ name: value })).unwrap();
-        let _ = termic::server::protocol::decode::<Request>(&body);
-        let _ = termic::server::protocol::decode::<Response>(&body);
+        let (_, peak) = meter::measure(|| {
+            (
+                termic::server::protocol::decode::<Request>(&body).is_ok(),
+                termic::server::protocol::decode::<Response>(&body).is_ok(),
+            )
+        });
+        // Within the budget, above a floor for an error's message.
+        prop_assert!(peak <= DECODE_BUDGET * body.len() + 64 * 1024, "{} bytes live for {}", peak, body.len());
         // And as a bare value.
         let bare = serde_json::to_vec(&value).unwrap();
         let _ = termic::server::protocol::decode::<Request>(&bare);
