@@ -526,7 +526,13 @@ impl Runtime {
     pub fn rename(&self, id: TaskId, name: &str) -> Result<String, RuntimeError> {
         let name = names::task_name(name)?;
         let task = self.task(id)?;
-        name.clone_into(&mut lock(&task.name));
+        // Kept and told under one lock: two renames at once reach every
+        // client in the order the runtime kept them, so the last event is
+        // the name it has (a send never waits).
+        let mut kept = lock(&task.name);
+        name.clone_into(&mut kept);
+        task.send(RuntimeEvent::Renamed(id, name.clone()));
+        drop(kept);
         if task.status() == TaskStatus::Running {
             if let Some(journal) = lock(&self.inner.journal).as_ref() {
                 if let Err(why) = journal.rename(id, &name) {
@@ -536,7 +542,6 @@ impl Runtime {
                 }
             }
         }
-        task.send(RuntimeEvent::Renamed(id, name.clone()));
         Ok(name)
     }
 
