@@ -164,6 +164,57 @@ impl Screen {
         self.resize_tabs(cols.get());
     }
 
+    /// termic: the normal screen's rows in the compact form with their
+    /// wrapped flags, top to bottom, and its cursor (row, column), even
+    /// while the alternate screen is shown: what a reflow starts from.
+    #[must_use]
+    pub fn normal_rows_compact(&self) -> (alloc::vec::Vec<crate::reflow::CompactRow>, (u16, u16)) {
+        let rows = self
+            .grid
+            .all_rows()
+            .map(|row| {
+                let mut bytes = alloc::vec::Vec::new();
+                crate::capture::RowContents(row).write_compact(&mut bytes);
+                crate::reflow::CompactRow {
+                    bytes,
+                    wrapped: row.wrapped(),
+                }
+            })
+            .collect();
+        let pos = self.grid.pos();
+        (rows, (pos.row, pos.col))
+    }
+
+    /// termic: resizes to `rows` x `cols` with the normal screen holding
+    /// `normal` (rows already wrapped to `cols`, the first at the top;
+    /// blank rows fill the rest) and its cursor at `cursor` (a column of
+    /// `cols` is a pending wrap). The alternate screen is resized as
+    /// [`Self::set_size`] does, without reflow: a full-screen program
+    /// redraws on SIGWINCH. The rows are written settled.
+    pub fn set_size_reflowed(
+        &mut self,
+        rows: core::num::NonZeroU16,
+        cols: core::num::NonZeroU16,
+        normal: &[crate::reflow::CompactRow],
+        cursor: (u16, u16),
+    ) {
+        let size = crate::grid::Size { rows, cols };
+        let new_rows = normal.iter().map(|row| {
+            crate::reflow::row_of_compact(&row.bytes, cols.get(), row.wrapped)
+        });
+        self.grid.set_rows(
+            size,
+            new_rows,
+            crate::grid::Pos {
+                row: cursor.0,
+                col: cursor.1,
+            },
+        );
+        self.grid.settle();
+        self.alternate_grid.set_size(size, |_| {});
+        self.resize_tabs(cols.get());
+    }
+
     /// termic: writes the cells of every row that was only appended to
     /// since it was blank and so kept its text in its shadow alone. The
     /// methods that read cells need it done: [`crate::Parser::process`]
