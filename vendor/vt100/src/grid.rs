@@ -196,13 +196,14 @@ impl Grid {
     /// termic: the grid at `size` holding `rows` (blank rows added below,
     /// extra ones dropped) with the cursor at `pos` (a column past the
     /// last is a pending wrap, as after printing the last column). As
-    /// `set_size`, the scroll region and the scrollback offset reset; the
-    /// saved cursor is kept inside the grid.
+    /// `set_size`, the scroll region and the scrollback offset reset) and
+    /// the saved cursor at `saved` (kept inside the grid).
     pub fn set_rows(
         &mut self,
         size: Size,
         rows: impl IntoIterator<Item = crate::row::Row>,
         pos: Pos,
+        saved: Pos,
     ) {
         self.rows.clear();
         self.rows.extend(rows.into_iter().take(usize::from(size.rows())));
@@ -222,8 +223,16 @@ impl Grid {
             row: pos.row.min(size.rows() - 1),
             col: pos.col.min(size.cols()),
         };
-        self.saved_pos.row = self.saved_pos.row.min(size.rows() - 1);
-        self.saved_pos.col = self.saved_pos.col.min(size.cols() - 1);
+        self.saved_pos = Pos {
+            row: saved.row.min(size.rows() - 1),
+            col: saved.col.min(size.cols() - 1),
+        };
+    }
+
+    /// termic: the saved cursor (DECSC, and 1049 on the way to the
+    /// alternate screen).
+    pub fn saved_pos(&self) -> Pos {
+        self.saved_pos
     }
 
     pub fn pos(&self) -> Pos {

@@ -22,6 +22,19 @@ pub struct CompactRow {
     pub wrapped: bool,
 }
 
+/// The normal screen as a reflow takes it
+/// ([`crate::Screen::normal_rows_compact`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NormalScreen {
+    /// Its rows, top to bottom.
+    pub rows: Vec<CompactRow>,
+    /// The cursor (row, column).
+    pub cursor: (u16, u16),
+    /// The saved cursor (row, column): where leaving the alternate screen
+    /// puts the cursor back.
+    pub saved_cursor: (u16, u16),
+}
+
 /// An attribute record of the compact form.
 type Record = [u8; COMPACT_ATTRS_LEN];
 
@@ -173,6 +186,12 @@ impl Rewrap {
     #[must_use]
     pub fn fed(&self) -> usize {
         self.fed
+    }
+
+    /// Rows of the current line emitted so far (all soft-wrapped).
+    #[must_use]
+    pub fn rows_emitted(&self) -> usize {
+        self.rows
     }
 
     /// Wants the place of the line's cell `cell` (counted from the line's

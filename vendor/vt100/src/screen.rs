@@ -165,10 +165,11 @@ impl Screen {
     }
 
     /// termic: the normal screen's rows in the compact form with their
-    /// wrapped flags, top to bottom, and its cursor (row, column), even
-    /// while the alternate screen is shown: what a reflow starts from.
+    /// wrapped flags, top to bottom, its cursor and its saved cursor (row,
+    /// column), even while the alternate screen is shown: what a reflow
+    /// starts from.
     #[must_use]
-    pub fn normal_rows_compact(&self) -> (alloc::vec::Vec<crate::reflow::CompactRow>, (u16, u16)) {
+    pub fn normal_rows_compact(&self) -> crate::reflow::NormalScreen {
         let rows = self
             .grid
             .all_rows()
@@ -181,14 +182,19 @@ impl Screen {
                 }
             })
             .collect();
-        let pos = self.grid.pos();
-        (rows, (pos.row, pos.col))
+        let (pos, saved) = (self.grid.pos(), self.grid.saved_pos());
+        crate::reflow::NormalScreen {
+            rows,
+            cursor: (pos.row, pos.col),
+            saved_cursor: (saved.row, saved.col),
+        }
     }
 
     /// termic: resizes to `rows` x `cols` with the normal screen holding
     /// `normal` (rows already wrapped to `cols`, the first at the top;
     /// blank rows fill the rest) and its cursor at `cursor` (a column of
-    /// `cols` is a pending wrap). The alternate screen is resized as
+    /// `cols` is a pending wrap) and its saved cursor at `saved_cursor`.
+    /// The alternate screen is resized as
     /// [`Self::set_size`] does, without reflow: a full-screen program
     /// redraws on SIGWINCH. The rows are written settled.
     pub fn set_size_reflowed(
@@ -197,6 +203,7 @@ impl Screen {
         cols: core::num::NonZeroU16,
         normal: &[crate::reflow::CompactRow],
         cursor: (u16, u16),
+        saved_cursor: (u16, u16),
     ) {
         let size = crate::grid::Size { rows, cols };
         let new_rows = normal.iter().map(|row| {
@@ -208,6 +215,10 @@ impl Screen {
             crate::grid::Pos {
                 row: cursor.0,
                 col: cursor.1,
+            },
+            crate::grid::Pos {
+                row: saved_cursor.0,
+                col: saved_cursor.1,
             },
         );
         self.grid.settle();

@@ -690,8 +690,11 @@ impl Runtime {
                 what: "resize the PTY",
                 source: std::io::Error::other(format!("{e:#}")),
             })?;
-        task.lock_parser()
-            .set_size(nonzero(size.rows), nonzero(size.cols));
+        history::resize(
+            &mut task.lock_parser(),
+            nonzero(size.rows),
+            nonzero(size.cols),
+        );
         let now = self.inner.clock.now_ms();
         task.lock_signals().resize(now, size.cols, size.rows);
         Ok(())
