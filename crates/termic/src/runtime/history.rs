@@ -19,6 +19,12 @@ use std::num::NonZeroU16;
 use vt100::capture::{compact_to_formatted, RowContents};
 use vt100::reflow::{CompactRow, Rewrap};
 
+/// The history holds at most this many rows per line of its cap: the
+/// memory bound, reached only by lines longer than this many rows at the
+/// current width (a 10,000-line history of lines that each fill a 160
+/// column row still holds every line at 40 columns).
+pub const ROWS_PER_LINE_CAP: usize = 4;
+
 /// Rows that scrolled off the top of a task's screen.
 ///
 /// The rows' bytes sit end to end in one ring (`bytes`), so a flood that
@@ -39,7 +45,12 @@ pub struct History {
     front: u64,
     /// Reused capture buffer.
     scratch: Vec<u8>,
+    /// The cap, in lines: rows joined by soft wraps count once, so a
+    /// reflow (which changes the rows, never the lines) drops nothing
+    /// while the rows stay under [`ROWS_PER_LINE_CAP`] times it.
     capacity: usize,
+    /// Stored rows that end a line (not soft-wrapped).
+    line_ends: usize,
     /// Rows ever pushed (keeps growing after the cap: a "still scrolling?" signal).
     pushed: usize,
 }
@@ -59,6 +70,7 @@ impl History {
             front: 0,
             scratch: Vec::with_capacity(1024),
             capacity,
+            line_ends: 0,
             pushed: 0,
         }
     }
@@ -89,14 +101,21 @@ impl History {
         self.scratch = scratch;
     }
 
-    /// Store `row` (compact form), dropping the oldest at the cap. A row a
-    /// reflow moves here is stored, not pushed: it is no new output.
+    /// Store `row` (compact form), dropping the oldest rows at the cap:
+    /// more lines than the cap, or more rows than the cap times
+    /// [`ROWS_PER_LINE_CAP`] (the memory bound, which a line that never
+    /// ends, or a much narrower width, reaches). A row a reflow moves here
+    /// is stored, not pushed: it is no new output.
     fn store(&mut self, row: &[u8], wrapped: bool) {
         if self.capacity == 0 {
             return;
         }
-        if self.ends.len() == self.capacity {
-            self.drop_oldest();
+        while self.line_ends + usize::from(!wrapped) > self.capacity
+            || self.ends.len() >= self.capacity.saturating_mul(ROWS_PER_LINE_CAP)
+        {
+            if !self.drop_oldest() {
+                break;
+            }
         }
         // The ring is the one buffer of a task that grows to a size the
         // user sets (up to a million lines): when the system cannot give
@@ -114,6 +133,7 @@ impl History {
         self.bytes.extend(row);
         self.ends.push_back(self.front + self.bytes.len() as u64);
         self.wrapped.push_back(wrapped);
+        self.line_ends += usize::from(!wrapped);
     }
 
     /// Drops the oldest stored row; false when there was none.
@@ -121,7 +141,8 @@ impl History {
         let Some(end) = self.ends.pop_front() else {
             return false;
         };
-        self.wrapped.pop_front();
+        let wrapped = self.wrapped.pop_front();
+        self.line_ends -= usize::from(wrapped == Some(false));
         self.bytes.drain(..(end - self.front) as usize);
         self.front = end;
         true
@@ -134,7 +155,9 @@ impl History {
         out.clear();
         out.extend(self.bytes.drain(..(end - self.front) as usize));
         self.front = end;
-        self.wrapped.pop_front()
+        let wrapped = self.wrapped.pop_front();
+        self.line_ends -= usize::from(wrapped == Some(false));
+        wrapped
     }
 
     /// Takes out the newest rows that begin a line the screen goes on
@@ -152,6 +175,7 @@ impl History {
     /// Takes the newest stored row out.
     fn take_newest(&mut self) -> Option<CompactRow> {
         let wrapped = self.wrapped.pop_back()?;
+        self.line_ends -= usize::from(!wrapped);
         self.ends.pop_back();
         let start = self.ends.back().copied().unwrap_or(self.front);
         let at = (start - self.front) as usize;
@@ -161,9 +185,10 @@ impl History {
     }
 
     /// Rewraps every stored line to `cols` columns, into a new ring
-    /// holding at most the cap, so what a narrower width pushes past the
-    /// cap is its oldest rows, dropped as they are made (memory stays
-    /// under the old ring plus a full new one). A row alone on its line
+    /// holding at most the cap (the lines are as many as before; only a
+    /// much narrower width can pass the bound on rows, and then the oldest
+    /// rows are dropped as they are made, so memory stays under the old
+    /// ring plus a full new one). A row alone on its line
     /// that fits is copied as it is. Every stored line must be whole
     /// (`take_open_line` first).
     fn rewrap(&mut self, cols: u16) {
@@ -811,21 +836,34 @@ mod tests {
     }
 
     #[test]
-    fn a_reflow_keeps_the_cap() {
+    fn a_reflow_keeps_every_line_under_the_bound_on_rows() {
         let mut p = parser_sized(2, 20, 10);
         for i in 0..30 {
             p.process(format!("{i:02}-abcdefghijklm\r\n").as_bytes());
         }
-        assert_eq!(p.callbacks().len(), 10);
-        resized(&mut p, 2, 8);
-        // each line is two rows now: the newest ten rows are kept
-        assert_eq!(p.callbacks().len(), 10);
         let h = p.callbacks();
-        // the newest: the screen's top row, gone up to make room
-        assert_eq!(h.line(9).as_deref(), Some("29-abcde"));
-        assert_eq!(h.line(8).as_deref(), Some("fghijklm"));
-        assert_eq!(h.line(7).as_deref(), Some("28-abcde"));
+        assert_eq!(h.len(), 10);
+        let lines: Vec<Option<String>> = (0..10).map(|i| h.line(i)).collect();
+        // each line is two rows at 8 columns: all ten lines stay
+        resized(&mut p, 2, 8);
+        let h = p.callbacks();
+        assert_eq!(h.len(), 21, "ten lines, and the screen's top row gone up");
+        assert_eq!(h.line(0).as_deref(), Some("19-abcde"));
+        assert_eq!(h.line(20).as_deref(), Some("29-abcde"));
         assert_eq!(h.pushed(), 29, "a reflow is no new output");
+        resized(&mut p, 2, 20);
+        let h = p.callbacks();
+        assert_eq!((0..10).map(|i| h.line(i)).collect::<Vec<_>>(), lines);
+        // new output keeps the cap in lines
+        p.process(b"30\r\n31\r\n");
+        assert_eq!(p.callbacks().len(), 10);
+        assert_eq!(p.callbacks().line(9).as_deref(), Some("30"));
+        // at 2 columns each line is 8 rows: the bound (4 rows per line of
+        // the cap) keeps the newest 40 rows
+        resized(&mut p, 2, 2);
+        let h = p.callbacks();
+        assert_eq!(h.len(), 40);
+        assert_eq!(h.line(39).as_deref(), Some("30"));
     }
 
     /// The figure in docs/design.md: a full history of 10,000 lines at
