@@ -273,25 +273,29 @@ impl History {
 /// 3.x does: on a change of width, the rows of the normal screen and of the
 /// history that soft wraps join rewrap to the new width (a hard line end
 /// never joins, a wide character never splits), so nothing printed is lost
-/// and a narrower then wider screen shows every character again. The
-/// screen keeps its rows up to the last with text or the cursor's; a line
-/// begun in the history and going on at the screen's top comes down to the
-/// screen whole. The screen stays as full as it was: when the rewrapped
-/// rows are fewer (a wider screen, a taller one), the newest rows of the
-/// history come back down to fill it, as in tmux, while a screen cleared
-/// to its first row stays clear. When they are more rows than the screen has, the top ones
-/// go to the history (as output scrolls them), the cursor's row at most;
-/// rows below the cursor that still do not fit are cut, as vt100 and xterm
-/// cut them. The cursor stays on the character it was on (past the text,
-/// the same distance past its end). The alternate screen is resized
-/// without reflow: a full-screen program redraws on SIGWINCH. The history
-/// keeps its cap in rows at the new width (tmux's `history-limit`): a
-/// narrower width that makes a full history longer drops its oldest rows.
-pub fn resize(parser: &mut vt100::Parser<History>, rows: NonZeroU16, cols: NonZeroU16) {
+/// and a narrower then wider screen shows every character again.
+///
+/// The screen keeps its rows up to the last with text or the cursor's; a
+/// line begun in the history and going on at the screen's top comes down
+/// to the screen whole. The screen stays as full as it was: when the
+/// rewrapped rows are fewer (a wider screen, a taller one), the newest rows
+/// of the history come back down to fill it, as in tmux, while a screen
+/// cleared to its first row stays clear. When they are more rows than the
+/// screen has, the top ones go to the history (as output scrolls them), up
+/// to the cursor's row; rows below the cursor that still do not fit are
+/// cut, as vt100 and xterm cut them. The cursor and the saved cursor stay
+/// on the character they were on (past the text, the same distance past
+/// its end). The alternate screen is resized without reflow: a full-screen
+/// program redraws on SIGWINCH. The history's cap counts lines, so a
+/// reflow drops none of them unless the rows pass the bound of
+/// [`ROWS_PER_LINE_CAP`] per line (or the screen's rows, going up into a
+/// full history, push its oldest lines out, as output would).
+/// False when the size was this already (nothing changed).
+pub fn resize(parser: &mut vt100::Parser<History>, rows: NonZeroU16, cols: NonZeroU16) -> bool {
     parser.settle();
     let (old_rows, old_cols) = parser.screen().size();
     if (old_rows, old_cols) == (rows, cols) {
-        return;
+        return false;
     }
     let normal = parser.screen().normal_rows_compact();
     let mut screen = normal.rows;
@@ -355,6 +359,7 @@ pub fn resize(parser: &mut vt100::Parser<History>, rows: NonZeroU16, cols: NonZe
         on_screen(cursor),
         on_screen(saved),
     );
+    true
 }
 
 /// `rows` (compact, top to bottom, the first starting a line) rewrapped to
@@ -638,17 +643,22 @@ mod tests {
     }
 
     fn size(rows: u16, cols: u16) -> (NonZeroU16, NonZeroU16) {
-        (NonZeroU16::new(rows).unwrap(), NonZeroU16::new(cols).unwrap())
+        (
+            NonZeroU16::new(rows).unwrap(),
+            NonZeroU16::new(cols).unwrap(),
+        )
     }
 
     fn resized(p: &mut vt100::Parser<History>, rows: u16, cols: u16) {
         let (rows, cols) = size(rows, cols);
-        resize(p, rows, cols);
+        assert!(resize(p, rows, cols));
     }
 
     /// Line `i` of the 110-character lines: its number, then letters.
     fn long_line(i: usize) -> String {
-        let letters: String = (0..106).map(|k| char::from(b'a' + ((i + k) % 26) as u8)).collect();
+        let letters: String = (0..106)
+            .map(|k| char::from(b'a' + ((i + k) % 26) as u8))
+            .collect();
         format!("{i:03} {letters}")
     }
 
@@ -667,7 +677,11 @@ mod tests {
     /// dropped), joined by newlines: `Screen::contents` joins soft wraps.
     fn rows_text(p: &vt100::Parser<History>) -> String {
         let cols = p.screen().size().1.get();
-        let mut rows: Vec<String> = p.screen().rows(0, cols).map(|r| r.trim_end().to_string()).collect();
+        let mut rows: Vec<String> = p
+            .screen()
+            .rows(0, cols)
+            .map(|r| r.trim_end().to_string())
+            .collect();
         while rows.last().is_some_and(String::is_empty) {
             rows.pop();
         }
@@ -693,7 +707,10 @@ mod tests {
         assert!(narrow.iter().all(|row| row.chars().count() <= 50));
         let joined: String = narrow.concat();
         for i in 0..60 {
-            assert!(joined.contains(&long_line(i)), "line {i} lost at 50 columns");
+            assert!(
+                joined.contains(&long_line(i)),
+                "line {i} lost at 50 columns"
+            );
         }
         assert_eq!(p.screen().cursor_position(), (39, 2));
         assert_eq!(rows_text(&p).lines().last(), Some("$"));
@@ -754,14 +771,14 @@ mod tests {
         // at 4 columns a wide character at column 3 would split: it starts
         // the next row
         resized(&mut p, 6, 4);
-        assert_eq!(
-            rows_text(&p),
-            "a\u{4e2d}\n\u{6587}\u{5b57}\n\u{7b26}\nz"
-        );
+        assert_eq!(rows_text(&p), "a\u{4e2d}\n\u{6587}\u{5b57}\n\u{7b26}\nz");
         for row in 0..3 {
             for col in 0..4 {
                 let cell = p.screen().cell(row, col).unwrap();
-                assert!(!(col == 3 && cell.is_wide()), "a wide cell split at {row},{col}");
+                assert!(
+                    !(col == 3 && cell.is_wide()),
+                    "a wide cell split at {row},{col}"
+                );
             }
         }
         resized(&mut p, 6, 3);
@@ -784,7 +801,10 @@ mod tests {
         resized(&mut p, 8, 7);
         let (row, col) = p.screen().cursor_position();
         assert_eq!((row, col), (3, 4), "25 cells in at 7 columns");
-        assert_eq!(p.screen().cell(row, col).unwrap().contents(), on.to_string());
+        assert_eq!(
+            p.screen().cell(row, col).unwrap().contents(),
+            on.to_string()
+        );
         resized(&mut p, 8, 40);
         assert_eq!(p.screen().cursor_position(), (0, 25));
         // an empty row under the text keeps the cursor below it
@@ -879,7 +899,11 @@ mod tests {
         for cols in [50, 160, 80, 159] {
             let at = std::time::Instant::now();
             resized(&mut p, 45, cols);
-            println!("reflow to {cols} columns: {:?}, {} rows", at.elapsed(), p.callbacks().len());
+            println!(
+                "reflow to {cols} columns: {:?}, {} rows",
+                at.elapsed(),
+                p.callbacks().len()
+            );
         }
     }
 }
