@@ -1029,8 +1029,13 @@ impl Screen {
         // deferred. pos.row is valid, since it comes directly from
         // self.grid().pos() which we assume to always have a valid row
         // value.
+        // termic: a wide character that does not fit the one column left
+        // wraps the row too, as tmux marks it (`screen_write_linefeed`
+        // with `wrapped`): the line goes on, and a reflow joins it again
+        // (the blank last cell is no character)
         pos.col + width > size.cols()
-            && self.grid().drawing_row(pos.row).unwrap().last_cell_filled()
+            && (self.grid().drawing_row(pos.row).unwrap().last_cell_filled()
+                || (width > 1 && pos.col + 1 == size.cols()))
     }
 
     // if we already have a character in a cell, but adding a continuation

@@ -789,6 +789,25 @@ mod tests {
     }
 
     #[test]
+    fn wide_characters_printed_at_an_odd_width_join_again() {
+        // at 7 columns the fourth CJK character finds one column left: it
+        // wraps, the last cell stays blank, and the line goes on
+        let mut p = parser_sized(4, 7, 100);
+        let text = "\u{4e00}\u{4e8c}\u{4e09}\u{56db}\u{4e94}";
+        p.process(format!("{text}\r\n").as_bytes());
+        assert_eq!(rows_text(&p), "\u{4e00}\u{4e8c}\u{4e09}\n\u{56db}\u{4e94}");
+        resized(&mut p, 4, 20);
+        assert_eq!(rows_text(&p), text);
+        // and an emoji the same way
+        let mut p = parser_sized(4, 5, 100);
+        p.process("ab\u{1f600}\u{1f600}z".as_bytes());
+        assert_eq!(rows_text(&p), "ab\u{1f600}\n\u{1f600}z");
+        resized(&mut p, 4, 9);
+        assert_eq!(rows_text(&p), "ab\u{1f600}\u{1f600}z");
+        assert_eq!(p.screen().cursor_position(), (0, 7));
+    }
+
+    #[test]
     fn the_cursor_stays_on_its_character() {
         let mut p = parser_sized(8, 20, 100);
         // a command line being edited: the cursor moved back into it
