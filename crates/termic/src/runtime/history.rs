@@ -905,6 +905,56 @@ mod tests {
         assert_eq!(h.line(39).as_deref(), Some("30"));
     }
 
+    /// Every row of the history and the screen, plain, without the blank
+    /// rows at the bottom.
+    fn text_rows(p: &vt100::Parser<History>) -> Vec<String> {
+        let mut rows = plain(p);
+        while rows.last().is_some_and(String::is_empty) {
+            rows.pop();
+        }
+        rows
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// Any text (narrow, wide, combining, spaces, colours, hard and
+        /// soft line ends) on any screen, resized through any widths and
+        /// back to its own: every row reads as before, and the cursor is
+        /// where it was.
+        #[test]
+        fn any_widths_and_back_give_the_same_rows(
+            rows in 2u16..8,
+            cols in 2u16..24,
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "a", "bc", "defgh", " ", "  ", "\u{4e2d}", "\u{1f600}", "e\u{301}",
+                    "\x1b[31m", "\x1b[m", "\x1b[44m", "\r\n", "\r\n\r\n",
+                ]),
+                0..80,
+            ),
+            widths in proptest::collection::vec(2u16..30, 1..4),
+        ) {
+            let mut p = parser_sized(rows, cols, 10_000);
+            p.process(pieces.concat().as_bytes());
+            let before = text_rows(&p);
+            // the cursor counted from the history's first row
+            let cursor_at = |p: &vt100::Parser<History>| {
+                let (row, col) = p.screen().cursor_position();
+                (p.callbacks().len() + usize::from(row), col)
+            };
+            let cursor = cursor_at(&p);
+            for w in widths {
+                let (r, c) = size(rows, w);
+                resize(&mut p, r, c);
+            }
+            let (r, c) = size(rows, cols);
+            resize(&mut p, r, c);
+            proptest::prop_assert_eq!(&text_rows(&p), &before);
+            proptest::prop_assert_eq!(cursor_at(&p), cursor);
+        }
+    }
+
     /// The figure in docs/design.md: a full history of 10,000 lines at
     /// 160 columns rewrapped to 50 and back. Run with
     /// `cargo test --release -p termic history::tests::reflow_of_a_full -- --ignored --nocapture`.
