@@ -660,7 +660,9 @@ fn printed_line(i: u32) -> String {
 
 /// The printed lines a screen shows whole (each on one row).
 fn whole_lines(screen: &str) -> Vec<u32> {
-    (1..=60).filter(|&i| screen.contains(&printed_line(i))).collect()
+    (1..=60)
+        .filter(|&i| screen.contains(&printed_line(i)))
+        .collect()
 }
 
 /// Resizes `c`'s terminal to `cols` columns and waits for the task to say
@@ -709,12 +711,18 @@ fn a_terminal_narrowed_to_50_columns_and_widened_to_160_shows_every_line_whole_a
     let mut a = attach(&s, &["t1"]);
     a.wait_text("READY");
     let wide = resize_and_wait(&mut a, 40, 160);
-    assert!(wide.1 >= 110, "the pane at 160 columns holds a line: {wide:?}");
+    assert!(
+        wide.1 >= 110,
+        "the pane at 160 columns holds a line: {wide:?}"
+    );
     a.send(b"print\r");
     a.wait_text(&printed_line(60));
     let narrow = resize_and_wait(&mut a, 40, 50);
     assert!(narrow.1 < 50, "{narrow:?}");
-    assert!(whole_lines(&a.screen()).is_empty(), "no line fits at 50 columns");
+    assert!(
+        whole_lines(&a.screen()).is_empty(),
+        "no line fits at 50 columns"
+    );
     assert_eq!(resize_and_wait(&mut a, 40, 160), wide);
     assert_eq!(lines_in_copy_mode(&mut a), (1..=60).collect::<Vec<_>>());
 }
@@ -735,7 +743,10 @@ fn a_small_client_attaching_and_leaving_gives_the_first_its_lines_back() {
     let mut b = attach(&s, &["t1"]);
     b.wait_text("E060");
     let small = resize_and_wait(&mut b, 40, 50);
-    assert!(small.1 < 50, "the task took the small client's size: {small:?}");
+    assert!(
+        small.1 < 50,
+        "the task took the small client's size: {small:?}"
+    );
     a.wait_for("the first client shows the narrow task", |screen| {
         !whole_lines(screen).contains(&60)
     });
@@ -745,5 +756,7 @@ fn a_small_client_attaching_and_leaving_gives_the_first_its_lines_back() {
     // no key in A: the task is back at A's size, every line whole
     assert_eq!(lines_in_copy_mode(&mut a), (1..=60).collect::<Vec<_>>());
     a.send(b"size\r");
-    a.wait_for("A's size again", |screen| sizes(screen).last() == Some(&wide));
+    a.wait_for("A's size again", |screen| {
+        sizes(screen).last() == Some(&wide)
+    });
 }

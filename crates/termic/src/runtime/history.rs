@@ -919,11 +919,11 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
 
         /// Any text (narrow, wide, combining, spaces, colours, hard and
-        /// soft line ends) on any screen, resized through any widths and
+        /// soft line ends) on any screen, resized through any sizes and
         /// back to its own: every row reads as before, and the cursor is
         /// where it was.
         #[test]
-        fn any_widths_and_back_give_the_same_rows(
+        fn any_sizes_and_back_give_the_same_rows(
             rows in 2u16..8,
             cols in 2u16..24,
             pieces in proptest::collection::vec(
@@ -933,7 +933,7 @@ mod tests {
                 ]),
                 0..80,
             ),
-            widths in proptest::collection::vec(2u16..30, 1..4),
+            sizes in proptest::collection::vec((1u16..10, 2u16..30), 1..4),
         ) {
             let mut p = parser_sized(rows, cols, 10_000);
             p.process(pieces.concat().as_bytes());
@@ -944,8 +944,8 @@ mod tests {
                 (p.callbacks().len() + usize::from(row), col)
             };
             let cursor = cursor_at(&p);
-            for w in widths {
-                let (r, c) = size(rows, w);
+            for (h, w) in sizes {
+                let (r, c) = size(h, w);
                 resize(&mut p, r, c);
             }
             let (r, c) = size(rows, cols);
