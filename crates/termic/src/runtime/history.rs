@@ -277,10 +277,10 @@ impl History {
 ///
 /// The screen keeps its rows up to the last with text or the cursor's; a
 /// line begun in the history and going on at the screen's top comes down
-/// to the screen whole. The screen stays as full as it was: when the
-/// rewrapped rows are fewer (a wider screen, a taller one), the newest rows
-/// of the history come back down to fill it, as in tmux, while a screen
-/// cleared to its first row stays clear. When they are more rows than the
+/// to the screen whole. The screen stays as full as it was (a full one
+/// stays full): when the rewrapped rows are fewer (a wider screen, a
+/// taller one), the newest rows of the history come back down to fill it,
+/// as in tmux, while a screen cleared to its first row stays clear. When they are more rows than the
 /// screen has, the top ones go to the history (as output scrolls them), up
 /// to the cursor's row; rows below the cursor that still do not fit are
 /// cut, as vt100 and xterm cut them. The cursor and the saved cursor stay
@@ -321,8 +321,13 @@ pub fn resize(parser: &mut vt100::Parser<History>, rows: NonZeroU16, cols: NonZe
         cursor = new_cursor;
         new_rows
     };
-    // as full as it was: rows come back down from the history
-    let full = kept.min(usize::from(rows.get()));
+    // as full as it was (a full screen stays full): rows come back down
+    // from the history
+    let full = if kept >= usize::from(old_rows.get()) {
+        usize::from(rows.get())
+    } else {
+        kept.min(usize::from(rows.get()))
+    };
     let mut down = Vec::new();
     while down.len() + new_rows.len() < full {
         let Some(row) = history.take_newest() else {
@@ -859,6 +864,26 @@ mod tests {
         assert_eq!(cell(11).bgcolor(), vt100::Color::Idx(4));
         assert_eq!(cell(11).fgcolor(), vt100::Color::Idx(1));
         assert_eq!(rows_text(&p), "abcdefghijkl");
+    }
+
+    #[test]
+    fn a_taller_full_screen_takes_rows_back_and_a_cleared_one_stays_clear() {
+        let mut p = parser_sized(3, 10, 100);
+        p.process(b"one\r\ntwo\r\nthree\r\nfour\r\n$ ");
+        assert_eq!(p.callbacks().len(), 2);
+        resized(&mut p, 5, 10);
+        assert_eq!(rows_text(&p), "one\ntwo\nthree\nfour\n$");
+        assert_eq!(p.screen().cursor_position(), (4, 2));
+        assert_eq!(p.callbacks().len(), 0);
+        resized(&mut p, 3, 10);
+        assert_eq!(rows_text(&p), "three\nfour\n$");
+        // cleared: the prompt alone at the top, and it stays so
+        p.process(b"\x1b[H\x1b[2J$ ");
+        resized(&mut p, 5, 10);
+        assert_eq!(rows_text(&p), "$");
+        assert_eq!(p.callbacks().len(), 2);
+        resized(&mut p, 5, 4);
+        assert_eq!(rows_text(&p), "$");
     }
 
     #[test]
