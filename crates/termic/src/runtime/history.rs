@@ -993,7 +993,7 @@ mod tests {
         for cols in [50, 160, 80, 159] {
             let at = std::time::Instant::now();
             resized(&mut p, 45, cols);
-            crate::printed::outln!(
+            let _ = crate::printed::outln!(
                 "reflow to {cols} columns: {:?}, {} rows",
                 at.elapsed(),
                 p.callbacks().len()
