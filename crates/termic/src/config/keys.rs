@@ -87,7 +87,9 @@ pub const SETTING_KEYS: &[SettingKey] = &[
         section: "terminal",
         name: "scrollback",
         kind: "whole number, 0 to 1000000",
-        doc: "Lines of history kept per task (memory is about lines times width).",
+        doc: "Lines of history kept per task; a line wrapped over several rows counts once, \
+              so a resize keeps every line (memory is about lines times width, at most 4 \
+              rows per line).",
         example: "50000",
         read: |src, t, k, s| {
             set(
