@@ -665,17 +665,32 @@ fn whole_lines(screen: &str) -> Vec<u32> {
         .collect()
 }
 
-/// Resizes `c`'s terminal to `cols` columns and waits for the task to say
-/// its new size (typing makes `c` the client whose size the task takes).
-fn resize_and_wait(c: &mut Termic, rows: u16, cols: u16) -> (u16, u16) {
-    let before = c.screen();
-    c.resize(rows, cols);
-    // the client redraws at the new size first
-    c.wait_for("the redraw at the new size", |screen| screen != before);
+/// The task's size as it says it now (`stty size`, typed in `c`).
+fn task_size(c: &mut Termic) -> (u16, u16) {
     let asked = sizes(&c.screen()).len();
     c.send(b"size\r");
-    let seen = c.wait_for("the task's new size", |screen| sizes(screen).len() > asked);
+    let seen = c.wait_for("the task's size", |screen| sizes(screen).len() > asked);
     *sizes(&seen).last().unwrap()
+}
+
+/// Resizes `c`'s terminal to `rows` x `cols` and waits for the task to say
+/// a new size (typing makes `c` the client whose size the task takes). The
+/// resize and the typed line reach the server on separate paths, so the
+/// size is asked again until it changed.
+fn resize_and_wait(c: &mut Termic, rows: u16, cols: u16) -> (u16, u16) {
+    let before = task_size(c);
+    c.resize(rows, cols);
+    let start = Instant::now();
+    loop {
+        let now = task_size(c);
+        if now != before {
+            return now;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the task kept its size {before:?} after a resize to {rows}x{cols}"
+        );
+    }
 }
 
 /// Every printed line shown whole, live and then paging back in copy
