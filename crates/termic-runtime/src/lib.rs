@@ -824,8 +824,15 @@ impl Runtime {
                 what: "resize the PTY",
                 source: std::io::Error::other(format!("{e:#}")),
             })?;
-        task.lock_parser()
-            .set_size(nonzero(size.rows), nonzero(size.cols));
+        let changed = history::resize(
+            &mut task.lock_parser(),
+            nonzero(size.rows),
+            nonzero(size.cols),
+        );
+        // Every client drawing it redraws (the reflow moved its rows).
+        if changed && !task.dirty.swap(true, Ordering::AcqRel) {
+            task.send(RuntimeEvent::Dirty(id));
+        }
         let now = self.inner.clock.now_ms();
         task.lock_signals().resize(now, size.cols, size.rows);
         Ok(())

@@ -311,6 +311,13 @@ pub(crate) fn utf8_len(lead: u8) -> usize {
 }
 
 impl RowContents<'_> {
+    /// termic: whether the row is soft-wrapped (its line goes on in the
+    /// next row), which a reflow needs to join it to that row.
+    #[must_use]
+    pub fn wrapped(&self) -> bool {
+        self.0.wrapped()
+    }
+
     /// Appends the row in a compact binary form: the cells' text, with an
     /// attribute record wherever the attributes change, trailing blank cells
     /// dropped. Several times cheaper than [`Self::write_formatted_basic`];

@@ -188,6 +188,53 @@ impl Grid {
         debug_assert!(self.saved_pos.col < self.size.cols());
     }
 
+    /// termic: the rows of the grid as drawn (for a reflow's capture).
+    pub fn all_rows(&self) -> impl Iterator<Item = &crate::row::Row> {
+        self.rows.iter()
+    }
+
+    /// termic: the grid at `size` holding `rows` (blank rows added below,
+    /// extra ones dropped) with the cursor at `pos` (a column past the
+    /// last is a pending wrap, as after printing the last column). As
+    /// `set_size`, the scroll region and the scrollback offset reset) and
+    /// the saved cursor at `saved` (kept inside the grid).
+    pub fn set_rows(
+        &mut self,
+        size: Size,
+        rows: impl IntoIterator<Item = crate::row::Row>,
+        pos: Pos,
+        saved: Pos,
+    ) {
+        self.rows.clear();
+        self.rows.extend(rows.into_iter().take(usize::from(size.rows())));
+        self.rows
+            .resize_with(usize::from(size.rows()), || crate::row::Row::new(size.cols()));
+        if let Some(row) = self.rows.back_mut() {
+            // The last row is maintained to always be a valid row
+            row.wrap(false);
+        }
+        self.size = size;
+        self.scroll_top = 0;
+        self.scroll_bottom = size.rows() - 1;
+        if let Some(scrollback) = &mut self.scrollback {
+            scrollback.offset = 0;
+        }
+        self.pos = Pos {
+            row: pos.row.min(size.rows() - 1),
+            col: pos.col.min(size.cols()),
+        };
+        self.saved_pos = Pos {
+            row: saved.row.min(size.rows() - 1),
+            col: saved.col.min(size.cols() - 1),
+        };
+    }
+
+    /// termic: the saved cursor (DECSC, and 1049 on the way to the
+    /// alternate screen).
+    pub fn saved_pos(&self) -> Pos {
+        self.saved_pos
+    }
+
     pub fn pos(&self) -> Pos {
         self.pos
     }

@@ -58,6 +58,7 @@ mod cell;
 mod grid;
 mod parser;
 mod perform;
+pub mod reflow;
 mod row;
 mod screen;
 mod term;

@@ -170,6 +170,68 @@ impl Screen {
         self.resize_tabs(cols.get());
     }
 
+    /// termic: the normal screen's rows in the compact form with their
+    /// wrapped flags, top to bottom, its cursor and its saved cursor (row,
+    /// column), even while the alternate screen is shown: what a reflow
+    /// starts from.
+    #[must_use]
+    pub fn normal_rows_compact(&self) -> crate::reflow::NormalScreen {
+        let rows = self
+            .grid
+            .all_rows()
+            .map(|row| {
+                let mut bytes = alloc::vec::Vec::new();
+                crate::capture::RowContents(row).write_compact(&mut bytes);
+                crate::reflow::CompactRow {
+                    bytes,
+                    wrapped: row.wrapped(),
+                }
+            })
+            .collect();
+        let (pos, saved) = (self.grid.pos(), self.grid.saved_pos());
+        crate::reflow::NormalScreen {
+            rows,
+            cursor: (pos.row, pos.col),
+            saved_cursor: (saved.row, saved.col),
+        }
+    }
+
+    /// termic: resizes to `rows` x `cols` with the normal screen holding
+    /// `normal` (rows already wrapped to `cols`, the first at the top;
+    /// blank rows fill the rest) and its cursor at `cursor` (a column of
+    /// `cols` is a pending wrap) and its saved cursor at `saved_cursor`.
+    /// The alternate screen is resized as
+    /// [`Self::set_size`] does, without reflow: a full-screen program
+    /// redraws on SIGWINCH. The rows are written settled.
+    pub fn set_size_reflowed(
+        &mut self,
+        rows: core::num::NonZeroU16,
+        cols: core::num::NonZeroU16,
+        normal: &[crate::reflow::CompactRow],
+        cursor: (u16, u16),
+        saved_cursor: (u16, u16),
+    ) {
+        let size = crate::grid::Size { rows, cols };
+        let new_rows = normal.iter().map(|row| {
+            crate::reflow::row_of_compact(&row.bytes, cols.get(), row.wrapped)
+        });
+        self.grid.set_rows(
+            size,
+            new_rows,
+            crate::grid::Pos {
+                row: cursor.0,
+                col: cursor.1,
+            },
+            crate::grid::Pos {
+                row: saved_cursor.0,
+                col: saved_cursor.1,
+            },
+        );
+        self.grid.settle();
+        self.alternate_grid.set_size(size, |_| {});
+        self.resize_tabs(cols.get());
+    }
+
     /// termic: writes the cells of every row that was only appended to
     /// since it was blank and so kept its text in its shadow alone. The
     /// methods that read cells need it done: [`crate::Parser::process`]
@@ -973,8 +1035,13 @@ impl Screen {
         // deferred. pos.row is valid, since it comes directly from
         // self.grid().pos() which we assume to always have a valid row
         // value.
+        // termic: a wide character that does not fit the one column left
+        // wraps the row too, as tmux marks it (`screen_write_linefeed`
+        // with `wrapped`): the line goes on, and a reflow joins it again
+        // (the blank last cell is no character)
         pos.col + width > size.cols()
-            && self.grid().drawing_row(pos.row).unwrap().last_cell_filled()
+            && (self.grid().drawing_row(pos.row).unwrap().last_cell_filled()
+                || (width > 1 && pos.col + 1 == size.cols()))
     }
 
     // if we already have a character in a cell, but adding a continuation

@@ -250,3 +250,60 @@ fn mode_1047_leaves_a_cleared_alternate_screen_and_1048_saves_the_cursor() {
     p.process(b"\x1b[?47h");
     assert_eq!(row(&p, 0), "");
 }
+
+/// termic's reflow (issue 28): the normal screen's rows, rewrapped to a
+/// narrower width and written back, read as vt100 would have wrapped the
+/// same text, wide characters and colours included, with the cursor on
+/// the cell it was on.
+#[test]
+fn normal_rows_rewrapped_and_set_back_read_as_the_same_text() {
+    let mut p = parser(4, 10);
+    p.process("ab\x1b[31mcdefghi\u{4e2d}\x1b[m\r\nxy".as_bytes());
+    let normal = p.screen().normal_rows_compact();
+    assert_eq!(normal.cursor, (2, 2));
+    assert!(normal.rows[0].wrapped, "a wide character past 9 cells wrapped");
+    let mut rows = alloc::vec::Vec::new();
+    let mut rewrap = crate::reflow::Rewrap::new(4);
+    let mut cursor = None;
+    for (i, row) in normal.rows.iter().take(3).enumerate() {
+        let mut emit = |bytes: &[u8], wrapped: bool| {
+            rows.push(crate::reflow::CompactRow {
+                bytes: bytes.to_vec(),
+                wrapped,
+            });
+        };
+        if i == 2 {
+            rewrap.mark(rewrap.fed() + 2);
+        }
+        rewrap.feed(&row.bytes, &mut emit);
+        if !row.wrapped {
+            let start = rows.len() - rewrap.rows_emitted();
+            let mut emit = |bytes: &[u8], wrapped: bool| {
+                rows.push(crate::reflow::CompactRow {
+                    bytes: bytes.to_vec(),
+                    wrapped,
+                });
+            };
+            if let Some((r, c)) = rewrap.end_line(&mut emit) {
+                cursor = Some(((start + r) as u16, c));
+            }
+        }
+    }
+    let nz = |n| core::num::NonZeroU16::new(n).unwrap();
+    let cursor = cursor.unwrap();
+    p.screen_mut()
+        .set_size_reflowed(nz(6), nz(4), &rows, cursor, (0, 0));
+    // the same text through vt100's own wrap at 4 columns
+    let mut want = parser(6, 4);
+    want.process("ab\x1b[31mcdefghi\u{4e2d}\x1b[m\r\nxy".as_bytes());
+    for r in 0..6 {
+        assert_eq!(row(&p, r), row(&want, r), "row {r}");
+        assert_eq!(p.screen().row_wrapped(r), want.screen().row_wrapped(r), "row {r}");
+        for c in 0..4 {
+            let (a, b) = (p.screen().cell(r, c).unwrap(), want.screen().cell(r, c).unwrap());
+            assert_eq!((a.fgcolor(), a.is_wide()), (b.fgcolor(), b.is_wide()), "{r},{c}");
+        }
+    }
+    assert_eq!(cursor, (3, 2));
+    assert_eq!(p.screen().cursor_position(), want.screen().cursor_position());
+}

@@ -1,21 +1,115 @@
 //! The app as an attached client's view in the server: it adopts the tasks
-//! the server already runs, and the latest active client's size is every
-//! task's PTY size.
+//! the server already runs, and the size every task's PTY gets is chosen
+//! among the attached clients' sizes by the `[server] window_size` policy
+//! ([`SizeBoard`]).
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
+use crate::config::WindowSize;
 use crate::ui::sidebar::Badge;
-use termic_runtime::{TaskId, TaskStatus};
+use termic_runtime::{TaskId, TaskStatus, TermSize};
 
 use super::tasks::TaskEntry;
 use super::App;
 
-/// Which attached client last typed or resized: its size is the tasks'
-/// (tmux's `window-size latest`).
+/// What each attached client wants and which was active last: the one
+/// place a task's size is chosen (tmux's `window-size`). Pure: it takes
+/// values and chooses; the apps resize the tasks with what it says.
+#[derive(Debug, Default)]
+pub struct SizeBoard {
+    pub policy: WindowSize,
+    clients: BTreeMap<u64, Wants>,
+    /// Counts activity: a higher stamp is a later one.
+    clock: u64,
+}
+
+#[derive(Debug, Default)]
+struct Wants {
+    /// When the client last typed, resized or attached.
+    active: u64,
+    /// The size of each task where this client draws it (its pane, or its
+    /// half of a split).
+    sizes: HashMap<u64, TermSize>,
+}
+
+impl SizeBoard {
+    pub fn new(policy: WindowSize) -> Self {
+        SizeBoard {
+            policy,
+            ..SizeBoard::default()
+        }
+    }
+
+    /// `client` typed, resized or attached; whether the client active
+    /// last changed (under `latest`, the tasks then change size).
+    pub fn active(&mut self, client: u64) -> bool {
+        let before = self.latest();
+        self.clock += 1;
+        self.clients.entry(client).or_default().active = self.clock;
+        before != Some(client)
+    }
+
+    /// The client active last.
+    pub fn latest(&self) -> Option<u64> {
+        self.clients
+            .iter()
+            .max_by_key(|(_, w)| w.active)
+            .map(|(&id, _)| id)
+    }
+
+    /// `client` draws these tasks at these sizes (and no others).
+    pub fn want(&mut self, client: u64, sizes: impl IntoIterator<Item = (u64, TermSize)>) {
+        let wants = self.clients.entry(client).or_default();
+        wants.sizes.clear();
+        wants.sizes.extend(sizes);
+    }
+
+    /// `client` left; the tasks it drew, which may now take another size.
+    pub fn leave(&mut self, client: u64) -> Vec<u64> {
+        let mut tasks: Vec<u64> = self
+            .clients
+            .remove(&client)
+            .map(|w| w.sizes.into_keys().collect())
+            .unwrap_or_default();
+        tasks.sort_unstable();
+        tasks
+    }
+
+    /// `client` left: each task it drew, with the size the remaining
+    /// clients now choose for it (a task no client draws keeps its size).
+    pub fn release(&mut self, client: u64) -> Vec<(u64, TermSize)> {
+        self.leave(client)
+            .into_iter()
+            .filter_map(|id| Some((id, self.size_of(id)?)))
+            .collect()
+    }
+
+    /// The size task `task` takes under the policy, among the clients
+    /// that draw it; `None` when none does.
+    pub fn size_of(&self, task: u64) -> Option<TermSize> {
+        let wanted = self
+            .clients
+            .values()
+            .filter_map(|w| Some((w.active, *w.sizes.get(&task)?)));
+        match self.policy {
+            WindowSize::Latest => wanted.max_by_key(|&(active, _)| active).map(|(_, s)| s),
+            WindowSize::Smallest => wanted.map(|(_, s)| s).reduce(|a, b| TermSize {
+                rows: a.rows.min(b.rows),
+                cols: a.cols.min(b.cols),
+            }),
+            WindowSize::Largest => wanted.map(|(_, s)| s).reduce(|a, b| TermSize {
+                rows: a.rows.max(b.rows),
+                cols: a.cols.max(b.cols),
+            }),
+        }
+    }
+}
+
+/// An attached client's place on the server's [`SizeBoard`].
 #[derive(Debug, Clone)]
 pub struct SizeClaim {
-    pub latest: Arc<AtomicU64>,
+    pub board: Arc<Mutex<SizeBoard>>,
     pub client: u64,
 }
 
@@ -110,17 +204,102 @@ impl App {
     pub fn is_latest_client(&self) -> bool {
         self.size_claim
             .as_ref()
-            .is_none_or(|c| c.latest.load(Ordering::SeqCst) == c.client)
+            .is_none_or(|c| termic_runtime::lock(&c.board).latest() == Some(c.client))
     }
 
-    /// This client typed or resized: when another client had the tasks'
-    /// size, every task takes this client's.
+    /// This client typed, resized or attached: under `latest`, when
+    /// another client was active last, every task takes this client's size.
     pub fn claim_size(&mut self) {
         let Some(claim) = &self.size_claim else {
             return;
         };
-        if claim.latest.swap(claim.client, Ordering::SeqCst) != claim.client {
+        if termic_runtime::lock(&claim.board).active(claim.client) {
             self.resize_tasks();
         }
+    }
+
+    /// The size each of `wanted` (task, the size this client draws it at)
+    /// gets: this client's own when not attached, else the board's choice
+    /// among every attached client's.
+    pub(super) fn chosen_sizes(&self, wanted: Vec<(u64, TermSize)>) -> Vec<(u64, TermSize)> {
+        let Some(claim) = &self.size_claim else {
+            return wanted;
+        };
+        let mut board = termic_runtime::lock(&claim.board);
+        board.want(claim.client, wanted.iter().copied());
+        wanted
+            .into_iter()
+            .map(|(id, own)| (id, board.size_of(id).unwrap_or(own)))
+            .collect()
+    }
+
+    /// This client leaves: the tasks it drew take the size the remaining
+    /// clients choose (under `latest`, the one active last before it), so
+    /// a small client that attached for a moment gives the others their
+    /// size back, and reflow gives them their lines back.
+    pub fn release_size(&mut self) {
+        let Some(claim) = self.size_claim.take() else {
+            return;
+        };
+        let sizes = termic_runtime::lock(&claim.board).release(claim.client);
+        for (id, size) in sizes {
+            // An exited task has no PTY to resize; nothing to report.
+            let _ = self.runtime.resize(TaskId(id), size);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn size(cols: u16, rows: u16) -> TermSize {
+        TermSize { rows, cols }
+    }
+
+    /// A laptop (client 1, pane 160x40) and a phone (client 2, 50x20)
+    /// drawing task 7; the phone attached last.
+    fn laptop_and_phone(policy: WindowSize) -> SizeBoard {
+        let mut board = SizeBoard::new(policy);
+        board.active(1);
+        board.want(1, [(7, size(160, 40))]);
+        board.active(2);
+        board.want(2, [(7, size(50, 45))]);
+        board
+    }
+
+    #[test]
+    fn latest_is_the_client_active_last_and_passes_back_when_it_leaves() {
+        let mut board = laptop_and_phone(WindowSize::Latest);
+        assert_eq!(board.size_of(7), Some(size(50, 45)));
+        assert!(board.active(1), "the laptop typed: it is the latest now");
+        assert!(!board.active(1), "and typing again changes nothing");
+        assert_eq!(board.size_of(7), Some(size(160, 40)));
+        board.active(2);
+        // the phone leaves: the laptop's size comes back without a key
+        assert_eq!(board.leave(2), [7]);
+        assert_eq!(board.latest(), Some(1));
+        assert_eq!(board.size_of(7), Some(size(160, 40)));
+    }
+
+    #[test]
+    fn smallest_and_largest_take_each_direction_on_its_own() {
+        let board = laptop_and_phone(WindowSize::Smallest);
+        assert_eq!(board.size_of(7), Some(size(50, 40)));
+        let board = laptop_and_phone(WindowSize::Largest);
+        assert_eq!(board.size_of(7), Some(size(160, 45)));
+    }
+
+    #[test]
+    fn only_the_clients_that_draw_a_task_choose_its_size() {
+        let mut board = laptop_and_phone(WindowSize::Smallest);
+        // the phone no longer shows task 7 (its app dropped it)
+        board.want(2, [(8, size(50, 45))]);
+        assert_eq!(board.size_of(7), Some(size(160, 40)));
+        assert_eq!(board.size_of(8), Some(size(50, 45)));
+        assert_eq!(board.size_of(9), None);
+        board.leave(1);
+        board.leave(2);
+        assert_eq!((board.size_of(7), board.latest()), (None, None));
     }
 }

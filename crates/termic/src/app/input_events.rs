@@ -264,7 +264,14 @@ impl App {
         if self.copy.is_none() {
             let modes = self.input_modes(id);
             if modes.mouse_mode != vt100::MouseProtocolMode::None {
-                if let Some(bytes) = encode_mouse(mouse, col, row, &modes) {
+                // a screen larger than the pane is shown from an offset
+                // (another client's size): the agent hears its own cell
+                let area = self.task_area(id.0);
+                let (top, left) = self
+                    .runtime
+                    .with_screen(id, |screen| crate::ui::pane::view_offset(screen, area))
+                    .unwrap_or((0, 0));
+                if let Some(bytes) = encode_mouse(mouse, col + left, row + top, &modes) {
                     self.send(id, &bytes);
                 }
                 return;

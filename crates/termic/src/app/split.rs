@@ -89,13 +89,18 @@ impl App {
         }
     }
 
-    /// Gives every task the size of where it is drawn.
+    /// Gives every task the size of where it is drawn, or, attached with
+    /// other clients, the size the `window_size` policy chooses among them.
     pub fn resize_tasks(&mut self) {
-        for entry in &self.tasks.entries {
+        let wanted = self
+            .tasks
+            .entries
+            .iter()
+            .map(|entry| (entry.id, self.task_size(entry.id)))
+            .collect();
+        for (id, size) in self.chosen_sizes(wanted) {
             // An exited task has no PTY to resize; nothing to report.
-            let _ = self
-                .runtime
-                .resize(TaskId(entry.id), self.task_size(entry.id));
+            let _ = self.runtime.resize(TaskId(id), size);
         }
         self.request_draw();
     }

@@ -6,7 +6,7 @@
 
 use toml_edit::Table;
 
-use super::{ConfigError, Settings, Source, MAX_IDLE_EXIT_SECS, MAX_SCROLLBACK};
+use super::{ConfigError, Settings, Source, WindowSize, MAX_IDLE_EXIT_SECS, MAX_SCROLLBACK};
 use crate::input::PrefixKey;
 use termic_runtime::replies::{ReplyConfig, Rgb};
 
@@ -87,7 +87,9 @@ pub const SETTING_KEYS: &[SettingKey] = &[
         section: "terminal",
         name: "scrollback",
         kind: "whole number, 0 to 1000000",
-        doc: "Lines of history kept per task (memory is about lines times width).",
+        doc: "Lines of history kept per task; a line wrapped over several rows counts once, \
+              so a resize keeps every line (memory is about lines times width, at most 4 \
+              rows per line).",
         example: "50000",
         read: |src, t, k, s| {
             set(
@@ -242,6 +244,30 @@ pub const SETTING_KEYS: &[SettingKey] = &[
             )
         },
         show: |s| s.server_idle_exit_secs.to_string(),
+    },
+    SettingKey {
+        section: "server",
+        name: "window_size",
+        kind: "\"latest\", \"smallest\" or \"largest\"",
+        doc: "With several clients attached, whose size the tasks take: the client that typed, \
+              resized or attached last, or the smallest or largest width and height among them \
+              (tmux's window-size). A client smaller than a task sees the part around the cursor.",
+        example: "\"smallest\"",
+        read: |src, t, k, s| {
+            let Some(value) = src.string(t, k)? else {
+                return Ok(());
+            };
+            let Some(policy) = WindowSize::parse(&value) else {
+                return Err(src.error(
+                    t.get(k).and_then(|i| i.span()),
+                    format!("window_size = {} is not latest, smallest or largest", quoted(&value)),
+                    "write `window_size = \"latest\"`, \"smallest\" or \"largest\", or remove it",
+                ));
+            };
+            s.window_size = policy;
+            Ok(())
+        },
+        show: |s| quoted(s.window_size.name()),
     },
 ];
 

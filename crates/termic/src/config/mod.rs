@@ -107,6 +107,43 @@ pub struct Settings {
     pub hooks_consent: BTreeMap<String, bool>,
     /// Seconds the server stays with no task and no client before it exits.
     pub server_idle_exit_secs: u64,
+    /// Whose size the tasks take with several clients attached.
+    pub window_size: WindowSize,
+}
+
+/// Which attached client's size a task takes when several are attached
+/// (tmux's `window-size`). docs/decisions.md says why `Latest` is the
+/// default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WindowSize {
+    /// The client that typed, resized or attached last.
+    #[default]
+    Latest,
+    /// The smallest width and the smallest height among them.
+    Smallest,
+    /// The largest width and the largest height among them.
+    Largest,
+}
+
+impl WindowSize {
+    pub const ALL: [WindowSize; 3] = [
+        WindowSize::Latest,
+        WindowSize::Smallest,
+        WindowSize::Largest,
+    ];
+
+    /// Its name in config.toml.
+    pub fn name(self) -> &'static str {
+        match self {
+            WindowSize::Latest => "latest",
+            WindowSize::Smallest => "smallest",
+            WindowSize::Largest => "largest",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<WindowSize> {
+        WindowSize::ALL.into_iter().find(|w| w.name() == name)
+    }
 }
 
 impl Default for Settings {
@@ -122,6 +159,7 @@ impl Default for Settings {
             copy_keys: None,
             wizard_shown: false,
             server_idle_exit_secs: DEFAULT_IDLE_EXIT_SECS,
+            window_size: WindowSize::default(),
             notifications: Notifications::default(),
             hooks_consent: BTreeMap::new(),
         }

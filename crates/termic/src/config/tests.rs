@@ -175,3 +175,18 @@ fn missing_file_loads_defaults_and_unreadable_is_an_error() {
     );
     assert!(!e.contains("may read"), "{e}");
 }
+
+#[test]
+fn window_size_takes_the_three_policies_and_refuses_others() {
+    assert_eq!(parse("").unwrap().settings.window_size, WindowSize::Latest);
+    for policy in WindowSize::ALL {
+        let text = format!("[server]\nwindow_size = \"{}\"\n", policy.name());
+        assert_eq!(parse(&text).unwrap().settings.window_size, policy);
+    }
+    let e = err("[server]\nwindow_size = \"tiny\"\n");
+    assert!(
+        e.contains("window_size = \"tiny\" is not latest, smallest or largest"),
+        "{e}"
+    );
+    assert!(e.contains("config.toml:2:"), "{e}");
+}

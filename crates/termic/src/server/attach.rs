@@ -153,6 +153,7 @@ impl Server {
         let warnings = services.config.warnings.clone();
         *lock(&self.idle_exit) =
             Duration::from_secs(services.config.settings.server_idle_exit_secs);
+        let services_window_size = services.config.settings.window_size;
         let (fallback_tx, fallback_rx) = crossbeam_channel::unbounded();
         let notifier = Notifier::from_env(fallback_tx, options.notify.osc_fallback);
         let size = client_size(request.cols, request.rows);
@@ -176,8 +177,10 @@ impl Server {
         app.attached = true;
         app.outputs = request.outputs.clone();
         app.specs = Arc::clone(&self.specs);
+        // The policy as config.toml says now, as `idle_exit` above.
+        lock(&self.sizes).policy = services_window_size;
         app.size_claim = Some(SizeClaim {
-            latest: Arc::clone(&self.latest_client),
+            board: Arc::clone(&self.sizes),
             client,
         });
         app.refresh_wired();
@@ -236,6 +239,8 @@ impl Server {
         } else {
             Ending::Quit
         };
+        // The tasks this client drew take the remaining clients' size.
+        app.release_size();
         // The app's runtime is a clone: dropping it ends no task.
         drop(app);
         Ok(ending)

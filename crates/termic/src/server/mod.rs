@@ -83,9 +83,9 @@ struct Server {
     subscribers: Mutex<Vec<Subscriber>>,
     /// Attached clients are numbered from 1; 0 is nobody.
     next_client: AtomicU64,
-    /// The attached client that last typed or resized (its size is the
-    /// tasks').
-    latest_client: Arc<AtomicU64>,
+    /// Every attached client's sizes and which was active last: the
+    /// tasks' sizes are chosen there (`[server] window_size`).
+    sizes: Arc<Mutex<crate::app::attach::SizeBoard>>,
     /// When the last attached client left (ms on the runtime clock): what
     /// changed after it is marked unseen on the next attach.
     away_since: Mutex<u64>,
@@ -212,7 +212,9 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
         clock,
         subscribers: Mutex::new(Vec::new()),
         next_client: AtomicU64::new(1),
-        latest_client: Arc::new(AtomicU64::new(0)),
+        sizes: Arc::new(Mutex::new(crate::app::attach::SizeBoard::new(
+            services.config.settings.window_size,
+        ))),
         away_since: Mutex::new(0),
         queued_out: Mutex::new(Vec::new()),
         specs: Default::default(),

@@ -114,6 +114,7 @@ impl Server {
         self.add_client(client, &out);
         let ending = self.show_task(id, number, &request, client, input, &out);
         self.forget_client(client);
+        self.release_view_size(client);
         if let Ending::Closed = ending {
             let _ = write_frame(&mut *lock(&out), &Response::Detached(DetachReason::Closed));
         }
@@ -183,9 +184,7 @@ impl Server {
                                 match self.task_numbered(number) {
                                     Some(new) => {
                                         id = new;
-                                        if self.latest_client.load(Ordering::SeqCst) == client {
-                                            self.claim_view_size(id, client, size, true);
-                                        }
+                                        self.claim_view_size(id, client, size, false);
                                     }
                                     None => return Ending::Closed,
                                 }
@@ -208,8 +207,8 @@ impl Server {
                     };
                     // Any event but a focus change makes this client the
                     // active one (the workspace app's rule).
-                    if !matches!(event, InputEvent::Focus(_)) {
-                        self.claim_view_size(id, client, size, resized);
+                    if resized || !matches!(event, InputEvent::Focus(_)) {
+                        self.claim_view_size(id, client, size, true);
                     }
                     let bytes = task_bytes(&event, &InputModes::of_task(&self.runtime, id));
                     if !bytes.is_empty() {
@@ -226,12 +225,31 @@ impl Server {
         }
     }
 
-    /// This view is the active client: when another client had the size,
-    /// or `force` (its own size changed), the task takes the view's size.
-    fn claim_view_size(&self, id: TaskId, client: u64, size: (u16, u16), force: bool) {
-        if self.latest_client.swap(client, Ordering::SeqCst) != client || force {
-            let (cols, rows) = size;
-            let _ = self.runtime.resize(id, super::task_size(cols, rows));
+    /// The view draws its task at `size` (and, when `active`, it typed or
+    /// resized): the task takes the size the server's board chooses among
+    /// every client that draws it (`[server] window_size`), as a
+    /// workspace's tasks do.
+    fn claim_view_size(&self, id: TaskId, client: u64, size: (u16, u16), active: bool) {
+        let (cols, rows) = size;
+        let chosen = {
+            let mut board = lock(&self.sizes);
+            if active {
+                board.active(client);
+            }
+            board.want(client, [(id.0, super::task_size(cols, rows))]);
+            board.size_of(id.0)
+        };
+        if let Some(size) = chosen {
+            let _ = self.runtime.resize(id, size);
+        }
+    }
+
+    /// The view left: its task takes the remaining clients' choice.
+    fn release_view_size(&self, client: u64) {
+        let sizes = lock(&self.sizes).release(client);
+        for (id, size) in sizes {
+            // An exited task has no PTY to resize; nothing to report.
+            let _ = self.runtime.resize(TaskId(id), size);
         }
     }
 }

@@ -10,22 +10,55 @@ use ratatui::widgets::Widget;
 
 pub struct PaneWidget<'a> {
     screen: &'a vt100::Screen,
+    /// The screen's cell drawn at the area's top left (row, column).
+    offset: (u16, u16),
 }
 
 impl<'a> PaneWidget<'a> {
     pub fn new(screen: &'a vt100::Screen) -> Self {
-        PaneWidget { screen }
+        PaneWidget {
+            screen,
+            offset: (0, 0),
+        }
     }
+
+    /// Shows the part of a screen larger than the area that keeps the
+    /// cursor in view ([`view_offset`]).
+    pub fn following_cursor(self, area: Rect) -> Self {
+        PaneWidget {
+            offset: view_offset(self.screen, area),
+            ..self
+        }
+    }
+}
+
+/// The top-left cell of `screen` shown in `area` (row, column): the
+/// screen's own top left when it fits. A screen larger than the pane (the
+/// task took a larger client's size, `[server] window_size`) shows its top
+/// left part, moved on as little as keeps the cursor in view, as tmux
+/// shows a window larger than the client.
+pub fn view_offset(screen: &vt100::Screen, area: Rect) -> (u16, u16) {
+    let (rows, cols) = screen.size();
+    let (row, col) = screen.cursor_position();
+    let offset = |len: u16, view: u16, at: u16| {
+        let past = len.saturating_sub(view);
+        (at + 1).saturating_sub(view).min(past)
+    };
+    (
+        offset(rows.get(), area.height, row),
+        offset(cols.get(), area.width, col),
+    )
 }
 
 impl Widget for PaneWidget<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let (rows, cols) = self.screen.size();
-        let height = area.height.min(rows.get());
-        let width = area.width.min(cols.get());
+        let (top, left) = self.offset;
+        let height = area.height.min(rows.get() - top);
+        let width = area.width.min(cols.get() - left);
         for row in 0..height {
             for col in 0..width {
-                let Some(cell) = self.screen.cell(row, col) else {
+                let Some(cell) = self.screen.cell(top + row, left + col) else {
                     continue;
                 };
                 if cell.is_wide_continuation() {
@@ -59,7 +92,13 @@ impl PaneSnapshot {
     /// (`live` false) shows no cursor.
     pub fn capture(screen: &vt100::Screen, pane: Rect, live: bool) -> Self {
         let mut buffer = Buffer::empty(pane);
-        PaneWidget::new(screen).render(pane, &mut buffer);
+        let widget = PaneWidget::new(screen);
+        let widget = if live {
+            widget.following_cursor(pane)
+        } else {
+            widget
+        };
+        widget.render(pane, &mut buffer);
         PaneSnapshot {
             buffer,
             cursor: if live {
@@ -109,7 +148,9 @@ pub fn cursor_position(screen: &vt100::Screen, pane: Rect) -> Option<Position> {
     if screen.hide_cursor() {
         return None;
     }
+    let (top, left) = view_offset(screen, pane);
     let (row, col) = screen.cursor_position();
+    let (row, col) = (row - top, col - left);
     (row < pane.height && col < pane.width).then(|| Position::new(pane.x + col, pane.y + row))
 }
 
@@ -209,6 +250,25 @@ mod tests {
             text_lines(&t),
             vec!["  abc".to_string(), "  xy".to_string()]
         );
+    }
+
+    #[test]
+    fn a_screen_larger_than_the_pane_shows_the_part_around_the_cursor() {
+        // another client's size: 4x8 in a 2x5 pane, the cursor at the
+        // bottom of the text on row 2
+        let p = screen(4, 8, b"row0\r\nrow1\r\nrow2 ab");
+        let pane = Rect::new(0, 0, 5, 2);
+        assert_eq!(view_offset(p.screen(), pane), (1, 3));
+        let live = PaneSnapshot::capture(p.screen(), pane, true);
+        assert_eq!(live.cursor, Some(Position::new(4, 1)));
+        let t = draw(5, 2, |f| live.paint(f.buffer_mut(), pane));
+        assert_eq!(text_lines(&t), vec!["1".to_string(), "2 ab".to_string()]);
+        // a scrolled-back view has no cursor to follow
+        let scrolled = PaneSnapshot::capture(p.screen(), pane, false);
+        let t = draw(5, 2, |f| scrolled.paint(f.buffer_mut(), pane));
+        assert_eq!(text_lines(&t), vec!["row0".to_string(), "row1".to_string()]);
+        // the cursor in view already: the top left part, as it is
+        assert_eq!(view_offset(screen(4, 8, b"ab").screen(), pane), (0, 0));
     }
 
     #[test]

@@ -962,3 +962,128 @@ fn an_attached_clients_event_log_gets_the_tasks_it_starts_and_a_bad_one_is_refus
     );
     drop(a);
 }
+
+/// The task's script for the reflow tests: `print` prints 60 lines of 110
+/// characters (`L001`, 102 letters, `E001`), anything else its size.
+const LINES_SCRIPT: &str = "F=abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijab; \
+echo READY; while read l; do case \"$l\" in print) i=0; while [ $i -lt 60 ]; do i=$((i+1)); \
+printf 'L%03d%sE%03d\\n' $i $F $i; done;; *) stty size;; esac; done";
+
+/// Line `i` of [`LINES_SCRIPT`]'s output, whole.
+fn printed_line(i: u32) -> String {
+    format!("L{i:03}{}E{i:03}", "abcdefghij".repeat(10) + "ab")
+}
+
+/// The printed lines a screen shows whole (each on one row).
+fn whole_lines(screen: &str) -> Vec<u32> {
+    (1..=60)
+        .filter(|&i| screen.contains(&printed_line(i)))
+        .collect()
+}
+
+/// The task's size as it says it now (`stty size`, typed in `c`).
+fn task_size(c: &mut Termic) -> (u16, u16) {
+    let asked = sizes(&c.screen()).len();
+    c.send(b"size\r");
+    let seen = c.wait_for("the task's size", |screen| sizes(screen).len() > asked);
+    *sizes(&seen).last().unwrap()
+}
+
+/// Resizes `c`'s terminal to `rows` x `cols` and waits for the task to say
+/// a new size (typing makes `c` the client whose size the task takes). The
+/// resize and the typed line reach the server on separate paths, so the
+/// size is asked again until it changed.
+fn resize_and_wait(c: &mut Termic, rows: u16, cols: u16) -> (u16, u16) {
+    let before = task_size(c);
+    c.resize(rows, cols);
+    let start = Instant::now();
+    loop {
+        let now = task_size(c);
+        if now != before {
+            return now;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the task kept its size {before:?} after a resize to {rows}x{cols}"
+        );
+    }
+}
+
+/// Every printed line shown whole, live and then paging back in copy
+/// mode; copy mode is left.
+fn lines_in_copy_mode(c: &mut Termic) -> Vec<u32> {
+    let mut seen = c.wait_for("the last line whole", |s| whole_lines(s).contains(&60));
+    let mut whole = whole_lines(&seen);
+    c.prefix(b"[");
+    c.wait_for("copy mode", |s| s != seen);
+    for _ in 0..8 {
+        if whole.contains(&1) {
+            break;
+        }
+        let first = whole.iter().copied().min().unwrap_or(61);
+        c.send(b"\x1b[5~");
+        seen = c.wait_for("an earlier page", |s| {
+            whole_lines(s).iter().any(|&i| i < first)
+        });
+        whole.extend(whole_lines(&seen));
+    }
+    c.send(b"q");
+    whole.sort_unstable();
+    whole.dedup();
+    whole
+}
+
+/// Issue 28: a terminal of 160 columns, narrowed to 50 and widened again:
+/// every line is back whole, on the screen and in copy mode's history.
+#[test]
+fn a_terminal_narrowed_to_50_columns_and_widened_to_160_shows_every_line_whole_again() {
+    let s = Served::new(LINES_SCRIPT);
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    let mut a = attach(&s, &["t1"]);
+    a.wait_text("READY");
+    let wide = resize_and_wait(&mut a, 40, 160);
+    assert!(
+        wide.1 >= 110,
+        "the pane at 160 columns holds a line: {wide:?}"
+    );
+    a.send(b"print\r");
+    a.wait_text(&printed_line(60));
+    let narrow = resize_and_wait(&mut a, 40, 50);
+    assert!(narrow.1 < 50, "{narrow:?}");
+    assert_eq!(resize_and_wait(&mut a, 40, 160), wide);
+    assert_eq!(lines_in_copy_mode(&mut a), (1..=60).collect::<Vec<_>>());
+}
+
+/// The same with a second client of 50 columns that attaches, types (the
+/// task takes its size) and leaves: the first client's task gets its size
+/// back without a key, and every line whole.
+#[test]
+fn a_small_client_attaching_and_leaving_gives_the_first_its_lines_back() {
+    let s = Served::new(LINES_SCRIPT);
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    let mut a = attach(&s, &["t1"]);
+    a.wait_text("READY");
+    let wide = resize_and_wait(&mut a, 40, 160);
+    a.send(b"print\r");
+    a.wait_text(&printed_line(60));
+
+    let mut b = attach(&s, &["t1"]);
+    b.wait_text("E060");
+    let small = resize_and_wait(&mut b, 40, 50);
+    assert!(
+        small.1 < 50,
+        "the task took the small client's size: {small:?}"
+    );
+    a.wait_for("the first client shows the narrow task", |screen| {
+        !whole_lines(screen).contains(&60)
+    });
+
+    b.prefix(b"d");
+    assert_eq!(b.wait_exit(), 0);
+    // no key in A: the task is back at A's size, every line whole
+    assert_eq!(lines_in_copy_mode(&mut a), (1..=60).collect::<Vec<_>>());
+    a.send(b"size\r");
+    a.wait_for("A's size again", |screen| {
+        sizes(screen).last() == Some(&wide)
+    });
+}

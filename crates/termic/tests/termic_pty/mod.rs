@@ -211,7 +211,11 @@ impl Termic {
         self.exit_within(Duration::from_secs(5)).is_some()
     }
 
+    /// Resizes the terminal: the PTY, and the screen the output is read
+    /// into (first, so what is drawn for the new size lands in it whole).
     pub fn resize(&self, rows: u16, cols: u16) {
+        let nz = |n| NonZeroU16::new(n).unwrap();
+        self.parser.lock().unwrap().set_size(nz(rows), nz(cols));
         self.master
             .resize(PtySize {
                 rows,
