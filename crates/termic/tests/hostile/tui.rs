@@ -76,6 +76,7 @@ fn echo_latency(t: &mut Termic, tag: &str) -> (Duration, Duration) {
         let took = shows_within(t, &typed, Duration::from_secs(5))
             .unwrap_or_else(|| panic!("{typed:?} not echoed; screen:\n{}", t.screen()));
         latencies.push(took);
+        // Typing pace, part of the measurement (not a wait).
         std::thread::sleep(Duration::from_millis(20));
     }
     latencies.sort();

@@ -206,8 +206,15 @@ impl Termic {
     /// running tasks); true once termic exited within 5 s.
     pub fn quit(&mut self) -> bool {
         self.prefix(b"q");
-        std::thread::sleep(Duration::from_millis(300));
-        self.send(b"y");
+        // With tasks running termic asks first; with none it exits at once.
+        let mut exited = false;
+        crate::wait::eventually(Duration::from_secs(5), || {
+            exited = matches!(self.child.try_wait(), Ok(Some(_)));
+            exited || self.screen().contains("Quit termic?")
+        });
+        if !exited {
+            self.send(b"y");
+        }
         self.exit_within(Duration::from_secs(5)).is_some()
     }
 
