@@ -72,6 +72,7 @@ fn escape_to_native_idle(run: &mut AgentRun, after: Duration) -> (f64, f64) {
         run.agent.name(),
         t_idle - t_esc
     );
+    // Not a wait: no done may follow the Escape in this window.
     std::thread::sleep(after);
     assert!(
         run.native_states(t0)
@@ -344,6 +345,7 @@ fn real_grok_escape_fires_no_hook_and_its_title_goes_idle() {
     let t0 = run.prompt("count slowly").unwrap();
     run.wait_title("Responding", t0, 30 * SEC)
         .expect("busy title");
+    // The Escape must land mid-answer: a second in (a time, like a person's).
     std::thread::sleep(SEC);
     let t_esc = run.keys(b"\x1b").unwrap();
     // Idle is `grok` or `<session title> - grok`: no braille spinner.

@@ -88,6 +88,8 @@ fn run_cell(sim: &Sim, scenario: Scenario, channel: Channel, script: &str) -> Ro
             if wait_state(&s, "needs_you", 0, 40 * SEC) {
                 drain(&s);
                 latency = signal_to_badge(&timeline, "needs_you");
+                // Paced like a person: the answer a second after the prompt shows, as the real
+                // agents' matrix does.
                 std::thread::sleep(SEC);
                 let after = s.events("t").len();
                 s.send(id, sim.approve);

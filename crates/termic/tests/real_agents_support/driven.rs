@@ -168,6 +168,7 @@ pub fn escape_turn(task: &impl Driven) -> u64 {
         line.ts - t_esc,
         line.rule
     );
+    // Not a wait: a late done or state would show up in this window.
     thread::sleep(3 * SEC);
     t0
 }

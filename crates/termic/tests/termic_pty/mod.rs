@@ -151,16 +151,12 @@ impl Termic {
 
     /// Polls the raw output until it contains `needle`.
     pub fn wait_raw(&self, needle: &[u8]) {
-        let start = Instant::now();
-        while !contains(&self.raw(), needle) {
-            if start.elapsed() > TIMEOUT {
-                panic!(
-                    "timed out waiting for bytes {:?}; screen:\n{}",
-                    String::from_utf8_lossy(needle),
-                    self.screen()
-                );
-            }
-            std::thread::sleep(POLL);
+        if !crate::wait::eventually(TIMEOUT, || contains(&self.raw(), needle)) {
+            panic!(
+                "timed out waiting for bytes {:?}; screen:\n{}",
+                String::from_utf8_lossy(needle),
+                self.screen()
+            );
         }
     }
 
@@ -182,16 +178,9 @@ impl Termic {
 
     /// termic's exit code once it exits within `timeout`, else None.
     pub fn exit_within(&mut self, timeout: Duration) -> Option<u32> {
-        let start = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return Some(status.exit_code());
-            }
-            if start.elapsed() > timeout {
-                return None;
-            }
-            std::thread::sleep(POLL);
-        }
+        crate::wait::eventually_some(timeout, || {
+            self.child.try_wait().unwrap().map(|s| s.exit_code())
+        })
     }
 
     /// Waits for termic to exit and returns its exit code.
