@@ -98,6 +98,7 @@ fn run_cell(sim: &Sim, scenario: Scenario, channel: Channel, script: &str) -> Ro
         }
         Scenario::Escape => {
             if wait_state(&s, "working", 0, 20 * SEC) {
+                // The Escape must land mid-answer, 3 s in, as in the real agents' matrix.
                 std::thread::sleep(3 * SEC);
                 s.send(id, b"\x1b");
                 wait_state(&s, "interrupted", 0, 30 * SEC);

@@ -162,6 +162,7 @@ fn real_termic_opencode_without_hooks_permission_is_needs_you_with_no_done_befor
     });
     let t_key = task.keys(b"\r");
     task.expect_state("working", t_key, 30 * SEC, "not working after approval");
+    // Not a wait: a late done or state would show up in this window.
     thread::sleep(3 * SEC);
     task.report("opencode, no hooks");
     assert_eq!(
