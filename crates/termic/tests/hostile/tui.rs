@@ -88,6 +88,7 @@ fn echo_latency(t: &mut Termic, tag: &str) -> (Duration, Duration) {
 
 #[test]
 fn a_flooding_task_never_delays_another_task_or_quitting() {
+    let _timing = hostile::alone();
     let f = Fixture::new();
     let corpus = hostile::corpus(1 << 20);
     let rounds = knob("HOSTILE_ROUNDS", 2);
