@@ -6,6 +6,7 @@ mod cli_fixture;
 mod git_support;
 #[path = "tui/harness.rs"]
 mod harness;
+mod wait;
 
 #[path = "cli/config.rs"]
 mod config;

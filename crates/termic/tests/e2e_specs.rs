@@ -5,6 +5,7 @@
 
 #[path = "e2e_specs/support.rs"]
 mod support;
+mod wait;
 
 mod requires;
 

@@ -11,6 +11,7 @@ mod harness;
 mod process_table;
 mod requires;
 mod served;
+mod wait;
 
 #[path = "faults/disk_full.rs"]
 mod disk_full;
@@ -32,5 +33,3 @@ mod privileged;
 mod replies_flood;
 #[path = "faults/server_limits.rs"]
 mod server_limits;
-#[path = "faults/support.rs"]
-mod support;

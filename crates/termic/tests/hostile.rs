@@ -8,6 +8,7 @@ mod harness;
 mod hostile;
 mod reply_grammar;
 mod runtime_support;
+mod wait;
 
 #[path = "hostile/replies.rs"]
 mod replies;

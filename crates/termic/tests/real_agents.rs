@@ -10,6 +10,7 @@
 #[path = "matrix_score/mod.rs"]
 mod matrix_score;
 mod real_agents_support;
+mod wait;
 
 #[path = "real_agents/binary.rs"]
 mod binary;

@@ -5,6 +5,7 @@
 mod git_support;
 mod reply_grammar;
 mod runtime_support;
+mod wait;
 
 #[path = "runtime/engine.rs"]
 mod engine;

@@ -7,6 +7,7 @@ mod git_support;
 mod harness;
 mod process_table;
 mod served;
+mod wait;
 
 #[path = "server/attach.rs"]
 mod attach;

@@ -8,6 +8,7 @@ mod git_support;
 mod harness;
 mod process_table;
 mod requires;
+mod wait;
 
 #[path = "tui/e2e.rs"]
 mod e2e;

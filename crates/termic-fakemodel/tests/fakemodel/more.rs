@@ -44,9 +44,12 @@ impl Turn {
             dump(&run, t0);
             panic!("{}: no {blocked_hook}", agent.name());
         }
+        // Paced like a person: a real agent can drop keys sent sooner
+        // (termic's tests/real_agents_support/driven.rs).
         std::thread::sleep(3 * SEC);
         let t_key = run.answer(b"\r").unwrap();
         let done = run.wait_hook(done_hook, t_key, 60 * SEC);
+        // Not a wait: late hooks would show up in this window.
         std::thread::sleep(2 * SEC);
         dump(&run, t0);
         assert!(done.is_some(), "{}: no {done_hook}", agent.name());
@@ -242,6 +245,8 @@ fn real_more_agents_after_a_hangup() {
                     eprintln!("{}: the prompt never reached the model", agent.name());
                     continue;
                 }
+                // The hang-up must come mid-turn: a second into the answer (a time, like a
+                // person's).
                 std::thread::sleep(SEC);
             }
             let left = left_after_hangup(&run, 5 * SEC);
@@ -289,6 +294,7 @@ fn notifications(agent: Agent, before_spawn: Option<fn(&Path)>, unfocus: bool) -
             .into_iter()
             .find(|(_, t)| t.contains("Action Required") || t.starts_with('\u{2733}'))
     });
+    // Not a wait: the titles are observed while blocked, for this window.
     std::thread::sleep(3 * SEC);
     if unfocus {
         run.keys(b"\x1b[I").unwrap();
@@ -297,6 +303,7 @@ fn notifications(agent: Agent, before_spawn: Option<fn(&Path)>, unfocus: bool) -
     run.wait(60 * SEC, |r| {
         r.project.join("out.txt").is_file().then_some(())
     });
+    // Not a wait: late hooks and terminal events would show up in this window.
     std::thread::sleep(3 * SEC);
     dump(&run, t0);
     assert!(blocked.is_some(), "{} never blocked", agent.name());
@@ -351,8 +358,10 @@ fn real_more_agents_escape_mid_answer() {
         run.server
             .wait_for(60 * SEC, |e| !e.side)
             .expect("the model request");
+        // The Escape must land mid-answer: two seconds in (a time, like a person's).
         std::thread::sleep(2 * SEC);
         let t_esc = run.keys(b"\x1b").unwrap();
+        // Not a wait: what the agent does after the Escape is observed for this window.
         std::thread::sleep(5 * SEC);
         dump(&run, t0);
         eprintln!("{}: Escape at {:.0} ms", agent.name(), t_esc - t0);

@@ -49,6 +49,7 @@ fn approve_until_native_done(run: &mut AgentRun, key: &[u8], t0: f64) -> Vec<Str
     let t_key = run.answer(key).unwrap();
     run.wait_native("state=done", t_key, 60 * SEC)
         .expect("done after approval");
+    // Not a wait: a late native state would show up in this window.
     std::thread::sleep(SEC);
     states_only(&run.native_states(t0))
 }
@@ -62,6 +63,7 @@ fn escape_to_native_idle(run: &mut AgentRun, after: Duration) -> (f64, f64) {
     run.server
         .wait_for(30 * SEC, |e| !e.side)
         .expect("the model request");
+    // The Escape must land mid-answer, 2 s in (a time, like a person's).
     std::thread::sleep(2 * SEC);
     let t_esc = run.keys(b"\x1b").unwrap();
     let (t_idle, _) = run
@@ -72,6 +74,7 @@ fn escape_to_native_idle(run: &mut AgentRun, after: Duration) -> (f64, f64) {
         run.agent.name(),
         t_idle - t_esc
     );
+    // Not a wait: no done may follow the Escape in this window.
     std::thread::sleep(after);
     assert!(
         run.native_states(t0)
@@ -261,6 +264,7 @@ fn real_opencode_reports_permission_asked_replied_and_idle_once() {
         .expect("permission.replied");
     run.wait_hook("session.idle", t_key, 60 * SEC)
         .expect("session.idle");
+    // Not a wait: a second session.idle would show up in this window.
     std::thread::sleep(2 * SEC);
     let idles = run
         .hooks()
@@ -344,6 +348,7 @@ fn real_grok_escape_fires_no_hook_and_its_title_goes_idle() {
     let t0 = run.prompt("count slowly").unwrap();
     run.wait_title("Responding", t0, 30 * SEC)
         .expect("busy title");
+    // The Escape must land mid-answer: a second in (a time, like a person's).
     std::thread::sleep(SEC);
     let t_esc = run.keys(b"\x1b").unwrap();
     // Idle is `grok` or `<session title> - grok`: no braille spinner.
@@ -355,6 +360,7 @@ fn real_grok_escape_fires_no_hook_and_its_title_goes_idle() {
         })
         .expect("idle title");
     eprintln!("grok: idle title {:.0} ms after Escape", t_idle - t_esc);
+    // Not a wait: a hook after the Escape would show up in this window.
     std::thread::sleep(5 * SEC);
     let after: Vec<String> = run
         .hooks()

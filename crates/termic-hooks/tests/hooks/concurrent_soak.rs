@@ -103,6 +103,7 @@ fn writer(
             }
             tally.edits.fetch_add(1, Ordering::Relaxed);
         }
+        // The writer's pace, part of the load (not a wait).
         std::thread::sleep(Duration::from_micros(200));
     }
     mine

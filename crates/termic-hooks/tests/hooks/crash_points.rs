@@ -140,8 +140,11 @@ fn crash_child() {
 
 /// Runs `step` in a child that aborts at point `at`; true if it died there.
 fn crash_at(fx: &HomeFixture, schema: AgentSchema, step: Step, at: usize, torn: bool) -> bool {
+    // crash_child's name as the test binary knows it (its module, no crate).
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    let child = format!("{module}::crash_child");
     let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
+    cmd.args(["--exact", &child, "--nocapture", "--test-threads=1"])
         .env("TERMIC_CRASH_ROOT", fx.root())
         .env("TERMIC_CRASH_AGENT", schema.id())
         .env("TERMIC_CRASH_STEP", step.name())

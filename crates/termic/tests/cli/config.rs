@@ -3,11 +3,8 @@
 
 use crate::harness;
 
+use crate::cli_fixture::text;
 use harness::{Fixture, Termic};
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 const MISSPELT: &str = "[ui]\nprefx_key = \"C-a\"\nwizard_shown = true\n";
 const WARNING: &str =

@@ -4,9 +4,7 @@
 
 use clap::CommandFactory;
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use crate::cli_fixture::text;
 
 /// Every command path, e.g. `[]`, `["hooks"]`, `["hooks", "install"]`.
 fn paths(cmd: &clap::Command, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {

@@ -15,21 +15,17 @@ use git_support::git;
 const SETTINGS: &str = "{\n    \"$schema\": \"https://json.schemastore.org/claude-code-settings.json\",\n    \"permissions\": {\n        \"allow\": [\"Bash(git status)\"],\n        \"defaultMode\": \"default\"\n    },\n    \"hooks\": {\n        \"Stop\": [\n            {\n                \"hooks\": [\n                    {\n                        \"type\": \"command\",\n                        \"command\": \"afplay /System/Library/Sounds/Glass.aiff\"\n                    }\n                ]\n            }\n        ]\n    },\n    \"statusLine\": {\"type\": \"command\", \"command\": \"~/.claude/statusline.sh\"},\n    \"env\": {\"NAME\": \"Ren\\u00e9e\"}\n}";
 
 struct Fx {
-    tmp: tempfile::TempDir,
+    root: cli_fixture::Root,
 }
 
 impl Fx {
     fn new() -> Fx {
-        let fx = Fx {
-            tmp: tempfile::tempdir().unwrap(),
-        };
-        std::fs::create_dir_all(fx.home()).unwrap();
-        std::fs::create_dir_all(fx.root().join("bin")).unwrap();
-        fx.fake_claude("2.1.332 (Claude Code)");
-        fx
+        Fx {
+            root: cli_fixture::Root::new(),
+        }
     }
     fn root(&self) -> PathBuf {
-        self.tmp.path().canonicalize().unwrap()
+        self.root.path()
     }
     fn home(&self) -> PathBuf {
         self.root().join("home")

@@ -89,20 +89,17 @@ fn fnv(bytes: &[u8]) -> u64 {
 }
 
 struct Fx {
-    tmp: tempfile::TempDir,
+    root: cli_fixture::Root,
 }
 
 impl Fx {
     fn new() -> Fx {
-        let fx = Fx {
-            tmp: tempfile::tempdir().unwrap(),
-        };
-        std::fs::create_dir_all(fx.root().join("home")).unwrap();
-        cli_fixture::fake_claude(&fx.root(), "2.1.332 (Claude Code)");
-        fx
+        Fx {
+            root: cli_fixture::Root::new(),
+        }
     }
     fn root(&self) -> PathBuf {
-        self.tmp.path().canonicalize().unwrap()
+        self.root.path()
     }
     /// Runs termic with stdin closed; returns the output and how long it took.
     fn termic(&self, args: &[&str]) -> (Output, Duration) {

@@ -3,8 +3,29 @@
 //! caller's environment leaks in. Shared by the `termic hooks` CLI tests.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// A fixture root in a temporary dir: `home/`, and in `bin/` a `claude`
+/// that says it is 2.1.332.
+pub struct Root {
+    tmp: tempfile::TempDir,
+}
+
+impl Root {
+    pub fn new() -> Root {
+        let root = Root {
+            tmp: tempfile::tempdir().unwrap(),
+        };
+        std::fs::create_dir_all(root.path().join("home")).unwrap();
+        fake_claude(&root.path(), "2.1.332 (Claude Code)");
+        root
+    }
+
+    pub fn path(&self) -> PathBuf {
+        self.tmp.path().canonicalize().unwrap()
+    }
+}
 
 /// `termic` run in `cwd` with the fixture's PATH, HOME, data and config dirs.
 pub fn termic_command(root: &Path, cwd: &Path) -> Command {

@@ -9,6 +9,7 @@ use termic_hooks::agents::AgentSchema;
 use termic_runtime::RuntimeConfig;
 
 use super::support::{count, no_native, wired, Fixture, Session, SEC};
+use crate::wait::eventually;
 
 /// Claude's idle glyph while blocked would settle to a false done after 5 s;
 /// wait past that (and past the 6 s Notification) before judging.
@@ -25,6 +26,7 @@ fn claude_permission_with_hooks_needs_you_and_no_false_done() {
     let needs = s.wait_state("t", "needs_you", 10 * SEC);
     assert_eq!(needs["rule"], "hook_attention");
     assert_eq!(needs["attention"]["kind"], "permission");
+    // Not a wait: no done may come while the dialog waits, past the settle.
     std::thread::sleep(PAST_SETTLE);
     s.assert_states("t", &["working", "needs_you"]);
     s.send(id, b"1");
@@ -91,6 +93,7 @@ fn grok_and_opencode_permission_needs_you_without_a_false_done() {
             rules.contains(&needs["rule"].as_str().unwrap()),
             "{agent} {args:?}: {needs}"
         );
+        // Not a wait: no done may come while the dialog waits, past the settle.
         std::thread::sleep(PAST_SETTLE);
         assert_eq!(
             s.states("t"),
@@ -117,9 +120,10 @@ fn native_status_and_hooks_together_count_once() {
         &["--auto"],
     );
     s.wait_state("t", "needs_you", 10 * SEC);
-    std::thread::sleep(Duration::from_millis(500));
+    s.wait_screen(id, "Do you want to create out.txt?", 10 * SEC);
     s.send(id, b"1");
     s.wait_state("t", "done", 10 * SEC);
+    // Not a wait: a second needs-you or done would land in this window.
     std::thread::sleep(Duration::from_millis(500));
     let states = s.states("t");
     assert_eq!(
@@ -144,19 +148,25 @@ fn grok_running_termics_claude_hook_says_nothing() {
     fx.install(&[AgentSchema::CLAUDE]);
     let s = Session::start(&fx, RuntimeConfig::default());
     let _id = s.spawn(&fx, "t", "grok", "simple", &["--auto"]);
-    std::thread::sleep(Duration::from_millis(2500));
-    let trace = super::support::trace(&fx.trace_path("t"));
-    let ran = trace
-        .iter()
-        .filter(|v| {
-            v["ev"] == "hook_exit"
-                && v["command"]
-                    .as_str()
-                    .unwrap()
-                    .contains(".claude/termic-hooks")
-        })
-        .count();
-    assert!(ran >= 2, "grok ran termic's claude hooks ({ran})");
+    let ran = || {
+        super::support::trace(&fx.trace_path("t"))
+            .iter()
+            .filter(|v| {
+                v["ev"] == "hook_exit"
+                    && v["command"]
+                        .as_str()
+                        .unwrap()
+                        .contains(".claude/termic-hooks")
+            })
+            .count()
+    };
+    assert!(
+        eventually(10 * SEC, || ran() >= 2),
+        "grok ran termic's claude hooks ({})",
+        ran()
+    );
+    // Not a wait: a transition from what those hooks printed would land here.
+    std::thread::sleep(Duration::from_millis(500));
     s.assert_no_hook_transition("t");
 }
 

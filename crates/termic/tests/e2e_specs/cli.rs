@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::binary::tree;
 use super::support::{count, Fixture, SEC};
 use crate::git_support::git;
+use crate::wait::{eventually, eventually_some};
 
 const ALL: [&str; 4] = ["claude", "grok", "agy", "opencode"];
 
@@ -173,14 +174,8 @@ fn events(fx: &Fixture) -> Vec<serde_json::Value> {
 }
 
 fn wait_event(fx: &Fixture, to: &str, timeout: Duration) -> serde_json::Value {
-    let end = std::time::Instant::now() + timeout;
-    while std::time::Instant::now() < end {
-        if let Some(v) = events(fx).into_iter().find(|v| v["to"] == to) {
-            return v;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("no transition to {to}: {:?}", events(fx));
+    eventually_some(timeout, || events(fx).into_iter().find(|v| v["to"] == to))
+        .unwrap_or_else(|| panic!("no transition to {to}: {:?}", events(fx)))
 }
 
 fn states(fx: &Fixture) -> Vec<String> {
@@ -204,6 +199,7 @@ fn run_claude_permission_shows_needs_you_and_never_a_false_done() {
     t.wait_within("the needs-you badge", 5 * SEC, |s| {
         s.contains("needs you [permission]")
     });
+    // Not a wait: no done may come while the dialog waits, past the settle.
     std::thread::sleep(Duration::from_millis(6500));
     assert_eq!(
         states(&fx),
@@ -225,17 +221,12 @@ fn run_claude_permission_shows_needs_you_and_never_a_false_done() {
 /// termic's entries.
 fn wait_hooks_dropped(fx: &Fixture) {
     let settings = fx.home().join(".claude/settings.json");
-    let deadline = std::time::Instant::now() + 10 * SEC;
-    while std::fs::read_to_string(&settings)
-        .unwrap()
-        .contains("termic-hooks")
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the agent never dropped the hooks"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    assert!(
+        eventually(10 * SEC, || !std::fs::read_to_string(&settings)
+            .unwrap()
+            .contains("termic-hooks")),
+        "the agent never dropped the hooks"
+    );
 }
 
 #[test]

@@ -11,10 +11,11 @@ use std::time::Duration;
 use termic::agents::command::command_spec;
 use termic::agents::launch::LaunchRequest;
 use termic_hooks::agents::AgentSchema;
-use termic_runtime::{RuntimeConfig, TaskId, TermSize};
+use termic_runtime::{RuntimeConfig, TaskId, TaskStatus, TermSize};
 use termic_signal::replay::{read_recording_file, replay_recording, ReplayOptions};
 
 use super::support::{count, sim_binary, Fixture, Session, SEC};
+use crate::wait::eventually;
 
 /// Where a task runs and how it starts.
 struct Start<'a> {
@@ -137,7 +138,7 @@ fn integrated_shell(argv: &'static [&'static str], cwd: PathBuf, rc_value: &str)
 fn integrated_shell_in(fx: &Fixture, how: Start<'_>, rc_value: &str) -> (Session, TaskId) {
     let s = Session::start(fx, RuntimeConfig::default());
     let id = start(fx, &s, "sh", how);
-    std::thread::sleep(Duration::from_millis(300));
+    s.wait_prompt(id, 10 * SEC);
     s.send(id, b"echo \"rc=$FIXTURE_RC\"; fixture_alias\r");
     s.wait_screen(id, &format!("rc={rc_value}"), 10 * SEC);
     s.wait_screen(id, "alias-works", 5 * SEC);
@@ -160,6 +161,7 @@ fn integrated_shell_in(fx: &Fixture, how: Start<'_>, rc_value: &str) -> (Session
     // An idle prompt: nothing moves (the virtual-clock hour is in the
     // engine tests; here the idle outlasts every timer a turn could arm).
     let before = s.steps("sh").len();
+    // Not a wait: nothing may move in this window.
     std::thread::sleep(Duration::from_millis(2500));
     assert_eq!(s.steps("sh").len(), before, "{:?}", s.steps("sh"));
     assert_never_needs_you(&s, "sh");
@@ -242,6 +244,7 @@ fn a_shell_with_integration_off_is_working_while_it_prints_and_never_needs_you()
     );
     s.wait_screen(id, "rc=bash-rc-loaded", 10 * SEC);
     s.wait_nth("plain", "idle", 1, 10 * SEC);
+    // Not a wait: no needs-you may follow in this window.
     std::thread::sleep(Duration::from_millis(2500));
     let states = s.states("plain");
     assert!(
@@ -289,28 +292,36 @@ fn claude_inside_a_shell(cwd_of: impl Fn(&Fixture) -> PathBuf) {
         ..shell(&["bash"], cwd_of(&fx))
     };
     let id = start(&fx, &s, "sh", how);
-    std::thread::sleep(Duration::from_millis(300));
+    s.wait_prompt(id, 10 * SEC);
     s.send(id, b"claude\r");
     // The switch is not always a transition: when the reader first sees
     // the command mark in the same chunk as claude's banner (a loaded
     // machine), the task goes from the shell's idle to claude's idle.
-    let end = std::time::Instant::now() + 10 * SEC;
-    while !s
-        .rt
-        .with_engine(id, |e| e.foreground_profile() == Some("claude"))
-        .unwrap()
-    {
-        assert!(std::time::Instant::now() < end, "{:?}", s.steps("sh"));
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert!(
+        eventually(10 * SEC, || s
+            .rt
+            .with_engine(id, |e| e.foreground_profile() == Some("claude"))
+            .unwrap()),
+        "{:?}",
+        s.steps("sh")
+    );
     s.wait_screen(id, "Claude Code", 10 * SEC);
     let before = count(&s.states("sh"), "working");
     if before > 0 {
         let switched = s.wait_state("sh", "idle", 10 * SEC);
         assert_eq!(switched["rule"], "profile_switch", "{switched}");
     }
-    // Claude's own hooks now own the turn.
-    std::thread::sleep(Duration::from_millis(500));
+    // Claude's own hooks now own the turn. It paints its prompt once its
+    // SessionStart hook has returned.
+    assert!(
+        eventually(10 * SEC, || s
+            .screen(id)
+            .rsplit("Claude Code (termic-sim)")
+            .next()
+            .is_some_and(|after| after.lines().any(|l| l.trim_end() == ">"))),
+        "{}",
+        s.screen(id)
+    );
     s.send(id, b"\r");
     let working = s.wait_nth("sh", "working", before + 1, 10 * SEC);
     assert_eq!(working["rule"], "hook_working", "{working}");
@@ -318,11 +329,15 @@ fn claude_inside_a_shell(cwd_of: impl Fn(&Fixture) -> PathBuf) {
     assert_eq!(done["rule"], "hook_done", "{done}");
     // Ctrl-D at Claude's prompt exits it; the shell takes the task back.
     s.send(id, b"\x04");
-    let end = std::time::Instant::now() + 10 * SEC;
-    while s.rt.with_engine(id, |e| e.profile_id()).unwrap() != "shell" {
-        assert!(std::time::Instant::now() < end, "{:?}", s.steps("sh"));
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert!(
+        eventually(10 * SEC, || s
+            .rt
+            .with_engine(id, |e| e.profile_id())
+            .unwrap()
+            == "shell"),
+        "{:?}",
+        s.steps("sh")
+    );
     s.send(id, b"sleep 0.2\r");
     let working = s.wait_nth("sh", "working", before + 2, 10 * SEC);
     assert_eq!(working["rule"], "shell_command_start", "{working}");
@@ -333,7 +348,11 @@ fn claude_inside_a_shell(cwd_of: impl Fn(&Fixture) -> PathBuf) {
     // instant and reproduces every live transition.
     s.send(id, b"exit\r");
     s.wait_state("sh", "exited", 10 * SEC);
-    std::thread::sleep(Duration::from_millis(300));
+    // The recording is closed when the task is reaped.
+    assert!(eventually(10 * SEC, || !matches!(
+        s.rt.info(id).map(|i| i.status),
+        Some(TaskStatus::Running)
+    )));
     let file = std::fs::read_dir(&rec)
         .unwrap()
         .next()

@@ -2,11 +2,10 @@
 //! permission prompt raising needs-you, the Inspector, and the user's real
 //! HOME left exactly as it was.
 
-use std::time::{Duration, Instant};
-
 use super::binary::tree;
 use super::support::{Fixture, SEC};
 use crate::termic_pty::Termic;
+use crate::wait::eventually;
 
 const TASKS: [&str; 5] = [
     "claude-demo",
@@ -70,14 +69,11 @@ fn demo_runs_every_agent_in_a_throwaway_home() {
     // The demo's second turn asks permission: needs-you, from hooks or
     // native status (agy has no attention event).
     let asking = ["claude-demo", "grok-demo", "opencode-demo", "codex-demo"];
-    let end = Instant::now() + 20 * SEC;
-    while Instant::now() < end
-        && asking
+    eventually(20 * SEC, || {
+        asking
             .iter()
-            .any(|n| needs_you(fx.log_path().as_path(), n).is_none())
-    {
-        std::thread::sleep(Duration::from_millis(100));
-    }
+            .all(|n| needs_you(fx.log_path().as_path(), n).is_some())
+    });
     for n in asking {
         let v = needs_you(&fx.log_path(), n).unwrap_or_else(|| panic!("{n} never needed you"));
         let rule = v["rule"].as_str().unwrap();
@@ -103,7 +99,9 @@ fn demo_runs_every_agent_in_a_throwaway_home() {
     t.send(b"\x1di");
     t.wait_within("the Inspector", 5 * SEC, |s| s.contains("Inspector: "));
     t.send(b"\x1b");
-    std::thread::sleep(Duration::from_millis(300));
+    t.wait_within("the Inspector closed", 5 * SEC, |s| {
+        !s.contains("Inspector: ")
+    });
     assert!(t.quit(), "demo quits on prefix q:\n{}", t.screen());
     assert!(
         tree(&real_home) == before,

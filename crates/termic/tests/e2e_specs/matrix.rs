@@ -88,6 +88,8 @@ fn run_cell(sim: &Sim, scenario: Scenario, channel: Channel, script: &str) -> Ro
             if wait_state(&s, "needs_you", 0, 40 * SEC) {
                 drain(&s);
                 latency = signal_to_badge(&timeline, "needs_you");
+                // Paced like a person: the answer a second after the prompt shows, as the real
+                // agents' matrix does.
                 std::thread::sleep(SEC);
                 let after = s.events("t").len();
                 s.send(id, sim.approve);
@@ -96,6 +98,7 @@ fn run_cell(sim: &Sim, scenario: Scenario, channel: Channel, script: &str) -> Ro
         }
         Scenario::Escape => {
             if wait_state(&s, "working", 0, 20 * SEC) {
+                // The Escape must land mid-answer, 3 s in, as in the real agents' matrix.
                 std::thread::sleep(3 * SEC);
                 s.send(id, b"\x1b");
                 wait_state(&s, "interrupted", 0, 30 * SEC);

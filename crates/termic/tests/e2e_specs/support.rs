@@ -10,10 +10,12 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 use termic_hooks::plan::AgentVersions;
 
 use serde_json::Value;
+
+use crate::wait::{eventually, eventually_some};
 use termic_hooks::agents::AgentSchema;
 use termic_hooks::apply;
 use termic_hooks::plan::InstallFacts;
@@ -293,12 +295,10 @@ impl Session {
 
     /// Wait until task `name` has a transition to `state`; returns its line.
     pub fn wait_state(&self, name: &str, state: &str, timeout: Duration) -> Value {
-        let end = Instant::now() + timeout;
-        while Instant::now() < end {
-            if let Some(v) = self.events(name).into_iter().find(|v| v["to"] == state) {
-                return v;
-            }
-            std::thread::sleep(Duration::from_millis(10));
+        if let Some(v) = eventually_some(timeout, || {
+            self.events(name).into_iter().find(|v| v["to"] == state)
+        }) {
+            return v;
         }
         panic!(
             "{name} never reached {state} in {timeout:?}; transitions: {:?}",
@@ -308,17 +308,13 @@ impl Session {
 
     /// Wait for the `n`-th (1-based) transition of task `name` to `state`.
     pub fn wait_nth(&self, name: &str, state: &str, n: usize, timeout: Duration) -> Value {
-        let end = Instant::now() + timeout;
-        while Instant::now() < end {
-            if let Some(v) = self
-                .events(name)
+        if let Some(v) = eventually_some(timeout, || {
+            self.events(name)
                 .into_iter()
                 .filter(|v| v["to"] == state)
                 .nth(n - 1)
-            {
-                return v;
-            }
-            std::thread::sleep(Duration::from_millis(10));
+        }) {
+            return v;
         }
         panic!(
             "{name}: no transition #{n} to {state} in {timeout:?}; transitions: {:?}",
@@ -350,14 +346,17 @@ impl Session {
     }
 
     pub fn wait_screen(&self, id: TaskId, needle: &str, timeout: Duration) {
-        let end = Instant::now() + timeout;
-        while Instant::now() < end {
-            if self.screen(id).contains(needle) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
+        if !eventually(timeout, || self.screen(id).contains(needle)) {
+            panic!("{needle:?} never on screen; it shows:\n{}", self.screen(id));
         }
-        panic!("{needle:?} never on screen; it shows:\n{}", self.screen(id));
+    }
+
+    /// Wait until task `id` shows something (a shell's first prompt: its rc
+    /// files ran and it reads what is typed next).
+    pub fn wait_prompt(&self, id: TaskId, timeout: Duration) {
+        if !eventually(timeout, || !self.screen(id).trim().is_empty()) {
+            panic!("task {id:?} printed nothing in {timeout:?}");
+        }
     }
 }
 

@@ -31,6 +31,9 @@ fn interrupted(
     // The keystroke counts as evidence only while the user watches the tab.
     s.rt.set_watched(Some(id));
     s.wait_state("t", "working", 10 * SEC);
+    // Keys paced like a person's, and these times are part of the input: the
+    // first lands mid-answer, and each is a lone key (the simulators tell a
+    // lone Escape from a sequence by the gap after it).
     std::thread::sleep(Duration::from_millis(800));
     for k in keys {
         s.send(id, k);
@@ -56,6 +59,7 @@ fn escaped(fx: &Fixture, agent: &str, schema: Option<AgentSchema>, args: &[&str]
 fn assert_interrupted(s: &Session, within: Duration, rules: &[&str]) {
     let line = s.wait_state("t", "interrupted", within);
     assert!(rules.contains(&line["rule"].as_str().unwrap()), "{line}");
+    // Not a wait: a done or a needs-you after the interrupt would land here.
     std::thread::sleep(Duration::from_millis(500));
     let states = s.states("t");
     assert_eq!(
@@ -111,6 +115,7 @@ fn grok_0_2_111_escape_is_interrupted_by_its_idle_title() {
 fn opencode_needs_two_escapes_and_reports_interrupted() {
     let fx = Fixture::new();
     let s = escaped(&fx, "opencode", Some(AgentSchema::OPENCODE), &["--auto"]);
+    // Not a wait: one Escape must move nothing in this window.
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(s.states("t"), ["working"], "one Escape leaves it streaming");
     let id = s.rt.tasks()[0].meta.id;
@@ -140,6 +145,7 @@ fn subagent_run_ends_done_exactly_once_at_stop() {
     let s = claude_hooks_only(&fx, "subagents", &["--auto", "--speed", "100"]);
     let done = s.wait_state("t", "done", 20 * SEC);
     assert_eq!(done["rule"], "hook_done");
+    // Not a wait: a subagent's second done would land in this window.
     std::thread::sleep(Duration::from_millis(500));
     s.assert_states("t", &["working", "done"]);
     let t = trace(&fx.trace_path("t"));
@@ -180,6 +186,7 @@ fn agy_done_comes_from_its_stop_hook() {
     assert_eq!(working["rule"], "hook_working");
     let done = s.wait_state("t", "done", 10 * SEC);
     assert_eq!(done["rule"], "hook_done");
+    // Not a wait: a second done would land in this window.
     std::thread::sleep(Duration::from_millis(300));
     s.assert_states("t", &["working", "done"]);
 }
@@ -192,7 +199,9 @@ fn codex_native_status_blocks_and_finishes() {
     let needs = s.wait_state("t", "needs_you", 10 * SEC);
     assert_eq!(needs["rule"], "native_blocked");
     assert_eq!(needs["attention"]["kind"], "permission");
-    std::thread::sleep(Duration::from_millis(1500));
+    // Codex paints its approval (and its Action Required title) 1 s after
+    // the last key; the answer comes once it shows, as a person's would.
+    s.wait_screen(id, "Yes, proceed (y)", 10 * SEC);
     s.send(id, b"y");
     let done = s.wait_state("t", "done", 10 * SEC);
     assert_eq!(done["rule"], "native_done");
@@ -239,6 +248,7 @@ fn prose_question_ends_as_done_on_every_agent() {
         s.spawn(&fx, "t", agent, "prose-question", &["--auto"]);
         let done = s.wait_state("t", "done", 10 * SEC);
         assert_eq!(done["rule"], rule, "{agent}: {:?}", s.steps("t"));
+        // Not a wait: a needs-you or a second done would land in this window.
         std::thread::sleep(Duration::from_millis(300));
         assert_eq!(
             s.states("t"),

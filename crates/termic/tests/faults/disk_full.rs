@@ -18,21 +18,15 @@ use serde_json::Value;
 use crate::harness::{fake_agent_config, hook, Termic};
 use crate::process_table::alive;
 use crate::served::{text, Served};
+use crate::wait::eventually_some;
 
 fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
 }
 
 /// Polls `check` until it gives a value; fails with `what` after `limit`.
-fn poll<T>(what: &str, limit: Duration, mut check: impl FnMut() -> Option<T>) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(v) = check() {
-            return v;
-        }
-        assert!(start.elapsed() < limit, "timed out after {limit:?}: {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+fn poll<T>(what: &str, limit: Duration, check: impl FnMut() -> Option<T>) -> T {
+    eventually_some(limit, check).unwrap_or_else(|| panic!("timed out after {limit:?}: {what}"))
 }
 
 /// The only `.cast` file in `dir`, once there is one.

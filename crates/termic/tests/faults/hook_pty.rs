@@ -313,6 +313,8 @@ fn flip_race_judged(
         pty.read_now(&mut seen);
     }
     let flips = flipper.finish();
+    // Not a wait for one event: whatever a hook wrote late reaches the PTY
+    // in this window, and all of it is judged.
     std::thread::sleep(Duration::from_millis(100));
     pty.read_now(&mut seen);
     (damaged, seen.len(), flips)
@@ -464,6 +466,8 @@ fn a_flipping_termic_pty_never_gets_a_regular_file_created_or_changed_by_the_ope
     };
     let out = child.wait_with_output().unwrap();
     flipper.finish();
+    // Not a wait for one event: whatever a hook wrote late reaches the PTY
+    // in this window, and all of it is judged.
     std::thread::sleep(Duration::from_millis(100));
     pty.read_now(&mut seen);
     assert_eq!(

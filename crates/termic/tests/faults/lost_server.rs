@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::harness::Termic;
 use crate::process_table::{alive, processes_of};
 use crate::served::{text, Served};
-use crate::support::eventually;
+use crate::wait::eventually;
 
 /// The task records in the data dir's `dir` (`tasks` or `lost`).
 fn records(data_dir: &Path, dir: &str) -> Vec<String> {

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::process_table::{alive, processes_of};
 use crate::served::{text, Served};
-use crate::support::eventually;
+use crate::wait::eventually;
 
 /// Processes a test started or found; SIGKILLed when it ends, however it
 /// ends, so a failing run leaves nothing behind.

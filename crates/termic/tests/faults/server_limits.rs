@@ -18,7 +18,7 @@ use crate::harness::Fixture;
 use crate::privileged;
 use crate::process_table::{alive, processes_of};
 use crate::served::{text, Served};
-use crate::support::eventually;
+use crate::wait::eventually;
 
 /// CPU time of `pid` so far (utime + stime), in clock ticks.
 fn cpu_ticks(pid: i32) -> u64 {
@@ -42,6 +42,7 @@ fn settles_idle(pid: i32) -> (bool, f64) {
     let mut lowest = f64::MAX;
     while start.elapsed() < Duration::from_secs(15) {
         let (t0, c0) = (Instant::now(), cpu_ticks(pid));
+        // Not a wait: the CPU share is measured over this second.
         std::thread::sleep(Duration::from_secs(1));
         let used = (cpu_ticks(pid) - c0) as f64 / clock_ticks_per_second() as f64;
         let share = used / t0.elapsed().as_secs_f64();

@@ -1,9 +1,32 @@
 //! The hostile-screen corpus: output built to make a screen model slow or
 //! big, generated here (no large committed files). Shared by the
 //! screen-model test (hostile/screen.rs) and the end-to-end flood test
-//! (tui/e2e.rs).
+//! (hostile/tui.rs).
 
 #![allow(dead_code)]
+
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// Two tests time themselves: the flood test (keys and quitting against a
+/// flood) and the screen model's cost test. Until 2026-12-06 the first was
+/// alone in its test binary and the second shared one only with light
+/// tests. They still run alone: each holds this lock for writing, and every
+/// other test of the hostile binary holds it for reading, so the binary's
+/// parallel tests (the replies tests cat the whole corpus through tasks)
+/// never run beside them.
+static TIMING: RwLock<()> = RwLock::new(());
+
+/// For a test that times itself: no other test of the binary runs while it
+/// is held.
+pub fn alone() -> RwLockWriteGuard<'static, ()> {
+    TIMING.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// For every other test of the binary: they run beside each other, never
+/// beside a test that times itself.
+pub fn not_beside_the_timed() -> RwLockReadGuard<'static, ()> {
+    TIMING.read().unwrap_or_else(|e| e.into_inner())
+}
 
 /// One hostile file: a name for messages and its bytes.
 pub struct Hostile {

@@ -67,6 +67,7 @@ fn captured_replies(file: &Path) -> Vec<u8> {
 
 #[test]
 fn every_reply_to_the_corpus_matches_its_grammar() {
+    let _timing = crate::hostile::not_beside_the_timed();
     for file in corpus() {
         let bytes = captured_replies(&file);
         let replies = reply_grammar::check_all(&bytes)
@@ -134,6 +135,7 @@ fn every_reply_to_the_corpus_matches_its_grammar() {
 /// (e2e_specs/hostile_status.rs checks the status files' transitions).
 #[test]
 fn catting_the_corpus_in_a_shell_runs_nothing() {
+    let _timing = crate::hostile::not_beside_the_timed();
     for file in corpus().into_iter().chain(corpus_in("status")) {
         let scratch = tempfile::tempdir().unwrap();
         let (rt, _events) = runtime();

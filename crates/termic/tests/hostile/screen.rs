@@ -43,6 +43,7 @@ fn best_cost(bytes: &[u8]) -> f64 {
 
 #[test]
 fn every_hostile_file_costs_about_what_text_costs() {
+    let _timing = crate::hostile::alone();
     let text = best_cost(&hostile::plain_text(SIZE));
     for h in hostile::corpus(SIZE) {
         let cost = best_cost(&h.bytes);
@@ -58,6 +59,7 @@ fn every_hostile_file_costs_about_what_text_costs() {
 
 #[test]
 fn an_unterminated_string_is_dropped_and_text_after_it_shows() {
+    let _timing = crate::hostile::not_beside_the_timed();
     for open in [&b"\x1b]0;"[..], b"\x1bP1$q", b"\x1b_G", b"\x1b^"] {
         let mut bytes = open.to_vec();
         bytes.resize(open.len() + (4 << 20), b'a');
@@ -69,6 +71,7 @@ fn an_unterminated_string_is_dropped_and_text_after_it_shows() {
 
 #[test]
 fn a_short_title_still_reaches_the_screen_model_after_a_long_one() {
+    let _timing = crate::hostile::not_beside_the_timed();
     #[derive(Default)]
     struct Titles(Vec<Vec<u8>>);
     impl vt100::Callbacks for Titles {
@@ -100,6 +103,7 @@ fn a_short_title_still_reaches_the_screen_model_after_a_long_one() {
 
 #[test]
 fn rep_repeats_at_most_one_row() {
+    let _timing = crate::hostile::not_beside_the_timed();
     let mut p = parser();
     p.process(b"ab\x1b[3b|");
     assert_eq!(p.screen().contents(), "abbbb|");
@@ -113,6 +117,7 @@ fn rep_repeats_at_most_one_row() {
 
 #[test]
 fn invalid_utf8_between_text_is_skipped_in_one_pass() {
+    let _timing = crate::hostile::not_beside_the_timed();
     let mut p = parser();
     p.process(b"a\xffb\xc3\x28c\xe2\x82d");
     // Invalid bytes draw nothing in vt100; the text around them stays.

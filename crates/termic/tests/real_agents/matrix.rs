@@ -100,6 +100,8 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
         Scenario::Permission | Scenario::Question => {
             if task.wait_state("needs_you", t0, 90 * SEC).is_some() {
                 latency = signal_to_badge(&task.timeline(), "needs_you");
+                // Paced like a person: a real agent can drop keys sent sooner
+                // (real_agents_support/driven.rs).
                 thread::sleep(SEC);
                 // Enter picks the question's first choice.
                 let key = match scenario {
@@ -112,6 +114,8 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
         }
         Scenario::Escape => {
             if task.wait_state("working", t0, 30 * SEC).is_some() {
+                // The Escape must land mid-answer: an answer's first seconds (a time, like a
+                // person's).
                 thread::sleep(3 * SEC);
                 let mut t_esc = task.keys(b"\x1b");
                 if agent == Agent::Opencode {

@@ -65,10 +65,12 @@ fn title_agent_permission(agent: Agent, blocked_title: &str, version: &str) {
     let (cache, _one) = begin();
     let task = TermicTask::start(&cache, agent, ScenarioName::Write, Setup::default());
     let (t0, needs) = blocked(&task);
+    // Not a wait: the needs you must hold through this window with no done.
     thread::sleep(4 * SEC);
     let held = task.states(t0);
     let t_key = task.keys(b"\r");
     task.expect_state("done", t_key, 90 * SEC, "no done after approval");
+    // Not a wait: a late done or state would show up in this window.
     thread::sleep(3 * SEC);
     let label = format!("{}, no hooks", agent.name());
     task.report(&label);
@@ -283,10 +285,12 @@ fn hooks_permission(agent: Agent, schema: AgentSchema, attention: &str, done_hoo
     };
     let task = TermicTask::start(&cache, agent, ScenarioName::Write, setup);
     let (t0, _needs) = blocked(&task);
+    // Not a wait: the needs you must hold through this window with no done.
     thread::sleep(4 * SEC);
     let held = task.states(t0);
     let t_key = task.keys(b"\r");
     let done = task.expect_state("done", t_key, 90 * SEC, "no done after approval");
+    // Not a wait: a late done or state would show up in this window.
     thread::sleep(3 * SEC);
     task.report(&format!("{}, hooks", agent.name()));
     let states = task.states(t0);

@@ -56,6 +56,7 @@ fn claude_without_channels(
     let task = TermicTask::start(&cache, Agent::Claude, scenario, setup);
     let t0 = task.prompt(prompt);
     let needs = task.expect_state("needs_you", t0, 90 * SEC, "no needs_you");
+    // Not a wait: the needs you must hold past the settle with no done.
     thread::sleep(7 * SEC);
     let blocked = task.states(t0);
     let label = format!("claude {kind}, no hooks, no probe reply");
@@ -64,6 +65,7 @@ fn claude_without_channels(
     } else {
         let t_key = task.keys(answer);
         task.expect_state("done", t_key, 90 * SEC, "no done after the answer");
+        // Not a wait: a late done or state would show up in this window.
         thread::sleep(3 * SEC);
         task.report(&label);
         let states = task.states(t0);
@@ -160,6 +162,7 @@ fn real_termic_opencode_without_hooks_permission_is_needs_you_with_no_done_befor
     });
     let t_key = task.keys(b"\r");
     task.expect_state("working", t_key, 30 * SEC, "not working after approval");
+    // Not a wait: a late done or state would show up in this window.
     thread::sleep(3 * SEC);
     task.report("opencode, no hooks");
     assert_eq!(
@@ -199,9 +202,12 @@ fn grok_without_hooks(answer: &[u8], trace_name: &str) {
     let task = TermicTask::start(&cache, Agent::Grok, ScenarioName::Write, Setup::default());
     let t0 = task.prompt("create the file out.txt please");
     let needs = task.expect_state("needs_you", t0, 90 * SEC, "no needs_you");
+    // Paced like a person: a real agent can drop keys sent sooner
+    // (real_agents_support/driven.rs).
     thread::sleep(2 * SEC);
     let t_key = task.keys(answer);
     let done = task.expect_state("done", t_key, 60 * SEC, "no done after the answer");
+    // Not a wait: a late done or state would show up in this window.
     thread::sleep(3 * SEC);
     let states = task.states(t0);
     task.report(trace_name);

@@ -155,6 +155,8 @@ fn real_termic_claude_ask_user_question_needs_you_as_a_question() {
     let needs = task.wait_state("needs_you", t0, 60 * SEC);
     task.report("claude ask");
     assert_eq!(needs.expect("needs you").kind.as_deref(), Some("question"));
+    // Paced like a person: a real agent can drop keys sent sooner
+    // (real_agents_support/driven.rs).
     thread::sleep(SEC);
     let t_key = task.keys(b"\r");
     task.wait_state("done", t_key, 60 * SEC)
@@ -197,6 +199,8 @@ fn real_claude_outside_termic_with_hooks_installed_prints_no_termic_sequence() {
     run.server
         .wait_for(60 * SEC, |e| !e.side && e.reply.starts_with("tool"))
         .expect("tool call");
+    // Paced like a person: a real agent can drop keys sent sooner
+    // (real_agents_support/driven.rs).
     thread::sleep(2 * SEC);
     run.keys(b"\r").unwrap();
     run.server
@@ -204,6 +208,7 @@ fn real_claude_outside_termic_with_hooks_installed_prints_no_termic_sequence() {
             !e.side && e.step == 1 && e.finished_ms.is_some()
         })
         .expect("turn ended");
+    // Not a wait: a termic sequence printed late would show up in this window.
     thread::sleep(2 * SEC);
     let text = String::from_utf8_lossy(&run.pty.output()).into_owned();
     assert!(

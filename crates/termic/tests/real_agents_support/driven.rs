@@ -158,6 +158,7 @@ pub fn permission_turn(task: &impl Driven, approve: &[u8]) -> (u64, Vec<String>)
 pub fn escape_turn(task: &impl Driven) -> u64 {
     let t0 = task.prompt("count slowly");
     task.expect_state("working", t0, 30 * SEC, "not working after the prompt");
+    // The Escape must land mid-answer, 3 s in (a time, like a person's).
     thread::sleep(3 * SEC);
     let t_esc = task.keys(b"\x1b");
     let line = task.expect_state("interrupted", t_esc, 20 * SEC, "not interrupted by Escape");
@@ -168,6 +169,7 @@ pub fn escape_turn(task: &impl Driven) -> u64 {
         line.ts - t_esc,
         line.rule
     );
+    // Not a wait: a late done or state would show up in this window.
     thread::sleep(3 * SEC);
     t0
 }

@@ -99,13 +99,16 @@ fn timers_fire_only_through_tick_on_the_injected_clock() {
     wait_screen(&rt, id, T, |_| true);
     rt.write_input(id, b"go\r").unwrap();
     wait_screen(&rt, id, T, |s| s.contains("working on it"));
-    std::thread::sleep(Duration::from_millis(100));
+    // The engine has the output once the turn started.
+    assert!(eventually(T, || rt.with_engine(id, |e| e.state()).unwrap()
+        == State::Working));
     let state = rt.with_engine(id, |e| e.state()).unwrap();
     let deadline = rt
         .next_deadline()
         .expect("a timer is armed after a turn started");
     assert!(deadline > 1_000, "deadline {deadline}");
-    // Real time passing does nothing: the clock has not moved.
+    // Real time passing does nothing: the clock has not moved (not a wait:
+    // this window is what is checked).
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(rt.with_engine(id, |e| e.state()).unwrap(), state);
     // Moving the clock past every deadline and ticking does.
@@ -198,6 +201,9 @@ fn enter_after_a_long_needs_you_does_not_flash_needs_you_again() {
     let settle = |rt: &Runtime| {
         // The runtime applies output on its own thread; give it a moment of
         // real time, then hand the engine the screen at the current clock.
+        // A time, not an event: the output after the resume leaves the
+        // screen as it was (the case under test), so nothing shows it read,
+        // and ticking sooner would hand the engine the screen before it.
         std::thread::sleep(Duration::from_millis(300));
         rt.tick(clock_now(&clock));
     };

@@ -89,9 +89,12 @@ fn record_and_replay(record_input: bool) -> (Recording, String) {
     rt.set_watched(None);
     rt.write_input(id, b"\r").unwrap();
     wait_for(&rt, &clock, &events, &mut live, id, State::Exited);
-    while rt.info(id).unwrap().status == TaskStatus::Running {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    // The recording is closed when the task is reaped.
+    assert!(eventually(Duration::from_secs(10), || rt
+        .info(id)
+        .unwrap()
+        .status
+        != TaskStatus::Running));
 
     let files: Vec<_> = std::fs::read_dir(dir.path().join("rec"))
         .unwrap()

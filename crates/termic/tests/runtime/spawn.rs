@@ -302,11 +302,10 @@ fn ending_a_task_does_not_wait_for_its_zombies() {
     let (rt, _events) = runtime();
     let id = rt.spawn(sh("zombie", "sleep 600; true")).unwrap();
     let processes = rt.info(id).unwrap().meta.processes();
-    let started = std::time::Instant::now();
-    while processes.members().len() < 2 {
-        assert!(started.elapsed() < T, "the shell and its sleep started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert!(
+        eventually(T, || processes.members().len() >= 2),
+        "the shell and its sleep started"
+    );
     let ended = std::time::Instant::now();
     rt.kill(id).unwrap();
     termic_runtime::session::wait_for_reapers();

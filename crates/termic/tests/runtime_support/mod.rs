@@ -7,6 +7,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
+
+pub use crate::wait::{eventually, eventually_some};
 use termic_runtime::clock::SystemClock;
 use termic_runtime::{
     Runtime, RuntimeConfig, RuntimeEvent, TaskId, TaskSpec, TaskStatus, TermSize,
@@ -56,17 +58,13 @@ pub fn wait_screen(
     timeout: Duration,
     pred: impl Fn(&str) -> bool,
 ) -> String {
-    let deadline = Instant::now() + timeout;
-    loop {
-        let text = rt.with_screen(id, |s| s.contents()).unwrap_or_default();
-        if pred(&text) {
-            return text;
-        }
-        if Instant::now() > deadline {
-            panic!("screen never matched within {timeout:?}; it shows:\n{text}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let screen = || rt.with_screen(id, |s| s.contents()).unwrap_or_default();
+    eventually_some(timeout, || Some(screen()).filter(|text| pred(text))).unwrap_or_else(|| {
+        panic!(
+            "screen never matched within {timeout:?}; it shows:\n{}",
+            screen()
+        )
+    })
 }
 
 /// Alive means present in /proc and not a zombie.
@@ -81,12 +79,5 @@ pub fn alive(pid: i32) -> bool {
 }
 
 pub fn wait_dead(pid: i32, timeout: Duration) -> bool {
-    let deadline = Instant::now() + timeout;
-    while Instant::now() < deadline {
-        if !alive(pid) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    !alive(pid)
+    eventually(timeout, || !alive(pid))
 }

@@ -151,16 +151,12 @@ impl Termic {
 
     /// Polls the raw output until it contains `needle`.
     pub fn wait_raw(&self, needle: &[u8]) {
-        let start = Instant::now();
-        while !contains(&self.raw(), needle) {
-            if start.elapsed() > TIMEOUT {
-                panic!(
-                    "timed out waiting for bytes {:?}; screen:\n{}",
-                    String::from_utf8_lossy(needle),
-                    self.screen()
-                );
-            }
-            std::thread::sleep(POLL);
+        if !crate::wait::eventually(TIMEOUT, || contains(&self.raw(), needle)) {
+            panic!(
+                "timed out waiting for bytes {:?}; screen:\n{}",
+                String::from_utf8_lossy(needle),
+                self.screen()
+            );
         }
     }
 
@@ -182,16 +178,9 @@ impl Termic {
 
     /// termic's exit code once it exits within `timeout`, else None.
     pub fn exit_within(&mut self, timeout: Duration) -> Option<u32> {
-        let start = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return Some(status.exit_code());
-            }
-            if start.elapsed() > timeout {
-                return None;
-            }
-            std::thread::sleep(POLL);
-        }
+        crate::wait::eventually_some(timeout, || {
+            self.child.try_wait().unwrap().map(|s| s.exit_code())
+        })
     }
 
     /// Waits for termic to exit and returns its exit code.
@@ -206,8 +195,15 @@ impl Termic {
     /// running tasks); true once termic exited within 5 s.
     pub fn quit(&mut self) -> bool {
         self.prefix(b"q");
-        std::thread::sleep(Duration::from_millis(300));
-        self.send(b"y");
+        // With tasks running termic asks first; with none it exits at once.
+        let mut exited = false;
+        crate::wait::eventually(Duration::from_secs(5), || {
+            exited = matches!(self.child.try_wait(), Ok(Some(_)));
+            exited || self.screen().contains("Quit termic?")
+        });
+        if !exited {
+            self.send(b"y");
+        }
         self.exit_within(Duration::from_secs(5)).is_some()
     }
 

@@ -427,17 +427,14 @@ fn the_recording_of_a_killed_termic_replays_no_state_it_never_reached() {
     // The recording reaches the disk at the runtime's next tick (the hooks
     // re-check, every 5 s while a task works); kill right after, well
     // before the 12 s byte-quiet.
-    let start = std::time::Instant::now();
-    while !std::fs::read_to_string(&cast)
-        .unwrap_or_default()
-        .contains("Claude Code")
-    {
-        assert!(
-            start.elapsed().as_secs() < 10,
-            "the recording never reached the disk"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    assert!(
+        crate::wait::eventually(std::time::Duration::from_secs(10), || {
+            std::fs::read_to_string(&cast)
+                .unwrap_or_default()
+                .contains("Claude Code")
+        }),
+        "the recording never reached the disk"
+    );
     // SAFETY: a signal to the termic child this test started.
     assert_eq!(unsafe { libc::kill(t.pid() as i32, libc::SIGKILL) }, 0);
     t.wait_exit();
@@ -629,7 +626,7 @@ fn claude_typed_at_a_shell_task_prompt_shows_in_the_sidebar_as_bash_then_claude(
         &[],
     );
     t.wait_for("bash in the sidebar", |s| s.contains("bash"));
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    t.wait_for("bash's prompt", |s| s.contains("bash-"));
     t.send(b"claude\r");
     t.wait_text("bash > claude");
     t.send(b"bye\r");

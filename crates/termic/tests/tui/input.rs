@@ -115,14 +115,10 @@ fn closing_a_worktree_task_can_remove_its_worktree() {
     assert!(s.contains("w close and remove the worktree"), "{s}");
     t.send(b"w");
     t.wait_text("No task is open.");
-    let start = std::time::Instant::now();
-    while std::path::Path::new(&dir).exists() {
-        assert!(
-            start.elapsed() < harness::TIMEOUT,
-            "worktree {dir} still there"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    assert!(
+        crate::wait::eventually(harness::TIMEOUT, || !std::path::Path::new(&dir).exists()),
+        "worktree {dir} still there"
+    );
 }
 
 #[test]

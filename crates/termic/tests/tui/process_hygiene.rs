@@ -10,7 +10,7 @@ use crate::harness;
 use crate::process_table;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use harness::{Fixture, Termic};
 use process_table::alive;
@@ -74,15 +74,11 @@ fn closing_a_task_ends_its_whole_tree_while_termic_keeps_running() {
     t.prefix(b"x");
     t.wait_text("Close stub?");
     t.send(b"y");
-    let start = Instant::now();
-    while pids.iter().any(|&p| alive(p)) {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "closing the task left {:?} running",
-            pids.iter().filter(|&&p| alive(p)).collect::<Vec<_>>()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    assert!(
+        crate::wait::eventually(Duration::from_secs(20), || !pids.iter().any(|&p| alive(p))),
+        "closing the task left {:?} running",
+        pids.iter().filter(|&&p| alive(p)).collect::<Vec<_>>()
+    );
     assert!(t.exit_within(Duration::ZERO).is_none(), "termic still runs");
     assert!(t.quit());
 }

@@ -135,6 +135,7 @@ fn run_case(image: &str, case: &Case) {
             steps(&log)
         );
         t.wait_within("the needs-you badge", 5 * SEC, |s| s.contains("needs you"));
+        // Not a wait: no done may come while the dialog waits, past the settle.
         std::thread::sleep(PAST_SETTLE);
         assert_eq!(
             states(&log),
