@@ -37,7 +37,8 @@ struct Args {
     keep: bool,
 }
 
-fn parse_args() -> Result<Args> {
+/// The arguments, or `None` when `--help` printed the usage.
+fn parse_args() -> Result<Option<Args>> {
     let mut it = std::env::args().skip(1);
     let mut a = Args {
         cache: PathBuf::from("/work/cache/agents"),
@@ -92,12 +93,12 @@ fn parse_args() -> Result<Args> {
             "--keep" => a.keep = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
-                std::process::exit(0);
+                return Ok(None);
             }
             other => bail!("unknown argument {other}\n{USAGE}"),
         }
     }
-    Ok(a)
+    Ok(Some(a))
 }
 
 /// `\r`, `\e`, `\n` escapes; `,` separates key groups sent 1 s apart.
@@ -163,7 +164,9 @@ fn short_payload(payload: &str) -> String {
 }
 
 fn main() -> Result<()> {
-    let args = parse_args()?;
+    let Some(args) = parse_args()? else {
+        return Ok(());
+    };
     let root = std::env::temp_dir().join(format!(
         "termic-trace-{}-{}",
         args.agent.name(),

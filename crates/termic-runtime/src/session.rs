@@ -280,6 +280,15 @@ pub fn end_every_task() {
     wait_for_reapers();
 }
 
+/// Whether process `pid` is gone (absent, or a zombie nobody reaped yet).
+pub fn process_gone(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => parse_stat_ids(&stat).is_none_or(|ids| ids.zombie),
+        // SAFETY: signal 0 only checks for existence (no /proc: not Linux).
+        Err(_) => (unsafe { libc::kill(pid, 0) }) != 0,
+    }
+}
+
 /// Whether any process of the task is still alive.
 pub fn task_alive(task: &TaskProcesses) -> bool {
     // SAFETY: signal 0 only checks for existence.

@@ -376,7 +376,7 @@ fn probe(bytes: &[u8]) -> Grid {
     grid
 }
 
-fn main() {
+fn main() -> std::process::ExitCode {
     let mut args = std::env::args().skip(1);
     let path = args.next().expect("usage: grid_probe FILE [ROUNDS]");
     let rounds: usize = args.next().map_or(3, |r| r.parse().expect("ROUNDS"));
@@ -399,7 +399,7 @@ fn main() {
             mine.get(i),
             theirs.get(i)
         );
-        std::process::exit(1);
+        return std::process::ExitCode::FAILURE;
     }
     println!("probe reads the same as vt100: {} rows", theirs.len());
 
@@ -417,4 +417,5 @@ fn main() {
         "own grid probe (16-byte cells)",
         bytes.len() as f64 / median / 1e6
     );
+    std::process::ExitCode::SUCCESS
 }

@@ -18,4 +18,5 @@ pub mod printed;
 pub mod project;
 pub mod server;
 pub mod ui;
+pub mod workspace;
 pub mod worktree;

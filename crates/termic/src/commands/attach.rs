@@ -209,7 +209,7 @@ enum Ending {
 fn server_gone(pid: i32) -> bool {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
     loop {
-        if client::process_gone(pid) {
+        if termic_runtime::session::process_gone(pid) {
             return true;
         }
         if std::time::Instant::now() >= deadline {

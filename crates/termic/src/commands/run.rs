@@ -13,11 +13,11 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
-use super::workspace::services::WorkspaceServices;
 use super::workspace::WorkspaceArgs;
 use crate::app::services::Program;
 use crate::paths::TermicPaths;
 use crate::ui::layout::{SidebarWidth, WorkspaceLayout};
+use crate::workspace::services::WorkspaceServices;
 
 /// Open the workspace with one task already running: an agent, or any command after --.
 ///

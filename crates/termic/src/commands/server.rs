@@ -69,7 +69,7 @@ fn stop(paths: &TermicPaths) -> Result<ExitCode> {
         }
     };
     let start = Instant::now();
-    while !client::process_gone(pid) {
+    while !termic_runtime::session::process_gone(pid) {
         if start.elapsed() > STOP_TIMEOUT {
             bail!(
                 "the termic server (pid {pid}) is still running after {}s",

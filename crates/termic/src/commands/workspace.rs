@@ -1,12 +1,7 @@
 //! `termic` with no subcommand: the workspace, shown by the termic server
 //! (`commands/attach.rs`). Also the in-process workspace `termic demo`
-//! opens, and what both share: the app's options, the runtime setup.
-//!
-//! - [`services`]: the real agents, worktrees, hooks and settings behind the app.
-//! - [`hooks_rows`]: hooks status to Settings rows and engine facts (pure).
-
-pub mod hooks_rows;
-pub mod services;
+//! opens. What the server shares with it (the real services, the app's
+//! options) is in `crate::workspace`, below the server.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,18 +11,17 @@ use anyhow::{Context, Result};
 use clap::Args;
 use ratatui::crossterm::event;
 
-use crate::app::copy_mode::CopyKeys;
-use crate::app::services::{Program, Services};
+use crate::app::services::Program;
 use crate::app::terminal::TerminalGuard;
-use crate::app::{App, AppOptions};
-use crate::input::PrefixKey;
-use crate::notify::{Notifier, NotifySettings};
+use crate::app::App;
+use crate::notify::Notifier;
 use crate::paths::TermicPaths;
 use crate::printed::errln;
 use termic_runtime::clock::SystemClock;
 use termic_runtime::TaskOutputs;
 
-use self::services::WorkspaceServices;
+use crate::workspace::app_options;
+use crate::workspace::services::WorkspaceServices;
 
 /// The flags that act on the tasks a client starts: on `termic` itself,
 /// `run`, `attach` and `demo` (each task keeps the flags of the client
@@ -95,44 +89,6 @@ impl WorkspaceArgs {
             record_input: self.record_input,
         }
     }
-}
-
-/// The app's prefix key, notification settings, copy-mode keys and (when `may_show_wizard`
-/// and it was never shown) the first-run wizard, from config.toml: the
-/// in-process workspace's and an attached client's.
-pub(crate) fn app_options(
-    services: &mut WorkspaceServices,
-    may_show_wizard: bool,
-) -> Result<AppOptions> {
-    let settings = &services.config.settings;
-    let notify = NotifySettings {
-        bell: settings.notifications.bell,
-        desktop: settings.notifications.desktop,
-        osc_fallback: settings.notifications.osc_fallback,
-    };
-    let prefix = match &settings.prefix_key {
-        Some(spec) => PrefixKey::parse(spec).with_context(|| {
-            format!("prefix_key = {spec:?} in {} is not a key termic knows; use ctrl-<letter> or ctrl-]", services.config.path.display())
-        })?,
-        None => PrefixKey::default_key(),
-    };
-    // tmux's `mode-keys`: the setting, else the editor of the terminal
-    // that attaches (the server's own environment is whoever started it).
-    let copy_keys = match settings.copy_keys.as_deref() {
-        Some("vi") => CopyKeys::Vi,
-        Some(_) => CopyKeys::Emacs,
-        None => CopyKeys::from_editor(
-            services.client_var("VISUAL").as_deref(),
-            services.client_var("EDITOR").as_deref(),
-        ),
-    };
-    let wizard = (may_show_wizard && !settings.wizard_shown).then(|| services.wizard(notify));
-    Ok(AppOptions {
-        prefix,
-        notify,
-        wizard,
-        copy_keys,
-    })
 }
 
 /// A task to start as the workspace opens (`termic run`).

@@ -118,7 +118,7 @@ pub fn sweep() -> usize {
         pidns: own_pid_namespace(),
     };
     let listed = parse_listing(&String::from_utf8_lossy(&out.stdout));
-    let gone = |pid: u32| i32::try_from(pid).is_ok_and(crate::server::client::process_gone);
+    let gone = |pid: u32| i32::try_from(pid).is_ok_and(termic_runtime::session::process_gone);
     let mut removed = 0;
     for id in orphans(&listed, &me, gone) {
         // `rm -f` kills a running one and removes a stopped one alike.

@@ -23,10 +23,10 @@ use super::Server;
 use crate::app::attach::SizeClaim;
 use crate::app::terminal::{SharedSize, TerminalGuard};
 use crate::app::App;
-use crate::commands::workspace::app_options;
-use crate::commands::workspace::services::WorkspaceServices;
 use crate::notify::Notifier;
 use crate::printed::errln;
+use crate::workspace::app_options;
+use crate::workspace::services::WorkspaceServices;
 use termic_runtime::lock;
 
 /// A client that reads nothing for this long is dropped (detached), so a

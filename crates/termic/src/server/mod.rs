@@ -40,10 +40,10 @@ use termic_signal::engine::State;
 
 use crate::app::overlays::unique_name;
 use crate::app::services::Services;
-use crate::commands::workspace::services::WorkspaceServices;
 use crate::exit_signals;
 use crate::paths::TermicPaths;
 use crate::printed::errln;
+use crate::workspace::services::WorkspaceServices;
 use termic_runtime::clock::{Clock, SystemClock};
 use termic_runtime::journal::{self, Journal, ServerMark};
 use termic_runtime::{lock, session, Runtime, RuntimeEvent, TaskId, TaskStatus, TermSize};
