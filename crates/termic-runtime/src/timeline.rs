@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use termic_signal::engine::LogEntry;
 
 /// The most entries kept; older ones are dropped first (the Inspector
-/// keeps as many: `app::tasks::TIMELINE_LIMIT` is this).
+/// keeps as many: the binary's `app::tasks::TIMELINE_LIMIT` is this).
 pub const TIMELINE_KEEP: usize = 5_000;
 
 /// Entries numbered from 0 in the order the engine logged them.
