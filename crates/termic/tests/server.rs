@@ -6,6 +6,8 @@ mod git_support;
 #[path = "tui/harness.rs"]
 mod harness;
 mod process_table;
+#[path = "requires/mod.rs"]
+mod requires;
 mod served;
 mod wait;
 
@@ -15,3 +17,5 @@ mod attach;
 mod cli;
 #[path = "server/protocol_props.rs"]
 mod protocol_props;
+#[path = "server/vttest.rs"]
+mod vttest;

@@ -15,7 +15,11 @@ use clap_complete::Shell;
 /// asking termic as you press Tab: so it stays right when termic is
 /// upgraded, and it needs `termic` on PATH.
 ///
-/// Examples (load it when the shell starts):
+/// Examples:
+///   termic completions bash         print the script for bash
+///   termic completions fish         and for fish
+///
+/// Load it when the shell starts:
 ///   echo 'source <(termic completions bash)' >> ~/.bashrc
 ///   echo 'source <(termic completions zsh)' >> ~/.zshrc
 ///   echo 'termic completions fish | source' > ~/.config/fish/completions/termic.fish

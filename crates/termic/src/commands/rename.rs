@@ -24,6 +24,7 @@ control characters or over 60 characters, no server)."
 )]
 pub struct RenameArgs {
     /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists).
+    #[arg(add = super::complete::task())]
     pub task: String,
     /// Its new name (spaces around it are trimmed).
     pub new_name: String,

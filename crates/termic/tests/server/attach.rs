@@ -10,7 +10,7 @@ use crate::harness;
 use crate::process_table;
 use crate::served;
 #[path = "attach/streams.rs"]
-mod streams;
+pub(crate) mod streams;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -529,7 +529,7 @@ fn the_shell_completes_the_servers_task_numbers_and_names_and_the_agents() {
     assert_eq!(tasks[2], "alpha\ttask 1");
     assert_eq!(tasks[3], "beta\ttask 2");
     // By prefix, for every verb that takes a task.
-    for verb in ["kill", "wait", "attach", "send"] {
+    for verb in ["kill", "wait", "attach", "send", "rename"] {
         assert_eq!(complete(&s, &[verb, "be"]), ["beta\ttask 2"], "{verb}");
     }
     // Agents: the built-ins and the one in config.toml.

@@ -189,6 +189,43 @@ impl Viewer {
         }
     }
 
+    /// Presses `key` (a line, or "" for Enter alone) followed by Enter.
+    pub fn press(&mut self, key: &str) {
+        self.type_line(key);
+    }
+
+    /// Reads the stream until `capture` of the screen is `expected`, with
+    /// at least one frame read first (the screen before the keys just
+    /// pressed never counts). Err: what the screen was when `within`
+    /// passed with no new frame for it.
+    pub fn wait_screen(
+        &mut self,
+        expected: &str,
+        capture: impl Fn(&vt100::Parser) -> String,
+        within: Duration,
+    ) -> Result<(), String> {
+        let stream = self.conn.input.get_ref();
+        stream.set_read_timeout(Some(within)).unwrap();
+        let mut fresh = false;
+        loop {
+            if fresh && capture(&self.screen) == expected {
+                return Ok(());
+            }
+            match read_attach_frame(&mut self.conn.input) {
+                Ok(AttachFrame::Output(bytes)) => self.screen.process(&bytes),
+                Ok(AttachFrame::Message(Response::ViewSize(size))) => {
+                    let nz = |n| NonZeroU16::new(n).unwrap();
+                    self.screen
+                        .screen_mut()
+                        .set_size(nz(size.rows), nz(size.cols));
+                }
+                Ok(AttachFrame::Message(other)) => return Err(format!("{other:?}")),
+                Err(_) => return Err(capture(&self.screen)),
+            }
+            fresh = true;
+        }
+    }
+
     fn input(&mut self, event: InputEvent) {
         self.conn.send(&Request::Input(event));
     }
