@@ -980,6 +980,51 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// Any output (cursor moves, erases, the alternate screen, scroll
+        /// regions, saved cursors, insert and no-wrap modes) between any
+        /// resizes: no panic, the cursor on the screen, the history
+        /// within its bounds, and output goes on.
+        #[test]
+        fn resizes_between_any_output_keep_the_screen_whole(
+            steps in proptest::collection::vec(
+                (
+                    proptest::collection::vec(
+                        proptest::sample::select(vec![
+                            "abc", "defghijkl", " ", "\u{4e2d}", "\u{1f600}", "e\u{301}",
+                            "\u{2764}\u{fe0f}", "\r\n", "\r", "\n", "\x08", "\t",
+                            "\x1b[2;3H", "\x1b[A", "\x1b[5C", "\x1b[K", "\x1b[1K", "\x1b[2J",
+                            "\x1b[J", "\x1b7", "\x1b8", "\x1b[?1049h", "\x1b[?1049l",
+                            "\x1b[2;3r", "\x1b[r", "\x1b[?7l", "\x1b[?7h", "\x1b[4h",
+                            "\x1b[4l", "\x1b[31m", "\x1b[m", "\x1b[2L", "\x1b[M", "\x1b[3@",
+                            "\x1b[2P", "\x1bM", "\x1b[S", "\x1b[T",
+                        ]),
+                        0..30,
+                    ),
+                    1u16..8,
+                    1u16..20,
+                ),
+                1..6,
+            ),
+            cap in 0usize..20,
+        ) {
+            let mut p = parser_sized(4, 10, cap);
+            for (pieces, h, w) in steps {
+                p.process(pieces.concat().as_bytes());
+                let (r, c) = size(h, w);
+                resize(&mut p, r, c);
+                let (row, col) = p.screen().cursor_position();
+                proptest::prop_assert!(row < h && col <= w, "{row},{col} on {h}x{w}");
+                proptest::prop_assert!(p.callbacks().len() <= cap * ROWS_PER_LINE_CAP);
+                let _ = p.screen().contents();
+            }
+            p.process(b"\x1b[?1049l\x1b[r\x1b[?7h\x1b[4l\r\nZ");
+            proptest::prop_assert!(p.screen().contents().contains('Z'));
+        }
+    }
+
     /// The figure in docs/design.md: a full history of 10,000 lines at
     /// 160 columns rewrapped to 50 and back. Run with
     /// `cargo test --release -p termic-runtime history::tests::reflow_of_a_full -- --ignored`

@@ -824,11 +824,26 @@ impl Runtime {
                 what: "resize the PTY",
                 source: std::io::Error::other(format!("{e:#}")),
             })?;
-        let changed = history::resize(
-            &mut task.lock_parser(),
-            nonzero(size.rows),
-            nonzero(size.cols),
-        );
+        let (rows, cols) = (nonzero(size.rows), nonzero(size.cols));
+        let changed = {
+            let mut parser = task.lock_parser();
+            // A reflow bug must not end the client's thread with the task's
+            // screen half moved: the screen starts over at the new size,
+            // with the scrollback, as the screen thread does on a panic.
+            screen::apply_guarded(&mut parser, |p| history::resize(p, rows, cols)).unwrap_or_else(
+                || {
+                    // Debug builds (every test) keep the panic.
+                    debug_assert!(false, "the reflow panicked (above)");
+                    crate::printed::errln!(
+                        "termic server: the screen of task {} failed to reflow and started \
+                         over (its scrollback is kept)",
+                        task.meta.name
+                    );
+                    parser.set_size(rows, cols);
+                    true
+                },
+            )
+        };
         // Every client drawing it redraws (the reflow moved its rows).
         if changed && !task.dirty.swap(true, Ordering::AcqRel) {
             task.send(RuntimeEvent::Dirty(id));

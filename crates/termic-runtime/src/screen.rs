@@ -217,7 +217,7 @@ impl BoundedReplies {
 /// screen starts over, blank and of the same size, with the scrollback it
 /// had, and `None` says so. A panic that ended the screen thread instead
 /// would stop the reader, and the program would block on a full PTY.
-fn apply_guarded<T>(
+pub(super) fn apply_guarded<T>(
     parser: &mut vt100::Parser<History>,
     apply: impl FnOnce(&mut vt100::Parser<History>) -> T,
 ) -> Option<T> {
