@@ -1,8 +1,8 @@
 //! A private D-Bus session bus and a test notification server
 //! (tests/dbus/notify_server.py, Python standard library only) that records
-//! every Notify it receives and clicks when told. Shared by notify_dbus and
-//! the fault suite's notify_markup. Needs `dbus-daemon` and `python3`
-//! (.ci/run installs dbus).
+//! every Notify it receives and clicks when told. Shared by the tui binary's
+//! notify_dbus and the fault suite's notify_markup. Needs `dbus-daemon` and
+//! `python3` (.ci/run installs dbus).
 
 #![allow(dead_code)]
 

@@ -349,6 +349,12 @@ fn a_flood_of_transitions_fills_the_bounded_event_channel_and_the_state_is_still
     );
     assert!(rt.take_lagged(), "12,000 transitions must have overflowed");
     assert!(!rt.take_lagged());
-    assert_eq!(rt.with_engine(id, |e| e.state()), Some(State::Done));
+    // The screen shows a batch before the engine is fed its signals
+    // (runtime/screen.rs): the last done reaches the engine just after.
+    assert!(
+        eventually(T, || rt.with_engine(id, |e| e.state()) == Some(State::Done)),
+        "{:?}",
+        rt.with_engine(id, |e| e.state())
+    );
     rt.kill(id).unwrap();
 }

@@ -1,5 +1,6 @@
 //! A fixture whose termic server is stopped when the test ends, however it
-//! ends, and the CLI calls the server tests make (server_cli, server_attach).
+//! ends, and the CLI calls the server tests make (the server binary's cli
+//! and attach modules, and the fault suite).
 
 #![allow(dead_code)]
 
