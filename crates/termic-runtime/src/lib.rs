@@ -834,11 +834,11 @@ impl Runtime {
                 || {
                     // Debug builds (every test) keep the panic.
                     debug_assert!(false, "the reflow panicked (above)");
-                    crate::printed::errln!(
-                        "termic server: the screen of task {} failed to reflow and started \
-                         over (its scrollback is kept)",
-                        task.meta.name
-                    );
+                    task.send(RuntimeEvent::Log(format!(
+                        "the screen of task {} failed to reflow and started over (its \
+                         scrollback is kept)",
+                        task.name()
+                    )));
                     parser.set_size(rows, cols);
                     true
                 },
