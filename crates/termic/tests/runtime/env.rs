@@ -1,47 +1,27 @@
-//! The spawn env contract, seen from inside a real child. termic's own env
-//! must hold multiplexer variables, and setting them here would race the
-//! other tests of this binary (run on other threads of the same process):
-//! the test runs itself again in a child copy of the test binary whose env
-//! has them from the start.
+//! The spawn env contract, seen from inside a real child. It sets
+//! multiplexer variables in termic's own env: in a child copy of the test
+//! binary (`in_a_child_with_env`), not beside the binary's other tests.
 
 use crate::runtime_support;
 
-use std::process::Command;
 use std::time::Duration;
 
 use runtime_support::*;
 
-/// Set in the child copy of the test binary that runs the test's body.
-const IN_CHILD: &str = "TERMIC_TEST_ENV_CHILD";
-
 #[test]
 fn child_gets_the_contract_and_no_multiplexer_vars() {
-    if std::env::var_os(IN_CHILD).is_none() {
-        // This test's name as the test binary knows it (no crate name).
-        let module = module_path!().split_once("::").map_or("", |(_, m)| m);
-        let name = format!("{module}::child_gets_the_contract_and_no_multiplexer_vars");
-        let out = Command::new(std::env::current_exe().unwrap())
-            .args([
-                name.as_str(),
-                "--exact",
-                "--test-threads",
-                "1",
-                "--nocapture",
-            ])
-            .env(IN_CHILD, "1")
-            .env("TMUX", "/tmp/tmux-1000/default,1,0")
-            .env("TMUX_PANE", "%1")
-            .env("STY", "1.pts-0.host")
-            .env("ZELLIJ_SESSION_NAME", "dev")
-            .env("TERMIC_TEST_KEEP", "kept")
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success() && stdout.contains("1 passed"),
-            "the child run of {name} failed:\n{stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+    let env = [
+        ("TMUX", "/tmp/tmux-1000/default,1,0"),
+        ("TMUX_PANE", "%1"),
+        ("STY", "1.pts-0.host"),
+        ("ZELLIJ_SESSION_NAME", "dev"),
+        ("TERMIC_TEST_KEEP", "kept"),
+    ];
+    if !in_a_child_with_env(
+        module_path!(),
+        "child_gets_the_contract_and_no_multiplexer_vars",
+        &env,
+    ) {
         return;
     }
     let (rt, events) = runtime();

@@ -14,6 +14,43 @@ use termic_runtime::{
     Runtime, RuntimeConfig, RuntimeEvent, TaskId, TaskSpec, TaskStatus, TermSize,
 };
 
+/// Set in the child copy of a test binary that `in_a_child_with_env` runs.
+const IN_CHILD: &str = "TERMIC_TEST_IN_CHILD";
+
+/// For a test that needs its own process environment (setting it in this
+/// process would race the binary's other tests, on other threads): false in
+/// the test's first run, after running test `name` of `module` (its
+/// `module_path!()`) again in a child copy of the test binary with `env`
+/// added and asserting it passed there; true in that child, where the
+/// test's body runs.
+pub fn in_a_child_with_env(module: &str, name: &str, env: &[(&str, &str)]) -> bool {
+    if std::env::var_os(IN_CHILD).is_some() {
+        return true;
+    }
+    // The test's name as the test binary knows it: no crate name.
+    let module = module.split_once("::").map_or("", |(_, m)| m);
+    let test = format!("{module}::{name}");
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            test.as_str(),
+            "--exact",
+            "--test-threads",
+            "1",
+            "--nocapture",
+        ])
+        .env(IN_CHILD, "1")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "the child run of {test} failed:\n{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    false
+}
+
 pub fn runtime() -> (Runtime, Receiver<RuntimeEvent>) {
     Runtime::new(RuntimeConfig::default(), Arc::new(SystemClock::new()))
 }
