@@ -1,5 +1,5 @@
 //! Programs some tests need beyond what the README's set-up installs (zsh,
-//! fish, dbus-daemon). `.ci/run` installs them and sets `CI`, and there a
+//! fish, dbus-daemon, vttest). `.ci/run` installs them and sets `CI`, and there a
 //! missing one fails the test. On a machine with only the README's set-up
 //! the test prints what it did not check and why, and returns: the README's
 //! test command passes there, and says so in the output, instead of failing
