@@ -19,6 +19,8 @@ pub mod client;
 pub mod limits;
 pub mod panic_hook;
 pub mod protocol;
+pub mod remote;
+pub mod bridge;
 pub mod resolve;
 pub mod socket;
 mod stop;
