@@ -122,7 +122,9 @@ pub fn parse_hosts_into(
         if !is_valid_host_name(name) {
             errors.push(src.error(
                 span,
-                format!("host name `{name}` may only use letters, digits, `-` and `_` (at most 32)"),
+                format!(
+                    "host name `{name}` may only use letters, digits, `-` and `_` (at most 32)"
+                ),
                 "rename the section, e.g. `[hosts.devbox]`",
             ));
             continue;

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use toml_edit::Table;
 
-use super::keys::{setting_sections, AGENTS_SECTION, AGENT_KEYS, HOOKS_SECTION, SETTING_KEYS};
 use super::hosts::{HOSTS_SECTION, HOST_KEYS};
+use super::keys::{setting_sections, AGENTS_SECTION, AGENT_KEYS, HOOKS_SECTION, SETTING_KEYS};
 use super::source::{line_col, Source};
 
 /// One unknown key, where it is and what was probably meant.

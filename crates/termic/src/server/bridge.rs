@@ -38,12 +38,7 @@ const DRAIN: Duration = Duration::from_secs(5);
 
 pub fn run(paths: &TermicPaths) -> Result<ExitCode> {
     let socket = client::connect_raw(paths)?;
-    pump(
-        std::io::stdin(),
-        std::io::stdout().lock(),
-        socket,
-        DRAIN,
-    );
+    pump(std::io::stdin(), std::io::stdout().lock(), socket, DRAIN);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -330,7 +330,10 @@ mod tests {
         );
         // Through a real POSIX shell, it is one word.
         let out = Command::new("/bin/sh")
-            .args(["-c", &format!("printf '%s\\n' {}", shell_quote("a'b $(id) `id` c"))])
+            .args([
+                "-c",
+                &format!("printf '%s\\n' {}", shell_quote("a'b $(id) `id` c")),
+            ])
             .output()
             .unwrap();
         assert_eq!(String::from_utf8(out.stdout).unwrap(), "a'b $(id) `id` c\n");
