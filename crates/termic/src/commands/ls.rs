@@ -157,11 +157,12 @@ pub fn host_table(
     .iter()
     .map(|s| (*s).to_owned())
     .collect()];
-    let mut notes = Vec::new();
     for (host, rows) in listed {
         let host = host.as_deref().unwrap_or("local");
         if rows.is_empty() {
-            notes.push(format!("{host}: no tasks"));
+            let mut row = vec![host.to_owned(), "-".into(), "(no tasks)".into()];
+            row.resize(8, String::new());
+            cells.push(row);
         }
         for r in rows {
             cells.push(vec![
@@ -193,10 +194,6 @@ pub fn host_table(
             .map(|(cell, w)| format!("{cell:<w$}"))
             .collect();
         out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-    }
-    for note in notes {
-        out.push_str(&note);
         out.push('\n');
     }
     for (host, why) in failed {
@@ -292,5 +289,41 @@ mod tests {
         assert!(lines[1].ends_with("/src/app  -"), "{t}");
         assert_eq!(ago(59_999), "59s");
         assert_eq!(ago(2 * 86_400_000), "2d");
+    }
+
+    /// Remote text is data: a hostile name, agent, state and reason are
+    /// one clean line each; an empty host is a row; a failed one a line.
+    #[test]
+    fn the_host_table_cleans_remote_text() {
+        let row = TaskRow {
+            id: 3,
+            name: "evil\x1b]0;pwned\x07\x1b[31mred\nline".into(),
+            agent: "sh\x1b[2J".into(),
+            state: "working\u{9b}".into(),
+            since: 0,
+            started: 0,
+            cwd: "/\u{202e}x".into(),
+            worktree: None,
+            exit_code: None,
+        };
+        let t = host_table(
+            &[(None, vec![]), (Some("far".into()), vec![row])],
+            &[(
+                "gone".into(),
+                "host gone: cannot reach it: \x1b[5mConnection refused".into(),
+            )],
+            1_000,
+        );
+        assert!(!t.chars().any(|c| c.is_control() && c != '\n'), "{t:?}");
+        assert!(!t.contains('\u{202e}'), "{t:?}");
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 4, "{t}");
+        assert!(lines[0].starts_with("HOST   #"), "{t}");
+        assert!(lines[1].starts_with("local  -  (no tasks)"), "{t}");
+        assert!(lines[2].starts_with("far    3  evil"), "{t}");
+        assert!(
+            lines[3].starts_with("gone: unreachable: cannot reach it:"),
+            "{t}"
+        );
     }
 }

@@ -298,6 +298,15 @@ fn a_host_over_real_ssh_runs_lists_types_into_and_waits_for_a_task() {
         quoted.join(", "),
         sshd.far.display()
     ));
+    // And a host where nothing listens: one line in `ls`, not a failure.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    toml.push_str(&format!(
+        "\n[hosts.gone]\ndestination = \"nobody@127.0.0.1\"\nssh_args = [\"-p\", \"{closed}\", \"-F\", \"/dev/null\"]\n"
+    ));
     std::fs::write(&config, toml).unwrap();
 
     let hosts: Value = serde_json::from_str(&expect(&f, &["hosts", "ls", "--json"], 0)).unwrap();
@@ -310,7 +319,17 @@ fn a_host_over_real_ssh_runs_lists_types_into_and_waits_for_a_task() {
     );
     assert_eq!(hosts[0]["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(hosts[0]["tasks"], 0);
+    assert_eq!(hosts[1]["name"], "gone", "{hosts}");
+    assert_eq!(hosts[1]["reachable"], false, "{hosts}");
+    assert!(
+        hosts[1]["error"].as_str().unwrap().contains("host gone"),
+        "{hosts}"
+    );
     let table = expect(&f, &["hosts", "ls"], 0);
+    assert!(
+        table.contains("gone") && table.contains("unreachable"),
+        "{table}"
+    );
     assert!(
         table.contains("far") && table.contains("reachable"),
         "{table}"
@@ -355,8 +374,15 @@ fn a_host_over_real_ssh_runs_lists_types_into_and_waits_for_a_task() {
         "{listed}"
     );
     assert!(
-        listed.lines().any(|l| l.starts_with("local")),
+        listed
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("local ")),
         "local comes first: {listed}"
+    );
+    assert!(
+        listed.lines().any(|l| l.starts_with("gone: unreachable: ")),
+        "{listed}"
     );
     let json: Value =
         serde_json::from_str(&expect(&f, &["ls", "--json", "--host", "far"], 0)).unwrap();
