@@ -102,6 +102,7 @@ pub fn find_host<'h>(hosts: &'h [HostDef], name: &str) -> Result<&'h HostDef> {
 /// A connection to a remote server that said hello.
 pub struct Remote {
     pub host: String,
+    destination: String,
     /// The remote termic's version (its welcome).
     pub version: String,
     input: BufReader<ChildStdout>,
@@ -159,6 +160,7 @@ fn spawn(host: &HostDef) -> Result<(SshProcess, Remote)> {
     });
     let remote = Remote {
         host: host.name.clone(),
+        destination: host.destination.clone(),
         version: String::new(),
         input: BufReader::new(stdout),
         output: BufWriter::new(stdin),
@@ -190,9 +192,9 @@ impl Remote {
                 Ok(())
             }
             Ok(Response::Refused { message }) => bail!(
-                "host {}: {message} (run it on the host: ssh {} termic server stop)",
+                "host {}: {message} (on the host: ssh {} termic server stop)",
                 self.host,
-                self.host
+                self.destination
             ),
             Ok(Response::Error { message }) => bail!("host {}: {message}", self.host),
             Ok(_) | Err(protocol::FrameError::Invalid(_)) => bail!(

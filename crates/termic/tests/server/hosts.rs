@@ -307,8 +307,14 @@ fn a_host_over_real_ssh_runs_lists_types_into_and_waits_for_a_task() {
     toml.push_str(&format!(
         "\n[hosts.gone]\ndestination = \"nobody@127.0.0.1\"\nssh_args = [\"-p\", \"{closed}\", \"-F\", \"/dev/null\"]\n"
     ));
+    // And a host without termic: the message says how to fix it.
+    toml.push_str(&format!(
+        "\n[hosts.bare]\ndestination = \"{dest}\"\nssh_args = [{}]\ntermic = \"/nonexistent/termic\"\n",
+        quoted.join(", ")
+    ));
     std::fs::write(&config, toml).unwrap();
 
+    let asked = Instant::now();
     let hosts: Value = serde_json::from_str(&expect(&f, &["hosts", "ls", "--json"], 0)).unwrap();
     assert_eq!(hosts[0]["name"], "far", "{hosts}");
     assert_eq!(
@@ -324,6 +330,17 @@ fn a_host_over_real_ssh_runs_lists_types_into_and_waits_for_a_task() {
     assert!(
         hosts[1]["error"].as_str().unwrap().contains("host gone"),
         "{hosts}"
+    );
+    assert_eq!(hosts[2]["reachable"], false, "{hosts}");
+    let bare = hosts[2]["error"].as_str().unwrap();
+    assert!(
+        bare.starts_with("host bare: ") && bare.contains("install termic on the host"),
+        "{bare}"
+    );
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        asked.elapsed()
     );
     let table = expect(&f, &["hosts", "ls"], 0);
     assert!(
