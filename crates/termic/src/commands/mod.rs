@@ -96,7 +96,13 @@ Exit codes: 0 done (stop: the server and its tasks are gone, or none ran), 1 err
     #[command(subcommand)]
     Config(config::ConfigCommand),
     /// Remote machines reached with your own ssh: add one, list them.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "A host's tasks are TASK arguments as HOST:TASK (send, wait, kill); \
+`termic run --host NAME` starts one there, `termic ls` lists them with a HOST column.\n\n\
+Examples:\n  termic hosts add devbox me@devbox.example.com\n  termic hosts ls\n\n\
+Exit codes: 0 done, 1 error."
+    )]
     Hosts(hosts::HostsCommand),
 }
 

@@ -36,7 +36,7 @@ Exit codes: 0 the server ended, 1 error (another server runs)."
     /// termic elsewhere reaches this one's tasks through your own ssh. The
     /// server is started when none runs. It ends when either side closes.
     #[command(
-        after_help = "Examples:\n  ssh me@devbox termic server bridge   (termic does this for [hosts])\n\n\
+        after_help = "Examples:\n  termic server bridge   (what `ssh HOST termic server bridge` runs; termic does it for [hosts])\n\n\
 Exit codes: 0 one side closed, 1 error (no server could be started)."
     )]
     Bridge,
