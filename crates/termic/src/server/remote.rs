@@ -26,6 +26,9 @@ use crate::config::hosts::HostDef;
 /// How long ssh may take to set up the connection (its ConnectTimeout).
 pub const CONNECT_TIMEOUT_SECS: u32 = 10;
 
+/// How long a failed connection waits for the rest of ssh's stderr.
+const STDERR_WAIT: Duration = Duration::from_secs(1);
+
 /// How much of ssh's stderr is kept for the message (the rest is read and
 /// dropped, so ssh never blocks on it).
 const STDERR_KEEP: usize = 4096;
@@ -108,6 +111,8 @@ pub struct Remote {
     input: BufReader<ChildStdout>,
     output: BufWriter<ChildStdin>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Says when ssh's stderr ended (all it said is in `stderr`).
+    stderr_done: mpsc::Receiver<()>,
 }
 
 /// The ssh process of a [`Remote`]: killed and reaped on drop, so no ssh
@@ -137,7 +142,11 @@ pub fn connect(host: &HostDef) -> Result<(SshProcess, Remote)> {
 
 /// Start ssh to `host`; the hello is not said yet.
 fn spawn(host: &HostDef) -> Result<(SshProcess, Remote)> {
-    let mut child = Command::new(ssh_program())
+    spawn_program(&ssh_program(), host)
+}
+
+fn spawn_program(program: &std::ffi::OsStr, host: &HostDef) -> Result<(SshProcess, Remote)> {
+    let mut child = Command::new(program)
         .args(ssh_argv(host))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -150,6 +159,7 @@ fn spawn(host: &HostDef) -> Result<(SshProcess, Remote)> {
     let process = SshProcess(child);
     let kept = Arc::new(Mutex::new(Vec::new()));
     let keep = kept.clone();
+    let (done_tx, stderr_done) = mpsc::channel();
     std::thread::spawn(move || {
         let mut buf = [0u8; 1024];
         while let Ok(n @ 1..) = stderr.read(&mut buf) {
@@ -157,6 +167,7 @@ fn spawn(host: &HostDef) -> Result<(SshProcess, Remote)> {
             let room = STDERR_KEEP.saturating_sub(kept.len());
             kept.extend_from_slice(&buf[..n.min(room)]);
         }
+        let _ = done_tx.send(());
     });
     let remote = Remote {
         host: host.name.clone(),
@@ -165,6 +176,7 @@ fn spawn(host: &HostDef) -> Result<(SshProcess, Remote)> {
         input: BufReader::new(stdout),
         output: BufWriter::new(stdin),
         stderr: kept,
+        stderr_done,
     };
     Ok((process, remote))
 }
@@ -208,6 +220,9 @@ impl Remote {
 
     /// The message for a connection that ended: what ssh said, cleaned.
     fn lost(&self, what: &str) -> String {
+        // ssh closed its stdout; its last words may still be on the way
+        // (a second at most: it is exiting).
+        let _ = self.stderr_done.recv_timeout(STDERR_WAIT);
         let said = self.stderr.lock().map(|b| b.clone()).unwrap_or_default();
         let said = String::from_utf8_lossy(&said);
         let said = crate::printed::clean_line(said.trim()).into_owned();
@@ -247,14 +262,25 @@ pub fn with_host<T: Send + 'static>(
     deadline: Option<Duration>,
     f: impl FnOnce(&mut Remote) -> Result<T> + Send + 'static,
 ) -> Result<T> {
+    with_host_using(&ssh_program(), host, deadline, f)
+}
+
+/// [`with_host`] with `program` in ssh's place (the tests' fake ssh).
+fn with_host_using<T: Send + 'static>(
+    program: &std::ffi::OsStr,
+    host: &HostDef,
+    deadline: Option<Duration>,
+    f: impl FnOnce(&mut Remote) -> Result<T> + Send + 'static,
+) -> Result<T> {
     let Some(deadline) = deadline else {
-        let (_process, mut remote) = connect(host)?;
+        let (_process, mut remote) = spawn_program(program, host)?;
+        remote.hello()?;
         return f(&mut remote);
     };
     // ssh is started here, so this thread kills it when the deadline
     // passes (or when the answer came: Drop); the worker then sees its
     // pipes close and ends. Nothing outlives the call.
-    let (process, mut remote) = spawn(host)?;
+    let (process, mut remote) = spawn_program(program, host)?;
     let (tx, rx) = mpsc::sync_channel(1);
     std::thread::spawn(move || {
         let result = remote.hello().and_then(|()| f(&mut remote));
@@ -369,5 +395,88 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("configured: box"));
+    }
+
+    /// A fake ssh (a script in ssh's place) for the paths no real sshd
+    /// gives on demand.
+    fn fake_ssh(dir: &std::path::Path, body: &str) -> OsString {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join("ssh");
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path.into_os_string()
+    }
+
+    fn pid_in(path: &std::path::Path) -> i32 {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
+    /// A host that never answers costs its deadline, and its ssh is
+    /// killed and reaped before the call returns: nothing is left.
+    #[test]
+    fn a_host_that_hangs_is_given_up_on_and_its_ssh_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let ssh = fake_ssh(
+            dir.path(),
+            &format!("echo $$ > {}; exec sleep 600", pidfile.display()),
+        );
+        let started = std::time::Instant::now();
+        let e = with_host_using(
+            &ssh,
+            &host("me@box", &[], "termic"),
+            Some(Duration::from_secs(2)),
+            |r| r.request(&Request::List),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("host box: no answer within"), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let pid = pid_in(&pidfile);
+        // Reaped: not even a zombie of ours.
+        assert!(
+            !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+            "ssh {pid} is left"
+        );
+    }
+
+    /// ssh's own words reach the user, cleaned, with the fix: BatchMode
+    /// made a key problem a fast failure, and a missing remote termic
+    /// says how to name it.
+    #[test]
+    fn what_ssh_said_is_the_message_with_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let ssh = fake_ssh(
+            dir.path(),
+            "printf 'me@box: Permission denied (publickey).\\033]0;x\\007\\n' >&2; exit 255",
+        );
+        let e = with_host_using(
+            &ssh,
+            &host("me@box", &[], "termic"),
+            Some(Duration::from_secs(10)),
+            |r| r.request(&Request::List),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("host box: cannot reach it: me@box: Permission denied (publickey)."),
+            "{e}"
+        );
+        assert!(e.contains("set up a key"), "{e}");
+        assert!(!e.contains('\x1b') && !e.contains('\x07'), "{e:?}");
+        let ssh = fake_ssh(
+            dir.path(),
+            "echo \"sh: 1: 'termic': not found\" >&2; exit 127",
+        );
+        let e = with_host_using(&ssh, &host("me@box", &[], "termic"), None, |r| {
+            r.request(&Request::List)
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("install termic on the host"), "{e}");
     }
 }
