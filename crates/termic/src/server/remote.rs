@@ -479,4 +479,29 @@ mod tests {
         .to_string();
         assert!(e.contains("install termic on the host"), "{e}");
     }
+
+    /// A host whose server is of another protocol answers the hello with
+    /// `refused`: the message names the host and where to run the fix.
+    #[test]
+    fn a_refused_hello_names_the_host_and_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let body = r#"{"refused":{"message":"the running termic server is version 0.0.9"}}"#;
+        let frame = dir.path().join("frame");
+        let mut bytes = (body.len() as u32).to_be_bytes().to_vec();
+        bytes.extend_from_slice(body.as_bytes());
+        std::fs::write(&frame, bytes).unwrap();
+        let ssh = fake_ssh(dir.path(), &format!("cat {}", frame.display()));
+        let e = with_host_using(
+            &ssh,
+            &host("me@box", &[], "termic"),
+            Some(Duration::from_secs(10)),
+            |r| r.request(&Request::List),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            e,
+            "host box: the running termic server is version 0.0.9 (on the host: ssh me@box termic server stop)"
+        );
+    }
 }
