@@ -356,7 +356,7 @@ fn a_host_over_real_ssh_runs_lists_types_into_and_waits_for_a_task() {
     let out_dir = sshd.far.join("out");
     let hostile = "evil\x1b]0;pwned\x07\x1b[2J\x1b[31mred";
     let script = format!(
-        "id -un > {d}/who; read line; echo \"$line\" > {d}/line",
+        "id -un > {d}/who; env > {d}/env; read line; echo \"$line\" > {d}/line",
         d = out_dir.display()
     );
     run_ok(
@@ -364,13 +364,16 @@ fn a_host_over_real_ssh_runs_lists_types_into_and_waits_for_a_task() {
             .args(["-d", "-m", "0777"])
             .arg(&out_dir),
     );
-    let started = expect(
-        &f,
+    // A secret in this machine's environment must not reach the host.
+    let run = f.cli_with_env(
+        &f.work,
         &[
             "run", "--host", "far", "--name", hostile, "--", "sh", "-c", &script,
         ],
-        0,
+        &[("TERMIC_SSH", SSH), ("TERMIC_TEST_SECRET", "local-only")],
     );
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let started = text(&run.stdout);
     assert!(started.contains("on far, number 1: far:1."), "{started}");
     assert!(
         !started.contains('\x1b'),
@@ -424,7 +427,12 @@ fn a_host_over_real_ssh_runs_lists_types_into_and_waits_for_a_task() {
             .trim(),
         "hello over ssh"
     );
-    // Nothing of this machine's environment went to the host.
+    let env = std::fs::read_to_string(out_dir.join("env")).unwrap();
+    assert!(
+        !env.contains("local-only"),
+        "the local environment reached the host: {env}"
+    );
+    assert!(!env.contains(&f.config_dir.display().to_string()), "{env}");
     expect(&f, &["kill", "far:1"], 0);
 
     // An old client's hello gets the refusal every version reads.
