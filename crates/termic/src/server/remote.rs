@@ -193,13 +193,15 @@ impl Remote {
             &Request::Hello {
                 protocol: PROTOCOL,
                 version: env!("CARGO_PKG_VERSION").to_owned(),
-                quiet: false,
+                // The verbs show no start-up notice of the host's (tasks
+                // its lost server left): quiet keeps it for a client that
+                // shows it, the host's own workspace.
+                quiet: true,
             },
         );
         let answer = read_frame::<Response>(&mut self.input);
         match answer {
             Ok(Response::Welcome { version, .. }) if said.is_ok() => {
-                // A notice is for the host's own user: not shown here.
                 self.version = version;
                 Ok(())
             }
