@@ -122,7 +122,9 @@ mod tests {
     /// no `println!`, `print!`, `eprintln!`, `eprint!` or raw stdout or
     /// stderr elsewhere, outside the TUI's terminal (app/terminal.rs, which
     /// writes screen frames, and exit_signals.rs, which restores it) and
-    /// clap's completion scripts (generated from termic's own arguments).
+    /// clap's completion scripts (generated from termic's own arguments)
+    /// and `termic server bridge` (protocol bytes to ssh's pipe, never a
+    /// terminal, which cleaning would corrupt).
     /// termic-runtime writes nothing at all: what it has to say is an event
     /// (`RuntimeEvent::Log`, `Notice`) or an error the binary prints.
     #[test]
@@ -133,6 +135,7 @@ mod tests {
             "app/terminal.rs",
             "exit_signals.rs",
             "commands/completions.rs",
+            "server/bridge.rs",
         ];
         let mut found = Vec::new();
         for (src, allowed) in [

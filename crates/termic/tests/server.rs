@@ -15,6 +15,8 @@ mod wait;
 mod attach;
 #[path = "server/cli.rs"]
 mod cli;
+#[path = "server/hosts.rs"]
+mod hosts;
 #[path = "server/protocol_props.rs"]
 mod protocol_props;
 #[path = "server/vttest.rs"]

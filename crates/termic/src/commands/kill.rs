@@ -7,8 +7,8 @@ use clap::Args;
 
 use crate::paths::TermicPaths;
 use crate::printed::outln;
-use crate::server::client;
 use crate::server::protocol::{KilledWorktree, Request, Response};
+use crate::server::{client, remote};
 
 /// End a task of the server and its whole process tree.
 #[derive(Debug, Args)]
@@ -22,7 +22,8 @@ Exit codes: 0 the task is gone (also when its worktree could not be removed: the
 1 error (no such task, an ambiguous name, no server)."
 )]
 pub struct KillArgs {
-    /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists).
+    /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists);
+    /// HOST:TASK for a task of a host in config.toml's [hosts].
     #[arg(add = super::complete::task())]
     pub task: String,
     /// Also remove the task's git worktree (its branch is kept), as closing
@@ -33,11 +34,21 @@ pub struct KillArgs {
 
 pub fn run(args: KillArgs) -> Result<ExitCode> {
     let paths = TermicPaths::from_env()?;
-    let mut client = client::connect_running(&paths)?;
-    let response = client.request(&Request::Kill {
-        task: args.task,
-        remove_worktree: args.remove_worktree,
-    })?;
+    let response = if let Some((host, task)) = super::remote_target(&paths, &args.task) {
+        let request = Request::Kill {
+            task,
+            remove_worktree: args.remove_worktree,
+        };
+        remote::with_host(&host, Some(super::run_detached::HOST_DEADLINE), move |r| {
+            r.request(&request)
+        })?
+    } else {
+        let mut client = client::connect_running(&paths)?;
+        client.request(&Request::Kill {
+            task: args.task,
+            remove_worktree: args.remove_worktree,
+        })?
+    };
     if let Response::Killed {
         worktree: Some(worktree),
     } = response

@@ -26,10 +26,26 @@ pub struct LsArgs {
     /// Print JSON for scripts.
     #[arg(long)]
     pub json: bool,
+    /// Only the tasks of this host of config.toml's [hosts] (asked through ssh).
+    #[arg(long, value_name = "NAME")]
+    pub host: Option<String>,
+}
+
+/// A task row with the host it runs on (`None`: this machine), for
+/// `ls --json` once hosts are configured.
+#[derive(serde::Serialize)]
+struct HostRow<'r> {
+    host: Option<&'r str>,
+    #[serde(flatten)]
+    row: &'r TaskRow,
 }
 
 pub fn run(args: LsArgs) -> Result<ExitCode> {
     let paths = TermicPaths::from_env()?;
+    let hosts = crate::config::Config::load_lenient(&paths.config_dir).hosts;
+    if args.host.is_some() || !hosts.is_empty() {
+        return run_with_hosts(&paths, args, &hosts);
+    }
     // No server is no task: listing never starts one.
     let rows = match client::connect(&paths, Start::Never)? {
         None => Vec::new(),
@@ -51,6 +67,141 @@ pub fn run(args: LsArgs) -> Result<ExitCode> {
         out!("{}", table(&rows, now))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `ls` once hosts are configured (or `--host`): this machine's tasks
+/// first, then each host's, every host asked at once and each within
+/// HOST_DEADLINE; a host that fails is one line saying so (on stderr with
+/// --json), never the failure of the whole command.
+fn run_with_hosts(
+    paths: &TermicPaths,
+    args: LsArgs,
+    hosts: &[crate::config::hosts::HostDef],
+) -> Result<ExitCode> {
+    use crate::server::remote;
+    let asked: Vec<crate::config::hosts::HostDef> = match &args.host {
+        Some(name) => vec![remote::find_host(hosts, name)?.clone()],
+        None => hosts.to_vec(),
+    };
+    let asks: Vec<_> = asked
+        .into_iter()
+        .map(|h| {
+            std::thread::spawn(move || {
+                let rows = remote::with_host(&h, Some(super::run_detached::HOST_DEADLINE), |r| {
+                    match r.request(&Request::List)? {
+                        Response::Tasks(rows) => Ok(rows),
+                        other => bail!("host {}: answered something else: {other:?}", r.host),
+                    }
+                });
+                (h.name, rows)
+            })
+        })
+        .collect();
+    let mut listed: Vec<(Option<String>, Vec<TaskRow>)> = Vec::new();
+    if args.host.is_none() {
+        let rows = match client::connect(paths, Start::Never)? {
+            None => Vec::new(),
+            Some(Connected::Mismatch { message, .. }) => bail!("{message}"),
+            Some(Connected::Ready(mut client)) => match client.request(&Request::List)? {
+                Response::Tasks(rows) => rows,
+                other => bail!("the termic server answered something else: {other:?}"),
+            },
+        };
+        listed.push((None, rows));
+    }
+    let mut failed: Vec<(String, String)> = Vec::new();
+    for ask in asks {
+        let Ok((name, rows)) = ask.join() else {
+            continue;
+        };
+        match rows {
+            Ok(rows) => listed.push((Some(name), rows)),
+            Err(e) => failed.push((name, format!("{e:#}"))),
+        }
+    }
+    if args.json {
+        let rows: Vec<HostRow<'_>> = listed
+            .iter()
+            .flat_map(|(host, rows)| {
+                rows.iter().map(move |row| HostRow {
+                    host: host.as_deref(),
+                    row,
+                })
+            })
+            .collect();
+        outln!("{}", crate::printed::json_text(&rows)?)?;
+        for (_, why) in &failed {
+            crate::printed::errln!("termic: {why}");
+        }
+    } else {
+        let now = termic_runtime::clock::SystemClock::new();
+        let now = termic_runtime::clock::Clock::wall_ms(&now);
+        out!("{}", host_table(&listed, &failed, now))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The table with a HOST column (pure): `local` for this machine's
+/// tasks, then each host's; a host that did not answer is one line with
+/// the reason. Every remote text (name, agent, state, directory, the
+/// reason) is cleaned to one line.
+pub fn host_table(
+    listed: &[(Option<String>, Vec<TaskRow>)],
+    failed: &[(String, String)],
+    now_ms: u64,
+) -> String {
+    let cell = |text: &str| clean_line(text).into_owned();
+    let mut cells: Vec<Vec<String>> = vec![[
+        "HOST", "#", "NAME", "AGENT", "STATE", "SINCE", "CWD", "WORKTREE",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect()];
+    for (host, rows) in listed {
+        let host = host.as_deref().unwrap_or("local");
+        if rows.is_empty() {
+            let mut row = vec![host.to_owned(), "-".into(), "(no tasks)".into()];
+            row.resize(8, String::new());
+            cells.push(row);
+        }
+        for r in rows {
+            cells.push(vec![
+                host.to_owned(),
+                r.id.to_string(),
+                cell(&r.name),
+                cell(&r.agent),
+                cell(&r.state.replace('_', " ")),
+                ago(now_ms.saturating_sub(r.since)),
+                cell(&r.cwd),
+                r.worktree.as_deref().map_or_else(|| "-".into(), cell),
+            ]);
+        }
+    }
+    let widths: Vec<usize> = (0..8)
+        .map(|c| {
+            cells
+                .iter()
+                .map(|row| row[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in &cells {
+        let line: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    for (host, why) in failed {
+        let why = cell(why);
+        let why = why.strip_prefix(&format!("host {host}: ")).unwrap_or(&why);
+        out.push_str(&format!("{host}: unreachable: {why}\n"));
+    }
+    out
 }
 
 /// The human table (pure).
@@ -138,5 +289,41 @@ mod tests {
         assert!(lines[1].ends_with("/src/app  -"), "{t}");
         assert_eq!(ago(59_999), "59s");
         assert_eq!(ago(2 * 86_400_000), "2d");
+    }
+
+    /// Remote text is data: a hostile name, agent, state and reason are
+    /// one clean line each; an empty host is a row; a failed one a line.
+    #[test]
+    fn the_host_table_cleans_remote_text() {
+        let row = TaskRow {
+            id: 3,
+            name: "evil\x1b]0;pwned\x07\x1b[31mred\nline".into(),
+            agent: "sh\x1b[2J".into(),
+            state: "working\u{9b}".into(),
+            since: 0,
+            started: 0,
+            cwd: "/\u{202e}x".into(),
+            worktree: None,
+            exit_code: None,
+        };
+        let t = host_table(
+            &[(None, vec![]), (Some("far".into()), vec![row])],
+            &[(
+                "gone".into(),
+                "host gone: cannot reach it: \x1b[5mConnection refused".into(),
+            )],
+            1_000,
+        );
+        assert!(!t.chars().any(|c| c.is_control() && c != '\n'), "{t:?}");
+        assert!(!t.contains('\u{202e}'), "{t:?}");
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 4, "{t}");
+        assert!(lines[0].starts_with("HOST   #"), "{t}");
+        assert!(lines[1].starts_with("local  -  (no tasks)"), "{t}");
+        assert!(lines[2].starts_with("far    3  evil"), "{t}");
+        assert!(
+            lines[3].starts_with("gone: unreachable: cannot reach it:"),
+            "{t}"
+        );
     }
 }

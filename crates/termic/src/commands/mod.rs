@@ -8,6 +8,7 @@ pub use completions::COMPLETE_VAR;
 mod config;
 mod demo;
 mod hooks;
+mod hosts;
 mod kill;
 mod ls;
 mod rename;
@@ -94,6 +95,15 @@ Exit codes: 0 done (stop: the server and its tasks are gone, or none ran), 1 err
     /// Where config.toml is, whether it loads, and every key it takes.
     #[command(subcommand)]
     Config(config::ConfigCommand),
+    /// Remote machines reached with your own ssh: add one, list them.
+    #[command(
+        subcommand,
+        after_help = "A host's tasks are TASK arguments as HOST:TASK (send, wait, kill); \
+`termic run --host NAME` starts one there, `termic ls` lists them with a HOST column.\n\n\
+Examples:\n  termic hosts add devbox me@devbox.example.com\n  termic hosts ls\n\n\
+Exit codes: 0 done, 1 error."
+    )]
+    Hosts(hosts::HostsCommand),
 }
 
 impl Cli {
@@ -129,6 +139,26 @@ impl Cli {
     }
 }
 
+/// The host and task of a `HOST:TASK` argument whose HOST is in
+/// config.toml's [hosts] (read leniently: a typo elsewhere in the file
+/// does not stop a local verb); `None`: a local TASK.
+pub(crate) fn remote_target(
+    paths: &crate::paths::TermicPaths,
+    arg: &str,
+) -> Option<(crate::config::hosts::HostDef, String)> {
+    if !arg.contains(':') {
+        return None;
+    }
+    let hosts = crate::config::Config::load_lenient(&paths.config_dir).hosts;
+    match crate::server::remote::parse_target(arg, &hosts) {
+        crate::server::remote::Target::Remote { host, task } => {
+            let host = hosts.into_iter().find(|h| h.name == host)?;
+            Some((host, task))
+        }
+        crate::server::remote::Target::Local(_) => None,
+    }
+}
+
 /// Exit code of a usage error (clap's).
 const EXIT_USAGE: u8 = 2;
 
@@ -155,5 +185,6 @@ pub fn dispatch(mut cli: Cli) -> Result<ExitCode> {
         Some(Command::Wait(args)) => wait::run(args),
         Some(Command::Server(cmd)) => server::run(cmd),
         Some(Command::Config(cmd)) => config::run(cmd),
+        Some(Command::Hosts(cmd)) => hosts::run(cmd),
     }
 }

@@ -55,6 +55,13 @@ pub struct RunArgs {
     /// after this terminal closes (`termic ls`, `send`, `wait`, `kill`).
     #[arg(long)]
     pub detach: bool,
+    /// Start the task on a host of config.toml's [hosts] (`termic hosts ls`),
+    /// through ssh; implies --detach.
+    #[arg(long, value_name = "NAME")]
+    pub host: Option<String>,
+    /// With --host: the directory on the host the task starts in (default: /).
+    #[arg(long, value_name = "DIR", requires = "host")]
+    pub cwd: Option<String>,
     #[command(flatten)]
     pub workspace: WorkspaceArgs,
     /// After an agent: arguments passed to it unchanged. With no agent: the
@@ -86,6 +93,9 @@ impl RunArgs {
 }
 
 pub fn run(ws: WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
+    if args.host.is_some() {
+        return super::run_detached::run_on_host(&ws, args);
+    }
     if args.detach {
         return super::run_detached::run(&ws, args);
     }

@@ -12,6 +12,7 @@ use crate::paths::TermicPaths;
 use crate::printed::outln;
 use crate::server::client::{self, Connected, Start};
 use crate::server::protocol::{Request, Response, RunProgram, RunRequest};
+use crate::server::remote;
 
 pub fn run(ws: &WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
     let (cols, rows) = ratatui::crossterm::terminal::size().unwrap_or((120, 40));
@@ -34,6 +35,74 @@ pub fn run(ws: &WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
         }
         other => bail!("the termic server answered something else: {other:?}"),
     }
+}
+
+/// `termic run --host NAME ...`: the task starts in the host's server,
+/// through ssh. The request carries none of this machine's environment,
+/// directory or PATH (they are this machine's, and the environment may
+/// hold secrets the host has no business with): the task gets the remote
+/// server's environment, in `--cwd` or `/`.
+pub fn run_on_host(ws: &WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
+    if ws.given() {
+        bail!("--event-log, --record and --record-input are files of this machine: they cannot be given with --host");
+    }
+    let paths = TermicPaths::from_env()?;
+    let config = crate::config::Config::load(&paths.config_dir)?;
+    let name = args.host.clone().unwrap_or_default();
+    let host = remote::find_host(&config.hosts, &name)?.clone();
+    let (cols, rows) = ratatui::crossterm::terminal::size().unwrap_or((120, 40));
+    let request = remote_run_request(args, cols, rows)?;
+    let row = remote::with_host(&host, Some(HOST_DEADLINE), move |r| {
+        match r.request(&Request::Run(request))? {
+            Response::Started(row) => Ok(row),
+            other => bail!(
+                "host {}: the termic server answered something else: {other:?}",
+                r.host
+            ),
+        }
+    })?;
+    outln!(
+        "Started task {} ({}) on {}, number {}: {}:{}.",
+        row.name,
+        row.agent,
+        host.name,
+        row.id,
+        host.name,
+        row.id
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How long a verb waits for a host's answer (ssh's connect timeout is
+/// within it).
+pub const HOST_DEADLINE: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// The PATH an agent is looked up in on a host: this machine's PATH
+/// means nothing there, and the request has no way to say "the server's".
+pub const REMOTE_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// The run request for a host (pure): no local env, cwd or PATH.
+pub fn remote_run_request(args: RunArgs, cols: u16, rows: u16) -> Result<RunRequest> {
+    let (name, worktree) = (args.name.clone(), args.worktree);
+    let cwd = args.cwd.clone().unwrap_or_else(|| "/".to_owned());
+    let (program, extra) = args.program()?;
+    let program = match program {
+        Program::Agent(id) => RunProgram::Agent { id, args: extra },
+        Program::Command(argv) => RunProgram::Command { argv },
+    };
+    Ok(RunRequest {
+        program,
+        name,
+        worktree,
+        cwd,
+        // Where the host's server looks for the agent; the task's own PATH
+        // is the server's (the remote login's).
+        path_var: REMOTE_PATH.to_owned(),
+        cols,
+        rows,
+        env: Vec::new(),
+        outputs: Default::default(),
+    })
 }
 
 /// The server's request for `termic run ARGS` from this directory, with a

@@ -6,8 +6,8 @@ use anyhow::Result;
 use clap::Args;
 
 use crate::paths::TermicPaths;
-use crate::server::client;
 use crate::server::protocol::Request;
+use crate::server::{client, remote};
 
 /// Type text into a task of the server.
 ///
@@ -18,7 +18,8 @@ use crate::server::protocol::Request;
 Exit codes: 0 typed, 1 error (no such task, an ambiguous name, the task has exited, no server)."
 )]
 pub struct SendArgs {
-    /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists).
+    /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists);
+    /// HOST:TASK for a task of a host in config.toml's [hosts].
     #[arg(add = super::complete::task())]
     pub task: String,
     /// The text to type, sent as is.
@@ -30,6 +31,17 @@ pub struct SendArgs {
 
 pub fn run(args: SendArgs) -> Result<ExitCode> {
     let paths = TermicPaths::from_env()?;
+    if let Some((host, task)) = super::remote_target(&paths, &args.task) {
+        let request = Request::Send {
+            task,
+            text: args.text,
+            enter: args.enter,
+        };
+        remote::with_host(&host, Some(super::run_detached::HOST_DEADLINE), move |r| {
+            r.request(&request)
+        })?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut client = client::connect_running(&paths)?;
     client.request(&Request::Send {
         task: args.task,

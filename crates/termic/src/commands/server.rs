@@ -30,6 +30,16 @@ Exit codes: 0 stopped (or no server was running), 1 error.")]
 Exit codes: 0 the server ended, 1 error (another server runs)."
     )]
     Run,
+    /// Join stdin and stdout to this user's termic server, byte for byte.
+    ///
+    /// What `ssh HOST termic server bridge` runs on a remote host, so a
+    /// termic elsewhere reaches this one's tasks through your own ssh. The
+    /// server is started when none runs. It ends when either side closes.
+    #[command(
+        after_help = "Examples:\n  termic server bridge   (what `ssh HOST termic server bridge` runs; termic does it for [hosts])\n\n\
+Exit codes: 0 one side closed, 1 error (no server could be started)."
+    )]
+    Bridge,
 }
 
 /// How long `stop` waits for the server to be gone: its tasks get the kill
@@ -44,6 +54,7 @@ pub fn run(cmd: ServerCommand) -> Result<ExitCode> {
             Ok(ExitCode::from(status))
         }
         ServerCommand::Stop => stop(&paths),
+        ServerCommand::Bridge => crate::server::bridge::run(&paths),
     }
 }
 

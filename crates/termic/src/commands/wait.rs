@@ -8,8 +8,8 @@ use clap::{Args, ValueEnum};
 
 use crate::paths::TermicPaths;
 use crate::printed::outln;
-use crate::server::client;
 use crate::server::protocol::{Request, Response, WaitFor, WaitOutcome};
+use crate::server::{client, remote};
 
 /// The state was reached (stdout names it).
 pub const EXIT_REACHED: u8 = 0;
@@ -50,7 +50,8 @@ Examples:\n  termic wait review --for needs_you --timeout 600\n  \
 termic wait 3 --for done,exited"
 )]
 pub struct WaitArgs {
-    /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists).
+    /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists);
+    /// HOST:TASK for a task of a host in config.toml's [hosts].
     #[arg(add = super::complete::task())]
     pub task: String,
     /// The states to wait for (several: comma-separated).
@@ -75,12 +76,25 @@ pub fn run(args: WaitArgs) -> Result<ExitCode> {
         None => None,
     };
     let paths = TermicPaths::from_env()?;
-    let mut client = client::connect_running(&paths)?;
-    let response = client.request(&Request::Wait {
-        task: args.task,
-        states: args.states.into_iter().map(WaitFor::from).collect(),
-        timeout_ms,
-    })?;
+    let response = if let Some((host, task)) = super::remote_target(&paths, &args.task) {
+        let request = Request::Wait {
+            task,
+            states: args.states.into_iter().map(WaitFor::from).collect(),
+            timeout_ms,
+        };
+        // No bound of our own without --timeout (a wait may be long); with
+        // one, the host's answer may take that and the connect on top.
+        let deadline = timeout_ms
+            .map(|ms| std::time::Duration::from_millis(ms) + super::run_detached::HOST_DEADLINE);
+        remote::with_host(&host, deadline, move |r| r.request(&request))?
+    } else {
+        let mut client = client::connect_running(&paths)?;
+        client.request(&Request::Wait {
+            task: args.task,
+            states: args.states.into_iter().map(WaitFor::from).collect(),
+            timeout_ms,
+        })?
+    };
     let code = match response {
         Response::Waited(WaitOutcome::Reached(state)) => {
             outln!("{}", state.as_str())?;

@@ -123,6 +123,15 @@ fn section_mut<'d>(doc: &'d mut DocumentMut, section: &str) -> &'d mut Table {
 
 /// Persist `edits` into `path` atomically and return the config as written.
 pub fn save(path: &Path, edits: &[SettingEdit]) -> Result<Config, ConfigError> {
+    save_text(path, |old| apply(path, old, edits))
+}
+
+/// Replace `path`'s text by `edit(text)` atomically (a missing file is
+/// empty text; the same text is no write) and return the config as written.
+pub fn save_text(
+    path: &Path,
+    edit: impl Fn(&str) -> Result<String, ConfigError>,
+) -> Result<Config, ConfigError> {
     let mut written = None;
     let outcome = edit_file(path, &WriteOptions::default(), |snapshot| {
         let old = match &snapshot.bytes {
@@ -135,7 +144,7 @@ pub fn save(path: &Path, edits: &[SettingEdit]) -> Result<Config, ConfigError> {
             })?,
             None => "",
         };
-        let new = apply(path, old, edits)?;
+        let new = edit(old)?;
         let change = if snapshot.bytes.is_some() && new == old {
             Change::Keep
         } else {

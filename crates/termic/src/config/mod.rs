@@ -16,6 +16,7 @@
 //! The reference of every key, its default and an example: docs/config.md.
 
 pub mod edit;
+pub mod hosts;
 pub mod keys;
 pub mod reference;
 pub mod source;
@@ -195,6 +196,8 @@ pub struct Config {
     pub path: PathBuf,
     pub settings: Settings,
     pub agents: AgentRegistry,
+    /// `[hosts.<name>]`, in file order (issue 29).
+    pub hosts: Vec<hosts::HostDef>,
     /// Unknown keys: each names the file, line and closest valid key.
     /// They never stop termic; the workspace and `termic config check`
     /// show them.
@@ -223,6 +226,7 @@ impl Config {
                 path,
                 settings: Settings::default(),
                 agents: AgentRegistry::default(),
+                hosts: Vec::new(),
                 warnings: Vec::new(),
             }),
         }
@@ -253,6 +257,7 @@ impl Config {
             path: path.to_path_buf(),
             settings: Settings::default(),
             agents: AgentRegistry::default(),
+            hosts: Vec::new(),
             warnings: Vec::new(),
         };
         let doc = match toml_edit::Document::parse(text) {
@@ -271,6 +276,7 @@ impl Config {
         keys::read_settings_into(&src, root, &mut config.settings, &mut errors);
         let defined: Vec<AgentDef> = user::parse_agents_into(&src, root, &mut errors);
         config.agents = AgentRegistry::new(defined);
+        config.hosts = hosts::parse_hosts_into(&src, root, &mut errors);
         config.warnings = unknown::unknown_keys(&src, root);
         (config, errors)
     }

@@ -56,6 +56,20 @@ pub fn reference() -> String {
             k.name, k.kind, k.default, k.doc, k.name, k.example
         );
     }
+    md.push_str(
+        "\n### `[hosts.<name>]`\n\n\
+         A remote machine reached with your own `ssh` (`termic hosts add NAME user@box` writes \
+         one). The name may use letters, digits, `-` and `_`, at most 32.\n\n",
+    );
+    let _ = writeln!(md, "| key | value | default | what it does |");
+    let _ = writeln!(md, "|---|---|---|---|");
+    for k in super::hosts::HOST_KEYS {
+        let _ = writeln!(
+            md,
+            "| `{}` | {} | {} | {} Example: `{} = {}` |",
+            k.name, k.kind, k.default, k.doc, k.name, k.example
+        );
+    }
     let _ = writeln!(
         md,
         "\n### Every key in one file\n\n```toml\n{}```\n",
@@ -78,6 +92,10 @@ pub fn example() -> String {
     }
     toml.push_str("[hooks]\nclaude = true\n\n[agents.claude-work]\n");
     for k in AGENT_KEYS {
+        let _ = writeln!(toml, "{} = {}", k.name, k.example);
+    }
+    toml.push_str("\n[hosts.devbox]\n");
+    for k in super::hosts::HOST_KEYS {
         let _ = writeln!(toml, "{} = {}", k.name, k.example);
     }
     toml

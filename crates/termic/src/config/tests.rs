@@ -190,3 +190,72 @@ fn window_size_takes_the_three_policies_and_refuses_others() {
     );
     assert!(e.contains("config.toml:2:"), "{e}");
 }
+
+#[test]
+fn hosts_are_read_with_their_defaults() {
+    let c = parse(
+        "[hosts.devbox]\ndestination = \"me@devbox\"\n\n[hosts.gpu]\ndestination = \"gpu\"\nssh_args = [\"-p\", \"2222\"]\ntermic = \"/opt/termic\"\n",
+    )
+    .unwrap();
+    assert_eq!(c.hosts.len(), 2);
+    assert_eq!(c.hosts[0].name, "devbox");
+    assert_eq!(c.hosts[0].termic, "termic");
+    assert!(c.hosts[0].ssh_args.is_empty());
+    assert_eq!(c.hosts[1].ssh_args, ["-p", "2222"]);
+    assert_eq!(c.hosts[1].termic, "/opt/termic");
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+}
+
+/// A destination or a remote path that ssh or a shell would read as an
+/// option is an error naming the line, never passed on.
+#[test]
+fn a_host_that_could_inject_an_option_is_refused() {
+    let e = err("[hosts.x]\ndestination = \"-oProxyCommand=sh\"\n");
+    assert!(e.contains(":2:") && e.contains("starts with `-`"), "{e}");
+    let e = err("[hosts.x]\ndestination = \"me@box -p 1\"\n");
+    assert!(e.contains("space or a control character"), "{e}");
+    let e = err("[hosts.x]\ndestination = \"me@box\"\ntermic = \"-x\"\n");
+    assert!(e.contains("starts with `-`"), "{e}");
+    let e = err("[hosts.x]\ndestination = \"me@box\"\ntermic = \"a\\nb\"\n");
+    assert!(e.contains("control character"), "{e}");
+    let e = err("[hosts.x]\nssh_args = []\n");
+    assert!(e.contains("has no `destination`"), "{e}");
+    let e = err("[hosts.\"a:b\"]\ndestination = \"box\"\n");
+    assert!(e.contains("host name `a:b`"), "{e}");
+    let c = parse("[hosts.x]\ndestination = \"box\"\nport = 22\n").unwrap();
+    assert!(
+        c.warnings[0]
+            .message
+            .contains("unknown key `port` in [hosts.x]"),
+        "{:?}",
+        c.warnings
+    );
+}
+
+/// `hosts add` keeps every byte the user wrote and refuses a name in use.
+#[test]
+fn adding_a_host_keeps_the_users_bytes() {
+    let p = Path::new("/cfg/config.toml");
+    let text = "# mine\n[ui]\nwizard_shown   = true # seen\n";
+    let out = hosts::add(p, text, "devbox", "me@devbox").unwrap();
+    assert!(out.starts_with(text), "{out}");
+    assert_eq!(
+        &out[text.len()..],
+        "\n[hosts.devbox]\ndestination = \"me@devbox\"\n"
+    );
+    let c = parse(&out).unwrap();
+    assert_eq!(c.hosts[0].destination, "me@devbox");
+    let e = hosts::add(p, &out, "devbox", "other")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("already in the file"), "{e}");
+    let e = hosts::add(p, "", "x", "-oProxyCommand=sh")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("starts with `-`"), "{e}");
+    let e = hosts::add(p, "", "a b", "box").unwrap_err().to_string();
+    assert!(e.contains("host name"), "{e}");
+    // A second host goes under the same [hosts].
+    let two = hosts::add(p, &out, "gpu", "gpu").unwrap();
+    assert_eq!(parse(&two).unwrap().hosts.len(), 2);
+}

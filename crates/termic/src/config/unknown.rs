@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use toml_edit::Table;
 
+use super::hosts::{HOSTS_SECTION, HOST_KEYS};
 use super::keys::{setting_sections, AGENTS_SECTION, AGENT_KEYS, HOOKS_SECTION, SETTING_KEYS};
 use super::source::{line_col, Source};
 
@@ -122,7 +123,7 @@ pub fn unknown_keys(src: &Source<'_>, root: &Table) -> Vec<ConfigWarning> {
     };
     let sections = setting_sections();
     let mut top: Vec<&str> = sections.clone();
-    top.extend([HOOKS_SECTION, AGENTS_SECTION]);
+    top.extend([HOOKS_SECTION, AGENTS_SECTION, HOSTS_SECTION]);
     for (name, item) in root.iter() {
         if top.contains(&name) {
             let Some(table) = item.as_table() else {
@@ -145,6 +146,20 @@ pub fn unknown_keys(src: &Source<'_>, root: &Table) -> Vec<ConfigWarning> {
                         ),
                     };
                     warn(table, key, message);
+                }
+            } else if name == HOSTS_SECTION {
+                let valid: Vec<&str> = HOST_KEYS.iter().map(|k| k.name).collect();
+                for (host, def) in table.iter() {
+                    let Some(def) = def.as_table() else {
+                        continue;
+                    };
+                    for (key, _) in def.iter().filter(|(k, _)| !valid.contains(k)) {
+                        let message = format!(
+                            "unknown key `{key}` in [hosts.{host}], ignored; {}",
+                            hint(key, &valid)
+                        );
+                        warn(def, key, message);
+                    }
                 }
             } else if name == AGENTS_SECTION {
                 let valid: Vec<&str> = AGENT_KEYS.iter().map(|k| k.name).collect();

@@ -50,9 +50,31 @@ pub enum Connected {
 
 /// Connect to the server (`None`: none runs and `start` is `Never`).
 pub fn connect(paths: &TermicPaths, start: Start) -> Result<Option<Connected>> {
+    connect_with(paths, start, false)
+}
+
+/// The server's socket, this user's server checked by its credentials,
+/// with nothing said on it yet: for `termic server bridge`, which passes
+/// another client's bytes through. A server is started when none runs (a
+/// quiet hello, so its start-up notice is kept for the client at the
+/// other end of the bridge).
+pub fn connect_raw(paths: &TermicPaths) -> Result<UnixStream> {
+    let sp = ServerPaths::from_env(paths);
+    if try_connect(&sp).is_none() {
+        // Started (or found) and greeted once; a server of another version
+        // is running all the same, and refuses the real hello itself.
+        connect_with(paths, Start::IfNeeded, true)?;
+    }
+    let stream = try_connect(&sp).context("the termic server did not start")?;
+    let peer = socket::peer_cred(&stream).context("cannot read the server's credentials")?;
+    socket::authorize(peer.uid, socket::own_uid()).map_err(anyhow::Error::msg)?;
+    Ok(stream)
+}
+
+fn connect_with(paths: &TermicPaths, start: Start, quiet: bool) -> Result<Option<Connected>> {
     let sp = ServerPaths::from_env(paths);
     if let Some(stream) = try_connect(&sp) {
-        return hello(stream, false).map(Some);
+        return hello(stream, quiet).map(Some);
     }
     if start == Start::Never {
         // No server: one that was lost left the records of its tasks, and
@@ -75,20 +97,20 @@ pub fn connect(paths: &TermicPaths, start: Start) -> Result<Option<Connected>> {
         bail!("cannot lock {}", sp.lock.display());
     }
     if let Some(stream) = try_connect(&sp) {
-        return hello(stream, false).map(Some);
+        return hello(stream, quiet).map(Some);
     }
     let mut child = spawn_server(&sp)?;
     let start = Instant::now();
     loop {
         if let Some(stream) = try_connect(&sp) {
-            return hello(stream, false).map(Some);
+            return hello(stream, quiet).map(Some);
         }
         // A server that could not start exits at once: say why now, not
         // after the timeout.
         if let Ok(Some(status)) = child.child.try_wait() {
             // It may have bound the socket just before going.
             if let Some(stream) = try_connect(&sp) {
-                return hello(stream, false).map(Some);
+                return hello(stream, quiet).map(Some);
             }
             bail!("{}", child.early_exit(status));
         }

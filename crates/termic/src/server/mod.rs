@@ -15,10 +15,12 @@
 
 pub mod attach;
 pub mod away;
+pub mod bridge;
 pub mod client;
 pub mod limits;
 pub mod panic_hook;
 pub mod protocol;
+pub mod remote;
 pub mod resolve;
 pub mod socket;
 mod stop;

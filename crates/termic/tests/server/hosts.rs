@@ -1,0 +1,523 @@
+//! Remote hosts through a real sshd on 127.0.0.1 (issue 29): a second
+//! local user is the remote account, with its own termic server started
+//! on demand by `termic server bridge`, the same termic build as its
+//! binary. Root only (it runs sshd and writes files for the other user):
+//! `.ci/run` installs openssh-server, creates the user (.ci/fault-setup)
+//! and runs these with `--ignored`.
+
+use std::io::{Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::harness::Fixture;
+use crate::process_table::{alive, processes_of};
+use crate::served::text;
+
+const SSHD: &str = "/usr/sbin/sshd";
+const SSH: &str = "/usr/bin/ssh";
+
+/// A private sshd on 127.0.0.1 for the other user, ended with the test.
+struct Sshd {
+    child: Child,
+    port: u16,
+    /// Owned by the other user: its termic's data and config, the key.
+    far: PathBuf,
+    /// The client's key and the host key (root's).
+    near: tempfile::TempDir,
+    user: String,
+    log: PathBuf,
+}
+
+impl Drop for Sshd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.far);
+    }
+}
+
+fn run_ok(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{cmd:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+impl Sshd {
+    fn start() -> Sshd {
+        let user = std::env::var("TERMIC_OTHER_USER").unwrap_or_else(|_| "termic-other".into());
+        assert!(
+            Path::new(SSHD).exists(),
+            "{SSHD} is missing: apt-get install -y openssh-server (.ci/run does)"
+        );
+        let uid: u32 = run_ok(Command::new("id").args(["-u", &user]))
+            .trim()
+            .parse()
+            .unwrap();
+        let gid: u32 = run_ok(Command::new("id").args(["-g", &user]))
+            .trim()
+            .parse()
+            .unwrap();
+        std::fs::create_dir_all("/run/sshd").unwrap();
+        let near = tempfile::tempdir().unwrap();
+        let far = std::env::temp_dir().join(format!("termic-far-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&far);
+        std::fs::create_dir_all(far.join("data")).unwrap();
+        std::fs::create_dir_all(far.join("config")).unwrap();
+        let hostkey = near.path().join("hostkey");
+        let key = near.path().join("key");
+        for k in [&hostkey, &key] {
+            run_ok(
+                Command::new("ssh-keygen")
+                    .args(["-q", "-t", "ed25519", "-N", ""])
+                    .arg("-f")
+                    .arg(k),
+            );
+        }
+        std::fs::copy(key.with_extension("pub"), far.join("authorized_keys")).unwrap();
+        // The far side's termic: the same build, with its own data and
+        // config dirs (so the test finds every process it started).
+        let wrapper = far.join("termic");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nTERMIC_DATA_DIR={far}/data TERMIC_CONFIG_DIR={far}/config exec {bin} \"$@\"\n",
+                far = far.display(),
+                bin = env!("CARGO_BIN_EXE_termic")
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        for entry in ["", "data", "config", "authorized_keys", "termic"] {
+            std::os::unix::fs::chown(far.join(entry), Some(uid), Some(gid)).unwrap();
+        }
+        std::fs::set_permissions(&far, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let log = near.path().join("sshd.log");
+        let child = Command::new(SSHD)
+            .args(["-D", "-f", "/dev/null", "-p", &port.to_string()])
+            .arg("-h")
+            .arg(&hostkey)
+            .arg("-E")
+            .arg(&log)
+            .args([
+                "-o",
+                "ListenAddress=127.0.0.1",
+                "-o",
+                "PidFile=none",
+                "-o",
+                "PasswordAuthentication=no",
+                "-o",
+                "UsePAM=no",
+                // The key file is in /tmp (world-writable): no mode check.
+                "-o",
+                "StrictModes=no",
+                "-o",
+            ])
+            .arg(format!(
+                "AuthorizedKeysFile={}/authorized_keys",
+                far.display()
+            ))
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "sshd never listened"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Sshd {
+            child,
+            port,
+            far,
+            near,
+            user,
+            log,
+        }
+    }
+
+    /// The ssh options of this test's host (config.toml's `ssh_args`).
+    fn ssh_args(&self) -> Vec<String> {
+        [
+            "-p",
+            &self.port.to_string(),
+            "-i",
+            &self.near.path().join("key").display().to_string(),
+            "-F",
+            "/dev/null",
+            "-o",
+            "IdentitiesOnly=yes",
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "UserKnownHostsFile=/dev/null",
+            "-o",
+            "LogLevel=ERROR",
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    }
+
+    fn destination(&self) -> String {
+        format!("{}@127.0.0.1", self.user)
+    }
+
+    /// Frames through a bridge of our own (ssh run here), for what the
+    /// CLI has no verb for: stopping the far server, an old hello.
+    fn raw(&self, frames: &[Value]) -> Vec<Value> {
+        let mut child = Command::new(SSH)
+            .args(["-T", "-o", "BatchMode=yes"])
+            .args(self.ssh_args())
+            .arg("--")
+            .arg(self.destination())
+            .arg(format!("{}/termic server bridge", self.far.display()))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        for f in frames {
+            let body = serde_json::to_vec(f).unwrap();
+            input.write_all(&(body.len() as u32).to_be_bytes()).unwrap();
+            input.write_all(&body).unwrap();
+        }
+        drop(input);
+        let mut out = Vec::new();
+        child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+        child.wait().unwrap();
+        let mut answers = Vec::new();
+        let mut rest = &out[..];
+        while rest.len() >= 4 {
+            let n = u32::from_be_bytes(rest[..4].try_into().unwrap()) as usize;
+            answers.push(serde_json::from_slice(&rest[4..4 + n]).unwrap());
+            rest = &rest[4 + n..];
+        }
+        answers
+    }
+}
+
+fn hello() -> Value {
+    serde_json::json!({"hello": {"protocol": 4, "version": env!("CARGO_PKG_VERSION")}})
+}
+
+/// Stops the far server when the test ends, however it ends.
+struct FarServer<'s>(&'s Sshd);
+
+impl Drop for FarServer<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.raw(&[hello(), Value::String("stop".into())]);
+    }
+}
+
+fn termic(f: &Fixture, args: &[&str]) -> std::process::Output {
+    f.cli_with_env(&f.work, args, &[("TERMIC_SSH", SSH)])
+}
+
+fn expect(f: &Fixture, args: &[&str], code: i32) -> String {
+    let out = termic(f, args);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "termic {args:?}\nstdout: {}\nstderr: {}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < Duration::from_secs(30), "{what}: never");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Processes whose parent is `pid`.
+fn children_of(pid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|stat| {
+                stat.rfind(')')
+                    .and_then(|i| stat[i + 1..].split_whitespace().nth(1))
+                    .and_then(|pp| pp.parse::<u32>().ok())
+                    == Some(pid)
+            })
+        })
+        .collect()
+}
+
+/// The far side's bridges: processes of the other user running `server bridge`.
+fn far_bridges(far: &Path) -> Vec<i32> {
+    processes_of(&far.join("data"))
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| c.split(|&b| b == 0).any(|a| a == b"bridge"))
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs root, openssh-server and a second local user (TERMIC_OTHER_USER): run by .ci/run's remote hosts step"]
+fn a_host_over_real_ssh_runs_lists_types_into_and_waits_for_a_task() {
+    let sshd = Sshd::start();
+    let _far_server = FarServer(&sshd);
+    let f = Fixture::new();
+    let dest = sshd.destination();
+    // A destination that ssh would read as an option is refused.
+    let out = termic(
+        &f,
+        &["hosts", "add", "evil", "--", "-oProxyCommand=touch /tmp/x"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("starts with `-`"),
+        "{}",
+        text(&out.stderr)
+    );
+    expect(&f, &["hosts", "add", "far", &dest], 0);
+    // The ssh options and the far termic, as a user would write them.
+    let config = f.config_dir.join("config.toml");
+    let mut toml = std::fs::read_to_string(&config).unwrap();
+    let quoted: Vec<String> = sshd.ssh_args().iter().map(|a| format!("{a:?}")).collect();
+    toml.push_str(&format!(
+        "ssh_args = [{}]\ntermic = \"{}/termic\"\n",
+        quoted.join(", "),
+        sshd.far.display()
+    ));
+    // And a host where nothing listens: one line in `ls`, not a failure.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    toml.push_str(&format!(
+        "\n[hosts.gone]\ndestination = \"nobody@127.0.0.1\"\nssh_args = [\"-p\", \"{closed}\", \"-F\", \"/dev/null\"]\n"
+    ));
+    // And a host without termic: the message says how to fix it.
+    toml.push_str(&format!(
+        "\n[hosts.bare]\ndestination = \"{dest}\"\nssh_args = [{}]\ntermic = \"/nonexistent/termic\"\n",
+        quoted.join(", ")
+    ));
+    std::fs::write(&config, toml).unwrap();
+
+    let asked = Instant::now();
+    let hosts: Value = serde_json::from_str(&expect(&f, &["hosts", "ls", "--json"], 0)).unwrap();
+    assert_eq!(hosts[0]["name"], "far", "{hosts}");
+    assert_eq!(
+        hosts[0]["reachable"],
+        true,
+        "{hosts} (sshd log: {:?})",
+        std::fs::read_to_string(&sshd.log)
+    );
+    assert_eq!(hosts[0]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(hosts[0]["tasks"], 0);
+    assert_eq!(hosts[1]["name"], "gone", "{hosts}");
+    assert_eq!(hosts[1]["reachable"], false, "{hosts}");
+    assert!(
+        hosts[1]["error"].as_str().unwrap().contains("host gone"),
+        "{hosts}"
+    );
+    assert_eq!(hosts[2]["reachable"], false, "{hosts}");
+    let bare = hosts[2]["error"].as_str().unwrap();
+    assert!(
+        bare.starts_with("host bare: ") && bare.contains("install termic on the host"),
+        "{bare}"
+    );
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        asked.elapsed()
+    );
+    let table = expect(&f, &["hosts", "ls"], 0);
+    assert!(
+        table.contains("gone") && table.contains("unreachable"),
+        "{table}"
+    );
+    assert!(
+        table.contains("far") && table.contains("reachable"),
+        "{table}"
+    );
+
+    // A task on the far side, as the other user, with a hostile name.
+    let out_dir = sshd.far.join("out");
+    let hostile = "evil\x1b]0;pwned\x07\x1b[2J\x1b[31mred";
+    let script = format!(
+        "id -un > {d}/who; env > {d}/env; read line; echo \"$line\" > {d}/line",
+        d = out_dir.display()
+    );
+    run_ok(
+        Command::new("install")
+            .args(["-d", "-m", "0777"])
+            .arg(&out_dir),
+    );
+    // A secret in this machine's environment must not reach the host.
+    let run = f.cli_with_env(
+        &f.work,
+        &[
+            "run", "--host", "far", "--name", hostile, "--", "sh", "-c", &script,
+        ],
+        &[("TERMIC_SSH", SSH), ("TERMIC_TEST_SECRET", "local-only")],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let started = text(&run.stdout);
+    assert!(started.contains("on far, number 1: far:1."), "{started}");
+    assert!(
+        !started.contains('\x1b'),
+        "the far name is printed cleaned: {started:?}"
+    );
+
+    let listed = expect(&f, &["ls"], 0);
+    assert!(
+        !listed.contains('\x1b') && !listed.contains('\x07'),
+        "{listed:?}"
+    );
+    let line = listed
+        .lines()
+        .find(|l| l.starts_with("far "))
+        .unwrap_or_else(|| panic!("no far row: {listed}"));
+    assert!(
+        line.contains("evil") && line.contains("red") && line.contains("sh"),
+        "{listed}"
+    );
+    assert!(
+        listed
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("local ")),
+        "local comes first: {listed}"
+    );
+    assert!(
+        listed.lines().any(|l| l.starts_with("gone: unreachable: ")),
+        "{listed}"
+    );
+    let json: Value =
+        serde_json::from_str(&expect(&f, &["ls", "--json", "--host", "far"], 0)).unwrap();
+    assert_eq!(json[0]["host"], "far", "{json}");
+    assert_eq!(json[0]["id"], 1);
+
+    expect(&f, &["send", "far:1", "hello over ssh", "--enter"], 0);
+    let waited = termic(&f, &["wait", "far:1", "--for", "exited", "--timeout", "30"]);
+    let said = text(&waited.stdout);
+    assert!(
+        said.trim() == "exited" || said.trim() == "done",
+        "{said} {}",
+        text(&waited.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("who")).unwrap().trim(),
+        sshd.user
+    );
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("line"))
+            .unwrap()
+            .trim(),
+        "hello over ssh"
+    );
+    let env = std::fs::read_to_string(out_dir.join("env")).unwrap();
+    assert!(
+        !env.contains("local-only"),
+        "the local environment reached the host: {env}"
+    );
+    assert!(!env.contains(&f.config_dir.display().to_string()), "{env}");
+    expect(&f, &["kill", "far:1"], 0);
+
+    // An old client's hello gets the refusal every version reads.
+    let answers = sshd.raw(&[serde_json::json!({"hello": {"protocol": 3, "version": "0.0.1"}})]);
+    assert!(answers[0]["refused"]["message"].is_string(), "{answers:?}");
+}
+
+#[test]
+#[ignore = "needs root, openssh-server and a second local user (TERMIC_OTHER_USER): run by .ci/run's remote hosts step"]
+fn killing_ssh_ends_the_bridge_and_leaves_the_task_running() {
+    let sshd = Sshd::start();
+    let _far_server = FarServer(&sshd);
+    let f = Fixture::new();
+    let quoted: Vec<String> = sshd.ssh_args().iter().map(|a| format!("{a:?}")).collect();
+    std::fs::write(
+        f.config_dir.join("config.toml"),
+        format!(
+            "[hosts.far]\ndestination = \"{}\"\nssh_args = [{}]\ntermic = \"{}/termic\"\n",
+            sshd.destination(),
+            quoted.join(", "),
+            sshd.far.display()
+        ),
+    )
+    .unwrap();
+    expect(
+        &f,
+        &[
+            "run", "--host", "far", "--name", "long", "--", "sleep", "600",
+        ],
+        0,
+    );
+    // A wait that holds an ssh connection (and so a far bridge) open.
+    let mut waiting = Command::new(env!("CARGO_BIN_EXE_termic"))
+        .args(["wait", "far:long", "--for", "exited"])
+        .current_dir(&f.work)
+        .env_clear()
+        .env("HOME", &f.home)
+        .env("TERMIC_CONFIG_DIR", &f.config_dir)
+        .env("TERMIC_DATA_DIR", &f.data_dir)
+        .env("PATH", f.path_var())
+        .env("TERMIC_SSH", SSH)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ssh = Vec::new();
+    wait_until("the wait's ssh and the far bridge", || {
+        ssh = children_of(waiting.id());
+        !ssh.is_empty() && !far_bridges(&sshd.far).is_empty()
+    });
+    let bridges = far_bridges(&sshd.far);
+    // SAFETY: a signal to our own child's child, alive a moment ago.
+    unsafe {
+        libc::kill(ssh[0] as i32, libc::SIGKILL);
+    }
+    let status = waiting.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(1),
+        "the wait fails: its connection was lost"
+    );
+    let mut err = String::new();
+    waiting
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(err.contains("host far"), "{err}");
+    wait_until("the far bridge ends", || bridges.iter().all(|&p| !alive(p)));
+    assert!(children_of(waiting.id()).is_empty());
+    // The task lives on.
+    let json: Value =
+        serde_json::from_str(&expect(&f, &["ls", "--json", "--host", "far"], 0)).unwrap();
+    assert_eq!(json[0]["name"], "long", "{json}");
+    assert_eq!(
+        json[0]["state"].as_str().map(|s| s != "exited"),
+        Some(true),
+        "{json}"
+    );
+    expect(&f, &["kill", "far:long"], 0);
+    // No ssh of ours is left on this side.
+    assert!(
+        processes_of(&f.data_dir).is_empty(),
+        "{:?}",
+        processes_of(&f.data_dir)
+    );
+}
