@@ -1,8 +1,9 @@
 //! Dynamic shell completion (`COMPLETE=bash termic`, or the script
 //! `termic completions SHELL` prints): the values a shell offers for
 //! TASK arguments (the running server's task numbers and names, asked
-//! quietly: no server is started) and for AGENT arguments (the built-in
-//! agents and those in config.toml).
+//! quietly: no server is started), for AGENT arguments (the built-in
+//! agents and those in config.toml) and for `--host` (config.toml's
+//! hosts; no host is asked).
 
 use std::ffi::OsStr;
 
@@ -34,7 +35,23 @@ pub fn agent() -> ArgValueCompleter {
             .iter()
             .map(|a| (a.id.clone(), a.program().to_owned()))
             .collect();
-        agent_candidates(&ids, &current.to_string_lossy())
+        named_candidates(&ids, &current.to_string_lossy())
+    })
+}
+
+/// For a `--host` argument: the hosts of config.toml (no host is asked).
+pub fn host() -> ArgValueCompleter {
+    ArgValueCompleter::new(|current: &OsStr| {
+        let Ok(paths) = TermicPaths::from_env() else {
+            return Vec::new();
+        };
+        let hosts: Vec<(String, String)> = crate::config::Config::load_lenient(&paths.config_dir)
+            .hosts
+            .into_iter()
+            .map(|h| (h.name, h.destination))
+            .collect();
+        // The same shape as an agent's: a name and what it stands for.
+        named_candidates(&hosts, &current.to_string_lossy())
     })
 }
 
@@ -59,8 +76,9 @@ pub fn task_candidates(rows: &[TaskRow], current: &str) -> Vec<CompletionCandida
         .collect()
 }
 
-/// Agent ids starting with `current`, each with its program as help (pure).
-pub fn agent_candidates(agents: &[(String, String)], current: &str) -> Vec<CompletionCandidate> {
+/// Names starting with `current`, each with what it stands for as help
+/// (an agent's program, a host's destination) (pure).
+pub fn named_candidates(agents: &[(String, String)], current: &str) -> Vec<CompletionCandidate> {
     agents
         .iter()
         .filter(|(id, _)| id.starts_with(current))
@@ -120,15 +138,15 @@ mod tests {
     }
 
     #[test]
-    fn agents_complete_by_prefix_with_their_program() {
+    fn names_complete_by_prefix_with_what_they_stand_for() {
         let agents = [
             ("claude".to_owned(), "claude".to_owned()),
             ("codex".to_owned(), "codex".to_owned()),
             ("mine".to_owned(), "/opt/x/bin/mine".to_owned()),
         ];
-        assert_eq!(values(&agent_candidates(&agents, "c")), ["claude", "codex"]);
+        assert_eq!(values(&named_candidates(&agents, "c")), ["claude", "codex"]);
         assert_eq!(
-            agent_candidates(&agents, "m")[0]
+            named_candidates(&agents, "m")[0]
                 .get_help()
                 .unwrap()
                 .to_string(),

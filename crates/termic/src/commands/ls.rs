@@ -27,7 +27,7 @@ pub struct LsArgs {
     #[arg(long)]
     pub json: bool,
     /// Only the tasks of this host of config.toml's [hosts] (asked through ssh).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", add = super::complete::host())]
     pub host: Option<String>,
 }
 

@@ -57,7 +57,7 @@ pub struct RunArgs {
     pub detach: bool,
     /// Start the task on a host of config.toml's [hosts] (`termic hosts ls`),
     /// through ssh; implies --detach.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", add = super::complete::host())]
     pub host: Option<String>,
     /// With --host: the directory on the host the task starts in (default: /).
     #[arg(long, value_name = "DIR", requires = "host")]

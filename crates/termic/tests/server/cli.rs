@@ -539,6 +539,19 @@ fn the_shell_completes_the_servers_task_numbers_and_names_and_the_agents() {
     assert!(complete(&s, &["hooks", "install", "cl"])
         .iter()
         .any(|l| l.starts_with("claude\t")));
+    // Hosts: config.toml's, by name, with the destination as help.
+    let config = s.f.config_dir.join("config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap_or_default();
+    text.push_str("\n[hosts.devbox]\ndestination = \"me@devbox.example\"\n");
+    std::fs::write(&config, text).unwrap();
+    assert_eq!(
+        complete(&s, &["ls", "--host", "de"]),
+        ["devbox\tme@devbox.example"]
+    );
+    assert_eq!(
+        complete(&s, &["run", "--host", ""]),
+        ["devbox\tme@devbox.example"]
+    );
     // The script `completions` prints asks the same way.
     let script = s.expect(&["completions", "fish"], 0);
     assert!(script.contains("COMPLETE=fish termic --"), "{script}");
