@@ -67,6 +67,10 @@ pub struct Launched {
     /// The event log and recording of the client that started it: a
     /// restart from any client keeps them.
     pub outputs: TaskOutputs,
+    /// What its changes are counted from (issue 32), taken before it
+    /// started; the reason when there is none (not a repository, git
+    /// failed).
+    pub base: Result<crate::review::ReviewBase, String>,
 }
 
 /// Every task's [`Launched`] by runtime id, shared by the server and each
@@ -222,6 +226,13 @@ impl App {
             self.wired.insert(spec.agent.clone(), hooks_wired);
         }
         let kept = spec.clone();
+        // Before the task starts, so nothing it does is in its base.
+        let base = crate::review::take_base(
+            &spec.cwd,
+            worktree.as_deref(),
+            &crate::review::snapshot_key(&name),
+        )
+        .map_err(|e| e.to_string());
         let id = match self.runtime.spawn_with(spec, &self.outputs, None) {
             Ok(id) => id,
             Err(err) => {
@@ -240,6 +251,7 @@ impl App {
                 spec: kept,
                 worktree: worktree.clone(),
                 outputs: self.outputs.clone(),
+                base,
             },
         );
         let (number, started) = self

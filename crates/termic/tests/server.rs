@@ -17,5 +17,7 @@ mod attach;
 mod cli;
 #[path = "server/protocol_props.rs"]
 mod protocol_props;
+#[path = "server/review.rs"]
+mod review;
 #[path = "server/vttest.rs"]
 mod vttest;
