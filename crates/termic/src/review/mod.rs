@@ -11,6 +11,7 @@
 
 pub mod git;
 pub mod model;
+pub mod view;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

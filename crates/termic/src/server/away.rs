@@ -85,6 +85,7 @@ impl AwayNotifier {
             osc_fallback: settings.osc_fallback,
         };
         let event = AttentionEvent {
+            stat: None,
             task: entry.name.clone(),
             agent: entry.agent.clone(),
             attention,
