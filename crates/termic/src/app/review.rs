@@ -185,7 +185,34 @@ impl App {
     /// A key in the diff view: move, fold, or close.
     pub(crate) fn diff_key(&mut self, key: KeyEvent, mut view: DiffView) -> Option<Overlay> {
         let page = crate::ui::diff::page_rows(self.size.1);
+        if let Some((_, text)) = view.editing.as_mut() {
+            match key.code {
+                KeyCode::Esc => view.editing = None,
+                KeyCode::Enter => view.finish_comment(),
+                KeyCode::Backspace => {
+                    text.pop();
+                }
+                KeyCode::Char(c)
+                    if !key
+                        .modifiers
+                        .contains(ratatui::crossterm::event::KeyModifiers::CONTROL)
+                        && text.len() < 4096 =>
+                {
+                    text.push(c);
+                }
+                _ => {}
+            }
+            return Some(Overlay::Diff(view));
+        }
+        view.note = None;
         let m = match key.code {
+            KeyCode::Char('c') => {
+                if !view.start_comment() {
+                    view.note = Some("Comments go on a line or a hunk.".into());
+                }
+                return Some(Overlay::Diff(view));
+            }
+            KeyCode::Char('S') => return self.send_comments(view),
             KeyCode::Esc | KeyCode::Char('q') => return None,
             KeyCode::Char('j') | KeyCode::Down => Move::Down,
             KeyCode::Char('k') | KeyCode::Up => Move::Up,
@@ -203,5 +230,57 @@ impl App {
         };
         view.apply(m, page);
         Some(Overlay::Diff(view))
+    }
+}
+
+impl App {
+    /// `S` in the diff view: every comment into the task as one bracketed
+    /// paste, then Enter. Refused while the agent works or needs you.
+    fn send_comments(&mut self, mut view: DiffView) -> Option<Overlay> {
+        use crate::ui::sidebar::Badge;
+        let badge = self.tasks.get_mut(view.task).map(|e| e.badge.clone());
+        let refusal = match badge {
+            _ if view.comments.is_empty() => {
+                Some("No comments yet: c comments on the line or hunk under the cursor.")
+            }
+            None | Some(Badge::Exited(_)) => Some("The task has exited: nothing to send to."),
+            Some(Badge::Working) => Some("The agent is working. Send when it is done."),
+            Some(Badge::NeedsYou { .. }) => {
+                Some("The agent needs you. Answer it first, then send.")
+            }
+            Some(_) => None,
+        };
+        if let Some(why) = refusal {
+            view.note = Some(why.to_owned());
+            return Some(Overlay::Diff(view));
+        }
+        // One bracketed paste whatever the agent's mode, so the newlines
+        // inside do not submit; ESC and other controls are cleaned out,
+        // so nothing inside can end it.
+        let text = termic_signal::text::clean_lines(&view.prompt()).into_owned();
+        let modes = crate::input::InputModes {
+            bracketed_paste: true,
+            ..Default::default()
+        };
+        let id = termic_runtime::TaskId(view.task);
+        let sent = self
+            .runtime
+            .write_input(id, &crate::input::encode_paste(&text, &modes))
+            .and_then(|()| self.runtime.write_input(id, b"\r"));
+        match sent {
+            Ok(()) => {
+                let n = view.comments.len();
+                let s = if n == 1 { "" } else { "s" };
+                self.message = Some(Message::info(format!(
+                    "Sent {n} comment{s} to {}.",
+                    view.name
+                )));
+                None
+            }
+            Err(e) => {
+                view.note = Some(format!("Not sent: {e}"));
+                Some(Overlay::Diff(view))
+            }
+        }
     }
 }

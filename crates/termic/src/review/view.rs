@@ -42,6 +42,26 @@ pub struct DiffView {
     pub top: usize,
     folded_files: HashSet<usize>,
     folded_hunks: HashSet<(usize, usize)>,
+    /// The comments made, in the order made.
+    pub comments: Vec<Comment>,
+    /// A comment being typed (`c`), for the row it was started on.
+    pub editing: Option<(Row, String)>,
+    /// A line for the user in place of the keys (why a send was refused,
+    /// what was sent).
+    pub note: Option<String>,
+}
+
+/// A comment on a line or a hunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Comment {
+    pub row: Row,
+    pub path: String,
+    /// The line's number (in the new file; the old one for a removed
+    /// line); `None` for a hunk.
+    pub line: Option<u32>,
+    /// The line's text, or the hunk's header.
+    pub quoted: String,
+    pub text: String,
 }
 
 /// A key the view acts on.
@@ -73,7 +93,88 @@ impl DiffView {
             top: 0,
             folded_files: HashSet::new(),
             folded_hunks: HashSet::new(),
+            comments: Vec::new(),
+            editing: None,
+            note: None,
         }
+    }
+
+    /// The row under the cursor.
+    pub fn current(&self) -> Option<Row> {
+        self.rows().get(self.cursor).copied()
+    }
+
+    /// Starts a comment on the line or hunk under the cursor (a file row
+    /// takes none). Returns whether one was started.
+    pub fn start_comment(&mut self) -> bool {
+        match self.current() {
+            Some(row @ (Row::Line(..) | Row::Hunk(..))) => {
+                self.editing = Some((row, String::new()));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Keeps the comment being typed (an empty one is dropped).
+    pub fn finish_comment(&mut self) {
+        let Some((row, text)) = self.editing.take() else {
+            return;
+        };
+        let text = text.trim().to_owned();
+        let Some(changes) = self.changes() else {
+            return;
+        };
+        if text.is_empty() {
+            return;
+        }
+        let (path, line, quoted) = match row {
+            Row::Line(f, h, l) => {
+                let line = &changes.files[f].hunks[h].lines[l];
+                (
+                    changes.files[f].path.clone(),
+                    line.new.or(line.old),
+                    line.text.clone(),
+                )
+            }
+            Row::Hunk(f, h) => (
+                changes.files[f].path.clone(),
+                None,
+                changes.files[f].hunks[h].header.clone(),
+            ),
+            Row::File(_) => return,
+        };
+        self.comments.push(Comment {
+            row,
+            path,
+            line,
+            quoted,
+            text,
+        });
+    }
+
+    /// Whether `row` has a comment.
+    pub fn commented(&self, row: Row) -> bool {
+        self.comments.iter().any(|c| c.row == row)
+    }
+
+    /// Every comment as one prompt for the agent: file, line, the quoted
+    /// line and the comment, each (pure).
+    pub fn prompt(&self) -> String {
+        let mut out = String::from("Review comments on your changes:\n");
+        for c in &self.comments {
+            out.push('\n');
+            match c.line {
+                Some(n) => {
+                    out.push_str(&format!("{} line {n}: `{}`\n", c.path, c.quoted.trim_end()))
+                }
+                None => out.push_str(&format!("{} hunk {}:\n", c.path, c.quoted.trim_end())),
+            }
+            for line in c.text.lines() {
+                out.push_str(&format!("> {line}\n"));
+            }
+        }
+        out
     }
 
     pub fn changes(&self) -> Option<&Changes> {
@@ -256,6 +357,34 @@ diff --git a/b.txt b/b.txt\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1,2 @@\n b\n+b2\n";
         assert_eq!(v.rows(), [Row::File(0), Row::File(1)]);
         v.apply(Move::ToggleAll, 10);
         assert_eq!(v.rows().len(), 9, "the hunk fold stays");
+    }
+
+    #[test]
+    fn comments_on_a_line_and_a_hunk_make_one_prompt_with_file_line_and_quote() {
+        let mut v = view();
+        assert!(!v.start_comment(), "a file row takes no comment");
+        v.apply(Move::Down, 10);
+        v.apply(Move::Down, 10);
+        v.apply(Move::Down, 10);
+        assert_eq!(v.current(), Some(Row::Line(0, 0, 1)));
+        assert!(v.start_comment());
+        v.editing.as_mut().unwrap().1.push_str("why remove two?");
+        v.finish_comment();
+        v.apply(Move::NextFile, 10);
+        v.apply(Move::NextHunk, 10);
+        assert!(v.start_comment());
+        v.editing.as_mut().unwrap().1.push_str("  ");
+        v.finish_comment();
+        assert_eq!(v.comments.len(), 1, "an empty comment is dropped");
+        assert!(v.start_comment());
+        v.editing.as_mut().unwrap().1.push_str("add a test");
+        v.finish_comment();
+        assert!(v.commented(Row::Line(0, 0, 1)));
+        assert_eq!(
+            v.prompt(),
+            "Review comments on your changes:\n\na.txt line 2: `two`\n> why remove two?\n\n\
+             b.txt hunk @@ -1 +1,2 @@:\n> add a test\n"
+        );
     }
 
     #[test]

@@ -12,7 +12,8 @@ use crate::review::model::{FileDiff, FileStatus, LineKind};
 use crate::review::view::{Content, DiffView, Row};
 
 /// The keys line at the bottom.
-pub const KEYS: &str = "j k move  n N hunk  } { file  Space fold  z all  q close";
+pub const KEYS: &str =
+    "j k move  n N hunk  } { file  Space fold  z all  c comment  S send  q close";
 
 /// The rows of changes an area of `height` rows shows (the keys line
 /// and the frame excluded).
@@ -26,7 +27,12 @@ pub fn render(frame: &mut Frame, view: &DiffView) {
         .changes()
         .map(|c| format!(" ({})", c.stat()))
         .unwrap_or_default();
-    let title = format!("Changes: {}{stat}", clean_line(&view.name));
+    let comments = match view.comments.len() {
+        0 => String::new(),
+        1 => ", 1 comment".to_owned(),
+        n => format!(", {n} comments"),
+    };
+    let title = format!("Changes: {}{stat}{comments}", clean_line(&view.name));
     let inner = super::modal(
         frame,
         &title,
@@ -48,6 +54,10 @@ pub fn render(frame: &mut Frame, view: &DiffView) {
             let all = view.rows();
             for (i, row) in all.iter().enumerate().skip(view.top).take(rows) {
                 let mut line = row_line(view, changes, *row);
+                if view.commented(*row) {
+                    line.spans
+                        .insert(0, Span::styled("#", Style::new().fg(Color::Yellow)));
+                }
                 if i == view.cursor {
                     line = line.patch_style(Style::new().add_modifier(Modifier::REVERSED));
                 }
@@ -64,7 +74,21 @@ pub fn render(frame: &mut Frame, view: &DiffView) {
     while lines.len() < rows {
         lines.push(Line::raw(""));
     }
-    lines.push(Line::styled(KEYS, Style::new().add_modifier(Modifier::DIM)));
+    let bottom = match (&view.editing, &view.note) {
+        (Some((_, text)), _) => Line::from(vec![
+            Span::styled("Comment: ", Style::new().add_modifier(Modifier::BOLD)),
+            Span::raw(format!(
+                "{}_  (Enter keeps it, Esc drops it)",
+                clean_line(text)
+            )),
+        ]),
+        (None, Some(note)) => Line::styled(
+            clean_line(note).into_owned(),
+            Style::new().fg(Color::Yellow),
+        ),
+        (None, None) => Line::styled(KEYS, Style::new().add_modifier(Modifier::DIM)),
+    };
+    lines.push(bottom);
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
@@ -139,7 +163,7 @@ mod tests {
         let patch = b"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\x1b]0;pwned\x07\x1b[2J\n";
         let mut v = DiffView::new(1, "fix\x1b[5m".into());
         v.content = Content::Ready(parse_patch(&entries, patch, false));
-        let t = draw(60, 12, |f| render(f, &v));
+        let t = draw(100, 12, |f| render(f, &v));
         let lines = text_lines(&t);
         let all = lines.join("\n");
         assert!(all.contains("Changes: fix[5m (+1 -1, 1 file)"), "{all}");

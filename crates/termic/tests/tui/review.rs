@@ -21,7 +21,8 @@ fn a_done_worktree_task_shows_its_stat_and_its_changes_in_the_diff_view() {
         "printf 'x\\033]0;pwned\\007\\033[2Jy\\n' > \"$(printf 'evil\\033[31m.txt')\"".into(),
         hook("done", ""),
         "echo READY".into(),
-        "sleep 600".into(),
+        // What is typed into the task after it is done: the comments.
+        "cat > \"$HOME/got.txt\"".into(),
     ]
     .join("; ");
     f.fake_sh_agent(&script);
@@ -56,6 +57,47 @@ fn a_done_worktree_task_shows_its_stat_and_its_changes_in_the_diff_view() {
     t.wait_for("b.txt's hunk folded", |s| {
         s.contains("+ @@ -1 +1,2 @@") && !s.contains("+agent b") && s.contains("+agent a")
     });
-    t.send(b"q");
+    // Nothing to send yet: the view says so.
+    t.send(b"S");
+    t.wait_text("No comments yet");
+    // A comment on the folded hunk, one on a.txt's added line.
+    t.send(b"c");
+    t.wait_text("Comment: _");
+    t.send(b"add a test");
+    t.send(b"\r");
+    t.wait_text("Changes: wt (+3 -0, 3 files), 1 comment");
+    t.send(b"g");
+    for _ in 0..3 {
+        t.send(b"j");
+    }
+    t.send(b"c");
+    t.send(b"rename this");
+    t.send(b"\r");
+    t.wait_text("2 comments");
+    t.send(b"S");
+    t.wait_text("Sent 2 comments to wt.");
+    let got = f.home.join("got.txt");
+    let mut last = String::new();
+    let arrived = crate::wait::eventually(std::time::Duration::from_secs(30), || {
+        last = std::fs::read_to_string(&got).unwrap_or_default();
+        last.contains("> rename this")
+    });
+    assert!(arrived, "the task never got the comments: {last:?}");
+    assert!(
+        last.starts_with("\x1b[200~Review comments on your changes:"),
+        "{last:?}"
+    );
+    assert!(
+        last.contains("a.txt line 2: `agent a`\n> rename this\n"),
+        "{last:?}"
+    );
+    assert!(
+        last.contains("b.txt hunk @@ -1 +1,2 @@:\n> add a test\n"),
+        "{last:?}"
+    );
+    assert!(
+        last.contains("\x1b[201~\n"),
+        "one paste, then Enter: {last:?}"
+    );
     t.wait_for("the view closed", |s| !s.contains("Changes: wt"));
 }
