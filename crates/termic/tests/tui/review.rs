@@ -101,3 +101,35 @@ fn a_done_worktree_task_shows_its_stat_and_its_changes_in_the_diff_view() {
     );
     t.wait_for("the view closed", |s| !s.contains("Changes: wt"));
 }
+
+/// Comments are not sent while the agent works; the view says why.
+#[test]
+fn comments_wait_while_the_agent_works() {
+    let f = Fixture::new();
+    git(&f.work, &["init", "-q", "-b", "main"]);
+    std::fs::write(f.work.join("a.txt"), "a\n").unwrap();
+    git(&f.work, &["add", "."]);
+    git(&f.work, &["commit", "-qm", "first"]);
+    let script = [
+        "printf 'agent a\\n' >> a.txt".to_string(),
+        hook("working", ""),
+        "echo READY".into(),
+        "sleep 600".into(),
+    ]
+    .join("; ");
+    f.fake_sh_agent(&script);
+    let mut t = Termic::start(&f, &["run", "fake", "--name", "busy"]);
+    t.wait_text("READY");
+    t.wait_text("working");
+    t.prefix(b"v");
+    t.wait_text("Changes: busy (+1 -0, 1 file)");
+    t.send(b"n");
+    t.send(b"c");
+    t.send(b"not yet");
+    t.send(b"\r");
+    t.wait_text("1 comment");
+    t.send(b"S");
+    t.wait_text("The agent is working. Send when it is done.");
+    // The view stays, with the comment.
+    t.wait_text("Changes: busy (+1 -0, 1 file), 1 comment");
+}
