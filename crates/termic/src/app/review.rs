@@ -19,6 +19,21 @@ use crate::ui::{Message, Overlay};
 /// How long a done notification waits for its task's stat.
 pub const HOLD_DONE_MS: u64 = 1_500;
 
+/// The stat of a task, read on a thread of its own, if it comes within
+/// `ms` (the thread ends on its own, within git's bound, if not).
+pub fn stat_within(base: crate::review::ReviewBase, ms: u64) -> Option<Stat> {
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    std::thread::Builder::new()
+        .name("termic-stat".into())
+        .spawn(move || {
+            let _ = tx.send(crate::review::stat(&base));
+        })
+        .ok()?;
+    rx.recv_timeout(std::time::Duration::from_millis(ms))
+        .ok()?
+        .ok()
+}
+
 /// What a git thread read: a task's stat, or its changes for the view
 /// (with the task's runtime id).
 pub enum StatResult {

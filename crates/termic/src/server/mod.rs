@@ -424,10 +424,13 @@ impl Server {
                     }
                     if let RuntimeEvent::Transition(id, t) = &event {
                         let away = self.attached.load(Ordering::SeqCst) == 0;
+                        let base = lock(&self.specs)
+                            .get(&id.0)
+                            .and_then(|l| l.base.clone().ok());
                         self.away.on_transition(
                             &self.runtime,
                             &self.paths,
-                            *id,
+                            (*id, base),
                             t,
                             away,
                             &self.queued_out,
