@@ -58,6 +58,8 @@ pub enum ReviewError {
     NotARepo { dir: PathBuf },
     #[error("the snapshot of the task's start is gone ({what} no longer names it); termic cannot tell what the task changed")]
     SnapshotGone { what: String },
+    #[error("the repository of {dir} is your home directory; termic takes no snapshot of it (it would hash every untracked file in it)", dir = dir.display())]
+    HomeRepo { dir: PathBuf },
     #[error(transparent)]
     Git(#[from] git::GitError),
 }
@@ -134,6 +136,11 @@ pub fn take_base(
         Ok(_) | Err(git::GitError::Failed { .. }) => return Err(not_repo()),
         Err(e) => return Err(e.into()),
     };
+    if is_home(&top) {
+        return Err(ReviewError::HomeRepo {
+            dir: cwd.to_path_buf(),
+        });
+    }
     let tree = snapshot_tree(&top)?;
     let reference = format!("refs/termic/snapshots/{}", ref_safe(key));
     git_in(&top, &["update-ref", &reference, &tree])?;
@@ -143,6 +150,14 @@ pub fn take_base(
         reference: Some(reference),
         kind: BaseKind::Snapshot,
     })
+}
+
+/// `dir` is $HOME (a dotfiles repository there) or `/`.
+fn is_home(dir: &Path) -> bool {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let dir = canon(dir);
+    dir == Path::new("/")
+        || std::env::var_os("HOME").is_some_and(|home| canon(Path::new(&home)) == dir)
 }
 
 /// A ref name part from anything: letters, digits, `-`, `_`, `.` kept.

@@ -191,3 +191,23 @@ fn a_plain_directory_task_leaves_out_the_users_earlier_edits_and_prints_hostile_
         text(&out.stderr)
     );
 }
+
+/// A dotfiles repository at HOME: no snapshot of it (it would hash every
+/// untracked file under HOME), and diff says why.
+#[test]
+fn a_task_in_a_repository_at_home_takes_no_snapshot() {
+    let s = Served::new(&agent_script());
+    git(&s.f.home, &["init", "-q", "-b", "main"]);
+    let out =
+        s.f.cli(&s.f.home, &["run", "fake", "--name", "home", "--detach"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = s.termic(&["diff", "home"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("is your home directory; termic takes no snapshot"),
+        "{}",
+        text(&out.stderr)
+    );
+    let refs = git(&s.f.home, &["for-each-ref", "refs/termic/"]);
+    assert_eq!(refs, "", "no ref written");
+}
