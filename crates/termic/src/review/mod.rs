@@ -2,7 +2,8 @@
 //! the diff from that base to the tree as it is now.
 //!
 //! Both sides of the diff are trees written with a temporary index
-//! (`GIT_INDEX_FILE`, a copy of the user's so unchanged files are not
+//! (`GIT_INDEX_FILE` beside the user's index in the git dir, removed
+//! after; a copy of the user's so unchanged files are not
 //! hashed again): `git add -A` then `git write-tree`. The user's index,
 //! HEAD, refs and working tree are never written; only objects are added
 //! to the repository, and for a plain-directory task one ref,
@@ -77,7 +78,9 @@ pub fn snapshot_tree(top: &Path) -> Result<String, ReviewError> {
         top,
         &["rev-parse", "--path-format=absolute", "--git-path", "index"],
     )?;
-    let tmp = temp_index_path();
+    // Beside the user's index, in the git dir: not in a shared /tmp, where
+    // other users could read the repository's file names.
+    let tmp = temp_index_path(Path::new(&index));
     // A copy of the user's index: `add -A` then re-hashes only what
     // changed since it. No index yet (a new repository): git starts one.
     let _ = std::fs::copy(&index, &tmp);
@@ -103,11 +106,12 @@ fn termic_links(top: &Path) -> impl Iterator<Item = &'static str> + '_ {
     })
 }
 
-fn temp_index_path() -> PathBuf {
+fn temp_index_path(index: &Path) -> PathBuf {
     let mut r = [0u8; 8];
     let _ = getrandom::fill(&mut r);
     let hex: String = r.iter().map(|b| format!("{b:02x}")).collect();
-    std::env::temp_dir().join(format!("termic-index-{hex}"))
+    let dir = index.parent().unwrap_or_else(|| Path::new("."));
+    dir.join(format!("termic-index-{hex}"))
 }
 
 /// The base of a task about to start in `cwd` (its worktree when it has

@@ -160,6 +160,15 @@ fn a_plain_directory_task_leaves_out_the_users_earlier_edits_and_prints_hostile_
         index_before
     );
     assert_eq!(git(&s.f.work, &["rev-list", "--count", "HEAD"]).trim(), "1");
+    let temp_left: Vec<_> = std::fs::read_dir(s.f.work.join(".git"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("termic-index"))
+        .collect();
+    assert!(
+        temp_left.is_empty(),
+        "no temporary index left: {temp_left:?}"
+    );
     let refs = git(
         &s.f.work,
         &["for-each-ref", "--format=%(refname)", "refs/termic/"],
