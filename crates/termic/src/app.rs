@@ -25,6 +25,7 @@ pub mod frame_pacer;
 pub mod input_events;
 pub mod keys;
 pub mod overlays;
+pub mod review;
 pub mod services;
 pub mod split;
 pub mod task_basics;
@@ -67,6 +68,10 @@ pub struct Launched {
     /// The event log and recording of the client that started it: a
     /// restart from any client keeps them.
     pub outputs: TaskOutputs,
+    /// What its changes are counted from (issue 32), taken before it
+    /// started; the reason when there is none (not a repository, git
+    /// failed).
+    pub base: Result<crate::review::ReviewBase, String>,
 }
 
 /// Every task's [`Launched`] by runtime id, shared by the server and each
@@ -138,6 +143,8 @@ pub struct App {
     /// Where the transitions and recordings of the tasks this app starts
     /// go (its client's `--event-log`, `--record`, `--record-input`).
     pub outputs: TaskOutputs,
+    /// What each task changed, read off the loop when it goes done.
+    stats: review::Stats,
 }
 
 impl App {
@@ -181,6 +188,7 @@ impl App {
             last_focused: None,
             size_claim: None,
             outputs: TaskOutputs::default(),
+            stats: review::Stats::default(),
         }
     }
 
@@ -222,6 +230,13 @@ impl App {
             self.wired.insert(spec.agent.clone(), hooks_wired);
         }
         let kept = spec.clone();
+        // Before the task starts, so nothing it does is in its base.
+        let base = crate::review::take_base(
+            &spec.cwd,
+            worktree.as_deref(),
+            &crate::review::snapshot_key(&name),
+        )
+        .map_err(|e| e.to_string());
         let id = match self.runtime.spawn_with(spec, &self.outputs, None) {
             Ok(id) => id,
             Err(err) => {
@@ -240,6 +255,7 @@ impl App {
                 spec: kept,
                 worktree: worktree.clone(),
                 outputs: self.outputs.clone(),
+                base,
             },
         );
         let (number, started) = self
@@ -577,16 +593,23 @@ impl App {
         self.wiring.moment(&entry.agent);
         let attention = entry.set_badge(badge, t.at, watched, detail);
         entry.since_ms = since;
-        if let Some(attention) = attention {
-            let event = AttentionEvent {
-                task: entry.name.clone(),
-                agent: entry.agent.clone(),
-                attention,
-                watched,
-            };
-            // With several clients attached, the one in use tells the user
-            // (one notification, not one per terminal).
-            if self.is_latest_client() {
+        let event = attention.map(|attention| AttentionEvent {
+            task: entry.name.clone(),
+            agent: entry.agent.clone(),
+            attention,
+            watched,
+            stat: None,
+        });
+        // Done: what it changed, for the sidebar and the notification.
+        if t.to == termic_signal::engine::State::Done {
+            self.request_stat(id.0);
+        }
+        // With several clients attached, the one in use tells the user
+        // (one notification, not one per terminal).
+        if let Some(event) = event.filter(|_| self.is_latest_client()) {
+            if event.attention == crate::notify::Attention::Done {
+                self.deliver_done(id.0, event);
+            } else {
                 let delivery = decide(&event, self.notify);
                 let _ = self
                     .notifier
@@ -705,6 +728,7 @@ impl App {
                 label_at,
                 self.wiring.next_deadline(&self.working_agents()),
                 self.needs_draw.then(|| frames.next_frame_at()),
+                self.stats.next_deadline(),
             ]
             .into_iter()
             .flatten()
@@ -736,6 +760,11 @@ impl App {
                         self.quit = true;
                     }
                 },
+                recv(self.stats.rx.clone()) -> stat => {
+                    if let Ok(stat) = stat {
+                        self.on_stat(stat);
+                    }
+                },
                 recv(notify) -> reply => {
                     if let Ok(reply) = reply {
                         self.on_notify_reply(reply);
@@ -744,6 +773,7 @@ impl App {
                 default(timeout) => {
                     let now = self.now_ms();
                     self.runtime.tick(now);
+                    self.flush_held(now);
                     // Only a sidebar label needs a frame here: a transition
                     // comes as an event, and a busy task's engine timers
                     // firing must not keep the frame pacer at its streaming

@@ -36,6 +36,8 @@ pub enum PrefixCommand {
     Rename,
     Restart,
     Details,
+    /// The focused task's changes (issue 32).
+    Diff,
     /// Show the next task beside (`|`) or under (`-`) the focused one.
     Split {
         stacked: bool,
@@ -198,6 +200,15 @@ pub const BINDINGS: &[Binding] = &[
         readme_keys: "`t`",
     },
     Binding {
+        triggers: &[Char('v')],
+        digits: false,
+        action: Action::Run(PrefixCommand::Diff),
+        keys: "v",
+        help: "view changes (diff)",
+        hint: Some("diff"),
+        readme_keys: "`v`",
+    },
+    Binding {
         triggers: &[Char('|')],
         digits: false,
         action: Action::Run(PrefixCommand::Split { stacked: false }),
@@ -309,7 +320,7 @@ mod tests {
         let bar = hint_bar();
         assert_eq!(
             bar,
-            " n new  x close  [ copy  , rename  t details  ? help  d detach  q quit "
+            " n new  x close  [ copy  , rename  t details  v diff  ? help  d detach  q quit "
         );
         // It fits an 80-column terminal.
         assert!(bar.chars().count() <= 80, "{}", bar.chars().count());

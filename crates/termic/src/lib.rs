@@ -16,6 +16,7 @@ pub mod notify;
 pub mod paths;
 pub mod printed;
 pub mod project;
+pub mod review;
 pub mod server;
 pub mod ui;
 pub mod workspace;

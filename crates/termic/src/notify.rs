@@ -46,6 +46,8 @@ pub struct AttentionEvent {
     pub attention: Attention,
     /// The user is looking at this task right now.
     pub watched: bool,
+    /// What the task changed, `+12 -3, 2 files`, for a done (issue 32).
+    pub stat: Option<String>,
 }
 
 /// What to do about one [`AttentionEvent`].
@@ -69,7 +71,10 @@ pub fn decide(event: &AttentionEvent, settings: NotifySettings) -> Delivery {
         Attention::NeedsYou { detail: None } => {
             format!("{} ({}) needs you", event.task, event.agent)
         }
-        Attention::Done => format!("{} ({}) is done", event.task, event.agent),
+        Attention::Done => match &event.stat {
+            Some(stat) => format!("{} ({}) is done: {stat}", event.task, event.agent),
+            None => format!("{} ({}) is done", event.task, event.agent),
+        },
         Attention::Stopped { reason } => {
             format!("{} ({}) stopped: {reason}", event.task, event.agent)
         }
@@ -318,6 +323,7 @@ mod tests {
 
     fn event(attention: Attention, watched: bool) -> AttentionEvent {
         AttentionEvent {
+            stat: None,
             task: "fix".into(),
             agent: "claude".into(),
             attention,

@@ -19,5 +19,7 @@ mod cli;
 mod hosts;
 #[path = "server/protocol_props.rs"]
 mod protocol_props;
+#[path = "server/review.rs"]
+mod review;
 #[path = "server/vttest.rs"]
 mod vttest;

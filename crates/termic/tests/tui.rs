@@ -22,6 +22,8 @@ mod notify_dbus;
 mod process_hygiene;
 #[path = "tui/project_paths.rs"]
 mod project_paths;
+#[path = "tui/review.rs"]
+mod review;
 #[path = "tui/screens.rs"]
 mod screens;
 #[path = "tui/workspace.rs"]

@@ -167,6 +167,10 @@ impl App {
             entry.worktree = termic_runtime::lock(&self.specs)
                 .get(&id.0)
                 .and_then(|l| l.worktree.clone());
+            // Done before this client saw it: its stat as when it went done.
+            if entry.badge == Badge::Done {
+                self.request_stat(id.0);
+            }
             match replaced {
                 Some(index) => {
                     entry.unseen = false;

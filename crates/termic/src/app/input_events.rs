@@ -132,6 +132,7 @@ impl App {
             PrefixCommand::Rename => self.open_rename(),
             PrefixCommand::Restart => self.restart_focused(),
             PrefixCommand::Details => self.open_details(),
+            PrefixCommand::Diff => self.open_diff(),
             PrefixCommand::CopyMode { page_up } => self.enter_copy_mode(page_up),
             PrefixCommand::Split { stacked } => self.toggle_split(stacked),
             PrefixCommand::Close => {

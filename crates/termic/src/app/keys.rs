@@ -127,6 +127,7 @@ mod tests {
             (KeyCode::Char(','), PrefixCommand::Rename),
             (KeyCode::Char('r'), PrefixCommand::Restart),
             (KeyCode::Char('t'), PrefixCommand::Details),
+            (KeyCode::Char('v'), PrefixCommand::Diff),
             (KeyCode::Char('|'), PrefixCommand::Split { stacked: false }),
             (KeyCode::Char('-'), PrefixCommand::Split { stacked: true }),
             (KeyCode::Char('1'), PrefixCommand::Jump(1)),

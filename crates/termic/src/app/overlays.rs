@@ -34,6 +34,7 @@ impl App {
             Overlay::Settings(view) => self.settings_key(key, view),
             Overlay::Wizard(view) => self.wizard_key(key, view),
             Overlay::Details(_) => None,
+            Overlay::Diff(view) => self.diff_key(key, view),
             Overlay::Rename(mut view) => match key.code {
                 KeyCode::Esc => None,
                 KeyCode::Enter => {

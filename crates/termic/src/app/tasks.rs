@@ -37,6 +37,9 @@ pub struct TaskEntry {
     pub worktree: Option<PathBuf>,
     /// The agent running inside this command task now (`claude` in a shell).
     pub foreground: Option<String>,
+    /// What the task changed (`+12 -3, 2 files`), read when it last went
+    /// done (issue 32).
+    pub stat: Option<crate::review::model::Stat>,
 }
 
 /// Oldest entries are dropped past this many, so a chatty task cannot grow
@@ -63,6 +66,7 @@ impl TaskEntry {
             log_cursor: 0,
             worktree: None,
             foreground: None,
+            stat: None,
         }
     }
 
@@ -77,6 +81,7 @@ impl TaskEntry {
             badge: self.badge.clone(),
             in_state: Duration::from_millis(now_ms.saturating_sub(self.since_ms)),
             unseen: self.unseen,
+            stat: self.stat.map(|s| s.to_string()),
         }
     }
 

@@ -7,6 +7,7 @@ mod completions;
 pub use completions::COMPLETE_VAR;
 mod config;
 mod demo;
+mod diff;
 mod hooks;
 mod hosts;
 mod kill;
@@ -85,6 +86,7 @@ pub enum Command {
     Rename(rename::RenameArgs),
     Kill(kill::KillArgs),
     Wait(wait::WaitArgs),
+    Diff(diff::DiffArgs),
     /// Control the termic server that owns every task.
     #[command(
         subcommand,
@@ -183,6 +185,7 @@ pub fn dispatch(mut cli: Cli) -> Result<ExitCode> {
         Some(Command::Rename(args)) => rename::run(args),
         Some(Command::Kill(args)) => kill::run(args),
         Some(Command::Wait(args)) => wait::run(args),
+        Some(Command::Diff(args)) => diff::run(args),
         Some(Command::Server(cmd)) => server::run(cmd),
         Some(Command::Config(cmd)) => config::run(cmd),
         Some(Command::Hosts(cmd)) => hosts::run(cmd),

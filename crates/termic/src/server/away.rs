@@ -42,12 +42,14 @@ impl Default for AwayNotifier {
 impl AwayNotifier {
     /// A transition of task `id`: tracks its badge and, when `away` (no
     /// client attached), notifies with the settings config.toml has now.
-    /// Bytes for a terminal go to `queue`.
+    /// Bytes for a terminal go to `queue`. A done notification says what
+    /// the task changed when `base` is known and git answers within
+    /// [`crate::app::review::HOLD_DONE_MS`].
     pub fn on_transition(
         &self,
         runtime: &Runtime,
         paths: &TermicPaths,
-        id: TaskId,
+        (id, base): (TaskId, Option<crate::review::ReviewBase>),
         t: &Transition,
         away: bool,
         queue: &Mutex<Vec<u8>>,
@@ -84,7 +86,14 @@ impl AwayNotifier {
             desktop: settings.desktop,
             osc_fallback: settings.osc_fallback,
         };
+        let stat = match (&attention, base) {
+            (crate::notify::Attention::Done, Some(base)) => {
+                crate::app::review::stat_within(base, crate::app::review::HOLD_DONE_MS)
+            }
+            _ => None,
+        };
         let event = AttentionEvent {
+            stat: stat.map(|s| s.to_string()),
             task: entry.name.clone(),
             agent: entry.agent.clone(),
             attention,

@@ -426,10 +426,13 @@ impl Server {
                     }
                     if let RuntimeEvent::Transition(id, t) = &event {
                         let away = self.attached.load(Ordering::SeqCst) == 0;
+                        let base = lock(&self.specs)
+                            .get(&id.0)
+                            .and_then(|l| l.base.clone().ok());
                         self.away.on_transition(
                             &self.runtime,
                             &self.paths,
-                            *id,
+                            (*id, base),
                             t,
                             away,
                             &self.queued_out,
@@ -633,6 +636,7 @@ impl Server {
                 .map(Response::Waited),
             Request::Stop => Ok(Response::Ok),
             Request::Rename { task, name } => self.rename(&task, &name).map(Response::Renamed),
+            Request::Base { task } => self.base(&task),
             Request::Input(_) => Err(anyhow!("input is only for an attached client or a view")),
             // Each turns the connection into a stream, in `converse`.
             Request::Attach(_) | Request::Subscribe | Request::View(_) => {
@@ -750,6 +754,13 @@ impl Server {
                 .set_hooks_wired(&launch.spec.agent, launch.hooks_wired);
         }
         let spec = launch.spec.clone();
+        // Before the task starts, so nothing it does is in its base.
+        let base = crate::review::take_base(
+            &spec.cwd,
+            launch.worktree.as_deref(),
+            &crate::review::snapshot_key(&spec.name),
+        )
+        .map_err(|e| e.to_string());
         let id = match self.runtime.spawn_with(launch.spec, &run.outputs, None) {
             Ok(id) => id,
             Err(err) => {
@@ -765,6 +776,7 @@ impl Server {
                 spec,
                 worktree: launch.worktree,
                 outputs: run.outputs.clone(),
+                base,
             },
         );
         self.changed();
@@ -778,6 +790,26 @@ impl Server {
         self.runtime.rename(id, name)?;
         self.changed();
         self.row(id).context("that task is gone (it was closed)")
+    }
+
+    /// `termic diff TASK`: what the task's changes are counted from.
+    fn base(&self, task: &str) -> Result<Response> {
+        let id = self.resolve(task)?;
+        let name = self
+            .runtime
+            .info(id)
+            .map(|i| i.meta.name)
+            .context("that task is gone (it was closed)")?;
+        let base = lock(&self.specs).get(&id.0).map(|l| l.base.clone());
+        let (base, why) = match base {
+            Some(Ok(b)) => (Some(b), None),
+            Some(Err(why)) => (None, Some(why)),
+            None => (
+                None,
+                Some("termic did not start this task, so it took no snapshot".to_owned()),
+            ),
+        };
+        Ok(Response::Base { name, base, why })
     }
 
     fn send(&self, task: &str, text: &str, enter: bool) -> Result<Response> {

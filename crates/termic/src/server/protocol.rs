@@ -28,7 +28,9 @@ use input::InputEvent;
 /// task's screen as terminal bytes and takes input for it; `rename` and
 /// its answer `renamed`; a task row's `started`; `outputs` (the client's
 /// `--event-log` and `--record`) on `run` and `attach`.
-pub const PROTOCOL: u32 = 4;
+/// 5 (2026-12-06): `base` and its answer `base`, what a task's changes
+/// are counted from (`termic diff`).
+pub const PROTOCOL: u32 = 5;
 
 /// The largest frame either side accepts (a task list of thousands fits).
 pub const MAX_FRAME: usize = 1 << 20;
@@ -158,6 +160,11 @@ pub enum Request {
         task: String,
         name: String,
     },
+    /// What task TASK's changes are counted from (`termic diff`):
+    /// answered `base`, or `error` (no such task).
+    Base {
+        task: String,
+    },
     /// Become an attached client: the server answers `attached`, then sends
     /// output frames (see [`write_output`]) until `detached`.
     Attach(AttachRequest),
@@ -265,6 +272,13 @@ pub enum Response {
     /// Pushed to a subscriber: the task with this number was closed.
     TaskRemoved {
         id: u64,
+    },
+    /// The answer to `base`: the task's name and its base, or why it has
+    /// none (not a repository, git failed when it started).
+    Base {
+        name: String,
+        base: Option<crate::review::ReviewBase>,
+        why: Option<String>,
     },
     /// The answer to `view`: the task's number. Output frames follow.
     Viewing {

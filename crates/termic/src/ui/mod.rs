@@ -10,6 +10,7 @@
 //! signal engine and the hooks crate; this module only draws.
 
 pub mod dialog;
+pub mod diff;
 pub mod inspector;
 pub mod layout;
 pub mod pane;
@@ -38,6 +39,8 @@ pub enum Overlay {
     Inspector(inspector::InspectorView),
     Rename(task_dialogs::RenameView),
     Details(task_dialogs::DetailsView),
+    /// A task's changes (issue 32).
+    Diff(crate::review::view::DiffView),
 }
 
 /// Everything one frame shows.
@@ -101,6 +104,7 @@ fn render_overlay(frame: &mut Frame, overlay: &Overlay) {
         Overlay::Inspector(v) => inspector::render(frame, v),
         Overlay::Rename(v) => task_dialogs::render_rename(frame, v),
         Overlay::Details(v) => task_dialogs::render_details(frame, v),
+        Overlay::Diff(v) => diff::render(frame, v),
     }
 }
 
@@ -303,6 +307,7 @@ mod tests {
             badge: Badge::Working,
             in_state: std::time::Duration::from_secs(4),
             unseen: false,
+            stat: None,
         }];
         let mut parser = vt100::Parser::new(
             std::num::NonZeroU16::new(3).unwrap(),
@@ -341,6 +346,7 @@ mod tests {
                 },
                 in_state: std::time::Duration::from_secs(5),
                 unseen: false,
+                stat: None,
             })
             .collect();
         let mut v = view(&tasks, None);

@@ -68,6 +68,8 @@ pub struct TaskView {
     /// Set when the task reached needs-you or done while nobody watched it,
     /// cleared when the user focuses it.
     pub unseen: bool,
+    /// What the task changed, `+12 -3, 2 files` (issue 32).
+    pub stat: Option<String>,
 }
 
 /// `12s`, `3m`, `2h`, `4d`: short enough for the sidebar.
@@ -324,10 +326,21 @@ fn badge_line(task: &TaskView, width: usize) -> Line<'static> {
     let time = short_duration(task.in_state);
     let room = width.saturating_sub(2 + time.len() + 1);
     let label = truncate(&label, room);
-    let gap = width.saturating_sub(2 + label.chars().count() + time.len());
+    // The stat after the label when it fits: whole, or its counts alone.
+    let stat = task.stat.as_deref().and_then(|stat| {
+        let counts = stat.split(',').next().unwrap_or(stat);
+        let free = room.saturating_sub(label.chars().count() + 1);
+        [stat, counts]
+            .into_iter()
+            .find(|s| s.chars().count() <= free)
+            .map(|s| format!(" {s}"))
+    });
+    let stat = stat.unwrap_or_default();
+    let gap = width.saturating_sub(2 + label.chars().count() + stat.chars().count() + time.len());
     Line::from(vec![
         Span::raw("  "),
         Span::styled(label, task.badge.style()),
+        Span::styled(stat, Style::new().fg(Color::Cyan)),
         Span::raw(" ".repeat(gap)),
         Span::styled(time, Style::new().add_modifier(Modifier::DIM)),
     ])
@@ -366,6 +379,7 @@ mod tests {
             badge,
             in_state: Duration::from_secs(secs),
             unseen: false,
+            stat: None,
         }
     }
 
@@ -565,6 +579,27 @@ mod tests {
         let buf = t.backend().buffer();
         assert!(buf[(0, 2)].modifier.contains(Modifier::REVERSED));
         assert_eq!(buf[(2, 1)].fg, Color::Red);
+    }
+
+    /// Issue 32: a task's stat follows its badge, whole when it fits,
+    /// its counts alone when not.
+    #[test]
+    fn the_stat_follows_the_badge_and_shortens_to_fit() {
+        let t = TaskView {
+            stat: Some("+12 -3, 2 files".into()),
+            ..task("fix", "claude", Badge::Done, 5)
+        };
+        let wide = draw(34, 4, |f| {
+            render(f, f.area(), std::slice::from_ref(&t), Some(0))
+        });
+        let lines = text_lines(&wide);
+        assert!(lines[2].contains("done +12 -3, 2 files"), "{lines:#?}");
+        let narrow = draw(20, 4, |f| {
+            render(f, f.area(), std::slice::from_ref(&t), Some(0))
+        });
+        let lines = text_lines(&narrow);
+        assert!(lines[2].contains("done +12 -3"), "{lines:#?}");
+        assert!(!lines[2].contains("files"), "{lines:#?}");
     }
 
     /// Issue 28: the label is the task's number, not its row: tasks shown

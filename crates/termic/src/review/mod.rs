@@ -1,0 +1,244 @@
+//! What a task changed (issue 32): its base, taken when it starts, and
+//! the diff from that base to the tree as it is now.
+//!
+//! Both sides of the diff are trees written with a temporary index
+//! (`GIT_INDEX_FILE` beside the user's index in the git dir, removed
+//! after; a copy of the user's so unchanged files are not
+//! hashed again): `git add -A` then `git write-tree`. The user's index,
+//! HEAD, refs and working tree are never written; only objects are added
+//! to the repository, and for a plain-directory task one ref,
+//! `refs/termic/snapshots/<n>`, keeps the start snapshot from `git gc`.
+//! Untracked files that are not ignored count, as they would once added.
+
+pub mod git;
+pub mod model;
+pub mod view;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use model::{Changes, Stat};
+
+/// How long one git call of a snapshot or a diff may take.
+pub const GIT_LIMIT: Duration = Duration::from_secs(20);
+/// The most of a patch termic reads (the rest is dropped, `cut` says so).
+pub const MAX_PATCH: usize = 8 << 20;
+/// The most of a numstat termic reads.
+const MAX_NUMSTAT: usize = 1 << 20;
+
+/// What a task's changes are counted from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewBase {
+    /// Where git runs: the task's worktree, or the top of the repository
+    /// its directory is in.
+    pub dir: PathBuf,
+    /// The object the diff starts at: the commit a worktree was cut from,
+    /// or the tree snapshot of a plain directory.
+    pub object: String,
+    /// The ref that keeps a snapshot reachable (none for a worktree: its
+    /// base commit is on its branch).
+    pub reference: Option<String>,
+    pub kind: BaseKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BaseKind {
+    /// A worktree's branch from the commit it was cut from.
+    Worktree,
+    /// A plain directory from the tree as it was when the task started.
+    Snapshot,
+}
+
+/// Why there are no changes to show.
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewError {
+    #[error("{dir} is not in a git repository, so termic took no snapshot when the task started", dir = dir.display())]
+    NotARepo { dir: PathBuf },
+    #[error("the snapshot of the task's start is gone ({what} no longer names it); termic cannot tell what the task changed")]
+    SnapshotGone { what: String },
+    #[error("the repository of {dir} is your home directory; termic takes no snapshot of it (it would hash every untracked file in it)", dir = dir.display())]
+    HomeRepo { dir: PathBuf },
+    #[error(transparent)]
+    Git(#[from] git::GitError),
+}
+
+fn git_in(dir: &Path, args: &[&str]) -> Result<String, git::GitError> {
+    let out = git::run(dir, args, &[], GIT_LIMIT, 64 * 1024)?;
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// The tree of everything in the repository at `top` as it is now,
+/// untracked files too (not ignored ones), written with a temporary
+/// index: the user's index is read (copied), never written.
+pub fn snapshot_tree(top: &Path) -> Result<String, ReviewError> {
+    let index = git_in(
+        top,
+        &["rev-parse", "--path-format=absolute", "--git-path", "index"],
+    )?;
+    // Beside the user's index, in the git dir: not in a shared /tmp, where
+    // other users could read the repository's file names.
+    let tmp = temp_index_path(Path::new(&index));
+    // A copy of the user's index: `add -A` then re-hashes only what
+    // changed since it. No index yet (a new repository): git starts one.
+    let _ = std::fs::copy(&index, &tmp);
+    let env = [("GIT_INDEX_FILE", tmp.as_os_str())];
+    let result = (|| {
+        let mut args = vec!["add".to_owned(), "-A".into(), "--".into(), ".".into()];
+        args.extend(termic_links(top).map(|name| format!(":(exclude,top){name}")));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        git::run(top, &args, &env, GIT_LIMIT, 64 * 1024)?;
+        let out = git::run(top, &["write-tree"], &env, GIT_LIMIT, 1024)?;
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    })();
+    let _ = std::fs::remove_file(&tmp);
+    let _ = std::fs::remove_file(tmp.with_extension("lock"));
+    result
+}
+
+/// The agent dirs termic linked into a worktree (symlinks named as a
+/// built-in's `linked_dirs`): untracked, but not the task's work.
+fn termic_links(top: &Path) -> impl Iterator<Item = &'static str> + '_ {
+    crate::agents::builtin::linked_dirs().filter(move |name| {
+        std::fs::symlink_metadata(top.join(name)).is_ok_and(|m| m.file_type().is_symlink())
+    })
+}
+
+fn temp_index_path(index: &Path) -> PathBuf {
+    let mut r = [0u8; 8];
+    let _ = getrandom::fill(&mut r);
+    let hex: String = r.iter().map(|b| format!("{b:02x}")).collect();
+    let dir = index.parent().unwrap_or_else(|| Path::new("."));
+    dir.join(format!("termic-index-{hex}"))
+}
+
+/// The base of a task about to start in `cwd` (its worktree when it has
+/// one). A worktree's base is the commit it was cut from (its HEAD now);
+/// a plain directory's is a snapshot of its repository, kept by
+/// `refs/termic/snapshots/<key>`. Err: not a repository, or git failed.
+pub fn take_base(
+    cwd: &Path,
+    worktree: Option<&Path>,
+    key: &str,
+) -> Result<ReviewBase, ReviewError> {
+    let not_repo = || ReviewError::NotARepo {
+        dir: cwd.to_path_buf(),
+    };
+    if let Some(wt) = worktree {
+        let object = git_in(wt, &["rev-parse", "--verify", "HEAD^{commit}"])?;
+        return Ok(ReviewBase {
+            dir: wt.to_path_buf(),
+            object,
+            reference: None,
+            kind: BaseKind::Worktree,
+        });
+    }
+    let top = match git_in(cwd, &["rev-parse", "--show-toplevel"]) {
+        Ok(top) if !top.is_empty() => PathBuf::from(top),
+        Ok(_) | Err(git::GitError::Failed { .. }) => return Err(not_repo()),
+        Err(e) => return Err(e.into()),
+    };
+    if is_home(&top) {
+        return Err(ReviewError::HomeRepo {
+            dir: cwd.to_path_buf(),
+        });
+    }
+    let tree = snapshot_tree(&top)?;
+    let reference = format!("refs/termic/snapshots/{}", ref_safe(key));
+    git_in(&top, &["update-ref", &reference, &tree])?;
+    Ok(ReviewBase {
+        dir: top,
+        object: tree,
+        reference: Some(reference),
+        kind: BaseKind::Snapshot,
+    })
+}
+
+/// `dir` is $HOME (a dotfiles repository there) or `/`.
+fn is_home(dir: &Path) -> bool {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let dir = canon(dir);
+    dir == Path::new("/")
+        || std::env::var_os("HOME").is_some_and(|home| canon(Path::new(&home)) == dir)
+}
+
+/// A ref name part from anything: letters, digits, `-`, `_`, `.` kept.
+fn ref_safe(key: &str) -> String {
+    let s: String = key
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if s.is_empty() {
+        "task".into()
+    } else {
+        s
+    }
+}
+
+/// A unique key for a task's snapshot ref: the start time and 4 random
+/// bytes, then the task's name.
+pub fn snapshot_key(name: &str) -> String {
+    let mut r = [0u8; 4];
+    let _ = getrandom::fill(&mut r);
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let hex: String = r.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{ms}-{hex}-{name}")
+}
+
+/// The two trees to compare, after checking the base is still there.
+fn endpoints(base: &ReviewBase) -> Result<(String, String), ReviewError> {
+    let want = match base.kind {
+        BaseKind::Worktree => format!("{}^{{commit}}", base.object),
+        BaseKind::Snapshot => format!("{}^{{tree}}", base.object),
+    };
+    if git_in(&base.dir, &["cat-file", "-e", &want]).is_err() {
+        return Err(ReviewError::SnapshotGone {
+            what: base
+                .reference
+                .clone()
+                .unwrap_or_else(|| format!("commit {}", base.object)),
+        });
+    }
+    if !base.dir.is_dir() {
+        return Err(ReviewError::NotARepo {
+            dir: base.dir.clone(),
+        });
+    }
+    let now = snapshot_tree(&base.dir)?;
+    Ok((base.object.clone(), now))
+}
+
+const DIFF_FLAGS: [&str; 5] = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M"];
+
+fn numstat(dir: &Path, from: &str, to: &str) -> Result<Vec<model::NumstatEntry>, ReviewError> {
+    let mut args: Vec<&str> = DIFF_FLAGS.to_vec();
+    args.extend(["--numstat", "-z", from, to, "--"]);
+    let out = git::run(dir, &args, &[], GIT_LIMIT, MAX_NUMSTAT)?;
+    Ok(model::parse_numstat(&out.stdout))
+}
+
+/// The stat of a task's changes.
+pub fn stat(base: &ReviewBase) -> Result<Stat, ReviewError> {
+    let (from, to) = endpoints(base)?;
+    Ok(model::stat_of(&numstat(&base.dir, &from, &to)?))
+}
+
+/// A task's changes: files, hunks, lines.
+pub fn changes(base: &ReviewBase) -> Result<Changes, ReviewError> {
+    let (from, to) = endpoints(base)?;
+    let entries = numstat(&base.dir, &from, &to)?;
+    let mut args: Vec<&str> = DIFF_FLAGS.to_vec();
+    args.extend(["--src-prefix=a/", "--dst-prefix=b/", &from, &to, "--"]);
+    let out = git::run(&base.dir, &args, &[], GIT_LIMIT, MAX_PATCH)?;
+    Ok(model::parse_patch(&entries, &out.stdout, out.cut))
+}

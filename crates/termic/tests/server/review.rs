@@ -1,0 +1,222 @@
+//! `termic diff` end to end (issue 32): a worktree task's branch and
+//! uncommitted work, a plain-directory task's changes since it started
+//! (the user's earlier edits not counted), hostile names and content
+//! printed cleaned, and each error.
+
+use crate::git_support::git;
+use crate::harness::hook;
+use crate::served::{text, Served};
+
+use serde_json::Value;
+
+/// The simulated agent: appends to a.txt and b.txt, in a worktree commits
+/// a.txt, in a plain directory also writes a file whose name and content
+/// hold escape sequences; then says done.
+fn agent_script() -> String {
+    [
+        hook("working", ""),
+        "printf 'agent a\\n' >> a.txt".into(),
+        "printf 'agent b\\n' >> b.txt".into(),
+        "case \"$(pwd)\" in */worktrees/*) git add a.txt && git -c user.name=t -c user.email=t@t commit -qm agent ;; \
+         *) printf 'x\\033]0;pwned\\007\\033[2Jy\\n' > \"$(printf 'evil\\033[31m.txt')\" ;; esac"
+            .into(),
+        hook("done", ""),
+        "sleep 600".into(),
+    ]
+    .join("; ")
+}
+
+fn repo(s: &Served) {
+    git(&s.f.work, &["init", "-q", "-b", "main"]);
+    std::fs::write(s.f.work.join("a.txt"), "a\n").unwrap();
+    std::fs::write(s.f.work.join("b.txt"), "b\n").unwrap();
+    std::fs::write(s.f.work.join("c.txt"), "c\n").unwrap();
+    git(&s.f.work, &["add", "."]);
+    git(&s.f.work, &["commit", "-qm", "first"]);
+}
+
+fn diff_json(s: &Served, task: &str) -> Value {
+    serde_json::from_str(&s.expect(&["diff", task, "--json"], 0)).unwrap()
+}
+
+fn paths(v: &Value) -> Vec<String> {
+    let mut p: Vec<String> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_owned())
+        .collect();
+    p.sort();
+    p
+}
+
+#[test]
+fn a_worktree_task_shows_its_commit_and_its_uncommitted_edit() {
+    let s = Served::new(&agent_script());
+    repo(&s);
+    s.expect(
+        &["run", "fake", "--worktree", "--name", "wt", "--detach"],
+        0,
+    );
+    s.expect(&["wait", "wt", "--for", "done", "--timeout", "30"], 0);
+    let v = diff_json(&s, "wt");
+    assert_eq!(v["kind"], "worktree", "{v}");
+    // a.txt committed by the agent, b.txt not: both, and termic's own
+    // links into the worktree are not the agent's work.
+    assert_eq!(paths(&v), ["a.txt", "b.txt"], "{v}");
+    let a = &v["files"][0];
+    assert_eq!(a["added"], 1, "{a}");
+    let lines = a["hunks"][0]["lines"].as_array().unwrap();
+    let added: Vec<&Value> = lines.iter().filter(|l| l["kind"] == "added").collect();
+    assert_eq!(added.len(), 1, "{a}");
+    assert_eq!(added[0]["text"], "agent a");
+    assert_eq!(added[0]["new"], 2);
+    assert_eq!(v["stat"]["files"], 2);
+
+    let stat = s.expect(&["diff", "wt", "--stat"], 0);
+    assert!(stat.contains("a.txt | +1 -0"), "{stat}");
+    assert!(stat.ends_with("+2 -0, 2 files\n"), "{stat}");
+    let patch = s.expect(&["diff", "wt"], 0);
+    assert!(
+        patch.contains("+++ b/b.txt\n@@ -1 +1,2 @@\n b\n+agent b\n"),
+        "{patch}"
+    );
+    // The user's repository is as it was: branch main, one commit, no
+    // snapshot ref for a worktree task.
+    assert_eq!(git(&s.f.work, &["rev-list", "--count", "main"]).trim(), "1");
+    assert_eq!(git(&s.f.work, &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn a_plain_directory_task_leaves_out_the_users_earlier_edits_and_prints_hostile_text_cleaned() {
+    let s = Served::new(&agent_script());
+    // Before the repository exists: no base, and diff says why.
+    s.expect(&["run", "fake", "--name", "norepo", "--detach"], 0);
+    let out = s.termic(&["diff", "norepo"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("not in a git repository"),
+        "{}",
+        text(&out.stderr)
+    );
+    s.expect(&["kill", "norepo"], 0);
+    let _ = std::fs::remove_file(s.f.work.join("a.txt"));
+    let _ = std::fs::remove_file(s.f.work.join("b.txt"));
+    let _ = std::fs::remove_file(s.f.work.join("evil\x1b[31m.txt"));
+
+    repo(&s);
+    // The user's own edits before the task: a change to c.txt, one to
+    // a.txt, a new untracked file, something staged.
+    std::fs::write(s.f.work.join("c.txt"), "c changed by the user\n").unwrap();
+    std::fs::write(s.f.work.join("a.txt"), "a\nuser a\n").unwrap();
+    std::fs::write(s.f.work.join("notes.txt"), "mine\n").unwrap();
+    git(&s.f.work, &["add", "c.txt"]);
+    let index_before = std::fs::read(s.f.work.join(".git/index")).unwrap();
+
+    s.expect(&["run", "fake", "--name", "plain", "--detach"], 0);
+    s.expect(&["wait", "plain", "--for", "done", "--timeout", "30"], 0);
+    let v = diff_json(&s, "plain");
+    assert_eq!(v["kind"], "snapshot", "{v}");
+    assert_eq!(
+        paths(&v),
+        ["a.txt", "b.txt", "evil\x1b[31m.txt"],
+        "the JSON keeps names exactly, and the user's edits are not there: {v}"
+    );
+    let a = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "a.txt")
+        .unwrap();
+    assert_eq!(
+        (a["added"].as_u64(), a["removed"].as_u64()),
+        (Some(1), Some(0))
+    );
+    let lines = a["hunks"][0]["lines"].as_array().unwrap();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["kind"] == "context" && l["text"] == "user a"),
+        "the user's line is context, not the agent's: {a}"
+    );
+
+    let patch = s.expect(&["diff", "plain"], 0);
+    assert!(
+        !patch.contains('\x1b') && !patch.contains('\x07'),
+        "{patch:?}"
+    );
+    assert!(patch.contains("+++ b/evil[31m.txt"), "{patch}");
+    assert!(patch.contains("+x]0;pwned[2Jy"), "{patch}");
+    assert!(
+        !patch.contains("notes.txt") && !patch.contains("c.txt"),
+        "{patch}"
+    );
+
+    // Nothing of the user's was written: the index is byte for byte the
+    // same, HEAD and the branch are where they were, the snapshot is
+    // kept by one ref under refs/termic/.
+    assert_eq!(
+        std::fs::read(s.f.work.join(".git/index")).unwrap(),
+        index_before
+    );
+    assert_eq!(git(&s.f.work, &["rev-list", "--count", "HEAD"]).trim(), "1");
+    let temp_left: Vec<_> = std::fs::read_dir(s.f.work.join(".git"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("termic-index"))
+        .collect();
+    assert!(
+        temp_left.is_empty(),
+        "no temporary index left: {temp_left:?}"
+    );
+    let refs = git(
+        &s.f.work,
+        &["for-each-ref", "--format=%(refname)", "refs/termic/"],
+    );
+    assert_eq!(refs.lines().count(), 1, "{refs}");
+    assert_eq!(
+        git(&s.f.work, &["diff", "--cached", "--name-only"]).trim(),
+        "c.txt"
+    );
+
+    // The snapshot gone (its ref deleted, the objects pruned): diff says so.
+    git(&s.f.work, &["update-ref", "-d", refs.trim()]);
+    git(&s.f.work, &["reflog", "expire", "--expire=now", "--all"]);
+    git(&s.f.work, &["gc", "-q", "--prune=now"]);
+    let out = s.termic(&["diff", "plain"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("snapshot of the task's start is gone"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // An unknown task.
+    let out = s.termic(&["diff", "nosuch"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("nosuch"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// A dotfiles repository at HOME: no snapshot of it (it would hash every
+/// untracked file under HOME), and diff says why.
+#[test]
+fn a_task_in_a_repository_at_home_takes_no_snapshot() {
+    let s = Served::new(&agent_script());
+    git(&s.f.home, &["init", "-q", "-b", "main"]);
+    let out =
+        s.f.cli(&s.f.home, &["run", "fake", "--name", "home", "--detach"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = s.termic(&["diff", "home"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("is your home directory; termic takes no snapshot"),
+        "{}",
+        text(&out.stderr)
+    );
+    let refs = git(&s.f.home, &["for-each-ref", "refs/termic/"]);
+    assert_eq!(refs, "", "no ref written");
+}
