@@ -138,6 +138,9 @@ pub struct App {
     /// Where the transitions and recordings of the tasks this app starts
     /// go (its client's `--event-log`, `--record`, `--record-input`).
     pub outputs: TaskOutputs,
+    /// A message here stops the loop (in-process, a fatal signal put the
+    /// terminal back and ended the tasks).
+    pub stop: Receiver<()>,
 }
 
 impl App {
@@ -181,6 +184,7 @@ impl App {
             last_focused: None,
             size_claim: None,
             outputs: TaskOutputs::default(),
+            stop: crossbeam_channel::never(),
         }
     }
 
@@ -691,6 +695,7 @@ impl App {
         notify: Receiver<crate::notify::NotifyReply>,
     ) -> Result<()> {
         let mut frames = FramePacer::default();
+        let stop = self.stop.clone();
         while !self.quit {
             let now = self.now_ms();
             self.recheck_wiring(now);
@@ -741,6 +746,7 @@ impl App {
                         self.on_notify_reply(reply);
                     }
                 },
+                recv(stop) -> _ => self.quit = true,
                 default(timeout) => {
                     let now = self.now_ms();
                     self.runtime.tick(now);

@@ -121,19 +121,14 @@ mod tests {
     /// Every write to the terminal in this crate goes through this module:
     /// no `println!`, `print!`, `eprintln!`, `eprint!` or raw stdout or
     /// stderr elsewhere, outside the TUI's terminal (app/terminal.rs, which
-    /// writes screen frames, and exit_signals.rs, which restores it) and
+    /// writes screen frames and restores the terminal) and
     /// clap's completion scripts (generated from termic's own arguments).
     /// termic-runtime writes nothing at all: what it has to say is an event
     /// (`RuntimeEvent::Log`, `Notice`) or an error the binary prints.
     #[test]
     fn no_command_writes_to_the_terminal_around_the_cleaner() {
         let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let ours = [
-            "printed.rs",
-            "app/terminal.rs",
-            "exit_signals.rs",
-            "commands/completions.rs",
-        ];
+        let ours = ["printed.rs", "app/terminal.rs", "commands/completions.rs"];
         let mut found = Vec::new();
         for (src, allowed) in [
             (crate_dir.join("src"), &ours[..]),
