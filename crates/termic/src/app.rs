@@ -588,9 +588,10 @@ impl App {
                 attention,
                 watched,
             };
-            // With several clients attached, the one in use tells the user
-            // (one notification, not one per terminal).
-            if self.is_latest_client() {
+            // With several clients attached, the workspace in use tells the
+            // user (one notification, not one per terminal; a view is no
+            // workspace).
+            if self.is_notifying_client() {
                 let delivery = decide(&event, self.notify);
                 let _ = self
                     .notifier
