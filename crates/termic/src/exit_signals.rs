@@ -125,7 +125,7 @@ extern "C" fn on_signal(signal: libc::c_int) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnExit {
     /// A process drawing on the user's terminal: leave raw mode and the
-    /// alternate screen, and keep stdout locked so no frame follows.
+    /// alternate screen for good, so no later frame is drawn.
     RestoreTerminal,
     /// A process with no terminal (the server).
     Quiet,
