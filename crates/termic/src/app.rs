@@ -145,6 +145,9 @@ pub struct App {
     pub outputs: TaskOutputs,
     /// What each task changed, read off the loop when it goes done.
     stats: review::Stats,
+    /// A message here stops the loop (in-process, a fatal signal put the
+    /// terminal back and ended the tasks).
+    pub stop: Receiver<()>,
 }
 
 impl App {
@@ -189,6 +192,7 @@ impl App {
             size_claim: None,
             outputs: TaskOutputs::default(),
             stats: review::Stats::default(),
+            stop: crossbeam_channel::never(),
         }
     }
 
@@ -604,9 +608,10 @@ impl App {
         if t.to == termic_signal::engine::State::Done {
             self.request_stat(id.0);
         }
-        // With several clients attached, the one in use tells the user
-        // (one notification, not one per terminal).
-        if let Some(event) = event.filter(|_| self.is_latest_client()) {
+        // With several clients attached, the workspace in use tells the
+        // user (one notification, not one per terminal; a view is no
+        // workspace).
+        if let Some(event) = event.filter(|_| self.is_notifying_client()) {
             if event.attention == crate::notify::Attention::Done {
                 self.deliver_done(id.0, event);
             } else {
@@ -714,6 +719,7 @@ impl App {
         notify: Receiver<crate::notify::NotifyReply>,
     ) -> Result<()> {
         let mut frames = FramePacer::default();
+        let stop = self.stop.clone();
         while !self.quit {
             let now = self.now_ms();
             self.recheck_wiring(now);
@@ -770,6 +776,7 @@ impl App {
                         self.on_notify_reply(reply);
                     }
                 },
+                recv(stop) -> _ => self.quit = true,
                 default(timeout) => {
                     let now = self.now_ms();
                     self.runtime.tick(now);

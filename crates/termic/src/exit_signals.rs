@@ -6,13 +6,17 @@
 //!
 //! The handler only writes the signal number to a pipe (the one thing a
 //! signal handler may safely do); a thread reads it and does the work.
+//! Nothing here ends the process: the main thread is woken and returns
+//! through `main` with the status (the server through `serve`, a client
+//! through [`caught`]).
 
 use std::io::{self, Read};
 use std::os::fd::FromRawFd;
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Condvar, Mutex, OnceLock};
 
-use termic_runtime::session;
+use termic_runtime::{lock, session};
 
 /// The signals that end termic. SIGINT only arrives from `kill`: in raw
 /// mode Ctrl-C is a key for the focused task.
@@ -23,6 +27,77 @@ static PIPE_WRITE: AtomicI32 = AtomicI32::new(-1);
 
 /// How the process ends on a fatal signal, when it ends itself.
 static ON_FATAL: OnceLock<Box<dyn Fn(libc::c_int) + Send + Sync>> = OnceLock::new();
+
+/// A client's fatal signal: which, and whether its ending (the terminal
+/// put back, its tasks ended) is done.
+struct Caught {
+    signal: Option<libc::c_int>,
+    done: bool,
+}
+
+static CAUGHT: Mutex<Caught> = Mutex::new(Caught {
+    signal: None,
+    done: false,
+});
+static CAUGHT_DONE: Condvar = Condvar::new();
+
+/// What wakes a client's main thread once its ending is done.
+type WakeFn = Box<dyn Fn() + Send>;
+static WAKE: Mutex<Option<WakeFn>> = Mutex::new(None);
+
+/// While held, a fatal signal wakes the client's main thread with `wake`
+/// (shut its server socket, tell its app loop to stop) once the terminal
+/// is put back and its tasks are ended; the main thread then asks
+/// [`caught`] and returns the status. Called at once when the signal came
+/// before the registration. One at a time; dropping it unregisters.
+#[must_use = "the wake is unregistered when this is dropped"]
+pub struct Wake(());
+
+/// Registers `wake` (see [`Wake`]).
+pub fn wake_on_fatal(wake: impl Fn() + Send + 'static) -> Wake {
+    let mut slot = lock(&WAKE);
+    if lock(&CAUGHT).done {
+        wake();
+    }
+    *slot = Some(Box::new(wake));
+    Wake(())
+}
+
+impl Drop for Wake {
+    fn drop(&mut self) {
+        *lock(&WAKE) = None;
+    }
+}
+
+/// The fatal signal a client caught, once its ending is done (it waits
+/// for that): the main thread returns [`exit_code`] of it. `None`: no
+/// signal came.
+pub fn caught() -> Option<libc::c_int> {
+    let mut caught = lock(&CAUGHT);
+    caught.signal?;
+    while !caught.done {
+        caught = CAUGHT_DONE
+            .wait(caught)
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+    }
+    caught.signal
+}
+
+/// What `show` (a client's life on the terminal) returns, or, when a fatal
+/// signal ended it, 128 + the signal: the terminal is back and nothing
+/// more is said.
+pub fn returning(show: impl FnOnce() -> anyhow::Result<ExitCode>) -> anyhow::Result<ExitCode> {
+    let result = show();
+    match caught() {
+        Some(signal) => Ok(exit_code(signal)),
+        None => result,
+    }
+}
+
+/// 128 + the signal, as a shell reports a death by that signal.
+pub fn exit_code(signal: libc::c_int) -> ExitCode {
+    ExitCode::from(u8::try_from(128 + signal).unwrap_or(u8::MAX))
+}
 
 /// Register the process's own ending for a fatal signal: `work` (given the
 /// signal) ends the tasks and makes the main thread return with 128 + the
@@ -50,7 +125,7 @@ extern "C" fn on_signal(signal: libc::c_int) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnExit {
     /// A process drawing on the user's terminal: leave raw mode and the
-    /// alternate screen, and keep stdout locked so no frame follows.
+    /// alternate screen for good, so no later frame is drawn.
     RestoreTerminal,
     /// A process with no terminal (the server).
     Quiet,
@@ -107,15 +182,27 @@ fn exit_on(signal: libc::c_int, on_exit: OnExit) {
         work(signal);
         return;
     }
-    // A client: its loop blocks in a read of the server's stream and would
-    // draw a frame after the restore below, so the process ends here.
+    {
+        let mut caught = lock(&CAUGHT);
+        if caught.signal.is_some() {
+            // A second signal while the first is handled.
+            return;
+        }
+        caught.signal = Some(signal);
+    }
+    // A client: its main thread may be about to draw a frame; from here on
+    // whatever it draws is dropped (app::terminal's writer checks under
+    // the stdout lock this takes).
     if on_exit == OnExit::RestoreTerminal {
-        // Held until exit: a frame drawn after this would land on the
-        // user's restored screen.
-        let held = io::stdout().lock();
-        crate::app::terminal::restore();
-        std::mem::forget(held);
+        crate::app::terminal::restore_for_good();
     }
     session::end_every_task();
-    std::process::exit(128 + signal);
+    {
+        let mut caught = lock(&CAUGHT);
+        caught.done = true;
+        CAUGHT_DONE.notify_all();
+    }
+    if let Some(wake) = lock(&WAKE).as_ref() {
+        wake();
+    }
 }

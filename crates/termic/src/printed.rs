@@ -121,7 +121,7 @@ mod tests {
     /// Every write to the terminal in this crate goes through this module:
     /// no `println!`, `print!`, `eprintln!`, `eprint!` or raw stdout or
     /// stderr elsewhere, outside the TUI's terminal (app/terminal.rs, which
-    /// writes screen frames, and exit_signals.rs, which restores it) and
+    /// writes screen frames and restores the terminal) and
     /// clap's completion scripts (generated from termic's own arguments)
     /// and `termic server bridge` (protocol bytes to ssh's pipe, never a
     /// terminal, which cleaning would corrupt).
@@ -133,7 +133,6 @@ mod tests {
         let ours = [
             "printed.rs",
             "app/terminal.rs",
-            "exit_signals.rs",
             "commands/completions.rs",
             "server/bridge.rs",
         ];

@@ -276,7 +276,13 @@ impl Grid {
     }
 
     pub fn visible_row(&self, row: u16) -> Option<&crate::row::Row> {
-        self.visible_rows().nth(usize::from(row))
+        // termic: indexed when not scrolled back (always, for termic: it
+        // keeps no scrollback here). The iterator's nth walked the rows
+        // before it, so `Screen::cell` cost O(row) for every cell drawn.
+        match &self.scrollback {
+            Some(s) if s.offset > 0 => self.visible_rows().nth(usize::from(row)),
+            _ => self.rows.get(usize::from(row)),
+        }
     }
 
     pub fn drawing_row(&self, row: u16) -> Option<&crate::row::Row> {

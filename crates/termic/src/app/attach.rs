@@ -28,6 +28,9 @@ pub struct SizeBoard {
 struct Wants {
     /// When the client last typed, resized or attached.
     active: u64,
+    /// A task's view (protocol 4), not a workspace: it has a size and
+    /// input, but no notifier.
+    view: bool,
     /// The size of each task where this client draws it (its pane, or its
     /// half of a split).
     sizes: HashMap<u64, TermSize>,
@@ -54,6 +57,23 @@ impl SizeBoard {
     pub fn latest(&self) -> Option<u64> {
         self.clients
             .iter()
+            .max_by_key(|(_, w)| w.active)
+            .map(|(&id, _)| id)
+    }
+
+    /// `client` is a task's view (it never notifies).
+    pub fn is_view(&mut self, client: u64) {
+        self.clients.entry(client).or_default().view = true;
+    }
+
+    /// The workspace client active last: the one that notifies (bell,
+    /// desktop, OSC 777), once for every terminal. A view typing does not
+    /// take it: a view is no workspace and notifies by its own means (the
+    /// web client's push).
+    pub fn notifier(&self) -> Option<u64> {
+        self.clients
+            .iter()
+            .filter(|(_, w)| !w.view)
             .max_by_key(|(_, w)| w.active)
             .map(|(&id, _)| id)
     }
@@ -211,6 +231,14 @@ impl App {
             .is_none_or(|c| termic_runtime::lock(&c.board).latest() == Some(c.client))
     }
 
+    /// Not attached, or the attached workspace that typed or resized last
+    /// (views left out): the one that notifies.
+    pub fn is_notifying_client(&self) -> bool {
+        self.size_claim
+            .as_ref()
+            .is_none_or(|c| termic_runtime::lock(&c.board).notifier() == Some(c.client))
+    }
+
     /// This client typed, resized or attached: under `latest`, when
     /// another client was active last, every task takes this client's size.
     pub fn claim_size(&mut self) {
@@ -305,5 +333,27 @@ mod tests {
         board.leave(1);
         board.leave(2);
         assert_eq!((board.size_of(7), board.latest()), (None, None));
+    }
+
+    #[test]
+    fn a_view_typing_takes_the_size_but_not_the_notifications() {
+        let mut board = laptop_and_phone(WindowSize::Latest);
+        assert_eq!(
+            board.notifier(),
+            Some(2),
+            "the phone's workspace typed last"
+        );
+        board.active(1);
+        // a web page's view of task 7 types
+        board.is_view(3);
+        board.active(3);
+        board.want(3, [(7, size(90, 30))]);
+        assert_eq!(board.latest(), Some(3));
+        assert_eq!(board.size_of(7), Some(size(90, 30)), "the view's size");
+        assert_eq!(board.notifier(), Some(1), "the laptop still notifies");
+        board.leave(1);
+        assert_eq!(board.notifier(), Some(2));
+        board.leave(2);
+        assert_eq!(board.notifier(), None, "a view alone is no notifier");
     }
 }

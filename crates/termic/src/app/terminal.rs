@@ -4,6 +4,7 @@
 //! to the client as bytes and the size is the one the client last reported.
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
@@ -106,6 +107,16 @@ pub struct TerminalGuard {
 impl TerminalGuard {
     pub fn enter() -> io::Result<Self> {
         install_panic_hook();
+        // Under the stdout lock: a fatal signal's restore comes before
+        // (then the terminal is not taken) or after (then it puts back
+        // what this set).
+        let held = io::stdout().lock();
+        if RESTORED_FOR_GOOD.load(Ordering::SeqCst) {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "a signal is ending termic",
+            ));
+        }
         enable_raw_mode()?;
         let mut stdout = io::stdout();
         if let Err(e) = execute!(
@@ -117,8 +128,9 @@ impl TerminalGuard {
             restore();
             return Err(e);
         }
+        drop(held);
         let backend = OuterBackend {
-            inner: CrosstermBackend::new(Box::new(stdout)),
+            inner: CrosstermBackend::new(Box::new(LocalTerminal)),
             remote: None,
         };
         let terminal = Terminal::new(backend).inspect_err(|_| restore())?;
@@ -176,8 +188,53 @@ impl Drop for TerminalGuard {
     }
 }
 
+/// Set once a fatal signal put the terminal back: whatever the app or the
+/// attach client draws after it is dropped.
+static RESTORED_FOR_GOOD: AtomicBool = AtomicBool::new(false);
+
+/// This process's stdout as the workspace draws on it: each write checks,
+/// under the stdout lock, that no fatal signal put the terminal back
+/// ([`restore_for_good`]), so no frame lands on the user's restored screen.
+struct LocalTerminal;
+
+impl Write for LocalTerminal {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut out = io::stdout().lock();
+        if RESTORED_FOR_GOOD.load(Ordering::SeqCst) {
+            return Ok(buf.len());
+        }
+        out.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        let mut out = io::stdout().lock();
+        if RESTORED_FOR_GOOD.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        out.flush()
+    }
+}
+
 /// Puts the outer terminal back. Safe to call more than once.
 pub fn restore() {
+    let held = io::stdout().lock();
+    if !RESTORED_FOR_GOOD.load(Ordering::SeqCst) {
+        put_back();
+    }
+    drop(held);
+}
+
+/// Puts the outer terminal back for good (a fatal signal, from the signal
+/// thread while the main thread may be drawing): under the stdout lock, so
+/// a frame being written is whole before it, and every later one dropped.
+pub fn restore_for_good() {
+    let held = io::stdout().lock();
+    if !RESTORED_FOR_GOOD.swap(true, Ordering::SeqCst) {
+        put_back();
+    }
+    drop(held);
+}
+
+fn put_back() {
     let mut stdout = io::stdout();
     let _ = execute!(
         stdout,

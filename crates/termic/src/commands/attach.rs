@@ -110,24 +110,51 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
         },
     };
     let server_pid = client.server_pid;
-    let (mut input, mut output) = client.into_streams();
+    let (input, output) = client.into_streams();
 
     // Before the terminal turns raw: a kill of this client (SIGHUP when the
     // terminal closes) restores it; the server sees the connection close
     // and keeps the tasks.
     crate::exit_signals::install(crate::exit_signals::OnExit::RestoreTerminal)
         .context("cannot install the signal handlers")?;
+    // A fatal signal shuts the connection once the terminal is put back:
+    // the read below returns, and this returns 128 + the signal.
+    let shut = input
+        .get_ref()
+        .try_clone()
+        .context("cannot talk to the termic server")?;
+    let _wake = crate::exit_signals::wake_on_fatal(move || {
+        let _ = shut.shutdown(std::net::Shutdown::Both);
+    });
+    crate::exit_signals::returning(|| {
+        attached(
+            AttachRequest {
+                task,
+                cwd: cwd.to_string_lossy().into_owned(),
+                path_var: std::env::var("PATH").unwrap_or_default(),
+                cols: 0,
+                rows: 0,
+                env: crate::server::protocol::client_env(),
+                outputs,
+            },
+            input,
+            output,
+            server_pid,
+        )
+    })
+}
+
+/// Takes the terminal, attaches with `request` (at the terminal's size)
+/// and shows the workspace until the stream ends.
+fn attached(
+    mut request: AttachRequest,
+    mut input: BufReader<UnixStream>,
+    mut output: BufWriter<UnixStream>,
+    server_pid: i32,
+) -> Result<ExitCode> {
     let mut guard = TerminalGuard::enter().context(NO_TERMINAL)?;
     let (cols, rows) = ratatui::crossterm::terminal::size()?;
-    let request = AttachRequest {
-        task,
-        cwd: cwd.to_string_lossy().into_owned(),
-        path_var: std::env::var("PATH").unwrap_or_default(),
-        cols,
-        rows,
-        env: crate::server::protocol::client_env(),
-        outputs,
-    };
+    (request.cols, request.rows) = (cols, rows);
     write_frame(&mut output, &Request::Attach(request))
         .context("cannot talk to the termic server")?;
     match read_frame::<Response>(&mut input) {
@@ -157,6 +184,11 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
         .context("cannot start the input thread")?;
     let ending = show(&mut input, &mut guard, &sender);
     drop(guard);
+    if crate::exit_signals::caught().is_some() {
+        // The signal shut the stream; `attach` says nothing and returns
+        // its status.
+        return Ok(ExitCode::SUCCESS);
+    }
     match ending {
         Ending::Detached => {
             outln!("Detached. The tasks keep running: `termic attach` shows them again.")?;

@@ -144,43 +144,52 @@ pub fn open_with(args: WorkspaceArgs, initial: Vec<InitialTask>) -> Result<ExitC
     // it and ends every task.
     crate::exit_signals::install(crate::exit_signals::OnExit::RestoreTerminal)
         .context("cannot install the signal handlers")?;
-    let mut guard = TerminalGuard::enter().context(
-        "cannot open the workspace: it needs a terminal, and stdin or stdout is not one. \
+    // Once the signal put the terminal back and ended the tasks, the app's
+    // loop stops and this returns 128 + the signal.
+    let (stop_tx, stop_rx) = crossbeam_channel::bounded(1);
+    let _wake = crate::exit_signals::wake_on_fatal(move || {
+        let _ = stop_tx.try_send(());
+    });
+    crate::exit_signals::returning(move || {
+        let mut guard = TerminalGuard::enter().context(
+            "cannot open the workspace: it needs a terminal, and stdin or stdout is not one. \
              Run termic in a terminal window, not through a pipe or a script \
              (`termic hooks`, `termic config` and `termic replay` work without one)",
-    )?;
-    let size = ratatui::crossterm::terminal::size()?;
-    let mut app = App::new(runtime, Box::new(services), options, notifier, size);
-    app.outputs = outputs;
-    app.refresh_wired();
-    if let Some(message) = crate::config::unknown::summary(&config_warnings) {
-        app.message = Some(crate::ui::Message::warning(message));
-    }
-    for task in initial {
-        app.launch_program(
-            &task.program,
-            task.name.as_deref(),
-            task.worktree,
-            &task.args,
         )?;
-    }
+        let size = ratatui::crossterm::terminal::size()?;
+        let mut app = App::new(runtime, Box::new(services), options, notifier, size);
+        app.outputs = outputs;
+        app.refresh_wired();
+        if let Some(message) = crate::config::unknown::summary(&config_warnings) {
+            app.message = Some(crate::ui::Message::warning(message));
+        }
+        for task in initial {
+            app.launch_program(
+                &task.program,
+                task.name.as_deref(),
+                task.worktree,
+                &task.args,
+            )?;
+        }
 
-    let (input_tx, input_rx) = crossbeam_channel::unbounded();
-    std::thread::Builder::new()
-        .name("termic-input".into())
-        .spawn(move || {
-            while let Ok(ev) = event::read() {
-                if input_tx.send(ev).is_err() {
-                    break;
+        let (input_tx, input_rx) = crossbeam_channel::unbounded();
+        std::thread::Builder::new()
+            .name("termic-input".into())
+            .spawn(move || {
+                while let Ok(ev) = event::read() {
+                    if input_tx.send(ev).is_err() {
+                        break;
+                    }
                 }
-            }
-        })
-        .context("cannot start the input thread")?;
-    let result = app.run(&mut guard, input_rx, runtime_events, fallback_rx);
-    // Ending the app ends every task before the terminal is restored.
-    drop(app);
-    drop(guard);
-    result.map(|()| ExitCode::SUCCESS)
+            })
+            .context("cannot start the input thread")?;
+        app.stop = stop_rx;
+        let result = app.run(&mut guard, input_rx, runtime_events, fallback_rx);
+        // Ending the app ends every task before the terminal is restored.
+        drop(app);
+        drop(guard);
+        result.map(|()| ExitCode::SUCCESS)
+    })
 }
 
 #[cfg(test)]

@@ -233,6 +233,7 @@ impl Server {
         let (cols, rows) = size;
         let chosen = {
             let mut board = lock(&self.sizes);
+            board.is_view(client);
             if active {
                 board.active(client);
             }

@@ -134,10 +134,16 @@ impl PaneSnapshot {
     /// been resized since the capture).
     pub fn paint(&self, buf: &mut Buffer, pane: Rect) {
         let area = self.buffer.area.intersection(pane).intersection(buf.area);
+        if area.is_empty() {
+            return;
+        }
+        // A row at a time, as slices: indexing each cell checked it
+        // against both areas (measured in the server's frame thread).
+        let width = usize::from(area.width);
         for y in area.top()..area.bottom() {
-            for x in area.left()..area.right() {
-                buf[(x, y)] = self.buffer[(x, y)].clone();
-            }
+            let from = self.buffer.index_of(area.x, y);
+            let to = buf.index_of(area.x, y);
+            buf.content[to..to + width].clone_from_slice(&self.buffer.content[from..from + width]);
         }
     }
 }

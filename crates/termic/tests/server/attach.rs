@@ -1087,3 +1087,76 @@ fn a_small_client_attaching_and_leaving_gives_the_first_its_lines_back() {
         sizes(screen).last() == Some(&wide)
     });
 }
+
+/// Sets `[server] window_size` in the fixture's config.toml (read at each
+/// attach).
+fn set_window_size(s: &Served, policy: &str) {
+    let path = s.f.config_dir.join("config.toml");
+    let toml = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        format!("{toml}\n[server]\nwindow_size = \"{policy}\"\n"),
+    )
+    .unwrap();
+}
+
+/// Asks the task's size in `c` until it is `want` (a resize and a typed
+/// line reach the server on separate paths).
+fn wait_task_size(c: &mut Termic, want: (u16, u16), what: &str) {
+    let start = Instant::now();
+    loop {
+        let now = task_size(c);
+        if now == want {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "{what}: the task says {now:?}, not {want:?}"
+        );
+    }
+}
+
+/// Issue 28, `[server] window_size = smallest | largest`: a wide short
+/// client (A, 30x160) and a narrow tall one (B, 45x90) draw one task; its
+/// PTY takes each dimension on its own (smallest: A's rows and B's
+/// columns; largest: B's rows and A's columns, a size neither client
+/// has), whichever client typed last, and A's own size once B leaves.
+fn two_clients_under(policy: &str, choose: fn(u16, u16) -> u16) {
+    let s = Served::new(LINES_SCRIPT);
+    set_window_size(&s, policy);
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    // Each client's own pane size, measured alone.
+    let mut b = attach(&s, &["t1"]);
+    b.wait_text("READY");
+    let b_alone = resize_and_wait(&mut b, 45, 90);
+    b.prefix(b"d");
+    assert_eq!(b.wait_exit(), 0);
+    let mut a = attach(&s, &["t1"]);
+    a.wait_text("READY");
+    let a_alone = resize_and_wait(&mut a, 30, 160);
+    assert!(
+        a_alone.0 < b_alone.0 && a_alone.1 > b_alone.1,
+        "A is the wide short one: {a_alone:?}, B {b_alone:?}"
+    );
+    let both = (choose(a_alone.0, b_alone.0), choose(a_alone.1, b_alone.1));
+
+    let mut b = attach(&s, &["t1"]);
+    b.wait_text("READY");
+    b.resize(45, 90);
+    wait_task_size(&mut b, both, &format!("{policy}, B typed last"));
+    wait_task_size(&mut a, both, &format!("{policy}, A typed last"));
+
+    b.prefix(b"d");
+    assert_eq!(b.wait_exit(), 0);
+    wait_task_size(&mut a, a_alone, &format!("{policy}, B left"));
+}
+
+#[test]
+fn under_smallest_the_task_takes_the_smallest_rows_and_columns_of_two_clients() {
+    two_clients_under("smallest", std::cmp::min);
+}
+
+#[test]
+fn under_largest_the_task_takes_the_largest_rows_and_columns_of_two_clients() {
+    two_clients_under("largest", std::cmp::max);
+}

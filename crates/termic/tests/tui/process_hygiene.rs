@@ -138,3 +138,44 @@ fn kill_int_of_the_client_restores_the_terminal_and_detaches() {
 fn kill_quit_of_the_client_restores_the_terminal_and_detaches() {
     killed_by(libc::SIGQUIT);
 }
+
+/// `termic demo` owns its tasks in its own process: a fatal signal puts
+/// the terminal back, ends every task's tree, and `main` returns 128 + the
+/// signal (no `process::exit` from the signal thread since 2026-12-06).
+#[test]
+fn kill_term_of_the_in_process_demo_restores_the_terminal_and_ends_its_tasks() {
+    let f = Fixture::new();
+    let mut t = Termic::start(&f, &["demo", "--speed", "4"]);
+    t.wait_text("codex-demo");
+    let own = t.pid() as i32;
+    let tasks = children_of(own);
+    assert!(!tasks.is_empty(), "the demo's tasks run");
+    let raw_before = t.raw().len();
+    // SAFETY: a signal to the termic child this test started.
+    assert_eq!(unsafe { libc::kill(own, libc::SIGTERM) }, 0);
+    assert_eq!(t.wait_exit(), 128 + libc::SIGTERM as u32, "exit code");
+    assert!(t.terminal_is_cooked(), "SIGTERM left the terminal raw");
+    t.wait_raw(b"\x1b[?1049l");
+    assert!(
+        harness::contains(&t.raw()[raw_before..], b"\x1b[?1049l"),
+        "the alternate screen was left"
+    );
+    assert_gone(&tasks, "right after the demo exited");
+}
+
+/// The live processes whose parent is `pid`.
+fn children_of(pid: i32) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|stat| {
+                stat.rfind(')')
+                    .and_then(|i| stat[i + 1..].split_whitespace().nth(1))
+                    .and_then(|ppid| ppid.parse::<i32>().ok())
+                    == Some(pid)
+            })
+        })
+        .filter(|&p| alive(p))
+        .collect()
+}

@@ -334,3 +334,29 @@ fn a_view_of_a_flooding_task_gets_frames_not_the_flood() {
         "{received} bytes of frames for a {FLOOD}-byte flood"
     );
 }
+
+/// A view that types takes the task's size, not the notifications: the
+/// attached workspace in use still rings for a task it does not watch
+/// (until 2026-12-06 the view became the client active last and no
+/// workspace notified).
+#[test]
+fn the_attached_workspace_notifies_while_a_view_types() {
+    let s = Served::new(&script());
+    s.expect(
+        &["run", "--detach", "--name", "t0", "--", "sleep", "600"],
+        0,
+    );
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    // The workspace watches t0; t1 is not watched.
+    let a = super::attach(&s, &["t0"]);
+    a.wait_text("t1");
+    let (mut view, _) = Viewer::open(&s, "t1", 80, 24);
+    view.wait_text("READY");
+    view.type_line("go");
+    // No desktop service here: the terminal's OSC 777.
+    a.wait_raw(b"\x1b]777;notify;termic;t1 (fake) needs you");
+    assert!(
+        crate::harness::contains(&a.raw(), b"\x07"),
+        "the workspace rang"
+    );
+}
