@@ -24,10 +24,16 @@ pub enum ScenarioName {
     /// Every model request fails with this HTTP error (the model list
     /// still answers, so the agent starts).
     Fail(ApiFailure),
+    /// A shell command started in the background (Claude's Bash with
+    /// `run_in_background`), then text: the turn ends while the command
+    /// still runs. The command touches `bg-done` next to `write_path` when
+    /// it ends. Only a prompt with [`BACKGROUND_WORD`] starts it, so the
+    /// agent's own follow-up after the command ended gets text.
+    Background,
 }
 
 impl ScenarioName {
-    pub const ALL: [ScenarioName; 10] = [
+    pub const ALL: [ScenarioName; 11] = [
         ScenarioName::Plain,
         ScenarioName::Write,
         ScenarioName::Ask,
@@ -38,6 +44,7 @@ impl ScenarioName {
         ScenarioName::Fail(ApiFailure::ServerError),
         ScenarioName::Fail(ApiFailure::Overloaded),
         ScenarioName::Fail(ApiFailure::AuthFailed),
+        ScenarioName::Background,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -49,6 +56,7 @@ impl ScenarioName {
             ScenarioName::Slow => "slow",
             ScenarioName::Multi => "multi",
             ScenarioName::Fail(failure) => failure.scenario_name(),
+            ScenarioName::Background => "background",
         }
     }
 
@@ -151,6 +159,8 @@ pub struct Scenario {
     pub steps: usize,
     /// Pause before each multi-scenario tool call.
     pub step_pause: Duration,
+    /// How long the background scenario's command runs.
+    pub background_for: Duration,
 }
 
 impl Scenario {
@@ -161,6 +171,7 @@ impl Scenario {
             slow_for: Duration::from_secs(10),
             steps: 4,
             step_pause: Duration::from_millis(1500),
+            background_for: Duration::from_secs(15),
         }
     }
 }
@@ -184,6 +195,11 @@ pub enum Action {
         question: String,
         header: String,
         options: Vec<String>,
+    },
+    /// A shell command, in the background when `background`.
+    Shell {
+        command: String,
+        background: bool,
     },
 }
 
@@ -218,6 +234,22 @@ pub const PLAIN_ANSWER: &str = "Hello from the fake model.";
 pub const WRITE_CONTENT: &str = "hello from the fake model\n";
 pub const AFTER_TOOL_ANSWER: &str = "Done. The tool call finished.";
 pub const SLOW_ANSWER_WORDS: usize = 40;
+/// The background scenario starts its command only for a prompt with this
+/// word (the agent's own message when the command ended has none).
+pub const BACKGROUND_WORD: &str = "PELICAN-JOB";
+
+/// The file the background scenario's command creates when it ends.
+pub fn background_marker(scenario: &Scenario) -> PathBuf {
+    scenario.write_path.with_file_name("bg-done")
+}
+
+/// The answer for a request whose user prompt is `prompt` (see [`reply`]).
+pub fn reply_to(scenario: &Scenario, tool_calls_made: usize, prompt: &str) -> Reply {
+    if scenario.name == ScenarioName::Background && !prompt.contains(BACKGROUND_WORD) {
+        return Reply::text("The background job finished.");
+    }
+    reply(scenario, tool_calls_made)
+}
 
 /// The answer for a turn in which the model already made `tool_calls_made`
 /// tool calls since the user's prompt.
@@ -274,6 +306,21 @@ pub fn reply(scenario: &Scenario, tool_calls_made: usize) -> Reply {
             },
         },
         ScenarioName::Multi => Reply::text(&format!("All {} steps done.", scenario.steps)),
+        ScenarioName::Background if first => Reply::Tool {
+            lead: Duration::ZERO,
+            preface: Some("Starting the job in the background.".to_string()),
+            action: Action::Shell {
+                command: format!(
+                    "sleep {} && touch {}",
+                    scenario.background_for.as_secs(),
+                    background_marker(scenario).display()
+                ),
+                background: true,
+            },
+        },
+        ScenarioName::Background => {
+            Reply::text("The job runs in the background; I will report when it ends.")
+        }
         // The server answers these with an HTTP error before planning a
         // reply; text here only if a caller plans one anyway.
         ScenarioName::Fail(failure) => Reply::text(failure.scenario_name()),

@@ -225,6 +225,20 @@ pub fn resolve(action: &Action, tools: &[ToolSpec]) -> Option<ToolCall> {
                 args: json!({ "plan": plan }),
             })
         }
+        Action::Shell {
+            command,
+            background,
+        } => {
+            let tool = find_tool(tools, &["Bash"])?;
+            let mut args = json!({
+                "command": command,
+                "description": "Run the job",
+            });
+            if *background {
+                args["run_in_background"] = json!(true);
+            }
+            Some(call(tool, args.as_object().cloned().unwrap_or_default()))
+        }
         Action::Ask {
             question,
             header,
@@ -393,7 +407,7 @@ pub fn plan(scenario: &Scenario, turn: &Turn) -> Answer {
     if turn.side {
         return Answer::text(&side_answer(turn));
     }
-    match scenario::reply(scenario, turn.tool_calls_made) {
+    match scenario::reply_to(scenario, turn.tool_calls_made, &turn.last_user) {
         Reply::Text {
             lead,
             chunks,

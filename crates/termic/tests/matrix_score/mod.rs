@@ -17,6 +17,10 @@ pub enum Scenario {
     /// A long run: several tool calls with pauses, then text.
     ToolCalls,
     ApiError,
+    /// A shell command started in the background (Claude's Bash with
+    /// `run_in_background`) that still runs when the turn's answer ends:
+    /// the task is working until it ends (a done before is false).
+    Background,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -28,13 +32,14 @@ pub enum Channel {
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 6] = [
+    pub const ALL: [Scenario; 7] = [
         Scenario::Plain,
         Scenario::Permission,
         Scenario::Question,
         Scenario::Escape,
         Scenario::ToolCalls,
         Scenario::ApiError,
+        Scenario::Background,
     ];
 
     pub fn name(self) -> &'static str {
@@ -45,6 +50,7 @@ impl Scenario {
             Scenario::Escape => "escape",
             Scenario::ToolCalls => "tool-calls",
             Scenario::ApiError => "error",
+            Scenario::Background => "background",
         }
     }
 
@@ -88,7 +94,7 @@ pub struct Row {
 
 impl Row {
     /// Scores the turn's `steps` (from the prompt on). `work_ended`: for a
-    /// long run, when the agent's last piece of work ended (a done before it
+    /// long run or background work, when the agent's last piece of work ended (a done before it
     /// is false); `None` when unknown.
     pub fn score(scenario: Scenario, steps: &[Step], work_ended: Option<u64>) -> (usize, usize) {
         let first_needs = steps.iter().position(|l| l.to == "needs_you");
@@ -100,7 +106,7 @@ impl Row {
                 None => (dones(steps.len()), 1),
             },
             Scenario::Escape | Scenario::ApiError => (dones(steps.len()), 0),
-            Scenario::ToolCalls => {
+            Scenario::ToolCalls | Scenario::Background => {
                 let all: Vec<&Step> = steps.iter().filter(|l| l.to == "done").collect();
                 let end = work_ended.unwrap_or(u64::MAX);
                 let early = all.iter().filter(|l| l.ts < end).count();

@@ -16,14 +16,16 @@ use crate::real_agents_support;
 use std::thread;
 use std::time::Duration;
 
+use crate::wait::eventually;
 use matrix_score::{print_header, signal_to_badge, Channel, Row, Scenario, Step};
 use real_agents_support::*;
 use termic_fakemodel::agents::Agent;
 use termic_fakemodel::{ApiFailure, ScenarioName};
 
-/// Only Claude has a question tool here (AskUserQuestion).
+/// Only Claude has a question tool here (AskUserQuestion), and a shell
+/// tool the fake model runs in the background (Bash's `run_in_background`).
 fn applies_to(scenario: Scenario, agent: Agent) -> bool {
-    scenario != Scenario::Question || agent == Agent::Claude
+    !matches!(scenario, Scenario::Question | Scenario::Background) || agent == Agent::Claude
 }
 
 /// The channels an agent can be run with here: native status is Claude's
@@ -63,6 +65,7 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
         Scenario::Permission => ScenarioName::Write,
         Scenario::Question => ScenarioName::Ask,
         Scenario::ToolCalls => ScenarioName::Multi,
+        Scenario::Background => ScenarioName::Background,
         Scenario::Escape => {
             setup.slow_for = Some(20 * SEC);
             ScenarioName::Slow
@@ -89,6 +92,10 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
         Scenario::Permission => task.prompt("create the file out.txt please"),
         Scenario::Question => task.prompt("ask me a color"),
         Scenario::ToolCalls => task.prompt("read the readme, step by step"),
+        Scenario::Background => task.prompt(&format!(
+            "{} run the job in the background",
+            termic_fakemodel::scenario::BACKGROUND_WORD
+        )),
         _ => task.prompt("say hello"),
     };
     let mut latency = None;
@@ -136,8 +143,43 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
             task.wait_state("error", t0, 90 * SEC);
             latency = signal_to_badge(&task.timeline(), "error");
         }
+        Scenario::Background => {
+            // Claude asks before it runs a shell command: approve it like a
+            // person, then wait for the end of the command and of the turn.
+            let marker = task.project.join("bg-done");
+            let asked = || {
+                task.lines()
+                    .iter()
+                    .any(|l| l.ts >= t0 && l.to == "needs_you")
+            };
+            eventually(90 * SEC, || marker.exists() || asked());
+            if asked() && !marker.exists() {
+                thread::sleep(SEC);
+                task.keys(b"\r");
+            }
+            let screen = || {
+                task.rt
+                    .with_screen(task.id, |s| s.contents())
+                    .unwrap_or_default()
+            };
+            // The turn's answer is on screen while the command still runs.
+            eventually(60 * SEC, || screen().contains("runs in the background"));
+            let while_running = screen();
+            eventually(90 * SEC, || marker.exists());
+            if std::env::var_os("TERMIC_MATRIX_TIMELINE").is_some() {
+                eprintln!("  screen while the command runs:\n{while_running}");
+            }
+            let done = task.wait_state("done", t0, 60 * SEC);
+            latency = done.and_then(|_| signal_to_badge(&task.timeline(), "done"));
+        }
     }
     thread::sleep(Duration::from_secs(6)); // a late done or a settle shows up here
+    if std::env::var_os("TERMIC_MATRIX_TIMELINE").is_some() {
+        // The cell's Inspector timeline and screen, to see why it reads so.
+        for line in task.timeline() {
+            eprintln!("  {line}");
+        }
+    }
     let steps: Vec<Step> = task
         .lines()
         .into_iter()
@@ -148,13 +190,20 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
             rule: l.rule,
         })
         .collect();
-    // A long run's work ends when the model's last answer finished streaming.
+    // A long run's work ends when the model's last answer finished
+    // streaming; background work when its command ended (the marker's mtime).
+    let bg_ended = std::fs::metadata(task.project.join("bg-done"))
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_millis() as u64);
     let work_ended = task
         .server
         .requests()
         .into_iter()
         .filter(|r| !r.side && r.ts_ms >= t0)
         .filter_map(|r| r.finished_ms)
+        .chain(bg_ended)
         .max();
     Row::new(scenario, &steps, work_ended, latency)
 }
@@ -179,4 +228,53 @@ fn state_truth_matrix() {
     for (agent, scenario, channel) in selected() {
         run_cell(agent, scenario, channel).print(agent.name(), scenario, channel);
     }
+}
+
+/// One cell as an asserting test (run by `.ci/run`'s real-agents step):
+/// the matrix's row, then its bar: 0 false dones, 0 missed needs-you, and
+/// the turn reached its end (done) rather than a false interrupt.
+fn assert_cell(agent: Agent, scenario: Scenario, channel: Channel) {
+    let row = run_cell(agent, scenario, channel);
+    print_header();
+    row.print(agent.name(), scenario, channel);
+    assert_eq!(row.false_dones, 0, "{:?}", row.transitions);
+    assert_eq!(row.missed_needs_you, 0, "{:?}", row.transitions);
+    assert!(
+        !row.transitions.iter().any(|t| t.starts_with("interrupted")),
+        "no state the agent did not reach: {:?}",
+        row.transitions
+    );
+    assert!(
+        row.transitions
+            .last()
+            .is_some_and(|t| t.starts_with("done")),
+        "{:?}",
+        row.transitions
+    );
+}
+
+/// Issue 35: a shell Claude Code started in the background still runs when
+/// its answer ends; the task is working until it ended, then one done.
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_claude_background_hooks() {
+    assert_cell(Agent::Claude, Scenario::Background, Channel::Hooks);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_claude_background_native() {
+    assert_cell(Agent::Claude, Scenario::Background, Channel::Native);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_claude_background_both() {
+    assert_cell(Agent::Claude, Scenario::Background, Channel::Both);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_claude_background_neither() {
+    assert_cell(Agent::Claude, Scenario::Background, Channel::Neither);
 }

@@ -108,6 +108,29 @@ fn a_matching_not_done_rule_holds_the_settle_until_it_clears() {
     );
 }
 
+/// Claude Code 2.1.332 with neither hooks nor native status, a shell it
+/// started in the background still running after its answer (issue 35,
+/// measured 2026-12-06 in `real_agents matrix` claude:background:neither):
+/// the idle title used to settle into a done 8 s before the shell ended.
+/// The status row's `· 1 shell ·` holds the settle; when the shell ends
+/// Claude goes on (busy title), then idles, and that is the one done.
+#[test]
+fn claude_with_a_background_shell_running_is_not_done() {
+    check(
+        "claude background shell",
+        "agent claude
+         0 key enter
+         +300 title ◐ Claude Code
+         +600 title ✳ Claude Code
+         +80 rows ✻ Cooked for 1s · done 9:28 AM · 1 shell still running\\n❯\\n  ⏸ manual mode on · 1 shell · ← for agents · ↓ to manage
+         14000 rows ❯\\n  ⏸ manual mode on · ? for shortcuts
+         +100 title ◐ Claude Code
+         +200 title ✳ Claude Code
+         expect 300 idle -> working title_busy
+         expect 19300 working -> done settle",
+    );
+}
+
 #[test]
 fn hooks_own_the_turn_and_a_rule_is_recorded_not_obeyed() {
     let mut outcome = check(
