@@ -30,10 +30,15 @@ pub enum ScenarioName {
     /// it ends. Only a prompt with [`BACKGROUND_WORD`] starts it, so the
     /// agent's own follow-up after the command ended gets text.
     Background,
+    /// Claude's `Agent` tool: a subagent that streams its answer slowly
+    /// (`slow_for`) while the main agent waits silent, then text. Only a
+    /// prompt with [`SUBAGENT_WORD`] calls it; the subagent's own prompt
+    /// carries [`SUBAGENT_TASK_WORD`].
+    Subagent,
 }
 
 impl ScenarioName {
-    pub const ALL: [ScenarioName; 11] = [
+    pub const ALL: [ScenarioName; 12] = [
         ScenarioName::Plain,
         ScenarioName::Write,
         ScenarioName::Ask,
@@ -45,6 +50,7 @@ impl ScenarioName {
         ScenarioName::Fail(ApiFailure::Overloaded),
         ScenarioName::Fail(ApiFailure::AuthFailed),
         ScenarioName::Background,
+        ScenarioName::Subagent,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -57,6 +63,7 @@ impl ScenarioName {
             ScenarioName::Multi => "multi",
             ScenarioName::Fail(failure) => failure.scenario_name(),
             ScenarioName::Background => "background",
+            ScenarioName::Subagent => "subagent",
         }
     }
 
@@ -201,6 +208,10 @@ pub enum Action {
         command: String,
         background: bool,
     },
+    /// A subagent given `prompt` (Claude's `Agent` tool).
+    Subagent {
+        prompt: String,
+    },
 }
 
 /// The model's answer to one request.
@@ -238,6 +249,11 @@ pub const SLOW_ANSWER_WORDS: usize = 40;
 /// word (the agent's own message when the command ended has none).
 pub const BACKGROUND_WORD: &str = "PELICAN-JOB";
 
+/// The subagent scenario calls its subagent only for a prompt with this word.
+pub const SUBAGENT_WORD: &str = "HERON-DELEGATE";
+/// The word in the subagent's own prompt (it gets the slow answer).
+pub const SUBAGENT_TASK_WORD: &str = "HERON-TASK";
+
 /// The file the background scenario's command creates when it ends.
 pub fn background_marker(scenario: &Scenario) -> PathBuf {
     scenario.write_path.with_file_name("bg-done")
@@ -247,6 +263,19 @@ pub fn background_marker(scenario: &Scenario) -> PathBuf {
 pub fn reply_to(scenario: &Scenario, tool_calls_made: usize, prompt: &str) -> Reply {
     if scenario.name == ScenarioName::Background && !prompt.contains(BACKGROUND_WORD) {
         return Reply::text("The background job finished.");
+    }
+    if scenario.name == ScenarioName::Subagent {
+        if prompt.contains(SUBAGENT_TASK_WORD) {
+            // The subagent: a slow answer, as the slow scenario streams it.
+            let slow = Scenario {
+                name: ScenarioName::Slow,
+                ..scenario.clone()
+            };
+            return reply(&slow, 0);
+        }
+        if !prompt.contains(SUBAGENT_WORD) {
+            return Reply::text(PLAIN_ANSWER);
+        }
     }
     reply(scenario, tool_calls_made)
 }
@@ -321,6 +350,14 @@ pub fn reply(scenario: &Scenario, tool_calls_made: usize) -> Reply {
         ScenarioName::Background => {
             Reply::text("The job runs in the background; I will report when it ends.")
         }
+        ScenarioName::Subagent if first => Reply::Tool {
+            lead: Duration::ZERO,
+            preface: None,
+            action: Action::Subagent {
+                prompt: format!("{SUBAGENT_TASK_WORD} count slowly to forty"),
+            },
+        },
+        ScenarioName::Subagent => Reply::text("The subagent finished counting."),
         // The server answers these with an HTTP error before planning a
         // reply; text here only if a caller plans one anyway.
         ScenarioName::Fail(failure) => Reply::text(failure.scenario_name()),

@@ -225,6 +225,15 @@ pub fn resolve(action: &Action, tools: &[ToolSpec]) -> Option<ToolCall> {
                 args: json!({ "plan": plan }),
             })
         }
+        Action::Subagent { prompt } => {
+            let tool = find_tool(tools, &["Agent", "Task"])?;
+            let args = json!({
+                "description": "Count slowly",
+                "prompt": prompt,
+                "subagent_type": "general-purpose",
+            });
+            Some(call(tool, args.as_object().cloned().unwrap_or_default()))
+        }
         Action::Shell {
             command,
             background,

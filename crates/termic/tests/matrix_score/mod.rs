@@ -21,6 +21,9 @@ pub enum Scenario {
     /// `run_in_background`) that still runs when the turn's answer ends:
     /// the task is working until it ends (a done before is false).
     Background,
+    /// A subagent (Claude's `Agent` tool) that runs for a long time while
+    /// the main agent is silent: a done before it finished is false.
+    Subagent,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -32,7 +35,7 @@ pub enum Channel {
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 7] = [
+    pub const ALL: [Scenario; 8] = [
         Scenario::Plain,
         Scenario::Permission,
         Scenario::Question,
@@ -40,6 +43,7 @@ impl Scenario {
         Scenario::ToolCalls,
         Scenario::ApiError,
         Scenario::Background,
+        Scenario::Subagent,
     ];
 
     pub fn name(self) -> &'static str {
@@ -51,6 +55,7 @@ impl Scenario {
             Scenario::ToolCalls => "tool-calls",
             Scenario::ApiError => "error",
             Scenario::Background => "background",
+            Scenario::Subagent => "subagent",
         }
     }
 
@@ -106,7 +111,7 @@ impl Row {
                 None => (dones(steps.len()), 1),
             },
             Scenario::Escape | Scenario::ApiError => (dones(steps.len()), 0),
-            Scenario::ToolCalls | Scenario::Background => {
+            Scenario::ToolCalls | Scenario::Background | Scenario::Subagent => {
                 let all: Vec<&Step> = steps.iter().filter(|l| l.to == "done").collect();
                 let end = work_ended.unwrap_or(u64::MAX);
                 let early = all.iter().filter(|l| l.ts < end).count();

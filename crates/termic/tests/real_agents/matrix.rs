@@ -25,7 +25,10 @@ use termic_fakemodel::{ApiFailure, ScenarioName};
 /// Only Claude has a question tool here (AskUserQuestion), and a shell
 /// tool the fake model runs in the background (Bash's `run_in_background`).
 fn applies_to(scenario: Scenario, agent: Agent) -> bool {
-    !matches!(scenario, Scenario::Question | Scenario::Background) || agent == Agent::Claude
+    !matches!(
+        scenario,
+        Scenario::Question | Scenario::Background | Scenario::Subagent
+    ) || agent == Agent::Claude
 }
 
 /// The channels an agent can be run with here: native status is Claude's
@@ -66,6 +69,10 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
         Scenario::Question => ScenarioName::Ask,
         Scenario::ToolCalls => ScenarioName::Multi,
         Scenario::Background => ScenarioName::Background,
+        Scenario::Subagent => {
+            setup.slow_for = Some(20 * SEC);
+            ScenarioName::Subagent
+        }
         Scenario::Escape => {
             setup.slow_for = Some(20 * SEC);
             ScenarioName::Slow
@@ -92,6 +99,10 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
         Scenario::Permission => task.prompt("create the file out.txt please"),
         Scenario::Question => task.prompt("ask me a color"),
         Scenario::ToolCalls => task.prompt("read the readme, step by step"),
+        Scenario::Subagent => task.prompt(&format!(
+            "{} have a subagent count for me",
+            termic_fakemodel::scenario::SUBAGENT_WORD
+        )),
         Scenario::Background => task.prompt(&format!(
             "{} run the job in the background",
             termic_fakemodel::scenario::BACKGROUND_WORD
@@ -135,7 +146,7 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
                 latency = signal_to_badge(&task.timeline(), "interrupted");
             }
         }
-        Scenario::ToolCalls => {
+        Scenario::ToolCalls | Scenario::Subagent => {
             task.wait_state("done", t0, 150 * SEC);
             latency = signal_to_badge(&task.timeline(), "done");
         }
@@ -277,4 +288,30 @@ fn cell_claude_background_both() {
 #[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
 fn cell_claude_background_neither() {
     assert_cell(Agent::Claude, Scenario::Background, Channel::Neither);
+}
+
+/// Issue 35: a subagent (Claude's `Agent` tool) streams for 20 s while the
+/// main agent is silent; one done after it and the main answer.
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_claude_subagent_hooks() {
+    assert_cell(Agent::Claude, Scenario::Subagent, Channel::Hooks);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_claude_subagent_native() {
+    assert_cell(Agent::Claude, Scenario::Subagent, Channel::Native);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_claude_subagent_both() {
+    assert_cell(Agent::Claude, Scenario::Subagent, Channel::Both);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_claude_subagent_neither() {
+    assert_cell(Agent::Claude, Scenario::Subagent, Channel::Neither);
 }
