@@ -24,6 +24,9 @@ pub enum Scenario {
     /// A subagent (Claude's `Agent` tool) that runs for a long time while
     /// the main agent is silent: a done before it finished is false.
     Subagent,
+    /// Plan approval (Claude's ExitPlanMode in plan mode): a person must
+    /// answer, like a permission.
+    PlanApproval,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,7 +38,7 @@ pub enum Channel {
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 8] = [
+    pub const ALL: [Scenario; 9] = [
         Scenario::Plain,
         Scenario::Permission,
         Scenario::Question,
@@ -44,6 +47,7 @@ impl Scenario {
         Scenario::ApiError,
         Scenario::Background,
         Scenario::Subagent,
+        Scenario::PlanApproval,
     ];
 
     pub fn name(self) -> &'static str {
@@ -56,12 +60,16 @@ impl Scenario {
             Scenario::ApiError => "error",
             Scenario::Background => "background",
             Scenario::Subagent => "subagent",
+            Scenario::PlanApproval => "plan",
         }
     }
 
     /// A person must answer before the turn can end.
     pub fn asks(self) -> bool {
-        matches!(self, Scenario::Permission | Scenario::Question)
+        matches!(
+            self,
+            Scenario::Permission | Scenario::Question | Scenario::PlanApproval
+        )
     }
 }
 
@@ -106,7 +114,8 @@ impl Row {
         let dones = |upto: usize| steps[..upto].iter().filter(|l| l.to == "done").count();
         match scenario {
             Scenario::Plain => (0, 0),
-            Scenario::Permission | Scenario::Question => match first_needs {
+            Scenario::Permission | Scenario::Question | Scenario::PlanApproval => match first_needs
+            {
                 Some(at) => (dones(at), 0),
                 None => (dones(steps.len()), 1),
             },

@@ -27,7 +27,7 @@ use termic_fakemodel::{ApiFailure, ScenarioName};
 fn applies_to(scenario: Scenario, agent: Agent) -> bool {
     !matches!(
         scenario,
-        Scenario::Question | Scenario::Background | Scenario::Subagent
+        Scenario::Question | Scenario::Background | Scenario::Subagent | Scenario::PlanApproval
     ) || agent == Agent::Claude
 }
 
@@ -52,6 +52,18 @@ fn approve_key(agent: Agent) -> &'static [u8] {
     }
 }
 
+/// Claude starts in plan mode, with the hooks (if any) kept: the setting
+/// is merged into the settings.json the hooks install wrote.
+fn plan_mode(home: &std::path::Path) {
+    let path = home.join(".claude/settings.json");
+    let mut settings: serde_json::Value = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| serde_json::json!({}));
+    settings["permissions"]["defaultMode"] = serde_json::json!("plan");
+    std::fs::write(&path, settings.to_string()).unwrap();
+}
+
 fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
     let (cache, _one) = begin();
     let mut setup = Setup {
@@ -69,6 +81,10 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
         Scenario::Question => ScenarioName::Ask,
         Scenario::ToolCalls => ScenarioName::Multi,
         Scenario::Background => ScenarioName::Background,
+        Scenario::PlanApproval => {
+            setup.before = Some(plan_mode);
+            ScenarioName::Plan
+        }
         Scenario::Subagent => {
             setup.slow_for = Some(20 * SEC);
             ScenarioName::Subagent
@@ -98,6 +114,7 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
         Scenario::Escape => task.prompt("count slowly"),
         Scenario::Permission => task.prompt("create the file out.txt please"),
         Scenario::Question => task.prompt("ask me a color"),
+        Scenario::PlanApproval => task.prompt("plan it"),
         Scenario::ToolCalls => task.prompt("read the readme, step by step"),
         Scenario::Subagent => task.prompt(&format!(
             "{} have a subagent count for me",
@@ -115,7 +132,7 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
             task.wait_state("done", t0, 90 * SEC);
             latency = signal_to_badge(&task.timeline(), "done");
         }
-        Scenario::Permission | Scenario::Question => {
+        Scenario::Permission | Scenario::Question | Scenario::PlanApproval => {
             if task.wait_state("needs_you", t0, 90 * SEC).is_some() {
                 latency = signal_to_badge(&task.timeline(), "needs_you");
                 // Paced like a person: a real agent can drop keys sent sooner
@@ -123,7 +140,8 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
                 thread::sleep(SEC);
                 // Enter picks the question's first choice.
                 let key = match scenario {
-                    Scenario::Question => b"\r".as_slice(),
+                    // Enter picks "1. Yes" of the plan dialog too.
+                    Scenario::Question | Scenario::PlanApproval => b"\r".as_slice(),
                     _ => approve_key(agent),
                 };
                 let t_key = task.keys(key);
@@ -314,4 +332,30 @@ fn cell_claude_subagent_both() {
 #[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
 fn cell_claude_subagent_neither() {
     assert_cell(Agent::Claude, Scenario::Subagent, Channel::Neither);
+}
+
+/// Issue 35: plan approval (ExitPlanMode in plan mode) in every channel:
+/// needs you with no done before it, then one done after the approval.
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_claude_plan_hooks() {
+    assert_cell(Agent::Claude, Scenario::PlanApproval, Channel::Hooks);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_claude_plan_native() {
+    assert_cell(Agent::Claude, Scenario::PlanApproval, Channel::Native);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_claude_plan_both() {
+    assert_cell(Agent::Claude, Scenario::PlanApproval, Channel::Both);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_claude_plan_neither() {
+    assert_cell(Agent::Claude, Scenario::PlanApproval, Channel::Neither);
 }
