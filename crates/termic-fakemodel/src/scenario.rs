@@ -35,10 +35,12 @@ pub enum ScenarioName {
     /// prompt with [`SUBAGENT_WORD`] calls it; the subagent's own prompt
     /// carries [`SUBAGENT_TASK_WORD`].
     Subagent,
+    /// Claude's AskUserQuestion with two questions at once, then text.
+    AskMany,
 }
 
 impl ScenarioName {
-    pub const ALL: [ScenarioName; 12] = [
+    pub const ALL: [ScenarioName; 13] = [
         ScenarioName::Plain,
         ScenarioName::Write,
         ScenarioName::Ask,
@@ -51,6 +53,7 @@ impl ScenarioName {
         ScenarioName::Fail(ApiFailure::AuthFailed),
         ScenarioName::Background,
         ScenarioName::Subagent,
+        ScenarioName::AskMany,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -64,6 +67,7 @@ impl ScenarioName {
             ScenarioName::Fail(failure) => failure.scenario_name(),
             ScenarioName::Background => "background",
             ScenarioName::Subagent => "subagent",
+            ScenarioName::AskMany => "ask-many",
         }
     }
 
@@ -212,6 +216,10 @@ pub enum Action {
     Subagent {
         prompt: String,
     },
+    /// Several questions in one call: (question, header, options) each.
+    AskMany {
+        questions: Vec<(String, String, Vec<String>)>,
+    },
 }
 
 /// The model's answer to one request.
@@ -358,6 +366,25 @@ pub fn reply(scenario: &Scenario, tool_calls_made: usize) -> Reply {
             },
         },
         ScenarioName::Subagent => Reply::text("The subagent finished counting."),
+        ScenarioName::AskMany if first => Reply::Tool {
+            lead: Duration::ZERO,
+            preface: None,
+            action: Action::AskMany {
+                questions: vec![
+                    (
+                        "Which color do you like?".to_string(),
+                        "Color".to_string(),
+                        vec!["Red".to_string(), "Blue".to_string()],
+                    ),
+                    (
+                        "Which size do you need?".to_string(),
+                        "Size".to_string(),
+                        vec!["Small".to_string(), "Large".to_string()],
+                    ),
+                ],
+            },
+        },
+        ScenarioName::AskMany => Reply::text(AFTER_TOOL_ANSWER),
         // The server answers these with an HTTP error before planning a
         // reply; text here only if a caller plans one anyway.
         ScenarioName::Fail(failure) => Reply::text(failure.scenario_name()),

@@ -225,6 +225,24 @@ pub fn resolve(action: &Action, tools: &[ToolSpec]) -> Option<ToolCall> {
                 args: json!({ "plan": plan }),
             })
         }
+        Action::AskMany { questions } => {
+            let tool = find_tool(tools, &["AskUserQuestion"])?;
+            let questions: Vec<Value> = questions
+                .iter()
+                .map(|(question, header, options)| {
+                    let options: Vec<Value> = options
+                        .iter()
+                        .map(|o| json!({"label": o, "description": format!("Pick {o}.")}))
+                        .collect();
+                    json!({"question": question, "header": header, "options": options,
+                           "multiSelect": false})
+                })
+                .collect();
+            Some(ToolCall {
+                name: tool.name.clone(),
+                args: json!({ "questions": questions }),
+            })
+        }
         Action::Subagent { prompt } => {
             let tool = find_tool(tools, &["Agent", "Task"])?;
             let args = json!({

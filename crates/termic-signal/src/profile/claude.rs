@@ -77,11 +77,13 @@ static SCREEN_RULES: &[ScreenRule] = &[
     ScreenRule {
         id: "claude.question-dialog",
         region: Region::LastRows(2),
-        pattern: r"(?m)^ *Enter to select · ↑/↓ to navigate · Esc to cancel$",
+        pattern: r"(?m)^ *Enter to select · (↑/↓|Tab/Arrow keys) to navigate · Esc to cancel$",
         implies: ScreenImplies::NeedsYou { kind: "question" },
         measured_on: "Claude Code 2.1.332",
         why: "AskUserQuestion paints the question, numbered choices, and this footer as the \
-              last row while it waits for an answer.",
+              last row while it waits for an answer; with several questions the footer says \
+              'Tab/Arrow keys to navigate' under tabs '←  ☐ Color  ☐ Size  ✔ Submit  →' \
+              (measured 2026-12-06).",
     },
     ScreenRule {
         id: "claude.plan-dialog",

@@ -27,6 +27,8 @@ pub enum Scenario {
     /// Plan approval (Claude's ExitPlanMode in plan mode): a person must
     /// answer, like a permission.
     PlanApproval,
+    /// Claude's AskUserQuestion with two questions at once.
+    QuestionMany,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -38,7 +40,7 @@ pub enum Channel {
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 9] = [
+    pub const ALL: [Scenario; 10] = [
         Scenario::Plain,
         Scenario::Permission,
         Scenario::Question,
@@ -48,6 +50,7 @@ impl Scenario {
         Scenario::Background,
         Scenario::Subagent,
         Scenario::PlanApproval,
+        Scenario::QuestionMany,
     ];
 
     pub fn name(self) -> &'static str {
@@ -61,6 +64,7 @@ impl Scenario {
             Scenario::Background => "background",
             Scenario::Subagent => "subagent",
             Scenario::PlanApproval => "plan",
+            Scenario::QuestionMany => "questions",
         }
     }
 
@@ -68,7 +72,10 @@ impl Scenario {
     pub fn asks(self) -> bool {
         matches!(
             self,
-            Scenario::Permission | Scenario::Question | Scenario::PlanApproval
+            Scenario::Permission
+                | Scenario::Question
+                | Scenario::PlanApproval
+                | Scenario::QuestionMany
         )
     }
 }
@@ -111,13 +118,18 @@ impl Row {
     /// is false); `None` when unknown.
     pub fn score(scenario: Scenario, steps: &[Step], work_ended: Option<u64>) -> (usize, usize) {
         let first_needs = steps.iter().position(|l| l.to == "needs_you");
+        // A done followed by a needs you later in the turn was not the end
+        // either (a form's next step the screen did not show as a dialog).
+        let last_needs = steps.iter().rposition(|l| l.to == "needs_you");
         let dones = |upto: usize| steps[..upto].iter().filter(|l| l.to == "done").count();
         match scenario {
             Scenario::Plain => (0, 0),
-            Scenario::Permission | Scenario::Question | Scenario::PlanApproval => match first_needs
-            {
-                Some(at) => (dones(at), 0),
-                None => (dones(steps.len()), 1),
+            Scenario::Permission
+            | Scenario::Question
+            | Scenario::PlanApproval
+            | Scenario::QuestionMany => match (first_needs, last_needs) {
+                (Some(_), Some(last)) => (dones(last), 0),
+                _ => (dones(steps.len()), 1),
             },
             Scenario::Escape | Scenario::ApiError => (dones(steps.len()), 0),
             Scenario::ToolCalls | Scenario::Background | Scenario::Subagent => {

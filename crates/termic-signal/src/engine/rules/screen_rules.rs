@@ -74,6 +74,17 @@ impl Engine {
         holds_done(self.screen_rules.current) && !self.plain_turns()
     }
 
+    /// A needs-you screen rule raised the current needs you and still
+    /// matches: the dialog is up.
+    pub(in crate::engine) fn screen_dialog_up(&self) -> bool {
+        self.state == State::NeedsYou
+            && self.needs_you_by == Some(Rule::ScreenNeedsYou)
+            && self
+                .screen_rules
+                .current
+                .is_some_and(|r| matches!(r.implies, ScreenImplies::NeedsYou { .. }))
+    }
+
     /// The agent's screen says work it started still runs (a background
     /// shell): silence is not a question, the quiet fallbacks wait.
     pub(in crate::engine) fn screen_holds_quiet(&self) -> bool {

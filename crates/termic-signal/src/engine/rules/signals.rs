@@ -113,6 +113,13 @@ impl Engine {
             self.submit_at = None;
             return;
         }
+        if self.screen_dialog_up() {
+            // Enter answered one question of a form that is still on screen
+            // (Claude's AskUserQuestion with several questions moves to the
+            // next tab): the agent still waits. The dialog leaving the
+            // screen resumes the turn (`screen_cleared`).
+            return;
+        }
         if !self.governed() && self.state != State::Working {
             let detail = format!(
                 "Enter, then output {} later",

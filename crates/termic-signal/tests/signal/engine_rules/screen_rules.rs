@@ -108,6 +108,32 @@ fn a_matching_not_done_rule_holds_the_settle_until_it_clears() {
     );
 }
 
+/// AskUserQuestion with two questions (issue 35, measured 2026-12-06 in
+/// `real_agents matrix` claude:questions:neither): tabs over the first
+/// question and a footer that says "Tab/Arrow keys"; the settle used to
+/// call it done 1 s before Claude's own notification.
+#[test]
+fn claude_several_questions_are_needs_you() {
+    check(
+        "claude several questions",
+        "agent claude
+         horizon 6000
+         0 key enter
+         +240 title ◐ Claude Code
+         +270 title ✳ Claude Code
+         +20 rows ←  ☐ Color  ☐ Size  ✔ Submit  →\\nWhich color do you like?\\n❯ 1. Red\\n     Pick Red.\\n  2. Blue\\n     Pick Blue.\\n  3. Type something.\\n  4. Chat about this\\nEnter to select · Tab/Arrow keys to navigate · Esc to cancel
+         +2000 key enter
+         +30 rows ←  ☒ Color  ☐ Size  ✔ Submit  →\\nWhich size do you need?\\n❯ 1. Small\\n     Pick Small.\\n  2. Large\\n     Pick Large.\\n  3. Type something.\\n  4. Chat about this\\nEnter to select · Tab/Arrow keys to navigate · Esc to cancel
+         +0 activity
+         +2000 key enter
+         +30 rows ❯\\n  ⏸ manual mode on · esc to interrupt
+         +0 activity
+         expect 240 idle -> working title_busy
+         expect 530 working -> needs_you screen_needs_you kind=question
+         expect 4590 needs_you -> working screen_cleared",
+    );
+}
+
 /// Claude Code 2.1.332 with neither hooks nor native status, a shell it
 /// started in the background still running after its answer (issue 35,
 /// measured 2026-12-06 in `real_agents matrix` claude:background:neither):
