@@ -86,6 +86,16 @@ static SCREEN_RULES: &[ScreenRule] = &[
               (measured 2026-12-06).",
     },
     ScreenRule {
+        id: "claude.question-review",
+        region: Region::LastRows(2),
+        pattern: r"(?m)^ *(❯ *)?1\. Submit answers\n *2\. Cancel$",
+        implies: ScreenImplies::NeedsYou { kind: "question" },
+        measured_on: "Claude Code 2.1.332",
+        why: "AskUserQuestion with several questions ends on a review ('Review your answers', \
+              each question with its answer) over the choices '❯ 1. Submit answers' and \
+              '2. Cancel', with no footer; it waits for Enter (measured 2026-12-06).",
+    },
+    ScreenRule {
         id: "claude.plan-dialog",
         region: Region::LastRows(12),
         pattern: PLAN_PATTERN,

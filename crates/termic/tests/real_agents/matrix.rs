@@ -198,6 +198,12 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
                     thread::sleep(SEC + SEC / 2);
                     if last().as_deref() == Some("needs_you") {
                         task.keys(b"\r");
+                    } else if std::env::var_os("TERMIC_MATRIX_TIMELINE").is_some() {
+                        let screen = task
+                            .rt
+                            .with_screen(task.id, |s| s.contents())
+                            .unwrap_or_default();
+                        eprintln!("  screen while not needs you:\n{screen}");
                     }
                 }
                 task.wait_state("done", t0, 90 * SEC);

@@ -117,7 +117,7 @@ fn claude_several_questions_are_needs_you() {
     check(
         "claude several questions",
         "agent claude
-         horizon 6000
+         horizon 8000
          0 key enter
          +240 title ◐ Claude Code
          +270 title ✳ Claude Code
@@ -126,11 +126,14 @@ fn claude_several_questions_are_needs_you() {
          +30 rows ←  ☒ Color  ☐ Size  ✔ Submit  →\\nWhich size do you need?\\n❯ 1. Small\\n     Pick Small.\\n  2. Large\\n     Pick Large.\\n  3. Type something.\\n  4. Chat about this\\nEnter to select · Tab/Arrow keys to navigate · Esc to cancel
          +0 activity
          +2000 key enter
+         +30 rows Review your answers\\n ● Which color do you like?\\n   → Red\\n ● Which size do you need?\\n   → Small\\n❯ 1. Submit answers\\n  2. Cancel
+         +0 activity
+         +2000 key enter
          +30 rows ❯\\n  ⏸ manual mode on · esc to interrupt
          +0 activity
          expect 240 idle -> working title_busy
          expect 530 working -> needs_you screen_needs_you kind=question
-         expect 4590 needs_you -> working screen_cleared",
+         expect 6620 needs_you -> working screen_cleared",
     );
 }
 
