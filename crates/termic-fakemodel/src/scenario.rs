@@ -24,10 +24,23 @@ pub enum ScenarioName {
     /// Every model request fails with this HTTP error (the model list
     /// still answers, so the agent starts).
     Fail(ApiFailure),
+    /// A shell command started in the background (Claude's Bash with
+    /// `run_in_background`), then text: the turn ends while the command
+    /// still runs. The command touches `bg-done` next to `write_path` when
+    /// it ends. Only a prompt with [`BACKGROUND_WORD`] starts it, so the
+    /// agent's own follow-up after the command ended gets text.
+    Background,
+    /// Claude's `Agent` tool: a subagent that streams its answer slowly
+    /// (`slow_for`) while the main agent waits silent, then text. Only a
+    /// prompt with [`SUBAGENT_WORD`] calls it; the subagent's own prompt
+    /// carries [`SUBAGENT_TASK_WORD`].
+    Subagent,
+    /// Claude's AskUserQuestion with two questions at once, then text.
+    AskMany,
 }
 
 impl ScenarioName {
-    pub const ALL: [ScenarioName; 10] = [
+    pub const ALL: [ScenarioName; 13] = [
         ScenarioName::Plain,
         ScenarioName::Write,
         ScenarioName::Ask,
@@ -38,6 +51,9 @@ impl ScenarioName {
         ScenarioName::Fail(ApiFailure::ServerError),
         ScenarioName::Fail(ApiFailure::Overloaded),
         ScenarioName::Fail(ApiFailure::AuthFailed),
+        ScenarioName::Background,
+        ScenarioName::Subagent,
+        ScenarioName::AskMany,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -49,6 +65,9 @@ impl ScenarioName {
             ScenarioName::Slow => "slow",
             ScenarioName::Multi => "multi",
             ScenarioName::Fail(failure) => failure.scenario_name(),
+            ScenarioName::Background => "background",
+            ScenarioName::Subagent => "subagent",
+            ScenarioName::AskMany => "ask-many",
         }
     }
 
@@ -151,6 +170,8 @@ pub struct Scenario {
     pub steps: usize,
     /// Pause before each multi-scenario tool call.
     pub step_pause: Duration,
+    /// How long the background scenario's command runs.
+    pub background_for: Duration,
 }
 
 impl Scenario {
@@ -161,6 +182,7 @@ impl Scenario {
             slow_for: Duration::from_secs(10),
             steps: 4,
             step_pause: Duration::from_millis(1500),
+            background_for: Duration::from_secs(15),
         }
     }
 }
@@ -184,6 +206,19 @@ pub enum Action {
         question: String,
         header: String,
         options: Vec<String>,
+    },
+    /// A shell command, in the background when `background`.
+    Shell {
+        command: String,
+        background: bool,
+    },
+    /// A subagent given `prompt` (Claude's `Agent` tool).
+    Subagent {
+        prompt: String,
+    },
+    /// Several questions in one call: (question, header, options) each.
+    AskMany {
+        questions: Vec<(String, String, Vec<String>)>,
     },
 }
 
@@ -218,6 +253,40 @@ pub const PLAIN_ANSWER: &str = "Hello from the fake model.";
 pub const WRITE_CONTENT: &str = "hello from the fake model\n";
 pub const AFTER_TOOL_ANSWER: &str = "Done. The tool call finished.";
 pub const SLOW_ANSWER_WORDS: usize = 40;
+/// The background scenario starts its command only for a prompt with this
+/// word (the agent's own message when the command ended has none).
+pub const BACKGROUND_WORD: &str = "PELICAN-JOB";
+
+/// The subagent scenario calls its subagent only for a prompt with this word.
+pub const SUBAGENT_WORD: &str = "HERON-DELEGATE";
+/// The word in the subagent's own prompt (it gets the slow answer).
+pub const SUBAGENT_TASK_WORD: &str = "HERON-TASK";
+
+/// The file the background scenario's command creates when it ends.
+pub fn background_marker(scenario: &Scenario) -> PathBuf {
+    scenario.write_path.with_file_name("bg-done")
+}
+
+/// The answer for a request whose user prompt is `prompt` (see [`reply`]).
+pub fn reply_to(scenario: &Scenario, tool_calls_made: usize, prompt: &str) -> Reply {
+    if scenario.name == ScenarioName::Background && !prompt.contains(BACKGROUND_WORD) {
+        return Reply::text("The background job finished.");
+    }
+    if scenario.name == ScenarioName::Subagent {
+        if prompt.contains(SUBAGENT_TASK_WORD) {
+            // The subagent: a slow answer, as the slow scenario streams it.
+            let slow = Scenario {
+                name: ScenarioName::Slow,
+                ..scenario.clone()
+            };
+            return reply(&slow, 0);
+        }
+        if !prompt.contains(SUBAGENT_WORD) {
+            return Reply::text(PLAIN_ANSWER);
+        }
+    }
+    reply(scenario, tool_calls_made)
+}
 
 /// The answer for a turn in which the model already made `tool_calls_made`
 /// tool calls since the user's prompt.
@@ -274,6 +343,48 @@ pub fn reply(scenario: &Scenario, tool_calls_made: usize) -> Reply {
             },
         },
         ScenarioName::Multi => Reply::text(&format!("All {} steps done.", scenario.steps)),
+        ScenarioName::Background if first => Reply::Tool {
+            lead: Duration::ZERO,
+            preface: Some("Starting the job in the background.".to_string()),
+            action: Action::Shell {
+                command: format!(
+                    "sleep {} && touch {}",
+                    scenario.background_for.as_secs(),
+                    background_marker(scenario).display()
+                ),
+                background: true,
+            },
+        },
+        ScenarioName::Background => {
+            Reply::text("The job runs in the background; I will report when it ends.")
+        }
+        ScenarioName::Subagent if first => Reply::Tool {
+            lead: Duration::ZERO,
+            preface: None,
+            action: Action::Subagent {
+                prompt: format!("{SUBAGENT_TASK_WORD} count slowly to forty"),
+            },
+        },
+        ScenarioName::Subagent => Reply::text("The subagent finished counting."),
+        ScenarioName::AskMany if first => Reply::Tool {
+            lead: Duration::ZERO,
+            preface: None,
+            action: Action::AskMany {
+                questions: vec![
+                    (
+                        "Which color do you like?".to_string(),
+                        "Color".to_string(),
+                        vec!["Red".to_string(), "Blue".to_string()],
+                    ),
+                    (
+                        "Which size do you need?".to_string(),
+                        "Size".to_string(),
+                        vec!["Small".to_string(), "Large".to_string()],
+                    ),
+                ],
+            },
+        },
+        ScenarioName::AskMany => Reply::text(AFTER_TOOL_ANSWER),
         // The server answers these with an HTTP error before planning a
         // reply; text here only if a caller plans one anyway.
         ScenarioName::Fail(failure) => Reply::text(failure.scenario_name()),

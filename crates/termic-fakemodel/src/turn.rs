@@ -225,6 +225,47 @@ pub fn resolve(action: &Action, tools: &[ToolSpec]) -> Option<ToolCall> {
                 args: json!({ "plan": plan }),
             })
         }
+        Action::AskMany { questions } => {
+            let tool = find_tool(tools, &["AskUserQuestion"])?;
+            let questions: Vec<Value> = questions
+                .iter()
+                .map(|(question, header, options)| {
+                    let options: Vec<Value> = options
+                        .iter()
+                        .map(|o| json!({"label": o, "description": format!("Pick {o}.")}))
+                        .collect();
+                    json!({"question": question, "header": header, "options": options,
+                           "multiSelect": false})
+                })
+                .collect();
+            Some(ToolCall {
+                name: tool.name.clone(),
+                args: json!({ "questions": questions }),
+            })
+        }
+        Action::Subagent { prompt } => {
+            let tool = find_tool(tools, &["Agent", "Task"])?;
+            let args = json!({
+                "description": "Count slowly",
+                "prompt": prompt,
+                "subagent_type": "general-purpose",
+            });
+            Some(call(tool, args.as_object().cloned().unwrap_or_default()))
+        }
+        Action::Shell {
+            command,
+            background,
+        } => {
+            let tool = find_tool(tools, &["Bash"])?;
+            let mut args = json!({
+                "command": command,
+                "description": "Run the job",
+            });
+            if *background {
+                args["run_in_background"] = json!(true);
+            }
+            Some(call(tool, args.as_object().cloned().unwrap_or_default()))
+        }
         Action::Ask {
             question,
             header,
@@ -393,7 +434,7 @@ pub fn plan(scenario: &Scenario, turn: &Turn) -> Answer {
     if turn.side {
         return Answer::text(&side_answer(turn));
     }
-    match scenario::reply(scenario, turn.tool_calls_made) {
+    match scenario::reply_to(scenario, turn.tool_calls_made, &turn.last_user) {
         Reply::Text {
             lead,
             chunks,

@@ -849,7 +849,10 @@ impl Runtime {
             task.send(RuntimeEvent::Dirty(id));
         }
         let now = self.inner.clock.now_ms();
-        task.lock_signals().resize(now, size.cols, size.rows);
+        let mut signals = task.lock_signals();
+        // The program's redraw is not work (the engine's redraw window).
+        signals.resize(now, size.cols, size.rows);
+        task.check_deadline(&mut signals);
         Ok(())
     }
 

@@ -184,6 +184,7 @@ impl TaskSignals {
 
     pub fn resize(&mut self, now: u64, cols: u16, rows: u16) {
         self.rec(|r| r.resize(now, cols, rows));
+        self.engine.resize(now);
     }
 
     pub fn focus(&mut self, now: u64, watched: bool) {

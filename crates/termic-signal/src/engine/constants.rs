@@ -36,6 +36,10 @@ pub struct Constants {
     /// A hook error this soon after the turn ended (native idle or done,
     /// hook done) corrects that end to the error.
     pub error_correction_ms: u64,
+    /// Output this soon after a resize (any task) or a typed key other than
+    /// Enter (a command or shell task) is the program redrawing or echoing,
+    /// not work: it starts and resumes nothing.
+    pub redraw_window_ms: u64,
 }
 
 impl Default for Constants {
@@ -55,6 +59,7 @@ impl Default for Constants {
             native_hold_ms: 1_000,
             output_quiet_ms: 2_000,
             error_correction_ms: 5_000,
+            redraw_window_ms: 1_000,
         }
     }
 }
@@ -63,7 +68,7 @@ impl Constants {
     /// `(name, value)` for every constant, in table order (docs and Inspector).
     /// Destructured without `..`, so a new constant that is not listed here
     /// (and so not checked against the docs) does not compile.
-    pub fn table(&self) -> [(&'static str, u64); 14] {
+    pub fn table(&self) -> [(&'static str, u64); 15] {
         let Constants {
             settle_ms,
             settle_ceiling_ms,
@@ -79,6 +84,7 @@ impl Constants {
             native_hold_ms,
             output_quiet_ms,
             error_correction_ms,
+            redraw_window_ms,
         } = *self;
         [
             ("settle_ms", settle_ms),
@@ -95,6 +101,7 @@ impl Constants {
             ("false_done_window_ms", false_done_window_ms),
             ("output_quiet_ms", output_quiet_ms),
             ("error_correction_ms", error_correction_ms),
+            ("redraw_window_ms", redraw_window_ms),
         ]
     }
 }

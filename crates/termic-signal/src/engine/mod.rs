@@ -49,6 +49,16 @@ struct PendingInterrupt {
     at: u64,
 }
 
+/// A resize or a typed key: output within `redraw_window_ms` after it is
+/// the program redrawing or echoing, not work.
+#[derive(Debug, Clone, Copy)]
+struct RedrawCause {
+    at: u64,
+    what: &'static str,
+    /// The first output it explained was logged (once per cause).
+    logged: bool,
+}
+
 /// What the caller's screen model last reported, with when each part changed.
 #[derive(Debug, Clone, Copy)]
 struct ScreenTrack {
@@ -120,6 +130,9 @@ pub struct Engine {
     needs_you_by: Option<Rule>,
     /// The profile's screen rules (rules/screen_rules.rs).
     screen_rules: rules::screen_rules::ScreenRuleTrack,
+    /// The last resize (or, in a command or shell task, typed key) whose
+    /// redraw or echo may still be arriving.
+    redraw: Option<RedrawCause>,
 }
 
 impl Engine {
@@ -162,6 +175,7 @@ impl Engine {
             deferred: Vec::new(),
             needs_you_by: None,
             screen_rules: Default::default(),
+            redraw: None,
         }
     }
 
@@ -268,6 +282,32 @@ impl Engine {
             self.finish(now);
         }
         out
+    }
+
+    /// The task's terminal was resized (the program got SIGWINCH). Output in
+    /// the next `redraw_window_ms` is its redraw: it starts no work, resumes
+    /// no turn after a fallback and opens no turn after Enter. Timers already
+    /// due fire first, as in `focus` (their transitions come from the next call).
+    pub fn resize(&mut self, now: u64) {
+        let mut out = Vec::new();
+        if self.begin(now, &mut out) {
+            self.log.push(
+                now,
+                LogKind::Fact,
+                format!(
+                    "the terminal was resized: output in the next {} is the program's redraw, \
+                     not work",
+                    span::Span(self.config.constants.redraw_window_ms)
+                ),
+            );
+            self.redraw = Some(RedrawCause {
+                at: now,
+                what: "a resize",
+                logged: false,
+            });
+            self.finish(now);
+        }
+        self.deferred = out;
     }
 
     /// The agent process exited (`None`: killed by a signal or unknown).

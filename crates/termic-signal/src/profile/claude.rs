@@ -47,6 +47,11 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 // 2.1.332 sends `OSC 7501 ; ?` at start-up and reports its state only once
 // the terminal answered; before that any 7501 in its output is printed text.
 .speaks_native(NativeStatus::AfterProbe)
+.native_clear_continues(
+    "Claude Code 2.1.332 reports `working` then `clear` in the same write when a turn goes on \
+     after its background shell ended, and `done` ~400 ms later (measured 2026-12-06); its \
+     Escape interrupt is `idle`, so `clear` mid-turn is not an interrupt",
+)
 .with_screen_rules(SCREEN_RULES)
 .with_error_text(ERROR_TEXT)
 // 2.1.332 on a 401 reports `state=blocked:kind=auth` ("Invalid API key ·
@@ -72,11 +77,23 @@ static SCREEN_RULES: &[ScreenRule] = &[
     ScreenRule {
         id: "claude.question-dialog",
         region: Region::LastRows(2),
-        pattern: r"(?m)^ *Enter to select · ↑/↓ to navigate · Esc to cancel$",
+        pattern: r"(?m)^ *Enter to select · (↑/↓|Tab/Arrow keys) to navigate · Esc to cancel$",
         implies: ScreenImplies::NeedsYou { kind: "question" },
         measured_on: "Claude Code 2.1.332",
         why: "AskUserQuestion paints the question, numbered choices, and this footer as the \
-              last row while it waits for an answer.",
+              last row while it waits for an answer; with several questions the footer says \
+              'Tab/Arrow keys to navigate' under tabs '←  ☐ Color  ☐ Size  ✔ Submit  →' \
+              (measured 2026-12-06).",
+    },
+    ScreenRule {
+        id: "claude.question-review",
+        region: Region::LastRows(2),
+        pattern: r"(?m)^ *(❯ *)?1\. Submit answers\n *2\. Cancel$",
+        implies: ScreenImplies::NeedsYou { kind: "question" },
+        measured_on: "Claude Code 2.1.332",
+        why: "AskUserQuestion with several questions ends on a review ('Review your answers', \
+              each question with its answer) over the choices '❯ 1. Submit answers' and \
+              '2. Cancel', with no footer; it waits for Enter (measured 2026-12-06).",
     },
     ScreenRule {
         id: "claude.plan-dialog",
@@ -94,6 +111,17 @@ static SCREEN_RULES: &[ScreenRule] = &[
         measured_on: "Claude Code 2.1.332",
         why: "the status row under the prompt says '⏸ manual mode on · esc to interrupt' while a \
               turn runs and '? for shortcuts' once it ended: a guessed done waits.",
+    },
+    ScreenRule {
+        id: "claude.background-shell",
+        region: Region::LastRows(1),
+        pattern: r"· \d+ shells? ·",
+        implies: ScreenImplies::StillWorking,
+        measured_on: "Claude Code 2.1.332",
+        why: "the status row under the prompt says '⏸ manual mode on · 1 shell · ← for agents · \
+              ↓ to manage' while a shell the turn started in the background still runs (its \
+              answer reads '· 1 shell still running'); Claude goes on with the turn when it \
+              ends, so a guessed done waits (measured 2026-12-06).",
     },
     ScreenRule {
         id: "claude.api-error",

@@ -134,6 +134,9 @@ pub struct AgentProfile {
     pub error_text: &'static [ErrorText],
     /// Native `blocked` kinds that are really an error the agent stopped on.
     pub error_kinds: &'static [(&'static str, crate::stop::StopReason)],
+    /// Why a native `clear` during a turn is NOT an interrupt for this agent
+    /// (`None`: it is read like `idle`, an interrupt).
+    pub native_clear_mid_turn: Option<&'static str>,
     compiled: OnceLock<Vec<Regex>>,
     compiled_screen: OnceLock<Vec<Regex>>,
 }
@@ -189,6 +192,7 @@ impl AgentProfile {
             screen_rules: &[],
             error_text: &[],
             error_kinds: &[],
+            native_clear_mid_turn: None,
             compiled: OnceLock::new(),
             compiled_screen: OnceLock::new(),
         }
@@ -197,6 +201,12 @@ impl AgentProfile {
     /// For an agent whose dialogs were measured on screen (screen.rs).
     const fn with_screen_rules(mut self, rules: &'static [ScreenRule]) -> AgentProfile {
         self.screen_rules = rules;
+        self
+    }
+
+    /// For an agent whose native `clear` mid-turn is not an interrupt (why).
+    const fn native_clear_continues(mut self, why: &'static str) -> AgentProfile {
+        self.native_clear_mid_turn = Some(why);
         self
     }
 

@@ -66,6 +66,11 @@ pub enum ScreenImplies {
     NeedsYou { kind: &'static str },
     /// The agent shows that it is still working: a guessed done waits.
     NotDone,
+    /// The agent shows that work it started still runs after its answer (a
+    /// background shell): a guessed done waits, and so do the fallbacks that
+    /// read silence as a question (byte-quiet, settled screen, scrollback);
+    /// the absolute ceiling still asks after 10 minutes without a busy sign.
+    StillWorking,
     /// The agent shows that it gave up on an API error (its own error line
     /// right above its own empty prompt). It moves nothing by itself: only
     /// when a guessing rule ends the turn is that end an error (the reason
@@ -79,6 +84,7 @@ impl ScreenImplies {
         match self {
             ScreenImplies::NeedsYou { .. } => "needs you",
             ScreenImplies::NotDone => "not done",
+            ScreenImplies::StillWorking => "still working in the background",
             ScreenImplies::Stopped => "stopped on an API error",
         }
     }

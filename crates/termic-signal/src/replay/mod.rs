@@ -209,7 +209,7 @@ pub fn replay_recording(recording: &Recording, options: &ReplayOptions) -> Repla
                     transitions.extend(engine.key(at, key));
                 }
             }
-            RecordedEvent::Resize { .. } => {}
+            RecordedEvent::Resize { .. } => engine.resize(at),
             RecordedEvent::Marker(marker) => match marker {
                 Marker::Focus(w) => engine.focus(at, *w),
                 Marker::HooksWired(w) => engine.set_hooks_wired(at, *w),

@@ -20,7 +20,7 @@
 //! `activity`, `bell`, `hook EVENT [task=ID] [k=v]...`, `native STATE [kind=K]
 //! [msg=REST OF LINE]`, `focus on|off`, `wired on|off`, `screen HASH LINES`,
 //! `exit CODE|none`, `foreground PROFILE [wired]|none`, `probe_answered` (termic answered the
-//! OSC 7501 probe), `bytes ESCAPED` (through the scanner; `\e \a \r \n \xNN \\`),
+//! OSC 7501 probe), `resize` (the terminal was resized), `bytes ESCAPED` (through the scanner; `\e \a \r \n \xNN \\`),
 //! `rows ESCAPED` (the screen's bottom rows for the screen rules, split by `\n`).
 //! The expected transitions must match the actual ones exactly, in order.
 
@@ -43,6 +43,8 @@ pub enum Event {
     Foreground(Option<String>, bool),
     /// termic answered the OSC 7501 probe (the runtime's `native_probe_answered`).
     ProbeAnswered,
+    /// The terminal was resized (the runtime's `resize`).
+    Resize,
     /// The screen's bottom rows (the runtime's `screen_rows`).
     Rows(ScreenRows),
 }
@@ -179,6 +181,7 @@ fn parse_event(line: &str, task: &str) -> Event {
             Event::Foreground(profile, words.next() == Some("wired"))
         }
         "probe_answered" => Event::ProbeAnswered,
+        "resize" => Event::Resize,
         "rows" => Event::Rows(ScreenRows::from_joined(
             &String::from_utf8(unescape(rest)).expect("rows are UTF-8"),
         )),
@@ -329,6 +332,7 @@ pub fn run(script: &Script) -> Outcome {
                 out.extend(engine.set_foreground(at, p.as_deref(), wired))
             }
             Event::ProbeAnswered => engine.native_probe_answered(at),
+            Event::Resize => engine.resize(at),
             Event::Rows(rows) => out.extend(engine.screen_rows(at, &rows)),
         }
     }

@@ -258,6 +258,80 @@ fn a_shell_with_integration_off_is_working_while_it_prints_and_never_needs_you()
     );
 }
 
+/// Issue 35: `python3` at its `>>>` prompt in an integrated bash. Working
+/// while it starts, idle once quiet (the command still runs), a resize's
+/// redraw and the echo of typing leave it idle, an answer is work, and its
+/// exit is the shell's done.
+#[test]
+fn python3_waiting_at_its_prompt_in_a_shell_is_idle_and_a_resize_does_not_wake_it() {
+    if !crate::requires::program("python3", "python3") {
+        return;
+    }
+    let fx = Fixture::new();
+    let s = Session::start(&fx, RuntimeConfig::default());
+    let id = start(&fx, &s, "py", shell(&["bash"], fx.project()));
+    s.wait_prompt(id, 10 * SEC);
+    s.send(id, b"python3\r");
+    let working = s.wait_nth("py", "working", 1, 10 * SEC);
+    assert_eq!(working["rule"], "shell_command_start", "{working}");
+    s.wait_screen(id, ">>>", 10 * SEC);
+    let idle = s.wait_nth("py", "idle", 1, 10 * SEC);
+    assert_eq!(idle["rule"], "output_quiet", "{idle}");
+
+    // The redraw python's readline prints on SIGWINCH (`\r\e[K\r>>> `)
+    // reaches the engine and is named a redraw, not work.
+    let redraw_seen = |s: &Session| {
+        let (log, _) = s.rt.log_since(id, 0);
+        log.iter()
+            .filter(|e| e.text.contains("after a resize: its redraw or echo"))
+            .count()
+    };
+    s.rt.resize(
+        id,
+        TermSize {
+            rows: 40,
+            cols: 120,
+        },
+    )
+    .unwrap();
+    assert!(
+        eventually(10 * SEC, || redraw_seen(&s) >= 1),
+        "python3 did not redraw after the resize"
+    );
+    s.rt.resize(
+        id,
+        TermSize {
+            rows: 30,
+            cols: 100,
+        },
+    )
+    .unwrap();
+    assert!(eventually(10 * SEC, || redraw_seen(&s) >= 2));
+    // Typing is echo, not work; Enter and the answer are.
+    s.send(id, b"print(6 * 7)");
+    s.wait_screen(id, "print(6 * 7)", 10 * SEC);
+    assert_eq!(
+        s.steps("py"),
+        ["working:shell_command_start", "idle:output_quiet"]
+    );
+    s.send(id, b"\r");
+    s.wait_screen(id, "42", 10 * SEC);
+    s.wait_nth("py", "idle", 2, 10 * SEC);
+    // Ctrl-D: python's newline is the key's echo; the `D` is the done.
+    s.send(id, b"\x04");
+    s.wait_state("py", "done", 10 * SEC);
+    assert_eq!(
+        s.steps("py"),
+        [
+            "working:shell_command_start",
+            "idle:output_quiet",
+            "working:output_flowing",
+            "idle:output_quiet",
+            "done:shell_command_end"
+        ]
+    );
+}
+
 /// A `claude` on PATH that is the simulator (argv[0] `claude`, as the real
 /// Claude Code sets its process title).
 fn sim_as_claude(fx: &Fixture) -> PathBuf {

@@ -53,7 +53,11 @@ fn script(sim: &Sim, scenario: Scenario) -> Option<&'static str> {
         Scenario::Question => None,
         Scenario::Escape => Some("interrupt"),
         Scenario::ToolCalls => Some("tool-calls"),
-        Scenario::ApiError => None,
+        Scenario::ApiError
+        | Scenario::Background
+        | Scenario::Subagent
+        | Scenario::PlanApproval
+        | Scenario::QuestionMany => None,
     }
 }
 

@@ -17,6 +17,18 @@ pub enum Scenario {
     /// A long run: several tool calls with pauses, then text.
     ToolCalls,
     ApiError,
+    /// A shell command started in the background (Claude's Bash with
+    /// `run_in_background`) that still runs when the turn's answer ends:
+    /// the task is working until it ends (a done before is false).
+    Background,
+    /// A subagent (Claude's `Agent` tool) that runs for a long time while
+    /// the main agent is silent: a done before it finished is false.
+    Subagent,
+    /// Plan approval (Claude's ExitPlanMode in plan mode): a person must
+    /// answer, like a permission.
+    PlanApproval,
+    /// Claude's AskUserQuestion with two questions at once.
+    QuestionMany,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -28,13 +40,17 @@ pub enum Channel {
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 6] = [
+    pub const ALL: [Scenario; 10] = [
         Scenario::Plain,
         Scenario::Permission,
         Scenario::Question,
         Scenario::Escape,
         Scenario::ToolCalls,
         Scenario::ApiError,
+        Scenario::Background,
+        Scenario::Subagent,
+        Scenario::PlanApproval,
+        Scenario::QuestionMany,
     ];
 
     pub fn name(self) -> &'static str {
@@ -45,12 +61,22 @@ impl Scenario {
             Scenario::Escape => "escape",
             Scenario::ToolCalls => "tool-calls",
             Scenario::ApiError => "error",
+            Scenario::Background => "background",
+            Scenario::Subagent => "subagent",
+            Scenario::PlanApproval => "plan",
+            Scenario::QuestionMany => "questions",
         }
     }
 
     /// A person must answer before the turn can end.
     pub fn asks(self) -> bool {
-        matches!(self, Scenario::Permission | Scenario::Question)
+        matches!(
+            self,
+            Scenario::Permission
+                | Scenario::Question
+                | Scenario::PlanApproval
+                | Scenario::QuestionMany
+        )
     }
 }
 
@@ -88,19 +114,25 @@ pub struct Row {
 
 impl Row {
     /// Scores the turn's `steps` (from the prompt on). `work_ended`: for a
-    /// long run, when the agent's last piece of work ended (a done before it
+    /// long run or background work, when the agent's last piece of work ended (a done before it
     /// is false); `None` when unknown.
     pub fn score(scenario: Scenario, steps: &[Step], work_ended: Option<u64>) -> (usize, usize) {
         let first_needs = steps.iter().position(|l| l.to == "needs_you");
+        // A done followed by a needs you later in the turn was not the end
+        // either (a form's next step the screen did not show as a dialog).
+        let last_needs = steps.iter().rposition(|l| l.to == "needs_you");
         let dones = |upto: usize| steps[..upto].iter().filter(|l| l.to == "done").count();
         match scenario {
             Scenario::Plain => (0, 0),
-            Scenario::Permission | Scenario::Question => match first_needs {
-                Some(at) => (dones(at), 0),
-                None => (dones(steps.len()), 1),
+            Scenario::Permission
+            | Scenario::Question
+            | Scenario::PlanApproval
+            | Scenario::QuestionMany => match (first_needs, last_needs) {
+                (Some(_), Some(last)) => (dones(last), 0),
+                _ => (dones(steps.len()), 1),
             },
             Scenario::Escape | Scenario::ApiError => (dones(steps.len()), 0),
-            Scenario::ToolCalls => {
+            Scenario::ToolCalls | Scenario::Background | Scenario::Subagent => {
                 let all: Vec<&Step> = steps.iter().filter(|l| l.to == "done").collect();
                 let end = work_ended.unwrap_or(u64::MAX);
                 let early = all.iter().filter(|l| l.ts < end).count();

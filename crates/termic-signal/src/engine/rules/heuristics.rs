@@ -80,14 +80,26 @@ impl Engine {
             // The interrupt's own quiet grace owns silence right now.
             return due;
         }
+        if self.screen_holds_quiet() {
+            // The agent says its background work still runs: only the
+            // absolute ceiling asks (rules/screen_rules.rs).
+            set(
+                TimerKind::AbsoluteCeiling,
+                self.last_busy_at.max(start) + c.absolute_ceiling_ms,
+            );
+            return due;
+        }
+        // Counted from when a background-work screen rule last let go too:
+        // the silence it held was not a question.
+        let quiet_from = start.max(self.screen_quiet_released_at());
         set(
             TimerKind::ByteQuiet,
-            self.last_bytes_at.max(start) + c.byte_quiet_ms,
+            self.last_bytes_at.max(quiet_from) + c.byte_quiet_ms,
         );
         if let Some(screen) = &self.screen {
             set(
                 TimerKind::SettledScreen,
-                screen.hash_changed_at.max(start) + c.settled_screen_ms,
+                screen.hash_changed_at.max(quiet_from) + c.settled_screen_ms,
             );
             if screen.grew_this_turn {
                 set(

@@ -14,10 +14,20 @@ impl Engine {
         }
         if self.plain_turns() {
             // A command's or a shell's keys start and end nothing: its
-            // output and its shell marks do.
+            // output and its shell marks do. The output right after a key
+            // other than Enter is its echo (a REPL, an editor, `read`), so
+            // it does not make a waiting program working; after Enter,
+            // output is the program's answer.
             if key != Key::Other {
                 self.log.push(now, LogKind::Key, key.as_str().to_string());
             }
+            self.redraw = (key != Key::Submit)
+                .then_some(crate::engine::RedrawCause {
+                    at: now,
+                    what: "a typed key",
+                    logged: false,
+                })
+                .or(self.redraw.filter(|r| r.what == "a resize"));
             return;
         }
         match key {

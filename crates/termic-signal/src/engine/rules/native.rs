@@ -138,6 +138,14 @@ impl Engine {
         if !self.state.in_turn() {
             return;
         }
+        if let (NativeState::Clear, Some(why)) = (state, self.profile.native_clear_mid_turn) {
+            self.log.push(
+                now,
+                LogKind::Fact,
+                format!("native clear during a turn is not an interrupt: {why}"),
+            );
+            return;
+        }
         let (rule, what) = match state {
             NativeState::Clear => (Rule::NativeClear, "status cleared"),
             _ => (Rule::NativeIdle, "idle"),

@@ -23,6 +23,10 @@ pub(in crate::engine) struct PlainTrack {
     pub marks_seen: bool,
     /// A `C` arrived and its `D` has not: a command runs at the shell.
     pub command_open: bool,
+    /// The open command was an agent (the foreground switch ran): its
+    /// state was the agent's, and what it prints on its way out is not a
+    /// new piece of work (the `D` reports its status).
+    pub agent_ran: bool,
 }
 
 impl PlainTrack {
@@ -31,6 +35,7 @@ impl PlainTrack {
             base,
             marks_seen: false,
             command_open: false,
+            agent_ran: false,
         }
     }
 }
@@ -46,6 +51,13 @@ impl Engine {
         self.profile.turns == Turns::ShellMarks && self.plain.marks_seen
     }
 
+    /// Output and its silence decide the state: a command, a shell whose
+    /// integration has not spoken, or a command running at an integrated
+    /// shell (between its `C` and its `D`: a REPL at `>>>` is quiet).
+    fn output_decides(&self) -> bool {
+        !self.marks_decide() || (self.plain.command_open && !self.plain.agent_ran)
+    }
+
     /// A signal under the plain rules. Returns the signal when the agent
     /// rules' logging should handle it (bell, progress, probes, rejects).
     pub(in crate::engine) fn plain_signal(
@@ -57,7 +69,7 @@ impl Engine {
         match signal {
             Signal::Activity => {
                 self.last_activity_at = now;
-                if !self.marks_decide() && self.state != State::Working {
+                if self.output_decides() && self.state != State::Working && !self.is_redraw(now) {
                     let detail = "the command printed output".to_string();
                     self.go(now, State::Working, Rule::OutputFlowing, detail, None, out);
                 }
@@ -123,6 +135,7 @@ impl Engine {
                 self.log
                     .push(now, LogKind::Signal, "shell mark C: a command runs".into());
                 self.plain.command_open = true;
+                self.plain.agent_ran = false;
                 let detail = "the shell started a command".to_string();
                 self.go(
                     now,
@@ -177,7 +190,7 @@ impl Engine {
             return None;
         }
         let mut due = [None; 9];
-        if self.state == State::Working && !self.marks_decide() {
+        if self.state == State::Working && self.output_decides() {
             let quiet = self.config.constants.output_quiet_ms;
             due[crate::engine::TimerKind::ByteQuiet as usize] =
                 Some(self.last_bytes_at.max(self.turn_started_at) + quiet);
@@ -188,7 +201,14 @@ impl Engine {
     /// The quiet timer fired under the plain rules.
     pub(in crate::engine) fn output_quiet(&mut self, at: u64, out: &mut Vec<Transition>) {
         let quiet = self.config.constants.output_quiet_ms;
-        let detail = format!("no output for {}", Span(quiet));
+        let detail = if self.marks_decide() {
+            format!(
+                "the command printed nothing for {}: it waits for input or works silently",
+                Span(quiet)
+            )
+        } else {
+            format!("no output for {}", Span(quiet))
+        };
         self.go(at, State::Idle, Rule::OutputQuiet, detail, None, out);
     }
 
@@ -218,6 +238,9 @@ impl Engine {
             );
             self.log.push(now, LogKind::Fact, text);
             let to_agent = next.turns == Turns::Agent && self.profile.turns != Turns::Agent;
+            if next.turns == Turns::Agent {
+                self.plain.agent_ran = true;
+            }
             self.profile = next;
             self.config.hooks_wired = hooks_wired;
             // The new program has not spoken native status or a title yet.

@@ -40,6 +40,9 @@ pub(in crate::engine) struct ScreenRuleTrack {
     current: Option<&'static ScreenRule>,
     /// When a rule stopped matching (the settle timers measure from here).
     cleared_at: u64,
+    /// When a `StillWorking` rule stopped matching (the quiet fallbacks
+    /// count from here: the silence it held was not a question).
+    quiet_released_at: u64,
     /// The current rule, when it says the agent stopped on an API error.
     stopped: Option<StoppedScreen>,
 }
@@ -71,6 +74,26 @@ impl Engine {
         holds_done(self.screen_rules.current) && !self.plain_turns()
     }
 
+    /// A needs-you screen rule raised the current needs you and still
+    /// matches: the dialog is up.
+    pub(in crate::engine) fn screen_dialog_up(&self) -> bool {
+        self.state == State::NeedsYou
+            && self.needs_you_by == Some(Rule::ScreenNeedsYou)
+            && self
+                .screen_rules
+                .current
+                .is_some_and(|r| matches!(r.implies, ScreenImplies::NeedsYou { .. }))
+    }
+
+    /// The agent's screen says work it started still runs (a background
+    /// shell): silence is not a question, the quiet fallbacks wait.
+    pub(in crate::engine) fn screen_holds_quiet(&self) -> bool {
+        self.screen_rules
+            .current
+            .is_some_and(|r| r.implies == ScreenImplies::StillWorking)
+            && !self.plain_turns()
+    }
+
     /// A guessing rule is about to end the turn (`rule`, `detail`): when the
     /// agent's API-error screen came up during this turn and still shows,
     /// the end is that error instead. True when it was.
@@ -98,6 +121,11 @@ impl Engine {
         true
     }
 
+    /// When a background-work rule last stopped matching (0: never).
+    pub(in crate::engine) fn screen_quiet_released_at(&self) -> u64 {
+        self.screen_rules.quiet_released_at
+    }
+
     /// When the last screen rule stopped matching (0: never matched).
     pub(in crate::engine) fn screen_cleared_at(&self) -> u64 {
         self.screen_rules.cleared_at
@@ -118,6 +146,12 @@ impl Engine {
             // error rule does not hold, so going from one to it lets go).
             if !holds_done(found) {
                 self.screen_rules.cleared_at = now;
+            }
+            let held_quiet = |r: Option<&'static ScreenRule>| {
+                r.is_some_and(|r| r.implies == ScreenImplies::StillWorking)
+            };
+            if held_quiet(before) && !held_quiet(found) {
+                self.screen_rules.quiet_released_at = now;
             }
         }
         self.screen_rules.stopped = match found {
@@ -145,9 +179,11 @@ impl Engine {
                 self.screen_needs_you(now, rule, kind, out);
             }
             Some((_, ScreenImplies::NeedsYou { .. })) => {}
-            Some((_, ScreenImplies::NotDone | ScreenImplies::Stopped)) | None => {
-                self.screen_release(now, out)
-            }
+            Some((
+                _,
+                ScreenImplies::NotDone | ScreenImplies::StillWorking | ScreenImplies::Stopped,
+            ))
+            | None => self.screen_release(now, out),
         }
     }
 

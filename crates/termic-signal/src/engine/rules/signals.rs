@@ -76,8 +76,33 @@ impl Engine {
         }
     }
 
+    /// Output at `now` is the redraw or echo of a recent resize or typed
+    /// key (logged once per cause): it must not be read as work.
+    pub(in crate::engine) fn is_redraw(&mut self, now: u64) -> bool {
+        let window = self.config.constants.redraw_window_ms;
+        let Some(cause) = self.redraw.as_mut() else {
+            return false;
+        };
+        if now.saturating_sub(cause.at) > window {
+            self.redraw = None;
+            return false;
+        }
+        if !std::mem::replace(&mut cause.logged, true) {
+            let text = format!(
+                "output {} after {}: its redraw or echo, not work",
+                Span(now.saturating_sub(cause.at)),
+                cause.what
+            );
+            self.log.push(now, LogKind::Fact, text);
+        }
+        true
+    }
+
     fn on_activity(&mut self, now: u64, out: &mut Vec<Transition>) {
         self.last_activity_at = now;
+        if self.is_redraw(now) {
+            return;
+        }
         if self.resume_after_fallback(now, Rule::ByteQuiet, "output resumed", out) {
             return;
         }
@@ -86,6 +111,13 @@ impl Engine {
         };
         if now.saturating_sub(submit_at) > self.config.constants.submit_activity_window_ms {
             self.submit_at = None;
+            return;
+        }
+        if self.screen_dialog_up() {
+            // Enter answered one question of a form that is still on screen
+            // (Claude's AskUserQuestion with several questions moves to the
+            // next tab): the agent still waits. The dialog leaving the
+            // screen resumes the turn (`screen_cleared`).
             return;
         }
         if !self.governed() && self.state != State::Working {

@@ -125,6 +125,27 @@ fn output_after_byte_quiet_resumes_working_unless_a_key_was_pressed() {
     );
 }
 
+/// A resize repaints an agent waiting at a fallback's needs you: the
+/// redraw is not the agent resuming (issue 35); output after the redraw
+/// window still is.
+#[test]
+fn a_resize_redraw_after_byte_quiet_does_not_resume_working() {
+    check(
+        "resize after quiet",
+        "agent agy
+         0 key enter
+         +100 activity
+         +20000 resize
+         +30 activity
+         +200 activity
+         +5000 activity
+         expect 100 idle -> working submit_activity
+         expect 12100 working -> needs_you byte_quiet
+         expect 25330 needs_you -> working quiet_resume
+         expect 37330 working -> needs_you byte_quiet",
+    );
+}
+
 #[test]
 fn settled_screen_catches_identical_repaints() {
     check(

@@ -59,6 +59,34 @@ fn native_idle_mid_turn_is_an_interrupt_and_clear_too() {
     }
 }
 
+/// Claude Code 2.1.332 with a background shell (issue 35, measured
+/// 2026-12-06 in `real_agents matrix` claude:background:native): it stays
+/// `working` while the shell runs after its answer, then reports `working`
+/// and `clear` in one write when the shell ended and the turn goes on, and
+/// `done` ~400 ms later. The `clear` is not an interrupt; the done is the
+/// turn's one done.
+#[test]
+fn claude_native_clear_mid_turn_after_background_work_is_not_an_interrupt() {
+    check(
+        "claude clear",
+        "agent claude
+         0 probe_answered
+         +0 key enter
+         +400 native working
+         +1100 native blocked kind=permission
+         +1000 key enter
+         +120 native working
+         +1900 native working
+         +14000 native working
+         +0 native clear
+         +400 native done
+         expect 400 idle -> working native_working
+         expect 1500 working -> needs_you native_blocked kind=permission
+         expect 2620 needs_you -> working native_working
+         expect 18920 working -> done native_done",
+    );
+}
+
 // ---- titles and notifications under native status ------------------------------------
 
 #[test]

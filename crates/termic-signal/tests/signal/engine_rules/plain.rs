@@ -60,6 +60,63 @@ fn a_shell_command_is_working_then_done_and_the_prompt_never_needs_you() {
     );
 }
 
+/// The issue-35 REPL: `python3` typed at an integrated shell prints its
+/// banner and `>>> `, then waits for input. Working while it prints, idle
+/// once it is quiet for `output_quiet_ms` (the command still runs: no done),
+/// and neither a resize's redraw nor the echo of typing makes it working.
+/// Enter and an answer are work again; its exit is the `D`'s done.
+#[test]
+fn a_repl_at_its_prompt_in_a_shell_is_idle_and_a_resize_or_typing_does_not_wake_it() {
+    check(
+        "python3 at >>>",
+        "agent shell
+         horizon 7200000
+         0 bytes \\e]133;A\\a$ \\e]133;B\\a
+         +1000 key enter
+         +5 bytes \\r\\n\\e]133;C\\a
+         +30 bytes Python 3.12.3\\r\\n>>> 
+         +60000 resize
+         +20 bytes \\r\\e[K>>> 
+         +30000 key other
+         +2 bytes 1
+         +300 key other
+         +2 bytes +
+         +300 key other
+         +2 bytes 1
+         +2000 key enter
+         +3 bytes \\r\\n2\\r\\n>>> 
+         +600000 resize
+         +15 bytes \\r\\e[K>>> 
+         +1000 key other
+         +20 bytes \\r\\n\\e]133;D;0\\a\\e]133;A\\a$ \\e]133;B\\a
+         expect 1005 idle -> working shell_command_start
+         expect 3035 working -> idle output_quiet
+         expect 93664 idle -> working output_flowing
+         expect 95664 working -> idle output_quiet
+         expect 694699 idle -> done shell_command_end",
+    );
+}
+
+/// A command task (`termic run -- python3`, or a shell without
+/// integration): the same, the quiet rule was already there; a resize's
+/// redraw no longer flashes it working.
+#[test]
+fn a_resize_redraw_is_not_work_in_a_command_task() {
+    check(
+        "command resize",
+        "agent command
+         horizon 600000
+         0 bytes >>> 
+         +5000 resize
+         +40 bytes \\r>>> 
+         +2000 bytes late output is work again
+         expect 0 idle -> working output_flowing
+         expect 2000 working -> idle output_quiet
+         expect 7040 idle -> working output_flowing
+         expect 9040 working -> idle output_quiet",
+    );
+}
+
 #[test]
 fn a_shell_without_marks_reads_like_a_command() {
     check(
@@ -136,6 +193,8 @@ fn the_shell_mark_after_the_agent_ends_reports_its_status() {
     engine.set_foreground(20, None, false);
     assert_eq!(engine.foreground_profile(), None);
     assert_eq!(engine.profile_id(), "shell");
+    // What the agent prints on its way out is not a command's new work.
+    assert!(engine.feed_output(25, b"bye\r\n").is_empty());
     let out = engine.feed_output(30, b"\x1b]133;D;2\x07");
     assert_eq!(out.len(), 1, "{out:?}");
     assert_eq!(out[0].to, State::Done);

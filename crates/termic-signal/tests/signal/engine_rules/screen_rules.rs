@@ -108,6 +108,58 @@ fn a_matching_not_done_rule_holds_the_settle_until_it_clears() {
     );
 }
 
+/// AskUserQuestion with two questions (issue 35, measured 2026-12-06 in
+/// `real_agents matrix` claude:questions:neither): tabs over the first
+/// question and a footer that says "Tab/Arrow keys"; the settle used to
+/// call it done 1 s before Claude's own notification.
+#[test]
+fn claude_several_questions_are_needs_you() {
+    check(
+        "claude several questions",
+        "agent claude
+         horizon 8000
+         0 key enter
+         +240 title ◐ Claude Code
+         +270 title ✳ Claude Code
+         +20 rows ←  ☐ Color  ☐ Size  ✔ Submit  →\\nWhich color do you like?\\n❯ 1. Red\\n     Pick Red.\\n  2. Blue\\n     Pick Blue.\\n  3. Type something.\\n  4. Chat about this\\nEnter to select · Tab/Arrow keys to navigate · Esc to cancel
+         +2000 key enter
+         +30 rows ←  ☒ Color  ☐ Size  ✔ Submit  →\\nWhich size do you need?\\n❯ 1. Small\\n     Pick Small.\\n  2. Large\\n     Pick Large.\\n  3. Type something.\\n  4. Chat about this\\nEnter to select · Tab/Arrow keys to navigate · Esc to cancel
+         +0 activity
+         +2000 key enter
+         +30 rows Review your answers\\n ● Which color do you like?\\n   → Red\\n ● Which size do you need?\\n   → Small\\n❯ 1. Submit answers\\n  2. Cancel
+         +0 activity
+         +2000 key enter
+         +30 rows ❯\\n  ⏸ manual mode on · esc to interrupt
+         +0 activity
+         expect 240 idle -> working title_busy
+         expect 530 working -> needs_you screen_needs_you kind=question
+         expect 6620 needs_you -> working screen_cleared",
+    );
+}
+
+/// Claude Code 2.1.332 with neither hooks nor native status, a shell it
+/// started in the background still running after its answer (issue 35,
+/// measured 2026-12-06 in `real_agents matrix` claude:background:neither):
+/// the idle title used to settle into a done 8 s before the shell ended.
+/// The status row's `· 1 shell ·` holds the settle; when the shell ends
+/// Claude goes on (busy title), then idles, and that is the one done.
+#[test]
+fn claude_with_a_background_shell_running_is_not_done() {
+    check(
+        "claude background shell",
+        "agent claude
+         0 key enter
+         +300 title ◐ Claude Code
+         +600 title ✳ Claude Code
+         +80 rows ✻ Cooked for 1s · done 9:28 AM · 1 shell still running\\n❯\\n  ⏸ manual mode on · 1 shell · ← for agents · ↓ to manage
+         14000 rows ❯\\n  ⏸ manual mode on · ? for shortcuts
+         +100 title ◐ Claude Code
+         +200 title ✳ Claude Code
+         expect 300 idle -> working title_busy
+         expect 19300 working -> done settle",
+    );
+}
+
 #[test]
 fn hooks_own_the_turn_and_a_rule_is_recorded_not_obeyed() {
     let mut outcome = check(
