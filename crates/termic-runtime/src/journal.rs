@@ -67,6 +67,30 @@ pub struct TaskRecord {
     pub started_ms: u64,
     /// The server that ran it (`TERMIC_OWNER`'s value).
     pub owner: String,
+    /// The agent's arguments as the user gave them (without what termic
+    /// adds), so a restore starts it the same way; `None` for a command
+    /// task (its `argv` is what it runs) or a record written before
+    /// 2026-12-06.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<String>>,
+    /// Its detection profile: the built-in it is (a config-defined agent's
+    /// base), whose resume option a restore uses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// The task's worktree, when it ran in one (its `cwd` is inside it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<String>,
+    /// The agent's own conversation id, as its hooks last reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// The task's last state (`idle`, `working`, `needs_you`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// How its server ended it: `stopped` (`termic server stop`, a signal
+    /// it caught: a reboot's SIGTERM); `None` when the server ended
+    /// without a word (killed, crashed, power lost).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
 }
 
 impl TaskRecord {
@@ -93,6 +117,12 @@ impl TaskRecord {
             cwd: cwd.to_string_lossy().into_owned(),
             started_ms,
             owner: owner.to_owned(),
+            args: None,
+            profile: None,
+            worktree: None,
+            session: None,
+            state: None,
+            ended: None,
         }
     }
 
@@ -111,10 +141,15 @@ impl TaskRecord {
         }
     }
 
-    /// The command line as a user reads it.
+    /// The command line as a user reads it: a command or shell task's as
+    /// the user gave it (a shell's integrated start-up is termic's own).
     pub fn command(&self) -> String {
-        let words: Vec<String> = self
-            .argv
+        let plain = matches!(self.profile.as_deref(), Some("command" | "shell"));
+        let argv = match &self.args {
+            Some(args) if plain && !args.is_empty() => args,
+            _ => &self.argv,
+        };
+        let words: Vec<String> = argv
             .iter()
             .map(|a| shell_words::quote(a).into_owned())
             .collect();
@@ -126,11 +161,21 @@ impl TaskRecord {
     }
 }
 
+/// What [`TaskRecord::ended`] says of a task its server ended on purpose.
+pub const ENDED_STOPPED: &str = "stopped";
+
 /// The live tasks' records of one server.
 #[derive(Debug)]
 pub struct Journal {
     dir: PathBuf,
     owner: String,
+    /// One read-modify-write at a time (a rename from the server, a
+    /// session id from a task's screen thread, a removal from its waiter):
+    /// none undoes another, and a removed record is never written back.
+    edits: std::sync::Mutex<()>,
+    /// The server is ending every task on purpose and keeps their records
+    /// for a restore: the removals their endings would make are skipped.
+    keeping: std::sync::atomic::AtomicBool,
 }
 
 impl Journal {
@@ -140,7 +185,15 @@ impl Journal {
         Journal {
             dir: data_dir.join(TASKS_DIR),
             owner: owner.to_owned(),
+            edits: std::sync::Mutex::new(()),
+            keeping: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    fn edit_lock(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.edits
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub fn owner(&self) -> &str {
@@ -178,34 +231,78 @@ impl Journal {
     /// told by the name the user last gave it. A task with no record
     /// (none could be kept, or it already ended) stays without one.
     pub fn rename(&self, id: TaskId, name: &str) -> Result<(), String> {
+        self.update(id, |record| name.clone_into(&mut record.name))
+    }
+
+    /// Change task `id`'s record with `change` (atomically, as every
+    /// write). A task with no record stays without one; a change that
+    /// changes nothing writes nothing.
+    pub fn update(&self, id: TaskId, change: impl FnOnce(&mut TaskRecord)) -> Result<(), String> {
+        let _edit = self.edit_lock();
         let path = self.path(id);
-        let Ok(bytes) = std::fs::read(&path) else {
+        let Ok(Some(bytes)) = read_small(&path, MAX_RECORD_BYTES) else {
             return Ok(());
         };
         let mut record: TaskRecord =
             serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-        name.clone_into(&mut record.name);
+        let before = record.clone();
+        change(&mut record);
+        if record == before {
+            return Ok(());
+        }
         let bytes = record
             .to_bytes()
             .ok_or_else(|| "the record is too large".to_owned())?;
         write_atomic(&path, &bytes).map_err(|e| why(&path, &e))
     }
 
-    /// Forget task `id` (closed, or ended while the server lives).
+    /// Forget task `id` (closed, or ended while the server lives), unless
+    /// the server is keeping every record for a restore ([`Self::keep_all`]).
     pub fn remove(&self, id: TaskId) {
-        let _ = std::fs::remove_file(self.path(id));
+        let _edit = self.edit_lock();
+        if !self.keeping.load(std::sync::atomic::Ordering::SeqCst) {
+            let _ = std::fs::remove_file(self.path(id));
+        }
     }
 
-    /// Forget every task of this server (it ends them on purpose).
-    pub fn remove_all(&self) {
+    /// This server's records.
+    fn ours(&self) -> Vec<PathBuf> {
         let prefix = format!("{}-", self.owner);
-        for path in records_in(&self.dir) {
-            let ours = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(&prefix));
-            if ours {
-                let _ = std::fs::remove_file(path);
+        records_in(&self.dir)
+            .into_iter()
+            .filter(|path| {
+                path.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(&prefix))
+            })
+            .collect()
+    }
+
+    /// Forget every task of this server.
+    pub fn remove_all(&self) {
+        let _edit = self.edit_lock();
+        for path in self.ours() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    /// The server ends every task on purpose (`server stop`, a signal it
+    /// caught): each record is kept, marked [`ENDED_STOPPED`], for the next
+    /// start to offer a restore; the endings remove none of them.
+    pub fn keep_all(&self) {
+        self.keeping
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        let _edit = self.edit_lock();
+        for path in self.ours() {
+            let Ok(Some(bytes)) = read_small(&path, MAX_RECORD_BYTES) else {
+                continue;
+            };
+            let Ok(mut record) = serde_json::from_slice::<TaskRecord>(&bytes) else {
+                continue;
+            };
+            record.ended = Some(ENDED_STOPPED.to_owned());
+            if let Some(bytes) = record.to_bytes() {
+                let _ = write_atomic(&path, &bytes);
             }
         }
     }
@@ -401,17 +498,65 @@ fn prune(dir: &Path, keep: usize) {
 pub fn lost_notice(lost: &[TaskRecord]) -> Option<String> {
     let first = lost.first()?;
     let names: Vec<&str> = lost.iter().map(|r| r.name.as_str()).collect();
-    let what = match lost.len() {
-        1 => format!("its task {} was lost", first.name),
-        n => format!("its {n} tasks were lost: {}", names.join(", ")),
+    let stopped = lost
+        .iter()
+        .all(|r| r.ended.as_deref() == Some(ENDED_STOPPED));
+    let mut text = if stopped {
+        match lost.len() {
+            1 => format!(
+                "The termic server was stopped with its task {}.",
+                first.name
+            ),
+            n => format!(
+                "The termic server was stopped with its {n} tasks: {}.",
+                names.join(", ")
+            ),
+        }
+    } else {
+        let what = match lost.len() {
+            1 => format!("its task {} was lost", first.name),
+            n => format!("its {n} tasks were lost: {}", names.join(", ")),
+        };
+        format!(
+            "The termic server before this one ended without a word (killed or crashed), and {what}."
+        )
     };
-    let mut text = format!(
-        "The termic server before this one ended without a word (killed or crashed), and {what}."
-    );
     for r in lost {
         text.push_str(&format!("\n  {}: {} (in {})", r.name, r.command(), r.cwd));
     }
+    text.push_str("\n`termic restore` starts them again.");
     Some(text)
+}
+
+/// One task a restore can start again: its record in `lost/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Restorable {
+    pub path: PathBuf,
+    pub record: TaskRecord,
+}
+
+/// The tasks that ended with their server and were not restored or
+/// dismissed yet (the records in `lost/`), oldest first. Unreadable files
+/// are left out.
+pub fn restorable(data_dir: &Path) -> Vec<Restorable> {
+    let mut found: Vec<Restorable> = records_in(&data_dir.join(LOST_DIR))
+        .into_iter()
+        .filter_map(|path| {
+            let bytes = read_small(&path, MAX_RECORD_BYTES).ok().flatten()?;
+            let record: TaskRecord = serde_json::from_slice(&bytes).ok()?;
+            (record.version == VERSION).then_some(Restorable { path, record })
+        })
+        .collect();
+    found.sort_by(|a, b| {
+        (a.record.number, a.record.started_ms).cmp(&(b.record.number, b.record.started_ms))
+    });
+    found
+}
+
+/// Take one restorable task: its record leaves `lost/`. `false`: another
+/// client took it first (it is restored once).
+pub fn take_restorable(r: &Restorable) -> bool {
+    std::fs::remove_file(&r.path).is_ok()
 }
 
 /// The server's marker: which server runs for this data dir, so the next
@@ -688,11 +833,12 @@ mod tests {
         assert_eq!(
             one,
             "The termic server before this one ended without a word (killed or crashed), \
-             and its task review was lost.\n  review: claude --resume 'two words' (in /home/u/app)"
+             and its task review was lost.\n  review: claude --resume 'two words' (in /home/u/app)\n\
+             `termic restore` starts them again."
         );
         let two = lost_notice(&[record("a", 1, DEAD), record("b", 2, DEAD)]).unwrap();
         assert!(two.contains("its 2 tasks were lost: a, b."), "{two}");
-        assert_eq!(two.lines().count(), 3);
+        assert_eq!(two.lines().count(), 4);
     }
 
     #[test]

@@ -120,6 +120,9 @@ pub struct Engine {
     needs_you_by: Option<Rule>,
     /// The profile's screen rules (rules/screen_rules.rs).
     screen_rules: rules::screen_rules::ScreenRuleTrack,
+    /// The agent's own conversation id, as its last hook message carrying
+    /// `session=` said (a restore resumes it).
+    session: Option<String>,
 }
 
 impl Engine {
@@ -162,6 +165,7 @@ impl Engine {
             deferred: Vec::new(),
             needs_you_by: None,
             screen_rules: Default::default(),
+            session: None,
         }
     }
 
@@ -327,6 +331,12 @@ impl Engine {
 
     pub fn state(&self) -> State {
         self.state
+    }
+
+    /// The agent's conversation id, as its hooks last reported it
+    /// (`session=`; it changes on Claude's `/clear`).
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.as_deref()
     }
 
     /// Time of the last transition (0 before any).

@@ -215,12 +215,29 @@ impl App {
         };
         let size = self.pty_size();
         let launch = self.services.launch_command(argv, &name, worktree, size)?;
-        self.spawn(launch.spec, launch.worktree, launch.hooks_wired)?;
+        let kept = launch.worktree.clone();
+        let id = self.spawn(launch.spec, launch.worktree, launch.hooks_wired)?;
+        self.journal_restore_facts(id, argv, kept.as_deref());
         Ok(())
     }
 
     /// Starts `agent` as a new task (the new-task dialog and `termic run`).
     /// Without a name the task is named after the agent, numbered when taken.
+    /// What a restore starts task `id` from, in the server's journal: the
+    /// arguments as asked (not the ones termic adds) and its worktree.
+    fn journal_restore_facts(
+        &self,
+        id: termic_runtime::TaskId,
+        args: &[String],
+        worktree: Option<&std::path::Path>,
+    ) {
+        let worktree = worktree.map(|p| p.to_string_lossy().into_owned());
+        let _ = self.runtime.journal_update(id, |r| {
+            r.args = Some(args.to_vec());
+            r.worktree = worktree;
+        });
+    }
+
     pub fn launch(
         &mut self,
         agent: &str,
@@ -236,7 +253,9 @@ impl App {
         let launch = self
             .services
             .launch(agent, &name, worktree, size, extra_args)?;
-        self.spawn(launch.spec, launch.worktree, launch.hooks_wired)?;
+        let kept = launch.worktree.clone();
+        let id = self.spawn(launch.spec, launch.worktree, launch.hooks_wired)?;
+        self.journal_restore_facts(id, extra_args, kept.as_deref());
         Ok(())
     }
 

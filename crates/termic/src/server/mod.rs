@@ -20,6 +20,7 @@ pub mod limits;
 pub mod panic_hook;
 pub mod protocol;
 pub mod resolve;
+mod restore;
 pub mod socket;
 mod stop;
 pub mod tasklist;
@@ -631,6 +632,7 @@ impl Server {
                 .map(Response::Waited),
             Request::Stop => Ok(Response::Ok),
             Request::Rename { task, name } => self.rename(&task, &name).map(Response::Renamed),
+            Request::Restore(restore) => self.restore(restore).map(Response::Restored),
             Request::Input(_) => Err(anyhow!("input is only for an attached client or a view")),
             // Each turns the connection into a stream, in `converse`.
             Request::Attach(_) | Request::Subscribe | Request::View(_) => {
@@ -757,6 +759,19 @@ impl Server {
                 return Err(err.into());
             }
         };
+        // What a restore starts it from: the arguments as asked (not the
+        // ones termic adds), and its worktree.
+        let asked = match &run.program {
+            RunProgram::Agent { args, .. } | RunProgram::Command { argv: args } => args.clone(),
+        };
+        let worktree = launch
+            .worktree
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned());
+        let _ = self.runtime.journal_update(id, |r| {
+            r.args = Some(asked);
+            r.worktree = worktree;
+        });
         lock(&self.specs).insert(
             id.0,
             crate::app::Launched {
