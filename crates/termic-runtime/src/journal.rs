@@ -127,7 +127,7 @@ impl TaskRecord {
     }
 
     /// The JSON, within [`MAX_RECORD_BYTES`]: arguments are dropped from
-    /// the end (and `argv_cut` set) until it fits. `None`: even the name
+    /// the end (`args` first, then `argv`; and `argv_cut` set) until it fits. `None`: even the name
     /// and directory do not fit.
     pub fn to_bytes(&self) -> Option<Vec<u8>> {
         let mut record = self.clone();
@@ -136,7 +136,16 @@ impl TaskRecord {
             if bytes.len() <= MAX_RECORD_BYTES {
                 return Some(bytes);
             }
-            record.argv.pop()?;
+            // The arguments as asked go first (a restore then falls back
+            // to the command line), then the command line's.
+            match &mut record.args {
+                Some(args) if !args.is_empty() => {
+                    args.pop();
+                }
+                _ => {
+                    record.argv.pop()?;
+                }
+            }
             record.argv_cut = true;
         }
     }
@@ -684,6 +693,91 @@ mod tests {
         assert_eq!(back.argv, r.argv);
         journal.rename(TaskId(8), "x").unwrap();
         assert_eq!(std::fs::read_dir(journal.dir()).unwrap().count(), 1);
+    }
+
+    /// The session id a hook reports is kept at once, again when it
+    /// changes (`/clear`), with the state; each write is whole (read back
+    /// as a record at every step, no temp file left), and a removed record
+    /// is never written back by a late update.
+    #[test]
+    fn updates_keep_the_session_id_and_state_atomically_and_never_revive_a_record() {
+        let data = tempfile::tempdir().unwrap();
+        let journal = Journal::new(data.path(), DEAD);
+        journal
+            .write(TaskId(3), &record("review", 1, DEAD))
+            .unwrap();
+        let path = data.path().join(TASKS_DIR).join(format!("{DEAD}-3.json"));
+        let read =
+            || -> TaskRecord { serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap() };
+        assert_eq!(read().session, None);
+        for (session, state) in [("s-1", "working"), ("s-1", "done"), ("s-2", "idle")] {
+            journal
+                .update(TaskId(3), |r| {
+                    r.session = Some(session.into());
+                    r.state = Some(state.into());
+                })
+                .unwrap();
+            let back = read();
+            assert_eq!(back.session.as_deref(), Some(session));
+            assert_eq!(back.state.as_deref(), Some(state));
+            assert_eq!(back.name, "review");
+            assert_eq!(std::fs::read_dir(journal.dir()).unwrap().count(), 1);
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        // A change that changes nothing does not write (the file is the
+        // same inode).
+        let ino = |p: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
+        let before = ino(&path);
+        journal
+            .update(TaskId(3), |r| r.state = Some("idle".into()))
+            .unwrap();
+        assert_eq!(ino(&path), before);
+        // Closed: gone, and a late update makes no record.
+        journal.remove(TaskId(3));
+        journal
+            .update(TaskId(3), |r| r.session = Some("s-3".into()))
+            .unwrap();
+        assert!(!path.exists());
+        // Bounded: a record stays within its size whatever is kept.
+        journal.write(TaskId(4), &record("t", 1, DEAD)).unwrap();
+        journal
+            .update(TaskId(4), |r| r.args = Some(vec!["y".repeat(100); 500]))
+            .unwrap();
+        let len = std::fs::metadata(data.path().join(TASKS_DIR).join(format!("{DEAD}-4.json")))
+            .unwrap()
+            .len();
+        assert!(len as usize <= MAX_RECORD_BYTES, "{len}");
+    }
+
+    /// A server that ends its tasks on purpose keeps their records, marked
+    /// stopped, and the endings that follow remove none; the next start
+    /// claims them, tells them as stopped, and a restore takes each once.
+    #[test]
+    fn a_stop_keeps_the_records_for_a_restore_which_takes_each_once() {
+        let data = tempfile::tempdir().unwrap();
+        let journal = Journal::new(data.path(), DEAD);
+        journal.write(TaskId(1), &record("a", 1, DEAD)).unwrap();
+        journal.write(TaskId(2), &record("b", 2, DEAD)).unwrap();
+        journal.keep_all();
+        journal.remove(TaskId(1));
+        assert_eq!(records_in(journal.dir()).len(), 2);
+        let claimed = claim_with(data.path(), 5, &gone);
+        assert!(claimed
+            .lost
+            .iter()
+            .all(|r| r.ended.as_deref() == Some(ENDED_STOPPED)));
+        let notice = lost_notice(&claimed.lost).unwrap();
+        assert!(
+            notice.starts_with("The termic server was stopped with its 2 tasks: a, b."),
+            "{notice}"
+        );
+        let found = restorable(data.path());
+        let names: Vec<&str> = found.iter().map(|r| r.record.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert!(take_restorable(&found[0]));
+        assert!(!take_restorable(&found[0]), "taken once");
+        assert_eq!(restorable(data.path()).len(), 1);
     }
 
     #[test]

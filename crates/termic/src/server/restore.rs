@@ -53,6 +53,10 @@ impl Server {
     fn start_again(&self, req: &RestoreRequest, r: &Restorable, told: &mut Restored) {
         let record = &r.record;
         let cwd = PathBuf::from(&record.cwd);
+        if record.argv_cut {
+            told.error = Some("its command line was too long to keep whole".into());
+            return;
+        }
         if !cwd.is_dir() {
             told.error = Some(format!("its directory {} is gone", record.cwd));
             return;
