@@ -138,7 +138,14 @@ pub struct App {
     /// Where the transitions and recordings of the tasks this app starts
     /// go (its client's `--event-log`, `--record`, `--record-input`).
     pub outputs: TaskOutputs,
+    /// In the server: starts again (or forgets) the tasks that ended with
+    /// the server before, for the restore dialog.
+    pub restorer: Option<Restorer>,
 }
+
+/// What the restore dialog's keys do: the server's `restore`.
+pub type Restorer =
+    Box<dyn Fn(crate::server::protocol::RestoreAction) -> Vec<crate::server::protocol::Restored>>;
 
 impl App {
     pub fn new(
@@ -181,6 +188,7 @@ impl App {
             last_focused: None,
             size_claim: None,
             outputs: TaskOutputs::default(),
+            restorer: None,
         }
     }
 

@@ -73,6 +73,9 @@ impl App {
 
     /// Returns true when the dialog stays open.
     fn confirm_key(&mut self, key: KeyEvent, action: ConfirmAction) -> bool {
+        if action == ConfirmAction::Restore {
+            return self.restore_key(key);
+        }
         let answer = match key.code {
             KeyCode::Char(c) => c.to_ascii_lowercase(),
             KeyCode::Esc => 'n',
@@ -107,6 +110,23 @@ impl App {
             }
             _ => true,
         }
+    }
+
+    /// The restore dialog's keys; true when it stays open.
+    fn restore_key(&mut self, key: KeyEvent) -> bool {
+        use crate::server::protocol::RestoreAction;
+        let action = match key.code {
+            KeyCode::Esc => return false,
+            KeyCode::Char('y' | 'Y') => RestoreAction::Start,
+            KeyCode::Char('n' | 'N') => RestoreAction::Forget,
+            _ => return true,
+        };
+        let Some(restorer) = &self.restorer else {
+            return false;
+        };
+        let done = restorer(action);
+        self.message = Some(restore_message(&done, action));
+        false
     }
 
     fn close_task(&mut self, task: u64, remove_worktree: bool) {
@@ -396,5 +416,40 @@ mod tests {
             "claude-3"
         );
         assert_eq!(unique_name("claude", ["claude-2"].into_iter()), "claude");
+    }
+}
+
+/// What the status line says after the restore dialog: how many started,
+/// and each one that starts fresh or could not start, and why.
+fn restore_message(
+    done: &[crate::server::protocol::Restored],
+    action: crate::server::protocol::RestoreAction,
+) -> Message {
+    use crate::server::protocol::RestoreAction;
+    if action == RestoreAction::Forget {
+        return Message::info(match done.len() {
+            1 => "Forgot the task that ended with the server.".to_owned(),
+            n => format!("Forgot the {n} tasks that ended with the server."),
+        });
+    }
+    let started = done.iter().filter(|r| r.row.is_some()).count();
+    let mut text = match started {
+        1 => "Restored 1 task.".to_owned(),
+        n => format!("Restored {n} tasks."),
+    };
+    let mut failed = false;
+    for r in done {
+        if let Some(error) = &r.error {
+            failed = true;
+            text.push_str(&format!(" {} was not restored: {error}.", r.name));
+        } else if let Some(note) = &r.note {
+            text.push_str(&format!(" {}: {note}.", r.name));
+        }
+    }
+    let text = crate::printed::clean_line(&text).into_owned();
+    if failed {
+        Message::error(text)
+    } else {
+        Message::info(text)
     }
 }

@@ -527,7 +527,7 @@ impl Server {
     /// One client connection: peer check, hello, then requests until it
     /// closes or sends something that is not a request.
     fn converse(
-        &self,
+        self: &Arc<Self>,
         stream: UnixStream,
         write_half: UnixStream,
         own_uid: u32,

@@ -101,8 +101,7 @@ impl Server {
             record.name.clone()
         };
         let profile = record.profile.as_deref();
-        let is_command = matches!(profile, Some(COMMAND_PROFILE | SHELL_PROFILE));
-        let (launch, args) = if is_command {
+        let (launch, args) = if is_plain(record) {
             // The command as the user gave it (a shell's integrated argv is
             // made again by the launch).
             let argv = match &record.args {
@@ -161,8 +160,31 @@ impl Server {
     }
 }
 
-/// A record as the answer tells it, before anything is done.
+/// Whether `record` is a command or shell task's.
+fn is_plain(record: &TaskRecord) -> bool {
+    matches!(
+        record.profile.as_deref(),
+        Some(COMMAND_PROFILE | SHELL_PROFILE)
+    )
+}
+
+/// An agent's resume arguments, or why it starts fresh.
+fn resume_of(record: &TaskRecord) -> Result<Vec<String>, String> {
+    let base = record.profile.as_deref().unwrap_or(&record.agent);
+    crate::agents::builtin::resume_args(base, record.session.as_deref())
+}
+
+/// A record as the answer tells it, before anything is done: an agent
+/// says whether it will continue its conversation, or why not.
 fn told(record: &TaskRecord) -> Restored {
+    let (resumed, note) = if is_plain(record) {
+        (false, None)
+    } else {
+        match resume_of(record) {
+            Ok(_) => (true, None),
+            Err(why) => (false, Some(why)),
+        }
+    };
     Restored {
         name: record.name.clone(),
         number: record.number,
@@ -170,8 +192,8 @@ fn told(record: &TaskRecord) -> Restored {
         cwd: record.cwd.clone(),
         command: record.command(),
         session: record.session.clone(),
-        resumed: false,
-        note: None,
+        resumed,
+        note,
         error: None,
         row: None,
     }

@@ -42,6 +42,9 @@ pub fn render_help(frame: &mut Frame, view: &HelpView) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
+/// Tasks the restore dialog lists one a line; the rest are counted.
+const RESTORE_LINES: usize = 12;
+
 /// What a confirmation is for; the app acts on it when the user says yes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfirmAction {
@@ -55,6 +58,9 @@ pub enum ConfirmAction {
     ForceRemoveWorktree {
         path: std::path::PathBuf,
     },
+    /// Tasks ended with the server: `y` starts them all again, `n`
+    /// forgets them, Esc leaves them for later (`termic restore`).
+    Restore,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,8 +116,41 @@ impl ConfirmView {
         }
     }
 
+    /// The tasks that ended with the server (as a `restore` list tells
+    /// them), each with where it runs and whether it continues its
+    /// conversation. Names and commands are cleaned: they are data.
+    pub fn restore(tasks: &[crate::server::protocol::Restored]) -> Self {
+        use crate::printed::clean_line;
+        let mut body = vec![match tasks.len() {
+            1 => "This task ended with the termic server:".to_owned(),
+            n => format!("These {n} tasks ended with the termic server:"),
+        }];
+        for t in tasks.iter().take(RESTORE_LINES) {
+            let number = t.number.map(|n| format!("{n} ")).unwrap_or_default();
+            let how = if t.resumed {
+                "continues its conversation".to_owned()
+            } else if let Some(note) = &t.note {
+                note.clone()
+            } else {
+                format!("runs {} again", t.command)
+            };
+            body.push(
+                clean_line(&format!("  {number}{} in {}: {how}", t.name, t.cwd)).into_owned(),
+            );
+        }
+        if tasks.len() > RESTORE_LINES {
+            body.push(format!("  and {} more", tasks.len() - RESTORE_LINES));
+        }
+        ConfirmView {
+            title: "Restore tasks".into(),
+            body,
+            action: ConfirmAction::Restore,
+        }
+    }
+
     fn keys(&self) -> &'static str {
         match self.action {
+            ConfirmAction::Restore => "y restore all   n forget them   Esc later",
             ConfirmAction::CloseTask {
                 has_worktree: true, ..
             } => "y close and keep the worktree   w close and remove the worktree   n cancel",

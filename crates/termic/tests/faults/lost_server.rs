@@ -353,3 +353,67 @@ fn restore_after_a_kill_starts_each_task_again_where_it_was_with_its_name_and_nu
     );
     assert_eq!(s.expect(&["restore"], 0).trim(), "No task to restore.");
 }
+
+/// Issue 31: `termic attach` after a server was killed offers its tasks
+/// in a dialog (name, directory, whether the agent continues its
+/// conversation); `y` starts them all again, and the sidebar lists them.
+/// Another loss, then `n`: forgotten, nothing is offered or restorable.
+#[test]
+fn attach_offers_the_tasks_that_ended_with_the_server_and_restores_all_on_y() {
+    let s = Served::new("sleep 600");
+    s.expect(
+        &["run", "--detach", "--name", "builder", "--", "sleep", "600"],
+        0,
+    );
+    s.expect(&["run", "--detach", "--name", "helper", "fake"], 0);
+    let server = s.server_pid();
+    // SAFETY: a signal to the test's own server.
+    assert_eq!(unsafe { libc::kill(server, libc::SIGKILL) }, 0);
+    assert!(eventually(Duration::from_secs(10), || !alive(server)));
+
+    let mut t = Termic::start(&s.f, &["attach"]);
+    let screen = t.wait_text("y restore all");
+    assert!(
+        screen.contains("These 2 tasks ended with the termic server:"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(&format!(
+            "1 builder in {}: runs sleep 600 again",
+            s.f.work.display()
+        )),
+        "{screen}"
+    );
+    // The fake agent (base claude) reported no conversation id: Claude's
+    // `--continue` takes the directory's last one.
+    assert!(screen.contains("2 helper in "), "{screen}");
+    assert!(screen.contains("continues its conversation"), "{screen}");
+    t.send(b"y");
+    let screen = t.wait_text("Restored 2 tasks.");
+    assert!(!screen.contains("y restore all"), "{screen}");
+    let names: Vec<String> = s
+        .ls()
+        .iter()
+        .map(|r| format!("{} {}", r["id"], r["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(names, ["1 builder", "2 helper"]);
+    t.prefix(b"d");
+    assert_eq!(t.wait_exit(), 0);
+
+    // Lost again; this time `n` forgets them.
+    let server = s.server_pid();
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(server, libc::SIGKILL) }, 0);
+    assert!(eventually(Duration::from_secs(10), || !alive(server)));
+    let mut t = Termic::start(&s.f, &["attach"]);
+    t.wait_text("y restore all");
+    t.send(b"n");
+    t.wait_text("Forgot the 2 tasks that ended with the server.");
+    t.prefix(b"d");
+    assert_eq!(t.wait_exit(), 0);
+    assert_eq!(
+        s.expect(&["restore", "--list"], 0).trim(),
+        "No task to restore."
+    );
+    assert!(records(&s.f.data_dir, "lost").is_empty());
+}
