@@ -404,21 +404,6 @@ pub fn unique_name<'a>(agent: &str, taken: impl Iterator<Item = &'a str> + Clone
         .expect("an unbounded range always finds a free name")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::unique_name;
-
-    #[test]
-    fn default_names_are_numbered_when_taken() {
-        assert_eq!(unique_name("claude", [].into_iter()), "claude");
-        assert_eq!(
-            unique_name("claude", ["claude", "claude-2"].into_iter()),
-            "claude-3"
-        );
-        assert_eq!(unique_name("claude", ["claude-2"].into_iter()), "claude");
-    }
-}
-
 /// What the status line says after the restore dialog: how many started,
 /// and each one that starts fresh or could not start, and why.
 fn restore_message(
@@ -451,5 +436,20 @@ fn restore_message(
         Message::error(text)
     } else {
         Message::info(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unique_name;
+
+    #[test]
+    fn default_names_are_numbered_when_taken() {
+        assert_eq!(unique_name("claude", [].into_iter()), "claude");
+        assert_eq!(
+            unique_name("claude", ["claude", "claude-2"].into_iter()),
+            "claude-3"
+        );
+        assert_eq!(unique_name("claude", ["claude-2"].into_iter()), "claude");
     }
 }

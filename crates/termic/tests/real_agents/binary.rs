@@ -643,3 +643,132 @@ fn real_binary_qwen_permission_needs_you_then_one_hook_done() {
 fn real_binary_copilot_permission_needs_you_then_one_hook_done() {
     hooked_permission(Agent::Copilot, AgentSchema::COPILOT);
 }
+
+/// The task records in the fixture's data dir's `tasks/`, parsed.
+fn task_records(fx: &Fixture) -> Vec<serde_json::Value> {
+    let dir = fx.root.join("data").join("tasks");
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| std::fs::read(e.ok()?.path()).ok())
+                .filter_map(|b| serde_json::from_slice(&b).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `termic attach` on a PTY, waited for until Claude's UI is up in it and
+/// the output held still for 2.5 s.
+fn attach_claude(fx: &Fixture) -> PtySession {
+    let cmd = fx.termic_command(&["attach"]);
+    let options = PtyOptions {
+        cols: 160,
+        rows: 45,
+        ..PtyOptions::default()
+    };
+    let pty = PtySession::spawn(cmd, options, Some(&fx.home)).unwrap();
+    assert!(
+        pty.wait_for(ready_marker(Agent::Claude), 0, 90 * SEC)
+            .is_some(),
+        "Claude never appeared in termic attach"
+    );
+    pty.wait_quiet(Duration::from_millis(2500), 15 * SEC);
+    pty
+}
+
+/// Issue 31: real Claude Code with termic's hooks, one turn in a task of
+/// the server; `kill -9` of the server; `termic restore --json` starts it
+/// again with `--resume` and the conversation id its hook reported, and
+/// the fake model's next request holds the first turn (the conversation
+/// really continued).
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_claude_is_restored_in_its_own_conversation_after_a_kill_9() {
+    let (cache, _one) = begin();
+    let setup = Setup {
+        hooks: vec![AgentSchema::CLAUDE],
+        ..Setup::default()
+    };
+    let fx = Fixture::new(&cache, Agent::Claude, ScenarioName::Plain, setup);
+    let out = fx
+        .termic_command(&["run", "--detach", "--name", "talk", "claude"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut pty = attach_claude(&fx);
+    pty.send(b"remember the word PELICAN-41").unwrap();
+    pty.send(b"\r").unwrap();
+    let first = fx
+        ._server
+        .wait_for(60 * SEC, |r| r.last_user.contains("PELICAN-41"));
+    assert!(first.is_some(), "the first turn never reached the model");
+    // The Stop hook's conversation id reaches the task's record.
+    let deadline = Instant::now() + 60 * SEC;
+    let session = loop {
+        let found = task_records(&fx).into_iter().find_map(|r| {
+            (r["name"] == "talk" && r["state"] == "done")
+                .then(|| r["session"].as_str().map(str::to_owned))
+                .flatten()
+        });
+        if let Some(session) = found {
+            break session;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no conversation id in the record: {:?}",
+            task_records(&fx)
+        );
+        thread::sleep(Duration::from_millis(100));
+    };
+    drop(pty);
+    let mark: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fx.root.join("data/server.json")).unwrap()).unwrap();
+    let server = mark["pid"].as_i64().unwrap() as i32;
+    // SAFETY: a signal to this test's own server.
+    assert_eq!(unsafe { libc::kill(server, libc::SIGKILL) }, 0);
+
+    let out = fx.termic_command(&["restore", "--json"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let restored: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let talk = &restored[0];
+    assert_eq!(talk["name"], "talk", "{restored}");
+    assert_eq!(talk["resumed"], true, "{restored}");
+    assert_eq!(talk["session"], session.as_str(), "{restored}");
+    assert_eq!(talk["row"]["id"], 1, "{restored}");
+    let mut pty = attach_claude(&fx);
+    pty.send(b"what was the word").unwrap();
+    pty.send(b"\r").unwrap();
+    let second = fx
+        ._server
+        .wait_for(60 * SEC, |r| r.last_user.contains("what was the word"));
+    let second = second.expect("the second turn never reached the model");
+    assert!(
+        second.body.contains("PELICAN-41"),
+        "the resumed conversation lost its first turn ({} bytes)",
+        second.body.len()
+    );
+    // Its process was started with the resume option and that id.
+    let resumed = processes_with_home(&fx.home).into_iter().any(|pid| {
+        std::fs::read(format!("/proc/{pid}/cmdline"))
+            .map(|c| {
+                let args: Vec<&[u8]> = c.split(|b| *b == 0).collect();
+                args.windows(2)
+                    .any(|w| w[0] == b"--resume" && w[1] == session.as_bytes())
+            })
+            .unwrap_or(false)
+    });
+    assert!(resumed, "no claude process runs with --resume {session}");
+    drop(pty);
+    let _ = fx.termic_command(&["server", "stop"]).output();
+    for pid in processes_with_home(&fx.home) {
+        // SAFETY: this test's own leftovers (HOME is its scratch dir).
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+}
