@@ -28,7 +28,8 @@ use input::InputEvent;
 /// task's screen as terminal bytes and takes input for it; `rename` and
 /// its answer `renamed`; a task row's `started`; `outputs` (the client's
 /// `--event-log` and `--record`) on `run` and `attach`.
-pub const PROTOCOL: u32 = 4;
+/// 5 (2026-12-06, issue 31): `restore` and its answer `restored`.
+pub const PROTOCOL: u32 = 5;
 
 /// The largest frame either side accepts (a task list of thousands fits).
 pub const MAX_FRAME: usize = 1 << 20;

@@ -813,3 +813,53 @@ fn real_binary_claude_is_restored_in_its_own_conversation_after_a_kill_9() {
 fn real_binary_codex_is_restored_in_its_own_conversation_after_a_kill_9() {
     restored_in_its_own_conversation(Agent::Codex, Vec::new(), false, &["resume", "--last"]);
 }
+
+/// Opencode: the latest conversation of its directory.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_opencode_is_restored_in_its_own_conversation_after_a_kill_9() {
+    restored_in_its_own_conversation(
+        Agent::Opencode,
+        vec![AgentSchema::OPENCODE],
+        false,
+        &["--continue"],
+    );
+}
+
+/// Gemini: the latest conversation of its directory.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_gemini_is_restored_in_its_own_conversation_after_a_kill_9() {
+    restored_in_its_own_conversation(
+        Agent::Gemini,
+        vec![AgentSchema::GEMINI],
+        false,
+        &["--resume", "latest"],
+    );
+}
+
+/// Qwen: the latest conversation of its directory.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_qwen_is_restored_in_its_own_conversation_after_a_kill_9() {
+    restored_in_its_own_conversation(Agent::Qwen, vec![AgentSchema::QWEN], false, &["--continue"]);
+}
+
+/// Copilot: the latest conversation of its directory.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_copilot_is_restored_in_its_own_conversation_after_a_kill_9() {
+    restored_in_its_own_conversation(
+        Agent::Copilot,
+        vec![AgentSchema::COPILOT],
+        false,
+        &["--continue"],
+    );
+}
+
+/// Grok: the latest conversation of its directory.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_grok_is_restored_in_its_own_conversation_after_a_kill_9() {
+    restored_in_its_own_conversation(Agent::Grok, vec![AgentSchema::GROK], false, &["--continue"]);
+}

@@ -10,7 +10,10 @@ pub const BUILTIN: Builtin = Builtin {
     install: "npm install -g @github/copilot",
     linked_dirs: &[],
     config_dir_var: None,
-    // Not measured yet (docs/gotchas.md, "Resume"): a restore starts it
-    // fresh in its directory.
-    resume: Resume::Fresh,
+    // Copilot CLI: `--resume ID` / `--continue` (its help); the
+    // restore's e2e measured `--continue` (docs/gotchas.md, "Resume").
+    resume: Resume::Args {
+        with_id: &["--resume", "{id}"],
+        latest: Some(&["--continue"]),
+    },
 };

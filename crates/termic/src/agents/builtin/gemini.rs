@@ -10,7 +10,10 @@ pub const BUILTIN: Builtin = Builtin {
     install: "npm install -g @google/gemini-cli",
     linked_dirs: &[".gemini"],
     config_dir_var: None,
-    // Not measured yet (docs/gotchas.md, "Resume"): a restore starts it
-    // fresh in its directory.
-    resume: Resume::Fresh,
+    // Gemini CLI: `--resume latest` (its help: "latest" or an index, not
+    // an id); the restore's e2e measured it (docs/gotchas.md, "Resume").
+    resume: Resume::Args {
+        with_id: &["--resume", "latest"],
+        latest: Some(&["--resume", "latest"]),
+    },
 };

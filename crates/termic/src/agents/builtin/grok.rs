@@ -10,7 +10,11 @@ pub const BUILTIN: Builtin = Builtin {
     install: "pip install grok-cli-bin",
     linked_dirs: &[".grok"],
     config_dir_var: None,
-    // Not measured yet (docs/gotchas.md, "Resume"): a restore starts it
-    // fresh in its directory.
-    resume: Resume::Fresh,
+    // Grok 0.2.111: `--resume ID` / `--continue` (the directory's last
+    // session, its help); the restore's e2e measured `--continue`
+    // (docs/gotchas.md, "Resume").
+    resume: Resume::Args {
+        with_id: &["--resume", "{id}"],
+        latest: Some(&["--continue"]),
+    },
 };

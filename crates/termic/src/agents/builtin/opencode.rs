@@ -10,7 +10,10 @@ pub const BUILTIN: Builtin = Builtin {
     install: "npm install -g opencode-ai",
     linked_dirs: &[".opencode"],
     config_dir_var: None,
-    // Not measured yet (docs/gotchas.md, "Resume"): a restore starts it
-    // fresh in its directory.
-    resume: Resume::Fresh,
+    // opencode 1.18.33: `--session ID` / `--continue` (its help); the
+    // restore's e2e measured `--continue` (docs/gotchas.md, "Resume").
+    resume: Resume::Args {
+        with_id: &["--session", "{id}"],
+        latest: Some(&["--continue"]),
+    },
 };

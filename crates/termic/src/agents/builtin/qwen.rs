@@ -10,7 +10,10 @@ pub const BUILTIN: Builtin = Builtin {
     install: "npm install -g @qwen-code/qwen-code",
     linked_dirs: &[".qwen"],
     config_dir_var: None,
-    // Not measured yet (docs/gotchas.md, "Resume"): a restore starts it
-    // fresh in its directory.
-    resume: Resume::Fresh,
+    // Qwen Code: `--resume ID` / `--continue` (its help); the restore's
+    // e2e measured `--continue` (docs/gotchas.md, "Resume").
+    resume: Resume::Args {
+        with_id: &["--resume", "{id}"],
+        latest: Some(&["--continue"]),
+    },
 };
