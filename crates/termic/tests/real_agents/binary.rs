@@ -666,12 +666,29 @@ fn attach_agent(fx: &Fixture) -> PtySession {
         ..PtyOptions::default()
     };
     let pty = PtySession::spawn(cmd, options, Some(&fx.home)).unwrap();
-    let marker = ready_marker(fx.agent);
-    assert!(
-        pty.wait_for(marker, 0, 90 * SEC).is_some(),
-        "{} never appeared in termic attach",
-        fx.agent.name()
-    );
+    // A resumed Copilot CLI paints no banner (its ready text): its
+    // conversation's earlier turn shows instead.
+    let markers = [ready_marker(fx.agent), b"PELICAN-41".as_slice()];
+    let deadline = Instant::now() + 90 * SEC;
+    let mut up = false;
+    while !up && Instant::now() < deadline {
+        let out = pty.output();
+        up = markers
+            .iter()
+            .any(|m| out.windows(m.len()).any(|w| w == *m));
+        if !up {
+            pty.wait_for(markers[0], 0, Duration::from_millis(200));
+        }
+    }
+    if !up {
+        let out = pty.output();
+        let tail = &out[out.len().saturating_sub(3000)..];
+        panic!(
+            "{} never appeared in termic attach; its output ended with:\n{}",
+            fx.agent.name(),
+            String::from_utf8_lossy(tail)
+        );
+    }
     pty.wait_quiet(Duration::from_millis(2500), 15 * SEC);
     pty
 }
