@@ -428,3 +428,49 @@ mod tests {
         assert_eq!(v.field, NewTaskField::Name);
     }
 }
+
+#[cfg(test)]
+mod restore_tests {
+    use super::*;
+    use crate::server::protocol::Restored;
+
+    fn task(name: &str, resumed: bool, note: Option<&str>) -> Restored {
+        Restored {
+            name: name.into(),
+            number: Some(3),
+            agent: "claude".into(),
+            cwd: "/src/app".into(),
+            command: "sleep 600".into(),
+            session: None,
+            resumed,
+            note: note.map(Into::into),
+            error: None,
+            row: None,
+        }
+    }
+
+    /// Names, directories and commands are data: cleaned, one line each.
+    #[test]
+    fn the_restore_dialog_lists_each_task_cleaned_and_says_how_it_starts() {
+        let view = ConfirmView::restore(&[
+            task("re\x1b]0;pwned\x07view", true, None),
+            task("build", false, None),
+            task("x", false, Some("agy cannot resume here: started fresh")),
+        ]);
+        assert_eq!(view.body[0], "These 3 tasks ended with the termic server:");
+        assert!(!view.body[1].contains('\x1b') && !view.body[1].contains('\x07'));
+        assert!(view.body[1].ends_with("in /src/app: continues its conversation"));
+        assert_eq!(view.body[2], "  3 build in /src/app: runs sleep 600 again");
+        assert_eq!(
+            view.body[3],
+            "  3 x in /src/app: agy cannot resume here: started fresh"
+        );
+        assert_eq!(view.keys(), "y restore all   n forget them   Esc later");
+        let many: Vec<Restored> = (0..20)
+            .map(|i| task(&format!("t{i}"), true, None))
+            .collect();
+        let view = ConfirmView::restore(&many);
+        assert_eq!(view.body.len(), 1 + RESTORE_LINES + 1);
+        assert_eq!(view.body.last().unwrap(), "  and 8 more");
+    }
+}

@@ -117,6 +117,39 @@ mod tests {
     }
 
     #[test]
+    fn a_restore_resumes_by_id_else_the_latest_else_starts_fresh_and_says_why() {
+        let args = |id, session| resume_args(id, session);
+        assert_eq!(
+            args("claude", Some("3f0c-77b2")),
+            Ok(vec!["--resume".into(), "3f0c-77b2".into()])
+        );
+        assert_eq!(args("claude", None), Ok(vec!["--continue".into()]));
+        // An id that could be read as an option, or holds a space, is not
+        // passed: the latest conversation instead.
+        assert_eq!(args("claude", Some("-rf")), Ok(vec!["--continue".into()]));
+        assert_eq!(args("claude", Some("a b")), Ok(vec!["--continue".into()]));
+        assert_eq!(
+            args("codex", None),
+            Ok(vec!["resume".into(), "--last".into()])
+        );
+        assert_eq!(
+            args("agy", Some("x")),
+            Err("agy cannot resume here: started fresh".into())
+        );
+        assert_eq!(
+            args("mytool", None),
+            Err("mytool has no known resume option: started fresh".into())
+        );
+        // Every built-in's id form puts the id in, once.
+        for b in BUILTINS {
+            if let Resume::Args { with_id, .. } = b.resume {
+                let n = with_id.iter().filter(|a| a.contains("{id}")).count();
+                assert!(n <= 1, "{}", b.id);
+            }
+        }
+    }
+
+    #[test]
     fn every_builtin_has_a_hooks_adapter_and_a_detection_profile() {
         for b in BUILTINS {
             assert!(termic_hooks::agents::adapter(b.id).is_some(), "{}", b.id);
