@@ -780,6 +780,81 @@ mod tests {
         assert_eq!(restorable(data.path()).len(), 1);
     }
 
+    /// Set in the child of the kill test: it writes records until killed.
+    const KILL_WRITER: &str = "TERMIC_JOURNAL_KILL_WRITER";
+
+    /// A server killed (SIGKILL) at any instant of a journal write leaves
+    /// every record whole: the test's own binary, as a child, rewrites
+    /// records as fast as it can (an agent's session id and state, whole
+    /// records) and is killed ten times at whatever point it reached; each
+    /// time, every record parses, and at the end the next start claims
+    /// them all and a restore lists them.
+    #[test]
+    fn a_writer_killed_at_any_instant_leaves_only_whole_records() {
+        if let Some(dir) = std::env::var_os(KILL_WRITER) {
+            let journal = Journal::new(Path::new(&dir), DEAD);
+            for n in 1u64.. {
+                let _ = journal.update(TaskId(1), |r| {
+                    r.session = Some(format!("s-{n}"));
+                    r.state = Some(if n % 2 == 0 { "working" } else { "done" }.into());
+                });
+                let _ = journal.write(TaskId(2 + n % 3), &record("t", n, DEAD));
+            }
+        }
+        let data = tempfile::tempdir().unwrap();
+        let journal = Journal::new(data.path(), DEAD);
+        journal.write(TaskId(1), &record("agent", 1, DEAD)).unwrap();
+        let path = data.path().join(TASKS_DIR).join(format!("{DEAD}-1.json"));
+        let written = || -> u64 {
+            let r: TaskRecord = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+            r.session
+                .and_then(|s| s.trim_start_matches("s-").parse().ok())
+                .unwrap_or(0)
+        };
+        for round in 0..10u64 {
+            let before = written();
+            let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "journal::tests::a_writer_killed_at_any_instant_leaves_only_whole_records",
+                    "--exact",
+                    "--test-threads",
+                    "1",
+                ])
+                .env(KILL_WRITER, data.path())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            // Killed once it is writing (a few more writes each round, so
+            // the kill lands at a different point of a write).
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            while written() < before + 3 + round * 7 {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the writer never wrote"
+                );
+                std::thread::yield_now();
+            }
+            child.kill().unwrap();
+            child.wait().unwrap();
+            for file in records_in(journal.dir()) {
+                let bytes = std::fs::read(&file).unwrap();
+                let parsed = serde_json::from_slice::<TaskRecord>(&bytes);
+                assert!(parsed.is_ok(), "round {round}: {} is torn", file.display());
+            }
+        }
+        let claimed = claim_with(data.path(), 7, &gone);
+        assert!(claimed.skipped.is_empty(), "{:?}", claimed.skipped);
+        assert_eq!(
+            claimed.lost.len(),
+            records_in(&data.path().join(LOST_DIR)).len()
+        );
+        let found = restorable(data.path());
+        assert!(found
+            .iter()
+            .any(|r| r.record.name == "agent" && r.record.session.is_some()));
+    }
+
     #[test]
     fn remove_all_takes_only_this_servers_records() {
         let data = tempfile::tempdir().unwrap();
