@@ -759,19 +759,6 @@ impl Server {
                 return Err(err.into());
             }
         };
-        // What a restore starts it from: the arguments as asked (not the
-        // ones termic adds), and its worktree.
-        let asked = match &run.program {
-            RunProgram::Agent { args, .. } | RunProgram::Command { argv: args } => args.clone(),
-        };
-        let worktree = launch
-            .worktree
-            .as_ref()
-            .map(|p| p.to_string_lossy().into_owned());
-        let _ = self.runtime.journal_update(id, |r| {
-            r.args = Some(asked);
-            r.worktree = worktree;
-        });
         lock(&self.specs).insert(
             id.0,
             crate::app::Launched {
@@ -780,6 +767,22 @@ impl Server {
                 outputs: run.outputs.clone(),
             },
         );
+        // After `specs`: an attached client adopts the task from the
+        // runtime's event and reads its worktree there; a journal write
+        // first would widen that window.
+        // What a restore starts it from: the arguments as asked (not the
+        // ones termic adds), and its worktree.
+        let asked = match &run.program {
+            RunProgram::Agent { args, .. } | RunProgram::Command { argv: args } => args.clone(),
+        };
+        let worktree = lock(&self.specs)
+            .get(&id.0)
+            .and_then(|l| l.worktree.as_ref())
+            .map(|p| p.to_string_lossy().into_owned());
+        let _ = self.runtime.journal_update(id, |r| {
+            r.args = Some(asked);
+            r.worktree = worktree;
+        });
         self.changed();
         self.row(id).context("the task vanished as it started")
     }

@@ -137,6 +137,14 @@ impl Server {
         let id = self
             .runtime
             .spawn_numbered(launch.spec, &req.outputs, wanted)?;
+        lock(&self.specs).insert(
+            id.0,
+            crate::app::Launched {
+                spec,
+                worktree: record.worktree.as_ref().map(PathBuf::from),
+                outputs: req.outputs.clone(),
+            },
+        );
         // The restored task's record: what it was started from (not the
         // resume arguments: the next restore asks again), its worktree,
         // and the conversation it continues until a hook says another.
@@ -146,14 +154,6 @@ impl Server {
             r.worktree = worktree;
             r.session = session;
         });
-        lock(&self.specs).insert(
-            id.0,
-            crate::app::Launched {
-                spec,
-                worktree: record.worktree.as_ref().map(PathBuf::from),
-                outputs: req.outputs.clone(),
-            },
-        );
         self.changed();
         self.row(id)
             .ok_or_else(|| anyhow::anyhow!("the task vanished as it started"))
