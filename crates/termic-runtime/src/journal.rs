@@ -5,8 +5,9 @@
 //!
 //! - Written (temp file, fsync, rename; 0600 in a 0700 dir) when a task
 //!   starts; removed when it is closed (kill, close), when it ends while
-//!   the server lives, and when the server ends every task on purpose
-//!   (`server stop`, prefix `q`, a signal it catches, the idle exit).
+//!   the server lives, and when the user quits with prefix `q`. A server
+//!   that ends every task otherwise (`server stop`, a signal it catches)
+//!   keeps them, marked stopped, for a restore (issue 31).
 //! - So a record still there when a new server starts, whose server no
 //!   longer runs, is a **lost** task: [`claim_lost`] moves it to
 //!   `<data dir>/lost/` (renamed with the time it was found, so it is shown

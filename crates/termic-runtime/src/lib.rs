@@ -628,6 +628,15 @@ impl Runtime {
         *lock(&self.inner.record_dir) = dir;
     }
 
+    /// Forget every task's record and keep none from now on: the user
+    /// ended every task on purpose (prefix `q`, confirmed), so nothing is
+    /// offered for a restore.
+    pub fn forget_journal(&self) {
+        if let Some(journal) = lock(&self.inner.journal).take() {
+            journal.remove_all();
+        }
+    }
+
     /// Keep a record of every task spawned from now on in `journal`, until
     /// it is closed or ends (the server's; see [`journal`]).
     pub fn set_journal(&self, journal: Option<journal::Journal>) {

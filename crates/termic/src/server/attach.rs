@@ -151,6 +151,9 @@ impl Server {
                 }
             }
             Ending::Quit => {
+                // The user confirmed "Quitting stops them": nothing is kept
+                // for a restore (a `server stop` or a signal keeps them).
+                self.runtime.forget_journal();
                 // The client exits once told, so its tasks are gone first.
                 self.end_every_task(socket_path, "by prefix q in an attached client");
                 let _ = write_frame(&mut *lock(&out), &Response::Detached(DetachReason::Quit));
