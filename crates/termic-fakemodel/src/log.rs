@@ -31,6 +31,11 @@ pub struct LogEntry {
     /// The client closed the connection before the answer was complete
     /// (an agent interrupted by Escape does this).
     pub client_closed: bool,
+    /// The request's body (lossy UTF-8), in memory only: a test reads the
+    /// whole conversation an agent sent (a resumed one holds its earlier
+    /// turns). Not written to the log file.
+    #[serde(skip)]
+    pub body: String,
 }
 
 pub fn unix_ms() -> u64 {

@@ -202,6 +202,7 @@ fn serve(stream: TcpStream, shared: &Shared) {
         reply: String::new(),
         finished_ms: None,
         client_closed: false,
+        body: String::from_utf8_lossy(&request.body).into_owned(),
     };
     let (status, content_type, frames) = answer(&request, route, shared, id, &mut entry);
     let index = shared.log.begin(entry);

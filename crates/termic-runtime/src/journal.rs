@@ -5,8 +5,9 @@
 //!
 //! - Written (temp file, fsync, rename; 0600 in a 0700 dir) when a task
 //!   starts; removed when it is closed (kill, close), when it ends while
-//!   the server lives, and when the server ends every task on purpose
-//!   (`server stop`, prefix `q`, a signal it catches, the idle exit).
+//!   the server lives, and when the user quits with prefix `q`. A server
+//!   that ends every task otherwise (`server stop`, a signal it catches)
+//!   keeps them, marked stopped, for a restore (issue 31).
 //! - So a record still there when a new server starts, whose server no
 //!   longer runs, is a **lost** task: [`claim_lost`] moves it to
 //!   `<data dir>/lost/` (renamed with the time it was found, so it is shown
@@ -67,6 +68,30 @@ pub struct TaskRecord {
     pub started_ms: u64,
     /// The server that ran it (`TERMIC_OWNER`'s value).
     pub owner: String,
+    /// The agent's arguments as the user gave them (without what termic
+    /// adds), so a restore starts it the same way; `None` for a command
+    /// task (its `argv` is what it runs) or a record written before
+    /// 2026-12-06.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<String>>,
+    /// Its detection profile: the built-in it is (a config-defined agent's
+    /// base), whose resume option a restore uses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// The task's worktree, when it ran in one (its `cwd` is inside it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<String>,
+    /// The agent's own conversation id, as its hooks last reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// The task's last state (`idle`, `working`, `needs_you`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// How its server ended it: `stopped` (`termic server stop`, a signal
+    /// it caught: a reboot's SIGTERM); `None` when the server ended
+    /// without a word (killed, crashed, power lost).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
 }
 
 impl TaskRecord {
@@ -93,11 +118,17 @@ impl TaskRecord {
             cwd: cwd.to_string_lossy().into_owned(),
             started_ms,
             owner: owner.to_owned(),
+            args: None,
+            profile: None,
+            worktree: None,
+            session: None,
+            state: None,
+            ended: None,
         }
     }
 
     /// The JSON, within [`MAX_RECORD_BYTES`]: arguments are dropped from
-    /// the end (and `argv_cut` set) until it fits. `None`: even the name
+    /// the end (`args` first, then `argv`; and `argv_cut` set) until it fits. `None`: even the name
     /// and directory do not fit.
     pub fn to_bytes(&self) -> Option<Vec<u8>> {
         let mut record = self.clone();
@@ -106,15 +137,29 @@ impl TaskRecord {
             if bytes.len() <= MAX_RECORD_BYTES {
                 return Some(bytes);
             }
-            record.argv.pop()?;
+            // The arguments as asked go first (a restore then falls back
+            // to the command line), then the command line's.
+            match &mut record.args {
+                Some(args) if !args.is_empty() => {
+                    args.pop();
+                }
+                _ => {
+                    record.argv.pop()?;
+                }
+            }
             record.argv_cut = true;
         }
     }
 
-    /// The command line as a user reads it.
+    /// The command line as a user reads it: a command or shell task's as
+    /// the user gave it (a shell's integrated start-up is termic's own).
     pub fn command(&self) -> String {
-        let words: Vec<String> = self
-            .argv
+        let plain = matches!(self.profile.as_deref(), Some("command" | "shell"));
+        let argv = match &self.args {
+            Some(args) if plain && !args.is_empty() => args,
+            _ => &self.argv,
+        };
+        let words: Vec<String> = argv
             .iter()
             .map(|a| shell_words::quote(a).into_owned())
             .collect();
@@ -126,11 +171,21 @@ impl TaskRecord {
     }
 }
 
+/// What [`TaskRecord::ended`] says of a task its server ended on purpose.
+pub const ENDED_STOPPED: &str = "stopped";
+
 /// The live tasks' records of one server.
 #[derive(Debug)]
 pub struct Journal {
     dir: PathBuf,
     owner: String,
+    /// One read-modify-write at a time (a rename from the server, a
+    /// session id from a task's screen thread, a removal from its waiter):
+    /// none undoes another, and a removed record is never written back.
+    edits: std::sync::Mutex<()>,
+    /// The server is ending every task on purpose and keeps their records
+    /// for a restore: the removals their endings would make are skipped.
+    keeping: std::sync::atomic::AtomicBool,
 }
 
 impl Journal {
@@ -140,7 +195,15 @@ impl Journal {
         Journal {
             dir: data_dir.join(TASKS_DIR),
             owner: owner.to_owned(),
+            edits: std::sync::Mutex::new(()),
+            keeping: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    fn edit_lock(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.edits
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub fn owner(&self) -> &str {
@@ -178,34 +241,78 @@ impl Journal {
     /// told by the name the user last gave it. A task with no record
     /// (none could be kept, or it already ended) stays without one.
     pub fn rename(&self, id: TaskId, name: &str) -> Result<(), String> {
+        self.update(id, |record| name.clone_into(&mut record.name))
+    }
+
+    /// Change task `id`'s record with `change` (atomically, as every
+    /// write). A task with no record stays without one; a change that
+    /// changes nothing writes nothing.
+    pub fn update(&self, id: TaskId, change: impl FnOnce(&mut TaskRecord)) -> Result<(), String> {
+        let _edit = self.edit_lock();
         let path = self.path(id);
-        let Ok(bytes) = std::fs::read(&path) else {
+        let Ok(Some(bytes)) = read_small(&path, MAX_RECORD_BYTES) else {
             return Ok(());
         };
         let mut record: TaskRecord =
             serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-        name.clone_into(&mut record.name);
+        let before = record.clone();
+        change(&mut record);
+        if record == before {
+            return Ok(());
+        }
         let bytes = record
             .to_bytes()
             .ok_or_else(|| "the record is too large".to_owned())?;
         write_atomic(&path, &bytes).map_err(|e| why(&path, &e))
     }
 
-    /// Forget task `id` (closed, or ended while the server lives).
+    /// Forget task `id` (closed, or ended while the server lives), unless
+    /// the server is keeping every record for a restore ([`Self::keep_all`]).
     pub fn remove(&self, id: TaskId) {
-        let _ = std::fs::remove_file(self.path(id));
+        let _edit = self.edit_lock();
+        if !self.keeping.load(std::sync::atomic::Ordering::SeqCst) {
+            let _ = std::fs::remove_file(self.path(id));
+        }
     }
 
-    /// Forget every task of this server (it ends them on purpose).
-    pub fn remove_all(&self) {
+    /// This server's records.
+    fn ours(&self) -> Vec<PathBuf> {
         let prefix = format!("{}-", self.owner);
-        for path in records_in(&self.dir) {
-            let ours = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(&prefix));
-            if ours {
-                let _ = std::fs::remove_file(path);
+        records_in(&self.dir)
+            .into_iter()
+            .filter(|path| {
+                path.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(&prefix))
+            })
+            .collect()
+    }
+
+    /// Forget every task of this server.
+    pub fn remove_all(&self) {
+        let _edit = self.edit_lock();
+        for path in self.ours() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    /// The server ends every task on purpose (`server stop`, a signal it
+    /// caught): each record is kept, marked [`ENDED_STOPPED`], for the next
+    /// start to offer a restore; the endings remove none of them.
+    pub fn keep_all(&self) {
+        self.keeping
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        let _edit = self.edit_lock();
+        for path in self.ours() {
+            let Ok(Some(bytes)) = read_small(&path, MAX_RECORD_BYTES) else {
+                continue;
+            };
+            let Ok(mut record) = serde_json::from_slice::<TaskRecord>(&bytes) else {
+                continue;
+            };
+            record.ended = Some(ENDED_STOPPED.to_owned());
+            if let Some(bytes) = record.to_bytes() {
+                let _ = write_atomic(&path, &bytes);
             }
         }
     }
@@ -401,17 +508,65 @@ fn prune(dir: &Path, keep: usize) {
 pub fn lost_notice(lost: &[TaskRecord]) -> Option<String> {
     let first = lost.first()?;
     let names: Vec<&str> = lost.iter().map(|r| r.name.as_str()).collect();
-    let what = match lost.len() {
-        1 => format!("its task {} was lost", first.name),
-        n => format!("its {n} tasks were lost: {}", names.join(", ")),
+    let stopped = lost
+        .iter()
+        .all(|r| r.ended.as_deref() == Some(ENDED_STOPPED));
+    let mut text = if stopped {
+        match lost.len() {
+            1 => format!(
+                "The termic server was stopped with its task {}.",
+                first.name
+            ),
+            n => format!(
+                "The termic server was stopped with its {n} tasks: {}.",
+                names.join(", ")
+            ),
+        }
+    } else {
+        let what = match lost.len() {
+            1 => format!("its task {} was lost", first.name),
+            n => format!("its {n} tasks were lost: {}", names.join(", ")),
+        };
+        format!(
+            "The termic server before this one ended without a word (killed or crashed), and {what}."
+        )
     };
-    let mut text = format!(
-        "The termic server before this one ended without a word (killed or crashed), and {what}."
-    );
     for r in lost {
         text.push_str(&format!("\n  {}: {} (in {})", r.name, r.command(), r.cwd));
     }
+    text.push_str("\n`termic restore` starts them again.");
     Some(text)
+}
+
+/// One task a restore can start again: its record in `lost/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Restorable {
+    pub path: PathBuf,
+    pub record: TaskRecord,
+}
+
+/// The tasks that ended with their server and were not restored or
+/// dismissed yet (the records in `lost/`), oldest first. Unreadable files
+/// are left out.
+pub fn restorable(data_dir: &Path) -> Vec<Restorable> {
+    let mut found: Vec<Restorable> = records_in(&data_dir.join(LOST_DIR))
+        .into_iter()
+        .filter_map(|path| {
+            let bytes = read_small(&path, MAX_RECORD_BYTES).ok().flatten()?;
+            let record: TaskRecord = serde_json::from_slice(&bytes).ok()?;
+            (record.version == VERSION).then_some(Restorable { path, record })
+        })
+        .collect();
+    found.sort_by(|a, b| {
+        (a.record.number, a.record.started_ms).cmp(&(b.record.number, b.record.started_ms))
+    });
+    found
+}
+
+/// Take one restorable task: its record leaves `lost/`. `false`: another
+/// client took it first (it is restored once).
+pub fn take_restorable(r: &Restorable) -> bool {
+    std::fs::remove_file(&r.path).is_ok()
 }
 
 /// The server's marker: which server runs for this data dir, so the next
@@ -539,6 +694,166 @@ mod tests {
         assert_eq!(back.argv, r.argv);
         journal.rename(TaskId(8), "x").unwrap();
         assert_eq!(std::fs::read_dir(journal.dir()).unwrap().count(), 1);
+    }
+
+    /// The session id a hook reports is kept at once, again when it
+    /// changes (`/clear`), with the state; each write is whole (read back
+    /// as a record at every step, no temp file left), and a removed record
+    /// is never written back by a late update.
+    #[test]
+    fn updates_keep_the_session_id_and_state_atomically_and_never_revive_a_record() {
+        let data = tempfile::tempdir().unwrap();
+        let journal = Journal::new(data.path(), DEAD);
+        journal
+            .write(TaskId(3), &record("review", 1, DEAD))
+            .unwrap();
+        let path = data.path().join(TASKS_DIR).join(format!("{DEAD}-3.json"));
+        let read =
+            || -> TaskRecord { serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap() };
+        assert_eq!(read().session, None);
+        for (session, state) in [("s-1", "working"), ("s-1", "done"), ("s-2", "idle")] {
+            journal
+                .update(TaskId(3), |r| {
+                    r.session = Some(session.into());
+                    r.state = Some(state.into());
+                })
+                .unwrap();
+            let back = read();
+            assert_eq!(back.session.as_deref(), Some(session));
+            assert_eq!(back.state.as_deref(), Some(state));
+            assert_eq!(back.name, "review");
+            assert_eq!(std::fs::read_dir(journal.dir()).unwrap().count(), 1);
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        // A change that changes nothing does not write (the file is the
+        // same inode).
+        let ino = |p: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
+        let before = ino(&path);
+        journal
+            .update(TaskId(3), |r| r.state = Some("idle".into()))
+            .unwrap();
+        assert_eq!(ino(&path), before);
+        // Closed: gone, and a late update makes no record.
+        journal.remove(TaskId(3));
+        journal
+            .update(TaskId(3), |r| r.session = Some("s-3".into()))
+            .unwrap();
+        assert!(!path.exists());
+        // Bounded: a record stays within its size whatever is kept.
+        journal.write(TaskId(4), &record("t", 1, DEAD)).unwrap();
+        journal
+            .update(TaskId(4), |r| r.args = Some(vec!["y".repeat(100); 500]))
+            .unwrap();
+        let len = std::fs::metadata(data.path().join(TASKS_DIR).join(format!("{DEAD}-4.json")))
+            .unwrap()
+            .len();
+        assert!(len as usize <= MAX_RECORD_BYTES, "{len}");
+    }
+
+    /// A server that ends its tasks on purpose keeps their records, marked
+    /// stopped, and the endings that follow remove none; the next start
+    /// claims them, tells them as stopped, and a restore takes each once.
+    #[test]
+    fn a_stop_keeps_the_records_for_a_restore_which_takes_each_once() {
+        let data = tempfile::tempdir().unwrap();
+        let journal = Journal::new(data.path(), DEAD);
+        journal.write(TaskId(1), &record("a", 1, DEAD)).unwrap();
+        journal.write(TaskId(2), &record("b", 2, DEAD)).unwrap();
+        journal.keep_all();
+        journal.remove(TaskId(1));
+        assert_eq!(records_in(journal.dir()).len(), 2);
+        let claimed = claim_with(data.path(), 5, &gone);
+        assert!(claimed
+            .lost
+            .iter()
+            .all(|r| r.ended.as_deref() == Some(ENDED_STOPPED)));
+        let notice = lost_notice(&claimed.lost).unwrap();
+        assert!(
+            notice.starts_with("The termic server was stopped with its 2 tasks: a, b."),
+            "{notice}"
+        );
+        let found = restorable(data.path());
+        let names: Vec<&str> = found.iter().map(|r| r.record.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert!(take_restorable(&found[0]));
+        assert!(!take_restorable(&found[0]), "taken once");
+        assert_eq!(restorable(data.path()).len(), 1);
+    }
+
+    /// Set in the child of the kill test: it writes records until killed.
+    const KILL_WRITER: &str = "TERMIC_JOURNAL_KILL_WRITER";
+
+    /// A server killed (SIGKILL) at any instant of a journal write leaves
+    /// every record whole: the test's own binary, as a child, rewrites
+    /// records as fast as it can (an agent's session id and state, whole
+    /// records) and is killed ten times at whatever point it reached; each
+    /// time, every record parses, and at the end the next start claims
+    /// them all and a restore lists them.
+    #[test]
+    fn a_writer_killed_at_any_instant_leaves_only_whole_records() {
+        if let Some(dir) = std::env::var_os(KILL_WRITER) {
+            let journal = Journal::new(Path::new(&dir), DEAD);
+            for n in 1u64.. {
+                let _ = journal.update(TaskId(1), |r| {
+                    r.session = Some(format!("s-{n}"));
+                    r.state = Some(if n % 2 == 0 { "working" } else { "done" }.into());
+                });
+                let _ = journal.write(TaskId(2 + n % 3), &record("t", n, DEAD));
+            }
+        }
+        let data = tempfile::tempdir().unwrap();
+        let journal = Journal::new(data.path(), DEAD);
+        journal.write(TaskId(1), &record("agent", 1, DEAD)).unwrap();
+        let path = data.path().join(TASKS_DIR).join(format!("{DEAD}-1.json"));
+        let written = || -> u64 {
+            let r: TaskRecord = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+            r.session
+                .and_then(|s| s.trim_start_matches("s-").parse().ok())
+                .unwrap_or(0)
+        };
+        for round in 0..10u64 {
+            let before = written();
+            let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "journal::tests::a_writer_killed_at_any_instant_leaves_only_whole_records",
+                    "--exact",
+                    "--test-threads",
+                    "1",
+                ])
+                .env(KILL_WRITER, data.path())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            // Killed once it is writing (a few more writes each round, so
+            // the kill lands at a different point of a write).
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            while written() < before + 3 + round * 7 {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the writer never wrote"
+                );
+                std::thread::yield_now();
+            }
+            child.kill().unwrap();
+            child.wait().unwrap();
+            for file in records_in(journal.dir()) {
+                let bytes = std::fs::read(&file).unwrap();
+                let parsed = serde_json::from_slice::<TaskRecord>(&bytes);
+                assert!(parsed.is_ok(), "round {round}: {} is torn", file.display());
+            }
+        }
+        let claimed = claim_with(data.path(), 7, &gone);
+        assert!(claimed.skipped.is_empty(), "{:?}", claimed.skipped);
+        assert_eq!(
+            claimed.lost.len(),
+            records_in(&data.path().join(LOST_DIR)).len()
+        );
+        let found = restorable(data.path());
+        assert!(found
+            .iter()
+            .any(|r| r.record.name == "agent" && r.record.session.is_some()));
     }
 
     #[test]
@@ -688,11 +1003,12 @@ mod tests {
         assert_eq!(
             one,
             "The termic server before this one ended without a word (killed or crashed), \
-             and its task review was lost.\n  review: claude --resume 'two words' (in /home/u/app)"
+             and its task review was lost.\n  review: claude --resume 'two words' (in /home/u/app)\n\
+             `termic restore` starts them again."
         );
         let two = lost_notice(&[record("a", 1, DEAD), record("b", 2, DEAD)]).unwrap();
         assert!(two.contains("its 2 tasks were lost: a, b."), "{two}");
-        assert_eq!(two.lines().count(), 3);
+        assert_eq!(two.lines().count(), 4);
     }
 
     #[test]

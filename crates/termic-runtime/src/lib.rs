@@ -129,6 +129,12 @@ impl Inner {
     /// Flushes every task's recording and held event-log lines, ends each
     /// running task's tree and waits for the SIGKILLs.
     fn end_all(&self) {
+        // Every task is ended on purpose and kept for a restore: the
+        // records stay (marked stopped), and a task started from now on,
+        // as the process exits, keeps none.
+        if let Some(journal) = lock(&self.journal).take() {
+            journal.keep_all();
+        }
         // A copy: nothing else waits on the map's lock while trees end.
         let tasks: Vec<Arc<TaskShared>> = lock(&self.tasks).values().cloned().collect();
         for task in &tasks {
@@ -151,11 +157,6 @@ impl Inner {
         // A task that ignores SIGHUP and SIGTERM gets its SIGKILL before
         // termic goes (the reapers die with the process).
         session::wait_for_reapers();
-        // Every task was ended on purpose: none of them is lost (and one
-        // started from now on, as the process exits, keeps no record).
-        if let Some(journal) = lock(&self.journal).take() {
-            journal.remove_all();
-        }
     }
 }
 
@@ -222,7 +223,31 @@ impl Runtime {
     /// Its transitions go to the runtime's event log and its recording to
     /// its record dir ([`Runtime::set_event_log`], [`Runtime::set_record_dir`]).
     pub fn spawn(&self, spec: TaskSpec) -> Result<TaskId, RuntimeError> {
-        self.spawn_task(spec, None, None)
+        self.spawn_task(spec, None, None, None)
+    }
+
+    /// [`Runtime::spawn_with`] for a restored task: it takes `number` when
+    /// no listed task holds it, else the smallest free one.
+    pub fn spawn_numbered(
+        &self,
+        spec: TaskSpec,
+        outputs: &TaskOutputs,
+        number: Option<u32>,
+    ) -> Result<TaskId, RuntimeError> {
+        self.spawn_task(spec, None, Some(outputs), number)
+    }
+
+    /// Change task `id`'s journal record (what a restore needs that the
+    /// runtime does not know: the user's arguments, the worktree).
+    pub fn journal_update(
+        &self,
+        id: TaskId,
+        change: impl FnOnce(&mut journal::TaskRecord),
+    ) -> Result<(), String> {
+        match lock(&self.inner.journal).clone() {
+            Some(journal) => journal.update(id, change),
+            None => Ok(()),
+        }
     }
 
     /// Start a task whose transitions and recording go where `outputs`
@@ -235,7 +260,7 @@ impl Runtime {
         outputs: &TaskOutputs,
         replaces: Option<TaskId>,
     ) -> Result<TaskId, RuntimeError> {
-        self.spawn_task(spec, replaces, Some(outputs))
+        self.spawn_task(spec, replaces, Some(outputs), None)
     }
 
     /// Start a task in place of task `old` (a restart): the new task takes
@@ -243,7 +268,7 @@ impl Runtime {
     /// lists two tasks with one number. When the new task cannot start,
     /// `old` stays as it was.
     pub fn spawn_replacing(&self, old: TaskId, spec: TaskSpec) -> Result<TaskId, RuntimeError> {
-        self.spawn_task(spec, Some(old), None)
+        self.spawn_task(spec, Some(old), None, None)
     }
 
     /// Whether tasks can be started with `outputs`: its event log opens
@@ -281,6 +306,7 @@ impl Runtime {
         spec: TaskSpec,
         replaces: Option<TaskId>,
         outputs: Option<&TaskOutputs>,
+        wanted: Option<u32>,
     ) -> Result<TaskId, RuntimeError> {
         let config = &self.inner.config;
         // Where this task's transitions and recording go, checked before
@@ -360,7 +386,10 @@ impl Runtime {
         let replaced = replaces.and_then(|old| tasks.remove(&old));
         let number = match &replaced {
             Some(old) => old.meta.number,
-            None => smallest_free_number(tasks.values().map(|t| t.meta.number)),
+            None => match wanted {
+                Some(n) if n > 0 && tasks.values().all(|t| t.meta.number != n) => n,
+                _ => smallest_free_number(tasks.values().map(|t| t.meta.number)),
+            },
         };
         let started_ms = self.inner.clock.now_ms();
         let shared = Arc::new(TaskShared {
@@ -389,6 +418,8 @@ impl Runtime {
             master: Mutex::new(spawned.master),
             status: Mutex::new(TaskStatus::Running),
             events: self.inner.events.clone(),
+            journal: journal.clone(),
+            journaled: Mutex::new((None, "")),
             _release: task::ReleaseFreedMemory,
         });
         tasks.insert(id, Arc::clone(&shared));
@@ -398,6 +429,7 @@ impl Runtime {
         if let (Some(journal), Some(mut record)) = (&journal, record) {
             // The number the user sees, known only now.
             record.number = Some(u64::from(number));
+            record.profile = Some(spec.profile.clone());
             // A task with no record still runs; only a later loss of the
             // server could not name it.
             if let Err(why) = journal.write(id, &record) {
@@ -594,6 +626,15 @@ impl Runtime {
     /// `dir` (created if missing), replayable with `termic replay`.
     pub fn set_record_dir(&self, dir: Option<PathBuf>) {
         *lock(&self.inner.record_dir) = dir;
+    }
+
+    /// Forget every task's record and keep none from now on: the user
+    /// ended every task on purpose (prefix `q`, confirmed), so nothing is
+    /// offered for a restore.
+    pub fn forget_journal(&self) {
+        if let Some(journal) = lock(&self.inner.journal).take() {
+            journal.remove_all();
+        }
     }
 
     /// Keep a record of every task spawned from now on in `journal`, until

@@ -53,6 +53,10 @@ pub struct TaskShared {
     pub(super) master: Mutex<Box<dyn MasterPty + Send>>,
     pub(super) status: Mutex<TaskStatus>,
     pub(super) events: super::events::EventSender,
+    /// The server's journal, which keeps this task's record.
+    pub(super) journal: Option<Arc<crate::journal::Journal>>,
+    /// The session id and state last written to the record.
+    pub(super) journaled: Mutex<(Option<String>, &'static str)>,
     /// Last, so it is dropped last: by then every buffer of the task above
     /// is freed (see [`ReleaseFreedMemory`]).
     pub(super) _release: ReleaseFreedMemory,
@@ -130,6 +134,35 @@ impl TaskShared {
             self.send(RuntimeEvent::Transition(self.meta.id, t));
         }
         self.send_notices(signals);
+        self.journal_facts(signals);
+    }
+
+    /// Keep the agent's session id (as soon as a hook reports it, again
+    /// when it changes) and the task's state in its journal record. The
+    /// exit a stopping server causes is not a state worth keeping.
+    fn journal_facts(&self, signals: &TaskSignals) {
+        let Some(journal) = &self.journal else { return };
+        let engine = &signals.engine;
+        let state = engine.state();
+        if state == termic_signal::engine::State::Exited {
+            return;
+        }
+        let (session, state) = (engine.session_id(), state.as_str());
+        let mut kept = lock(&self.journaled);
+        if kept.0.as_deref() == session && kept.1 == state {
+            return;
+        }
+        *kept = (session.map(str::to_owned), state);
+        drop(kept);
+        let written = journal.update(self.meta.id, |record| {
+            record.session = session.map(str::to_owned);
+            record.state = Some(state.to_owned());
+        });
+        if let Err(why) = written {
+            self.send(RuntimeEvent::Log(format!(
+                "cannot keep the task's record: {why}"
+            )));
+        }
     }
 
     /// Tell the UI, once, that this task's recording stopped.

@@ -92,6 +92,20 @@ pub mod field {
     /// token (`rate_limited`, `overloaded`, `server_error`, `auth_failed`,
     /// `api_error`).
     pub const REASON: &str = "reason";
+    /// The agent's own conversation id (Claude's `session_id`), so a
+    /// restore can resume it. Sent again when it changes (`/clear`).
+    pub const SESSION: &str = "session";
+}
+
+/// Whether `s` may be kept as an agent's conversation id: 1 to 128 bytes
+/// of `[A-Za-z0-9._:-]` (a UUID, Codex's thread id, opencode's `ses_...`).
+/// It becomes an argument of a restored agent, so nothing else is taken.
+pub fn is_session_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= MAX_FIELD_LEN
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
+        && !s.starts_with('-')
 }
 
 /// A decoded hook message.

@@ -148,7 +148,14 @@ pub struct App {
     /// A message here stops the loop (in-process, a fatal signal put the
     /// terminal back and ended the tasks).
     pub stop: Receiver<()>,
+    /// In the server: starts again (or forgets) the tasks that ended with
+    /// the server before, for the restore dialog.
+    pub restorer: Option<Restorer>,
 }
+
+/// What the restore dialog's keys do: the server's `restore`.
+pub type Restorer =
+    Box<dyn Fn(crate::server::protocol::RestoreAction) -> Vec<crate::server::protocol::Restored>>;
 
 impl App {
     pub fn new(
@@ -193,6 +200,7 @@ impl App {
             outputs: TaskOutputs::default(),
             stats: review::Stats::default(),
             stop: crossbeam_channel::never(),
+            restorer: None,
         }
     }
 

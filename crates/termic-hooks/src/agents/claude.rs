@@ -75,20 +75,46 @@ const fn claude_script(
 const SILENT_UNDER_GROK: &str =
     "[ -z \"${GROK_HOOK_EVENT:-}\" ] || exit 0  # grok runs claude's hooks too\n";
 
+/// The `session=` field from the payload in `var` (its first top-level
+/// `session_id`: Claude writes it first, and a quoted key inside a string
+/// value is escaped, so it cannot match), appended to `extra`; nothing when
+/// it is missing or not an id [`wire::is_session_id`] takes. A restore
+/// resumes that conversation (`claude --resume ID`).
+fn session_field(var: &str) -> String {
+    format!(
+        "sid=$(printf '%s' \"{var}\" | grep -o '\"session_id\" *: *\"[A-Za-z0-9._:-]*\"' | head -n 1 \
+         | sed 's/.*\"\\([A-Za-z0-9._:-]*\\)\"$/\\1/')\n\
+         case \"$sid\" in\n\
+         \x20 ''|-*) ;;\n\
+         \x20 *) [ \"${{#sid}}\" -le {max} ] && extra=\"$extra;{key}=$sid\" ;;\n\
+         esac\n",
+        max = wire::MAX_FIELD_LEN,
+        key = wire::field::SESSION,
+    )
+}
+
+/// Every event but StopFailure: the conversation id only.
+const SESSION_ONLY: PayloadRule = PayloadRule::Shell {
+    logic: |flat| format!("p=$({flat})\nextra=''\n{}", session_field("$p")),
+    may_send_error: false,
+};
+
 /// PermissionRequest: `kind` from the first `tool_name` (AskUserQuestion is
 /// question, ExitPlanMode is plan, else permission).
 const ATTENTION_KIND: PayloadRule = PayloadRule::Shell {
     logic: |flat| {
         format!(
-            "# The first tool_name is the top-level one (it precedes tool_input).\n\
-                     tool=$({flat} | grep -o '\"tool_name\" *: *\"[A-Za-z0-9_.-]*\"' | head -n 1)\n\
+            "p=$({flat})\n\
+                     # The first tool_name is the top-level one (it precedes tool_input).\n\
+                     tool=$(printf '%s' \"$p\" | grep -o '\"tool_name\" *: *\"[A-Za-z0-9_.-]*\"' | head -n 1)\n\
                      case \"$tool\" in\n\
                      \x20 *'\"AskUserQuestion\"') kind=question ;;\n\
                      \x20 *'\"ExitPlanMode\"') kind=plan ;;\n\
                      \x20 *) kind=permission ;;\n\
                      esac\n\
-                     extra=\";{key}=$kind\"\n",
+                     extra=\";{key}=$kind\"\n{session}",
             key = wire::field::KIND,
+            session = session_field("$p"),
         )
     },
     may_send_error: false,
@@ -99,11 +125,13 @@ const ATTENTION_KIND: PayloadRule = PayloadRule::Shell {
 const BACKGROUND_TASKS: PayloadRule = PayloadRule::Shell {
     logic: |flat| {
         format!(
-            "extra=''\n\
-                     if {flat} | grep -q '\"background_tasks\" *: *\\[ *[^] ]'; then\n\
+            "p=$({flat})\n\
+                     extra=''\n\
+                     if printf '%s' \"$p\" | grep -q '\"background_tasks\" *: *\\[ *[^] ]'; then\n\
                      \x20 extra=';{key}=1'\n\
-                     fi\n",
+                     fi\n{session}",
             key = wire::field::BACKGROUND,
+            session = session_field("$p"),
         )
     },
     may_send_error: false,
@@ -139,7 +167,7 @@ static REGISTRATIONS: [HookRegistration; 4] = [
             "UserPromptSubmit",
             "tells termic a turn started.",
             HookEvent::Working,
-            PayloadRule::None,
+            SESSION_ONLY,
         ),
         file_name: "user-prompt-submit.sh",
         status_message: "termic: reporting that a turn started",

@@ -765,3 +765,45 @@ fn no_script_leaves_a_process_behind_with_a_closed_or_a_never_closed_stdin() {
         pty.drain();
     }
 }
+
+/// Claude's UserPromptSubmit, PermissionRequest and Stop carry the
+/// conversation id (`session=`, the payload's top-level `session_id`) so a
+/// restore can resume it; a missing, nested-only or unsafe id is left out.
+#[test]
+fn claude_scripts_carry_the_session_id_from_the_payload() {
+    let sid = "3f0c1e2a-77b2-4c1d-9d2e-0a1b2c3d4e5f";
+    for (event, fixed) in [
+        ("UserPromptSubmit", &[][..]),
+        ("PermissionRequest", &[("kind", "permission")][..]),
+        ("Stop", &[][..]),
+    ] {
+        let reg = registration(AgentSchema::CLAUDE, event);
+        let payload = format!(
+            r#"{{"session_id":"{sid}","transcript_path":"/t.jsonl","tool_name":"Write","prompt":"say \"session_id\": \"evil\""}}"#
+        );
+        let (_, got) = speak(reg, &[], payload.as_bytes());
+        let mut extra = fixed.to_vec();
+        extra.push(("session", sid));
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&expected(&reg.script, &extra)),
+            "{event}"
+        );
+        for unsafe_payload in [
+            r#"{"prompt":"x"}"#,
+            r#"{"session_id":"-rf"}"#,
+            r#"{"session_id":"a;b"}"#,
+            r#"{"session_id":"a b"}"#,
+        ] {
+            let (_, got) = speak(reg, &[], unsafe_payload.as_bytes());
+            assert_eq!(
+                got,
+                expected(&reg.script, fixed),
+                "{event} {unsafe_payload}"
+            );
+        }
+        let long = format!(r#"{{"session_id":"{}"}}"#, "a".repeat(129));
+        let (_, got) = speak(reg, &[], long.as_bytes());
+        assert_eq!(got, expected(&reg.script, fixed), "{event} long");
+    }
+}

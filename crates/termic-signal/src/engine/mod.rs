@@ -133,6 +133,9 @@ pub struct Engine {
     /// The last resize (or, in a command or shell task, typed key) whose
     /// redraw or echo may still be arriving.
     redraw: Option<RedrawCause>,
+    /// The agent's own conversation id, as its last hook message carrying
+    /// `session=` said (a restore resumes it).
+    session: Option<String>,
 }
 
 impl Engine {
@@ -176,6 +179,7 @@ impl Engine {
             needs_you_by: None,
             screen_rules: Default::default(),
             redraw: None,
+            session: None,
         }
     }
 
@@ -367,6 +371,12 @@ impl Engine {
 
     pub fn state(&self) -> State {
         self.state
+    }
+
+    /// The agent's conversation id, as its hooks last reported it
+    /// (`session=`; it changes on Claude's `/clear`).
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.as_deref()
     }
 
     /// Time of the last transition (0 before any).

@@ -74,6 +74,9 @@ impl App {
 
     /// Returns true when the dialog stays open.
     fn confirm_key(&mut self, key: KeyEvent, action: ConfirmAction) -> bool {
+        if action == ConfirmAction::Restore {
+            return self.restore_key(key);
+        }
         let answer = match key.code {
             KeyCode::Char(c) => c.to_ascii_lowercase(),
             KeyCode::Esc => 'n',
@@ -108,6 +111,23 @@ impl App {
             }
             _ => true,
         }
+    }
+
+    /// The restore dialog's keys; true when it stays open.
+    fn restore_key(&mut self, key: KeyEvent) -> bool {
+        use crate::server::protocol::RestoreAction;
+        let action = match key.code {
+            KeyCode::Esc => return false,
+            KeyCode::Char('y' | 'Y') => RestoreAction::Start,
+            KeyCode::Char('n' | 'N') => RestoreAction::Forget,
+            _ => return true,
+        };
+        let Some(restorer) = &self.restorer else {
+            return false;
+        };
+        let done = restorer(action);
+        self.message = Some(restore_message(&done, action));
+        false
     }
 
     fn close_task(&mut self, task: u64, remove_worktree: bool) {
@@ -216,12 +236,29 @@ impl App {
         };
         let size = self.pty_size();
         let launch = self.services.launch_command(argv, &name, worktree, size)?;
-        self.spawn(launch.spec, launch.worktree, launch.hooks_wired)?;
+        let kept = launch.worktree.clone();
+        let id = self.spawn(launch.spec, launch.worktree, launch.hooks_wired)?;
+        self.journal_restore_facts(id, argv, kept.as_deref());
         Ok(())
     }
 
     /// Starts `agent` as a new task (the new-task dialog and `termic run`).
     /// Without a name the task is named after the agent, numbered when taken.
+    /// What a restore starts task `id` from, in the server's journal: the
+    /// arguments as asked (not the ones termic adds) and its worktree.
+    fn journal_restore_facts(
+        &self,
+        id: termic_runtime::TaskId,
+        args: &[String],
+        worktree: Option<&std::path::Path>,
+    ) {
+        let worktree = worktree.map(|p| p.to_string_lossy().into_owned());
+        let _ = self.runtime.journal_update(id, |r| {
+            r.args = Some(args.to_vec());
+            r.worktree = worktree;
+        });
+    }
+
     pub fn launch(
         &mut self,
         agent: &str,
@@ -237,7 +274,9 @@ impl App {
         let launch = self
             .services
             .launch(agent, &name, worktree, size, extra_args)?;
-        self.spawn(launch.spec, launch.worktree, launch.hooks_wired)?;
+        let kept = launch.worktree.clone();
+        let id = self.spawn(launch.spec, launch.worktree, launch.hooks_wired)?;
+        self.journal_restore_facts(id, extra_args, kept.as_deref());
         Ok(())
     }
 
@@ -364,6 +403,41 @@ pub fn unique_name<'a>(agent: &str, taken: impl Iterator<Item = &'a str> + Clone
         })
         .find(|candidate| !taken.clone().any(|t| t == candidate))
         .expect("an unbounded range always finds a free name")
+}
+
+/// What the status line says after the restore dialog: how many started,
+/// and each one that starts fresh or could not start, and why.
+fn restore_message(
+    done: &[crate::server::protocol::Restored],
+    action: crate::server::protocol::RestoreAction,
+) -> Message {
+    use crate::server::protocol::RestoreAction;
+    if action == RestoreAction::Forget {
+        return Message::info(match done.len() {
+            1 => "Forgot the task that ended with the server.".to_owned(),
+            n => format!("Forgot the {n} tasks that ended with the server."),
+        });
+    }
+    let started = done.iter().filter(|r| r.row.is_some()).count();
+    let mut text = match started {
+        1 => "Restored 1 task.".to_owned(),
+        n => format!("Restored {n} tasks."),
+    };
+    let mut failed = false;
+    for r in done {
+        if let Some(error) = &r.error {
+            failed = true;
+            text.push_str(&format!(" {} was not restored: {error}.", r.name));
+        } else if let Some(note) = &r.note {
+            text.push_str(&format!(" {}: {note}.", r.name));
+        }
+    }
+    let text = crate::printed::clean_line(&text).into_owned();
+    if failed {
+        Message::error(text)
+    } else {
+        Message::info(text)
+    }
 }
 
 #[cfg(test)]

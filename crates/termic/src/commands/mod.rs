@@ -14,6 +14,7 @@ mod kill;
 mod ls;
 mod rename;
 mod replay;
+pub mod restore;
 mod run;
 mod run_detached;
 mod send;
@@ -84,6 +85,7 @@ pub enum Command {
     Ls(ls::LsArgs),
     Send(send::SendArgs),
     Rename(rename::RenameArgs),
+    Restore(restore::RestoreArgs),
     Kill(kill::KillArgs),
     Wait(wait::WaitArgs),
     Diff(diff::DiffArgs),
@@ -183,6 +185,7 @@ pub fn dispatch(mut cli: Cli) -> Result<ExitCode> {
         Some(Command::Ls(args)) => ls::run(args),
         Some(Command::Send(args)) => send::run(args),
         Some(Command::Rename(args)) => rename::run(args),
+        Some(Command::Restore(args)) => restore::run(args),
         Some(Command::Kill(args)) => kill::run(args),
         Some(Command::Wait(args)) => wait::run(args),
         Some(Command::Diff(args)) => diff::run(args),

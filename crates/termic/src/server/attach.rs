@@ -81,10 +81,40 @@ enum Ending {
 }
 
 impl Server {
+    /// The restore dialog, when tasks ended with the server before this
+    /// one (killed, crashed, stopped, a reboot): `y` starts them all again
+    /// in this client's PATH and env, `n` forgets them.
+    fn offer_restore(self: &Arc<Self>, app: &mut App, request: &AttachRequest) {
+        use super::protocol::{RestoreAction, RestoreRequest};
+        let ask = RestoreRequest {
+            tasks: Vec::new(),
+            action: RestoreAction::List,
+            path_var: request.path_var.clone(),
+            cols: request.cols,
+            rows: request.rows,
+            env: request.env.clone(),
+            outputs: request.outputs.clone(),
+        };
+        let offered = self.restore(ask.clone()).unwrap_or_default();
+        let me = Arc::clone(self);
+        app.restorer = Some(Box::new(move |action| {
+            me.restore(RestoreRequest {
+                action,
+                ..ask.clone()
+            })
+            .unwrap_or_default()
+        }));
+        if !offered.is_empty() {
+            app.overlay = Some(crate::ui::Overlay::Confirm(
+                crate::ui::dialog::ConfirmView::restore(&offered),
+            ));
+        }
+    }
+
     /// Serve one attached client until it detaches, goes away or quits.
     /// `input` and `out` are the connection after the hello.
     pub(super) fn attach(
-        &self,
+        self: &Arc<Self>,
         request: AttachRequest,
         notice: Option<String>,
         input: BufReader<UnixStream>,
@@ -121,6 +151,9 @@ impl Server {
                 }
             }
             Ending::Quit => {
+                // The user confirmed "Quitting stops them": nothing is kept
+                // for a restore (a `server stop` or a signal keeps them).
+                self.runtime.forget_journal();
                 // The client exits once told, so its tasks are gone first.
                 self.end_every_task(socket_path, "by prefix q in an attached client");
                 let _ = write_frame(&mut *lock(&out), &Response::Detached(DetachReason::Quit));
@@ -130,7 +163,7 @@ impl Server {
     }
 
     fn show(
-        &self,
+        self: &Arc<Self>,
         request: AttachRequest,
         notice: Option<String>,
         input: BufReader<UnixStream>,
@@ -209,6 +242,7 @@ impl Server {
         }
         let away_since = *lock(&self.away_since);
         app.adopt_tasks(away_since);
+        self.offer_restore(&mut app, &request);
         if let Some(id) = focus {
             app.focus_task(id);
         }

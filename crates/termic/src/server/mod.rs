@@ -22,6 +22,7 @@ pub mod panic_hook;
 pub mod protocol;
 pub mod remote;
 pub mod resolve;
+mod restore;
 pub mod socket;
 mod stop;
 pub mod tasklist;
@@ -531,7 +532,7 @@ impl Server {
     /// One client connection: peer check, hello, then requests until it
     /// closes or sends something that is not a request.
     fn converse(
-        &self,
+        self: &Arc<Self>,
         stream: UnixStream,
         write_half: UnixStream,
         own_uid: u32,
@@ -637,6 +638,7 @@ impl Server {
             Request::Stop => Ok(Response::Ok),
             Request::Rename { task, name } => self.rename(&task, &name).map(Response::Renamed),
             Request::Base { task } => self.base(&task),
+            Request::Restore(restore) => self.restore(restore).map(Response::Restored),
             Request::Input(_) => Err(anyhow!("input is only for an attached client or a view")),
             // Each turns the connection into a stream, in `converse`.
             Request::Attach(_) | Request::Subscribe | Request::View(_) => {
@@ -779,6 +781,22 @@ impl Server {
                 base,
             },
         );
+        // After `specs`: an attached client adopts the task from the
+        // runtime's event and reads its worktree there; a journal write
+        // first would widen that window.
+        // What a restore starts it from: the arguments as asked (not the
+        // ones termic adds), and its worktree.
+        let asked = match &run.program {
+            RunProgram::Agent { args, .. } | RunProgram::Command { argv: args } => args.clone(),
+        };
+        let worktree = lock(&self.specs)
+            .get(&id.0)
+            .and_then(|l| l.worktree.as_ref())
+            .map(|p| p.to_string_lossy().into_owned());
+        let _ = self.runtime.journal_update(id, |r| {
+            r.args = Some(asked);
+            r.worktree = worktree;
+        });
         self.changed();
         self.row(id).context("the task vanished as it started")
     }

@@ -29,7 +29,8 @@ use input::InputEvent;
 /// its answer `renamed`; a task row's `started`; `outputs` (the client's
 /// `--event-log` and `--record`) on `run` and `attach`.
 /// 5 (2026-12-06): `base` and its answer `base`, what a task's changes
-/// are counted from (`termic diff`).
+/// are counted from (`termic diff`, issue 32); `restore` and its answer
+/// `restored` (issue 31).
 pub const PROTOCOL: u32 = 5;
 
 /// The largest frame either side accepts (a task list of thousands fits).
@@ -182,6 +183,61 @@ pub enum Request {
     /// and `detached("closed")` when the task is closed. The client sends
     /// `input` for the task (a `resize` is its new size).
     View(ViewRequest),
+    /// Start again the tasks that ended with a server (`termic restore`,
+    /// the restore dialog): answered `restored`, one entry per task.
+    Restore(RestoreRequest),
+}
+
+/// What a restore does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RestoreAction {
+    /// Start them again.
+    #[default]
+    Start,
+    /// Only list them.
+    List,
+    /// Forget them (the dialog's "none").
+    Forget,
+}
+
+/// `restore`: the tasks that ended with a server, started again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RestoreRequest {
+    /// Which (names or numbers they had); empty: all.
+    #[serde(default)]
+    pub tasks: Vec<String>,
+    #[serde(default)]
+    pub action: RestoreAction,
+    pub path_var: String,
+    pub cols: u16,
+    pub rows: u16,
+    #[serde(default)]
+    pub env: Vec<(String, String)>,
+    #[serde(default)]
+    pub outputs: TaskOutputs,
+}
+
+/// One task of a restore.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Restored {
+    pub name: String,
+    /// The number it had.
+    pub number: Option<u64>,
+    pub agent: String,
+    pub cwd: String,
+    /// Its command line as it ran.
+    pub command: String,
+    /// The agent's conversation id its hooks reported, if any.
+    pub session: Option<String>,
+    /// The agent continues its conversation (its resume option is given).
+    pub resumed: bool,
+    /// What the user should know (it starts fresh, and why).
+    pub note: Option<String>,
+    /// Why it could not be started (it stays to restore later).
+    pub error: Option<String>,
+    /// The task started in its place (`None`: listed, forgotten or failed).
+    pub row: Option<TaskRow>,
 }
 
 /// `view`: one task's screen at the client's size.
@@ -288,6 +344,8 @@ pub enum Response {
     /// frame on (a full repaint at it follows). The first comes before the
     /// first repaint; another client may have given the task its size.
     ViewSize(input::Size),
+    /// The answer to `restore`: each task, started, listed or forgotten.
+    Restored(Vec<Restored>),
 }
 
 /// A killed task's worktree: kept (the default) or removed, and its branch.

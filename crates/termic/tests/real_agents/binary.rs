@@ -643,3 +643,240 @@ fn real_binary_qwen_permission_needs_you_then_one_hook_done() {
 fn real_binary_copilot_permission_needs_you_then_one_hook_done() {
     hooked_permission(Agent::Copilot, AgentSchema::COPILOT);
 }
+
+/// The task records in the fixture's data dir's `tasks/`, parsed.
+fn task_records(fx: &Fixture) -> Vec<serde_json::Value> {
+    let dir = fx.root.join("data").join("tasks");
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| std::fs::read(e.ok()?.path()).ok())
+                .filter_map(|b| serde_json::from_slice(&b).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `termic attach` on a PTY, waited for until the agent's UI is up in it
+/// and the output held still for 2.5 s.
+fn attach_agent(fx: &Fixture) -> PtySession {
+    let cmd = fx.termic_command(&["attach"]);
+    let options = PtyOptions {
+        cols: 160,
+        rows: 45,
+        ..PtyOptions::default()
+    };
+    let pty = PtySession::spawn(cmd, options, Some(&fx.home)).unwrap();
+    // A resumed Copilot CLI paints no banner (its ready text): its
+    // conversation's earlier turn shows instead.
+    let markers = [ready_marker(fx.agent), b"PELICAN-41".as_slice()];
+    let deadline = Instant::now() + 90 * SEC;
+    let mut up = false;
+    while !up && Instant::now() < deadline {
+        let out = pty.output();
+        up = markers
+            .iter()
+            .any(|m| out.windows(m.len()).any(|w| w == *m));
+        if !up {
+            pty.wait_for(markers[0], 0, Duration::from_millis(200));
+        }
+    }
+    if !up {
+        let out = pty.output();
+        let tail = &out[out.len().saturating_sub(3000)..];
+        panic!(
+            "{} never appeared in termic attach; its output ended with:\n{}",
+            fx.agent.name(),
+            String::from_utf8_lossy(tail)
+        );
+    }
+    pty.wait_quiet(Duration::from_millis(2500), 15 * SEC);
+    pty
+}
+
+/// Issue 31, for one real agent: one turn ("remember the word
+/// PELICAN-41") in a task of the server, until its record says done;
+/// `kill -9` of the server; `termic restore --json` starts it again with
+/// its resume option (`resume_args`, and the conversation id its hook
+/// reported when `with_session`), and the fake model's next request holds
+/// the first turn: the conversation really continued. Returns the
+/// restore's answer for the task.
+fn restored_in_its_own_conversation(
+    agent: Agent,
+    hooks: Vec<AgentSchema>,
+    with_session: bool,
+    resume_args: &[&str],
+) -> serde_json::Value {
+    let (cache, _one) = begin();
+    let setup = Setup {
+        hooks,
+        ..Setup::default()
+    };
+    let fx = Fixture::new(&cache, agent, ScenarioName::Plain, setup);
+    let out = fx
+        .termic_command(&["run", "--detach", "--name", "talk", agent.name()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut pty = attach_agent(&fx);
+    pty.send(b"remember the word PELICAN-41").unwrap();
+    thread::sleep(Duration::from_millis(400)); // typed, then Enter (a paste-burst guard)
+    pty.send(b"\r").unwrap();
+    let first = fx
+        ._server
+        .wait_for(60 * SEC, |r| r.last_user.contains("PELICAN-41"));
+    assert!(first.is_some(), "the first turn never reached the model");
+    // The turn ends (and, with hooks that carry it, the conversation id
+    // reaches the task's record).
+    let deadline = Instant::now() + 60 * SEC;
+    let session = loop {
+        let found = task_records(&fx).into_iter().find_map(|r| {
+            let done = r["name"] == "talk" && r["state"] == "done";
+            let session = r["session"].as_str().map(str::to_owned);
+            (done && (session.is_some() || !with_session)).then_some(session)
+        });
+        if let Some(session) = found {
+            break session;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the record never said done{}: {:?}",
+            if with_session {
+                " with a conversation id"
+            } else {
+                ""
+            },
+            task_records(&fx)
+        );
+        thread::sleep(Duration::from_millis(100));
+    };
+    drop(pty);
+    let mark: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fx.root.join("data/server.json")).unwrap()).unwrap();
+    let server = mark["pid"].as_i64().unwrap() as i32;
+    // SAFETY: a signal to this test's own server.
+    assert_eq!(unsafe { libc::kill(server, libc::SIGKILL) }, 0);
+
+    let out = fx.termic_command(&["restore", "--json"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let restored: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let talk = restored[0].clone();
+    assert_eq!(talk["name"], "talk", "{restored}");
+    assert_eq!(talk["resumed"], true, "{restored}");
+    assert_eq!(talk["session"].as_str(), session.as_deref(), "{restored}");
+    assert_eq!(talk["row"]["id"], 1, "{restored}");
+    let mut pty = attach_agent(&fx);
+    pty.send(b"what was the word").unwrap();
+    thread::sleep(Duration::from_millis(400)); // typed, then Enter (a paste-burst guard)
+    pty.send(b"\r").unwrap();
+    let second = fx
+        ._server
+        .wait_for(60 * SEC, |r| r.last_user.contains("what was the word"));
+    let second = second.expect("the second turn never reached the model");
+    assert!(
+        second.body.contains("PELICAN-41"),
+        "the resumed conversation lost its first turn ({} bytes)",
+        second.body.len()
+    );
+    // Its process was started with the resume option (and that id).
+    let want: Vec<String> = resume_args
+        .iter()
+        .map(|a| a.replace("{id}", session.as_deref().unwrap_or("")))
+        .collect();
+    let resumed = processes_with_home(&fx.home).into_iter().any(|pid| {
+        std::fs::read(format!("/proc/{pid}/cmdline"))
+            .map(|c| {
+                let args: Vec<String> = c
+                    .split(|b| *b == 0)
+                    .map(|a| String::from_utf8_lossy(a).into_owned())
+                    .collect();
+                args.windows(want.len()).any(|w| w == want.as_slice())
+            })
+            .unwrap_or(false)
+    });
+    assert!(resumed, "no {} process runs with {want:?}", agent.name());
+    drop(pty);
+    let _ = fx.termic_command(&["server", "stop"]).output();
+    for pid in processes_with_home(&fx.home) {
+        // SAFETY: this test's own leftovers (HOME is its scratch dir).
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    talk
+}
+
+/// Claude Code 2.1.332: `--resume ID` with the id its Stop hook reported.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_claude_is_restored_in_its_own_conversation_after_a_kill_9() {
+    restored_in_its_own_conversation(
+        Agent::Claude,
+        vec![AgentSchema::CLAUDE],
+        true,
+        &["--resume", "{id}"],
+    );
+}
+
+/// Codex 0.171.0 (no hooks, no conversation id): `codex resume --last`,
+/// the directory's most recent session.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_codex_is_restored_in_its_own_conversation_after_a_kill_9() {
+    restored_in_its_own_conversation(Agent::Codex, Vec::new(), false, &["resume", "--last"]);
+}
+
+/// Opencode: the latest conversation of its directory.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_opencode_is_restored_in_its_own_conversation_after_a_kill_9() {
+    restored_in_its_own_conversation(
+        Agent::Opencode,
+        vec![AgentSchema::OPENCODE],
+        false,
+        &["--continue"],
+    );
+}
+
+/// Gemini: the latest conversation of its directory.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_gemini_is_restored_in_its_own_conversation_after_a_kill_9() {
+    restored_in_its_own_conversation(
+        Agent::Gemini,
+        vec![AgentSchema::GEMINI],
+        false,
+        &["--resume", "latest"],
+    );
+}
+
+/// Qwen: the latest conversation of its directory.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_qwen_is_restored_in_its_own_conversation_after_a_kill_9() {
+    restored_in_its_own_conversation(Agent::Qwen, vec![AgentSchema::QWEN], false, &["--continue"]);
+}
+
+/// Copilot: the latest conversation of its directory.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_copilot_is_restored_in_its_own_conversation_after_a_kill_9() {
+    restored_in_its_own_conversation(
+        Agent::Copilot,
+        vec![AgentSchema::COPILOT],
+        false,
+        &["--continue"],
+    );
+}
+
+/// Grok: the latest conversation of its directory.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_grok_is_restored_in_its_own_conversation_after_a_kill_9() {
+    restored_in_its_own_conversation(Agent::Grok, vec![AgentSchema::GROK], false, &["--continue"]);
+}

@@ -80,8 +80,8 @@ use termic::server::protocol::input::{
     InputEvent, Key, KeyCode, KeyKind, Mods, Mouse, MouseButton, MouseKind, Size,
 };
 use termic::server::protocol::{
-    read_attach_frame, read_frame, write_frame, AttachRequest, Request, Response, RunProgram,
-    RunRequest, ViewRequest, WaitFor, MAX_FRAME,
+    read_attach_frame, read_frame, write_frame, AttachRequest, Request, Response, RestoreAction,
+    RestoreRequest, RunProgram, RunRequest, ViewRequest, WaitFor, MAX_FRAME,
 };
 
 fn mods() -> impl Strategy<Value = Mods> {
@@ -193,6 +193,26 @@ fn request() -> impl Strategy<Value = Request> {
             })
         }),
         (".*", ".*").prop_map(|(task, name)| Request::Rename { task, name }),
+        (
+            prop::collection::vec(".*", 0..3),
+            prop_oneof![
+                Just(RestoreAction::Start),
+                Just(RestoreAction::List),
+                Just(RestoreAction::Forget)
+            ],
+            any::<(u16, u16)>()
+        )
+            .prop_map(
+                |(tasks, action, (cols, rows))| Request::Restore(RestoreRequest {
+                    tasks,
+                    action,
+                    path_var: String::new(),
+                    cols,
+                    rows,
+                    env: Vec::new(),
+                    outputs: Default::default(),
+                })
+            ),
         (".*", ".*", any::<bool>()).prop_map(|(task, text, enter)| Request::Send {
             task,
             text,

@@ -6,7 +6,7 @@
 use crate::engine::span::Span;
 use crate::engine::types::{Attention, LogKind, Rule, State, Transition};
 use crate::engine::{Engine, PendingAttention};
-use crate::wire::{field, HookEvent, HookMessage};
+use crate::wire::{self, field, HookEvent, HookMessage};
 
 impl Engine {
     pub(in crate::engine) fn on_hook(
@@ -31,6 +31,16 @@ impl Engine {
             return;
         }
         self.log.push(now, LogKind::Signal, format!("hook {named}"));
+        if let Some(session) = msg.field(field::SESSION).filter(|s| wire::is_session_id(s)) {
+            if self.session.as_deref() != Some(session) {
+                self.log.push(
+                    now,
+                    LogKind::Fact,
+                    format!("the agent's conversation is {session}"),
+                );
+                self.session = Some(session.to_owned());
+            }
+        }
         if self.config.hooks_wired && msg.event == HookEvent::Working {
             self.hook_turn = true;
         }

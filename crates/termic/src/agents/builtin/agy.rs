@@ -2,7 +2,7 @@
 
 use termic_runtime::agents::agy::AGENT;
 
-use super::Builtin;
+use super::{Builtin, Resume};
 
 pub const BUILTIN: Builtin = Builtin {
     id: AGENT.id,
@@ -10,4 +10,7 @@ pub const BUILTIN: Builtin = Builtin {
     install: "install Google Antigravity, then put agy on PATH",
     linked_dirs: &[".agents"],
     config_dir_var: None,
+    // Not measured yet (docs/gotchas.md, "Resume"): a restore starts it
+    // fresh in its directory.
+    resume: Resume::Fresh,
 };

@@ -2,7 +2,7 @@
 
 use termic_runtime::agents::claude::AGENT;
 
-use super::Builtin;
+use super::{Builtin, Resume};
 
 pub const BUILTIN: Builtin = Builtin {
     id: AGENT.id,
@@ -12,4 +12,10 @@ pub const BUILTIN: Builtin = Builtin {
     // `~/.claude.json` (onboarding, trusted folders, approved API keys)
     // sits beside `~/.claude/`; with this variable Claude keeps it inside.
     config_dir_var: Some("CLAUDE_CONFIG_DIR"),
+    // Measured on 2.1.332 offline (docs/gotchas.md): `--resume ID`
+    // continues that conversation; `--continue` the directory's last one.
+    resume: Resume::Args {
+        with_id: &["--resume", "{id}"],
+        latest: Some(&["--continue"]),
+    },
 };

@@ -2,7 +2,7 @@
 
 use termic_runtime::agents::copilot::AGENT;
 
-use super::Builtin;
+use super::{Builtin, Resume};
 
 pub const BUILTIN: Builtin = Builtin {
     id: AGENT.id,
@@ -10,4 +10,10 @@ pub const BUILTIN: Builtin = Builtin {
     install: "npm install -g @github/copilot",
     linked_dirs: &[],
     config_dir_var: None,
+    // Copilot CLI: `--resume ID` / `--continue` (its help); the
+    // restore's e2e measured `--continue` (docs/gotchas.md, "Resume").
+    resume: Resume::Args {
+        with_id: &["--resume", "{id}"],
+        latest: Some(&["--continue"]),
+    },
 };

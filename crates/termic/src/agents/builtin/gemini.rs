@@ -2,7 +2,7 @@
 
 use termic_runtime::agents::gemini::AGENT;
 
-use super::Builtin;
+use super::{Builtin, Resume};
 
 pub const BUILTIN: Builtin = Builtin {
     id: AGENT.id,
@@ -10,4 +10,10 @@ pub const BUILTIN: Builtin = Builtin {
     install: "npm install -g @google/gemini-cli",
     linked_dirs: &[".gemini"],
     config_dir_var: None,
+    // Gemini CLI: `--resume latest` (its help: "latest" or an index, not
+    // an id); the restore's e2e measured it (docs/gotchas.md, "Resume").
+    resume: Resume::Args {
+        with_id: &["--resume", "latest"],
+        latest: Some(&["--resume", "latest"]),
+    },
 };

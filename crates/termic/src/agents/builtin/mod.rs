@@ -29,6 +29,51 @@ pub struct Builtin {
     /// mounted dir so that state persists in the termic-owned dir between
     /// `--rm` containers (see `docker::config_dir_env`).
     pub config_dir_var: Option<&'static str>,
+    /// How a restore starts it again in its own conversation (measured on
+    /// the real binary: docs/gotchas.md, "Resume").
+    pub resume: Resume,
+}
+
+/// An agent's own resume option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resume {
+    /// None known (not measured, or the agent has none): a restore starts
+    /// it fresh in the same directory, and says so.
+    Fresh,
+    /// Arguments put before the user's: `with_id` when its hooks reported
+    /// the conversation id (`{id}` is replaced by it), else `latest` (the
+    /// last conversation in that directory) when the agent has one.
+    Args {
+        with_id: &'static [&'static str],
+        latest: Option<&'static [&'static str]>,
+    },
+}
+
+/// The restore's arguments for agent `id` (a built-in's id or base) and
+/// the conversation `session` its hooks reported: `Ok(args)` (put before
+/// the user's arguments), or `Err(why it starts fresh)` for the user.
+pub fn resume_args(id: &str, session: Option<&str>) -> Result<Vec<String>, String> {
+    let Some(builtin) = BUILTINS.iter().find(|b| b.id == id) else {
+        return Err(format!("{id} has no known resume option: started fresh"));
+    };
+    match (builtin.resume, session) {
+        (Resume::Fresh, _) => Err(format!("{id} cannot resume here: started fresh")),
+        (Resume::Args { with_id, .. }, Some(session))
+            if termic_signal::wire::is_session_id(session) =>
+        {
+            Ok(with_id.iter().map(|a| a.replace("{id}", session)).collect())
+        }
+        (
+            Resume::Args {
+                latest: Some(latest),
+                ..
+            },
+            _,
+        ) => Ok(latest.iter().map(|a| (*a).to_owned()).collect()),
+        (Resume::Args { latest: None, .. }, _) => {
+            Err(format!("{id} reported no conversation id: started fresh"))
+        }
+    }
 }
 
 /// The built-in agents, one line each, in the order the UI lists them.
@@ -69,6 +114,39 @@ mod tests {
                 ".qwen"
             ]
         );
+    }
+
+    #[test]
+    fn a_restore_resumes_by_id_else_the_latest_else_starts_fresh_and_says_why() {
+        let args = |id, session| resume_args(id, session);
+        assert_eq!(
+            args("claude", Some("3f0c-77b2")),
+            Ok(vec!["--resume".into(), "3f0c-77b2".into()])
+        );
+        assert_eq!(args("claude", None), Ok(vec!["--continue".into()]));
+        // An id that could be read as an option, or holds a space, is not
+        // passed: the latest conversation instead.
+        assert_eq!(args("claude", Some("-rf")), Ok(vec!["--continue".into()]));
+        assert_eq!(args("claude", Some("a b")), Ok(vec!["--continue".into()]));
+        assert_eq!(
+            args("codex", None),
+            Ok(vec!["resume".into(), "--last".into()])
+        );
+        assert_eq!(
+            args("agy", Some("x")),
+            Err("agy cannot resume here: started fresh".into())
+        );
+        assert_eq!(
+            args("mytool", None),
+            Err("mytool has no known resume option: started fresh".into())
+        );
+        // Every built-in's id form puts the id in, once.
+        for b in BUILTINS {
+            if let Resume::Args { with_id, .. } = b.resume {
+                let n = with_id.iter().filter(|a| a.contains("{id}")).count();
+                assert!(n <= 1, "{}", b.id);
+            }
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use termic_runtime::agents::opencode::AGENT;
 
-use super::Builtin;
+use super::{Builtin, Resume};
 
 pub const BUILTIN: Builtin = Builtin {
     id: AGENT.id,
@@ -10,4 +10,10 @@ pub const BUILTIN: Builtin = Builtin {
     install: "npm install -g opencode-ai",
     linked_dirs: &[".opencode"],
     config_dir_var: None,
+    // opencode 1.18.33: `--session ID` / `--continue` (its help); the
+    // restore's e2e measured `--continue` (docs/gotchas.md, "Resume").
+    resume: Resume::Args {
+        with_id: &["--session", "{id}"],
+        latest: Some(&["--continue"]),
+    },
 };
