@@ -29,6 +29,9 @@ pub struct Termic {
     master: Box<dyn MasterPty + Send>,
     parser: Arc<Mutex<vt100::Parser>>,
     raw: Arc<Mutex<Vec<u8>>>,
+    /// Set when the reader saw the PTY's end: every byte termic wrote is
+    /// in `raw` and the screen.
+    drained: Arc<std::sync::atomic::AtomicBool>,
     /// `termic server stop` with this termic's env and directory: run when
     /// the test ends, so the server a workspace started (its tasks with it)
     /// never outlives the test, however the test ends.
@@ -66,6 +69,8 @@ impl Termic {
         let raw = Arc::new(Mutex::new(Vec::new()));
         let mut reader = pty.master.try_clone_reader().unwrap();
         let (p, r) = (Arc::clone(&parser), Arc::clone(&raw));
+        let drained = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let d = Arc::clone(&drained);
         std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
             while let Ok(n) = reader.read(&mut buf) {
@@ -75,6 +80,7 @@ impl Termic {
                 p.lock().unwrap().process(&buf[..n]);
                 r.lock().unwrap().extend_from_slice(&buf[..n]);
             }
+            d.store(true, std::sync::atomic::Ordering::Release);
         });
         let writer = pty.master.take_writer().unwrap();
         Termic {
@@ -83,6 +89,7 @@ impl Termic {
             master: pty.master,
             parser,
             raw,
+            drained,
             stop_server,
         }
     }
@@ -178,9 +185,17 @@ impl Termic {
 
     /// termic's exit code once it exits within `timeout`, else None.
     pub fn exit_within(&mut self, timeout: Duration) -> Option<u32> {
-        crate::wait::eventually_some(timeout, || {
+        let code = crate::wait::eventually_some(timeout, || {
             self.child.try_wait().unwrap().map(|s| s.exit_code())
-        })
+        })?;
+        // What termic wrote just before it exited may still be on its way
+        // to the reader: wait for the PTY's end (bounded: a process that
+        // kept the terminal open would hold it).
+        let drained = &self.drained;
+        crate::wait::eventually(Duration::from_secs(5), || {
+            drained.load(std::sync::atomic::Ordering::Acquire)
+        });
+        Some(code)
     }
 
     /// Waits for termic to exit and returns its exit code.
