@@ -144,24 +144,5 @@ pub fn table(status: &[HostStatus]) -> String {
             s.tasks.map_or_else(|| "-".into(), |n| n.to_string()),
         ]);
     }
-    let widths: Vec<usize> = (0..5)
-        .map(|c| {
-            cells
-                .iter()
-                .map(|r| r[c].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in &cells {
-        let line: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, w)| format!("{cell:<w$}"))
-            .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-    }
-    out
+    super::ls::aligned(&cells)
 }

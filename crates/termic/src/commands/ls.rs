@@ -177,25 +177,7 @@ pub fn host_table(
             ]);
         }
     }
-    let widths: Vec<usize> = (0..8)
-        .map(|c| {
-            cells
-                .iter()
-                .map(|row| row[c].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in &cells {
-        let line: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, w)| format!("{cell:<w$}"))
-            .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-    }
+    let mut out = aligned(&cells);
     for (host, why) in failed {
         let why = cell(why);
         let why = why.strip_prefix(&format!("host {host}: ")).unwrap_or(&why);
@@ -229,18 +211,26 @@ pub fn table(rows: &[TaskRow], now_ms: u64) -> String {
             r.worktree.as_deref().map_or_else(|| "-".into(), cell),
         ]);
     }
-    let widths: Vec<usize> = (0..7)
+    aligned(&cells)
+}
+
+/// Rows as columns two spaces apart, each as wide as its widest cell, and
+/// no trailing blanks (pure).
+pub(crate) fn aligned<R: AsRef<[String]>>(rows: &[R]) -> String {
+    let columns = rows.iter().map(|r| r.as_ref().len()).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
         .map(|c| {
-            cells
-                .iter()
-                .map(|row| row[c].chars().count())
+            rows.iter()
+                .filter_map(|r| r.as_ref().get(c))
+                .map(|cell| cell.chars().count())
                 .max()
                 .unwrap_or(0)
         })
         .collect();
     let mut out = String::new();
-    for row in &cells {
+    for row in rows {
         let line: Vec<String> = row
+            .as_ref()
             .iter()
             .zip(&widths)
             .map(|(cell, w)| format!("{cell:<w$}"))
