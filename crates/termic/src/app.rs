@@ -140,6 +140,9 @@ pub struct App {
     last_focused: Option<u64>,
     /// Attached with other clients: whose size the tasks take.
     pub size_claim: Option<attach::SizeClaim>,
+    /// Told the watched task whenever it changes (the server's push
+    /// dispatcher sends nothing about a task a client is looking at).
+    pub on_watched: Option<Box<dyn FnMut(Option<TaskId>) + Send>>,
     /// Where the transitions and recordings of the tasks this app starts
     /// go (its client's `--event-log`, `--record`, `--record-input`).
     pub outputs: TaskOutputs,
@@ -197,6 +200,7 @@ impl App {
             split: None,
             last_focused: None,
             size_claim: None,
+            on_watched: None,
             outputs: TaskOutputs::default(),
             stats: review::Stats::default(),
             stop: crossbeam_channel::never(),
@@ -292,6 +296,9 @@ impl App {
         if watched != self.watched {
             self.runtime.set_watched(watched);
             self.watched = watched;
+            if let Some(tell) = &mut self.on_watched {
+                tell(watched);
+            }
         }
         let focused = self.tasks.focused_id();
         if self.copy.as_ref().is_some_and(|c| Some(c.task) != focused) {

@@ -19,6 +19,8 @@ mod cli;
 mod hosts;
 #[path = "server/protocol_props.rs"]
 mod protocol_props;
+#[path = "server/push.rs"]
+mod push;
 #[path = "server/review.rs"]
 mod review;
 #[path = "server/vttest.rs"]

@@ -69,6 +69,34 @@ fn colour(
     Ok(())
 }
 
+/// A URL key: http:// or https:// only ("" is none); anything else is
+/// an error naming the key and the fix.
+fn url(
+    src: &Source<'_>,
+    table: &Table,
+    key: &str,
+    slot: &mut Option<String>,
+) -> Result<(), ConfigError> {
+    let Some(text) = src.string(table, key)? else {
+        return Ok(());
+    };
+    if text.is_empty() {
+        *slot = None;
+        return Ok(());
+    }
+    if let Err(why) =
+        termic_push::deliver::check_url(&text, termic_push::deliver::PlainHttp::Allowed)
+    {
+        return Err(src.error(
+            table.get(key).and_then(|i| i.span()),
+            format!("{key} = {} cannot be used: {why}", quoted(&text)),
+            format!("write `{key} = \"https://host/path\"` (http:// or https://), or remove it"),
+        ));
+    }
+    *slot = Some(text);
+    Ok(())
+}
+
 /// The spelling of the built-in prefix key.
 pub const DEFAULT_PREFIX: &str = "C-]";
 
@@ -230,6 +258,64 @@ pub const SETTING_KEYS: &[SettingKey] = &[
         example: "false",
         read: |src, t, k, s| set(src.bool(t, k)?, &mut s.notifications.osc_fallback),
         show: |s| s.notifications.osc_fallback.to_string(),
+    },
+    SettingKey {
+        section: "notifications",
+        name: "ntfy",
+        kind: "http:// or https:// URL",
+        doc: "Also send each notification to this ntfy topic (the server sends it, attached or \
+              not; none for the task a client is looking at).",
+        example: "\"https://ntfy.sh/mytopic\"",
+        read: |src, t, k, s| url(src, t, k, &mut s.push.ntfy),
+        show: |s| quoted(s.push.ntfy.as_deref().unwrap_or("")),
+    },
+    SettingKey {
+        section: "notifications",
+        name: "ntfy_token",
+        kind: "string",
+        doc: "The ntfy access token (sent as a Bearer token), for a protected topic.",
+        example: "\"tk_abc123\"",
+        read: |src, t, k, s| {
+            set(
+                src.string(t, k)?.filter(|v| !v.is_empty()).map(Some),
+                &mut s.push.ntfy_token,
+            )
+        },
+        show: |s| quoted(s.push.ntfy_token.as_deref().unwrap_or("")),
+    },
+    SettingKey {
+        section: "notifications",
+        name: "webhook",
+        kind: "http:// or https:// URL",
+        doc: "Also POST each notification as JSON to this URL (the same JSON a browser gets: \
+              docs/push.md).",
+        example: "\"https://example.com/termic-hook\"",
+        read: |src, t, k, s| url(src, t, k, &mut s.push.webhook),
+        show: |s| quoted(s.push.webhook.as_deref().unwrap_or("")),
+    },
+    SettingKey {
+        section: "notifications",
+        name: "push_contact",
+        kind: "mailto: or https: URL",
+        doc: "Who runs this termic, for the push services of subscribed browsers (VAPID's \
+              contact, RFC 8292).",
+        example: "\"mailto:you@example.com\"",
+        read: |src, t, k, s| {
+            let Some(value) = src.string(t, k)? else {
+                return Ok(());
+            };
+            let lower = value.to_ascii_lowercase();
+            if !(lower.starts_with("mailto:") || lower.starts_with("https://")) || value.len() < 8 {
+                return Err(src.error(
+                    t.get(k).and_then(|i| i.span()),
+                    format!("push_contact = {} is not a mailto: or https: URL", quoted(&value)),
+                    "write `push_contact = \"mailto:you@example.com\"`, or remove it",
+                ));
+            }
+            s.push.push_contact = value;
+            Ok(())
+        },
+        show: |s| quoted(&s.push.push_contact),
     },
     SettingKey {
         section: "server",

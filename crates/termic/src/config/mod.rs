@@ -110,6 +110,38 @@ pub struct Settings {
     pub server_idle_exit_secs: u64,
     /// Whose size the tasks take with several clients attached.
     pub window_size: WindowSize,
+    /// Where the server pushes notifications besides the browsers that
+    /// subscribed (`[notifications]` `ntfy`, `webhook`; issue 30).
+    pub push: PushSettings,
+}
+
+/// The server's push targets from config.toml (`[notifications]`): ntfy
+/// and a webhook, and the contact every Web Push request names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushSettings {
+    /// An ntfy topic URL (`https://ntfy.sh/mytopic`), or none.
+    pub ntfy: Option<String>,
+    /// The ntfy access token, or none.
+    pub ntfy_token: Option<String>,
+    /// A URL that gets each notification's JSON by POST, or none.
+    pub webhook: Option<String>,
+    /// VAPID's `sub` (RFC 8292): a `mailto:` or `https:` URL a push
+    /// service can reach the sender at.
+    pub push_contact: String,
+}
+
+/// The VAPID contact when config.toml names none.
+pub const DEFAULT_PUSH_CONTACT: &str = "mailto:termic@localhost";
+
+impl Default for PushSettings {
+    fn default() -> Self {
+        PushSettings {
+            ntfy: None,
+            ntfy_token: None,
+            webhook: None,
+            push_contact: DEFAULT_PUSH_CONTACT.to_owned(),
+        }
+    }
 }
 
 /// Which attached client's size a task takes when several are attached
@@ -163,6 +195,7 @@ impl Default for Settings {
             window_size: WindowSize::default(),
             notifications: Notifications::default(),
             hooks_consent: BTreeMap::new(),
+            push: PushSettings::default(),
         }
     }
 }

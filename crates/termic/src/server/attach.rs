@@ -137,6 +137,8 @@ impl Server {
             }
         };
         *lock(&self.away_since) = self.clock.now_ms();
+        // It looks at nothing any more: its watched task is pushed again.
+        self.push.look(client, None);
         // This client hears how it ended below, and nothing else.
         self.forget_client(client);
         match ending {
@@ -216,6 +218,8 @@ impl Server {
             board: Arc::clone(&self.sizes),
             client,
         });
+        let push = Arc::clone(&self.push);
+        app.on_watched = Some(Box::new(move |task| push.look(client, task)));
         app.refresh_wired();
         if let Some(message) = crate::config::unknown::summary(&warnings) {
             app.message = Some(crate::ui::Message::warning(message));

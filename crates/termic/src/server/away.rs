@@ -44,7 +44,8 @@ impl AwayNotifier {
     /// client attached), notifies with the settings config.toml has now.
     /// Bytes for a terminal go to `queue`. A done notification says what
     /// the task changed when `base` is known and git answers within
-    /// [`crate::app::review::HOLD_DONE_MS`].
+    /// [`crate::app::review::HOLD_DONE_MS`]. Returns the attention the
+    /// transition earned (attached or not), for the push dispatcher.
     pub fn on_transition(
         &self,
         runtime: &Runtime,
@@ -53,11 +54,9 @@ impl AwayNotifier {
         t: &Transition,
         away: bool,
         queue: &Mutex<Vec<u8>>,
-    ) {
-        let Some((badge, detail)) = crate::app::badge_of(t) else {
-            return;
-        };
-        let Some(info) = runtime.info(id) else { return };
+    ) -> Option<crate::notify::Attention> {
+        let (badge, detail) = crate::app::badge_of(t)?;
+        let info = runtime.info(id)?;
         let mut entries = lock(&self.entries);
         let entry = entries.entry(id.0).or_insert_with(|| {
             TaskEntry::new(
@@ -70,11 +69,10 @@ impl AwayNotifier {
         });
         // The name now: a notification names a renamed task as renamed.
         entry.name = crate::app::tasks::shown(&info.meta.name);
-        let Some(attention) = entry.set_badge(badge, t.at, false, detail) else {
-            return;
-        };
+        let attention = entry.set_badge(badge, t.at, false, detail)?;
+        let earned = attention.clone();
         if !away {
-            return;
+            return Some(earned);
         }
         let settings = Config::load_lenient(&paths.config_dir)
             .settings
@@ -105,6 +103,7 @@ impl AwayNotifier {
         let _ = notifier.deliver(&decide(&event, notify), id.0, &mut out);
         drop(notifier);
         queue_bytes(queue, &out);
+        Some(earned)
     }
 
     /// A text the desktop could not show, queued as OSC 777.

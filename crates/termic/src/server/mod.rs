@@ -20,6 +20,7 @@ pub mod client;
 pub mod limits;
 pub mod panic_hook;
 pub mod protocol;
+pub mod push;
 pub mod remote;
 pub mod resolve;
 mod restore;
@@ -104,6 +105,8 @@ struct Server {
     idle_exit: Mutex<Duration>,
     /// Notifies while no client is attached.
     away: away::AwayNotifier,
+    /// Pushes notifications to browsers, ntfy and a webhook (`push`).
+    push: Arc<push::Push>,
     /// What the runtime had to tell the user (the event log or a recording
     /// stopped) while nobody was attached: the next attach shows it.
     missed_notice: Mutex<Option<String>>,
@@ -205,6 +208,7 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
             errln!("termic server: cannot mark this server as running: {why}");
         }
     }
+    let push = Arc::new(push::Push::new(&paths.data_dir, &paths.config_dir));
     let server = Arc::new(Server {
         runtime,
         paths,
@@ -226,6 +230,7 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
             services.config.settings.server_idle_exit_secs,
         )),
         away: away::AwayNotifier::default(),
+        push,
         missed_notice: Mutex::new(None),
         shortage_reports: Mutex::new(limits::RateLimit::new(limits::REPORT_EVERY)),
         startup_notice: Mutex::new(startup_notice),
@@ -250,6 +255,10 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
     std::thread::Builder::new()
         .name("termic-ticker".into())
         .spawn(move || ticker.feed_timers(events))?;
+    let pusher = Arc::clone(&server.push);
+    std::thread::Builder::new()
+        .name("termic-push".into())
+        .spawn(move || pusher.run())?;
     let idle = Arc::clone(&server);
     let socket_path = server_paths.socket.clone();
     std::thread::Builder::new()
@@ -430,7 +439,7 @@ impl Server {
                         let base = lock(&self.specs)
                             .get(&id.0)
                             .and_then(|l| l.base.clone().ok());
-                        self.away.on_transition(
+                        let earned = self.away.on_transition(
                             &self.runtime,
                             &self.paths,
                             (*id, base),
@@ -438,6 +447,15 @@ impl Server {
                             away,
                             &self.queued_out,
                         );
+                        if let (Some(attention), Some(info)) = (earned, self.runtime.info(*id)) {
+                            let kind = t.attention.as_ref().and_then(|a| a.kind.clone());
+                            self.push.offer(
+                                *id,
+                                (u64::from(info.meta.number), &info.meta.name),
+                                &attention,
+                                kind,
+                            );
+                        }
                     }
                     let changed = matches!(
                         event,

@@ -112,7 +112,10 @@ impl Server {
         let client = self.next_client.fetch_add(1, Ordering::SeqCst);
         // Told `detached("stopped")` if the server stops while it is here.
         self.add_client(client, &out);
+        // A view is someone looking at the task: it is not pushed.
+        self.push.look(client, Some(id));
         let ending = self.show_task(id, number, &request, client, input, &out);
+        self.push.look(client, None);
         self.forget_client(client);
         self.release_view_size(client);
         if let Ending::Closed = ending {
@@ -184,6 +187,7 @@ impl Server {
                                 match self.task_numbered(number) {
                                     Some(new) => {
                                         id = new;
+                                        self.push.look(client, Some(id));
                                         self.claim_view_size(id, client, size, false);
                                     }
                                     None => return Ending::Closed,
