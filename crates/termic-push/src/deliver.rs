@@ -51,12 +51,12 @@ impl Outcome {
 /// `plain_http` allows it. Returns why not.
 pub fn check_url(url: &str, plain_http: PlainHttp) -> Result<(), String> {
     let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+    if !lower.starts_with("https://") && !lower.starts_with("http://") {
+        return Err("only http:// and https:// URLs are supported".into());
+    }
     let host = crate::vapid::origin(url).ok_or("it is not a URL like https://host/path")?;
     if lower.starts_with("https://") {
         return Ok(());
-    }
-    if !lower.starts_with("http://") {
-        return Err("only http:// and https:// URLs are supported".into());
     }
     let host = host.trim_start_matches("http://");
     let loopback =

@@ -259,3 +259,37 @@ fn adding_a_host_keeps_the_users_bytes() {
     let two = hosts::add(p, &out, "gpu", "gpu").unwrap();
     assert_eq!(parse(&two).unwrap().hosts.len(), 2);
 }
+
+#[test]
+fn push_urls_are_http_or_https_and_a_wrong_one_names_the_key_and_the_fix() {
+    let c = parse(
+        "[notifications]\nntfy = \"https://ntfy.sh/mytopic\"\nntfy_token = \"tk\"\n\
+         webhook = \"http://127.0.0.1:9000/hook\"\npush_contact = \"https://me.example\"\n",
+    )
+    .unwrap();
+    assert_eq!(
+        c.settings.push.ntfy.as_deref(),
+        Some("https://ntfy.sh/mytopic")
+    );
+    assert_eq!(c.settings.push.ntfy_token.as_deref(), Some("tk"));
+    assert_eq!(
+        c.settings.push.webhook.as_deref(),
+        Some("http://127.0.0.1:9000/hook")
+    );
+    assert_eq!(c.settings.push.push_contact, "https://me.example");
+    let e = err("[notifications]\nwebhook = \"file:///etc/passwd\"\n");
+    assert!(
+        e.contains("/cfg/config.toml:2:")
+            && e.contains("webhook = \"file:///etc/passwd\"")
+            && e.contains("only http:// and https://")
+            && e.contains("fix: write `webhook = \"https://host/path\"`"),
+        "{e}"
+    );
+    let e = err("[notifications]\nntfy = \"ntfy.sh/topic\"\n");
+    assert!(e.contains("ntfy = ") && e.contains("fix:"), "{e}");
+    let e = err("[notifications]\npush_contact = \"me@example.com\"\n");
+    assert!(e.contains("not a mailto: or https: URL"), "{e}");
+    // Empty is none.
+    let c = parse("[notifications]\nwebhook = \"\"\n").unwrap();
+    assert_eq!(c.settings.push.webhook, None);
+}
