@@ -506,3 +506,31 @@ fn a_subscriptions_file_that_cannot_be_parsed_is_logged_once_and_sends_nothing()
         "left as it was"
     );
 }
+
+#[test]
+fn the_agents_own_words_say_why_in_the_body() {
+    let endpoint = Endpoint::start(&[]);
+    // A claude-based agent that speaks OSC 7501 (after termic answered its
+    // probe): blocked on a permission, in its own words (base64 of
+    // "Write src/login.rs").
+    let script = "printf '\\033]7501;?\\033\\\\'; sleep 1; \
+                  printf '\\033]7501;state=working:app=claude-code\\033\\\\'; \
+                  printf '\\033]7501;state=blocked:app=claude-code:kind=permission:msg=V3JpdGUgc3JjL2xvZ2luLnJz\\033\\\\'; \
+                  sleep 600";
+    let s = served(script, "");
+    let browser = Browser::new();
+    subscribe(
+        &s.f.data_dir,
+        &[browser.entry("phone", &endpoint.url("/push/phone"), &[], false)],
+    );
+    s.expect(&["run", "fake", "--name", "login", "--detach"], 0);
+    let got = endpoint.wait("/push/phone", 1);
+    let payload = browser.open(&got[0]);
+    assert_eq!(payload["reason"], "permission", "{payload}");
+    // Marked as the program's words, as in the desktop notification: the
+    // text came from the task's output, not from termic.
+    assert_eq!(
+        payload["body"], "permission: from the program's output: Write src/login.rs",
+        "{payload}"
+    );
+}
