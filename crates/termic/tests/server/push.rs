@@ -443,7 +443,7 @@ fn a_push_service_that_never_answers_delays_no_state_and_no_other_target() {
 }
 
 #[test]
-fn a_task_a_client_is_looking_at_is_not_pushed() {
+fn a_task_a_client_or_a_view_is_looking_at_is_not_pushed() {
     let endpoint = Endpoint::start(&[]);
     // t1 needs you once the test says so, while a client looks at it.
     let script = format!(
@@ -477,6 +477,31 @@ fn a_task_a_client_is_looking_at_is_not_pushed() {
         "{payload}"
     );
     assert_eq!(payload["reason"], "question");
+
+    // A view of a task (the web page's terminal, a remote host) is looking
+    // too, for as long as it is open.
+    std::fs::remove_file(s.f.work.join("go")).unwrap();
+    s.expect(&["run", "fake", "--name", "viewed", "--detach"], 0);
+    let (mut view, _) = crate::attach::streams::Viewer::open(&s, "viewed", 80, 24);
+    view.wait_text("ready");
+    std::fs::write(s.f.work.join("go"), "").unwrap();
+    s.expect(
+        &["wait", "viewed", "--for", "needs-you", "--timeout", "30"],
+        0,
+    );
+    drop(view);
+    s.expect(&["run", "fake", "--name", "after", "--detach"], 0);
+    let got = endpoint.wait("/push/phone", 2);
+    let titles: Vec<Value> = got
+        .iter()
+        .map(|r| browser.open(r)["title"].clone())
+        .collect();
+    let host = host_name();
+    assert_eq!(
+        titles,
+        [format!("{host}: unseen"), format!("{host}: after")],
+        "nothing about the viewed task"
+    );
 }
 
 #[test]
