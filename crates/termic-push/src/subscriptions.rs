@@ -52,6 +52,20 @@ pub struct Keys {
 }
 
 impl Subscription {
+    /// Why this entry cannot be pushed to, if it cannot: its endpoint is
+    /// not https (http only to this machine), or its keys are not a P-256
+    /// point and a 16-byte secret.
+    pub fn check(&self) -> Result<(), String> {
+        crate::deliver::check_url(&self.endpoint, crate::deliver::PlainHttp::LoopbackOnly)?;
+        let point = crate::b64::decode(&self.keys.p256dh).ok_or("p256dh is not base64url")?;
+        p256::PublicKey::from_sec1_bytes(&point).map_err(|_| "p256dh is not a P-256 point")?;
+        let auth = crate::b64::decode(&self.keys.auth).ok_or("auth is not base64url")?;
+        if auth.len() != 16 {
+            return Err("auth is not 16 bytes".into());
+        }
+        Ok(())
+    }
+
     /// Whether this device wants a notification about task `task`
     /// (`needs_you`: the task needs the user, rather than done or error).
     pub fn wants(&self, task: u64, needs_you: bool) -> bool {
@@ -329,6 +343,18 @@ mod tests {
         assert!(subs[1].wants(3, true));
         assert!(!subs[1].wants(3, false), "needs you only: no done");
         assert!(parse(b"{}").is_err());
+        // The keys "AA"/"BB" are no keys; a real pair and https pass.
+        assert!(subs[0].check().unwrap_err().contains("p256dh"));
+        let ua = crate::ece::random_secret().unwrap();
+        let mut good = subs[0].clone();
+        good.keys.p256dh = crate::b64::encode(
+            p256::elliptic_curve::sec1::ToEncodedPoint::to_encoded_point(&ua.public_key(), false)
+                .as_bytes(),
+        );
+        good.keys.auth = crate::b64::encode(&[1; 16]);
+        assert_eq!(good.check(), Ok(()));
+        good.endpoint = "http://push.example/a".into();
+        assert!(good.check().unwrap_err().contains("https"));
         assert!(parse(b"[{\"endpoint\":1}]").is_err());
     }
 

@@ -220,7 +220,21 @@ impl Push {
         if cache.stamp != Some(now) {
             cache.stamp = Some(now);
             cache.subs = match subscriptions::load(&path) {
-                Ok((subs, _)) => subs,
+                // An entry that cannot be pushed to is said once, here.
+                Ok((subs, _)) => subs
+                    .into_iter()
+                    .filter(|sub| match sub.check() {
+                        Ok(()) => true,
+                        Err(why) => {
+                            errln!(
+                                "termic server: the push subscription of device {} \
+                                 cannot be used: {why}",
+                                termic_signal::text::clean_line(&sub.device)
+                            );
+                            false
+                        }
+                    })
+                    .collect(),
                 Err(e) => {
                     errln!("termic server: {e}");
                     Vec::new()

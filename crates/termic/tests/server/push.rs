@@ -530,6 +530,30 @@ fn a_subscriptions_file_that_cannot_be_parsed_is_logged_once_and_sends_nothing()
         b"{not a list",
         "left as it was"
     );
+
+    // Fixed by its writer: read again. An entry that cannot be pushed to
+    // (plain http off this machine) is said once and skipped; the good one
+    // gets the next notification.
+    let browser = Browser::new();
+    subscribe(
+        &s.f.data_dir,
+        &[
+            browser.entry("odd", "http://push.example/x", &[], false),
+            browser.entry("good", &endpoint.url("/push/good"), &[], false),
+        ],
+    );
+    s.expect(&["run", "fake", "--name", "t2", "--detach"], 0);
+    let got = endpoint.wait("/push/good", 1);
+    assert_eq!(browser.open(&got[0])["task"], 2);
+    let log = std::fs::read_to_string(s.f.data_dir.join("server.log")).unwrap();
+    assert_eq!(
+        log.matches(
+            "the push subscription of device odd cannot be used: a push endpoint must be https"
+        )
+        .count(),
+        1,
+        "{log}"
+    );
 }
 
 #[test]
