@@ -183,6 +183,7 @@ impl Server {
         // The first-run wizard never covers a running task.
         let fresh = focus.is_none() && self.runtime.tasks().is_empty();
         let options = app_options(&mut services, fresh)?;
+        let hosts = services.config.hosts.clone();
         let warnings = services.config.warnings.clone();
         *lock(&self.idle_exit) =
             Duration::from_secs(services.config.settings.server_idle_exit_secs);
@@ -267,7 +268,11 @@ impl Server {
             out: Arc::clone(out),
         };
         let mut guard = TerminalGuard::remote(Box::new(writer), shared_size)?;
+        // The hosts' links run while a client is attached; this one
+        // leaves them when its loop ends, however it ends.
+        app.remote = Some(self.hosts.join(client, &hosts));
         let result = app.run(&mut guard, input_rx, events, fallback_rx);
+        self.hosts.leave(client);
         let ending = if app.detach || result.is_err() {
             Ending::Detached
         } else {

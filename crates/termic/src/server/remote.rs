@@ -140,8 +140,8 @@ pub fn connect(host: &HostDef) -> Result<(SshProcess, Remote)> {
     Ok((process, remote))
 }
 
-/// Start ssh to `host`; the hello is not said yet.
-fn spawn(host: &HostDef) -> Result<(SshProcess, Remote)> {
+/// Start ssh to `host`; the hello is not said yet ([`Remote::hello`]).
+pub(crate) fn spawn(host: &HostDef) -> Result<(SshProcess, Remote)> {
     spawn_program(&ssh_program(), host)
 }
 
@@ -187,7 +187,9 @@ fn ssh_program() -> OsString {
 }
 
 impl Remote {
-    fn hello(&mut self) -> Result<()> {
+    /// Say hello; the host's welcome, or an error naming the host and
+    /// the fix.
+    pub(crate) fn hello(&mut self) -> Result<()> {
         let said = write_frame(
             &mut self.output,
             &Request::Hello {
@@ -239,6 +241,15 @@ impl Remote {
             format!("host {}: {what} it: the connection closed", self.host)
         } else {
             format!("host {}: {what} it: {said}{fix}", self.host)
+        }
+    }
+
+    /// The next frame of a stream (`subscribe`); an error naming the host
+    /// when the connection ends.
+    pub fn read(&mut self) -> Result<Response> {
+        match read_frame::<Response>(&mut self.input) {
+            Ok(response) => Ok(response),
+            Err(_) => bail!("{}", self.lost("lost the connection to")),
         }
     }
 
