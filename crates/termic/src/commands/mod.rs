@@ -1,6 +1,7 @@
 //! The CLI: one file per command, typed args whose doc comments are the help.
 
 mod attach;
+mod attach_host;
 mod complete;
 mod completions;
 

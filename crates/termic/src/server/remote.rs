@@ -244,6 +244,12 @@ impl Remote {
         }
     }
 
+    /// The connection's two halves, for a stream read and written from
+    /// two threads (`attach HOST:TASK`).
+    pub(crate) fn into_streams(self) -> (BufReader<ChildStdout>, BufWriter<ChildStdin>) {
+        (self.input, self.output)
+    }
+
     /// The next frame of a stream (`subscribe`); an error naming the host
     /// when the connection ends.
     pub fn read(&mut self) -> Result<Response> {

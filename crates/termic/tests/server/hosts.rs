@@ -641,3 +641,57 @@ fn an_attached_sidebar_shows_the_hosts_tasks_live_and_reconnects() {
         processes_of(&f.data_dir).is_empty()
     });
 }
+
+/// Issue 29: `termic attach HOST:TASK` shows the remote task's screen
+/// through its view stream, what is typed reaches it, and the prefix then
+/// `d` leaves it running with no ssh left.
+#[test]
+#[ignore = "needs root, openssh-server and a second local user (TERMIC_OTHER_USER): run by .ci/run's remote hosts step"]
+fn attach_host_task_shows_the_remote_screen_and_types_into_it() {
+    use crate::harness::Termic;
+    let sshd = Sshd::start();
+    let _far_server = FarServer(&sshd);
+    let f = Fixture::new();
+    let quoted: Vec<String> = sshd.ssh_args().iter().map(|a| format!("{a:?}")).collect();
+    std::fs::write(
+        f.config_dir.join("config.toml"),
+        format!(
+            "[hosts.far]\ndestination = \"{}\"\nssh_args = [{}]\ntermic = \"{}/termic\"\n",
+            sshd.destination(),
+            quoted.join(", "),
+            sshd.far.display()
+        ),
+    )
+    .unwrap();
+    let script = "echo FAR-READY; while read l; do echo \"got:$l\"; done";
+    expect(
+        &f,
+        &[
+            "run", "--host", "far", "--name", "echo", "--", "sh", "-c", script,
+        ],
+        0,
+    );
+    let mut a = Termic::start_with_env(&f, &["attach", "far:echo"], &[("TERMIC_SSH", SSH)]);
+    a.wait_text("FAR-READY");
+    a.send(b"over the wire\r");
+    a.wait_text("got:over the wire");
+    assert_eq!(ssh_of(&f).len(), 1, "one ssh for the view");
+    a.prefix(b"d");
+    assert_eq!(a.wait_exit(), 0);
+    a.wait_text("keeps running on far");
+    assert!(ssh_of(&f).is_empty(), "{:?}", ssh_of(&f));
+    let json: Value =
+        serde_json::from_str(&expect(&f, &["ls", "--json", "--host", "far"], 0)).unwrap();
+    assert_eq!(json[0]["name"], "echo", "{json}");
+    assert_eq!(
+        json[0]["state"].as_str().map(|s| s != "exited"),
+        Some(true),
+        "{json}"
+    );
+    expect(&f, &["kill", "far:echo"], 0);
+    assert!(
+        processes_of(&f.data_dir).is_empty(),
+        "{:?}",
+        processes_of(&f.data_dir)
+    );
+}
