@@ -145,7 +145,10 @@ pub(crate) fn spawn(host: &HostDef) -> Result<(SshProcess, Remote)> {
     spawn_program(&ssh_program(), host)
 }
 
-fn spawn_program(program: &std::ffi::OsStr, host: &HostDef) -> Result<(SshProcess, Remote)> {
+pub(crate) fn spawn_program(
+    program: &std::ffi::OsStr,
+    host: &HostDef,
+) -> Result<(SshProcess, Remote)> {
     let mut child = Command::new(program)
         .args(ssh_argv(host))
         .stdin(Stdio::piped())
@@ -182,7 +185,7 @@ fn spawn_program(program: &std::ffi::OsStr, host: &HostDef) -> Result<(SshProces
 }
 
 /// `ssh`, or $TERMIC_SSH (a test's wrapper, or an ssh outside PATH).
-fn ssh_program() -> OsString {
+pub(crate) fn ssh_program() -> OsString {
     std::env::var_os("TERMIC_SSH").unwrap_or_else(|| "ssh".into())
 }
 
