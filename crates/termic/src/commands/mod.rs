@@ -21,6 +21,7 @@ mod run_detached;
 mod send;
 mod server;
 mod wait;
+mod wait_any;
 pub mod workspace;
 
 use std::process::ExitCode;

@@ -74,6 +74,16 @@ impl Drop for Attached<'_> {
     }
 }
 
+/// Leaves the hosts' links when dropped, so a client whose loop failed
+/// or panicked does not keep them (and their ssh) open.
+struct LeaveHosts<'a>(&'a super::host_feeds::HostFeeds, u64);
+
+impl Drop for LeaveHosts<'_> {
+    fn drop(&mut self) {
+        self.0.leave(self.1);
+    }
+}
+
 /// How an attach ended.
 enum Ending {
     Detached,
@@ -271,8 +281,9 @@ impl Server {
         // The hosts' links run while a client is attached; this one
         // leaves them when its loop ends, however it ends.
         app.remote = Some(self.hosts.join(client, &hosts));
+        let leave = LeaveHosts(&self.hosts, client);
         let result = app.run(&mut guard, input_rx, events, fallback_rx);
-        self.hosts.leave(client);
+        drop(leave);
         let ending = if app.detach || result.is_err() {
             Ending::Detached
         } else {

@@ -599,7 +599,31 @@ fn an_attached_sidebar_shows_the_hosts_tasks_live_and_reconnects() {
     a.wait_for("working on far", |s| {
         badge_line(s, "1 build").is_some_and(|l| l.contains("working"))
     });
+    // A wait across every source: the local server and the far host.
+    let waiting = Command::new(env!("CARGO_BIN_EXE_termic"))
+        .args(["wait", "--any", "--for", "needs-you", "--timeout", "60"])
+        .current_dir(&f.work)
+        .env_clear()
+        .env("HOME", &f.home)
+        .env("TERMIC_CONFIG_DIR", &f.config_dir)
+        .env("TERMIC_DATA_DIR", &f.data_dir)
+        .env("PATH", f.path_var())
+        .env("TERMIC_SSH", SSH)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let no_answer = termic(&f, &["wait", "--any", "--for", "done", "--timeout", "1"]);
+    assert_eq!(
+        no_answer.status.code(),
+        Some(124),
+        "{}",
+        text(&no_answer.stderr)
+    );
     expect(&f, &["send", "far:build", "go", "--enter"], 0);
+    let waited = waiting.wait_with_output().unwrap();
+    assert_eq!(waited.status.code(), Some(0), "{}", text(&waited.stderr));
+    assert_eq!(text(&waited.stdout).trim(), "far:1 needs_you");
     a.wait_for("needs you on far", |s| {
         badge_line(s, "1 build").is_some_and(|l| l.contains("needs you"))
     });
