@@ -478,4 +478,56 @@ mod tests {
         assert_eq!(groups[0].tasks[0].in_state, Duration::from_secs(90));
         feeds.leave(1);
     }
+
+    /// A host whose server stops (`detached("stopped")`) is down since
+    /// then, with its last rows, and is reconnected after the first delay
+    /// (it was listed: the backoff starts again at 1 s).
+    #[test]
+    fn a_host_whose_server_stops_is_disconnected_then_reconnected() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut frames = Vec::new();
+        for response in [
+            Response::Welcome {
+                version: "x".into(),
+                pid: 1,
+                notice: None,
+            },
+            Response::Subscribed {
+                now: 0,
+                tasks: Vec::new(),
+            },
+            Response::Detached(crate::server::protocol::DetachReason::Stopped),
+        ] {
+            write_frame(&mut frames, &response).unwrap();
+        }
+        std::fs::write(dir.path().join("frames"), frames).unwrap();
+        let (feeds, pids) = feeds(
+            dir.path(),
+            &format!("cat {}/frames; exec sleep 600", dir.path().display()),
+            Arc::new(SystemClock::new()),
+        );
+        let feed = feeds.join(1, &[host()]);
+        eventually("down", || {
+            matches!(
+                lock(&feed.board).hosts[0].link,
+                Shown::Down {
+                    reachable: true,
+                    ..
+                }
+            )
+        });
+        let status = lock(&feed.board).groups(0, 0)[0].status.clone().unwrap();
+        assert!(status.starts_with("disconnected since "), "{status}");
+        let down_at = std::time::Instant::now();
+        eventually("the second ssh", || started(&pids).len() == 2);
+        let waited = down_at.elapsed();
+        assert!(
+            waited >= Duration::from_millis(800) && waited < Duration::from_secs(3),
+            "{waited:?}"
+        );
+        // The first ssh was reaped before the second started.
+        assert!(gone(started(&pids)[0]));
+        feeds.leave(1);
+        assert!(started(&pids).into_iter().all(gone));
+    }
 }
