@@ -595,10 +595,16 @@ fn an_attached_sidebar_shows_the_hosts_tasks_live_and_reconnects() {
 
     // A change on the far side shows here, and the notification names
     // the host.
+    let sent = Instant::now();
     expect(&f, &["send", "far:build", "go", "--enter"], 0);
     a.wait_for("working on far", |s| {
         badge_line(s, "1 build").is_some_and(|l| l.contains("working"))
     });
+    // `send` (its own ssh) plus the push back over the link.
+    eprintln!(
+        "send far:build to working in the local sidebar: {:?}",
+        sent.elapsed()
+    );
     // A wait across every source: the local server and the far host.
     let waiting = Command::new(env!("CARGO_BIN_EXE_termic"))
         .args(["wait", "--any", "--for", "needs-you", "--timeout", "60"])
@@ -641,7 +647,12 @@ fn an_attached_sidebar_shows_the_hosts_tasks_live_and_reconnects() {
     unsafe {
         libc::kill(ssh[0], libc::SIGKILL);
     }
+    let killed = Instant::now();
     a.wait_for("disconnected", |s| s.contains("disconnected since"));
+    eprintln!(
+        "ssh killed to \"disconnected since\" shown: {:?}",
+        killed.elapsed()
+    );
     expect(&f, &["send", "far:build", "go", "--enter"], 0);
     a.wait_within(
         "reconnected, with the change made meanwhile",
@@ -650,6 +661,10 @@ fn an_attached_sidebar_shows_the_hosts_tasks_live_and_reconnects() {
             !s.contains("disconnected")
                 && badge_line(s, "1 build").is_some_and(|l| l.contains("done"))
         },
+    );
+    eprintln!(
+        "ssh killed to reconnected and shown: {:?}",
+        killed.elapsed()
     );
     let again = ssh_of(&f);
     assert_eq!(again.len(), 1, "{again:?}");
