@@ -107,8 +107,9 @@ pub fn host_rows(groups: &[HostGroup], width: u16, rows: usize, local_tasks: usi
     want.min(rows.saturating_sub(local).max(rows / 2))
 }
 
-/// Every line of the hosts' groups, at `width` (the sidebar's).
-fn host_lines(groups: &[HostGroup], width: u16) -> Vec<Line<'static>> {
+/// Every line of the hosts' groups, at `width` (the sidebar's); a task's
+/// first line carries whether it needs you (for the marker of a cut).
+fn host_lines(groups: &[HostGroup], width: u16) -> Vec<(Line<'static>, Option<bool>)> {
     let compact = is_compact(width);
     let width = usize::from(width.saturating_sub(1));
     let mut lines = Vec::new();
@@ -118,24 +119,34 @@ fn host_lines(groups: &[HostGroup], width: u16) -> Vec<Line<'static>> {
         } else {
             truncate(&format!("@{}", g.name), width)
         };
-        lines.push(Line::styled(
-            heading,
-            Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+        lines.push((
+            Line::styled(
+                heading,
+                Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+            ),
+            None,
         ));
         if let Some(status) = &g.status {
             if !compact {
-                lines.push(Line::styled(
-                    truncate(&format!(" {status}"), width),
-                    Style::new().fg(Color::Red),
+                lines.push((
+                    Line::styled(
+                        truncate(&format!(" {status}"), width),
+                        Style::new().fg(Color::Red),
+                    ),
+                    None,
                 ));
             }
         }
         for t in &g.tasks {
+            let needs_you = Some(t.badge.needs_you());
             if compact {
-                lines.push(Line::from(vec![
-                    Span::raw(" "),
-                    Span::styled(t.badge.mark(), t.badge.style()),
-                ]));
+                lines.push((
+                    Line::from(vec![
+                        Span::raw(" "),
+                        Span::styled(t.badge.mark(), t.badge.style()),
+                    ]),
+                    needs_you,
+                ));
                 continue;
             }
             let view = TaskView {
@@ -148,8 +159,11 @@ fn host_lines(groups: &[HostGroup], width: u16) -> Vec<Line<'static>> {
                 stat: None,
             };
             let left = format!("{} {}", t.number, t.name);
-            lines.push(Line::raw(spread(&format!(" {left}"), &t.agent, width)));
-            lines.push(badge_line(&view, width));
+            lines.push((
+                Line::raw(spread(&format!(" {left}"), &t.agent, width)),
+                needs_you,
+            ));
+            lines.push((badge_line(&view, width), None));
         }
     }
     lines
@@ -159,14 +173,27 @@ fn host_lines(groups: &[HostGroup], width: u16) -> Vec<Line<'static>> {
 fn render_hosts(frame: &mut Frame, area: Rect, groups: &[HostGroup], width: u16) {
     let mut lines = host_lines(groups, width);
     let rows = usize::from(area.height);
+    let mut cut = None;
     if lines.len() > rows {
-        let hidden = lines.len() + 1 - rows;
-        lines.truncate(rows.saturating_sub(1));
-        lines.push(Line::styled(
-            truncate(&format!("↓ {hidden} more lines"), usize::from(area.width)),
-            Style::new().add_modifier(Modifier::DIM),
-        ));
+        // The tasks cut off are counted, and a cut one that needs you
+        // turns the marker red, as in the local list.
+        let mut hidden = lines.split_off(rows.saturating_sub(1));
+        // A task is never cut between its two lines.
+        if !is_compact(width) && lines.last().is_some_and(|(_, t)| t.is_some()) {
+            hidden.splice(0..0, lines.pop());
+        }
+        // The marker sits on the last row, as in the local list.
+        while lines.len() + 1 < rows {
+            lines.push((Line::raw(""), None));
+        }
+        let tasks = hidden.iter().filter(|(_, t)| t.is_some()).count();
+        let needing = hidden.iter().filter(|(_, t)| *t == Some(true)).count();
+        cut = Some(match tasks {
+            0 => Line::styled("↓", Style::new().add_modifier(Modifier::DIM)),
+            _ => marker('↓', tasks, needing, usize::from(area.width)),
+        });
     }
+    let lines: Vec<Line> = lines.into_iter().map(|(l, _)| l).chain(cut).collect();
     frame.render_widget(Paragraph::new(lines), area);
 }
 
@@ -579,7 +606,14 @@ mod tests {
         });
         let lines = text_lines(&t);
         assert!(lines[1].starts_with("1 fix"), "{lines:#?}");
-        assert!(lines[7].starts_with("↓ "), "{lines:#?}");
+        assert!(lines[7].starts_with("↓ 1 more "), "{lines:#?}");
+        // A cut task that needs you is counted in the marker.
+        let reversed = [hosts[1].clone(), hosts[0].clone()];
+        let t = draw(30, 8, |f| {
+            render_with_hosts(f, f.area(), &tasks, Some(0), &reversed)
+        });
+        let lines = text_lines(&t);
+        assert!(lines[7].starts_with("↓ 2 more, 1 needs you"), "{lines:#?}");
     }
 
     #[test]
