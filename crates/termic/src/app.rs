@@ -25,6 +25,7 @@ pub mod frame_pacer;
 pub mod input_events;
 pub mod keys;
 pub mod overlays;
+pub mod remote_hosts;
 pub mod review;
 pub mod services;
 pub mod split;
@@ -154,6 +155,10 @@ pub struct App {
     /// In the server: starts again (or forgets) the tasks that ended with
     /// the server before, for the restore dialog.
     pub restorer: Option<Restorer>,
+    /// In the server: the remote hosts' tasks (issue 29).
+    pub remote: Option<remote_hosts::RemoteFeed>,
+    /// The hosts' groups as last drawn (the sidebar's mouse map).
+    pub(crate) host_groups: Vec<crate::ui::sidebar::HostGroup>,
 }
 
 /// What the restore dialog's keys do: the server's `restore`.
@@ -205,6 +210,8 @@ impl App {
             stats: review::Stats::default(),
             stop: crossbeam_channel::never(),
             restorer: None,
+            remote: None,
+            host_groups: Vec::new(),
         }
     }
 
@@ -695,6 +702,7 @@ impl App {
         }
         let now = self.now_ms();
         let views = self.tasks.views(now);
+        self.host_groups = self.remote_groups();
         let pane = self.pane_snapshot();
         let other = self.other_snapshot();
         let mode_line = self.mode_line();
@@ -710,6 +718,7 @@ impl App {
             prefix_label: &self.prefix.label,
             prefix_pending: self.prefix_pending,
             message: self.message.as_ref(),
+            hosts: &self.host_groups,
         };
         guard
             .terminal
@@ -735,6 +744,10 @@ impl App {
     ) -> Result<()> {
         let mut frames = FramePacer::default();
         let stop = self.stop.clone();
+        let mut remote_wake = self
+            .remote
+            .as_ref()
+            .map_or_else(crossbeam_channel::never, |r| r.wake.clone());
         while !self.quit {
             let now = self.now_ms();
             self.recheck_wiring(now);
@@ -743,7 +756,13 @@ impl App {
                 frames.drew(now);
                 self.needs_draw = false;
             }
-            let label_at = self.tasks.next_label_change(now);
+            let label_at = [
+                self.tasks.next_label_change(now),
+                self.remote_label_change(now),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
             let deadline = [
                 self.runtime.next_deadline(),
                 label_at,
@@ -792,6 +811,11 @@ impl App {
                     }
                 },
                 recv(stop) -> _ => self.quit = true,
+                recv(remote_wake) -> woke => match woke {
+                    Ok(()) => self.on_remote(),
+                    // The server's links are gone: nothing more comes.
+                    Err(_) => remote_wake = crossbeam_channel::never(),
+                },
                 default(timeout) => {
                     let now = self.now_ms();
                     self.runtime.tick(now);

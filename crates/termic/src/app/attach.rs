@@ -281,6 +281,78 @@ impl App {
     }
 }
 
+/// The remote hosts' part of an attached app (issue 29): the board is the
+/// server's, this draws from it and tells the user.
+impl App {
+    /// The hosts' groups to draw now.
+    pub(crate) fn remote_groups(&self) -> Vec<crate::ui::sidebar::HostGroup> {
+        let Some(remote) = &self.remote else {
+            return Vec::new();
+        };
+        let wall = self.clock.wall_ms();
+        termic_runtime::lock(&remote.board).groups(wall, utc_offset_secs(wall))
+    }
+
+    /// When (on the app's clock) a remote age label changes next.
+    pub(crate) fn remote_label_change(&self, now: u64) -> Option<u64> {
+        let remote = self.remote.as_ref()?;
+        let wall = self.clock.wall_ms();
+        let at = termic_runtime::lock(&remote.board).next_label_change(wall)?;
+        Some(now + at.saturating_sub(wall))
+    }
+
+    /// The board changed: draw, and tell the user of each remote task that
+    /// started needing you or finished ("build on devbox needs you").
+    pub(crate) fn on_remote(&mut self) {
+        self.needs_draw = true;
+        let Some(remote) = self.remote.as_mut() else {
+            return;
+        };
+        let notes = termic_runtime::lock(&remote.board).notes_after(remote.seen);
+        let Some(last) = notes.last() else {
+            return;
+        };
+        remote.seen = last.seq;
+        if !self.is_notifying_client() {
+            return;
+        }
+        for note in notes {
+            let attention = match note.state.as_str() {
+                "needs_you" => crate::notify::Attention::NeedsYou { detail: None },
+                _ => crate::notify::Attention::Done,
+            };
+            let event = crate::notify::AttentionEvent {
+                task: format!(
+                    "{} on {}",
+                    super::tasks::shown(&note.task),
+                    super::tasks::shown(&note.host)
+                ),
+                agent: super::tasks::shown(&note.agent),
+                attention,
+                watched: false,
+                stat: None,
+            };
+            let delivery = crate::notify::decide(&event, self.notify);
+            // No local task to focus on a click (0 is nobody's number).
+            let _ = self.notifier.deliver(&delivery, 0, &mut self.pending_out);
+        }
+    }
+}
+
+/// This machine's offset from UTC at `wall_ms`, in seconds (0 when the C
+/// library cannot say).
+fn utc_offset_secs(wall_ms: u64) -> i64 {
+    let t = (wall_ms / 1000) as libc::time_t;
+    // SAFETY: localtime_r writes only into `tm`, which lives here.
+    unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&t, &mut tm).is_null() {
+            return 0;
+        }
+        tm.tm_gmtoff
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

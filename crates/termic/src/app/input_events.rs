@@ -239,10 +239,14 @@ impl App {
             let s = layout.sidebar;
             if mouse.column < s.x + s.width && mouse.row > s.y {
                 let per_task = sidebar::rows_per_task(s.width);
+                let rows = usize::from(s.height.saturating_sub(1));
+                // The hosts' groups under the local tasks, as last drawn.
+                let hosts =
+                    sidebar::host_rows(&self.host_groups, s.width, rows, self.tasks.entries.len());
                 let window = sidebar::Window::new(
                     self.tasks.entries.len(),
                     self.tasks.focused_display(),
-                    usize::from(s.height.saturating_sub(1)),
+                    rows - hosts,
                     per_task,
                 );
                 let row = usize::from(mouse.row - s.y - 1);

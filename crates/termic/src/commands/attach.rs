@@ -34,14 +34,15 @@ use termic_runtime::lock;
 #[command(after_help = "Examples:\n  \
 termic attach              the workspace, every task of the server\n  \
 termic attach review       with the task named review focused\n  \
-termic attach 3            with task 3 (its number in the sidebar and `termic ls`) focused\n\n\
+termic attach 3            with task 3 (its number in the sidebar and `termic ls`) focused\n  \
+termic attach devbox:2     task 2 of host devbox alone (Ctrl-] d detaches)\n\n\
 Two terminals can be attached at once; the tasks take the size of the one\n\
 that typed or resized last.\n\n\
 Exit codes: 0 detached or quit (or the server stopped), 1 error (no such task,\n\
 an ambiguous name, no terminal, a server of another version, or the server was\n\
 lost: it ended without a word, killed or crashed).")]
 pub struct AttachArgs {
-    /// The task to focus: its name, or its number (the one the sidebar shows and `termic ls` lists).
+    /// The task to focus: its name, or its number (the one the sidebar shows and `termic ls` lists); HOST:TASK shows a remote task alone.
     #[arg(add = super::complete::task())]
     pub task: Option<String>,
     #[command(flatten)]
@@ -90,8 +91,23 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
     // its default): each is printed before the screen is taken over (it
     // stays in the scrollback); the server's view shows the first on its
     // message line.
-    for w in &crate::config::Config::load_lenient(&paths.config_dir).warnings {
+    let config = crate::config::Config::load_lenient(&paths.config_dir);
+    for w in &config.warnings {
         errln!("termic: warning: {w}");
+    }
+    // HOST:TASK: that task's screen alone, from its host (issue 29).
+    if let Opening::Focus(Some(task)) = &opening {
+        use crate::server::remote::{find_host, parse_target, Target};
+        if let Target::Remote { host, task } = parse_target(task, &config.hosts) {
+            let host = find_host(&config.hosts, &host)?;
+            let prefix = config
+                .settings
+                .prefix_key
+                .as_deref()
+                .and_then(crate::input::PrefixKey::parse)
+                .unwrap_or_else(crate::input::PrefixKey::default_key);
+            return super::attach_host::attach_host(host, &task, prefix);
+        }
     }
     // Checked before the server starts: the tasks this client starts write
     // here, and a path that cannot be used is refused now.

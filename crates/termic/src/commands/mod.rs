@@ -1,6 +1,7 @@
 //! The CLI: one file per command, typed args whose doc comments are the help.
 
 mod attach;
+mod attach_host;
 mod complete;
 mod completions;
 
@@ -20,6 +21,7 @@ mod run_detached;
 mod send;
 mod server;
 mod wait;
+mod wait_any;
 pub mod workspace;
 
 use std::process::ExitCode;

@@ -47,13 +47,18 @@ States are spelt as `termic ls --json` spells them: needs_you, done, exited \
 Exit codes: 0 a state was reached (printed), 3 the task exited first, 124 the timeout passed, \
 1 an error (no such task, no server).\n\n\
 Examples:\n  termic wait review --for needs_you --timeout 600\n  \
-termic wait 3 --for done,exited"
+termic wait 3 --for done,exited\n  \
+termic wait --any --for needs_you    the first task here or on a host that needs you"
 )]
 pub struct WaitArgs {
     /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists);
     /// HOST:TASK for a task of a host in config.toml's [hosts].
-    #[arg(add = super::complete::task())]
-    pub task: String,
+    #[arg(add = super::complete::task(), required_unless_present = "any")]
+    pub task: Option<String>,
+    /// Any task, here or on any host in config.toml's [hosts]: prints the
+    /// first one in a state waited for (`3 needs_you`, `devbox:2 needs_you`).
+    #[arg(long, conflicts_with = "task")]
+    pub any: bool,
     /// The states to wait for (several: comma-separated).
     #[arg(
         long = "for",
@@ -76,10 +81,14 @@ pub fn run(args: WaitArgs) -> Result<ExitCode> {
         None => None,
     };
     let paths = TermicPaths::from_env()?;
-    let response = if let Some((host, task)) = super::remote_target(&paths, &args.task) {
+    let states: Vec<WaitFor> = args.states.iter().copied().map(WaitFor::from).collect();
+    let Some(task) = args.task else {
+        return super::wait_any::wait_any(&paths, states, timeout_ms);
+    };
+    let response = if let Some((host, task)) = super::remote_target(&paths, &task) {
         let request = Request::Wait {
             task,
-            states: args.states.into_iter().map(WaitFor::from).collect(),
+            states: states.clone(),
             timeout_ms,
         };
         // No bound of our own without --timeout (a wait may be long); with
@@ -90,8 +99,8 @@ pub fn run(args: WaitArgs) -> Result<ExitCode> {
     } else {
         let mut client = client::connect_running(&paths)?;
         client.request(&Request::Wait {
-            task: args.task,
-            states: args.states.into_iter().map(WaitFor::from).collect(),
+            task,
+            states,
             timeout_ms,
         })?
     };

@@ -74,6 +74,16 @@ impl Drop for Attached<'_> {
     }
 }
 
+/// Leaves the hosts' links when dropped, so a client whose loop failed
+/// or panicked does not keep them (and their ssh) open.
+struct LeaveHosts<'a>(&'a super::host_feeds::HostFeeds, u64);
+
+impl Drop for LeaveHosts<'_> {
+    fn drop(&mut self) {
+        self.0.leave(self.1);
+    }
+}
+
 /// How an attach ended.
 enum Ending {
     Detached,
@@ -185,6 +195,7 @@ impl Server {
         // The first-run wizard never covers a running task.
         let fresh = focus.is_none() && self.runtime.tasks().is_empty();
         let options = app_options(&mut services, fresh)?;
+        let hosts = services.config.hosts.clone();
         let warnings = services.config.warnings.clone();
         *lock(&self.idle_exit) =
             Duration::from_secs(services.config.settings.server_idle_exit_secs);
@@ -271,7 +282,12 @@ impl Server {
             out: Arc::clone(out),
         };
         let mut guard = TerminalGuard::remote(Box::new(writer), shared_size)?;
+        // The hosts' links run while a client is attached; this one
+        // leaves them when its loop ends, however it ends.
+        app.remote = Some(self.hosts.join(client, &hosts));
+        let leave = LeaveHosts(&self.hosts, client);
         let result = app.run(&mut guard, input_rx, events, fallback_rx);
+        drop(leave);
         let ending = if app.detach || result.is_err() {
             Ending::Detached
         } else {

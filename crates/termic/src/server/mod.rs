@@ -17,6 +17,7 @@ pub mod attach;
 pub mod away;
 pub mod bridge;
 pub mod client;
+mod host_feeds;
 pub mod limits;
 pub mod panic_hook;
 pub mod protocol;
@@ -121,6 +122,8 @@ struct Server {
     clients: Mutex<Vec<(u64, ClientOut)>>,
     /// Asked when the server is to end; `serve` then returns.
     stop: stop::Stop,
+    /// The links to the remote hosts, while a client is attached (issue 29).
+    hosts: host_feeds::HostFeeds,
 }
 
 /// The task runtime for `services`' settings and agents: the in-process
@@ -216,7 +219,7 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
         connections: AtomicUsize::new(0),
         idle_since: Mutex::new(Instant::now()),
         wall_origin: clock.wall_ms().saturating_sub(clock.now_ms()),
-        clock,
+        clock: Arc::clone(&clock),
         subscribers: Mutex::new(Vec::new()),
         next_client: AtomicU64::new(1),
         sizes: Arc::new(Mutex::new(crate::app::attach::SizeBoard::new(
@@ -236,6 +239,7 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
         startup_notice: Mutex::new(startup_notice),
         clients: Mutex::new(Vec::new()),
         stop: stop::Stop::new().context("cannot make the server's stop pipe")?,
+        hosts: host_feeds::HostFeeds::new(Arc::clone(&clock)),
     });
     errln!(
         "termic server {} (pid {}) listening on {}",
@@ -1020,6 +1024,8 @@ impl Server {
     /// told the server stopped, and server.log says `why`.
     pub(crate) fn end_every_task(&self, socket_path: &std::path::Path, why: &str) {
         let _ = std::fs::remove_file(socket_path);
+        // No ssh of the host links outlives the server.
+        self.hosts.stop_all();
         self.runtime.end_all();
         session::end_every_task();
         ServerMark::remove(&self.paths.data_dir);

@@ -140,12 +140,15 @@ pub fn connect(host: &HostDef) -> Result<(SshProcess, Remote)> {
     Ok((process, remote))
 }
 
-/// Start ssh to `host`; the hello is not said yet.
-fn spawn(host: &HostDef) -> Result<(SshProcess, Remote)> {
+/// Start ssh to `host`; the hello is not said yet ([`Remote::hello`]).
+pub(crate) fn spawn(host: &HostDef) -> Result<(SshProcess, Remote)> {
     spawn_program(&ssh_program(), host)
 }
 
-fn spawn_program(program: &std::ffi::OsStr, host: &HostDef) -> Result<(SshProcess, Remote)> {
+pub(crate) fn spawn_program(
+    program: &std::ffi::OsStr,
+    host: &HostDef,
+) -> Result<(SshProcess, Remote)> {
     let mut child = Command::new(program)
         .args(ssh_argv(host))
         .stdin(Stdio::piped())
@@ -182,12 +185,14 @@ fn spawn_program(program: &std::ffi::OsStr, host: &HostDef) -> Result<(SshProces
 }
 
 /// `ssh`, or $TERMIC_SSH (a test's wrapper, or an ssh outside PATH).
-fn ssh_program() -> OsString {
+pub(crate) fn ssh_program() -> OsString {
     std::env::var_os("TERMIC_SSH").unwrap_or_else(|| "ssh".into())
 }
 
 impl Remote {
-    fn hello(&mut self) -> Result<()> {
+    /// Say hello; the host's welcome, or an error naming the host and
+    /// the fix.
+    pub(crate) fn hello(&mut self) -> Result<()> {
         let said = write_frame(
             &mut self.output,
             &Request::Hello {
@@ -239,6 +244,21 @@ impl Remote {
             format!("host {}: {what} it: the connection closed", self.host)
         } else {
             format!("host {}: {what} it: {said}{fix}", self.host)
+        }
+    }
+
+    /// The connection's two halves, for a stream read and written from
+    /// two threads (`attach HOST:TASK`).
+    pub(crate) fn into_streams(self) -> (BufReader<ChildStdout>, BufWriter<ChildStdin>) {
+        (self.input, self.output)
+    }
+
+    /// The next frame of a stream (`subscribe`); an error naming the host
+    /// when the connection ends.
+    pub fn read(&mut self) -> Result<Response> {
+        match read_frame::<Response>(&mut self.input) {
+            Ok(response) => Ok(response),
+            Err(_) => bail!("{}", self.lost("lost the connection to")),
         }
     }
 

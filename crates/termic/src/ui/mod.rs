@@ -65,12 +65,14 @@ pub struct WorkspaceView<'a> {
     pub prefix_pending: bool,
     /// A one-line message (an error, a hint) shown in the status line.
     pub message: Option<&'a Message>,
+    /// The remote hosts' tasks, under each host's name (issue 29).
+    pub hosts: &'a [sidebar::HostGroup],
 }
 
 /// Draws one frame.
 pub fn render(frame: &mut Frame, view: &WorkspaceView) {
     let areas = layout::WorkspaceLayout::new(frame.area(), view.sidebar_width);
-    sidebar::render(frame, areas.sidebar, view.tasks, view.focused);
+    sidebar::render_with_hosts(frame, areas.sidebar, view.tasks, view.focused, view.hosts);
     if let Some(stacked) = view.split {
         render_divider(frame, areas.pane, stacked);
     }
@@ -295,6 +297,7 @@ mod tests {
             prefix_label: "Ctrl-]",
             prefix_pending: false,
             message: None,
+            hosts: &[],
         }
     }
 

@@ -72,6 +72,131 @@ pub struct TaskView {
     pub stat: Option<String>,
 }
 
+/// A remote host's tasks under its name (issue 29).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostGroup {
+    pub name: String,
+    /// Why its tasks may be stale: `connecting`, `disconnected since
+    /// 14:07`, `unreachable: ...`; `None` while connected.
+    pub status: Option<String>,
+    pub tasks: Vec<HostTask>,
+}
+
+/// One remote task in the sidebar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostTask {
+    /// Its number on its host (`HOST:N` in the CLI).
+    pub number: u64,
+    pub name: String,
+    pub agent: String,
+    pub badge: Badge,
+    /// How long it has been in that state, by its host's clock.
+    pub in_state: Duration,
+}
+
+/// The rows the hosts' groups take at the bottom of a sidebar `rows`
+/// high (title excluded) over `local_tasks` local tasks: everything they
+/// need when it fits, else what the local tasks leave, but never less than
+/// half the rows (the local list then scrolls, as it does alone).
+pub fn host_rows(groups: &[HostGroup], width: u16, rows: usize, local_tasks: usize) -> usize {
+    if groups.is_empty() {
+        return 0;
+    }
+    let want = host_lines(groups, width).len();
+    let local = local_tasks * rows_per_task(width);
+    want.min(rows.saturating_sub(local).max(rows / 2))
+}
+
+/// Every line of the hosts' groups, at `width` (the sidebar's); a task's
+/// first line carries whether it needs you (for the marker of a cut).
+fn host_lines(groups: &[HostGroup], width: u16) -> Vec<(Line<'static>, Option<bool>)> {
+    let compact = is_compact(width);
+    let width = usize::from(width.saturating_sub(1));
+    let mut lines = Vec::new();
+    for g in groups {
+        let heading = if compact {
+            truncate(&g.name, width)
+        } else {
+            truncate(&format!("@{}", g.name), width)
+        };
+        lines.push((
+            Line::styled(
+                heading,
+                Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+            ),
+            None,
+        ));
+        if let Some(status) = &g.status {
+            if !compact {
+                lines.push((
+                    Line::styled(
+                        truncate(&format!(" {status}"), width),
+                        Style::new().fg(Color::Red),
+                    ),
+                    None,
+                ));
+            }
+        }
+        for t in &g.tasks {
+            let needs_you = Some(t.badge.needs_you());
+            if compact {
+                lines.push((
+                    Line::from(vec![
+                        Span::raw(" "),
+                        Span::styled(t.badge.mark(), t.badge.style()),
+                    ]),
+                    needs_you,
+                ));
+                continue;
+            }
+            let view = TaskView {
+                number: 0,
+                name: t.name.clone(),
+                agent: t.agent.clone(),
+                badge: t.badge.clone(),
+                in_state: t.in_state,
+                unseen: false,
+                stat: None,
+            };
+            let left = format!("{} {}", t.number, t.name);
+            lines.push((
+                Line::raw(spread(&format!(" {left}"), &t.agent, width)),
+                needs_you,
+            ));
+            lines.push((badge_line(&view, width), None));
+        }
+    }
+    lines
+}
+
+/// The hosts' groups in `area` (the rows under the local tasks).
+fn render_hosts(frame: &mut Frame, area: Rect, groups: &[HostGroup], width: u16) {
+    let mut lines = host_lines(groups, width);
+    let rows = usize::from(area.height);
+    let mut cut = None;
+    if lines.len() > rows {
+        // The tasks cut off are counted, and a cut one that needs you
+        // turns the marker red, as in the local list.
+        let mut hidden = lines.split_off(rows.saturating_sub(1));
+        // A task is never cut between its two lines.
+        if !is_compact(width) && lines.last().is_some_and(|(_, t)| t.is_some()) {
+            hidden.splice(0..0, lines.pop());
+        }
+        // The marker sits on the last row, as in the local list.
+        while lines.len() + 1 < rows {
+            lines.push((Line::raw(""), None));
+        }
+        let tasks = hidden.iter().filter(|(_, t)| t.is_some()).count();
+        let needing = hidden.iter().filter(|(_, t)| *t == Some(true)).count();
+        cut = Some(match tasks {
+            0 => Line::styled("↓", Style::new().add_modifier(Modifier::DIM)),
+            _ => marker('↓', tasks, needing, usize::from(area.width)),
+        });
+    }
+    let lines: Vec<Line> = lines.into_iter().map(|(l, _)| l).chain(cut).collect();
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
 /// `12s`, `3m`, `2h`, `4d`: short enough for the sidebar.
 pub fn short_duration(d: Duration) -> String {
     let s = d.as_secs();
@@ -189,6 +314,17 @@ fn is_compact(width: u16) -> bool {
 
 /// `tasks` are in display order; `focused` is a display index.
 pub fn render(frame: &mut Frame, area: Rect, tasks: &[TaskView], focused: Option<usize>) {
+    render_with_hosts(frame, area, tasks, focused, &[]);
+}
+
+/// [`render`], with the remote hosts' groups at the bottom (issue 29).
+pub fn render_with_hosts(
+    frame: &mut Frame,
+    area: Rect,
+    tasks: &[TaskView],
+    focused: Option<usize>,
+    hosts: &[HostGroup],
+) {
     let compact = is_compact(area.width);
     let title = if compact { "" } else { " termic " };
     let block = Block::new().borders(Borders::RIGHT).title(Span::styled(
@@ -199,7 +335,9 @@ pub fn render(frame: &mut Frame, area: Rect, tasks: &[TaskView], focused: Option
     frame.render_widget(block, area);
     let width = inner.width as usize;
     let per_task = rows_per_task(area.width);
-    let rows = usize::from(area.height.saturating_sub(1));
+    let all_rows = usize::from(area.height.saturating_sub(1));
+    let hosts_height = host_rows(hosts, area.width, all_rows, tasks.len());
+    let rows = all_rows - hosts_height;
     let window = Window::new(tasks.len(), focused, rows, per_task);
     let needing = |range: &[TaskView]| range.iter().filter(|t| t.badge.needs_you()).count();
     let end = window.first + window.shown;
@@ -242,18 +380,28 @@ pub fn render(frame: &mut Frame, area: Rect, tasks: &[TaskView], focused: Option
             lines.push(marker('↓', below.len(), needing(below), width));
         }
     }
-    if tasks.is_empty() && !compact {
+    if tasks.is_empty() && !compact && hosts.is_empty() {
         lines.push(Line::styled(
             "no tasks",
             Style::new().add_modifier(Modifier::DIM),
         ));
     }
-    let list = Rect::new(
-        inner.x,
-        area.y + 1,
-        inner.width,
-        area.height.saturating_sub(1),
-    );
+    let list = Rect::new(inner.x, area.y + 1, inner.width, rows as u16);
+    if hosts_height > 0 {
+        // Under the local tasks, a blank row between, as high as the
+        // rows left for them.
+        let top = match lines.len() {
+            0 => 0,
+            n => (n + 1).min(rows),
+        };
+        let at = Rect::new(
+            inner.x,
+            area.y + 1 + top as u16,
+            inner.width,
+            (all_rows - top) as u16,
+        );
+        render_hosts(frame, at, hosts, area.width);
+    }
     frame.render_widget(Paragraph::new(lines), list);
 }
 
@@ -390,6 +538,82 @@ mod tests {
             .zip(1..)
             .map(|(t, number)| TaskView { number, ..t })
             .collect()
+    }
+
+    fn host(name: &str, status: Option<&str>, tasks: &[(&str, Badge, u64)]) -> HostGroup {
+        HostGroup {
+            name: name.into(),
+            status: status.map(Into::into),
+            tasks: tasks
+                .iter()
+                .zip(1..)
+                .map(|((name, badge, secs), number)| HostTask {
+                    number,
+                    name: (*name).into(),
+                    agent: "claude".into(),
+                    badge: badge.clone(),
+                    in_state: Duration::from_secs(*secs),
+                })
+                .collect(),
+        }
+    }
+
+    /// Issue 29: each host's tasks under its name, below the local ones,
+    /// with their badges and ages; a host that is down says so.
+    #[test]
+    fn remote_hosts_are_grouped_under_their_names_below_local_tasks() {
+        let tasks = numbered(vec![task("fix", "claude", Badge::Working, 12)]);
+        let hosts = [
+            host(
+                "devbox",
+                None,
+                &[
+                    ("build", Badge::NeedsYou { kind: None }, 75),
+                    ("lint", Badge::Done, 3),
+                ],
+            ),
+            host("cloud", Some("disconnected since 14:07"), &[]),
+        ];
+        let t = draw(30, 12, |f| {
+            render_with_hosts(f, f.area(), &tasks, Some(0), &hosts)
+        });
+        let lines = text_lines(&t);
+        let expected = [
+            "1 fix                  claude│",
+            "  working                 12s│",
+            "                             │",
+            "@devbox                      │",
+            " 1 build               claude│",
+            "  needs you                1m│",
+            " 2 lint                claude│",
+            "  done                     3s│",
+            "@cloud                       │",
+            " disconnected since 14:07    │",
+            "                             │",
+        ];
+        assert_eq!(&lines[1..], &expected, "{lines:#?}");
+        // No local task: the hosts take the whole sidebar, no "no tasks".
+        let t = draw(30, 12, |f| {
+            render_with_hosts(f, f.area(), &[], None, &hosts)
+        });
+        let lines = text_lines(&t);
+        assert!(lines[1].starts_with("@devbox"), "{lines:#?}");
+        assert!(!lines.iter().any(|l| l.contains("no tasks")), "{lines:#?}");
+        // Too many lines for half the rows: cut, with a marker, and the
+        // local task keeps its rows.
+        let t = draw(30, 8, |f| {
+            render_with_hosts(f, f.area(), &tasks, Some(0), &hosts)
+        });
+        let lines = text_lines(&t);
+        assert!(lines[1].starts_with("1 fix"), "{lines:#?}");
+        assert!(lines[7].starts_with("↓ 1 more "), "{lines:#?}");
+        // A cut task that needs you is counted in the marker.
+        let reversed = [hosts[1].clone(), hosts[0].clone()];
+        let t = draw(30, 8, |f| {
+            render_with_hosts(f, f.area(), &tasks, Some(0), &reversed)
+        });
+        let lines = text_lines(&t);
+        assert!(lines[7].starts_with("↓ 2 more, 1 needs you"), "{lines:#?}");
     }
 
     #[test]

@@ -1,0 +1,453 @@
+//! Remote hosts' tasks as the workspace shows them (issue 29). The server
+//! keeps one `subscribe` stream per configured host (`server/host_feeds.rs`)
+//! and writes what it hears into one [`Board`], shared by every attached
+//! client's app; this file is the board and what the sidebar draws from it.
+//! Pure: every time is a value given in (local wall ms), no I/O.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crossbeam_channel::Receiver;
+
+use crate::server::protocol::TaskRow;
+use crate::ui::sidebar::{Badge, HostGroup, HostTask};
+
+/// Notes (a remote task that started needing you or finished) kept for the
+/// apps to read, at most. Policy: the oldest goes first; an app that did
+/// not look in time misses it (its sidebar still shows the badge).
+pub const NOTES_KEPT: usize = 64;
+
+/// The first retry after a failure waits this long; each failure in a row
+/// doubles it, up to [`BACKOFF_MAX`].
+pub const BACKOFF_FIRST: Duration = Duration::from_secs(1);
+pub const BACKOFF_MAX: Duration = Duration::from_secs(60);
+
+/// How long to wait before connection attempt number `failures + 1`, after
+/// `failures` failures in a row (at least 1): 1 s, 2 s, 4 s ... 60 s.
+pub fn backoff(failures: u32) -> Duration {
+    let doublings = failures.saturating_sub(1).min(16);
+    (BACKOFF_FIRST * (1u32 << doublings)).min(BACKOFF_MAX)
+}
+
+/// How long ago `since` (the remote server's Unix ms) was, read at
+/// `local_now` (this machine's Unix ms) when the remote clock is `skew_ms`
+/// ahead of this one. A time in the remote future reads as 0.
+pub fn remote_age(since: u64, local_now: u64, skew_ms: i64) -> Duration {
+    let remote_now = local_now.saturating_add_signed(skew_ms);
+    Duration::from_millis(remote_now.saturating_sub(since))
+}
+
+/// `HH:MM` of a Unix ms time, `utc_offset_secs` east of UTC.
+pub fn clock_label(wall_ms: u64, utc_offset_secs: i64) -> String {
+    let secs = (wall_ms / 1000) as i64 + utc_offset_secs;
+    let day = secs.rem_euclid(86_400);
+    format!("{:02}:{:02}", day / 3600, day % 3600 / 60)
+}
+
+/// How the server's link to a host is now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Link {
+    /// Not connected yet (the first attempt is under way).
+    Connecting,
+    Connected,
+    /// Down since `since` (local Unix ms, the first failure in a row);
+    /// `reachable` false when no connection was ever made (then `reason`
+    /// is what ssh or the host said).
+    Down {
+        since: u64,
+        reason: String,
+        reachable: bool,
+    },
+}
+
+/// One host on the board.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostState {
+    pub name: String,
+    pub link: Link,
+    /// The remote server's clock minus this machine's when its list came.
+    pub skew_ms: i64,
+    /// Its tasks by number, as last heard (kept while disconnected).
+    pub rows: Vec<TaskRow>,
+    /// A connection was made once.
+    ever_connected: bool,
+}
+
+/// A remote task that started needing you, finished or stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub seq: u64,
+    pub host: String,
+    pub task: String,
+    pub agent: String,
+    /// The remote row's state: `needs_you` or `done`.
+    pub state: String,
+}
+
+/// An attached app's view of the board: woken (a pending wake at most)
+/// when it changed; `seen` is the last note it delivered.
+pub struct RemoteFeed {
+    pub board: Arc<Mutex<Board>>,
+    pub wake: Receiver<()>,
+    pub seen: u64,
+}
+
+/// Every configured host's tasks and link, in config order.
+#[derive(Debug, Default)]
+pub struct Board {
+    pub hosts: Vec<HostState>,
+    notes: VecDeque<Note>,
+    next_seq: u64,
+}
+
+impl Board {
+    /// Keep the hosts named, in this order: a host already here keeps what
+    /// it has, a new one is connecting, one no longer named goes.
+    pub fn set_hosts(&mut self, names: &[String]) {
+        let mut old = std::mem::take(&mut self.hosts);
+        for name in names {
+            let kept = old
+                .iter()
+                .position(|h| &h.name == name)
+                .map(|i| old.remove(i));
+            self.hosts.push(kept.unwrap_or_else(|| HostState {
+                name: name.clone(),
+                link: Link::Connecting,
+                skew_ms: 0,
+                rows: Vec::new(),
+                ever_connected: false,
+            }));
+        }
+    }
+
+    fn host(&mut self, name: &str) -> Option<&mut HostState> {
+        self.hosts.iter_mut().find(|h| h.name == name)
+    }
+
+    /// The host's list came (`subscribed`): its clock `remote_now` read at
+    /// `local_now`. A task that changed to needs-you or done since the last
+    /// list (a reconnect) is a note; a first list makes none.
+    pub fn subscribed(&mut self, host: &str, remote_now: u64, local_now: u64, rows: Vec<TaskRow>) {
+        let Some(h) = self.host(host) else { return };
+        h.skew_ms = (remote_now as i128 - local_now as i128)
+            .clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+        h.link = Link::Connected;
+        let first = !h.ever_connected;
+        h.ever_connected = true;
+        let old = std::mem::replace(&mut h.rows, rows);
+        let mut rows = h.rows.clone();
+        rows.sort_by_key(|r| r.id);
+        h.rows = rows.clone();
+        if first {
+            return;
+        }
+        for row in rows {
+            let before = old.iter().find(|r| r.id == row.id);
+            self.maybe_note(host, before, &row);
+        }
+    }
+
+    /// A row pushed on the host's stream.
+    pub fn task(&mut self, host: &str, row: TaskRow) {
+        let Some(h) = self.host(host) else { return };
+        let before = match h.rows.iter().position(|r| r.id == row.id) {
+            Some(i) => Some(std::mem::replace(&mut h.rows[i], row.clone())),
+            None => {
+                let at = h.rows.partition_point(|r| r.id < row.id);
+                h.rows.insert(at, row.clone());
+                None
+            }
+        };
+        self.maybe_note(host, before.as_ref(), &row);
+    }
+
+    /// The task with this number was closed on the host.
+    pub fn removed(&mut self, host: &str, id: u64) {
+        if let Some(h) = self.host(host) {
+            h.rows.retain(|r| r.id != id);
+        }
+    }
+
+    /// The link to `host` failed at `local_now`: down since the first
+    /// failure in a row, with the latest reason.
+    pub fn down(&mut self, host: &str, local_now: u64, reason: String) {
+        let Some(h) = self.host(host) else { return };
+        let since = match h.link {
+            Link::Down { since, .. } => since,
+            _ => local_now,
+        };
+        h.link = Link::Down {
+            since,
+            reason,
+            reachable: h.ever_connected,
+        };
+    }
+
+    fn maybe_note(&mut self, host: &str, before: Option<&TaskRow>, row: &TaskRow) {
+        let changed = before.is_none_or(|b| b.state != row.state);
+        if !changed || !matches!(row.state.as_str(), "needs_you" | "done") {
+            return;
+        }
+        self.next_seq += 1;
+        if self.notes.len() == NOTES_KEPT {
+            self.notes.pop_front();
+        }
+        self.notes.push_back(Note {
+            seq: self.next_seq,
+            host: host.to_owned(),
+            task: row.name.clone(),
+            agent: row.agent.clone(),
+            state: row.state.clone(),
+        });
+    }
+
+    /// The notes after `seq` (0: every one kept), oldest first.
+    pub fn notes_after(&self, seq: u64) -> Vec<Note> {
+        self.notes.iter().filter(|n| n.seq > seq).cloned().collect()
+    }
+
+    /// The last note's number (0: none yet).
+    pub fn last_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// The sidebar's groups at `local_now` (this machine's Unix ms).
+    pub fn groups(&self, local_now: u64, utc_offset_secs: i64) -> Vec<HostGroup> {
+        self.hosts
+            .iter()
+            .map(|h| HostGroup {
+                name: crate::app::tasks::shown(&h.name),
+                status: match &h.link {
+                    Link::Connected => None,
+                    Link::Connecting => Some("connecting".into()),
+                    Link::Down {
+                        reachable: false,
+                        reason,
+                        ..
+                    } => Some(format!("unreachable: {}", short_reason(reason))),
+                    Link::Down { since, .. } => Some(format!(
+                        "disconnected since {}",
+                        clock_label(*since, utc_offset_secs)
+                    )),
+                },
+                tasks: h
+                    .rows
+                    .iter()
+                    .map(|r| HostTask {
+                        number: r.id,
+                        name: crate::app::tasks::shown(&r.name),
+                        agent: crate::app::tasks::shown(&r.agent),
+                        badge: badge_of_row(r),
+                        in_state: remote_age(r.since, local_now, h.skew_ms),
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// When the next remote age label changes (local Unix ms), if any task
+    /// is listed: each second under a minute, then each minute.
+    pub fn next_label_change(&self, local_now: u64) -> Option<u64> {
+        self.hosts
+            .iter()
+            .flat_map(|h| h.rows.iter().map(move |r| (r, h.skew_ms)))
+            .map(|(r, skew)| {
+                let age = remote_age(r.since, local_now, skew).as_millis() as u64;
+                let step = if age < 60_000 { 1_000 } else { 60_000 };
+                local_now + (step - age % step)
+            })
+            .min()
+    }
+}
+
+/// A remote row's state as a badge (a state a later version adds shows as
+/// idle).
+pub fn badge_of_row(row: &TaskRow) -> Badge {
+    match row.state.as_str() {
+        "working" => Badge::Working,
+        "needs_you" => Badge::NeedsYou { kind: None },
+        "done" => Badge::Done,
+        "interrupted" => Badge::Interrupted,
+        "exited" => Badge::Exited(row.exit_code),
+        _ => Badge::Idle,
+    }
+}
+
+/// ssh's or the host's message, cut to what a sidebar line holds: its
+/// last clause, without the `host NAME: ` the board already says.
+pub fn short_reason(reason: &str) -> String {
+    let cleaned = crate::printed::clean_line(reason).into_owned();
+    let rest = cleaned
+        .strip_prefix("host ")
+        .and_then(|r| r.split_once(": ").map(|(_, rest)| rest))
+        .unwrap_or(&cleaned);
+    let rest = rest.strip_prefix("cannot reach it: ").unwrap_or(rest);
+    // The fix in parentheses is for `hosts ls`, too long here.
+    let rest = rest.split(" (").next().unwrap_or(rest).trim();
+    rest.chars().take(60).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: u64, state: &str, since: u64) -> TaskRow {
+        TaskRow {
+            id,
+            name: format!("t{id}"),
+            agent: "claude".into(),
+            state: state.into(),
+            since,
+            started: since,
+            cwd: "/".into(),
+            worktree: None,
+            exit_code: None,
+        }
+    }
+
+    #[test]
+    fn the_backoff_doubles_from_one_second_to_a_minute() {
+        let secs: Vec<u64> = (1..=9).map(|n| backoff(n).as_secs()).collect();
+        assert_eq!(secs, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
+        assert_eq!(backoff(0), Duration::from_secs(1));
+        assert_eq!(backoff(u32::MAX), BACKOFF_MAX);
+    }
+
+    /// A host whose clock is an hour ahead (or behind) shows the age its
+    /// own clock says, not this machine's reading of its `since`.
+    #[test]
+    fn ages_come_from_the_remote_clock_whatever_the_skew() {
+        let local_now = 1_800_000_000_000;
+        for skew in [3_600_000i64, -3_600_000, 0, 17] {
+            let remote_now = (local_now as i64 + skew) as u64;
+            let mut b = Board::default();
+            b.set_hosts(&["far".into()]);
+            b.subscribed(
+                "far",
+                remote_now,
+                local_now,
+                vec![row(1, "working", remote_now - 12_000)],
+            );
+            let g = b.groups(local_now, 0);
+            assert_eq!(
+                g[0].tasks[0].in_state,
+                Duration::from_secs(12),
+                "skew {skew}"
+            );
+            // Five seconds later on this machine: five seconds older.
+            let g = b.groups(local_now + 5_000, 0);
+            assert_eq!(
+                g[0].tasks[0].in_state,
+                Duration::from_secs(17),
+                "skew {skew}"
+            );
+        }
+        assert_eq!(remote_age(10_000, 5_000, 0), Duration::ZERO);
+    }
+
+    #[test]
+    fn hosts_are_grouped_in_config_order_with_their_tasks_by_number() {
+        let mut b = Board::default();
+        b.set_hosts(&["devbox".into(), "cloud".into()]);
+        b.subscribed(
+            "cloud",
+            1_000,
+            1_000,
+            vec![row(2, "done", 0), row(1, "working", 0)],
+        );
+        b.task("cloud", row(3, "needs_you", 0));
+        b.task("devbox", row(5, "idle", 0));
+        b.removed("cloud", 2);
+        let g = b.groups(1_000, 0);
+        assert_eq!(g[0].name, "devbox");
+        assert_eq!(g[0].status.as_deref(), Some("connecting"));
+        assert_eq!(g[1].name, "cloud");
+        assert_eq!(g[1].status, None);
+        let numbers: Vec<u64> = g[1].tasks.iter().map(|t| t.number).collect();
+        assert_eq!(numbers, [1, 3]);
+        assert_eq!(g[1].tasks[1].badge, Badge::NeedsYou { kind: None });
+        // A host dropped from the config goes; one kept keeps its rows.
+        b.set_hosts(&["cloud".into()]);
+        assert_eq!(b.hosts.len(), 1);
+        assert_eq!(b.hosts[0].rows.len(), 2);
+    }
+
+    #[test]
+    fn a_down_host_says_since_when_or_why_it_was_never_reached() {
+        let mut b = Board::default();
+        b.set_hosts(&["far".into()]);
+        b.down(
+            "far",
+            3_600_000 * 9 + 60_000 * 5,
+            "host far: cannot reach it: ssh: connect to host x port 22: Connection refused (ssh runs with BatchMode=yes: ...)".into(),
+        );
+        assert_eq!(
+            b.groups(0, 0)[0].status.as_deref(),
+            Some("unreachable: ssh: connect to host x port 22: Connection refused")
+        );
+        b.subscribed("far", 0, 0, vec![row(1, "working", 0)]);
+        let at = 3_600_000 * 13 + 60_000 * 7;
+        b.down("far", at, "host far: lost the connection to it".into());
+        // A later failure in the same run keeps the first one's time.
+        b.down("far", at + 8_000_000, "again".into());
+        let g = b.groups(at, 3600);
+        assert_eq!(g[0].status.as_deref(), Some("disconnected since 14:07"));
+        assert_eq!(g[0].tasks.len(), 1, "the last rows stay shown");
+    }
+
+    #[test]
+    fn a_change_to_needs_you_or_done_is_a_note_and_the_first_list_is_not() {
+        let mut b = Board::default();
+        b.set_hosts(&["far".into()]);
+        b.subscribed(
+            "far",
+            0,
+            0,
+            vec![row(1, "needs_you", 0), row(2, "working", 0)],
+        );
+        assert!(b.notes_after(0).is_empty());
+        b.task("far", row(2, "needs_you", 0));
+        b.task("far", row(2, "needs_you", 5));
+        b.task("far", row(1, "working", 0));
+        let notes = b.notes_after(0);
+        assert_eq!(notes.len(), 1);
+        assert_eq!(
+            (notes[0].task.as_str(), notes[0].state.as_str()),
+            ("t2", "needs_you")
+        );
+        // A reconnect: what changed while down is a note.
+        b.down("far", 10, "gone".into());
+        b.subscribed("far", 0, 0, vec![row(1, "done", 0), row(2, "needs_you", 0)]);
+        let notes = b.notes_after(notes[0].seq);
+        assert_eq!(notes.len(), 1);
+        assert_eq!(notes[0].state, "done");
+        // Bounded: the oldest go.
+        for i in 0..200 {
+            b.task(
+                "far",
+                row(1, if i % 2 == 0 { "working" } else { "done" }, 0),
+            );
+        }
+        assert_eq!(b.notes_after(0).len(), NOTES_KEPT);
+        assert_eq!(b.last_seq(), b.notes_after(0).last().unwrap().seq);
+    }
+
+    #[test]
+    fn clock_labels_and_reasons_are_short() {
+        assert_eq!(clock_label(0, 0), "00:00");
+        assert_eq!(clock_label(0, -3600), "23:00");
+        assert_eq!(clock_label(86_399_000, 0), "23:59");
+        assert_eq!(
+            short_reason("host a: its termic does not speak protocol 6; install"),
+            "its termic does not speak protocol 6; install"
+        );
+        let cleaned = short_reason("\x1b]0;x\x07boom\u{202e}");
+        assert!(cleaned.ends_with("boom"), "{cleaned:?}");
+        assert!(
+            !cleaned.chars().any(|c| c.is_control() || c == '\u{202e}'),
+            "{cleaned:?}"
+        );
+        assert_eq!(short_reason(&"x".repeat(500)).chars().count(), 60);
+    }
+}

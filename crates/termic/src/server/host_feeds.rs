@@ -1,0 +1,533 @@
+//! The server's links to the remote hosts (issue 29): while at least one
+//! client is attached, one thread per configured host keeps one
+//! `subscribe` stream over `ssh ... termic server bridge` and writes what
+//! it hears into the shared [`Board`] that every attached app draws from.
+//!
+//! Bounds: one ssh process per host at a time (the thread starts the next
+//! only after the last was killed and reaped); a lost or refused link is
+//! retried after [`backoff`] (1 s doubling to 60 s); the last client to
+//! detach, `server stop` and every other ending of the server stop the
+//! threads and kill and reap their ssh before returning, so no ssh is left
+//! behind. Waking the apps: one bounded(1) channel per app, `try_send`
+//! (a wake already pending is enough: the app reads the board as it is).
+
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+use crossbeam_channel::Sender;
+use termic_runtime::clock::Clock;
+use termic_runtime::lock;
+
+use super::protocol::{Request, Response};
+use super::remote::{self, SshProcess};
+use crate::app::remote_hosts::{backoff, Board, RemoteFeed};
+use crate::config::hosts::HostDef;
+use crate::printed::errln;
+
+type Wakers = Arc<Mutex<Vec<(u64, Sender<()>)>>>;
+
+/// Every host's link, for the server.
+pub(super) struct HostFeeds {
+    board: Arc<Mutex<Board>>,
+    wakers: Wakers,
+    clock: Arc<dyn Clock>,
+    inner: Mutex<Inner>,
+    /// `ssh` ($TERMIC_SSH), or a test's fake.
+    program: std::ffi::OsString,
+}
+
+#[derive(Default)]
+struct Inner {
+    /// Attached clients that hold the links open.
+    users: usize,
+    feeds: Vec<Feed>,
+}
+
+struct Feed {
+    host: HostDef,
+    stop: Arc<FeedStop>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// How a feed is told to end, and its ssh, killable from another thread.
+#[derive(Default)]
+struct FeedStop {
+    stopped: Mutex<bool>,
+    woken: Condvar,
+    ssh: Mutex<Option<SshProcess>>,
+}
+
+impl FeedStop {
+    fn is_stopped(&self) -> bool {
+        *lock(&self.stopped)
+    }
+
+    /// Stop: the feed's ssh is killed and reaped now (its reads end), and
+    /// a feed waiting to retry wakes.
+    fn stop(&self) {
+        *lock(&self.stopped) = true;
+        self.woken.notify_all();
+        drop(lock(&self.ssh).take());
+    }
+
+    /// Wait `d` or until stopped; true when stopped.
+    fn wait(&self, d: Duration) -> bool {
+        let stopped = lock(&self.stopped);
+        let (stopped, _) = self
+            .woken
+            .wait_timeout_while(stopped, d, |s| !*s)
+            .unwrap_or_else(|e| e.into_inner());
+        *stopped
+    }
+
+    /// Keep `ssh` where [`FeedStop::stop`] finds it; false (and `ssh`
+    /// killed) when already stopped.
+    fn hold(&self, ssh: SshProcess) -> bool {
+        let mut slot = lock(&self.ssh);
+        if self.is_stopped() {
+            drop(ssh);
+            return false;
+        }
+        *slot = Some(ssh);
+        true
+    }
+}
+
+impl HostFeeds {
+    pub(super) fn new(clock: Arc<dyn Clock>) -> HostFeeds {
+        HostFeeds {
+            board: Arc::default(),
+            wakers: Arc::default(),
+            clock,
+            inner: Mutex::default(),
+            program: remote::ssh_program(),
+        }
+    }
+
+    /// Attached client `client` joins with config.toml's `hosts` as it
+    /// reads now: the links match them (a host added since starts, one
+    /// removed or changed stops), and the client's app gets the board.
+    pub(super) fn join(&self, client: u64, hosts: &[HostDef]) -> RemoteFeed {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        lock(&self.wakers).push((client, tx));
+        let mut inner = lock(&self.inner);
+        inner.users += 1;
+        let names: Vec<String> = hosts.iter().map(|h| h.name.clone()).collect();
+        lock(&self.board).set_hosts(&names);
+        let (keep, gone): (Vec<Feed>, Vec<Feed>) = std::mem::take(&mut inner.feeds)
+            .into_iter()
+            .partition(|f| hosts.contains(&f.host));
+        stop_feeds(gone);
+        inner.feeds = keep;
+        for host in hosts {
+            if inner.feeds.iter().any(|f| &f.host == host) {
+                continue;
+            }
+            let stop = Arc::new(FeedStop::default());
+            let (board, wakers, clock) = (
+                Arc::clone(&self.board),
+                Arc::clone(&self.wakers),
+                Arc::clone(&self.clock),
+            );
+            let (h, s, program) = (host.clone(), Arc::clone(&stop), self.program.clone());
+            let thread = std::thread::Builder::new()
+                .name("termic-host".into())
+                .spawn(move || {
+                    let link = Link {
+                        program: &program,
+                        host: &h,
+                        stop: &s,
+                        board: &board,
+                        wakers: &wakers,
+                        clock: clock.as_ref(),
+                    };
+                    link.run();
+                });
+            match thread {
+                Ok(thread) => inner.feeds.push(Feed {
+                    host: host.clone(),
+                    stop,
+                    thread: Some(thread),
+                }),
+                // Out of threads: the host shows why; the next attach
+                // tries again.
+                Err(e) => lock(&self.board).down(
+                    &host.name,
+                    self.clock.wall_ms(),
+                    format!("host {}: no thread for it: {e}", host.name),
+                ),
+            }
+        }
+        let seen = lock(&self.board).last_seq();
+        RemoteFeed {
+            board: Arc::clone(&self.board),
+            wake: rx,
+            seen,
+        }
+    }
+
+    /// Client `client` left: the last one to leave stops every link.
+    pub(super) fn leave(&self, client: u64) {
+        lock(&self.wakers).retain(|(c, _)| *c != client);
+        let mut inner = lock(&self.inner);
+        inner.users = inner.users.saturating_sub(1);
+        if inner.users == 0 {
+            stop_feeds(std::mem::take(&mut inner.feeds));
+        }
+    }
+
+    /// The server ends: every link stops, its ssh killed and reaped.
+    pub(super) fn stop_all(&self) {
+        let feeds = std::mem::take(&mut lock(&self.inner).feeds);
+        stop_feeds(feeds);
+    }
+}
+
+/// Stop every feed first (their ssh killed at once), then wait for each
+/// thread: nothing of theirs is left when this returns.
+fn stop_feeds(feeds: Vec<Feed>) {
+    for f in &feeds {
+        f.stop.stop();
+    }
+    for mut f in feeds {
+        if let Some(thread) = f.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn wake(wakers: &Wakers) {
+    for (_, tx) in lock(wakers).iter() {
+        let _ = tx.try_send(());
+    }
+}
+
+/// How one link ended.
+enum Ended {
+    /// It was listed then lost (a retry starts from the first delay).
+    Lost(String),
+    /// It never got as far as the list.
+    Failed(String),
+    Stopped,
+}
+
+/// What one host's feed thread works with.
+struct Link<'a> {
+    program: &'a std::ffi::OsStr,
+    host: &'a HostDef,
+    stop: &'a FeedStop,
+    board: &'a Mutex<Board>,
+    wakers: &'a Wakers,
+    clock: &'a dyn Clock,
+}
+
+impl Link<'_> {
+    /// The link until stopped: connect, follow, and after a failure wait
+    /// the backoff and connect again.
+    fn run(&self) {
+        let (host, stop) = (self.host, self.stop);
+        let mut failures = 0u32;
+        while !stop.is_stopped() {
+            let ended = self.follow();
+            // This link's ssh is gone before the next one starts.
+            drop(lock(&stop.ssh).take());
+            let reason = match ended {
+                Ended::Stopped => break,
+                Ended::Lost(reason) => {
+                    failures = 1;
+                    reason
+                }
+                Ended::Failed(reason) => {
+                    failures = failures.saturating_add(1);
+                    reason
+                }
+            };
+            if stop.is_stopped() {
+                break;
+            }
+            errln!("termic server: {reason}");
+            lock(self.board).down(&host.name, self.clock.wall_ms(), reason);
+            wake(self.wakers);
+            if stop.wait(backoff(failures)) {
+                break;
+            }
+        }
+        drop(lock(&stop.ssh).take());
+    }
+
+    /// Connect, subscribe, and apply the host's pushes to the board until
+    /// the link ends.
+    fn follow(&self) -> Ended {
+        let (host, stop, board) = (self.host, self.stop, self.board);
+        let (ssh, mut remote) = match remote::spawn_program(self.program, host) {
+            Ok(started) => started,
+            Err(e) => return Ended::Failed(format!("{e:#}")),
+        };
+        if !stop.hold(ssh) {
+            return Ended::Stopped;
+        }
+        let listed = (|| -> Result<()> {
+            remote.hello()?;
+            match remote.request(&Request::Subscribe)? {
+                Response::Subscribed { now, tasks } => {
+                    lock(board).subscribed(&host.name, now, self.clock.wall_ms(), tasks);
+                    Ok(())
+                }
+                _ => bail!("host {}: its server did not list its tasks", host.name),
+            }
+        })();
+        if let Err(e) = listed {
+            return match stop.is_stopped() {
+                true => Ended::Stopped,
+                false => Ended::Failed(format!("{e:#}")),
+            };
+        }
+        wake(self.wakers);
+        loop {
+            let pushed = remote.read();
+            if stop.is_stopped() {
+                return Ended::Stopped;
+            }
+            match pushed {
+                Ok(Response::Task(row)) => lock(board).task(&host.name, row),
+                Ok(Response::TaskRemoved { id }) => lock(board).removed(&host.name, id),
+                Ok(Response::Detached(_)) => {
+                    return Ended::Lost(format!("host {}: its termic server stopped", host.name))
+                }
+                // Something a later version pushes: ignored.
+                Ok(_) => continue,
+                Err(e) => return Ended::Lost(format!("{e:#}")),
+            }
+            wake(self.wakers);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::remote_hosts::Link as Shown;
+    use crate::server::protocol::{write_frame, TaskRow};
+    use termic_runtime::clock::{ManualClock, SystemClock};
+
+    fn host() -> HostDef {
+        HostDef {
+            name: "far".into(),
+            destination: "me@far".into(),
+            ssh_args: Vec::new(),
+            termic: "termic".into(),
+        }
+    }
+
+    /// Feeds that run `body` as their ssh (a shell script), every ssh it
+    /// starts writing its pid to `pids`.
+    fn feeds(
+        dir: &std::path::Path,
+        body: &str,
+        clock: Arc<dyn Clock>,
+    ) -> (HostFeeds, std::path::PathBuf) {
+        use std::os::unix::fs::PermissionsExt;
+        let pids = dir.join("pids");
+        let path = dir.join("ssh");
+        std::fs::write(
+            &path,
+            format!("#!/bin/sh\necho $$ >> {}\n{body}\n", pids.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut feeds = HostFeeds::new(clock);
+        feeds.program = path.into_os_string();
+        (feeds, pids)
+    }
+
+    fn started(pids: &std::path::Path) -> Vec<i32> {
+        std::fs::read_to_string(pids)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
+    }
+
+    fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+        let start = std::time::Instant::now();
+        while !done() {
+            assert!(start.elapsed() < Duration::from_secs(20), "{what}: never");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn gone(pid: i32) -> bool {
+        !std::path::Path::new(&format!("/proc/{pid}")).exists()
+    }
+
+    /// A host that never answers holds one ssh, no more; the last client
+    /// to leave kills and reaps it before `leave` returns.
+    #[test]
+    fn one_ssh_per_host_and_none_left_after_the_last_client() {
+        let dir = tempfile::tempdir().unwrap();
+        let (feeds, pids) = feeds(dir.path(), "exec sleep 600", Arc::new(SystemClock::new()));
+        let a = feeds.join(1, &[host()]);
+        eventually("the ssh", || !started(&pids).is_empty());
+        // A second client shares the link.
+        let _b = feeds.join(2, &[host()]);
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(started(&pids).len(), 1);
+        assert_eq!(lock(&a.board).hosts[0].link, Shown::Connecting);
+        feeds.leave(1);
+        let pid = started(&pids)[0];
+        assert!(!gone(pid), "one client is still attached");
+        feeds.leave(2);
+        assert!(gone(pid), "ssh {pid} is left");
+        // The server's end stops a link the same way.
+        let _c = feeds.join(3, &[host()]);
+        eventually("a new ssh", || started(&pids).len() == 2);
+        feeds.stop_all();
+        assert!(gone(started(&pids)[1]));
+    }
+
+    /// A host that cannot be reached is retried after 1 s, 2 s, 4 s...,
+    /// never in a tight loop, and says why it is unreachable.
+    #[test]
+    fn an_unreachable_host_is_retried_with_backoff() {
+        let dir = tempfile::tempdir().unwrap();
+        let (feeds, pids) = feeds(
+            dir.path(),
+            "echo 'ssh: connect to host far port 22: Connection refused' >&2; exit 255",
+            Arc::new(SystemClock::new()),
+        );
+        let feed = feeds.join(1, &[host()]);
+        let begun = std::time::Instant::now();
+        eventually("the first failure", || {
+            matches!(lock(&feed.board).hosts[0].link, Shown::Down { .. })
+        });
+        let groups = lock(&feed.board).groups(0, 0);
+        assert_eq!(
+            groups[0].status.as_deref(),
+            Some("unreachable: ssh: connect to host far port 22: Connection refused")
+        );
+        std::thread::sleep(Duration::from_millis(2500).saturating_sub(begun.elapsed()));
+        // Attempts at 0 s, 1 s and 3 s: two by 2.5 s (a tight loop would
+        // have made hundreds).
+        let tries = started(&pids).len();
+        assert!((1..=2).contains(&tries), "{tries} attempts in 2.5 s");
+        eventually("the third attempt, at 3 s", || started(&pids).len() == 3);
+        assert!(
+            begun.elapsed() >= Duration::from_millis(2900),
+            "{:?}",
+            begun.elapsed()
+        );
+        feeds.leave(1);
+        for pid in started(&pids) {
+            assert!(gone(pid));
+        }
+    }
+
+    /// What a host lists comes onto the board with its clock's skew, and
+    /// each client's app is woken (one pending wake at most).
+    #[test]
+    fn a_hosts_list_reaches_the_board_with_its_clock() {
+        let dir = tempfile::tempdir().unwrap();
+        // This machine's clock reads 1_800_000_000_000; the host's is an
+        // hour ahead and its task entered its state 90 s before its now.
+        let remote_now: u64 = 1_800_003_600_000;
+        let row = TaskRow {
+            id: 4,
+            name: "build".into(),
+            agent: "claude".into(),
+            state: "working".into(),
+            since: remote_now - 90_000,
+            started: 0,
+            cwd: "/".into(),
+            worktree: None,
+            exit_code: None,
+        };
+        let mut frames = Vec::new();
+        write_frame(
+            &mut frames,
+            &Response::Welcome {
+                version: "x".into(),
+                pid: 1,
+                notice: None,
+            },
+        )
+        .unwrap();
+        write_frame(
+            &mut frames,
+            &Response::Subscribed {
+                now: remote_now,
+                tasks: vec![row],
+            },
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("frames"), frames).unwrap();
+        let clock = Arc::new(ManualClock::new(0, 1_800_000_000_000));
+        let (feeds, _) = feeds(
+            dir.path(),
+            &format!("cat {}/frames; exec sleep 600", dir.path().display()),
+            clock,
+        );
+        let feed = feeds.join(1, &[host()]);
+        eventually("the list", || {
+            lock(&feed.board).hosts[0].link == Shown::Connected
+        });
+        feed.wake.recv_timeout(Duration::from_secs(5)).unwrap();
+        let groups = lock(&feed.board).groups(1_800_000_000_000, 0);
+        assert_eq!(groups[0].tasks[0].name, "build");
+        assert_eq!(groups[0].tasks[0].in_state, Duration::from_secs(90));
+        feeds.leave(1);
+    }
+
+    /// A host whose server stops (`detached("stopped")`) is down since
+    /// then, with its last rows, and is reconnected after the first delay
+    /// (it was listed: the backoff starts again at 1 s).
+    #[test]
+    fn a_host_whose_server_stops_is_disconnected_then_reconnected() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut frames = Vec::new();
+        for response in [
+            Response::Welcome {
+                version: "x".into(),
+                pid: 1,
+                notice: None,
+            },
+            Response::Subscribed {
+                now: 0,
+                tasks: Vec::new(),
+            },
+            Response::Detached(crate::server::protocol::DetachReason::Stopped),
+        ] {
+            write_frame(&mut frames, &response).unwrap();
+        }
+        std::fs::write(dir.path().join("frames"), frames).unwrap();
+        let (feeds, pids) = feeds(
+            dir.path(),
+            &format!("cat {}/frames; exec sleep 600", dir.path().display()),
+            Arc::new(SystemClock::new()),
+        );
+        let feed = feeds.join(1, &[host()]);
+        eventually("down", || {
+            matches!(
+                lock(&feed.board).hosts[0].link,
+                Shown::Down {
+                    reachable: true,
+                    ..
+                }
+            )
+        });
+        let status = lock(&feed.board).groups(0, 0)[0].status.clone().unwrap();
+        assert!(status.starts_with("disconnected since "), "{status}");
+        let down_at = std::time::Instant::now();
+        eventually("the second ssh", || started(&pids).len() == 2);
+        let waited = down_at.elapsed();
+        assert!(
+            waited >= Duration::from_millis(800) && waited < Duration::from_secs(10),
+            "{waited:?}"
+        );
+        // The first ssh was reaped before the second started.
+        assert!(gone(started(&pids)[0]));
+        feeds.leave(1);
+        assert!(started(&pids).into_iter().all(gone));
+    }
+}
