@@ -23,6 +23,7 @@ pub mod copy_mode;
 pub mod earned;
 pub mod frame_pacer;
 pub mod input_events;
+pub mod outer;
 pub mod keys;
 pub mod overlays;
 pub mod review;
@@ -151,6 +152,15 @@ pub struct App {
     /// In the server: starts again (or forgets) the tasks that ended with
     /// the server before, for the restore dialog.
     pub restorer: Option<Restorer>,
+    /// Attached: the client's word on its outer terminal
+    /// (`InputEvent::Outer`), and what the server knew of it before.
+    pub outer_rx: Receiver<crate::server::protocol::input::Outer>,
+    pub outer_setup: outer::OuterSetup,
+    /// Reports the workspace's state to the outer terminal, once the client
+    /// said how.
+    outer: Option<crate::outer::Reporter>,
+    /// A reset of a mode given up (a late probe answer), written next.
+    outer_out: Vec<u8>,
 }
 
 /// What the restore dialog's keys do: the server's `restore`.
@@ -201,6 +211,10 @@ impl App {
             stats: review::Stats::default(),
             stop: crossbeam_channel::never(),
             restorer: None,
+            outer_rx: crossbeam_channel::never(),
+            outer_setup: outer::OuterSetup::default(),
+            outer: None,
+            outer_out: Vec::new(),
         }
     }
 
@@ -728,6 +742,7 @@ impl App {
     ) -> Result<()> {
         let mut frames = FramePacer::default();
         let stop = self.stop.clone();
+        let mut outer_rx = self.outer_rx.clone();
         while !self.quit {
             let now = self.now_ms();
             self.recheck_wiring(now);
@@ -736,6 +751,7 @@ impl App {
                 frames.drew(now);
                 self.needs_draw = false;
             }
+            let outer_at = self.report_outer(guard, now)?;
             let label_at = self.tasks.next_label_change(now);
             let deadline = [
                 self.runtime.next_deadline(),
@@ -743,6 +759,7 @@ impl App {
                 self.wiring.next_deadline(&self.working_agents()),
                 self.needs_draw.then(|| frames.next_frame_at()),
                 self.stats.next_deadline(),
+                outer_at,
             ]
             .into_iter()
             .flatten()
@@ -783,6 +800,11 @@ impl App {
                     if let Ok(reply) = reply {
                         self.on_notify_reply(reply);
                     }
+                },
+                recv(outer_rx) -> outer => match outer {
+                    Ok(outer) => self.on_outer(outer),
+                    // The client's reader ended: the input channel says so.
+                    Err(_) => outer_rx = crossbeam_channel::never(),
                 },
                 recv(stop) -> _ => self.quit = true,
                 default(timeout) => {

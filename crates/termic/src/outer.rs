@@ -8,6 +8,7 @@
 
 use base64::Engine;
 
+pub use crate::config::OuterFallback as Fallback;
 use crate::notify::osc_notification;
 use termic_signal::text::clean_line;
 use crate::ui::sidebar::Badge;
@@ -104,41 +105,14 @@ pub enum Mode {
     Off,
 }
 
-/// What the user chose for an outer terminal that does not answer the
-/// probe (`[notifications] outer_fallback`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Fallback {
-    #[default]
-    Progress,
-    Notify,
-    None,
-}
-
-impl Fallback {
-    pub const ALL: [Fallback; 3] = [Fallback::Progress, Fallback::Notify, Fallback::None];
-
-    /// Its name in config.toml.
-    pub fn name(self) -> &'static str {
-        match self {
-            Fallback::Progress => "progress",
-            Fallback::Notify => "notify",
-            Fallback::None => "none",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Fallback> {
-        Fallback::ALL.into_iter().find(|f| f.name() == s)
-    }
-
-    /// The mode for an outer terminal that did (`answered`) or did not
-    /// answer the probe.
-    pub fn mode(self, answered: bool) -> Mode {
-        match (answered, self) {
-            (true, _) => Mode::Osc7501,
-            (false, Fallback::Progress) => Mode::Progress,
-            (false, Fallback::Notify) => Mode::Notify,
-            (false, Fallback::None) => Mode::Off,
-        }
+/// The mode for an outer terminal that did (`answered`) or did not answer
+/// the probe, with the user's `fallback`.
+pub fn mode(fallback: Fallback, answered: bool) -> Mode {
+    match (answered, fallback) {
+        (true, _) => Mode::Osc7501,
+        (false, Fallback::Progress) => Mode::Progress,
+        (false, Fallback::Notify) => Mode::Notify,
+        (false, Fallback::None) => Mode::Off,
     }
 }
 

@@ -149,12 +149,12 @@ fn notify_speaks_only_when_needing_you_starts_or_moves() {
 fn fallback_names_and_modes() {
     for f in Fallback::ALL {
         assert_eq!(Fallback::parse(f.name()), Some(f));
-        assert_eq!(f.mode(true), Mode::Osc7501);
+        assert_eq!(mode(f, true), Mode::Osc7501);
     }
     assert_eq!(Fallback::default(), Fallback::Progress);
-    assert_eq!(Fallback::Progress.mode(false), Mode::Progress);
-    assert_eq!(Fallback::Notify.mode(false), Mode::Notify);
-    assert_eq!(Fallback::None.mode(false), Mode::Off);
+    assert_eq!(mode(Fallback::Progress, false), Mode::Progress);
+    assert_eq!(mode(Fallback::Notify, false), Mode::Notify);
+    assert_eq!(mode(Fallback::None, false), Mode::Off);
     assert_eq!(Fallback::parse("loud"), None);
 }
 

@@ -15,9 +15,11 @@ use ratatui::crossterm::event;
 
 use super::workspace::WorkspaceArgs;
 use crate::app::terminal::TerminalGuard;
+use crate::input::probe::{Action, ProbeWatch};
 use crate::paths::TermicPaths;
 use crate::printed::{errln, outln};
 use crate::server::client::{self, Connected, Start};
+use crate::server::protocol::input::{InputEvent, Outer};
 use crate::server::protocol::{
     read_attach_frame, read_frame, write_frame, AttachFrame, AttachRequest, DetachReason,
     FrameError, Request, Response, RunRequest,
@@ -177,10 +179,22 @@ fn attached(
         output: Mutex::new(output),
         size: Mutex::new((cols, rows)),
     });
+    // Does this terminal speak OSC 7501? Asked once attached, never waited
+    // for: the input thread hears the answer (or its absence) and tells
+    // the server, which reports the workspace's state to this terminal.
+    // Inside tmux the answer would not come back: no probe, the fallback.
+    let watch = if in_tmux() {
+        sender.send_outer(false);
+        ProbeWatch::off()
+    } else if guard.write_raw(crate::outer::PROBE).is_ok() {
+        ProbeWatch::probing()
+    } else {
+        ProbeWatch::off()
+    };
     let events = Arc::clone(&sender);
     std::thread::Builder::new()
         .name("termic-input".into())
-        .spawn(move || forward_events(&events))
+        .spawn(move || forward_events(&events, watch))
         .context("cannot start the input thread")?;
     let ending = show(&mut input, &mut guard, &sender);
     drop(guard);
@@ -272,6 +286,13 @@ impl Sender {
         write_frame(&mut *out, &Request::Input(event)).is_ok() && out.flush().is_ok()
     }
 
+    /// Tells the server whether this terminal answered the OSC 7501 probe.
+    fn send_outer(&self, osc7501: bool) -> bool {
+        let event = InputEvent::Outer(Outer { osc7501 });
+        let mut out = lock(&self.output);
+        write_frame(&mut *out, &Request::Input(event)).is_ok() && out.flush().is_ok()
+    }
+
     /// Sends the terminal's size when it is not the one last sent: a
     /// resize crossterm did not report (one that came while it was not yet
     /// listening for SIGWINCH) is caught at the next frame.
@@ -316,14 +337,45 @@ fn show(input: &mut BufReader<UnixStream>, guard: &mut TerminalGuard, sender: &S
 }
 
 /// This terminal's events to the server, until either side goes away.
-fn forward_events(sender: &Sender) {
+/// `watch` takes the answer to the OSC 7501 probe out of them.
+fn forward_events(sender: &Sender, mut watch: ProbeWatch) {
     // The first poll sets up crossterm's SIGWINCH handling; a resize before
     // it sent no event, so the size is checked once now.
     let _ = event::poll(std::time::Duration::ZERO);
     sender.sync_size();
-    while let Ok(ev) = event::read() {
-        if !sender.send(ev) {
-            return;
+    let start = std::time::Instant::now();
+    let now = || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+    loop {
+        let actions = match watch.next_deadline() {
+            Some(at) => {
+                let wait = std::time::Duration::from_millis(at.saturating_sub(now()));
+                match event::poll(wait) {
+                    Ok(true) => match event::read() {
+                        Ok(ev) => watch.feed(ev, now()),
+                        Err(_) => return,
+                    },
+                    Ok(false) => watch.tick(now()),
+                    Err(_) => return,
+                }
+            }
+            None => match event::read() {
+                Ok(ev) => watch.feed(ev, now()),
+                Err(_) => return,
+            },
+        };
+        for action in actions {
+            let sent = match action {
+                Action::Forward(ev) => sender.send(ev),
+                Action::Outer(osc7501) => sender.send_outer(osc7501),
+            };
+            if !sent {
+                return;
+            }
         }
     }
+}
+
+/// This client runs inside tmux.
+fn in_tmux() -> bool {
+    std::env::var_os("TMUX").is_some_and(|v| !v.is_empty())
 }

@@ -110,6 +110,44 @@ pub struct Settings {
     pub server_idle_exit_secs: u64,
     /// Whose size the tasks take with several clients attached.
     pub window_size: WindowSize,
+    /// How the workspace's state reaches an outer terminal that did not
+    /// answer the OSC 7501 probe (`crate::outer`).
+    pub outer_fallback: OuterFallback,
+}
+
+/// What termic tells an outer terminal that did not answer its OSC 7501
+/// probe (`[notifications] outer_fallback`). docs/decisions.md says why
+/// `Progress` is the default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OuterFallback {
+    /// OSC 9;4 progress.
+    #[default]
+    Progress,
+    /// An OSC 777 notification when the workspace starts needing you.
+    Notify,
+    /// Nothing.
+    None,
+}
+
+impl OuterFallback {
+    pub const ALL: [OuterFallback; 3] = [
+        OuterFallback::Progress,
+        OuterFallback::Notify,
+        OuterFallback::None,
+    ];
+
+    /// Its name in config.toml.
+    pub fn name(self) -> &'static str {
+        match self {
+            OuterFallback::Progress => "progress",
+            OuterFallback::Notify => "notify",
+            OuterFallback::None => "none",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<OuterFallback> {
+        OuterFallback::ALL.into_iter().find(|f| f.name() == s)
+    }
 }
 
 /// Which attached client's size a task takes when several are attached
@@ -161,6 +199,7 @@ impl Default for Settings {
             wizard_shown: false,
             server_idle_exit_secs: DEFAULT_IDLE_EXIT_SECS,
             window_size: WindowSize::default(),
+            outer_fallback: OuterFallback::default(),
             notifications: Notifications::default(),
             hooks_consent: BTreeMap::new(),
         }
