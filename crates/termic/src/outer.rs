@@ -146,7 +146,7 @@ pub fn osc_progress(level: Level) -> Vec<u8> {
         Level::Working => (3, 0),
         Level::Done | Level::Idle => (0, 0),
     };
-    format!("\x1b]9;4;{state};{value}\x07").into_bytes()
+    format!("\x1b]9;4;{state};{value}\x1b\\").into_bytes()
 }
 
 /// `bytes` for the terminal outside tmux: wrapped in tmux's passthrough

@@ -120,16 +120,16 @@ fn termics_report_parses_as_a_program_status() {
 
 #[test]
 fn progress_mapping() {
-    assert_eq!(osc_progress(Level::NeedsYou), b"\x1b]9;4;4;100\x07");
-    assert_eq!(osc_progress(Level::Working), b"\x1b]9;4;3;0\x07");
-    assert_eq!(osc_progress(Level::Done), b"\x1b]9;4;0;0\x07");
-    assert_eq!(osc_progress(Level::Idle), b"\x1b]9;4;0;0\x07");
+    assert_eq!(osc_progress(Level::NeedsYou), b"\x1b]9;4;4;100\x1b\\");
+    assert_eq!(osc_progress(Level::Working), b"\x1b]9;4;3;0\x1b\\");
+    assert_eq!(osc_progress(Level::Done), b"\x1b]9;4;0;0\x1b\\");
+    assert_eq!(osc_progress(Level::Idle), b"\x1b]9;4;0;0\x1b\\");
 }
 
 #[test]
 fn tmux_gets_passthrough() {
     let bytes = encode(Mode::Progress, &s(Level::Working, 1, None), None, true);
-    assert_eq!(bytes, b"\x1bPtmux;\x1b\x1b]9;4;3;0\x07\x1b\\");
+    assert_eq!(bytes, b"\x1bPtmux;\x1b\x1b]9;4;3;0\x1b\x1b\\\x1b\\");
 }
 
 #[test]

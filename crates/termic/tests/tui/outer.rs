@@ -86,10 +86,10 @@ fn a_silent_outer_terminal_gets_osc_9_4_progress_by_default() {
     t.wait_raw(PROBE);
     // No answer: after 300 ms the fallback, needs you as paused at 100.
     wait_badge(&t, "t1", "needs you [permission]");
-    t.wait_raw(b"\x1b]9;4;4;100\x07");
+    t.wait_raw(b"\x1b]9;4;4;100\x1b\\");
     t.send(b"yes\r");
     wait_badge(&t, "t1", "done");
-    t.wait_raw(b"\x1b]9;4;0;0\x07");
+    t.wait_raw(b"\x1b]9;4;0;0\x1b\\");
     assert!(!harness::contains(&t.raw(), b"\x1b]7501;state"));
     assert!(t.quit());
 }
