@@ -10,8 +10,8 @@ use base64::Engine;
 
 pub use crate::config::OuterFallback as Fallback;
 use crate::notify::osc_notification;
-use termic_signal::text::clean_line;
 use crate::ui::sidebar::Badge;
+use termic_signal::text::clean_line;
 
 /// How urgent the workspace is, least first: the order is the ranking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -252,12 +252,18 @@ impl Reporter {
         if self.sent.is_none() {
             return Vec::new();
         }
-        let bytes = match self.mode {
+        Self::reset_for(self.mode, self.tmux)
+    }
+
+    /// The bytes that leave a tab clean in `mode`, whatever was said (the
+    /// attach client's, when its server stopped or was lost without).
+    pub fn reset_for(mode: Mode, tmux: bool) -> Vec<u8> {
+        let bytes = match mode {
             Mode::Osc7501 => osc_7501(&Summary::IDLE),
             Mode::Progress => osc_progress(Level::Idle),
             Mode::Notify | Mode::Off => Vec::new(),
         };
-        through_tmux(bytes, self.tmux)
+        through_tmux(bytes, tmux)
     }
 }
 

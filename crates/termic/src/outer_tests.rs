@@ -141,7 +141,13 @@ fn notify_speaks_only_when_needing_you_starts_or_moves() {
     assert!(encode(Mode::Notify, &more, Some(&needs), false).is_empty());
     let other = s(Level::NeedsYou, 1, Some("b"));
     assert!(!encode(Mode::Notify, &other, Some(&needs), false).is_empty());
-    assert!(encode(Mode::Notify, &s(Level::Working, 1, None), Some(&needs), false).is_empty());
+    assert!(encode(
+        Mode::Notify,
+        &s(Level::Working, 1, None),
+        Some(&needs),
+        false
+    )
+    .is_empty());
     assert!(encode(Mode::Off, &needs, None, false).is_empty());
 }
 

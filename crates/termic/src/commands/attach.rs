@@ -92,9 +92,11 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
     // its default): each is printed before the screen is taken over (it
     // stays in the scrollback); the server's view shows the first on its
     // message line.
-    for w in &crate::config::Config::load_lenient(&paths.config_dir).warnings {
+    let config = crate::config::Config::load_lenient(&paths.config_dir);
+    for w in &config.warnings {
         errln!("termic: warning: {w}");
     }
+    let fallback = config.settings.outer_fallback;
     // Checked before the server starts: the tasks this client starts write
     // here, and a path that cannot be used is refused now.
     let outputs = ws.outputs(&cwd);
@@ -142,6 +144,7 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
             input,
             output,
             server_pid,
+            fallback,
         )
     })
 }
@@ -153,6 +156,7 @@ fn attached(
     mut input: BufReader<UnixStream>,
     mut output: BufWriter<UnixStream>,
     server_pid: i32,
+    fallback: crate::config::OuterFallback,
 ) -> Result<ExitCode> {
     let mut guard = TerminalGuard::enter().context(NO_TERMINAL)?;
     let (cols, rows) = ratatui::crossterm::terminal::size()?;
@@ -178,6 +182,7 @@ fn attached(
     let sender = Arc::new(Sender {
         output: Mutex::new(output),
         size: Mutex::new((cols, rows)),
+        verdict: Mutex::new(None),
     });
     // Does this terminal speak OSC 7501? Asked once attached, never waited
     // for: the input thread hears the answer (or its absence) and tells
@@ -197,6 +202,21 @@ fn attached(
         .spawn(move || forward_events(&events, watch))
         .context("cannot start the input thread")?;
     let ending = show(&mut input, &mut guard, &sender);
+    // The server resets what it told the outer terminal before `detached`
+    // (prefix d or q); a server that stopped (it may tell before its app
+    // ends) or was lost did not: the tab is left clean here.
+    if matches!(
+        ending,
+        Ending::Stopped | Ending::StreamEnded | Ending::Error(_)
+    ) {
+        if let Some(answered) = *lock(&sender.verdict) {
+            let reset = crate::outer::Reporter::reset_for(
+                crate::outer::mode(fallback, answered),
+                in_tmux(),
+            );
+            let _ = guard.write_raw(&reset);
+        }
+    }
     drop(guard);
     if crate::exit_signals::caught().is_some() {
         // The signal shut the stream; `attach` says nothing and returns
@@ -270,6 +290,8 @@ fn server_gone(pid: i32) -> bool {
 struct Sender {
     output: Mutex<BufWriter<UnixStream>>,
     size: Mutex<(u16, u16)>,
+    /// Whether the outer terminal answered the OSC 7501 probe, once told.
+    verdict: Mutex<Option<bool>>,
 }
 
 impl Sender {
@@ -288,6 +310,7 @@ impl Sender {
 
     /// Tells the server whether this terminal answered the OSC 7501 probe.
     fn send_outer(&self, osc7501: bool) -> bool {
+        *lock(&self.verdict) = Some(osc7501);
         let event = InputEvent::Outer(Outer { osc7501 });
         let mut out = lock(&self.output);
         write_frame(&mut *out, &Request::Input(event)).is_ok() && out.flush().is_ok()

@@ -184,7 +184,9 @@ fn bytes_of(event: &Event) -> Option<Vec<u8>> {
         (KeyCode::Char(c), KeyModifiers::NONE | KeyModifiers::SHIFT) => {
             printable(*c).map(|b| vec![b])
         }
-        (KeyCode::Char(c), m) if m == KeyModifiers::ALT || m == KeyModifiers::ALT | KeyModifiers::SHIFT => {
+        (KeyCode::Char(c), m)
+            if m == KeyModifiers::ALT || m == KeyModifiers::ALT | KeyModifiers::SHIFT =>
+        {
             printable(*c).map(|b| vec![0x1b, b])
         }
         _ => None,

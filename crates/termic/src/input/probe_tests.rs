@@ -165,7 +165,10 @@ fn off_forwards_everything_and_says_nothing() {
     assert_eq!(w.next_deadline(), None);
     let events = crossterm_events(b"\x1b]7501;?\x1b\\");
     let actions = feed_all(&mut w, events.clone(), 0);
-    assert_eq!(actions, events.into_iter().map(Action::Forward).collect::<Vec<_>>());
+    assert_eq!(
+        actions,
+        events.into_iter().map(Action::Forward).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -173,5 +176,8 @@ fn the_watch_ends_after_ten_seconds() {
     let mut w = ProbeWatch::probing();
     assert_eq!(w.tick(LISTEN_MS), vec![Action::Outer(false)]);
     assert_eq!(w.next_deadline(), None);
-    assert_eq!(w.feed(alt(']'), LISTEN_MS + 1), vec![Action::Forward(alt(']'))]);
+    assert_eq!(
+        w.feed(alt(']'), LISTEN_MS + 1),
+        vec![Action::Forward(alt(']'))]
+    );
 }

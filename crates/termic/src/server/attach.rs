@@ -271,7 +271,10 @@ impl Server {
         app.outer_rx = outer_rx;
         app.outer_setup = crate::app::outer::OuterSetup {
             fallback: services_outer_fallback,
-            tmux: request.env.iter().any(|(k, v)| k == "TMUX" && !v.is_empty()),
+            tmux: request
+                .env
+                .iter()
+                .any(|(k, v)| k == "TMUX" && !v.is_empty()),
         };
         let reader_size = Arc::clone(&shared_size);
         std::thread::Builder::new()

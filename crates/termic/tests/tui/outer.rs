@@ -138,3 +138,24 @@ fn a_task_cannot_forge_the_outer_report() {
     assert!(badge_line(&t.screen(), "t1").is_some_and(|l| l.starts_with("working")));
     assert!(t.quit());
 }
+
+#[test]
+fn a_server_that_stops_leaves_the_tab_clean() {
+    let f = Fixture::new();
+    f.fake_sh_agent(&turn_script());
+    let mut t = Termic::start(&f, &["run", "fake", "--name", "t1"]);
+    t.wait_raw(PROBE);
+    t.send(PROBE);
+    wait_badge(&t, "t1", "needs you [permission]");
+    let blocked = osc_7501("blocked", "1 task needs you: t1");
+    t.wait_raw(&blocked);
+    let stop = f.cli(&f.work, &["server", "stop"]);
+    assert!(stop.status.success(), "{stop:?}");
+    assert_eq!(t.wait_exit(), 0);
+    let reported = at(&t, &blocked).unwrap();
+    let idle = at(&t, b"\x1b]7501;state=idle:app=termic\x1b\\");
+    assert!(
+        idle.is_some_and(|i| i > reported),
+        "no state=idle after the server stopped"
+    );
+}
