@@ -188,7 +188,11 @@ fn attached(
     // for: the input thread hears the answer (or its absence) and tells
     // the server, which reports the workspace's state to this terminal.
     // Inside tmux the answer would not come back: no probe, the fallback.
-    let watch = if in_tmux() {
+    // The Linux console prints an OSC it does not know: nothing at all.
+    let watch = if !parses_osc() {
+        // No verdict: the server reports nothing to this terminal.
+        ProbeWatch::off()
+    } else if in_tmux() {
         sender.send_outer(false);
         ProbeWatch::off()
     } else if guard.write_raw(crate::outer::PROBE).is_ok() {
@@ -396,6 +400,14 @@ fn forward_events(sender: &Sender, mut watch: ProbeWatch) {
             }
         }
     }
+}
+
+/// Whether this terminal swallows an OSC it does not know. The Linux
+/// console takes `ESC ]` only for its palette and prints the rest of any
+/// other OSC as text.
+fn parses_osc() -> bool {
+    let term = std::env::var("TERM").unwrap_or_default();
+    !matches!(term.as_str(), "linux" | "dumb")
 }
 
 /// This client runs inside tmux.

@@ -159,3 +159,21 @@ fn a_server_that_stops_leaves_the_tab_clean() {
         "no state=idle after the server stopped"
     );
 }
+
+#[test]
+fn the_linux_console_gets_neither_probe_nor_report() {
+    let f = Fixture::new();
+    f.fake_sh_agent(&turn_script());
+    let mut t = Termic::start_with_env(&f, &["run", "fake", "--name", "t1"], &[("TERM", "linux")]);
+    wait_badge(&t, "t1", "needs you [permission]");
+    t.send(b"yes\r");
+    wait_badge(&t, "t1", "done");
+    // Needs you was shown a turn ago: its report would be here by now.
+    let raw = t.raw();
+    assert!(
+        !harness::contains(&raw, b"7501"),
+        "the console would print it"
+    );
+    assert!(!harness::contains(&raw, b"\x1b]9;4;"));
+    assert!(t.quit());
+}
