@@ -177,3 +177,18 @@ fn the_linux_console_gets_neither_probe_nor_report() {
     assert!(!harness::contains(&raw, b"\x1b]9;4;"));
     assert!(t.quit());
 }
+
+#[test]
+fn inside_tmux_there_is_no_probe_and_the_fallback_goes_through_passthrough() {
+    let f = Fixture::new();
+    f.fake_sh_agent(&turn_script());
+    let mut t = Termic::start_with_env(
+        &f,
+        &["run", "fake", "--name", "t1"],
+        &[("TMUX", "/tmp/tmux-1000/default,1,0")],
+    );
+    wait_badge(&t, "t1", "needs you [permission]");
+    t.wait_raw(b"\x1bPtmux;\x1b\x1b]9;4;4;100\x1b\x1b\\\x1b\\");
+    assert!(!harness::contains(&t.raw(), PROBE), "tmux would not answer");
+    assert!(t.quit());
+}
