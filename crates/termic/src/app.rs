@@ -24,6 +24,7 @@ pub mod earned;
 pub mod frame_pacer;
 pub mod input_events;
 pub mod keys;
+pub mod outer;
 pub mod overlays;
 pub mod remote_hosts;
 pub mod review;
@@ -159,6 +160,16 @@ pub struct App {
     pub remote: Option<remote_hosts::RemoteFeed>,
     /// The hosts' groups as last drawn (the sidebar's mouse map).
     pub(crate) host_groups: Vec<crate::ui::sidebar::HostGroup>,
+
+    /// Attached: the client's word on its outer terminal
+    /// (`InputEvent::Outer`), and what the server knew of it before.
+    pub outer_rx: Receiver<crate::server::protocol::input::Outer>,
+    pub outer_setup: outer::OuterSetup,
+    /// Reports the workspace's state to the outer terminal, once the client
+    /// said how.
+    outer: Option<crate::outer::Reporter>,
+    /// A reset of a mode given up (a late probe answer), written next.
+    outer_out: Vec<u8>,
 }
 
 /// What the restore dialog's keys do: the server's `restore`.
@@ -212,6 +223,11 @@ impl App {
             restorer: None,
             remote: None,
             host_groups: Vec::new(),
+
+            outer_rx: crossbeam_channel::never(),
+            outer_setup: outer::OuterSetup::default(),
+            outer: None,
+            outer_out: Vec::new(),
         }
     }
 
@@ -748,6 +764,8 @@ impl App {
             .remote
             .as_ref()
             .map_or_else(crossbeam_channel::never, |r| r.wake.clone());
+
+        let mut outer_rx = self.outer_rx.clone();
         while !self.quit {
             let now = self.now_ms();
             self.recheck_wiring(now);
@@ -756,6 +774,7 @@ impl App {
                 frames.drew(now);
                 self.needs_draw = false;
             }
+            let outer_at = self.report_outer(guard, now)?;
             let label_at = [
                 self.tasks.next_label_change(now),
                 self.remote_label_change(now),
@@ -769,6 +788,7 @@ impl App {
                 self.wiring.next_deadline(&self.working_agents()),
                 self.needs_draw.then(|| frames.next_frame_at()),
                 self.stats.next_deadline(),
+                outer_at,
             ]
             .into_iter()
             .flatten()
@@ -809,6 +829,11 @@ impl App {
                     if let Ok(reply) = reply {
                         self.on_notify_reply(reply);
                     }
+                },
+                recv(outer_rx) -> outer => match outer {
+                    Ok(outer) => self.on_outer(outer),
+                    // The client's reader ended: the input channel says so.
+                    Err(_) => outer_rx = crossbeam_channel::never(),
                 },
                 recv(stop) -> _ => self.quit = true,
                 recv(remote_wake) -> woke => match woke {

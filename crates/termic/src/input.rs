@@ -9,6 +9,7 @@ use ratatui::crossterm::event::{
 };
 use vt100::{MouseProtocolEncoding, MouseProtocolMode};
 
+pub mod probe;
 pub mod wire;
 
 /// The input modes the focused agent has set on its terminal.

@@ -13,6 +13,7 @@ pub mod exit_signals;
 pub mod input;
 pub mod keymap;
 pub mod notify;
+pub mod outer;
 pub mod paths;
 pub mod printed;
 pub mod project;

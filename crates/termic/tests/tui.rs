@@ -18,6 +18,8 @@ mod failed_start;
 mod input;
 #[path = "tui/notify_dbus.rs"]
 mod notify_dbus;
+#[path = "tui/outer.rs"]
+mod outer;
 #[path = "tui/process_hygiene.rs"]
 mod process_hygiene;
 #[path = "tui/project_paths.rs"]

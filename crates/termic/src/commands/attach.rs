@@ -15,9 +15,11 @@ use ratatui::crossterm::event;
 
 use super::workspace::WorkspaceArgs;
 use crate::app::terminal::TerminalGuard;
+use crate::input::probe::{Action, ProbeWatch};
 use crate::paths::TermicPaths;
 use crate::printed::{errln, outln};
 use crate::server::client::{self, Connected, Start};
+use crate::server::protocol::input::{InputEvent, Outer};
 use crate::server::protocol::{
     read_attach_frame, read_frame, write_frame, AttachFrame, AttachRequest, DetachReason,
     FrameError, Request, Response, RunRequest,
@@ -109,6 +111,8 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
             return super::attach_host::attach_host(host, &task, prefix);
         }
     }
+
+    let fallback = config.settings.outer_fallback;
     // Checked before the server starts: the tasks this client starts write
     // here, and a path that cannot be used is refused now.
     let outputs = ws.outputs(&cwd);
@@ -156,6 +160,7 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
             input,
             output,
             server_pid,
+            fallback,
         )
     })
 }
@@ -167,6 +172,7 @@ fn attached(
     mut input: BufReader<UnixStream>,
     mut output: BufWriter<UnixStream>,
     server_pid: i32,
+    fallback: crate::config::OuterFallback,
 ) -> Result<ExitCode> {
     let mut guard = TerminalGuard::enter().context(NO_TERMINAL)?;
     let (cols, rows) = ratatui::crossterm::terminal::size()?;
@@ -192,13 +198,45 @@ fn attached(
     let sender = Arc::new(Sender {
         output: Mutex::new(output),
         size: Mutex::new((cols, rows)),
+        verdict: Mutex::new(None),
     });
+    // Does this terminal speak OSC 7501? Asked once attached, never waited
+    // for: the input thread hears the answer (or its absence) and tells
+    // the server, which reports the workspace's state to this terminal.
+    // Inside tmux the answer would not come back: no probe, the fallback.
+    // The Linux console prints an OSC it does not know: nothing at all.
+    let watch = if !parses_osc() {
+        // No verdict: the server reports nothing to this terminal.
+        ProbeWatch::off()
+    } else if in_tmux() {
+        sender.send_outer(false);
+        ProbeWatch::off()
+    } else if guard.write_raw(crate::outer::PROBE).is_ok() {
+        ProbeWatch::probing()
+    } else {
+        ProbeWatch::off()
+    };
     let events = Arc::clone(&sender);
     std::thread::Builder::new()
         .name("termic-input".into())
-        .spawn(move || forward_events(&events))
+        .spawn(move || forward_events(&events, watch))
         .context("cannot start the input thread")?;
     let ending = show(&mut input, &mut guard, &sender);
+    // The server resets what it told the outer terminal before `detached`
+    // (prefix d or q); a server that stopped (it may tell before its app
+    // ends) or was lost did not: the tab is left clean here.
+    if matches!(
+        ending,
+        Ending::Stopped | Ending::StreamEnded | Ending::Error(_)
+    ) {
+        if let Some(answered) = *lock(&sender.verdict) {
+            let reset = crate::outer::Reporter::reset_for(
+                crate::outer::mode(fallback, answered),
+                in_tmux(),
+            );
+            let _ = guard.write_raw(&reset);
+        }
+    }
     drop(guard);
     if crate::exit_signals::caught().is_some() {
         // The signal shut the stream; `attach` says nothing and returns
@@ -272,6 +310,8 @@ fn server_gone(pid: i32) -> bool {
 struct Sender {
     output: Mutex<BufWriter<UnixStream>>,
     size: Mutex<(u16, u16)>,
+    /// Whether the outer terminal answered the OSC 7501 probe, once told.
+    verdict: Mutex<Option<bool>>,
 }
 
 impl Sender {
@@ -284,6 +324,14 @@ impl Sender {
         let Some(event) = crate::input::wire::from_crossterm(event) else {
             return true;
         };
+        let mut out = lock(&self.output);
+        write_frame(&mut *out, &Request::Input(event)).is_ok() && out.flush().is_ok()
+    }
+
+    /// Tells the server whether this terminal answered the OSC 7501 probe.
+    fn send_outer(&self, osc7501: bool) -> bool {
+        *lock(&self.verdict) = Some(osc7501);
+        let event = InputEvent::Outer(Outer { osc7501 });
         let mut out = lock(&self.output);
         write_frame(&mut *out, &Request::Input(event)).is_ok() && out.flush().is_ok()
     }
@@ -332,14 +380,53 @@ fn show(input: &mut BufReader<UnixStream>, guard: &mut TerminalGuard, sender: &S
 }
 
 /// This terminal's events to the server, until either side goes away.
-fn forward_events(sender: &Sender) {
+/// `watch` takes the answer to the OSC 7501 probe out of them.
+fn forward_events(sender: &Sender, mut watch: ProbeWatch) {
     // The first poll sets up crossterm's SIGWINCH handling; a resize before
     // it sent no event, so the size is checked once now.
     let _ = event::poll(std::time::Duration::ZERO);
     sender.sync_size();
-    while let Ok(ev) = event::read() {
-        if !sender.send(ev) {
-            return;
+    let start = std::time::Instant::now();
+    let now = || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+    loop {
+        let actions = match watch.next_deadline() {
+            Some(at) => {
+                let wait = std::time::Duration::from_millis(at.saturating_sub(now()));
+                match event::poll(wait) {
+                    Ok(true) => match event::read() {
+                        Ok(ev) => watch.feed(ev, now()),
+                        Err(_) => return,
+                    },
+                    Ok(false) => watch.tick(now()),
+                    Err(_) => return,
+                }
+            }
+            None => match event::read() {
+                Ok(ev) => watch.feed(ev, now()),
+                Err(_) => return,
+            },
+        };
+        for action in actions {
+            let sent = match action {
+                Action::Forward(ev) => sender.send(ev),
+                Action::Outer(osc7501) => sender.send_outer(osc7501),
+            };
+            if !sent {
+                return;
+            }
         }
     }
+}
+
+/// Whether this terminal swallows an OSC it does not know. The Linux
+/// console takes `ESC ]` only for its palette and prints the rest of any
+/// other OSC as text.
+fn parses_osc() -> bool {
+    let term = std::env::var("TERM").unwrap_or_default();
+    !matches!(term.as_str(), "linux" | "dumb")
+}
+
+/// This client runs inside tmux.
+fn in_tmux() -> bool {
+    std::env::var_os("TMUX").is_some_and(|v| !v.is_empty())
 }

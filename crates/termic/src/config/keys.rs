@@ -6,7 +6,9 @@
 
 use toml_edit::Table;
 
-use super::{ConfigError, Settings, Source, WindowSize, MAX_IDLE_EXIT_SECS, MAX_SCROLLBACK};
+use super::{
+    ConfigError, OuterFallback, Settings, Source, WindowSize, MAX_IDLE_EXIT_SECS, MAX_SCROLLBACK,
+};
 use crate::input::PrefixKey;
 use termic_runtime::replies::{ReplyConfig, Rgb};
 
@@ -316,6 +318,31 @@ pub const SETTING_KEYS: &[SettingKey] = &[
             Ok(())
         },
         show: |s| quoted(&s.push.push_contact),
+    },
+    SettingKey {
+        section: "notifications",
+        name: "outer_fallback",
+        kind: "\"progress\", \"notify\" or \"none\"",
+        doc: "How the terminal termic runs in hears the workspace's state (needs you, working, \
+              done) when it does not answer termic's OSC 7501 probe: OSC 9;4 progress, an OSC 777 \
+              notification when a task starts needing you, or nothing. A terminal that answers \
+              is told with OSC 7501.",
+        example: "\"notify\"",
+        read: |src, t, k, s| {
+            let Some(value) = src.string(t, k)? else {
+                return Ok(());
+            };
+            let Some(fallback) = OuterFallback::parse(&value) else {
+                return Err(src.error(
+                    t.get(k).and_then(|i| i.span()),
+                    format!("outer_fallback = {} is not progress, notify or none", quoted(&value)),
+                    "write `outer_fallback = \"progress\"`, \"notify\" or \"none\", or remove it",
+                ));
+            };
+            s.outer_fallback = fallback;
+            Ok(())
+        },
+        show: |s| quoted(s.outer_fallback.name()),
     },
     SettingKey {
         section: "server",

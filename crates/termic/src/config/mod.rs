@@ -113,6 +113,9 @@ pub struct Settings {
     /// Where the server pushes notifications besides the browsers that
     /// subscribed (`[notifications]` `ntfy`, `webhook`; issue 30).
     pub push: PushSettings,
+    /// How the workspace's state reaches an outer terminal that did not
+    /// answer the OSC 7501 probe (`crate::outer`).
+    pub outer_fallback: OuterFallback,
 }
 
 /// The server's push targets from config.toml (`[notifications]`): ntfy
@@ -141,6 +144,41 @@ impl Default for PushSettings {
             webhook: None,
             push_contact: DEFAULT_PUSH_CONTACT.to_owned(),
         }
+    }
+}
+
+/// What termic tells an outer terminal that did not answer its OSC 7501
+/// probe (`[notifications] outer_fallback`). docs/decisions.md says why
+/// `Progress` is the default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OuterFallback {
+    /// OSC 9;4 progress.
+    #[default]
+    Progress,
+    /// An OSC 777 notification when the workspace starts needing you.
+    Notify,
+    /// Nothing.
+    None,
+}
+
+impl OuterFallback {
+    pub const ALL: [OuterFallback; 3] = [
+        OuterFallback::Progress,
+        OuterFallback::Notify,
+        OuterFallback::None,
+    ];
+
+    /// Its name in config.toml.
+    pub fn name(self) -> &'static str {
+        match self {
+            OuterFallback::Progress => "progress",
+            OuterFallback::Notify => "notify",
+            OuterFallback::None => "none",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<OuterFallback> {
+        OuterFallback::ALL.into_iter().find(|f| f.name() == s)
     }
 }
 
@@ -193,6 +231,7 @@ impl Default for Settings {
             wizard_shown: false,
             server_idle_exit_secs: DEFAULT_IDLE_EXIT_SECS,
             window_size: WindowSize::default(),
+            outer_fallback: OuterFallback::default(),
             notifications: Notifications::default(),
             hooks_consent: BTreeMap::new(),
             push: PushSettings::default(),

@@ -57,7 +57,7 @@ fn unknown_keys_warn_with_file_line_and_the_closest_key() {
             "/cfg/config.toml:2: unknown key `prefx_key` in [ui], ignored; did you mean `prefix_key`?",
             "/cfg/config.toml:5: unknown key `scrolback` in [terminal], ignored; did you mean `scrollback`?",
             "/cfg/config.toml:6: `wizard_shown` belongs in [ui], not [terminal]; it was ignored",
-            "/cfg/config.toml:8: unknown key `zzzzzz` in [notifications], ignored; valid here: bell, desktop, osc_fallback, ntfy, ntfy_token, webhook, push_contact",
+            "/cfg/config.toml:8: unknown key `zzzzzz` in [notifications], ignored; valid here: bell, desktop, osc_fallback, ntfy, ntfy_token, webhook, push_contact, outer_fallback",
             "/cfg/config.toml:11: unknown key `imgae` in [agents.mine], ignored; did you mean `image`?",
             "/cfg/config.toml:12: unknown section `termnial`, ignored; did you mean `terminal`?",
         ]

@@ -192,6 +192,24 @@ fn window_size_takes_the_three_policies_and_refuses_others() {
 }
 
 #[test]
+fn outer_fallback_takes_its_three_values_and_refuses_others() {
+    assert_eq!(
+        parse("").unwrap().settings.outer_fallback,
+        OuterFallback::Progress
+    );
+    for f in OuterFallback::ALL {
+        let text = format!("[notifications]\nouter_fallback = \"{}\"\n", f.name());
+        assert_eq!(parse(&text).unwrap().settings.outer_fallback, f);
+    }
+    let e = err("[notifications]\nouter_fallback = \"loud\"\n");
+    assert!(
+        e.contains("outer_fallback = \"loud\" is not progress, notify or none"),
+        "{e}"
+    );
+    assert!(e.contains("config.toml:2:"), "{e}");
+}
+
+#[test]
 fn hosts_are_read_with_their_defaults() {
     let c = parse(
         "[hosts.devbox]\ndestination = \"me@devbox\"\n\n[hosts.gpu]\ndestination = \"gpu\"\nssh_args = [\"-p\", \"2222\"]\ntermic = \"/opt/termic\"\n",

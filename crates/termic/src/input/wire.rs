@@ -56,7 +56,7 @@ pub fn from_crossterm(event: ct::Event) -> Option<InputEvent> {
 pub fn task_bytes(event: &InputEvent, modes: &InputModes) -> Vec<u8> {
     match event {
         InputEvent::Key(_) => match to_crossterm(event.clone()) {
-            ct::Event::Key(key) => encode_key(&key, modes),
+            Some(ct::Event::Key(key)) => encode_key(&key, modes),
             _ => Vec::new(),
         },
         InputEvent::Paste(text) => encode_paste(text, modes),
@@ -64,13 +64,14 @@ pub fn task_bytes(event: &InputEvent, modes: &InputModes) -> Vec<u8> {
             encode_mouse(&ct_mouse(mouse), mouse.column, mouse.row, modes).unwrap_or_default()
         }
         InputEvent::Focus(gained) => encode_focus(*gained, modes).unwrap_or_default().to_vec(),
-        InputEvent::Resize(_) => Vec::new(),
+        InputEvent::Resize(_) | InputEvent::Outer(_) => Vec::new(),
     }
 }
 
-/// The terminal event the workspace app and the encoders take.
-pub fn to_crossterm(event: InputEvent) -> ct::Event {
-    match event {
+/// The terminal event the workspace app and the encoders take (`None`
+/// for what is no terminal event: the client's word on its terminal).
+pub fn to_crossterm(event: InputEvent) -> Option<ct::Event> {
+    Some(match event {
         InputEvent::Key(key) => ct::Event::Key(ct::KeyEvent {
             code: ct_key_code(key.code),
             modifiers: ct_mods(key.mods),
@@ -86,7 +87,8 @@ pub fn to_crossterm(event: InputEvent) -> ct::Event {
         InputEvent::Focus(true) => ct::Event::FocusGained,
         InputEvent::Focus(false) => ct::Event::FocusLost,
         InputEvent::Resize(Size { cols, rows }) => ct::Event::Resize(cols, rows),
-    }
+        InputEvent::Outer(_) => return None,
+    })
 }
 
 /// The mouse event the encoders take.
@@ -268,7 +270,7 @@ mod tests {
         ];
         for event in events {
             let wire = from_crossterm(event.clone()).unwrap();
-            assert_eq!(to_crossterm(wire), event);
+            assert_eq!(to_crossterm(wire), Some(event));
         }
     }
 }

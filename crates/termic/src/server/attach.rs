@@ -16,6 +16,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use ratatui::crossterm::event::Event;
 
+use super::protocol::input::{InputEvent, Outer};
 use super::protocol::{
     read_frame, write_frame, write_output, AttachRequest, DetachReason, Request, Response,
 };
@@ -35,6 +36,11 @@ pub(super) const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Input events from one client queued for its app, at most.
 pub(super) const CLIENT_INPUT: usize = 1024;
+
+/// A client's words on its outer terminal queued for its app, at most
+/// (it sends one, or two when a late probe answer follows the verdict);
+/// past that, a word is dropped, never waited for.
+pub(super) const OUTER_WORDS: usize = 4;
 
 /// The size of a client's terminal, within what a real one has (a hostile
 /// 65535x65535 would make every frame allocate 4 G cells).
@@ -200,6 +206,7 @@ impl Server {
         *lock(&self.idle_exit) =
             Duration::from_secs(services.config.settings.server_idle_exit_secs);
         let services_window_size = services.config.settings.window_size;
+        let services_outer_fallback = services.config.settings.outer_fallback;
         let (fallback_tx, fallback_rx) = crossbeam_channel::unbounded();
         let notifier = Notifier::from_env(fallback_tx, options.notify.osc_fallback);
         let size = client_size(request.cols, request.rows);
@@ -273,10 +280,21 @@ impl Server {
         // Bounded: a client that sends events faster than its app takes
         // them waits in its own socket (back-pressure on that client only).
         let (input_tx, input_rx) = crossbeam_channel::bounded(CLIENT_INPUT);
+        // What the client learns of its terminal: one word, two with a late
+        // probe answer; more than OUTER_WORDS unread are dropped.
+        let (outer_tx, outer_rx) = crossbeam_channel::bounded(OUTER_WORDS);
+        app.outer_rx = outer_rx;
+        app.outer_setup = crate::app::outer::OuterSetup {
+            fallback: services_outer_fallback,
+            tmux: request
+                .env
+                .iter()
+                .any(|(k, v)| k == "TMUX" && !v.is_empty()),
+        };
         let reader_size = Arc::clone(&shared_size);
         std::thread::Builder::new()
             .name("termic-attach-input".into())
-            .spawn(move || forward_input(input, &reader_size, &input_tx))?;
+            .spawn(move || forward_input(input, &reader_size, &input_tx, &outer_tx))?;
         let writer = FrameWriter {
             buf: Vec::new(),
             out: Arc::clone(out),
@@ -287,6 +305,11 @@ impl Server {
         app.remote = Some(self.hosts.join(client, &hosts));
         let leave = LeaveHosts(&self.hosts, client);
         let result = app.run(&mut guard, input_rx, events, fallback_rx);
+        // The outer tab is left clean (detach, quit, the server stopping).
+        let reset = app.outer_reset();
+        if !reset.is_empty() {
+            let _ = guard.write_raw(&reset);
+        }
         drop(leave);
         let ending = if app.detach || result.is_err() {
             Ending::Detached
@@ -308,15 +331,21 @@ fn forward_input(
     mut input: BufReader<UnixStream>,
     size: &SharedSize,
     events: &crossbeam_channel::Sender<Event>,
+    outer: &crossbeam_channel::Sender<Outer>,
 ) {
     while let Ok(Request::Input(event)) = read_frame::<Request>(&mut input) {
+        if let InputEvent::Outer(word) = event {
+            let _ = outer.try_send(word);
+            continue;
+        }
         let event = match crate::input::wire::to_crossterm(event) {
-            Event::Resize(cols, rows) => {
+            Some(Event::Resize(cols, rows)) => {
                 let (cols, rows) = client_size(cols, rows);
                 *lock(size) = (cols, rows);
                 Event::Resize(cols, rows)
             }
-            other => other,
+            Some(other) => other,
+            None => continue,
         };
         if events.send(event).is_err() {
             return;

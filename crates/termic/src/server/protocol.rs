@@ -31,7 +31,9 @@ use input::InputEvent;
 /// 5 (2026-12-06): `base` and its answer `base`, what a task's changes
 /// are counted from (`termic diff`, issue 32); `restore` and its answer
 /// `restored` (issue 31).
-pub const PROTOCOL: u32 = 5;
+/// 6 (2026-12-06): the input event `outer`, whether the attach client's
+/// terminal answered the OSC 7501 probe (issue 30, item 4).
+pub const PROTOCOL: u32 = 6;
 
 /// The largest frame either side accepts (a task list of thousands fits).
 pub const MAX_FRAME: usize = 1 << 20;

@@ -211,7 +211,7 @@ impl Server {
                     };
                     // Any event but a focus change makes this client the
                     // active one (the workspace app's rule).
-                    if resized || !matches!(event, InputEvent::Focus(_)) {
+                    if resized || !matches!(event, InputEvent::Focus(_) | InputEvent::Outer(_)) {
                         self.claim_view_size(id, client, size, true);
                     }
                     let bytes = task_bytes(&event, &InputModes::of_task(&self.runtime, id));

@@ -77,7 +77,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 use termic::input::wire::{from_crossterm, to_crossterm};
 use termic::server::protocol::input::{
-    InputEvent, Key, KeyCode, KeyKind, Mods, Mouse, MouseButton, MouseKind, Size,
+    InputEvent, Key, KeyCode, KeyKind, Mods, Mouse, MouseButton, MouseKind, Outer, Size,
 };
 use termic::server::protocol::{
     read_attach_frame, read_frame, write_frame, AttachRequest, Request, Response, RestoreAction,
@@ -137,6 +137,7 @@ fn event() -> impl Strategy<Value = InputEvent> {
         MouseButton::Right,
     ]);
     prop_oneof![
+        any::<bool>().prop_map(|osc7501| InputEvent::Outer(Outer { osc7501 })),
         any::<bool>().prop_map(InputEvent::Focus),
         any::<(u16, u16)>().prop_map(|(cols, rows)| InputEvent::Resize(Size { cols, rows })),
         ".*".prop_map(InputEvent::Paste),
@@ -306,7 +307,11 @@ proptest! {
             }
             other => other,
         };
-        prop_assert_eq!(from_crossterm(to_crossterm(ev.clone())), Some(ev));
+        // The client's word on its terminal is no terminal event.
+        match to_crossterm(ev.clone()) {
+            Some(terminal) => prop_assert_eq!(from_crossterm(terminal), Some(ev)),
+            None => prop_assert!(matches!(ev, InputEvent::Outer(_))),
+        }
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! {"mouse":{"kind":"scroll_up","column":0,"row":0,"mods":{"alt":true}}}
 //! {"focus":true}
 //! {"resize":{"cols":100,"rows":30}}
+//! {"outer":{"osc7501":true}}
 //! ```
 //!
 //! `mods` is absent when no modifier is held, `kind` when it is a press,
@@ -37,6 +38,17 @@ pub enum InputEvent {
     Focus(bool),
     /// The client's size changed.
     Resize(Size),
+    /// What the attach client learnt of its own terminal (protocol 6): the
+    /// server reports the workspace's state to it accordingly
+    /// (`crate::outer`). A view ignores it.
+    Outer(Outer),
+}
+
+/// The attach client's outer terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outer {
+    /// It answered termic's `OSC 7501 ; ?` probe.
+    pub osc7501: bool,
 }
 
 /// A size in cells.
@@ -246,6 +258,10 @@ mod tests {
             })),
             r#"{"resize":{"cols":100,"rows":30}}"#
         );
+        assert_eq!(
+            json(&InputEvent::Outer(Outer { osc7501: true })),
+            r#"{"outer":{"osc7501":true}}"#
+        );
     }
 
     #[test]
@@ -257,6 +273,8 @@ mod tests {
             r#"{"mouse":{"kind":"down","column":-1,"row":0}}"#,
             r#"{"resize":{"cols":70000,"rows":1}}"#,
             r#"{"focus":"yes"}"#,
+            r#"{"outer":{}}"#,
+            r#"{"outer":{"osc7501":"yes"}}"#,
             r#"{"key":{}}"#,
         ] {
             assert!(
