@@ -135,7 +135,8 @@ fn a_task_cannot_forge_the_outer_report() {
         "the task's OSC 7501 reached the outer terminal"
     );
     assert!(!harness::contains(&raw, b"\x1b]9;4;"));
-    assert!(badge_line(&t.screen(), "t1").is_some_and(|l| l.starts_with("working")));
+    // The report and the frame with the badge are written apart: wait.
+    wait_badge(&t, "t1", "working");
     assert!(t.quit());
 }
 
