@@ -693,6 +693,15 @@ fn attach_agent(fx: &Fixture) -> PtySession {
     pty
 }
 
+/// What a 160x45 terminal shows after `pty`'s output so far (a failure's
+/// message).
+fn screen_of(pty: &PtySession) -> String {
+    let size = |n| std::num::NonZeroU16::new(n).expect("a size");
+    let mut parser = vt100::Parser::new(size(45), size(160), 0);
+    parser.process(&pty.output());
+    parser.screen().contents()
+}
+
 /// Issue 31, for one real agent: one turn ("remember the word
 /// PELICAN-41") in a task of the server, until its record says done;
 /// `kill -9` of the server; `termic restore --json` starts it again with
@@ -779,7 +788,12 @@ fn restored_in_its_own_conversation(
     let second = fx
         ._server
         .wait_for(60 * SEC, |r| r.last_user.contains("what was the word"));
-    let second = second.expect("the second turn never reached the model");
+    let second = second.unwrap_or_else(|| {
+        panic!(
+            "the second turn never reached the model; termic attach showed:\n{}",
+            screen_of(&pty)
+        )
+    });
     assert!(
         second.body.contains("PELICAN-41"),
         "the resumed conversation lost its first turn ({} bytes)",
@@ -831,52 +845,67 @@ fn real_binary_codex_is_restored_in_its_own_conversation_after_a_kill_9() {
     restored_in_its_own_conversation(Agent::Codex, Vec::new(), false, &["resume", "--last"]);
 }
 
-/// Opencode: the latest conversation of its directory.
+/// opencode 1.18.33: `--session ID` with the root session's id its plugin
+/// reported (2026-12-06).
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_opencode_is_restored_in_its_own_conversation_after_a_kill_9() {
     restored_in_its_own_conversation(
         Agent::Opencode,
         vec![AgentSchema::OPENCODE],
-        false,
-        &["--continue"],
+        true,
+        &["--session", "{id}"],
     );
 }
 
-/// Gemini: the latest conversation of its directory.
+/// Gemini CLI 0.61.0: `--resume UUID` with the `session_id` its AfterAgent
+/// hook reported (2026-12-06).
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_gemini_is_restored_in_its_own_conversation_after_a_kill_9() {
     restored_in_its_own_conversation(
         Agent::Gemini,
         vec![AgentSchema::GEMINI],
-        false,
-        &["--resume", "latest"],
+        true,
+        &["--resume", "{id}"],
     );
 }
 
-/// Qwen: the latest conversation of its directory.
+/// Qwen Code 0.24.4: `--resume ID` with the `session_id` its Stop hook
+/// reported (2026-12-06).
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_qwen_is_restored_in_its_own_conversation_after_a_kill_9() {
-    restored_in_its_own_conversation(Agent::Qwen, vec![AgentSchema::QWEN], false, &["--continue"]);
+    restored_in_its_own_conversation(
+        Agent::Qwen,
+        vec![AgentSchema::QWEN],
+        true,
+        &["--resume", "{id}"],
+    );
 }
 
-/// Copilot: the latest conversation of its directory.
+/// Copilot CLI 1.0.102: `--resume ID` with the `sessionId` its agentStop
+/// hook reported (2026-12-06).
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_copilot_is_restored_in_its_own_conversation_after_a_kill_9() {
     restored_in_its_own_conversation(
         Agent::Copilot,
         vec![AgentSchema::COPILOT],
-        false,
-        &["--continue"],
+        true,
+        &["--resume", "{id}"],
     );
 }
 
-/// Grok: the latest conversation of its directory.
+/// Grok 0.2.111: `--resume ID` with the `sessionId` its Stop hook
+/// reported (2026-12-06).
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_grok_is_restored_in_its_own_conversation_after_a_kill_9() {
-    restored_in_its_own_conversation(Agent::Grok, vec![AgentSchema::GROK], false, &["--continue"]);
+    restored_in_its_own_conversation(
+        Agent::Grok,
+        vec![AgentSchema::GROK],
+        true,
+        &["--resume", "{id}"],
+    );
 }
