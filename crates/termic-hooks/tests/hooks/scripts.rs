@@ -816,8 +816,16 @@ fn claude_scripts_carry_the_session_id_from_the_payload() {
 fn the_other_agents_turn_scripts_carry_the_session_id_from_the_payload() {
     let sid = "6e1c0b7a-3d2f-4e5a-9b8c-7d6e5f4a3b2c";
     for (schema, key, events) in [
-        (AgentSchema::GEMINI, "session_id", ["BeforeAgent", "AfterAgent"]),
-        (AgentSchema::QWEN, "session_id", ["UserPromptSubmit", "Stop"]),
+        (
+            AgentSchema::GEMINI,
+            "session_id",
+            ["BeforeAgent", "AfterAgent"],
+        ),
+        (
+            AgentSchema::QWEN,
+            "session_id",
+            ["UserPromptSubmit", "Stop"],
+        ),
         (
             AgentSchema::COPILOT,
             "sessionId",
@@ -827,9 +835,8 @@ fn the_other_agents_turn_scripts_carry_the_session_id_from_the_payload() {
     ] {
         for event in events {
             let reg = registration(schema, event);
-            let payload = format!(
-                r#"{{"{key}":"{sid}","cwd":"/p","prompt":"say \"{key}\": \"evil\""}}"#
-            );
+            let payload =
+                format!(r#"{{"{key}":"{sid}","cwd":"/p","prompt":"say \"{key}\": \"evil\""}}"#);
             let (_, got) = speak(reg, &[], payload.as_bytes());
             assert_eq!(
                 String::from_utf8_lossy(&got),
