@@ -218,10 +218,11 @@ impl Fixture {
             ..PtyOptions::default()
         };
         let pty = PtySession::spawn(cmd, options, Some(&self.home)).unwrap();
-        if pty.wait_for(marker, 0, 90 * SEC).is_none() {
+        if !wait_on_screen(&pty, &[marker], 90 * SEC) {
             panic!(
-                "{:?} never appeared in termic's screen",
-                String::from_utf8_lossy(marker)
+                "{:?} never appeared in termic's screen:\n{}",
+                String::from_utf8_lossy(marker),
+                screen_of(&pty)
             );
         }
         pty.wait_quiet(Duration::from_millis(2500), 15 * SEC);
@@ -339,7 +340,9 @@ impl Drop for Fixture {
 /// Text termic paints once the agent's UI is up inside it: opencode's footer
 /// hint (its prompt box comes 10-20 s after start here), grok's model name
 /// (listed after its model request), the input box's placeholder of Gemini
-/// CLI and Qwen Code (Qwen paints its title seconds before it takes keys).
+/// CLI and Qwen Code (Qwen paints its title seconds before it takes keys),
+/// Copilot CLI's footer (fresh and resumed; "GitHub Copilot" was only in
+/// one of its random start-up tips, so it showed in some runs only).
 fn ready_marker(agent: Agent) -> &'static [u8] {
     match agent {
         Agent::Claude => b"Claude Code",
@@ -348,7 +351,7 @@ fn ready_marker(agent: Agent) -> &'static [u8] {
         Agent::Codex => b"OpenAI Codex",
         Agent::Gemini => b"Type your message",
         Agent::Qwen => b"Type your message",
-        Agent::Copilot => b"GitHub Copilot",
+        Agent::Copilot => b"Manual Approval",
     }
 }
 
@@ -666,35 +669,42 @@ fn attach_agent(fx: &Fixture) -> PtySession {
         ..PtyOptions::default()
     };
     let pty = PtySession::spawn(cmd, options, Some(&fx.home)).unwrap();
-    // A resumed Copilot CLI paints no banner (its ready text): its
-    // conversation's earlier turn shows instead.
+    // A resumed agent may paint its earlier turn before its ready text.
     let markers = [ready_marker(fx.agent), b"PELICAN-41".as_slice()];
-    let deadline = Instant::now() + 90 * SEC;
-    let mut up = false;
-    while !up && Instant::now() < deadline {
-        let out = pty.output();
-        up = markers
-            .iter()
-            .any(|m| out.windows(m.len()).any(|w| w == *m));
-        if !up {
-            pty.wait_for(markers[0], 0, Duration::from_millis(200));
-        }
-    }
-    if !up {
-        let out = pty.output();
-        let tail = &out[out.len().saturating_sub(3000)..];
+    if !wait_on_screen(&pty, &markers, 90 * SEC) {
         panic!(
-            "{} never appeared in termic attach; its output ended with:\n{}",
+            "{} never appeared in termic attach; it showed:\n{}",
             fx.agent.name(),
-            String::from_utf8_lossy(tail)
+            screen_of(&pty)
         );
     }
     pty.wait_quiet(Duration::from_millis(2500), 15 * SEC);
     pty
 }
 
+/// Whether one of `markers` shows on `pty`'s screen (as a terminal draws
+/// it, so text split by colour changes or drawn in pieces still matches)
+/// within `timeout`.
+fn wait_on_screen(pty: &PtySession, markers: &[&[u8]], timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let screen = screen_of(pty);
+        if markers
+            .iter()
+            .any(|m| screen.contains(&*String::from_utf8_lossy(m)))
+        {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        let seen = pty.len();
+        pty.wait_for(b"\x1b", seen, Duration::from_millis(200));
+    }
+}
+
 /// What a 160x45 terminal shows after `pty`'s output so far (a failure's
-/// message).
+/// message, and what [`wait_on_screen`] reads).
 fn screen_of(pty: &PtySession) -> String {
     let size = |n| std::num::NonZeroU16::new(n).expect("a size");
     let mut parser = vt100::Parser::new(size(45), size(160), 0);
