@@ -244,6 +244,16 @@ impl Server {
         }
         let away_since = *lock(&self.away_since);
         app.adopt_tasks(away_since);
+        // What the tasks did while nobody was attached, told once.
+        if let Some(summary) = self.away.take_summary(self.clock.now_ms()) {
+            app.message = Some(match app.message.take() {
+                Some(m) => crate::ui::Message {
+                    text: format!("{} {summary}", m.text),
+                    ..m
+                },
+                None => crate::ui::Message::info(summary),
+            });
+        }
         self.offer_restore(&mut app, &request);
         if let Some(id) = focus {
             app.focus_task(id);
