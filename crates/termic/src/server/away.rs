@@ -85,6 +85,7 @@ impl AwayNotifier {
                 number: info.meta.number,
                 name: entry.name.clone(),
                 state: badge.label(),
+                stat: None,
                 at: t.at,
             });
         }
@@ -110,8 +111,13 @@ impl AwayNotifier {
             }
             _ => None,
         };
+        let stat = stat.map(|s| s.to_string());
+        // The summary of the next attach says what the turn changed too.
+        if let Some(change) = lock(&self.log).iter_mut().rev().find(|c| c.task == id.0) {
+            change.stat.clone_from(&stat);
+        }
         let event = AttentionEvent {
-            stat: stat.map(|s| s.to_string()),
+            stat,
             task: entry.name.clone(),
             agent: entry.agent.clone(),
             attention,
@@ -162,11 +168,14 @@ pub struct AwayChange {
     pub name: String,
     /// The badge's label (`done`, `needs you [permission]`, ...).
     pub state: String,
+    /// What the task changed in its directory or worktree by then (a
+    /// done's diff stat, `+10 -3, 2 files`), when git told it in time.
+    pub stat: Option<String>,
     pub at: u64,
 }
 
-/// "While you were away: 1 build: working, done (12 min ago); 2 review:
-/// needs you [permission] (just now)." Each task in the order it first
+/// "While you were away: 1 build: working, done [+10 -3, 2 files] (12 min
+/// ago); 2 review: needs you [permission] (just now)." Each task in the order it first
 /// changed, its last [`AWAY_STATES_SHOWN`] states and how long ago the
 /// last came; at most [`AWAY_TASKS_SHOWN`] tasks. Names are cleaned (they
 /// are data). `None` when nothing changed. Pure.
@@ -187,7 +196,13 @@ pub fn away_summary(changes: &[AwayChange], now: u64) -> Option<String> {
         .map(|(_, list)| {
             let last = list[list.len() - 1];
             let skip = list.len().saturating_sub(AWAY_STATES_SHOWN);
-            let states: Vec<&str> = list[skip..].iter().map(|c| c.state.as_str()).collect();
+            let states: Vec<String> = list[skip..]
+                .iter()
+                .map(|c| match &c.stat {
+                    Some(stat) => format!("{} [{stat}]", c.state),
+                    None => c.state.clone(),
+                })
+                .collect();
             let more = if skip > 0 { "..., " } else { "" };
             format!(
                 "{} {}: {more}{} ({})",
@@ -258,6 +273,7 @@ mod tests {
             number: task as u32,
             name: name.into(),
             state: state.into(),
+            stat: None,
             at,
         }
     }
@@ -269,15 +285,19 @@ mod tests {
     fn the_away_summary_tells_each_task_its_states_and_when() {
         assert_eq!(away_summary(&[], 0), None);
         let min = 60_000;
+        let done = AwayChange {
+            stat: Some("+10 -3, 2 files".into()),
+            ..change(1, "build", "done", 3 * min)
+        };
         let changes = [
             change(1, "build", "working", 0),
             change(2, "review", "working", min),
-            change(1, "build", "done", 3 * min),
+            done,
             change(2, "review", "needs you [permission]", 15 * min - 10),
         ];
         assert_eq!(
             away_summary(&changes, 15 * min).unwrap(),
-            "While you were away: 1 build: working, done (12 min ago); \
+            "While you were away: 1 build: working, done [+10 -3, 2 files] (12 min ago); \
              2 review: working, needs you [permission] (just now)."
         );
         let long: Vec<AwayChange> = (0..6)
