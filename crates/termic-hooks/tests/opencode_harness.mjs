@@ -151,6 +151,14 @@ async function main() {
       await call(both, "event", ev("session.idle", { sessionID: "root" }));
       break;
     }
+    case "session-ids": {
+      // Ids the wire refuses are left out; the turn is still reported.
+      for (const id of ["ses_4f2a.b:9", "-rf", "a;b", "a b", "x".repeat(129), 42]) {
+        await call(hooks, "chat.message", { sessionID: id });
+        await call(hooks, "event", ev("session.idle", { sessionID: id }));
+      }
+      break;
+    }
     default:
       throw new Error(`unknown scenario ${scenario}`);
   }

@@ -569,6 +569,69 @@ pub fn take_restorable(r: &Restorable) -> bool {
     std::fs::remove_file(&r.path).is_ok()
 }
 
+/// A temp file of [`write_atomic`] younger than this may be a live
+/// writer's (a write takes milliseconds): a start leaves it alone.
+pub const STALE_TEMP_MS: u64 = 60_000;
+
+/// Whether `name` is one of [`write_atomic`]'s temp files for a journal
+/// file: `.<name>.json.<pid>.tmp` (a record, or the server's marker).
+/// Pure: a name, no I/O.
+pub fn is_journal_temp_name(name: &str) -> bool {
+    let Some(inner) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+        return false;
+    };
+    let Some((file, pid)) = inner.rsplit_once('.') else {
+        return false;
+    };
+    !pid.is_empty()
+        && pid.len() <= 10
+        && pid.bytes().all(|b| b.is_ascii_digit())
+        && file.len() > ".json".len()
+        && file.ends_with(".json")
+        && !file.contains('/')
+}
+
+/// At a server start: remove the temp files a writer killed mid-write
+/// (SIGKILL, a crash, power loss) left in `tasks/`, `lost/` and the data
+/// dir itself (the server marker's), so they do not pile up. Only
+/// termic's own ([`is_journal_temp_name`]), regular files (not a link)
+/// of this user, last changed [`STALE_TEMP_MS`] or more before `now_ms`.
+/// Returns what was removed, for the log.
+pub fn sweep_temp_files(data_dir: &Path, now_ms: u64) -> Vec<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let mut removed = Vec::new();
+    for dir in [
+        data_dir.join(TASKS_DIR),
+        data_dir.join(LOST_DIR),
+        data_dir.to_path_buf(),
+    ] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if !name.to_str().is_some_and(is_journal_temp_name) {
+                continue;
+            }
+            let path = entry.path();
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            let changed_ms = u64::try_from(meta.mtime())
+                .unwrap_or(0)
+                .saturating_mul(1000);
+            let stale = now_ms.saturating_sub(changed_ms) >= STALE_TEMP_MS;
+            if meta.is_file() && meta.uid() == me && stale && std::fs::remove_file(&path).is_ok() {
+                removed.push(path);
+            }
+        }
+    }
+    removed.sort();
+    removed
+}
+
 /// The server's marker: which server runs for this data dir, so the next
 /// one can tell that it ended without a word.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -854,6 +917,79 @@ mod tests {
         assert!(found
             .iter()
             .any(|r| r.record.name == "agent" && r.record.session.is_some()));
+    }
+
+    #[test]
+    fn only_journal_temp_file_names_are_ours() {
+        for ours in [
+            ".4026531836.27991.2535465.bd4f-1.json.27991.tmp",
+            ".server.json.1.tmp",
+            ".000000000001000-x-2.json.4242.tmp",
+        ] {
+            assert!(is_journal_temp_name(ours), "{ours}");
+        }
+        for theirs in [
+            "server.json",
+            ".server.json.tmp",
+            ".server.json.12a.tmp",
+            ".json.1.tmp",
+            ".notes.txt.1.tmp",
+            "x.json.1.tmp",
+            ".server.json.1.tmp.bak",
+            ".server.json.12345678901.tmp",
+        ] {
+            assert!(!is_journal_temp_name(theirs), "{theirs}");
+        }
+    }
+
+    /// A writer killed between its temp file and the rename leaves the
+    /// temp file: the next start removes those a minute old or more, in
+    /// `tasks/`, `lost/` and the data dir; a younger one (a live writer's),
+    /// a file that only looks alike, a link and the records stay.
+    #[test]
+    fn a_start_sweeps_stale_journal_temp_files_and_nothing_else() {
+        let data = tempfile::tempdir().unwrap();
+        let journal = Journal::new(data.path(), DEAD);
+        journal.write(TaskId(1), &record("a", 1, DEAD)).unwrap();
+        let tasks = data.path().join(TASKS_DIR);
+        let lost = data.path().join(LOST_DIR);
+        std::fs::create_dir_all(&lost).unwrap();
+        let stale = [
+            tasks.join(format!(".{DEAD}-2.json.77.tmp")),
+            lost.join(".000000000001000-x-3.json.78.tmp"),
+            data.path().join(".server.json.79.tmp"),
+        ];
+        for path in &stale {
+            std::fs::write(path, "{\"version\":1,\"na").unwrap();
+        }
+        let kept = [
+            tasks.join("notes.tmp"),
+            tasks.join(".notes.txt.80.tmp"),
+            data.path().join(".config.toml.81.tmp"),
+        ];
+        for path in &kept {
+            std::fs::write(path, "x").unwrap();
+        }
+        let link = tasks.join(format!(".{DEAD}-9.json.82.tmp"));
+        std::os::unix::fs::symlink(&stale[0], &link).unwrap();
+        let written_ms = |p: &Path| {
+            use std::os::unix::fs::MetadataExt;
+            std::fs::metadata(p).unwrap().mtime() as u64 * 1000
+        };
+        let at = written_ms(&stale[0]);
+        // Younger than a minute: a live writer's, kept.
+        assert!(sweep_temp_files(data.path(), at + STALE_TEMP_MS - 2_000).is_empty());
+        assert!(stale.iter().all(|p| p.exists()));
+        let mut want: Vec<PathBuf> = stale.to_vec();
+        want.sort();
+        assert_eq!(
+            sweep_temp_files(data.path(), at + STALE_TEMP_MS + 2_000),
+            want
+        );
+        assert!(stale.iter().all(|p| !p.exists()));
+        assert!(kept.iter().all(|p| p.exists()));
+        assert!(std::fs::symlink_metadata(&link).is_ok(), "a link stays");
+        assert_eq!(records_in(journal.dir()).len(), 1, "the record stays");
     }
 
     #[test]

@@ -173,8 +173,13 @@ pub struct App {
 }
 
 /// What the restore dialog's keys do: the server's `restore`.
-pub type Restorer =
-    Box<dyn Fn(crate::server::protocol::RestoreAction) -> Vec<crate::server::protocol::Restored>>;
+/// The tasks named (numbers or names; none: all of them).
+pub type Restorer = Box<
+    dyn Fn(
+        crate::server::protocol::RestoreAction,
+        Vec<String>,
+    ) -> Vec<crate::server::protocol::Restored>,
+>;
 
 impl App {
     pub fn new(

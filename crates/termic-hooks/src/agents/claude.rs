@@ -12,7 +12,7 @@
 
 use termic_signal::wire::{self, HookEvent};
 
-use super::script::{reason_case, PayloadRule, ScriptSpec, Transport};
+use super::script::{reason_case, session_field, PayloadRule, ScriptSpec, Transport, SESSION_ID};
 use std::path::Path;
 
 use super::{
@@ -75,30 +75,6 @@ const fn claude_script(
 const SILENT_UNDER_GROK: &str =
     "[ -z \"${GROK_HOOK_EVENT:-}\" ] || exit 0  # grok runs claude's hooks too\n";
 
-/// The `session=` field from the payload in `var` (its first top-level
-/// `session_id`: Claude writes it first, and a quoted key inside a string
-/// value is escaped, so it cannot match), appended to `extra`; nothing when
-/// it is missing or not an id [`wire::is_session_id`] takes. A restore
-/// resumes that conversation (`claude --resume ID`).
-fn session_field(var: &str) -> String {
-    format!(
-        "sid=$(printf '%s' \"{var}\" | grep -o '\"session_id\" *: *\"[A-Za-z0-9._:-]*\"' | head -n 1 \
-         | sed 's/.*\"\\([A-Za-z0-9._:-]*\\)\"$/\\1/')\n\
-         case \"$sid\" in\n\
-         \x20 ''|-*) ;;\n\
-         \x20 *) [ \"${{#sid}}\" -le {max} ] && extra=\"$extra;{key}=$sid\" ;;\n\
-         esac\n",
-        max = wire::MAX_FIELD_LEN,
-        key = wire::field::SESSION,
-    )
-}
-
-/// Every event but StopFailure: the conversation id only.
-const SESSION_ONLY: PayloadRule = PayloadRule::Shell {
-    logic: |flat| format!("p=$({flat})\nextra=''\n{}", session_field("$p")),
-    may_send_error: false,
-};
-
 /// PermissionRequest: `kind` from the first `tool_name` (AskUserQuestion is
 /// question, ExitPlanMode is plan, else permission).
 const ATTENTION_KIND: PayloadRule = PayloadRule::Shell {
@@ -114,7 +90,7 @@ const ATTENTION_KIND: PayloadRule = PayloadRule::Shell {
                      esac\n\
                      extra=\";{key}=$kind\"\n{session}",
             key = wire::field::KIND,
-            session = session_field("$p"),
+            session = session_field("$p", "session_id"),
         )
     },
     may_send_error: false,
@@ -131,7 +107,7 @@ const BACKGROUND_TASKS: PayloadRule = PayloadRule::Shell {
                      \x20 extra=';{key}=1'\n\
                      fi\n{session}",
             key = wire::field::BACKGROUND,
-            session = session_field("$p"),
+            session = session_field("$p", "session_id"),
         )
     },
     may_send_error: false,
@@ -167,7 +143,7 @@ static REGISTRATIONS: [HookRegistration; 4] = [
             "UserPromptSubmit",
             "tells termic a turn started.",
             HookEvent::Working,
-            SESSION_ONLY,
+            SESSION_ID,
         ),
         file_name: "user-prompt-submit.sh",
         status_message: "termic: reporting that a turn started",

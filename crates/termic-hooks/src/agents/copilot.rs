@@ -12,7 +12,7 @@
 
 use termic_signal::wire::{field, HookEvent};
 
-use super::script::{PayloadRule, ScriptSpec};
+use super::script::{PayloadRule, ScriptSpec, SESSION_ID_CAMEL};
 use super::{AgentAdapter, AgentSchema, ConfigEntry, HookRegistration, Support};
 
 pub struct Copilot;
@@ -30,7 +30,7 @@ static REGISTRATIONS: [HookRegistration; 3] = [
             "tells termic a turn started.",
             HookEvent::Working,
             &[],
-            PayloadRule::None,
+            SESSION_ID_CAMEL,
         ),
         file_name: "user-prompt-submitted.sh",
         status_message: "termic: reporting that a turn started",
@@ -56,7 +56,7 @@ static REGISTRATIONS: [HookRegistration; 3] = [
             "tells termic the turn ended.",
             HookEvent::Done,
             &[],
-            PayloadRule::None,
+            SESSION_ID_CAMEL,
         ),
         file_name: "agent-stop.sh",
         status_message: "termic: reporting that the turn ended",

@@ -16,7 +16,7 @@
 
 use termic_signal::wire::{field, HookEvent};
 
-use super::script::{PayloadRule, ScriptSpec};
+use super::script::{PayloadRule, ScriptSpec, SESSION_ID};
 use super::{AgentAdapter, AgentSchema, ConfigEntry, HookRegistration, Support};
 
 pub struct Gemini;
@@ -52,7 +52,7 @@ static REGISTRATIONS: [HookRegistration; 3] = [
             "tells termic a turn started.",
             HookEvent::Working,
             &[],
-            PayloadRule::None,
+            SESSION_ID,
         ),
         file_name: "before-agent.sh",
         status_message: "termic: reporting that a turn started",
@@ -78,7 +78,7 @@ static REGISTRATIONS: [HookRegistration; 3] = [
             "tells termic the turn ended.",
             HookEvent::Done,
             &[],
-            PayloadRule::None,
+            SESSION_ID,
         ),
         file_name: "after-agent.sh",
         status_message: "termic: reporting that the turn ended",

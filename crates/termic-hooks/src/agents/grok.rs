@@ -9,7 +9,7 @@
 
 use termic_signal::wire::{field, HookEvent};
 
-use super::script::{reason_case, PayloadRule, ScriptSpec};
+use super::script::{reason_case, PayloadRule, ScriptSpec, SESSION_ID_CAMEL};
 use super::{AgentAdapter, AgentSchema, ConfigEntry, Findings, HookRegistration, Support};
 use crate::plan::Snapshot;
 use crate::target::{InstallTarget, TargetKind};
@@ -80,7 +80,7 @@ static REGISTRATIONS: [HookRegistration; 4] = [
             "tells termic a turn started.",
             HookEvent::Working,
             &[],
-            PayloadRule::None,
+            SESSION_ID_CAMEL,
         ),
         file_name: "user-prompt-submit.sh",
         status_message: "termic: reporting that a turn started",
@@ -104,7 +104,7 @@ static REGISTRATIONS: [HookRegistration; 4] = [
             "tells termic the turn ended.",
             HookEvent::Done,
             &[],
-            PayloadRule::None,
+            SESSION_ID_CAMEL,
         ),
         file_name: "stop.sh",
         status_message: "termic: reporting that the turn ended",

@@ -84,6 +84,8 @@ pub fn plugin_source() -> String {
          \x20 error: {error},\n\
          \x20 reasons: {{ rateLimited: {rate}, overloaded: {over}, server: {server}, auth: {auth}, other: {other} }},\n\
          \x20 maxTaskIdLen: {max},\n\
+         \x20 session: {session},\n\
+         \x20 maxFieldLen: {field_max},\n\
          }};\n\n{BODY}",
         version = env!("CARGO_PKG_VERSION"),
         v = wire::VERSION,
@@ -100,5 +102,7 @@ pub fn plugin_source() -> String {
         auth = reason(StopReason::AuthFailed),
         other = reason(StopReason::ApiError),
         max = wire::MAX_TASK_ID_LEN,
+        session = serde_json::to_string(wire::field::SESSION).expect("string"),
+        field_max = wire::MAX_FIELD_LEN,
     )
 }

@@ -12,7 +12,7 @@
 
 use termic_signal::wire::{field, HookEvent};
 
-use super::script::{PayloadRule, ScriptSpec};
+use super::script::{PayloadRule, ScriptSpec, SESSION_ID};
 use super::{AgentAdapter, AgentSchema, ConfigEntry, HookRegistration, Support};
 
 pub struct Qwen;
@@ -30,7 +30,7 @@ static REGISTRATIONS: [HookRegistration; 3] = [
             "tells termic a turn started.",
             HookEvent::Working,
             &[],
-            PayloadRule::None,
+            SESSION_ID,
         ),
         file_name: "user-prompt-submit.sh",
         status_message: "termic: reporting that a turn started",
@@ -56,7 +56,7 @@ static REGISTRATIONS: [HookRegistration; 3] = [
             "tells termic the turn ended.",
             HookEvent::Done,
             &[],
-            PayloadRule::None,
+            SESSION_ID,
         ),
         file_name: "stop.sh",
         status_message: "termic: reporting that the turn ended",

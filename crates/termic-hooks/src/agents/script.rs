@@ -275,6 +275,50 @@ pub(crate) fn reason_case(pad: &str, var: &str, patterns: [&str; 4]) -> String {
     s
 }
 
+/// The `session=` field from the payload in `var` (its first `"KEY":
+/// "VALUE"` pair for `key`: the agents write it at the top level, and a
+/// quoted key inside a string value is escaped, so it cannot match),
+/// appended to `extra`; nothing when it is missing or not an id
+/// [`wire::is_session_id`] takes. A restore resumes that conversation
+/// (`claude --resume ID`, `qwen --resume ID`, ...).
+pub(crate) fn session_field(var: &str, key: &str) -> String {
+    assert!(key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+    format!(
+        "sid=$(printf '%s' \"{var}\" | grep -o '\"{key}\" *: *\"[A-Za-z0-9._:-]*\"' | head -n 1 \
+         | sed 's/.*\"\\([A-Za-z0-9._:-]*\\)\"$/\\1/')\n\
+         case \"$sid\" in\n\
+         \x20 ''|-*) ;;\n\
+         \x20 *) [ \"${{#sid}}\" -le {max} ] && extra=\"$extra;{field}=$sid\" ;;\n\
+         esac\n",
+        max = wire::MAX_FIELD_LEN,
+        field = wire::field::SESSION,
+    )
+}
+
+/// Only the conversation id, from the payload's snake_case `session_id`
+/// (Claude Code, Gemini CLI, Qwen Code).
+pub const SESSION_ID: PayloadRule = PayloadRule::Shell {
+    logic: |flat| {
+        format!(
+            "p=$({flat})\nextra=''\n{}",
+            session_field("$p", "session_id")
+        )
+    },
+    may_send_error: false,
+};
+
+/// Only the conversation id, from the payload's camelCase `sessionId`
+/// (Copilot CLI, Grok).
+pub const SESSION_ID_CAMEL: PayloadRule = PayloadRule::Shell {
+    logic: |flat| {
+        format!(
+            "p=$({flat})\nextra=''\n{}",
+            session_field("$p", "sessionId")
+        )
+    },
+    may_send_error: false,
+};
+
 /// A message's body split around its task id placeholder `TASKID`, each
 /// part checked safe to put between single quotes in the script.
 fn split_at_task_id(msg: &wire::HookMessage) -> (String, String) {

@@ -52,13 +52,18 @@ fn run(scenario: &str, task_id: Option<&str>) -> Outcome {
 }
 
 /// Runs `scenario` with a valid task id and checks the exact bytes on the
-/// pty: one message per (event, hook, has kind=permission).
+/// pty: one message per (event, hook, has kind=permission); working and
+/// done carry the root session's id (`session=root`, 2026-12-06: a
+/// restore resumes it).
 fn assert_writes(scenario: &str, msgs: &[(HookEvent, &str, bool)]) -> Outcome {
     let out = run(scenario, Some(TASK));
     let want: String = msgs
         .iter()
         .map(|(event, hook, kind)| {
-            let m = HookMessage::new(*event, TASK).with("hook", hook);
+            let mut m = HookMessage::new(*event, TASK).with("hook", hook);
+            if matches!(event, HookEvent::Working | HookEvent::Done) {
+                m = m.with("session", "root");
+            }
             match kind {
                 true => m.with("kind", "permission").to_sequence(),
                 false => m.to_sequence(),
@@ -191,6 +196,7 @@ fn an_api_error_then_idle_is_an_error_with_its_reason() {
     let out = run("api-error-then-idle", Some(TASK));
     let working = HookMessage::new(HookEvent::Working, TASK)
         .with("hook", "chat.message")
+        .with("session", "root")
         .to_sequence();
     let error = |hook: &str, reason: &str| {
         HookMessage::new(HookEvent::Error, TASK)
@@ -207,6 +213,27 @@ fn an_api_error_then_idle_is_an_error_with_its_reason() {
         error("session.idle", "server_error"),
     ]
     .concat();
+    assert_eq!(text(&out.pty), want);
+}
+
+/// The session id goes out only as the wire takes it (`[A-Za-z0-9._:-]`,
+/// not led by `-`, at most 128 bytes); otherwise the report goes without it.
+#[test]
+fn only_a_session_id_the_wire_takes_is_sent() {
+    let out = run("session-ids", Some(TASK));
+    let msg = |event, hook: &str, session: Option<&str>| {
+        let m = HookMessage::new(event, TASK).with("hook", hook);
+        match session {
+            Some(id) => m.with("session", id).to_sequence(),
+            None => m.to_sequence(),
+        }
+    };
+    let mut want = msg(HookEvent::Working, "chat.message", Some("ses_4f2a.b:9"))
+        + &msg(HookEvent::Done, "session.idle", Some("ses_4f2a.b:9"));
+    for _ in 0..5 {
+        want += &msg(HookEvent::Working, "chat.message", None);
+        want += &msg(HookEvent::Done, "session.idle", None);
+    }
     assert_eq!(text(&out.pty), want);
 }
 

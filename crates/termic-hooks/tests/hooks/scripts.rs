@@ -807,3 +807,55 @@ fn claude_scripts_carry_the_session_id_from_the_payload() {
         assert_eq!(got, expected(&reg.script, fixed), "{event} long");
     }
 }
+
+/// Gemini CLI and Qwen Code (`session_id`), Copilot CLI and Grok
+/// (`sessionId`): their turn-start and turn-end scripts send the payload's
+/// conversation id as `session=` (2026-12-06, issue 31: a restore resumes
+/// that conversation), and nothing for one the wire refuses.
+#[test]
+fn the_other_agents_turn_scripts_carry_the_session_id_from_the_payload() {
+    let sid = "6e1c0b7a-3d2f-4e5a-9b8c-7d6e5f4a3b2c";
+    for (schema, key, events) in [
+        (
+            AgentSchema::GEMINI,
+            "session_id",
+            ["BeforeAgent", "AfterAgent"],
+        ),
+        (
+            AgentSchema::QWEN,
+            "session_id",
+            ["UserPromptSubmit", "Stop"],
+        ),
+        (
+            AgentSchema::COPILOT,
+            "sessionId",
+            ["userPromptSubmitted", "agentStop"],
+        ),
+        (AgentSchema::GROK, "sessionId", ["UserPromptSubmit", "Stop"]),
+    ] {
+        for event in events {
+            let reg = registration(schema, event);
+            let payload =
+                format!(r#"{{"{key}":"{sid}","cwd":"/p","prompt":"say \"{key}\": \"evil\""}}"#);
+            let (_, got) = speak(reg, &[], payload.as_bytes());
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&expected(&reg.script, &[("session", sid)])),
+                "{} {event}",
+                schema.id()
+            );
+            for refused in ["-rf", "a;b", "a b", &"a".repeat(129)] {
+                let payload = format!(r#"{{"{key}":"{refused}"}}"#);
+                let (_, got) = speak(reg, &[], payload.as_bytes());
+                assert_eq!(
+                    got,
+                    expected(&reg.script, &[]),
+                    "{} {event} {refused}",
+                    schema.id()
+                );
+            }
+            let (_, got) = speak(reg, &[], br#"{"prompt":"x"}"#);
+            assert_eq!(got, expected(&reg.script, &[]), "{} {event}", schema.id());
+        }
+    }
+}

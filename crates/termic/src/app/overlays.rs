@@ -35,6 +35,7 @@ impl App {
             Overlay::Wizard(view) => self.wizard_key(key, view),
             Overlay::Details(_) => None,
             Overlay::Diff(view) => self.diff_key(key, view),
+            Overlay::Restore(view) => self.restore_key(key, view),
             Overlay::Rename(mut view) => match key.code {
                 KeyCode::Esc => None,
                 KeyCode::Enter => {
@@ -74,9 +75,6 @@ impl App {
 
     /// Returns true when the dialog stays open.
     fn confirm_key(&mut self, key: KeyEvent, action: ConfirmAction) -> bool {
-        if action == ConfirmAction::Restore {
-            return self.restore_key(key);
-        }
         let answer = match key.code {
             KeyCode::Char(c) => c.to_ascii_lowercase(),
             KeyCode::Esc => 'n',
@@ -113,21 +111,34 @@ impl App {
         }
     }
 
-    /// The restore dialog's keys; true when it stays open.
-    fn restore_key(&mut self, key: KeyEvent) -> bool {
+    /// The restore dialog's keys: the dialog while it stays open.
+    fn restore_key(
+        &mut self,
+        key: KeyEvent,
+        mut view: crate::ui::restore::RestoreView,
+    ) -> Option<Overlay> {
         use crate::server::protocol::RestoreAction;
-        let action = match key.code {
-            KeyCode::Esc => return false,
-            KeyCode::Char('y' | 'Y') => RestoreAction::Start,
-            KeyCode::Char('n' | 'N') => RestoreAction::Forget,
-            _ => return true,
+        use crate::ui::restore::RestoreChoice;
+        let (action, tasks) = match view.key(key.code) {
+            RestoreChoice::Stay => return Some(Overlay::Restore(view)),
+            RestoreChoice::Later => return None,
+            RestoreChoice::All => (RestoreAction::Start, Vec::new()),
+            RestoreChoice::Forget => (RestoreAction::Forget, Vec::new()),
+            RestoreChoice::Picked(tasks) => (RestoreAction::Start, tasks),
         };
-        let Some(restorer) = &self.restorer else {
-            return false;
-        };
-        let done = restorer(action);
-        self.message = Some(restore_message(&done, action));
-        false
+        let left = view.items.len() - view.picked_count();
+        let restorer = self.restorer.as_ref()?;
+        let done = restorer(action, tasks);
+        let mut message = restore_message(&done, action);
+        if action == RestoreAction::Start && left > 0 && view.picked_count() > 0 {
+            let later = match left {
+                1 => " 1 task is left for later: termic restore starts it.".to_owned(),
+                n => format!(" {n} tasks are left for later: termic restore starts them."),
+            };
+            message.text.push_str(&later);
+        }
+        self.message = Some(message);
+        None
     }
 
     fn close_task(&mut self, task: u64, remove_worktree: bool) {

@@ -98,8 +98,9 @@ enum Ending {
 
 impl Server {
     /// The restore dialog, when tasks ended with the server before this
-    /// one (killed, crashed, stopped, a reboot): `y` starts them all again
-    /// in this client's PATH and env, `n` forgets them.
+    /// one (killed, crashed, stopped, a reboot): Enter starts the picked
+    /// ones again (`y` all) in this client's PATH and env, `n` forgets
+    /// them all (`crate::ui::restore`).
     fn offer_restore(self: &Arc<Self>, app: &mut App, request: &AttachRequest) {
         use super::protocol::{RestoreAction, RestoreRequest};
         let ask = RestoreRequest {
@@ -113,16 +114,17 @@ impl Server {
         };
         let offered = self.restore(ask.clone()).unwrap_or_default();
         let me = Arc::clone(self);
-        app.restorer = Some(Box::new(move |action| {
+        app.restorer = Some(Box::new(move |action, tasks| {
             me.restore(RestoreRequest {
                 action,
+                tasks,
                 ..ask.clone()
             })
             .unwrap_or_default()
         }));
         if !offered.is_empty() {
-            app.overlay = Some(crate::ui::Overlay::Confirm(
-                crate::ui::dialog::ConfirmView::restore(&offered),
+            app.overlay = Some(crate::ui::Overlay::Restore(
+                crate::ui::restore::RestoreView::new(&offered),
             ));
         }
     }
@@ -264,6 +266,16 @@ impl Server {
         }
         let away_since = *lock(&self.away_since);
         app.adopt_tasks(away_since);
+        // What the tasks did while nobody was attached, told once.
+        if let Some(summary) = self.away.take_summary(self.clock.now_ms()) {
+            app.message = Some(match app.message.take() {
+                Some(m) => crate::ui::Message {
+                    text: format!("{} {summary}", m.text),
+                    ..m
+                },
+                None => crate::ui::Message::info(summary),
+            });
+        }
         self.offer_restore(&mut app, &request);
         if let Some(id) = focus {
             app.focus_task(id);

@@ -24,6 +24,10 @@ pub const QUEUE_LIMIT: usize = 64 * 1024;
 pub struct AwayNotifier {
     notifier: Mutex<Notifier>,
     entries: Mutex<HashMap<u64, TaskEntry>>,
+    /// Each badge change while no client was attached, oldest first, at
+    /// most [`AWAY_LOG_LIMIT`] (the oldest go): what the next attach
+    /// tells once ([`away_summary`]).
+    log: Mutex<std::collections::VecDeque<AwayChange>>,
     /// Notification texts the desktop could not show.
     pub replies: Receiver<NotifyReply>,
 }
@@ -34,6 +38,7 @@ impl Default for AwayNotifier {
         AwayNotifier {
             notifier: Mutex::new(Notifier::from_env(tx, true)),
             entries: Mutex::new(HashMap::new()),
+            log: Mutex::new(std::collections::VecDeque::new()),
             replies: rx,
         }
     }
@@ -69,6 +74,20 @@ impl AwayNotifier {
         });
         // The name now: a notification names a renamed task as renamed.
         entry.name = crate::app::tasks::shown(&info.meta.name);
+        if away && entry.badge != badge {
+            let mut log = lock(&self.log);
+            if log.len() >= AWAY_LOG_LIMIT {
+                log.pop_front();
+            }
+            log.push_back(AwayChange {
+                task: id.0,
+                number: info.meta.number,
+                name: entry.name.clone(),
+                state: badge.label(),
+                stat: None,
+                at: t.at,
+            });
+        }
         let attention = entry.set_badge(badge, t.at, false, detail)?;
         let earned = attention.clone();
         if !away {
@@ -90,8 +109,13 @@ impl AwayNotifier {
             }
             _ => None,
         };
+        let stat = stat.map(|s| s.to_string());
+        // The summary of the next attach says what the turn changed too.
+        if let Some(change) = lock(&self.log).iter_mut().rev().find(|c| c.task == id.0) {
+            change.stat.clone_from(&stat);
+        }
         let event = AttentionEvent {
-            stat: stat.map(|s| s.to_string()),
+            stat,
             task: entry.name.clone(),
             agent: entry.agent.clone(),
             attention,
@@ -117,6 +141,91 @@ impl AwayNotifier {
     /// A closed task is forgotten.
     pub fn forget(&self, id: TaskId) {
         lock(&self.entries).remove(&id.0);
+        lock(&self.log).retain(|c| c.task != id.0);
+    }
+
+    /// What happened while no client was attached, told once: the next
+    /// attach takes it (`now` on the same clock as the transitions).
+    pub fn take_summary(&self, now: u64) -> Option<String> {
+        let log: Vec<AwayChange> = lock(&self.log).drain(..).collect();
+        away_summary(&log, now)
+    }
+}
+
+/// Badge changes kept while nobody is attached, at most.
+pub const AWAY_LOG_LIMIT: usize = 256;
+/// Tasks the summary names; the rest are counted.
+pub const AWAY_TASKS_SHOWN: usize = 6;
+/// States the summary lists for one task (its last ones).
+pub const AWAY_STATES_SHOWN: usize = 4;
+
+/// One badge change of a task while no client was attached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AwayChange {
+    pub task: u64,
+    pub number: u32,
+    pub name: String,
+    /// The badge's label (`done`, `needs you [permission]`, ...).
+    pub state: String,
+    /// What the task changed in its directory or worktree by then (a
+    /// done's diff stat, `+10 -3, 2 files`), when git told it in time.
+    pub stat: Option<String>,
+    pub at: u64,
+}
+
+/// "While you were away: 1 build: working, done [+10 -3, 2 files] (12 min
+/// ago); 2 review: needs you [permission] (just now)." Each task in the order it first
+/// changed, its last [`AWAY_STATES_SHOWN`] states and how long ago the
+/// last came; at most [`AWAY_TASKS_SHOWN`] tasks. Names are cleaned (they
+/// are data). `None` when nothing changed. Pure.
+pub fn away_summary(changes: &[AwayChange], now: u64) -> Option<String> {
+    let mut tasks: Vec<(u64, Vec<&AwayChange>)> = Vec::new();
+    for change in changes {
+        match tasks.iter_mut().find(|(id, _)| *id == change.task) {
+            Some((_, list)) => list.push(change),
+            None => tasks.push((change.task, vec![change])),
+        }
+    }
+    if tasks.is_empty() {
+        return None;
+    }
+    let mut parts: Vec<String> = tasks
+        .iter()
+        .take(AWAY_TASKS_SHOWN)
+        .map(|(_, list)| {
+            let last = list[list.len() - 1];
+            let skip = list.len().saturating_sub(AWAY_STATES_SHOWN);
+            let states: Vec<String> = list[skip..]
+                .iter()
+                .map(|c| match &c.stat {
+                    Some(stat) => format!("{} [{stat}]", c.state),
+                    None => c.state.clone(),
+                })
+                .collect();
+            let more = if skip > 0 { "..., " } else { "" };
+            format!(
+                "{} {}: {more}{} ({})",
+                last.number,
+                last.name,
+                states.join(", "),
+                ago(now.saturating_sub(last.at))
+            )
+        })
+        .collect();
+    if tasks.len() > AWAY_TASKS_SHOWN {
+        parts.push(format!("and {} more", tasks.len() - AWAY_TASKS_SHOWN));
+    }
+    let text = format!("While you were away: {}.", parts.join("; "));
+    Some(crate::printed::clean_line(&text).into_owned())
+}
+
+/// "just now", "12 min ago", "2 h 5 min ago".
+fn ago(ms: u64) -> String {
+    let min = ms / 60_000;
+    match min {
+        0 => "just now".to_owned(),
+        1..=59 => format!("{min} min ago"),
+        _ => format!("{} h {} min ago", min / 60, min % 60),
     }
 }
 
@@ -155,5 +264,53 @@ mod tests {
         assert!(q.len() <= QUEUE_LIMIT);
         assert!(q.starts_with(b"\x1b]777;"), "starts at a notification");
         assert_eq!(q.len() % one.len(), 0, "only whole notifications");
+    }
+
+    fn change(task: u64, name: &str, state: &str, at: u64) -> AwayChange {
+        AwayChange {
+            task,
+            number: task as u32,
+            name: name.into(),
+            state: state.into(),
+            stat: None,
+            at,
+        }
+    }
+
+    /// Each task once, in the order it first changed, with its states and
+    /// how long ago the last one came; long histories and many tasks are
+    /// cut and counted; names are cleaned.
+    #[test]
+    fn the_away_summary_tells_each_task_its_states_and_when() {
+        assert_eq!(away_summary(&[], 0), None);
+        let min = 60_000;
+        let done = AwayChange {
+            stat: Some("+10 -3, 2 files".into()),
+            ..change(1, "build", "done", 3 * min)
+        };
+        let changes = [
+            change(1, "build", "working", 0),
+            change(2, "review", "working", min),
+            done,
+            change(2, "review", "needs you [permission]", 15 * min - 10),
+        ];
+        assert_eq!(
+            away_summary(&changes, 15 * min).unwrap(),
+            "While you were away: 1 build: working, done [+10 -3, 2 files] (12 min ago); \
+             2 review: working, needs you [permission] (just now)."
+        );
+        let long: Vec<AwayChange> = (0..6)
+            .map(|i| change(1, "b", if i % 2 == 0 { "working" } else { "done" }, i))
+            .collect();
+        assert_eq!(
+            away_summary(&long, 125 * min).unwrap(),
+            "While you were away: 1 b: ..., working, done, working, done (2 h 4 min ago)."
+        );
+        let many: Vec<AwayChange> = (1..=9)
+            .map(|i| change(i, "t\x1b]0;pwned\x07", "done", 0))
+            .collect();
+        let text = away_summary(&many, 0).unwrap();
+        assert!(text.ends_with("; and 3 more."), "{text}");
+        assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text}");
     }
 }

@@ -172,6 +172,14 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
     if let Some(mark) = ServerMark::left_behind(&paths.data_dir) {
         errln!("termic server: {}", mark.ended_silently());
     }
+    // A journal write killed between its temp file and the rename left the
+    // temp file: gone once it is a minute old (termic's own names only).
+    for path in journal::sweep_temp_files(&paths.data_dir, SystemClock::new().wall_ms()) {
+        errln!(
+            "termic server: removed {}, left by a write that was cut off",
+            path.display()
+        );
+    }
     // Its tasks whose records are still here were lost: the first client
     // hears which, once (they move to lost/).
     let lost = claim_lost(&paths.data_dir);

@@ -42,9 +42,6 @@ pub fn render_help(frame: &mut Frame, view: &HelpView) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-/// Tasks the restore dialog lists one a line; the rest are counted.
-const RESTORE_LINES: usize = 12;
-
 /// What a confirmation is for; the app acts on it when the user says yes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfirmAction {
@@ -58,9 +55,6 @@ pub enum ConfirmAction {
     ForceRemoveWorktree {
         path: std::path::PathBuf,
     },
-    /// Tasks ended with the server: `y` starts them all again, `n`
-    /// forgets them, Esc leaves them for later (`termic restore`).
-    Restore,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,41 +110,8 @@ impl ConfirmView {
         }
     }
 
-    /// The tasks that ended with the server (as a `restore` list tells
-    /// them), each with where it runs and whether it continues its
-    /// conversation. Names and commands are cleaned: they are data.
-    pub fn restore(tasks: &[crate::server::protocol::Restored]) -> Self {
-        use crate::printed::clean_line;
-        let mut body = vec![match tasks.len() {
-            1 => "This task ended with the termic server:".to_owned(),
-            n => format!("These {n} tasks ended with the termic server:"),
-        }];
-        for t in tasks.iter().take(RESTORE_LINES) {
-            let number = t.number.map(|n| format!("{n} ")).unwrap_or_default();
-            let how = if t.resumed {
-                "continues its conversation".to_owned()
-            } else if let Some(note) = &t.note {
-                note.clone()
-            } else {
-                format!("runs {} again", t.command)
-            };
-            body.push(
-                clean_line(&format!("  {number}{} in {}: {how}", t.name, t.cwd)).into_owned(),
-            );
-        }
-        if tasks.len() > RESTORE_LINES {
-            body.push(format!("  and {} more", tasks.len() - RESTORE_LINES));
-        }
-        ConfirmView {
-            title: "Restore tasks".into(),
-            body,
-            action: ConfirmAction::Restore,
-        }
-    }
-
     fn keys(&self) -> &'static str {
         match self.action {
-            ConfirmAction::Restore => "y restore all   n forget them   Esc later",
             ConfirmAction::CloseTask {
                 has_worktree: true, ..
             } => "y close and keep the worktree   w close and remove the worktree   n cancel",
@@ -426,51 +387,5 @@ mod tests {
         assert!(!v.is_command());
         v.next_field(true);
         assert_eq!(v.field, NewTaskField::Name);
-    }
-}
-
-#[cfg(test)]
-mod restore_tests {
-    use super::*;
-    use crate::server::protocol::Restored;
-
-    fn task(name: &str, resumed: bool, note: Option<&str>) -> Restored {
-        Restored {
-            name: name.into(),
-            number: Some(3),
-            agent: "claude".into(),
-            cwd: "/src/app".into(),
-            command: "sleep 600".into(),
-            session: None,
-            resumed,
-            note: note.map(Into::into),
-            error: None,
-            row: None,
-        }
-    }
-
-    /// Names, directories and commands are data: cleaned, one line each.
-    #[test]
-    fn the_restore_dialog_lists_each_task_cleaned_and_says_how_it_starts() {
-        let view = ConfirmView::restore(&[
-            task("re\x1b]0;pwned\x07view", true, None),
-            task("build", false, None),
-            task("x", false, Some("agy cannot resume here: started fresh")),
-        ]);
-        assert_eq!(view.body[0], "These 3 tasks ended with the termic server:");
-        assert!(!view.body[1].contains('\x1b') && !view.body[1].contains('\x07'));
-        assert!(view.body[1].ends_with("in /src/app: continues its conversation"));
-        assert_eq!(view.body[2], "  3 build in /src/app: runs sleep 600 again");
-        assert_eq!(
-            view.body[3],
-            "  3 x in /src/app: agy cannot resume here: started fresh"
-        );
-        assert_eq!(view.keys(), "y restore all   n forget them   Esc later");
-        let many: Vec<Restored> = (0..20)
-            .map(|i| task(&format!("t{i}"), true, None))
-            .collect();
-        let view = ConfirmView::restore(&many);
-        assert_eq!(view.body.len(), 1 + RESTORE_LINES + 1);
-        assert_eq!(view.body.last().unwrap(), "  and 8 more");
     }
 }

@@ -14,6 +14,7 @@ pub mod diff;
 pub mod inspector;
 pub mod layout;
 pub mod pane;
+pub mod restore;
 pub mod settings;
 pub mod sidebar;
 pub mod task_dialogs;
@@ -41,6 +42,8 @@ pub enum Overlay {
     Details(task_dialogs::DetailsView),
     /// A task's changes (issue 32).
     Diff(crate::review::view::DiffView),
+    /// The tasks that ended with the server, to pick and restore.
+    Restore(restore::RestoreView),
 }
 
 /// Everything one frame shows.
@@ -107,6 +110,7 @@ fn render_overlay(frame: &mut Frame, overlay: &Overlay) {
         Overlay::Rename(v) => task_dialogs::render_rename(frame, v),
         Overlay::Details(v) => task_dialogs::render_details(frame, v),
         Overlay::Diff(v) => diff::render(frame, v),
+        Overlay::Restore(v) => restore::render(frame, v),
     }
 }
 

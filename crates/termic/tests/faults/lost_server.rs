@@ -418,3 +418,104 @@ fn attach_offers_the_tasks_that_ended_with_the_server_and_restores_all_on_y() {
     );
     assert!(records(&s.f.data_dir, "lost").is_empty());
 }
+
+/// The restore dialog picks (issue 31, 2026-12-06): three tasks listed,
+/// all picked; Down and Space unpick the second; Enter restores the first
+/// and the third with their numbers and says the other is left for later,
+/// where `termic restore --list` still finds it.
+#[test]
+fn attach_restores_only_the_tasks_picked_with_space_on_enter() {
+    let s = Served::new("sleep 600");
+    for name in ["first", "second", "third"] {
+        s.expect(
+            &["run", "--detach", "--name", name, "--", "sleep", "600"],
+            0,
+        );
+    }
+    let server = s.server_pid();
+    // SAFETY: a signal to the test's own server.
+    assert_eq!(unsafe { libc::kill(server, libc::SIGKILL) }, 0);
+    assert!(eventually(Duration::from_secs(10), || !alive(server)));
+
+    let mut t = Termic::start(&s.f, &["attach"]);
+    let screen = t.wait_text("Space pick");
+    assert!(screen.contains("3 of 3 picked."), "{screen}");
+    assert!(screen.contains(">[x] 1 first in "), "{screen}");
+    t.send(b"\x1b[B");
+    t.send(b" ");
+    let screen = t.wait_text("2 of 3 picked.");
+    assert!(screen.contains(">[ ] 2 second in "), "{screen}");
+    assert!(screen.contains(" [x] 3 third in "), "{screen}");
+    t.send(b"\r");
+    let screen =
+        t.wait_text("Restored 2 tasks. 1 task is left for later: termic restore starts it.");
+    assert!(!screen.contains("Space pick"), "{screen}");
+    let names: Vec<String> = s
+        .ls()
+        .iter()
+        .map(|r| format!("{} {}", r["id"], r["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(names, ["1 first", "3 third"]);
+    t.prefix(b"d");
+    assert_eq!(t.wait_exit(), 0);
+    let left = s.expect(&["restore", "--list"], 0);
+    assert!(left.contains("second"), "{left}");
+    assert!(!left.contains("first") && !left.contains("third"), "{left}");
+    assert_eq!(records(&s.f.data_dir, "lost").len(), 1);
+}
+
+/// A journal write cut off between its temp file and the rename (a kill
+/// at that instant) leaves `.NAME.json.PID.tmp`: the next server start
+/// removes the ones a minute old or more, in `tasks/`, `lost/` and the
+/// data dir, and logs each; a younger one, and a file of another name,
+/// stay.
+#[test]
+fn the_next_start_removes_stale_journal_temp_files_and_only_those() {
+    let s = Served::new("sleep 600");
+    s.expect(
+        &["run", "--detach", "--name", "kept", "--", "sleep", "600"],
+        0,
+    );
+    let server = s.server_pid();
+    // SAFETY: a signal to the test's own server.
+    assert_eq!(unsafe { libc::kill(server, libc::SIGKILL) }, 0);
+    assert!(eventually(Duration::from_secs(10), || !alive(server)));
+    let data = &s.f.data_dir;
+    std::fs::create_dir_all(data.join("lost")).unwrap();
+    let two_minutes_ago = std::time::SystemTime::now() - Duration::from_secs(120);
+    let stale = [
+        data.join("tasks/.4026531836.1.2.ab-7.json.4242.tmp"),
+        data.join("lost/.000000000001000-4026531836.1.2.ab-8.json.4243.tmp"),
+        data.join(".server.json.4244.tmp"),
+    ];
+    let young = data.join("tasks/.4026531836.1.2.ab-9.json.4245.tmp");
+    let other = data.join("tasks/.notes.txt.4246.tmp");
+    for path in stale.iter().chain([&young, &other]) {
+        std::fs::write(path, "{\"version\":1,\"na").unwrap();
+    }
+    for path in stale.iter().chain([&other]) {
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(two_minutes_ago)
+            .unwrap();
+    }
+    // The next command starts a server.
+    let listed = s.expect(&["restore", "--list"], 0);
+    assert!(listed.contains("kept"), "{listed}");
+    for path in &stale {
+        assert!(!path.exists(), "{} stayed", path.display());
+    }
+    assert!(young.exists() && other.exists());
+    let log = std::fs::read_to_string(data.join("server.log")).unwrap();
+    for path in &stale {
+        assert!(
+            log.contains(&format!(
+                "termic server: removed {}, left by a write that was cut off",
+                path.display()
+            )),
+            "{log}"
+        );
+    }
+}

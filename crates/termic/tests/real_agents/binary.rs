@@ -218,10 +218,11 @@ impl Fixture {
             ..PtyOptions::default()
         };
         let pty = PtySession::spawn(cmd, options, Some(&self.home)).unwrap();
-        if pty.wait_for(marker, 0, 90 * SEC).is_none() {
+        if !wait_on_screen(&pty, &[marker], 90 * SEC) {
             panic!(
-                "{:?} never appeared in termic's screen",
-                String::from_utf8_lossy(marker)
+                "{:?} never appeared in termic's screen:\n{}",
+                String::from_utf8_lossy(marker),
+                screen_of(&pty)
             );
         }
         pty.wait_quiet(Duration::from_millis(2500), 15 * SEC);
@@ -339,7 +340,9 @@ impl Drop for Fixture {
 /// Text termic paints once the agent's UI is up inside it: opencode's footer
 /// hint (its prompt box comes 10-20 s after start here), grok's model name
 /// (listed after its model request), the input box's placeholder of Gemini
-/// CLI and Qwen Code (Qwen paints its title seconds before it takes keys).
+/// CLI and Qwen Code (Qwen paints its title seconds before it takes keys),
+/// Copilot CLI's footer (fresh and resumed; "GitHub Copilot" was only in
+/// one of its random start-up tips, so it showed in some runs only).
 fn ready_marker(agent: Agent) -> &'static [u8] {
     match agent {
         Agent::Claude => b"Claude Code",
@@ -348,7 +351,7 @@ fn ready_marker(agent: Agent) -> &'static [u8] {
         Agent::Codex => b"OpenAI Codex",
         Agent::Gemini => b"Type your message",
         Agent::Qwen => b"Type your message",
-        Agent::Copilot => b"GitHub Copilot",
+        Agent::Copilot => b"Manual Approval",
     }
 }
 
@@ -659,38 +662,63 @@ fn task_records(fx: &Fixture) -> Vec<serde_json::Value> {
 /// `termic attach` on a PTY, waited for until the agent's UI is up in it
 /// and the output held still for 2.5 s.
 fn attach_agent(fx: &Fixture) -> PtySession {
-    let cmd = fx.termic_command(&["attach"]);
+    attach_task(fx, None, true)
+}
+
+/// [`attach_agent`] with task `focus` focused (`termic attach TASK`).
+/// `reap_home`: dropping it also ends every process of the scratch HOME
+/// (the server and its tasks too); else only the client.
+fn attach_task(fx: &Fixture, focus: Option<&str>, reap_home: bool) -> PtySession {
+    let mut args = vec!["attach"];
+    args.extend(focus);
+    let cmd = fx.termic_command(&args);
     let options = PtyOptions {
         cols: 160,
         rows: 45,
         ..PtyOptions::default()
     };
-    let pty = PtySession::spawn(cmd, options, Some(&fx.home)).unwrap();
-    // A resumed Copilot CLI paints no banner (its ready text): its
-    // conversation's earlier turn shows instead.
+    let pty = PtySession::spawn(cmd, options, reap_home.then_some(fx.home.as_path())).unwrap();
+    // A resumed agent may paint its earlier turn before its ready text.
     let markers = [ready_marker(fx.agent), b"PELICAN-41".as_slice()];
-    let deadline = Instant::now() + 90 * SEC;
-    let mut up = false;
-    while !up && Instant::now() < deadline {
-        let out = pty.output();
-        up = markers
-            .iter()
-            .any(|m| out.windows(m.len()).any(|w| w == *m));
-        if !up {
-            pty.wait_for(markers[0], 0, Duration::from_millis(200));
-        }
-    }
-    if !up {
-        let out = pty.output();
-        let tail = &out[out.len().saturating_sub(3000)..];
+    if !wait_on_screen(&pty, &markers, 90 * SEC) {
         panic!(
-            "{} never appeared in termic attach; its output ended with:\n{}",
+            "{} never appeared in termic attach; it showed:\n{}",
             fx.agent.name(),
-            String::from_utf8_lossy(tail)
+            screen_of(&pty)
         );
     }
     pty.wait_quiet(Duration::from_millis(2500), 15 * SEC);
     pty
+}
+
+/// Whether one of `markers` shows on `pty`'s screen (as a terminal draws
+/// it, so text split by colour changes or drawn in pieces still matches)
+/// within `timeout`.
+fn wait_on_screen(pty: &PtySession, markers: &[&[u8]], timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let screen = screen_of(pty);
+        if markers
+            .iter()
+            .any(|m| screen.contains(&*String::from_utf8_lossy(m)))
+        {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        let seen = pty.len();
+        pty.wait_for(b"\x1b", seen, Duration::from_millis(200));
+    }
+}
+
+/// What a 160x45 terminal shows after `pty`'s output so far (a failure's
+/// message, and what [`wait_on_screen`] reads).
+fn screen_of(pty: &PtySession) -> String {
+    let size = |n| std::num::NonZeroU16::new(n).expect("a size");
+    let mut parser = vt100::Parser::new(size(45), size(160), 0);
+    parser.process(&pty.output());
+    parser.screen().contents()
 }
 
 /// Issue 31, for one real agent: one turn ("remember the word
@@ -754,11 +782,7 @@ fn restored_in_its_own_conversation(
         thread::sleep(Duration::from_millis(100));
     };
     drop(pty);
-    let mark: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(fx.root.join("data/server.json")).unwrap()).unwrap();
-    let server = mark["pid"].as_i64().unwrap() as i32;
-    // SAFETY: a signal to this test's own server.
-    assert_eq!(unsafe { libc::kill(server, libc::SIGKILL) }, 0);
+    kill_9_the_server(&fx);
 
     let out = fx.termic_command(&["restore", "--json"]).output().unwrap();
     assert!(
@@ -779,7 +803,12 @@ fn restored_in_its_own_conversation(
     let second = fx
         ._server
         .wait_for(60 * SEC, |r| r.last_user.contains("what was the word"));
-    let second = second.expect("the second turn never reached the model");
+    let second = second.unwrap_or_else(|| {
+        panic!(
+            "the second turn never reached the model; termic attach showed:\n{}",
+            screen_of(&pty)
+        )
+    });
     assert!(
         second.body.contains("PELICAN-41"),
         "the resumed conversation lost its first turn ({} bytes)",
@@ -831,52 +860,208 @@ fn real_binary_codex_is_restored_in_its_own_conversation_after_a_kill_9() {
     restored_in_its_own_conversation(Agent::Codex, Vec::new(), false, &["resume", "--last"]);
 }
 
-/// Opencode: the latest conversation of its directory.
+/// opencode 1.18.33: `--session ID` with the root session's id its plugin
+/// reported (2026-12-06).
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_opencode_is_restored_in_its_own_conversation_after_a_kill_9() {
     restored_in_its_own_conversation(
         Agent::Opencode,
         vec![AgentSchema::OPENCODE],
-        false,
-        &["--continue"],
+        true,
+        &["--session", "{id}"],
     );
 }
 
-/// Gemini: the latest conversation of its directory.
+/// Gemini CLI 0.61.0: `--resume UUID` with the `session_id` its AfterAgent
+/// hook reported (2026-12-06).
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_gemini_is_restored_in_its_own_conversation_after_a_kill_9() {
     restored_in_its_own_conversation(
         Agent::Gemini,
         vec![AgentSchema::GEMINI],
-        false,
-        &["--resume", "latest"],
+        true,
+        &["--resume", "{id}"],
     );
 }
 
-/// Qwen: the latest conversation of its directory.
+/// Qwen Code 0.24.4: `--resume ID` with the `session_id` its Stop hook
+/// reported (2026-12-06).
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_qwen_is_restored_in_its_own_conversation_after_a_kill_9() {
-    restored_in_its_own_conversation(Agent::Qwen, vec![AgentSchema::QWEN], false, &["--continue"]);
+    restored_in_its_own_conversation(
+        Agent::Qwen,
+        vec![AgentSchema::QWEN],
+        true,
+        &["--resume", "{id}"],
+    );
 }
 
-/// Copilot: the latest conversation of its directory.
+/// Copilot CLI 1.0.102: `--resume ID` with the `sessionId` its agentStop
+/// hook reported (2026-12-06).
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_copilot_is_restored_in_its_own_conversation_after_a_kill_9() {
     restored_in_its_own_conversation(
         Agent::Copilot,
         vec![AgentSchema::COPILOT],
-        false,
-        &["--continue"],
+        true,
+        &["--resume", "{id}"],
     );
 }
 
-/// Grok: the latest conversation of its directory.
+/// Grok 0.2.111: `--resume ID` with the `sessionId` its Stop hook
+/// reported (2026-12-06).
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_grok_is_restored_in_its_own_conversation_after_a_kill_9() {
-    restored_in_its_own_conversation(Agent::Grok, vec![AgentSchema::GROK], false, &["--continue"]);
+    restored_in_its_own_conversation(
+        Agent::Grok,
+        vec![AgentSchema::GROK],
+        true,
+        &["--resume", "{id}"],
+    );
+}
+
+/// `kill -9` of the fixture's server, waited for until it is gone (else
+/// the next command may still connect to its socket and be reset).
+fn kill_9_the_server(fx: &Fixture) {
+    let mark: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fx.root.join("data/server.json")).unwrap()).unwrap();
+    let server = mark["pid"].as_i64().unwrap() as i32;
+    // SAFETY: a signal to this test's own server.
+    assert_eq!(unsafe { libc::kill(server, libc::SIGKILL) }, 0);
+    let gone = || {
+        std::fs::read_to_string(format!("/proc/{server}/stat"))
+            .map(|stat| stat.rsplit(") ").next().is_some_and(|r| r.starts_with('Z')))
+            .unwrap_or(true)
+    };
+    let deadline = Instant::now() + 10 * SEC;
+    while !gone() {
+        assert!(
+            Instant::now() < deadline,
+            "the killed server is still there"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Types `text` into the attached task, then Enter, and waits for the
+/// fake model to receive it; returns that request.
+fn turn(fx: &Fixture, pty: &mut PtySession, text: &str) -> termic_fakemodel::log::LogEntry {
+    pty.send(text.as_bytes()).unwrap();
+    thread::sleep(Duration::from_millis(400)); // typed, then Enter (a paste-burst guard)
+    pty.send(b"\r").unwrap();
+    fx._server
+        .wait_for(60 * SEC, |r| r.last_user.contains(text))
+        .unwrap_or_else(|| {
+            panic!(
+                "{text:?} never reached the model; termic attach showed:\n{}",
+                screen_of(pty)
+            )
+        })
+}
+
+/// Task `name`'s conversation id once its record says done.
+fn done_with_session(fx: &Fixture, name: &str) -> String {
+    let deadline = Instant::now() + 60 * SEC;
+    loop {
+        let found = task_records(fx).into_iter().find_map(|r| {
+            let done = r["name"] == name && r["state"] == "done";
+            done.then(|| r["session"].as_str().map(str::to_owned))
+                .flatten()
+        });
+        if let Some(session) = found {
+            return session;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{name}'s record never said done with a conversation id: {:?}",
+            task_records(fx)
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Issue 31's reason for per-task ids (2026-12-06): two tasks of one
+/// agent in ONE directory, each told its own word; `kill -9` of the
+/// server; after `termic restore` each task's next request holds its own
+/// word and not the other's. Resuming the directory's latest would give
+/// both the second task's conversation, so the first task's check fails.
+fn two_tasks_in_one_directory_each_resume_their_own(agent: Agent, hooks: Vec<AgentSchema>) {
+    let (cache, _one) = begin();
+    let setup = Setup {
+        hooks,
+        ..Setup::default()
+    };
+    let fx = Fixture::new(&cache, agent, ScenarioName::Plain, setup);
+    let mut sessions = Vec::new();
+    for (name, word) in [("first", "PELICAN-41"), ("second", "OSPREY-77")] {
+        let out = fx
+            .termic_command(&["run", "--detach", "--name", name, agent.name()])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut pty = attach_task(&fx, Some(name), false);
+        turn(&fx, &mut pty, &format!("remember the word {word}"));
+        sessions.push(done_with_session(&fx, name));
+        drop(pty);
+    }
+    assert_ne!(sessions[0], sessions[1], "one conversation each");
+    kill_9_the_server(&fx);
+
+    let out = fx.termic_command(&["restore", "--json"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let restored: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (i, name) in ["first", "second"].iter().enumerate() {
+        let task = restored
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == *name)
+            .unwrap_or_else(|| panic!("{name} not restored: {restored}"));
+        assert_eq!(
+            task["session"].as_str(),
+            Some(sessions[i].as_str()),
+            "{restored}"
+        );
+        assert_eq!(task["resumed"], true, "{restored}");
+    }
+    for (name, own, other) in [
+        ("first", "PELICAN-41", "OSPREY-77"),
+        ("second", "OSPREY-77", "PELICAN-41"),
+    ] {
+        let mut pty = attach_task(&fx, Some(name), false);
+        let asked = turn(&fx, &mut pty, &format!("what was the {name} word"));
+        assert!(
+            asked.body.contains(own) && !asked.body.contains(other),
+            "{name} resumed the wrong conversation (holds {own}: {}, holds {other}: {})",
+            asked.body.contains(own),
+            asked.body.contains(other)
+        );
+        drop(pty);
+    }
+    let _ = fx.termic_command(&["server", "stop"]).output();
+    for pid in processes_with_home(&fx.home) {
+        // SAFETY: this test's own leftovers (HOME is its scratch dir).
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+}
+
+/// Gemini CLI 0.61.0: two tasks in one directory, each back in its own
+/// conversation by UUID (with `--resume latest` both got the second's).
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_two_gemini_tasks_in_one_directory_each_resume_their_own_conversation() {
+    two_tasks_in_one_directory_each_resume_their_own(Agent::Gemini, vec![AgentSchema::GEMINI]);
 }

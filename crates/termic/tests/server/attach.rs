@@ -252,6 +252,56 @@ fn while_nobody_is_attached_the_server_notifies_and_the_next_attach_shows_what_c
     drop(b);
 }
 
+/// Issue 31's "while you were away" (2026-12-06): what each task did
+/// while no client was attached (its states, and what its turn changed in
+/// its repository) is told once by the next attach, on its status line;
+/// an attach after that (nothing happened) tells nothing.
+#[test]
+fn the_next_attach_tells_once_what_each_task_did_while_nobody_was_attached() {
+    let script = format!(
+        "echo READY; read l; {}; printf 'more\\n' >> a.txt; {}; sleep 600",
+        hook("working", ""),
+        hook("done", ""),
+    );
+    let s = Served::new(&script);
+    git(&s.f.work, &["init", "-q", "-b", "main"]);
+    std::fs::write(s.f.work.join("a.txt"), "a\n").unwrap();
+    git(&s.f.work, &["add", "."]);
+    git(
+        &s.f.work,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "first",
+        ],
+    );
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    let mut a = attach(&s, &[]);
+    a.wait_text("READY");
+    a.prefix(b"d");
+    assert_eq!(a.wait_exit(), 0);
+
+    s.expect(&["send", "t1", "go", "--enter"], 0);
+    let reached = s.expect(&["wait", "t1", "--for", "done", "--timeout", "30"], 0);
+    assert_eq!(reached.trim(), "done");
+
+    let mut b = attach(&s, &[]);
+    let screen =
+        b.wait_text("While you were away: 1 t1: working, done [+1 -0, 1 file] (just now).");
+    assert_eq!(screen.matches("While you were away").count(), 1, "{screen}");
+    b.prefix(b"d");
+    assert_eq!(b.wait_exit(), 0);
+    let mut c = attach(&s, &[]);
+    let screen = c.wait_text("READY");
+    assert!(!screen.contains("While you were away"), "{screen}");
+    c.prefix(b"d");
+    assert_eq!(c.wait_exit(), 0);
+}
+
 #[test]
 fn the_server_exits_after_the_configured_idle_time_with_no_task_and_no_client() {
     let s = Served::new("sleep 600");

@@ -43,6 +43,14 @@ function emit(event, fields) {
   }
 }
 
+// The root session's id as the wire's `session=` field (a restore runs
+// `opencode --session ID`); none for an id the wire would refuse.
+const SESSION_ID = /^[A-Za-z0-9._:][A-Za-z0-9._:-]*$/;
+function sessionField(sessionID) {
+  if (typeof sessionID !== "string" || sessionID.length > WIRE.maxFieldLen) return [];
+  return SESSION_ID.test(sessionID) ? [[WIRE.session, sessionID]] : [];
+}
+
 function guarded(fn) {
   return async (...args) => {
     try {
@@ -119,7 +127,7 @@ export const TermicPlugin = async (input) => {
     ended.add(key);
     const errorKey = errored.has(key) ? key : errored.has("") ? "" : null;
     if (errorKey === null) {
-      emit(WIRE.done, [["hook", hook]]);
+      emit(WIRE.done, [["hook", hook], ...sessionField(sessionID)]);
       return;
     }
     const reason = errored.get(errorKey);
@@ -135,7 +143,7 @@ export const TermicPlugin = async (input) => {
       if (await isSubagent(sessionID)) return;
       ended.delete(sessionID);
       errored.delete(sessionID);
-      emit(WIRE.working, [["hook", "chat.message"]]);
+      emit(WIRE.working, [["hook", "chat.message"], ...sessionField(sessionID)]);
     }),
     event: guarded(async ({ event }) => {
       const type = event && event.type;

@@ -10,10 +10,12 @@ pub const BUILTIN: Builtin = Builtin {
     install: "npm install -g @google/gemini-cli",
     linked_dirs: &[".gemini"],
     config_dir_var: None,
-    // Gemini CLI: `--resume latest` (its help: "latest" or an index, not
-    // an id); the restore's e2e measured it (docs/gotchas.md, "Resume").
+    // Gemini CLI 0.61.0: `--resume UUID` (its help says "latest" or an
+    // index; its error text and session finder take the UUID its hooks
+    // send as `session_id`), else `--resume latest`; the restore's e2e
+    // measured both (docs/gotchas.md, "Resume").
     resume: Resume::Args {
-        with_id: &["--resume", "latest"],
+        with_id: &["--resume", "{id}"],
         latest: Some(&["--resume", "latest"]),
     },
 };

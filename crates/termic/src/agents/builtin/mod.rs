@@ -140,13 +140,23 @@ mod tests {
             args("mytool", None),
             Err("mytool has no known resume option: started fresh".into())
         );
-        // Every built-in's id form puts the id in, once.
+        // Every built-in with a resume option names the conversation by
+        // its id, exactly once (2026-12-06: each agent's hooks or plugin
+        // report it).
         for b in BUILTINS {
             if let Resume::Args { with_id, .. } = b.resume {
                 let n = with_id.iter().filter(|a| a.contains("{id}")).count();
-                assert!(n <= 1, "{}", b.id);
+                assert_eq!(n, 1, "{}", b.id);
             }
         }
+        assert_eq!(
+            args("gemini", Some("6e1c-42")),
+            Ok(vec!["--resume".into(), "6e1c-42".into()])
+        );
+        assert_eq!(
+            args("gemini", None),
+            Ok(vec!["--resume".into(), "latest".into()])
+        );
     }
 
     #[test]
