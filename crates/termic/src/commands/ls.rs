@@ -268,6 +268,8 @@ mod tests {
             cwd: "/src/app".into(),
             worktree: None,
             exit_code: None,
+            attention: None,
+            choices: Vec::new(),
         };
         let t = table(&[row], 1_000 + 125_000);
         let lines: Vec<&str> = t.lines().collect();
@@ -295,6 +297,8 @@ mod tests {
             cwd: "/\u{202e}x".into(),
             worktree: None,
             exit_code: None,
+            attention: None,
+            choices: Vec::new(),
         };
         let t = host_table(
             &[(None, vec![]), (Some("far".into()), vec![row])],

@@ -13,6 +13,7 @@
 //! tree ended), or `[server] idle_exit` (config.toml, 60 s by default)
 //! after its last task ended with no client connected.
 
+mod answer;
 pub mod attach;
 pub mod away;
 pub mod bridge;
@@ -51,6 +52,7 @@ use termic_runtime::clock::{Clock, SystemClock};
 use termic_runtime::journal::{self, Journal, ServerMark};
 use termic_runtime::{lock, session, Runtime, RuntimeEvent, TaskId, TaskStatus, TermSize};
 
+use answer::row_attention;
 use protocol::{
     read_frame, write_frame, KilledWorktree, Request, Response, RunProgram, RunRequest, TaskRow,
     WaitFor, WaitOutcome,
@@ -639,6 +641,7 @@ impl Server {
             Request::Rename { task, name } => self.rename(&task, &name).map(Response::Renamed),
             Request::Base { task } => self.base(&task),
             Request::Restore(restore) => self.restore(restore).map(Response::Restored),
+            Request::Answer { .. } => Err(anyhow!("answering a dialog is not ready yet")),
             Request::Input(_) => Err(anyhow!("input is only for an attached client or a view")),
             // Each turns the connection into a stream, in `converse`.
             Request::Attach(_) | Request::Subscribe | Request::View(_) => {
@@ -658,7 +661,11 @@ impl Server {
 
     fn row(&self, id: TaskId) -> Option<TaskRow> {
         let info = self.runtime.info(id)?;
-        let state = self.runtime.with_engine(id, |e| e.state());
+        let (state, attention) = self
+            .runtime
+            .with_engine(id, |e| (e.state(), row_attention(e)))
+            .unzip();
+        let attention = attention.flatten();
         let (state, exit_code) = match info.status {
             TaskStatus::Exited(code) => ("exited".to_owned(), code),
             TaskStatus::Running => (state.unwrap_or(State::Idle).as_str().to_owned(), None),
@@ -689,6 +696,8 @@ impl Server {
             cwd: cwd.map(|p| p.display().to_string()).unwrap_or_default(),
             worktree: worktree.flatten().map(|w| w.display().to_string()),
             exit_code,
+            attention,
+            choices: Vec::new(),
         })
     }
 
@@ -1091,6 +1100,8 @@ mod tests {
             cwd: "/".into(),
             worktree: None,
             exit_code: None,
+            attention: None,
+            choices: Vec::new(),
         }
     }
 
