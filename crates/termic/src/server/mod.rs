@@ -641,7 +641,7 @@ impl Server {
             Request::Rename { task, name } => self.rename(&task, &name).map(Response::Renamed),
             Request::Base { task } => self.base(&task),
             Request::Restore(restore) => self.restore(restore).map(Response::Restored),
-            Request::Answer { .. } => Err(anyhow!("answering a dialog is not ready yet")),
+            Request::Answer { task, choice } => self.answer_dialog(&task, &choice),
             Request::Input(_) => Err(anyhow!("input is only for an attached client or a view")),
             // Each turns the connection into a stream, in `converse`.
             Request::Attach(_) | Request::Subscribe | Request::View(_) => {
@@ -661,11 +661,24 @@ impl Server {
 
     fn row(&self, id: TaskId) -> Option<TaskRow> {
         let info = self.runtime.info(id)?;
-        let (state, attention) = self
+        let (state, attention, dialog) = self
             .runtime
-            .with_engine(id, |e| (e.state(), row_attention(e)))
-            .unzip();
-        let attention = attention.flatten();
+            .with_engine(id, |e| {
+                let block = answer::Block::of(e);
+                (e.state(), row_attention(e), answer::needs_screen(block))
+            })
+            .map_or((None, None, false), |(s, a, d)| (Some(s), a, d));
+        // Read again with the screen, only while the agent said it waits:
+        // a row is made at every change.
+        let choices = match dialog {
+            true => self
+                .runtime
+                .with_engine_and_rows(id, answer::DIALOG_ROWS, |e, rows| {
+                    answer::row_choices(answer::Block::of(e), rows)
+                })
+                .unwrap_or_default(),
+            false => Vec::new(),
+        };
         let (state, exit_code) = match info.status {
             TaskStatus::Exited(code) => ("exited".to_owned(), code),
             TaskStatus::Running => (state.unwrap_or(State::Idle).as_str().to_owned(), None),
@@ -697,7 +710,7 @@ impl Server {
             worktree: worktree.flatten().map(|w| w.display().to_string()),
             exit_code,
             attention,
-            choices: Vec::new(),
+            choices,
         })
     }
 
@@ -847,6 +860,21 @@ impl Server {
             self.runtime.write_input(id, b"\r")?;
         }
         Ok(Response::Ok)
+    }
+
+    /// `answer`: the choice's keys, sent only if the task's screen shows
+    /// that choice, checked and sent under the screen's lock.
+    fn answer_dialog(&self, task: &str, choice: &str) -> Result<Response> {
+        let id = self.resolve(task)?;
+        let sent = self
+            .runtime
+            .write_input_if(id, answer::DIALOG_ROWS, |engine, rows| {
+                answer::decide(answer::Block::of(engine), rows, choice)
+            })?;
+        Ok(Response::Answered(match sent {
+            Ok(()) => protocol::Answered::Sent,
+            Err(why) => why,
+        }))
     }
 
     /// End the task's whole process tree and forget it; answers once no
