@@ -18,17 +18,17 @@ use super::protocol::{Answered, Choice, RowAttention};
 pub const DIALOG_ROWS: usize = termic_signal::profile::SCREEN_ROWS_MAX;
 
 /// The row's `attention`: the engine's, while the task needs you.
-pub fn row_attention(engine: &Engine) -> Option<RowAttention> {
+pub fn row_attention(engine: &Engine) -> Option<Box<RowAttention>> {
     if engine.state() != State::NeedsYou {
         return None;
     }
     let attention = engine.attention()?;
     let (message, from_output) = attention.message_parts();
-    Some(RowAttention {
+    Some(Box::new(RowAttention {
         kind: attention.kind.clone().unwrap_or_else(|| "unsure".into()),
         message: message.map(str::to_owned),
         from_output,
-    })
+    }))
 }
 
 /// What the engine says about a task's block, as [`decide`] reads it.
