@@ -462,6 +462,69 @@ fn real_binary_claude_hooks_installed_by_termic_without_probe_reply() {
     );
 }
 
+/// `termic ARGS` against the fixture's server, to completion: (exit code,
+/// stdout).
+fn cli(fx: &Fixture, args: &[&str]) -> (Option<i32>, String) {
+    let out = fx
+        .termic_command(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// One-tap answers (issue 30) on the real Claude Code: blocked on the
+/// write's permission with termic's hooks, `termic answer` lists the
+/// dialog's choices as 2.1.332 paints them, and `approve_once` types the
+/// option's number: the turn goes on (working), writes out.txt and ends
+/// in one done. Answering again sends nothing.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_claude_permission_answered_with_termic_answer() {
+    let (cache, _one) = begin();
+    let setup = Setup {
+        hooks: vec![AgentSchema::CLAUDE],
+        ..Setup::default()
+    };
+    let fx = Fixture::new(&cache, Agent::Claude, ScenarioName::Write, setup);
+    let termic = fx.run();
+    let t0 = termic.prompt("create the file out.txt please");
+    termic.expect_state("needs_you", t0, 90 * SEC, "no needs_you");
+    let deadline = Instant::now() + 30 * SEC;
+    let listed = loop {
+        let (code, out) = cli(&fx, &["answer", "1"]);
+        assert_eq!(code, Some(0), "{out}");
+        if out.contains("approve_once") || Instant::now() >= deadline {
+            break out;
+        }
+        thread::sleep(Duration::from_millis(200));
+    };
+    eprintln!("termic answer 1:\n{listed}");
+    assert!(listed.contains("needs you: permission"), "{listed}");
+    assert!(listed.contains("  approve_once"), "{listed}");
+    assert!(listed.contains("  deny"), "{listed}");
+    let t_answer = now_ms() as u64;
+    let (code, out) = cli(&fx, &["answer", "1", "approve_once"]);
+    assert_eq!((code, out.trim()), (Some(0), "sent approve_once"));
+    termic.expect_state("done", t_answer, 90 * SEC, "no done after the answer");
+    thread::sleep(3 * SEC);
+    let states = termic.states(t0);
+    assert_released_to_working(&states);
+    assert_honest_turn(&states);
+    assert!(
+        fx.project.join("out.txt").exists(),
+        "the write was approved"
+    );
+    let (code, out) = cli(&fx, &["answer", "1", "approve_once"]);
+    assert_eq!(code, Some(3), "{out}");
+    assert!(termic.quit(), "termic quit");
+    drop(termic);
+    fx.remove_hooks_and_assert_restored();
+}
+
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_claude_native_status_without_hooks() {

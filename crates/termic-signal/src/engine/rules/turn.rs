@@ -46,6 +46,7 @@ impl Engine {
         }
         self.fallback = None;
         self.needs_you_by = (to == State::NeedsYou).then_some(rule);
+        self.needs_you_from_agent = to == State::NeedsYou && speaks_for_agent(rule);
         self.submit_at = None;
         self.state = to;
         self.since = at;
@@ -114,6 +115,7 @@ impl Engine {
                 format!("{}: already needs you ({detail})", rule.label()),
             );
             self.sharpen_attention(at, attention);
+            self.needs_you_from_agent |= speaks_for_agent(rule);
             return;
         }
         self.go(at, State::NeedsYou, rule, detail, Some(attention), out);
@@ -166,4 +168,10 @@ fn is_vague(attention: &Attention) -> bool {
         attention.kind.as_deref(),
         None | Some("title" | "notification" | "unsure")
     )
+}
+
+/// A rule that reports what the agent itself says (a hook, its native
+/// status), not a guess from what it printed.
+fn speaks_for_agent(rule: Rule) -> bool {
+    matches!(rule, Rule::HookAttention | Rule::NativeBlocked)
 }
