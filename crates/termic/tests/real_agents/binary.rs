@@ -476,20 +476,19 @@ fn cli(fx: &Fixture, args: &[&str]) -> (Option<i32>, String) {
     )
 }
 
-/// One-tap answers (issue 30) on the real Claude Code: blocked on the
-/// write's permission with termic's hooks, `termic answer` lists the
-/// dialog's choices as 2.1.332 paints them, and `approve_once` types the
-/// option's number: the turn goes on (working), writes out.txt and ends
-/// in one done. Answering again sends nothing.
-#[test]
-#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
-fn real_binary_claude_permission_answered_with_termic_answer() {
+/// One-tap answers (issue 30) on a real agent with termic's hooks: blocked
+/// on the write's permission, `termic answer` lists the dialog's choices as
+/// the agent paints them, and `approve_once` types the option's number:
+/// the write happens and the turn ends in one done (working again in
+/// between, but for Copilot, which says nothing there). Answering again
+/// sends nothing (exit 3).
+fn answered_permission(agent: Agent, schema: AgentSchema) {
     let (cache, _one) = begin();
     let setup = Setup {
-        hooks: vec![AgentSchema::CLAUDE],
+        hooks: vec![schema],
         ..Setup::default()
     };
-    let fx = Fixture::new(&cache, Agent::Claude, ScenarioName::Write, setup);
+    let fx = Fixture::new(&cache, agent, ScenarioName::Write, setup);
     let termic = fx.run();
     let t0 = termic.prompt("create the file out.txt please");
     termic.expect_state("needs_you", t0, 90 * SEC, "no needs_you");
@@ -502,7 +501,7 @@ fn real_binary_claude_permission_answered_with_termic_answer() {
         }
         thread::sleep(Duration::from_millis(200));
     };
-    eprintln!("termic answer 1:\n{listed}");
+    eprintln!("{}: termic answer 1:\n{listed}", agent.name());
     assert!(listed.contains("needs you: permission"), "{listed}");
     assert!(listed.contains("  approve_once"), "{listed}");
     assert!(listed.contains("  deny"), "{listed}");
@@ -510,9 +509,16 @@ fn real_binary_claude_permission_answered_with_termic_answer() {
     let (code, out) = cli(&fx, &["answer", "1", "approve_once"]);
     assert_eq!((code, out.trim()), (Some(0), "sent approve_once"));
     termic.expect_state("done", t_answer, 90 * SEC, "no done after the answer");
+    eprintln!(
+        "{}: done {} ms after the answer",
+        agent.name(),
+        termic.first("done", t_answer).ts.saturating_sub(t_answer)
+    );
     thread::sleep(3 * SEC);
     let states = termic.states(t0);
-    assert_released_to_working(&states);
+    if agent != Agent::Copilot {
+        assert_released_to_working(&states);
+    }
     assert_honest_turn(&states);
     assert!(
         fx.project.join("out.txt").exists(),
@@ -523,6 +529,30 @@ fn real_binary_claude_permission_answered_with_termic_answer() {
     assert!(termic.quit(), "termic quit");
     drop(termic);
     fx.remove_hooks_and_assert_restored();
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_claude_permission_answered_with_termic_answer() {
+    answered_permission(Agent::Claude, AgentSchema::CLAUDE);
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_gemini_permission_answered_with_termic_answer() {
+    answered_permission(Agent::Gemini, AgentSchema::GEMINI);
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_qwen_permission_answered_with_termic_answer() {
+    answered_permission(Agent::Qwen, AgentSchema::QWEN);
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_copilot_permission_answered_with_termic_answer() {
+    answered_permission(Agent::Copilot, AgentSchema::COPILOT);
 }
 
 #[test]

@@ -306,6 +306,20 @@ fn a_needs_you_is_the_agents_once_its_hook_confirms_the_titles() {
          expect 110 working -> needs_you hook_attention kind=question",
     );
     assert!(hooked.engine.needs_you_from_agent());
+    // The hook first, held in its debounce, then the title: the title
+    // raises it with the held hook's kind, and it is the agent's word.
+    let held = check(
+        "hook then title",
+        "agent grok
+         hooks on
+         0 key enter
+         +20 hook working hook=UserPromptSubmit
+         +2000 hook attention hook=Notification kind=permission
+         +20 title ⚠ Action Required - ⠙ - Running: Write - grok
+         expect 20 idle -> working hook_working
+         expect 2040 working -> needs_you title_needs_you kind=permission",
+    );
+    assert!(held.engine.needs_you_from_agent());
 }
 
 // ---- who may report native status (docs/protocol.md) --------------------------------
