@@ -482,12 +482,8 @@ fn cli(fx: &Fixture, args: &[&str]) -> (Option<i32>, String) {
 /// the write happens and the turn ends in one done (working again in
 /// between, but for Copilot, which says nothing there). Answering again
 /// sends nothing (exit 3).
-fn answered_permission(agent: Agent, schema: AgentSchema) {
+fn answered_permission(agent: Agent, setup: Setup) {
     let (cache, _one) = begin();
-    let setup = Setup {
-        hooks: vec![schema],
-        ..Setup::default()
-    };
     let fx = Fixture::new(&cache, agent, ScenarioName::Write, setup);
     let termic = fx.run();
     let t0 = termic.prompt("create the file out.txt please");
@@ -528,31 +524,53 @@ fn answered_permission(agent: Agent, schema: AgentSchema) {
     assert_eq!(code, Some(3), "{out}");
     assert!(termic.quit(), "termic quit");
     drop(termic);
-    fx.remove_hooks_and_assert_restored();
+    if !fx.hooks.is_empty() {
+        fx.remove_hooks_and_assert_restored();
+    }
+}
+
+/// termic's hooks for `schema` installed.
+fn hooked(schema: AgentSchema) -> Setup {
+    Setup {
+        hooks: vec![schema],
+        ..Setup::default()
+    }
 }
 
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_claude_permission_answered_with_termic_answer() {
-    answered_permission(Agent::Claude, AgentSchema::CLAUDE);
+    answered_permission(Agent::Claude, hooked(AgentSchema::CLAUDE));
 }
 
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_gemini_permission_answered_with_termic_answer() {
-    answered_permission(Agent::Gemini, AgentSchema::GEMINI);
+    answered_permission(Agent::Gemini, hooked(AgentSchema::GEMINI));
 }
 
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_qwen_permission_answered_with_termic_answer() {
-    answered_permission(Agent::Qwen, AgentSchema::QWEN);
+    answered_permission(Agent::Qwen, hooked(AgentSchema::QWEN));
+}
+
+/// Codex has no hooks: its native status says it waits, and its approval
+/// takes `y` (the key its option names), not the option's number.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_codex_permission_answered_with_termic_answer() {
+    let setup = Setup {
+        probe_reply: true,
+        ..Setup::default()
+    };
+    answered_permission(Agent::Codex, setup);
 }
 
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_copilot_permission_answered_with_termic_answer() {
-    answered_permission(Agent::Copilot, AgentSchema::COPILOT);
+    answered_permission(Agent::Copilot, hooked(AgentSchema::COPILOT));
 }
 
 #[test]
