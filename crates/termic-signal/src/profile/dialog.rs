@@ -213,6 +213,42 @@ mod tests {
         }
     }
 
+    /// A numbered choice is one id per option row, `<id>_<n>`, its keys
+    /// the number (no agent's dialog uses it yet: see claude.rs).
+    #[test]
+    fn numbered_choices_take_one_id_per_row() {
+        static LIST: &[Dialog] = &[Dialog {
+            id: "test.list",
+            kind: "question",
+            region: Region::LastRows(6),
+            pattern: r"(?m)^Pick one:$",
+            choices: &[DialogChoice {
+                id: "option",
+                row: r"^ *(?P<n>[1-9])\. (?P<label>\S.*)$",
+                numbered: true,
+                keys: Keys::Number,
+            }],
+            measured_on: "a test",
+            why: "a test",
+        }];
+        let compiled = compile(LIST);
+        let screen = ScreenRows::new(["Pick one:", " 1. Red", "    why", " 2. Blue", " 0. no"]);
+        let read = super::read(LIST, &compiled, "question", &screen).unwrap();
+        let got: Vec<(&str, &str, &[u8])> = read
+            .choices
+            .iter()
+            .map(|c| (c.id.as_str(), c.label.as_str(), c.keys.as_slice()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("option_1", "Red", b"1".as_slice()),
+                ("option_2", "Blue", b"2".as_slice())
+            ]
+        );
+        assert!(super::read(LIST, &compiled, "permission", &screen).is_none());
+    }
+
     /// Printed text is data: a label is cleaned, and what is sent is only
     /// ever the profile's keys or one digit.
     #[test]

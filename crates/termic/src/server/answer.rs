@@ -208,13 +208,15 @@ mod tests {
     }
 
     #[test]
-    fn numbered_ids_are_known_one_to_nine() {
+    fn known_ids_are_the_profiles_for_that_kind() {
         let claude = profile_for("claude");
-        assert!(defines(claude, "question", "option_1"));
-        assert!(defines(claude, "question", "option_9"));
-        for id in ["option_0", "option_10", "option_", "option", "optionx1"] {
-            assert!(!defines(claude, "question", id), "{id}");
+        for id in ["approve_once", "approve_always", "deny"] {
+            assert!(defines(claude, "permission", id), "{id}");
         }
-        assert!(!defines(claude, "permission", "option_1"));
+        for id in ["option_1", "Yes", "1", ""] {
+            assert!(!defines(claude, "permission", id), "{id}");
+        }
+        // A question's choices are not known (their keys were not measured).
+        assert!(!defines(claude, "question", "option_1"));
     }
 }

@@ -476,34 +476,66 @@ fn cli(fx: &Fixture, args: &[&str]) -> (Option<i32>, String) {
     )
 }
 
-/// One-tap answers (issue 30) on a real agent with termic's hooks: blocked
-/// on the write's permission, `termic answer` lists the dialog's choices as
-/// the agent paints them, and `approve_once` types the option's number:
-/// the write happens and the turn ends in one done (working again in
-/// between, but for Copilot, which says nothing there). Answering again
-/// sends nothing (exit 3).
+/// One-tap answers (issue 30) on a real agent: blocked on the write's
+/// permission, `termic answer` lists the dialog's choices as the agent
+/// paints them, and `approve_once` types that choice's key: the write
+/// happens and the turn ends in one done (working again in between, but
+/// for Copilot, which says nothing there). Answering again sends nothing
+/// (exit 3).
 fn answered_permission(agent: Agent, setup: Setup) {
+    let listed = answered(
+        agent,
+        ScenarioName::Write,
+        setup,
+        (
+            "create the file out.txt please",
+            "permission",
+            "approve_once",
+        ),
+        |fx| {
+            assert!(
+                fx.project.join("out.txt").exists(),
+                "the write was approved"
+            )
+        },
+    );
+    assert!(listed.contains("  deny"), "{listed}");
+}
+
+/// `prompt` blocks the agent on a dialog of `kind`; `termic answer 1`
+/// lists `choice` among the choices (the listing is returned);
+/// `termic answer 1 CHOICE` sends it and the turn ends in one done, then
+/// `after` checks the fixture.
+fn answered(
+    agent: Agent,
+    scenario: ScenarioName,
+    setup: Setup,
+    (prompt, kind, choice): (&str, &str, &str),
+    after: impl FnOnce(&Fixture),
+) -> String {
     let (cache, _one) = begin();
-    let fx = Fixture::new(&cache, agent, ScenarioName::Write, setup);
+    let fx = Fixture::new(&cache, agent, scenario, setup);
     let termic = fx.run();
-    let t0 = termic.prompt("create the file out.txt please");
+    let t0 = termic.prompt(prompt);
     termic.expect_state("needs_you", t0, 90 * SEC, "no needs_you");
     let deadline = Instant::now() + 30 * SEC;
     let listed = loop {
         let (code, out) = cli(&fx, &["answer", "1"]);
         assert_eq!(code, Some(0), "{out}");
-        if out.contains("approve_once") || Instant::now() >= deadline {
+        if out.contains(&format!("  {choice} ")) || Instant::now() >= deadline {
             break out;
         }
         thread::sleep(Duration::from_millis(200));
     };
     eprintln!("{}: termic answer 1:\n{listed}", agent.name());
-    assert!(listed.contains("needs you: permission"), "{listed}");
-    assert!(listed.contains("  approve_once"), "{listed}");
-    assert!(listed.contains("  deny"), "{listed}");
+    assert!(listed.contains(&format!("needs you: {kind}")), "{listed}");
+    assert!(listed.contains(&format!("  {choice} ")), "{listed}");
     let t_answer = now_ms() as u64;
-    let (code, out) = cli(&fx, &["answer", "1", "approve_once"]);
-    assert_eq!((code, out.trim()), (Some(0), "sent approve_once"));
+    let (code, out) = cli(&fx, &["answer", "1", choice]);
+    assert_eq!(
+        (code, out.trim()),
+        (Some(0), format!("sent {choice}").as_str())
+    );
     termic.expect_state("done", t_answer, 90 * SEC, "no done after the answer");
     eprintln!(
         "{}: done {} ms after the answer",
@@ -516,17 +548,15 @@ fn answered_permission(agent: Agent, setup: Setup) {
         assert_released_to_working(&states);
     }
     assert_honest_turn(&states);
-    assert!(
-        fx.project.join("out.txt").exists(),
-        "the write was approved"
-    );
-    let (code, out) = cli(&fx, &["answer", "1", "approve_once"]);
+    after(&fx);
+    let (code, out) = cli(&fx, &["answer", "1", choice]);
     assert_eq!(code, Some(3), "{out}");
     assert!(termic.quit(), "termic quit");
     drop(termic);
     if !fx.hooks.is_empty() {
         fx.remove_hooks_and_assert_restored();
     }
+    listed
 }
 
 /// termic's hooks for `schema` installed.
