@@ -853,7 +853,10 @@ impl Runtime {
 
     /// Read the task's engine and the last `rows` non-blank rows of its
     /// screen at one instant (the screen's lock, then the engine's: no
-    /// output is applied or fed in between). Leaves the dirty flag alone.
+    /// output is applied or fed in between). Clears the dirty flag first,
+    /// as [`Runtime::with_screen`] does, so output after this read yields
+    /// a new `Dirty`: whoever made something of these rows (a task row's
+    /// choices) hears of the next change even when no client draws.
     pub fn with_engine_and_rows<R>(
         &self,
         id: TaskId,
@@ -861,6 +864,7 @@ impl Runtime {
         f: impl FnOnce(&Engine, &ScreenRows) -> R,
     ) -> Option<R> {
         let task = self.task(id).ok()?;
+        task.dirty.store(false, Ordering::Release);
         let parser = task.lock_parser();
         let screen = signals::screen_rows(&parser, rows).unwrap_or_default();
         let signals = task.lock_signals();

@@ -10,6 +10,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use termic::server::protocol::{Answered, Request, Response};
+
+use crate::attach::streams::Conn;
 use crate::harness::hook;
 use crate::served::{text, Served};
 use crate::wait::eventually_some;
@@ -57,6 +60,13 @@ fn announced_script() -> String {
 fn an_answer_after_the_dialog_went_away_sends_nothing() {
     let s = Served::new(&announced_script());
     s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    // A protocol client's task list (the web page's) sees the choices come
+    // and go with the dialog.
+    let mut list = Conn::open(&s);
+    list.send(&Request::Subscribe);
+    assert!(matches!(list.read(), Response::Subscribed { .. }));
+    let pushed = list.row_until("choices", |r| !r.choices.is_empty());
+    assert_eq!(pushed.state, "needs_you");
     s.expect(&["wait", "t1", "--for", "needs_you", "--timeout", "30"], 0);
 
     // The hook said what is asked; the screen shows which choices.
@@ -89,6 +99,15 @@ fn an_answer_after_the_dialog_went_away_sends_nothing() {
     std::fs::write(s.f.work.join("clear"), "").unwrap();
     let row = row_until(&s, "lost its choices", |r| r.get("choices").is_none());
     assert_eq!(row["state"], "needs_you", "{row}");
+    let pushed = list.row_until("no choices", |r| r.choices.is_empty());
+    assert_eq!(pushed.state, "needs_you");
+    // The request a protocol client sends, and the CLI's.
+    let mut conn = Conn::open(&s);
+    conn.send(&Request::Answer {
+        task: "1".into(),
+        choice: "approve_once".into(),
+    });
+    assert_eq!(conn.read(), Response::Answered(Answered::ScreenChanged));
     let out = s.expect(&["answer", "t1", "approve_once"], 3);
     assert!(
         out.contains("the screen changed, nothing was sent"),
