@@ -465,6 +465,147 @@ fn real_binary_claude_hooks_installed_by_termic_without_probe_reply() {
     );
 }
 
+/// `termic ARGS` against the fixture's server, to completion: (exit code,
+/// stdout).
+fn cli(fx: &Fixture, args: &[&str]) -> (Option<i32>, String) {
+    let out = fx
+        .termic_command(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// One-tap answers (issue 30) on a real agent: blocked on the write's
+/// permission, `termic answer` lists the dialog's choices as the agent
+/// paints them, and `approve_once` types that choice's key: the write
+/// happens and the turn ends in one done (working again in between, but
+/// for Copilot, which says nothing there). Answering again sends nothing
+/// (exit 3).
+fn answered_permission(agent: Agent, setup: Setup) {
+    let listed = answered(
+        agent,
+        ScenarioName::Write,
+        setup,
+        (
+            "create the file out.txt please",
+            "permission",
+            "approve_once",
+        ),
+        |fx| {
+            assert!(
+                fx.project.join("out.txt").exists(),
+                "the write was approved"
+            )
+        },
+    );
+    assert!(listed.contains("  deny"), "{listed}");
+}
+
+/// `prompt` blocks the agent on a dialog of `kind`; `termic answer 1`
+/// lists `choice` among the choices (the listing is returned);
+/// `termic answer 1 CHOICE` sends it and the turn ends in one done, then
+/// `after` checks the fixture.
+fn answered(
+    agent: Agent,
+    scenario: ScenarioName,
+    setup: Setup,
+    (prompt, kind, choice): (&str, &str, &str),
+    after: impl FnOnce(&Fixture),
+) -> String {
+    let (cache, _one) = begin();
+    let fx = Fixture::new(&cache, agent, scenario, setup);
+    let termic = fx.run();
+    let t0 = termic.prompt(prompt);
+    termic.expect_state("needs_you", t0, 90 * SEC, "no needs_you");
+    let deadline = Instant::now() + 30 * SEC;
+    let listed = loop {
+        let (code, out) = cli(&fx, &["answer", "1"]);
+        assert_eq!(code, Some(0), "{out}");
+        if out.contains(&format!("  {choice} ")) || Instant::now() >= deadline {
+            break out;
+        }
+        thread::sleep(Duration::from_millis(200));
+    };
+    eprintln!("{}: termic answer 1:\n{listed}", agent.name());
+    assert!(listed.contains(&format!("needs you: {kind}")), "{listed}");
+    assert!(listed.contains(&format!("  {choice} ")), "{listed}");
+    let t_answer = now_ms() as u64;
+    let (code, out) = cli(&fx, &["answer", "1", choice]);
+    assert_eq!(
+        (code, out.trim()),
+        (Some(0), format!("sent {choice}").as_str())
+    );
+    termic.expect_state("done", t_answer, 90 * SEC, "no done after the answer");
+    eprintln!(
+        "{}: done {} ms after the answer",
+        agent.name(),
+        termic.first("done", t_answer).ts.saturating_sub(t_answer)
+    );
+    thread::sleep(3 * SEC);
+    let states = termic.states(t0);
+    if agent != Agent::Copilot {
+        assert_released_to_working(&states);
+    }
+    assert_honest_turn(&states);
+    after(&fx);
+    let (code, out) = cli(&fx, &["answer", "1", choice]);
+    assert_eq!(code, Some(3), "{out}");
+    assert!(termic.quit(), "termic quit");
+    drop(termic);
+    if !fx.hooks.is_empty() {
+        fx.remove_hooks_and_assert_restored();
+    }
+    listed
+}
+
+/// termic's hooks for `schema` installed.
+fn hooked(schema: AgentSchema) -> Setup {
+    Setup {
+        hooks: vec![schema],
+        ..Setup::default()
+    }
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_claude_permission_answered_with_termic_answer() {
+    answered_permission(Agent::Claude, hooked(AgentSchema::CLAUDE));
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_gemini_permission_answered_with_termic_answer() {
+    answered_permission(Agent::Gemini, hooked(AgentSchema::GEMINI));
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_qwen_permission_answered_with_termic_answer() {
+    answered_permission(Agent::Qwen, hooked(AgentSchema::QWEN));
+}
+
+/// Codex has no hooks: its native status says it waits, and its approval
+/// takes `y` (the key its option names), not the option's number.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_codex_permission_answered_with_termic_answer() {
+    let setup = Setup {
+        probe_reply: true,
+        ..Setup::default()
+    };
+    answered_permission(Agent::Codex, setup);
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_copilot_permission_answered_with_termic_answer() {
+    answered_permission(Agent::Copilot, hooked(AgentSchema::COPILOT));
+}
+
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_claude_native_status_without_hooks() {

@@ -194,6 +194,7 @@ fn request() -> impl Strategy<Value = Request> {
             })
         }),
         (".*", ".*").prop_map(|(task, name)| Request::Rename { task, name }),
+        (".*", ".*").prop_map(|(task, choice)| Request::Answer { task, choice }),
         (
             prop::collection::vec(".*", 0..3),
             prop_oneof![
@@ -369,6 +370,8 @@ fn message_name() -> impl Strategy<Value = String> {
             "task_removed",
             "viewing",
             "view_size",
+            "answer",
+            "answered",
             "key",
             "mouse",
             "paste",
