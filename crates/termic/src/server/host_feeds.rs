@@ -442,6 +442,8 @@ mod tests {
             cwd: "/".into(),
             worktree: None,
             exit_code: None,
+            attention: None,
+            choices: Vec::new(),
         };
         let mut frames = Vec::new();
         write_frame(
