@@ -23,3 +23,5 @@ mod protocol_props;
 mod review;
 #[path = "server/vttest.rs"]
 mod vttest;
+#[path = "server/web.rs"]
+mod web;
