@@ -3,6 +3,8 @@
 //! `cargo test -p termic --test server`.
 
 mod git_support;
+#[path = "hostile/mod.rs"]
+mod hostile_corpus;
 #[path = "tui/harness.rs"]
 mod harness;
 mod process_table;

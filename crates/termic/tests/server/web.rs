@@ -310,3 +310,270 @@ fn pairing_attempts_are_limited_to_five_a_minute_and_not_logged_with_their_token
     assert_eq!(log.matches("refused pairing").count(), 6, "{log}");
     assert!(!log.contains(token) && !log.contains("guess"), "{log}");
 }
+
+/// A headless Chromium, driven over the DevTools protocol, killed when dropped.
+struct Browser {
+    child: Child,
+    _profile: tempfile::TempDir,
+    page: Ws,
+    next_id: u64,
+    /// Every event the page sent (method names).
+    events: Vec<String>,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Browser {
+    /// Chromium showing a blank page at 390x844 (a phone).
+    fn phone() -> Browser {
+        let profile = tempfile::tempdir().unwrap();
+        let child = Command::new("chromium")
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--remote-debugging-port=0",
+                "--window-size=390,844",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let port_file = profile.path().join("DevToolsActivePort");
+        let port: u16 = eventually_some(Duration::from_secs(30), || {
+            std::fs::read_to_string(&port_file)
+                .ok()?
+                .lines()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .expect("chromium serves the DevTools protocol");
+        let (_, list) = http(
+            port,
+            &format!("GET /json/list HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"),
+        );
+        let body = &list[list.find("\r\n\r\n").unwrap() + 4..];
+        let targets: Value = serde_json::from_str(body).unwrap();
+        let url = targets
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["type"] == "page")
+            .unwrap()["webSocketDebuggerUrl"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let (page, _) = tungstenite::client::client(url.as_str(), stream).unwrap();
+        let mut b = Browser {
+            child,
+            _profile: profile,
+            page,
+            next_id: 0,
+            events: Vec::new(),
+        };
+        b.call("Page.enable", json!({}));
+        b.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": true}),
+        );
+        b
+    }
+
+    /// A DevTools command's result. A JavaScript dialog (which nothing in
+    /// the page should open) is recorded and dismissed.
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let msg = json!({"id": id, "method": method, "params": params});
+        self.page.send(Message::text(msg.to_string())).unwrap();
+        loop {
+            let Message::Text(t) = self.page.read().unwrap() else {
+                continue;
+            };
+            let v: Value = serde_json::from_str(&t).unwrap();
+            if v["id"] == id {
+                return v["result"].clone();
+            }
+            if let Some(m) = v["method"].as_str() {
+                self.events.push(m.to_string());
+                if m == "Page.javascriptDialogOpening" {
+                    let dismiss = json!({"id": 0, "method": "Page.handleJavaScriptDialog",
+                        "params": {"accept": false}});
+                    self.page.send(Message::text(dismiss.to_string())).unwrap();
+                }
+            }
+        }
+    }
+
+    fn eval(&mut self, expr: &str) -> Value {
+        let r = self.call(
+            "Runtime.evaluate",
+            json!({"expression": expr, "returnByValue": true}),
+        );
+        r["result"]["value"].clone()
+    }
+
+    fn navigate(&mut self, url: &str) {
+        self.call("Page.navigate", json!({ "url": url }));
+    }
+
+    /// Waits until `expr` is true in the page.
+    fn until(&mut self, what: &str, expr: &str) {
+        let ok = eventually(Duration::from_secs(30), || self.eval(expr) == json!(true));
+        let state = self.eval("document.body ? document.body.innerText : ''");
+        assert!(ok, "{what}: never true: {expr}\npage text: {state}");
+    }
+
+    fn screenshot(&mut self, path: &std::path::Path) {
+        use base64::Engine;
+        let r = self.call("Page.captureScreenshot", json!({"format": "png"}));
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(r["data"].as_str().unwrap())
+            .unwrap();
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, png).unwrap();
+    }
+}
+
+/// Where the tests' screenshots go: target/web/ (test artefacts).
+fn artefact(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../target/web")
+        .join(name)
+}
+
+const TERM_TEXT: &str = "document.querySelector('#term .xterm-rows') ? \
+document.querySelector('#term .xterm-rows').textContent : ''";
+
+#[test]
+#[ignore = "needs chromium: .ci/run's web client step"]
+fn a_paired_phone_sees_a_task_need_you_with_its_screen_and_types_into_it() {
+    if !crate::requires::program("chromium", "chromium") {
+        return;
+    }
+    let s = Served::new(&asking_agent());
+    s.expect(&["run", "fake", "--name", "login", "--detach"], 0);
+    let web = start_web(&s);
+    let mut b = Browser::phone();
+    let link = pair_link(&s, &[]);
+    b.navigate(&link);
+    b.until(
+        "the list shows the task needing you",
+        "Array.from(document.querySelectorAll('#list li')).some(li => \
+li.textContent.includes('login') && li.querySelector('.badge.needs_you'))",
+    );
+    assert_eq!(
+        b.eval("location.href"),
+        json!(format!("http://127.0.0.1:{}/", web.port)),
+        "the token is gone from the address"
+    );
+    b.eval("document.querySelector('#list li button').click()");
+    b.until(
+        "the task's screen shows its question",
+        &format!("({TERM_TEXT}).includes('Allow Write src/login.rs?')"),
+    );
+    b.screenshot(&artefact("web-phone.png"));
+    // The page's Enter key goes to the task: it reads its line and is done.
+    b.eval("document.querySelector('#keys [data-key=enter]').click()");
+    b.until("the task printed its answer", &format!("({TERM_TEXT}).includes('approved')"));
+    b.eval("document.getElementById('back').click()");
+    b.until(
+        "the badge says done",
+        "!!document.querySelector('#list li .badge.done')",
+    );
+}
+
+#[test]
+#[ignore = "needs chromium: .ci/run's web client step"]
+fn hostile_task_output_in_the_page_runs_no_script_and_navigates_nowhere() {
+    if !crate::requires::program("chromium", "chromium") {
+        return;
+    }
+    let s = Served::new("sleep 600");
+    // What a page could be fooled by, then the screen corpus the TUI
+    // survives, then a line that says it all arrived.
+    let mut bytes: Vec<u8> = Vec::new();
+    bytes.extend_from_slice(b"\x1b]8;;javascript:window.__pwned=1\x1b\\CLICKME-JS\x1b]8;;\x1b\\\r\n");
+    bytes.extend_from_slice(b"\x1b]8;;data:text/html,<script>top.__pwned=1</script>\x1b\\CLICKME-DATA\x1b]8;;\x1b\\\r\n");
+    bytes.extend_from_slice(b"\x1b]52;c;cHduZWQ=\x07");
+    bytes.extend_from_slice(b"\x1b]0;<img src=x onerror=\"window.__pwned=1\">\x07");
+    bytes.extend_from_slice(b"\x1b]2;</title><script>window.__pwned=1</script>\x07");
+    bytes.extend_from_slice(b"<script>window.__pwned=1</script><img src=x onerror=window.__pwned=1>\r\n");
+    for h in crate::hostile_corpus::corpus(4096) {
+        bytes.extend_from_slice(&h.bytes);
+        bytes.extend_from_slice(b"\x1b[0m\x1bc\r\n");
+    }
+    bytes.extend_from_slice(b"\x1b]8;;javascript:window.__pwned=1\x1b\\CLICKME-JS\x1b]8;;\x1b\\ END-OF-CORPUS\r\n");
+    std::fs::write(s.f.work.join("hostile.bin"), &bytes).unwrap();
+    s.expect(
+        &["run", "--name", "hostile", "--detach", "--", "sh", "-c", "cat hostile.bin; exec sleep 600"],
+        0,
+    );
+    let web = start_web(&s);
+    let mut b = Browser::phone();
+    b.navigate(&pair_link(&s, &[]));
+    b.until("the list shows the task", "!!document.querySelector('#list li button')");
+    b.eval("document.querySelector('#list li button').click()");
+    b.until("the whole corpus arrived", &format!("({TERM_TEXT}).includes('END-OF-CORPUS')"));
+    // Click where the OSC 8 link is (a javascript: URL). The view stream
+    // is a repaint of the server's screen model, which keeps no OSC 8
+    // link, OSC 52 or title (measured 2026-12-06: no link reaches
+    // xterm.js), so this checks that stays so; app.js's linkHandler is
+    // the second line (only http and https, after a confirm).
+    let at = b.eval(
+        "(() => { const rows = document.querySelectorAll('#term .xterm-rows > div'); \
+for (const r of rows) { if (r.textContent.includes('CLICKME-JS')) { const b = r.getBoundingClientRect(); \
+return [b.left + 10, b.top + b.height / 2]; } } return null; })()",
+    );
+    let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+    // xterm.js finds the link under the pointer when it moves there; the
+    // click then activates it.
+    let pause = json!({"expression": "new Promise(r => setTimeout(r, 300))", "awaitPromise": true});
+    b.call(
+        "Input.dispatchMouseEvent",
+        json!({"type": "mouseMoved", "x": x, "y": y}),
+    );
+    b.call("Runtime.evaluate", pause.clone());
+    for kind in ["mousePressed", "mouseReleased"] {
+        b.call(
+            "Input.dispatchMouseEvent",
+            json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}),
+        );
+    }
+    // Give a link handler the time it would take, then look.
+    b.call("Runtime.evaluate", pause);
+    assert_eq!(b.eval("typeof window.__pwned"), json!("undefined"), "no script ran");
+    assert_eq!(b.eval("location.href"), json!(format!("http://127.0.0.1:{}/", web.port)));
+    assert_eq!(b.eval("document.title"), json!("termic"), "a task's title is not the page's");
+    assert_eq!(
+        b.eval("document.querySelectorAll('#term script, #term img').length"),
+        json!(0),
+        "no markup from the task in the page"
+    );
+    assert!(
+        !b.events.iter().any(|e| e == "Page.javascriptDialogOpening"),
+        "no dialog: {:?}",
+        b.events
+    );
+    let targets = b.call("Target.getTargets", json!({}));
+    let pages = targets["targetInfos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["type"] == "page")
+        .count();
+    assert_eq!(pages, 1, "no window was opened: {targets}");
+}
