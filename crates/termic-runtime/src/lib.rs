@@ -71,6 +71,7 @@ use std::time::Duration;
 use crossbeam_channel::Receiver;
 use portable_pty::PtySize;
 use termic_signal::engine::{Engine, EngineConfig, LogEntry};
+use termic_signal::profile::ScreenRows;
 
 use crate::clock::Clock;
 use crate::eventlog::EventLog;
@@ -848,6 +849,77 @@ impl Runtime {
             return Err(RuntimeError::Exited(id));
         }
         Ok(())
+    }
+
+    /// Read the task's engine and the last `rows` non-blank rows of its
+    /// screen at one instant (the screen's lock, then the engine's: no
+    /// output is applied or fed in between). Leaves the dirty flag alone.
+    pub fn with_engine_and_rows<R>(
+        &self,
+        id: TaskId,
+        rows: usize,
+        f: impl FnOnce(&Engine, &ScreenRows) -> R,
+    ) -> Option<R> {
+        let task = self.task(id).ok()?;
+        let parser = task.lock_parser();
+        let screen = signals::screen_rows(&parser, rows).unwrap_or_default();
+        let signals = task.lock_signals();
+        let out = f(&signals.engine, &screen);
+        drop(signals);
+        drop(parser);
+        Some(out)
+    }
+
+    /// Send the bytes `decide` returns to the task's input, deciding on
+    /// the engine and the last `rows` non-blank rows of the screen under
+    /// both their locks, held until the bytes are queued: the screen
+    /// `decide` saw is the screen the keys answer (no output is applied
+    /// in between). `decide`'s `Err` sends nothing and is returned as is.
+    /// Otherwise as [`Runtime::write_input`] (refused whole when the
+    /// input is full, an error once the task exited).
+    pub fn write_input_if<T>(
+        &self,
+        id: TaskId,
+        rows: usize,
+        decide: impl FnOnce(&Engine, &ScreenRows) -> Result<Vec<u8>, T>,
+    ) -> Result<Result<(), T>, RuntimeError> {
+        let task = self.task(id)?;
+        if task.status() != TaskStatus::Running {
+            return Err(RuntimeError::Exited(id));
+        }
+        // The screen's lock first, then the engine's (inside the feed):
+        // no other path holds both, so the order cannot deadlock.
+        let parser = task.lock_parser();
+        let screen = signals::screen_rows(&parser, rows).unwrap_or_default();
+        let mut outcome = None;
+        let mut refused = None;
+        let mut entered = false;
+        task.feed_signals(|signals, now| match decide(&signals.engine, &screen) {
+            Err(no) => {
+                outcome = Some(Err(no));
+                Vec::new()
+            }
+            Ok(bytes) => {
+                if let Err(full) = task.queue_input(bytes.clone()) {
+                    refused = Some(full);
+                    return Vec::new();
+                }
+                outcome = Some(Ok(()));
+                entered = bytes.contains(&b'\r');
+                signals.input(now, &bytes)
+            }
+        });
+        drop(parser);
+        if let Some(full) = refused {
+            return Err(RuntimeError::InputFull {
+                id,
+                waiting_kib: full.waiting.div_ceil(1024),
+            });
+        }
+        if entered {
+            task.entered.store(true, Ordering::Relaxed);
+        }
+        Ok(outcome.expect("the feed always runs its closure"))
     }
 
     /// Resize the PTY (the child gets SIGWINCH) and the screen model.

@@ -364,6 +364,13 @@ impl Engine {
         self.attention.as_ref()
     }
 
+    /// The rule that raised the current needs-you (None unless needs you):
+    /// a hook's or a native status' report, or a guess (a screen rule, a
+    /// title, a fallback).
+    pub fn needs_you_by(&self) -> Option<Rule> {
+        self.needs_you_by
+    }
+
     /// The last window title and what the agent's profile says it means.
     pub fn title(&self) -> (&str, TitleState) {
         (&self.title, self.title_state)

@@ -253,6 +253,9 @@ pub struct Attention {
     pub message: Option<String>,
 }
 
+/// The label on a message taken from the program's output.
+pub const FROM_OUTPUT: &str = "from the program's output: ";
+
 /// Longest message from the program's output that is shown, in chars.
 pub const OUTPUT_TEXT_MAX_CHARS: usize = 200;
 
@@ -280,8 +283,20 @@ impl Attention {
         let message = raw
             .map(|m| sanitize_output_text(&m))
             .filter(|m| !m.is_empty())
-            .map(|m| format!("from the program's output: {m}"));
+            .map(|m| format!("{FROM_OUTPUT}{m}"));
         Attention { kind, message }
+    }
+
+    /// The message without the label [`Attention::from_output`] puts on
+    /// it, and whether it was there (the text came from the output).
+    pub fn message_parts(&self) -> (Option<&str>, bool) {
+        match self.message.as_deref() {
+            Some(m) => match m.strip_prefix(FROM_OUTPUT) {
+                Some(rest) => (Some(rest), true),
+                None => (Some(m), false),
+            },
+            None => (None, false),
+        }
     }
 
     pub fn new(kind: &str, message: Option<String>) -> Attention {

@@ -1,8 +1,8 @@
 //! Claude Code. Measured on 2.1.332 (real-agents README) and 2.1.250 (plan).
 
 use super::{
-    AgentProfile, ErrorText, NativeStatus, NotifyIgnore, Region, ScreenImplies, ScreenRule,
-    TitleRule, TitleState,
+    AgentProfile, Dialog, DialogChoice, ErrorText, Keys, NativeStatus, NotifyIgnore, Region,
+    ScreenImplies, ScreenRule, TitleRule, TitleState,
 };
 use crate::stop::StopReason;
 
@@ -53,6 +53,7 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
      Escape interrupt is `idle`, so `clear` mid-turn is not an interrupt",
 )
 .with_screen_rules(SCREEN_RULES)
+.with_dialogs(DIALOGS)
 .with_error_text(ERROR_TEXT)
 // 2.1.332 on a 401 reports `state=blocked:kind=auth` ("Invalid API key ·
 // Fix external API key") where every other API error is `state=error`; its
@@ -147,6 +148,75 @@ static SCREEN_RULES: &[ScreenRule] = &[
     },
 ];
 
+/// Claude Code's dialogs and their keys (issue 30). Its select lists pick
+/// the option whose number is typed, at once (no Enter): `1` approves,
+/// `2` approves and stops asking, the `No` option's number declines
+/// (measured on termic-sim's claude and the real-agents README's 2.1.332
+/// screens). The first option is the highlighted one (`❯`; the simulator
+/// paints `>`).
+static DIALOGS: &[Dialog] = &[
+    Dialog {
+        id: "claude.permission",
+        kind: "permission",
+        region: Region::LastRows(12),
+        pattern: r"(?m)^ *Do you want to [^\n]*\?\n *([❯>] *)?1\. Yes\b",
+        choices: &[
+            DialogChoice {
+                id: "approve_once",
+                row: r"^ *(?:[❯>] *)?(?P<n>1)\. (?P<label>Yes\b.*)$",
+                numbered: false,
+                keys: Keys::Number,
+            },
+            DialogChoice {
+                id: "approve_always",
+                row: r"^ *(?:[❯>] *)?(?P<n>2)\. (?P<label>Yes, .*)$",
+                numbered: false,
+                keys: Keys::Number,
+            },
+            DialogChoice {
+                id: "deny",
+                row: r"^ *(?:[❯>] *)?(?P<n>[2-9])\. (?P<label>No\b.*)$",
+                numbered: false,
+                keys: Keys::Number,
+            },
+        ],
+        measured_on: "Claude Code 2.1.332",
+        why: "' Do you want to create out.txt?' over ' ❯ 1. Yes', '2. Yes, allow all edits \
+              during this session (shift+tab)' and '3. No, and tell Claude what to do \
+              differently (esc)'; a command's dialog says 'Yes, and don't ask again for ...'.",
+    },
+    Dialog {
+        id: "claude.question",
+        kind: "question",
+        region: Region::LastRows(12),
+        pattern: r"(?m)^ *Enter to select · (↑/↓|Tab/Arrow keys) to navigate · Esc to cancel$",
+        choices: &[DialogChoice {
+            id: "option",
+            row: r"^ *(?:[❯>] *)?(?P<n>[1-9])\. (?P<label>\S.*)$",
+            numbered: true,
+            keys: Keys::Number,
+        }],
+        measured_on: "Claude Code 2.1.332",
+        why: "AskUserQuestion paints the question, '❯ 1. <option>' and the other numbered \
+              options (a description row under each), then the footer 'Enter to select · ↑/↓ \
+              to navigate · Esc to cancel'; typing an option's number picks it.",
+    },
+    Dialog {
+        id: "claude.plan",
+        kind: "plan",
+        region: Region::LastRows(12),
+        pattern: r"(?s)(Exit plan mode\?|Would you like to proceed\?)\n(.*\n)? *([❯>] *)?1\. Yes\b",
+        choices: &[DialogChoice {
+            id: "option",
+            row: r"^ *(?:[❯>] *)?(?P<n>[1-9])\. (?P<label>(?:Yes|No)\b.*)$",
+            numbered: true,
+            keys: Keys::Number,
+        }],
+        measured_on: "Claude Code 2.1.332",
+        why: PLAN_WHY,
+    },
+];
+
 /// The error row (and up to three wrapped rows) right above the prompt box
 /// `───` / `❯ Resend your message to try again` / `───`, then at most two
 /// status rows: nothing else may sit between them or below, but the
@@ -208,3 +278,118 @@ static ERROR_TEXT: &[ErrorText] = &[
             "a 401 is reported as blocked kind=auth with 'Invalid API key · Fix external API key'.",
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::super::{profile_for, ScreenRows};
+
+    /// Each choice the dialog on `rows` offers: id, label, keys.
+    fn offered(kind: &str, rows: &[&str]) -> Vec<(String, String, String)> {
+        profile_for("claude")
+            .read_dialog(kind, &ScreenRows::new(rows))
+            .map(|d| d.choices)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| (c.id, c.label, String::from_utf8(c.keys).unwrap()))
+            .collect()
+    }
+
+    fn choice(id: &str, label: &str, keys: &str) -> (String, String, String) {
+        (id.into(), label.into(), keys.into())
+    }
+
+    /// 2.1.332's dialogs: the recording in tests/traces/claude-permission-
+    /// hooks.cast (two options), tests/runtime/screen_rules.rs' three, and
+    /// what termic-sim's claude paints (`>` for `❯`).
+    #[test]
+    fn the_permission_dialog_offers_what_it_shows() {
+        let recorded = [
+            "● Write(out.txt)",
+            " Do you want to create out.txt?",
+            " ❯ 1. Yes",
+            "   2. No",
+            "",
+            " Esc to cancel · Tab to amend",
+        ];
+        assert_eq!(
+            offered("permission", &recorded),
+            [
+                choice("approve_once", "Yes", "1"),
+                choice("deny", "No", "2")
+            ]
+        );
+        let three = [
+            " Do you want to create out.txt?",
+            " ❯ 1. Yes",
+            "   2. Yes, and switch to accept edits",
+            "   3. No",
+            " Esc to cancel · Tab to amend",
+        ];
+        assert_eq!(
+            offered("permission", &three),
+            [
+                choice("approve_once", "Yes", "1"),
+                choice("approve_always", "Yes, and switch to accept edits", "2"),
+                choice("deny", "No", "3"),
+            ]
+        );
+        let simulated = [
+            "Do you want to create out.txt?",
+            " > 1. Yes",
+            "   2. Yes, allow all edits during this session",
+            "   3. No, and tell Claude what to do differently (esc)",
+        ];
+        let ids: Vec<String> = offered("permission", &simulated)
+            .into_iter()
+            .map(|c| c.0)
+            .collect();
+        assert_eq!(ids, ["approve_once", "approve_always", "deny"]);
+        // Numbered rows without the question are a list, not the dialog.
+        assert!(offered("permission", &["1. Yes", "2. No"]).is_empty());
+        // The dialog for another kind is not read as this one.
+        assert!(offered("question", &three).is_empty());
+    }
+
+    #[test]
+    fn a_question_offers_each_numbered_option() {
+        let rows = [
+            " Which color?",
+            " ❯ 1. Red",
+            "      The warm one",
+            "   2. Blue",
+            "   3. Type something.",
+            " Enter to select · ↑/↓ to navigate · Esc to cancel",
+        ];
+        assert_eq!(
+            offered("question", &rows),
+            [
+                choice("option_1", "Red", "1"),
+                choice("option_2", "Blue", "2"),
+                choice("option_3", "Type something.", "3"),
+            ]
+        );
+        // Without its footer it is text that looks like a list.
+        assert!(offered("question", &rows[..5]).is_empty());
+    }
+
+    #[test]
+    fn a_plan_offers_its_options() {
+        let rows = [
+            " Exit plan mode?",
+            " Claude wants to exit plan mode",
+            " ❯ 1. Yes, and switch to default (ask each time) for this session",
+            "   2. No",
+        ];
+        assert_eq!(
+            offered("plan", &rows),
+            [
+                choice(
+                    "option_1",
+                    "Yes, and switch to default (ask each time) for this session",
+                    "1"
+                ),
+                choice("option_2", "No", "2"),
+            ]
+        );
+    }
+}

@@ -1,7 +1,10 @@
 //! GitHub Copilot CLI. Measured on 1.0.102 (termic-fakemodel's
 //! fakemodel/more.rs): its title carries no state at all.
 
-use super::{AgentProfile, Region, ScreenImplies, ScreenRule, TitleRule, TitleState};
+use super::{
+    AgentProfile, Dialog, DialogChoice, Keys, Region, ScreenImplies, ScreenRule, TitleRule,
+    TitleState,
+};
 
 pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     "copilot",
@@ -19,7 +22,42 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     }],
     &[],
 )
-.with_screen_rules(SCREEN_RULES);
+.with_screen_rules(SCREEN_RULES)
+.with_dialogs(DIALOGS);
+
+/// Copilot's permission box and its keys (issue 30): its select list
+/// picks the option whose number is typed (termic-sim's copilot, after
+/// 1.0.102); the rows are inside a box, so a label ends at its border.
+static DIALOGS: &[Dialog] = &[Dialog {
+    id: "copilot.permission",
+    kind: "permission",
+    region: Region::LastRows(8),
+    pattern: r"(?s)│ ❯ 1\. Yes +│\n.*│ ↑/↓ to navigate · enter to select · esc to cancel +│",
+    choices: &[
+        DialogChoice {
+            id: "approve_once",
+            row: r"^ *│ +(?:❯ +)?(?P<n>1)\. (?P<label>Yes) *│$",
+            numbered: false,
+            keys: Keys::Number,
+        },
+        DialogChoice {
+            id: "approve_always",
+            row: r"^ *│ +(?:❯ +)?(?P<n>[2-9])\. (?P<label>Yes, .*?) *│$",
+            numbered: false,
+            keys: Keys::Number,
+        },
+        DialogChoice {
+            id: "deny",
+            row: r"^ *│ +(?:❯ +)?(?P<n>[2-9])\. (?P<label>No\b.*?) *│$",
+            numbered: false,
+            keys: Keys::Number,
+        },
+    ],
+    measured_on: "GitHub Copilot CLI 1.0.102",
+    why: "'❯ 1. Yes', '2. Yes, and don't ask again ...', '3. No, and tell Copilot what to do \
+          differently (Esc to stop)' over the footer '↑/↓ to navigate · enter to select · esc \
+          to cancel', in a box.",
+}];
 
 /// Copilot 1.0.102's permission prompt as painted under termic (termic's
 /// tests/real_agents/more.rs): the only sign on its terminal that it waits.
@@ -83,5 +121,56 @@ mod tests {
             "↑/↓ to navigate · enter to select · esc to cancel",
         ]);
         assert!(copilot.screen_match(&printed).is_none());
+    }
+
+    /// Each choice the dialog on `rows` offers: id, label, keys.
+    fn offered(agent: &str, kind: &str, rows: &[&str]) -> Vec<(String, String, String)> {
+        profile_for(agent)
+            .read_dialog(kind, &ScreenRows::new(rows))
+            .map(|d| d.choices)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| (c.id, c.label, String::from_utf8(c.keys).unwrap()))
+            .collect()
+    }
+
+    fn choice(id: &str, label: &str, keys: &str) -> (String, String, String) {
+        (id.into(), label.into(), keys.into())
+    }
+
+    /// The 1.0.102 box above (its second option cut by the box's width).
+    #[test]
+    fn the_permission_box_offers_its_choices() {
+        let rows = [
+            "│ Do you want to create /tmp/x/proj/out.txt?                        │",
+            "│                                                                   │",
+            "│ ❯ 1. Yes                                                          │",
+            "│   2. Yes, and don't ask again for file operations when in this di │",
+            "│   3. No, and tell Copilot what to do differently (Esc to stop)    │",
+            "│                                                                   │",
+            "│ ↑/↓ to navigate · enter to select · esc to cancel                 │",
+            "╰───────────────────────────────────────────────────────────────────╯",
+        ];
+        assert_eq!(
+            offered("copilot", "permission", &rows),
+            [
+                choice("approve_once", "Yes", "1"),
+                choice(
+                    "approve_always",
+                    "Yes, and don't ask again for file operations when in this di",
+                    "2"
+                ),
+                choice(
+                    "deny",
+                    "No, and tell Copilot what to do differently (Esc to stop)",
+                    "3"
+                ),
+            ]
+        );
+        let printed = [
+            "❯ 1. Yes",
+            "↑/↓ to navigate · enter to select · esc to cancel",
+        ];
+        assert!(offered("copilot", "permission", &printed).is_empty());
     }
 }

@@ -2,7 +2,10 @@
 //! fakemodel/more.rs and termic's real_agents/more.rs): OSC 0, one write
 //! per change, padded with spaces to 80 columns.
 
-use super::{AgentProfile, NotifyIgnore, Region, ScreenImplies, ScreenRule, TitleRule, TitleState};
+use super::{
+    AgentProfile, Dialog, DialogChoice, Keys, NotifyIgnore, Region, ScreenImplies, ScreenRule,
+    TitleRule, TitleState,
+};
 
 pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     "gemini",
@@ -41,7 +44,42 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
               block is 'Gemini CLI needs your attention | Approval required | ...'.",
     }],
 )
-.with_screen_rules(SCREEN_RULES);
+.with_screen_rules(SCREEN_RULES)
+.with_dialogs(DIALOGS);
+
+/// Gemini CLI's confirmation box and its keys (issue 30): its radio list
+/// picks the option whose number is typed (termic-sim's gemini, after
+/// 0.61.0); `3. Modify with external editor` opens an editor, so it is not
+/// offered.
+static DIALOGS: &[Dialog] = &[Dialog {
+    id: "gemini.permission",
+    kind: "permission",
+    region: Region::LastRows(8),
+    pattern: r"(?m)│ +● 1\. Allow once +│$",
+    choices: &[
+        DialogChoice {
+            id: "approve_once",
+            row: r"^ *│ +(?:● +)?(?P<n>1)\. (?P<label>Allow once) *│$",
+            numbered: false,
+            keys: Keys::Number,
+        },
+        DialogChoice {
+            id: "approve_always",
+            row: r"^ *│ +(?:● +)?(?P<n>[2-9])\. (?P<label>Allow (?:for this session|always).*?) *│$",
+            numbered: false,
+            keys: Keys::Number,
+        },
+        DialogChoice {
+            id: "deny",
+            row: r"^ *│ +(?:● +)?(?P<n>[2-9])\. (?P<label>No\b.*?) *│$",
+            numbered: false,
+            keys: Keys::Number,
+        },
+    ],
+    measured_on: "Gemini CLI 0.61.0",
+    why: "'Apply this change?', '● 1. Allow once', '2. Allow for this session', '3. Modify \
+          with external editor', '4. No, suggest changes (esc)' in a box.",
+}];
 
 /// Gemini CLI 0.61.0's write_file confirmation as painted under termic
 /// (termic's tests/real_agents/more.rs). Its title says Action Required too;
@@ -115,5 +153,44 @@ mod tests {
         // Printed text of the same words without the dialog's box is not it.
         let printed = ScreenRows::new(["1. Allow once", "2. Allow for this session"]);
         assert!(gemini.screen_match(&printed).is_none());
+    }
+
+    /// Each choice the dialog on `rows` offers: id, label, keys.
+    fn offered(agent: &str, kind: &str, rows: &[&str]) -> Vec<(String, String, String)> {
+        profile_for(agent)
+            .read_dialog(kind, &ScreenRows::new(rows))
+            .map(|d| d.choices)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| (c.id, c.label, String::from_utf8(c.keys).unwrap()))
+            .collect()
+    }
+
+    fn choice(id: &str, label: &str, keys: &str) -> (String, String, String) {
+        (id.into(), label.into(), keys.into())
+    }
+
+    /// The 0.61.0 box above: the external editor is not offered, and the
+    /// decline is its fourth option.
+    #[test]
+    fn the_confirmation_offers_its_choices() {
+        let rows = [
+            "│ Apply this change?                           │",
+            "│                                              │",
+            "│ ● 1. Allow once                              │",
+            "│   2. Allow for this session                  │",
+            "│   3. Modify with external editor             │",
+            "│   4. No, suggest changes (esc)               │",
+            "╰──────────────────────────────────────────────╯",
+        ];
+        assert_eq!(
+            offered("gemini", "permission", &rows),
+            [
+                choice("approve_once", "Allow once", "1"),
+                choice("approve_always", "Allow for this session", "2"),
+                choice("deny", "No, suggest changes (esc)", "4"),
+            ]
+        );
+        assert!(offered("gemini", "permission", &["1. Allow once", "4. No"]).is_empty());
     }
 }

@@ -20,6 +20,7 @@ mod claude;
 mod codex;
 mod command;
 mod copilot;
+mod dialog;
 mod errors;
 mod explain;
 mod gemini;
@@ -35,6 +36,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+pub use dialog::{Dialog, DialogChoice, DialogRead, Keys, OfferedChoice};
 pub use errors::ErrorText;
 pub use explain::{NotifyExplanation, RuleCheck, TitleExplanation};
 pub use screen::{
@@ -137,8 +139,12 @@ pub struct AgentProfile {
     /// Why a native `clear` during a turn is NOT an interrupt for this agent
     /// (`None`: it is read like `idle`, an interrupt).
     pub native_clear_mid_turn: Option<&'static str>,
+    /// The agent's dialogs and the keys of their choices (dialog.rs):
+    /// empty where termic does not know them.
+    pub dialogs: &'static [Dialog],
     compiled: OnceLock<Vec<Regex>>,
     compiled_screen: OnceLock<Vec<Regex>>,
+    compiled_dialogs: OnceLock<Vec<dialog::Compiled>>,
 }
 
 /// Every profile, generic last. Lookup order is this order.
@@ -193,9 +199,17 @@ impl AgentProfile {
             error_text: &[],
             error_kinds: &[],
             native_clear_mid_turn: None,
+            dialogs: &[],
             compiled: OnceLock::new(),
             compiled_screen: OnceLock::new(),
+            compiled_dialogs: OnceLock::new(),
         }
+    }
+
+    /// For an agent whose dialogs' choices and keys are known (dialog.rs).
+    const fn with_dialogs(mut self, dialogs: &'static [Dialog]) -> AgentProfile {
+        self.dialogs = dialogs;
+        self
     }
 
     /// For an agent whose dialogs were measured on screen (screen.rs).
@@ -345,6 +359,21 @@ impl AgentProfile {
     /// rules read (0: none, the runtime sends no rows).
     pub fn screen_rows_wanted(&self) -> usize {
         screen::rows_wanted(self.screen_rules)
+    }
+
+    /// The agent's dialog for `kind` (an attention kind) on `screen`, with
+    /// the choices it shows now; `None` when none of its dialogs is there
+    /// (or termic knows none).
+    pub fn read_dialog(&'static self, kind: &str, screen: &ScreenRows) -> Option<DialogRead> {
+        let compiled = self
+            .compiled_dialogs
+            .get_or_init(|| dialog::compile(self.dialogs));
+        dialog::read(self.dialogs, compiled, kind, screen)
+    }
+
+    /// How many of the screen's last non-blank rows its dialogs read.
+    pub fn dialog_rows_wanted(&self) -> usize {
+        dialog::rows_wanted(self.dialogs)
     }
 
     /// Does a notification with this body mean the agent needs the user?

@@ -3,7 +3,10 @@
 //! zellij), the glyph followed by U+FE0E (text presentation), padded with
 //! spaces to 80 columns.
 
-use super::{AgentProfile, Region, ScreenImplies, ScreenRule, TitleRule, TitleState};
+use super::{
+    AgentProfile, Dialog, DialogChoice, Keys, Region, ScreenImplies, ScreenRule, TitleRule,
+    TitleState,
+};
 
 /// The glyph, then an optional U+FE0E / U+FE0F selector, then ` Qwen`.
 macro_rules! glyph {
@@ -43,7 +46,40 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     ],
     &[],
 )
-.with_screen_rules(SCREEN_RULES);
+.with_screen_rules(SCREEN_RULES)
+.with_dialogs(DIALOGS);
+
+/// Qwen Code's confirmation and its keys (issue 30): its select list picks
+/// the option whose number is typed (termic-sim's qwen, after 0.24.4).
+static DIALOGS: &[Dialog] = &[Dialog {
+    id: "qwen.permission",
+    kind: "permission",
+    region: Region::LastRows(6),
+    pattern: r"(?ms)^ +› 1\. Yes, allow once$.*^ +[\x{2800}-\x{28FF}] Waiting for user confirmation\.\.\.$",
+    choices: &[
+        DialogChoice {
+            id: "approve_once",
+            row: r"^ +(?:› +)?(?P<n>1)\. (?P<label>Yes, allow once)$",
+            numbered: false,
+            keys: Keys::Number,
+        },
+        DialogChoice {
+            id: "approve_always",
+            row: r"^ +(?:› +)?(?P<n>[2-9])\. (?P<label>Yes, allow always.*)$",
+            numbered: false,
+            keys: Keys::Number,
+        },
+        DialogChoice {
+            id: "deny",
+            row: r"^ +(?:› +)?(?P<n>[2-9])\. (?P<label>No\b.*)$",
+            numbered: false,
+            keys: Keys::Number,
+        },
+    ],
+    measured_on: "Qwen Code 0.24.4",
+    why: "'Apply this change?', '› 1. Yes, allow once', '2. Yes, allow always', '3. No, \
+          suggest changes (esc)' over the spinner row 'Waiting for user confirmation...'.",
+}];
 
 /// Qwen Code 0.24.4's write_file confirmation as painted under termic
 /// (termic's tests/real_agents/more.rs): no box, the choices, then a
@@ -125,5 +161,43 @@ mod tests {
         // Still thinking (the row the spinner paints before the prompt).
         let thinking = ScreenRows::new(["  > create the file", "  ⠏1Hmmm... let me think..."]);
         assert!(qwen.screen_match(&thinking).is_none());
+    }
+
+    /// Each choice the dialog on `rows` offers: id, label, keys.
+    fn offered(agent: &str, kind: &str, rows: &[&str]) -> Vec<(String, String, String)> {
+        profile_for(agent)
+            .read_dialog(kind, &ScreenRows::new(rows))
+            .map(|d| d.choices)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| (c.id, c.label, String::from_utf8(c.keys).unwrap()))
+            .collect()
+    }
+
+    fn choice(id: &str, label: &str, keys: &str) -> (String, String, String) {
+        (id.into(), label.into(), keys.into())
+    }
+
+    /// The 0.24.4 confirmation above: its three choices and their numbers;
+    /// the choices without the spinner row under them are not the dialog.
+    #[test]
+    fn the_confirmation_offers_its_choices() {
+        let rows = [
+            "   Apply this change?",
+            "   › 1. Yes, allow once",
+            "     2. Yes, allow always",
+            "     3. No, suggest changes (esc)",
+            "  ⠏ Waiting for user confirmation...",
+        ];
+        assert_eq!(
+            offered("qwen", "permission", &rows),
+            [
+                choice("approve_once", "Yes, allow once", "1"),
+                choice("approve_always", "Yes, allow always", "2"),
+                choice("deny", "No, suggest changes (esc)", "3"),
+            ]
+        );
+        assert!(offered("qwen", "permission", &rows[..4]).is_empty());
+        assert!(offered("qwen", "question", &rows).is_empty());
     }
 }

@@ -107,6 +107,8 @@ mod tests {
             cwd: String::new(),
             worktree: None,
             exit_code: None,
+            attention: None,
+            choices: Vec::new(),
         }
     }
 

@@ -18,7 +18,9 @@ use crate::server::protocol::{Request, Response, TaskRow};
     after_help = "Columns: number (the one the sidebar shows and every verb takes), name, agent, state (idle, working, needs_you, done, \
 interrupted, exited), for how long, directory, worktree.\n\
 With --json: one array of objects with id (the number), name, agent, state, since (Unix ms: when \
-it entered that state), started (Unix ms), cwd, worktree, exit_code.\n\n\
+it entered that state), started (Unix ms), cwd, worktree, exit_code; a task that needs you \
+also has attention (kind, message, from_output) and, when termic can answer it, choices (id, \
+label: see termic answer).\n\n\
 Examples:\n  termic ls\n  termic ls --json | jq -r '.[] | select(.state == \"needs_you\") | .name'\n\n\
 Exit codes: 0 listed (also when there is no server), 1 error (a server of another version)."
 )]
@@ -268,6 +270,8 @@ mod tests {
             cwd: "/src/app".into(),
             worktree: None,
             exit_code: None,
+            attention: None,
+            choices: Vec::new(),
         };
         let t = table(&[row], 1_000 + 125_000);
         let lines: Vec<&str> = t.lines().collect();
@@ -295,6 +299,8 @@ mod tests {
             cwd: "/\u{202e}x".into(),
             worktree: None,
             exit_code: None,
+            attention: None,
+            choices: Vec::new(),
         };
         let t = host_table(
             &[(None, vec![]), (Some("far".into()), vec![row])],

@@ -1,5 +1,6 @@
 //! The CLI: one file per command, typed args whose doc comments are the help.
 
+mod answer;
 mod attach;
 mod complete;
 mod completions;
@@ -85,6 +86,7 @@ pub enum Command {
     Attach(attach::AttachArgs),
     Ls(ls::LsArgs),
     Send(send::SendArgs),
+    Answer(answer::AnswerArgs),
     Rename(rename::RenameArgs),
     Restore(restore::RestoreArgs),
     Kill(kill::KillArgs),
@@ -186,6 +188,7 @@ pub fn dispatch(mut cli: Cli) -> Result<ExitCode> {
         Some(Command::Attach(args)) => attach::run(&ws, args),
         Some(Command::Ls(args)) => ls::run(args),
         Some(Command::Send(args)) => send::run(args),
+        Some(Command::Answer(args)) => answer::run(args),
         Some(Command::Rename(args)) => rename::run(args),
         Some(Command::Restore(args)) => restore::run(args),
         Some(Command::Kill(args)) => kill::run(args),

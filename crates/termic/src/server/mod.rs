@@ -13,6 +13,7 @@
 //! tree ended), or `[server] idle_exit` (config.toml, 60 s by default)
 //! after its last task ended with no client connected.
 
+mod answer;
 pub mod attach;
 pub mod away;
 pub mod bridge;
@@ -51,6 +52,7 @@ use termic_runtime::clock::{Clock, SystemClock};
 use termic_runtime::journal::{self, Journal, ServerMark};
 use termic_runtime::{lock, session, Runtime, RuntimeEvent, TaskId, TaskStatus, TermSize};
 
+use answer::row_attention;
 use protocol::{
     read_frame, write_frame, KilledWorktree, Request, Response, RunProgram, RunRequest, TaskRow,
     WaitFor, WaitOutcome,
@@ -639,6 +641,7 @@ impl Server {
             Request::Rename { task, name } => self.rename(&task, &name).map(Response::Renamed),
             Request::Base { task } => self.base(&task),
             Request::Restore(restore) => self.restore(restore).map(Response::Restored),
+            Request::Answer { task, choice } => self.answer_dialog(&task, &choice),
             Request::Input(_) => Err(anyhow!("input is only for an attached client or a view")),
             // Each turns the connection into a stream, in `converse`.
             Request::Attach(_) | Request::Subscribe | Request::View(_) => {
@@ -658,7 +661,24 @@ impl Server {
 
     fn row(&self, id: TaskId) -> Option<TaskRow> {
         let info = self.runtime.info(id)?;
-        let state = self.runtime.with_engine(id, |e| e.state());
+        let (state, attention, dialog) = self
+            .runtime
+            .with_engine(id, |e| {
+                let block = answer::Block::of(e);
+                (e.state(), row_attention(e), answer::needs_screen(block))
+            })
+            .map_or((None, None, false), |(s, a, d)| (Some(s), a, d));
+        // Read again with the screen, only while the agent said it waits:
+        // a row is made at every change.
+        let choices = match dialog {
+            true => self
+                .runtime
+                .with_engine_and_rows(id, answer::DIALOG_ROWS, |e, rows| {
+                    answer::row_choices(answer::Block::of(e), rows)
+                })
+                .unwrap_or_default(),
+            false => Vec::new(),
+        };
         let (state, exit_code) = match info.status {
             TaskStatus::Exited(code) => ("exited".to_owned(), code),
             TaskStatus::Running => (state.unwrap_or(State::Idle).as_str().to_owned(), None),
@@ -689,6 +709,8 @@ impl Server {
             cwd: cwd.map(|p| p.display().to_string()).unwrap_or_default(),
             worktree: worktree.flatten().map(|w| w.display().to_string()),
             exit_code,
+            attention,
+            choices,
         })
     }
 
@@ -838,6 +860,21 @@ impl Server {
             self.runtime.write_input(id, b"\r")?;
         }
         Ok(Response::Ok)
+    }
+
+    /// `answer`: the choice's keys, sent only if the task's screen shows
+    /// that choice, checked and sent under the screen's lock.
+    fn answer_dialog(&self, task: &str, choice: &str) -> Result<Response> {
+        let id = self.resolve(task)?;
+        let sent = self
+            .runtime
+            .write_input_if(id, answer::DIALOG_ROWS, |engine, rows| {
+                answer::decide(answer::Block::of(engine), rows, choice)
+            })?;
+        Ok(Response::Answered(match sent {
+            Ok(()) => protocol::Answered::Sent,
+            Err(why) => why,
+        }))
     }
 
     /// End the task's whole process tree and forget it; answers once no
@@ -1091,6 +1128,8 @@ mod tests {
             cwd: "/".into(),
             worktree: None,
             exit_code: None,
+            attention: None,
+            choices: Vec::new(),
         }
     }
 

@@ -31,7 +31,10 @@ use input::InputEvent;
 /// 5 (2026-12-06): `base` and its answer `base`, what a task's changes
 /// are counted from (`termic diff`, issue 32); `restore` and its answer
 /// `restored` (issue 31).
-pub const PROTOCOL: u32 = 5;
+/// 6 (2026-12-06): a task row's `attention` (what the task needs you for)
+/// and `choices` (the answers its agent's dialog offers); `answer` and its
+/// answer `answered` (issue 30, one-tap answers).
+pub const PROTOCOL: u32 = 6;
 
 /// The largest frame either side accepts (a task list of thousands fits).
 pub const MAX_FRAME: usize = 1 << 20;
@@ -186,6 +189,14 @@ pub enum Request {
     /// Start again the tasks that ended with a server (`termic restore`,
     /// the restore dialog): answered `restored`, one entry per task.
     Restore(RestoreRequest),
+    /// Answer task TASK's dialog with CHOICE (an id from its row's
+    /// `choices`): the server sends that choice's keys only if the task
+    /// still needs you and its screen still shows that choice, and says
+    /// which in `answered`.
+    Answer {
+        task: String,
+        choice: String,
+    },
 }
 
 /// What a restore does.
@@ -269,6 +280,55 @@ pub struct TaskRow {
     /// The exit code once exited (`None` while running or when a signal
     /// ended it).
     pub exit_code: Option<i32>,
+    /// What the task needs you for; absent unless it needs you.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attention: Option<RowAttention>,
+    /// The answers its agent's dialog offers, as `answer` takes them;
+    /// absent when termic cannot know them (a dialog read off the screen
+    /// alone, a question in prose, an agent whose dialog it does not know).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<Choice>,
+}
+
+/// What a task that needs you is asked, as the engine heard it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowAttention {
+    /// `permission`, `question`, `plan`, `notification`, `title`, `unsure`
+    /// (a newer server may add kinds).
+    pub kind: String,
+    /// What is asked, cleaned of control and bidi characters; `None` when
+    /// the channel said only the kind.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// The message was read from the task's output (a native status, a
+    /// title, a notification), not from one of termic's hooks.
+    #[serde(default)]
+    pub from_output: bool,
+}
+
+/// One answer a dialog offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Choice {
+    /// termic's own id for it (`approve_once`, `approve_always`, `deny`,
+    /// `option_1`...): never text from the screen.
+    pub id: String,
+    /// The option as the dialog labels it, cleaned.
+    pub label: String,
+}
+
+/// What became of an `answer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Answered {
+    /// The choice's keys were sent to the task.
+    Sent,
+    /// The dialog or that choice is no longer on the screen: nothing was
+    /// sent.
+    ScreenChanged,
+    /// The task no longer needs you: nothing was sent.
+    NotNeeded,
+    /// The task's agent offers no choice of that id: nothing was sent.
+    UnknownChoice,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -346,6 +406,8 @@ pub enum Response {
     ViewSize(input::Size),
     /// The answer to `restore`: each task, started, listed or forgotten.
     Restored(Vec<Restored>),
+    /// The answer to `answer`.
+    Answered(Answered),
 }
 
 /// A killed task's worktree: kept (the default) or removed, and its branch.
@@ -534,6 +596,8 @@ mod tests {
             cwd: "/src/app".into(),
             worktree: None,
             exit_code: None,
+            attention: None,
+            choices: Vec::new(),
         };
         assert_eq!(
             serde_json::to_string(&Request::Subscribe).unwrap(),
@@ -579,6 +643,67 @@ mod tests {
             serde_json::to_string(&Request::Input(InputEvent::Paste("y".into()))).unwrap(),
             r#"{"input":{"paste":"y"}}"#
         );
+    }
+
+    /// Protocol 6: a row that needs you says what is asked and the
+    /// choices; a row without them is the row protocol 5 knew, and decodes.
+    #[test]
+    fn attention_and_choices_are_on_the_row_only_when_there() {
+        let mut row = TaskRow {
+            id: 3,
+            name: "login".into(),
+            agent: "claude".into(),
+            state: "needs_you".into(),
+            since: 2,
+            started: 1,
+            cwd: "/src".into(),
+            worktree: None,
+            exit_code: None,
+            attention: None,
+            choices: Vec::new(),
+        };
+        let plain = serde_json::to_string(&row).unwrap();
+        assert!(
+            !plain.contains("attention") && !plain.contains("choices"),
+            "{plain}"
+        );
+        assert_eq!(serde_json::from_str::<TaskRow>(&plain).unwrap(), row);
+        row.attention = Some(RowAttention {
+            kind: "permission".into(),
+            message: Some("approve Write: src/login.rs".into()),
+            from_output: false,
+        });
+        row.choices = vec![Choice {
+            id: "approve_once".into(),
+            label: "Yes".into(),
+        }];
+        let json = serde_json::to_string(&row).unwrap();
+        assert!(
+            json.ends_with(
+                r#""exit_code":null,"attention":{"kind":"permission","message":"approve Write: src/login.rs","from_output":false},"choices":[{"id":"approve_once","label":"Yes"}]}"#
+            ),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<TaskRow>(&json).unwrap(), row);
+        assert_eq!(
+            serde_json::to_string(&Request::Answer {
+                task: "3".into(),
+                choice: "approve_once".into()
+            })
+            .unwrap(),
+            r#"{"answer":{"task":"3","choice":"approve_once"}}"#
+        );
+        for (answered, wire) in [
+            (Answered::Sent, "sent"),
+            (Answered::ScreenChanged, "screen_changed"),
+            (Answered::NotNeeded, "not_needed"),
+            (Answered::UnknownChoice, "unknown_choice"),
+        ] {
+            assert_eq!(
+                serde_json::to_string(&Response::Answered(answered)).unwrap(),
+                format!(r#"{{"answered":"{wire}"}}"#)
+            );
+        }
     }
 
     #[test]

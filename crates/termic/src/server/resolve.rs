@@ -49,6 +49,8 @@ mod tests {
             cwd: "/".into(),
             worktree: None,
             exit_code: None,
+            attention: None,
+            choices: Vec::new(),
         }
     }
 

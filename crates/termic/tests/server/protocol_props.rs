@@ -193,6 +193,7 @@ fn request() -> impl Strategy<Value = Request> {
             })
         }),
         (".*", ".*").prop_map(|(task, name)| Request::Rename { task, name }),
+        (".*", ".*").prop_map(|(task, choice)| Request::Answer { task, choice }),
         (
             prop::collection::vec(".*", 0..3),
             prop_oneof![
@@ -364,6 +365,8 @@ fn message_name() -> impl Strategy<Value = String> {
             "task_removed",
             "viewing",
             "view_size",
+            "answer",
+            "answered",
             "key",
             "mouse",
             "paste",

@@ -1,0 +1,223 @@
+//! One-tap answers (issue 30): what a task that needs you is asked, the
+//! choices its agent's dialog offers, and the `answer` request that sends
+//! one choice's keys only while the screen still shows it.
+//!
+//! Choices are offered only when the needs-you came from a channel that
+//! speaks for the agent (one of termic's hooks, or the agent's native
+//! status) AND the agent's dialog for that kind is on the screen: printed
+//! text alone never makes a task answerable, and a dialog that left the
+//! screen is never answered blind. The ids and keys are the agent's
+//! profile's (termic-signal's profile/<agent>.rs), never screen text.
+
+use termic_signal::engine::{Engine, Rule, State};
+use termic_signal::profile::{profile_for, AgentProfile, OfferedChoice, ScreenRows};
+
+use super::protocol::{Answered, Choice, RowAttention};
+
+/// The screen rows read for a dialog (each profile's regions are fewer).
+pub const DIALOG_ROWS: usize = termic_signal::profile::SCREEN_ROWS_MAX;
+
+/// The row's `attention`: the engine's, while the task needs you.
+pub fn row_attention(engine: &Engine) -> Option<RowAttention> {
+    if engine.state() != State::NeedsYou {
+        return None;
+    }
+    let attention = engine.attention()?;
+    let (message, from_output) = attention.message_parts();
+    Some(RowAttention {
+        kind: attention.kind.clone().unwrap_or_else(|| "unsure".into()),
+        message: message.map(str::to_owned),
+        from_output,
+    })
+}
+
+/// What the engine says about a task's block, as [`decide`] reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct Block<'a> {
+    pub needs_you: bool,
+    /// The needs-you came from a hook or the agent's native status.
+    pub told_by_agent: bool,
+    /// The attention's kind (`permission`, `question`, `plan`...).
+    pub kind: Option<&'a str>,
+    pub profile: &'static AgentProfile,
+}
+
+impl<'a> Block<'a> {
+    pub fn of(engine: &'a Engine) -> Block<'a> {
+        Block {
+            needs_you: engine.state() == State::NeedsYou,
+            told_by_agent: matches!(
+                engine.needs_you_by(),
+                Some(Rule::HookAttention | Rule::NativeBlocked)
+            ),
+            kind: engine.attention().and_then(|a| a.kind.as_deref()),
+            profile: profile_for(&engine.config().agent),
+        }
+    }
+}
+
+/// The choices a task offers now (pure): its agent's dialog for the
+/// attention's kind, as the screen shows it; none unless the agent itself
+/// said it needs you.
+pub fn offered(block: Block<'_>, screen: &ScreenRows) -> Vec<OfferedChoice> {
+    let (true, true, Some(kind)) = (block.needs_you, block.told_by_agent, block.kind) else {
+        return Vec::new();
+    };
+    block
+        .profile
+        .read_dialog(kind, screen)
+        .map(|d| d.choices)
+        .unwrap_or_default()
+}
+
+/// The row's `choices`.
+pub fn row_choices(block: Block<'_>, screen: &ScreenRows) -> Vec<Choice> {
+    offered(block, screen)
+        .into_iter()
+        .map(|c| Choice {
+            id: c.id,
+            label: c.label,
+        })
+        .collect()
+}
+
+/// Whether the choice is one the agent needs the screen for: a task that
+/// does not need you asks for no row at all.
+pub fn needs_screen(block: Block<'_>) -> bool {
+    block.needs_you && block.told_by_agent && block.kind.is_some()
+}
+
+/// What answering with `choice` does (pure): the keys to send, or why
+/// nothing is sent. `not_needed` when the task does not need you;
+/// `unknown_choice` when its agent's dialogs for what it asks have no
+/// such choice (or termic knows none for a needs-you it guessed);
+/// `screen_changed` when the dialog, or that choice in it, is not on the
+/// screen now.
+pub fn decide(block: Block<'_>, screen: &ScreenRows, choice: &str) -> Result<Vec<u8>, Answered> {
+    if !block.needs_you {
+        return Err(Answered::NotNeeded);
+    }
+    if let Some(found) = offered(block, screen).into_iter().find(|c| c.id == choice) {
+        return Ok(found.keys);
+    }
+    let known = block.told_by_agent
+        && block
+            .kind
+            .is_some_and(|kind| defines(block.profile, kind, choice));
+    Err(if known {
+        Answered::ScreenChanged
+    } else {
+        Answered::UnknownChoice
+    })
+}
+
+/// Whether the agent's dialogs for `kind` have a choice `id` (a numbered
+/// one's ids are `<prefix>_1` to `<prefix>_9`).
+fn defines(profile: &AgentProfile, kind: &str, id: &str) -> bool {
+    profile
+        .dialogs
+        .iter()
+        .filter(|d| d.kind == kind)
+        .flat_map(|d| d.choices)
+        .any(|c| match c.numbered {
+            false => c.id == id,
+            true => id
+                .strip_prefix(c.id)
+                .and_then(|rest| rest.strip_prefix('_'))
+                .is_some_and(|n| {
+                    n.len() == 1 && ('1'..='9').contains(&n.chars().next().unwrap_or('0'))
+                }),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DIALOG: [&str; 4] = [
+        " Do you want to create out.txt?",
+        " ❯ 1. Yes",
+        "   2. Yes, allow all edits during this session",
+        "   3. No, and tell Claude what to do differently (esc)",
+    ];
+
+    fn block(told_by_agent: bool, kind: Option<&str>) -> Block<'_> {
+        Block {
+            needs_you: true,
+            told_by_agent,
+            kind,
+            profile: profile_for("claude"),
+        }
+    }
+
+    #[test]
+    fn a_choice_on_the_screen_is_its_keys_and_anything_else_sends_nothing() {
+        let screen = ScreenRows::new(DIALOG);
+        let asked = block(true, Some("permission"));
+        assert_eq!(decide(asked, &screen, "approve_once"), Ok(b"1".to_vec()));
+        assert_eq!(decide(asked, &screen, "deny"), Ok(b"3".to_vec()));
+        // The dialog left the screen: a choice it had is not sent.
+        let gone = ScreenRows::new(["● Write(out.txt)", "  ⎿  Wrote 1 line"]);
+        assert_eq!(
+            decide(asked, &gone, "approve_once"),
+            Err(Answered::ScreenChanged)
+        );
+        // A choice this dialog does not show now (two options only).
+        let two = ScreenRows::new([DIALOG[0], DIALOG[1], "   2. No"]);
+        assert_eq!(
+            decide(asked, &two, "approve_always"),
+            Err(Answered::ScreenChanged)
+        );
+        assert_eq!(decide(asked, &two, "deny"), Ok(b"2".to_vec()));
+        // Ids are termic's: a label or a digit is not one.
+        assert_eq!(decide(asked, &screen, "Yes"), Err(Answered::UnknownChoice));
+        assert_eq!(decide(asked, &screen, "1"), Err(Answered::UnknownChoice));
+        assert_eq!(
+            decide(asked, &screen, "option_1"),
+            Err(Answered::UnknownChoice)
+        );
+    }
+
+    /// Printed text is data: the same dialog on the screen of a task whose
+    /// needs-you was a guess (a screen rule, a title) offers nothing.
+    #[test]
+    fn a_guessed_needs_you_offers_no_choice() {
+        let screen = ScreenRows::new(DIALOG);
+        let guessed = block(false, Some("permission"));
+        assert!(offered(guessed, &screen).is_empty());
+        assert_eq!(
+            decide(guessed, &screen, "approve_once"),
+            Err(Answered::UnknownChoice)
+        );
+        let idle = Block {
+            needs_you: false,
+            ..block(true, Some("permission"))
+        };
+        assert!(offered(idle, &screen).is_empty());
+        assert_eq!(
+            decide(idle, &screen, "approve_once"),
+            Err(Answered::NotNeeded)
+        );
+        // An agent termic knows no dialog of.
+        let unknown = Block {
+            profile: profile_for("my-own-agent"),
+            ..block(true, Some("permission"))
+        };
+        assert!(offered(unknown, &screen).is_empty());
+        assert_eq!(
+            decide(unknown, &screen, "approve_once"),
+            Err(Answered::UnknownChoice)
+        );
+    }
+
+    #[test]
+    fn numbered_ids_are_known_one_to_nine() {
+        let claude = profile_for("claude");
+        assert!(defines(claude, "question", "option_1"));
+        assert!(defines(claude, "question", "option_9"));
+        for id in ["option_0", "option_10", "option_", "option", "optionx1"] {
+            assert!(!defines(claude, "question", id), "{id}");
+        }
+        assert!(!defines(claude, "permission", "option_1"));
+    }
+}
