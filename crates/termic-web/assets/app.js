@@ -64,11 +64,95 @@
       b.append(num, name, agent, badge);
       b.addEventListener("click", function () { openTask(row.id); });
       li.appendChild(b);
+      const ask = askBlock(row);
+      if (ask) li.appendChild(ask);
       ul.appendChild(li);
     }
     list.appendChild(ul);
     const waiting = rows.filter(function (r) { return r.state === "needs_you"; }).length;
     document.title = waiting ? "(" + waiting + ") termic" : "termic";
+  }
+
+  const KIND = { permission: "It asks permission.", question: "It asks a question.",
+    plan: "It asks you to approve a plan." };
+  const OUTCOME = {
+    screen_changed: "The screen changed, nothing was sent.",
+    not_needed: "It no longer needs you, nothing was sent.",
+    unknown_choice: "That answer is no longer offered, nothing was sent.",
+  };
+  const lastOutcome = new Map(); // task id -> text of the last answer's outcome
+
+  // What a task that needs you is asked, and one button per choice its
+  // agent's dialog offers (none when termic cannot know them).
+  function askBlock(row) {
+    if (row.state !== "needs_you") return null;
+    const div = document.createElement("div");
+    div.className = "ask";
+    const p = document.createElement("p");
+    p.className = "question";
+    const a = row.attention || {};
+    p.textContent = a.message ? clean(a.message) : (KIND[a.kind] || "It needs you.");
+    div.appendChild(p);
+    const choices = Array.isArray(row.choices) ? row.choices : [];
+    if (choices.length && !(device && device.read_only)) {
+      const bar = document.createElement("div");
+      bar.className = "choices";
+      for (const c of choices) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "choice";
+        b.dataset.choice = String(c.id);
+        b.textContent = clean(c.label);
+        b.addEventListener("click", function () { answer(row.id, String(c.id)); });
+        bar.appendChild(b);
+      }
+      div.appendChild(bar);
+    }
+    const said = lastOutcome.get(row.id);
+    if (said) {
+      const o = document.createElement("p");
+      o.className = "outcome";
+      o.textContent = said;
+      div.appendChild(o);
+    }
+    return div;
+  }
+
+  // One tap: `answer` on a WebSocket of its own; the server sends the
+  // choice's keys only if the dialog still shows it.
+  function answer(id, choice) {
+    const s = new WebSocket(wsUrl);
+    let done = false;
+    s.onopen = function () {
+      s.send(JSON.stringify({ answer: { task: String(id), choice: choice } }));
+    };
+    s.onmessage = function (e) {
+      let m;
+      try { m = JSON.parse(e.data); } catch (_) { return; }
+      done = true;
+      let text = "";
+      if (m.answered === "sent") text = "";
+      else if (m.answered) text = OUTCOME[m.answered] || "Nothing was sent.";
+      else if (m.error) text = clean(m.error.message);
+      if (text) lastOutcome.set(id, text); else lastOutcome.delete(id);
+      renderList();
+      renderAsk();
+    };
+    s.onclose = function () {
+      if (!done) { lastOutcome.set(id, "The answer could not be sent."); renderList(); renderAsk(); }
+    };
+  }
+
+  // The open task's question and choices, above its screen.
+  function renderAsk() {
+    const holder = $("ask");
+    holder.replaceChildren();
+    if (!view) return;
+    const row = tasks.get(view.id);
+    const block = row ? askBlock(row) : null;
+    if (block) holder.appendChild(block);
+    // The screen's room changed: fit it again.
+    requestAnimationFrame(refit);
   }
 
   function connectList() {
@@ -83,6 +167,8 @@
         tasks.clear();
         for (const row of m.subscribed.tasks) tasks.set(row.id, row);
       } else if (m.task) {
+        const old = tasks.get(m.task.id);
+        if (!old || old.state !== m.task.state) lastOutcome.delete(m.task.id);
         tasks.set(m.task.id, m.task);
       } else if (m.task_removed) {
         tasks.delete(m.task_removed.id);
@@ -90,6 +176,7 @@
         notice(clean(m.error.message));
       }
       renderList();
+      renderAsk();
     };
     s.onclose = function () {
       if (listSocket !== s) return;
@@ -181,6 +268,7 @@
     const socket = new WebSocket(wsUrl);
     socket.binaryType = "arraybuffer";
     view = { id: id, socket: socket, term: term, fit: fit };
+    renderAsk();
     socket.onopen = function () {
       socket.send(JSON.stringify({ view: { task: String(id), cols: term.cols, rows: term.rows } }));
     };
@@ -216,6 +304,7 @@
     v.socket.close();
     v.term.dispose();
     $("term").replaceChildren();
+    $("ask").replaceChildren();
   }
 
   function showList() {

@@ -418,8 +418,9 @@ fn pump(shared: &Shared, mut ws: WebSocket<TcpStream>, device: &Device, cred: &s
             _ => return,
         }
     };
-    let relay::First::Stream(request) = match relay::first(&first) {
-        Ok(f) => f,
+    let (request, once) = match relay::first(&first, device.read_only) {
+        Ok(relay::First::Stream(r)) => (r, false),
+        Ok(relay::First::Once(r)) => (r, true),
         Err(why) => {
             shared.log(&format!("closed a WebSocket of device {}: {why}", device.number));
             let _ = ws.close(None);
@@ -439,6 +440,16 @@ fn pump(shared: &Shared, mut ws: WebSocket<TcpStream>, device: &Device, cred: &s
     let _ = conn.set_read_timeout(Some(Duration::from_secs(30)));
     let _ = conn.set_write_timeout(Some(Duration::from_secs(30)));
     if write_frame(&mut conn, request.as_bytes()).is_err() {
+        return;
+    }
+    if once {
+        if let Ok(answer) = read_frame(&mut conn) {
+            if let Ok(text) = String::from_utf8(answer) {
+                let _ = ws.send(Message::text(text));
+            }
+        }
+        let _ = ws.close(None);
+        let _ = ws.flush();
         return;
     }
     if ws.get_mut().set_nonblocking(true).is_err() {

@@ -13,17 +13,39 @@ const MAX_TASK: usize = 200;
 /// What a stream's first message asks for.
 #[derive(Debug, PartialEq, Eq)]
 pub enum First {
-    /// The request to send, as JSON.
+    /// The request to send, as JSON; the server's frames follow until
+    /// one side closes.
     Stream(String),
+    /// A request with one answer (`answer`): sent, its answer passed on,
+    /// and the WebSocket closed.
+    Once(String),
 }
 
 /// Checks a stream's first message; Err: why it is refused.
-pub fn first(text: &str) -> Result<First, &'static str> {
+pub fn first(text: &str, read_only: bool) -> Result<First, &'static str> {
     let v: Value = serde_json::from_str(text).map_err(|_| "not JSON")?;
     if v == json!("subscribe") {
         return Ok(First::Stream(json!("subscribe").to_string()));
     }
-    let view = v.get("view").ok_or("only subscribe and view are taken")?;
+    if let Some(answer) = v.get("answer") {
+        if read_only {
+            return Err("a read-only device cannot answer");
+        }
+        let field = |k: &str| {
+            answer
+                .get(k)
+                .and_then(Value::as_str)
+                .filter(|t| !t.is_empty() && t.len() <= MAX_TASK)
+                .ok_or("an answer names its task and choice")
+        };
+        let (task, choice) = (field("task")?, field("choice")?);
+        return Ok(First::Once(
+            json!({"answer": {"task": task, "choice": choice}}).to_string(),
+        ));
+    }
+    let view = v
+        .get("view")
+        .ok_or("only subscribe, view and answer are taken")?;
     let task = view
         .get("task")
         .and_then(Value::as_str)
@@ -80,9 +102,15 @@ mod tests {
 
     #[test]
     fn only_subscribe_and_view_open_a_stream() {
-        assert_eq!(first("\"subscribe\""), Ok(First::Stream("\"subscribe\"".into())));
-        let First::Stream(v) =
-            first(r#"{"view":{"task":"3","cols":80,"rows":24,"x":"y"}}"#).unwrap();
+        assert_eq!(
+            first("\"subscribe\"", true),
+            Ok(First::Stream("\"subscribe\"".into()))
+        );
+        let Ok(First::Stream(v)) =
+            first(r#"{"view":{"task":"3","cols":80,"rows":24,"x":"y"}}"#, true)
+        else {
+            panic!("a view")
+        };
         assert_eq!(v, r#"{"view":{"cols":80,"rows":24,"task":"3"}}"#);
         for bad in [
             "\"stop\"",
@@ -92,8 +120,21 @@ mod tests {
             r#"{"view":{"task":"3","cols":0,"rows":24}}"#,
             "nope",
         ] {
-            assert!(first(bad).is_err(), "{bad}");
+            assert!(first(bad, false).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn an_answer_is_one_request_and_none_from_a_read_only_device() {
+        let a = r#"{"answer":{"task":"3","choice":"approve_once","extra":1}}"#;
+        assert_eq!(
+            first(a, false),
+            Ok(First::Once(
+                r#"{"answer":{"choice":"approve_once","task":"3"}}"#.into()
+            ))
+        );
+        assert!(first(a, true).is_err());
+        assert!(first(r#"{"answer":{"task":"3"}}"#, false).is_err());
     }
 
     #[test]

@@ -154,6 +154,21 @@ fn asking_agent() -> String {
     .join("; ")
 }
 
+/// A task painting Claude Code's permission dialog (as 2.1.332 does, the
+/// simulator's `>`), asking through the hook, then taking one key raw.
+fn dialog_agent() -> String {
+    [
+        "stty raw -echo".to_string(),
+        "printf ' Do you want to create out.txt?\\r\\n > 1. Yes\\r\\n   2. Yes, allow all edits during this session (shift+tab)\\r\\n   3. No, and tell Claude what to do differently (esc)\\r\\n'".into(),
+        hook("attention", ";kind=permission"),
+        "k=$(head -c 1)".into(),
+        "printf 'answered %s\\r\\n' \"$k\"".into(),
+        hook("done", ""),
+        "sleep 600".into(),
+    ]
+    .join("; ")
+}
+
 #[test]
 fn http_and_websockets_are_refused_without_a_credential_revoked_from_another_origin_or_host() {
     let s = Served::new(&asking_agent());
@@ -493,6 +508,47 @@ li.textContent.includes('login') && li.querySelector('.badge.needs_you'))",
     b.until(
         "the badge says done",
         "!!document.querySelector('#list li .badge.done')",
+    );
+}
+
+#[test]
+#[ignore = "needs chromium: .ci/run's web client step"]
+fn a_phone_answers_a_permission_dialog_with_one_tap() {
+    if !crate::requires::program("chromium", "chromium") {
+        return;
+    }
+    let s = Served::new(&dialog_agent());
+    s.expect(&["run", "fake", "--name", "create", "--detach"], 0);
+    let _web = start_web(&s);
+    let mut b = Browser::phone();
+    b.navigate(&pair_link(&s, &[]));
+    b.until(
+        "the list offers the dialog's three answers",
+        "document.querySelectorAll('#list .ask .choice').length === 3",
+    );
+    let labels = b.eval(
+        "Array.from(document.querySelectorAll('#list .ask .choice')).map(b => b.textContent)",
+    );
+    assert_eq!(
+        labels,
+        json!([
+            "Yes",
+            "Yes, allow all edits during this session (shift+tab)",
+            "No, and tell Claude what to do differently (esc)"
+        ])
+    );
+    b.eval("document.querySelector('#list li button').click()");
+    b.until(
+        "the task's screen shows the dialog",
+        &format!("({TERM_TEXT}).includes('Do you want to create out.txt?')"),
+    );
+    b.screenshot(&artefact("web-phone-answer.png"));
+    b.eval("document.querySelector('#ask .choice[data-choice=approve_once]').click()");
+    b.until("the task got 1", &format!("({TERM_TEXT}).includes('answered 1')"));
+    b.eval("document.getElementById('back').click()");
+    b.until(
+        "the badge says done",
+        "!!document.querySelector('#list li .badge.done') && !document.querySelector('#list .ask')",
     );
 }
 
