@@ -52,7 +52,9 @@ pub fn is_loopback_host(host: &str) -> bool {
     };
     let name = name.trim_start_matches('[').trim_end_matches(']');
     name.eq_ignore_ascii_case("localhost")
-        || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// A device's name from its User-Agent: browser and system, plain words
@@ -140,10 +142,30 @@ mod tests {
     #[test]
     fn origin_must_be_the_pages_own() {
         let h = "127.0.0.1:7501";
-        assert!(origin_allowed(Some("http://127.0.0.1:7501"), h, false, false));
-        assert!(!origin_allowed(Some("https://127.0.0.1:7501"), h, false, false));
-        assert!(origin_allowed(Some("https://127.0.0.1:7501"), h, false, true));
-        assert!(!origin_allowed(Some("http://127.0.0.1:7501"), h, true, false));
+        assert!(origin_allowed(
+            Some("http://127.0.0.1:7501"),
+            h,
+            false,
+            false
+        ));
+        assert!(!origin_allowed(
+            Some("https://127.0.0.1:7501"),
+            h,
+            false,
+            false
+        ));
+        assert!(origin_allowed(
+            Some("https://127.0.0.1:7501"),
+            h,
+            false,
+            true
+        ));
+        assert!(!origin_allowed(
+            Some("http://127.0.0.1:7501"),
+            h,
+            true,
+            false
+        ));
         assert!(!origin_allowed(Some("http://evil.example"), h, false, true));
         assert!(!origin_allowed(Some("null"), h, false, false));
         assert!(!origin_allowed(None, h, false, false));
@@ -178,7 +200,8 @@ mod tests {
 
     #[test]
     fn device_names_are_plain() {
-        let ua = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 Chrome/120.0 Mobile Safari/537.36";
+        let ua =
+            "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 Chrome/120.0 Mobile Safari/537.36";
         assert_eq!(device_name(ua), "Chrome on Android");
         assert_eq!(device_name("<script>"), "Browser on unknown system");
     }

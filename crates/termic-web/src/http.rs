@@ -12,7 +12,8 @@ pub const MAX_BODY: usize = 4 * 1024;
 /// Sent with every response. The page's scripts are files of this server
 /// only (no inline script, no eval); styles may be inline because
 /// xterm.js writes `<style>` elements for its theme and cell sizes.
-pub const SECURITY_HEADERS: &str = "Content-Security-Policy: default-src 'self'; script-src 'self'; \
+pub const SECURITY_HEADERS: &str =
+    "Content-Security-Policy: default-src 'self'; script-src 'self'; \
 style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; \
 base-uri 'none'; form-action 'none'; frame-ancestors 'none'\r\n\
 Referrer-Policy: no-referrer\r\n\

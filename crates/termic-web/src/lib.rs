@@ -144,7 +144,11 @@ impl Server {
             if shared.open.fetch_add(1, Ordering::SeqCst) >= shared.opts.max_connections {
                 shared.open.fetch_sub(1, Ordering::SeqCst);
                 let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
-                let _ = http::error(&mut stream, "503 Service Unavailable", "Too many connections.");
+                let _ = http::error(
+                    &mut stream,
+                    "503 Service Unavailable",
+                    "Too many connections.",
+                );
                 continue;
             }
             let spawned = std::thread::Builder::new()
@@ -189,7 +193,13 @@ fn handle(shared: &Shared, mut stream: TcpStream) {
                     "read_only": device.read_only,
                 })
                 .to_string();
-                http::respond(&mut stream, "200 OK", "application/json", "", body.as_bytes())
+                http::respond(
+                    &mut stream,
+                    "200 OK",
+                    "application/json",
+                    "",
+                    body.as_bytes(),
+                )
             }
             Err(why) => refuse(shared, &mut stream, &peer, why),
         },
@@ -226,7 +236,10 @@ enum Refusal {
 fn refuse(shared: &Shared, stream: &mut TcpStream, peer: &str, why: Refusal) -> io::Result<()> {
     let (status, log) = match why {
         Refusal::NoCredential => ("401 Unauthorized", "no device credential".to_string()),
-        Refusal::Unknown => ("401 Unauthorized", "an unknown or revoked device".to_string()),
+        Refusal::Unknown => (
+            "401 Unauthorized",
+            "an unknown or revoked device".to_string(),
+        ),
         Refusal::Origin => ("403 Forbidden", "another origin".to_string()),
         Refusal::Store(e) => ("500 Internal Server Error", e),
     };
@@ -303,7 +316,9 @@ fn pair(
         .map(|mut l| l.attempt(now_ms()))
         .unwrap_or(false);
     if !allowed {
-        shared.log(&format!("refused pairing from {peer}: over 5 attempts a minute"));
+        shared.log(&format!(
+            "refused pairing from {peer}: over 5 attempts a minute"
+        ));
         return http::error(
             stream,
             "429 Too Many Requests",
@@ -333,9 +348,15 @@ fn pair(
                 "Set-Cookie: {}={credential}; Path=/; Max-Age=34560000; HttpOnly; SameSite=Strict{secure}\r\n",
                 checks::COOKIE
             );
-            let body = serde_json::json!({"name": device.name, "read_only": device.read_only})
-                .to_string();
-            http::respond(stream, "200 OK", "application/json", &cookie, body.as_bytes())
+            let body =
+                serde_json::json!({"name": device.name, "read_only": device.read_only}).to_string();
+            http::respond(
+                stream,
+                "200 OK",
+                "application/json",
+                &cookie,
+                body.as_bytes(),
+            )
         }
         Ok(None) => {
             shared.log(&format!(
@@ -349,7 +370,11 @@ fn pair(
         }
         Err(e) => {
             shared.log(&format!("pairing failed: {e:#}"));
-            http::error(stream, "500 Internal Server Error", "Pairing failed: see termic web's output.")
+            http::error(
+                stream,
+                "500 Internal Server Error",
+                "Pairing failed: see termic web's output.",
+            )
         }
     }
 }
@@ -364,7 +389,11 @@ fn websocket(
         .header("upgrade")
         .is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
     let (Some(key), true) = (req.header("sec-websocket-key"), upgrade) else {
-        return http::error(&mut stream, "400 Bad Request", "A WebSocket upgrade is expected.");
+        return http::error(
+            &mut stream,
+            "400 Bad Request",
+            "A WebSocket upgrade is expected.",
+        );
     };
     let accept = tungstenite::handshake::derive_accept_key(key.as_bytes());
     let head = format!(
@@ -422,7 +451,10 @@ fn pump(shared: &Shared, mut ws: WebSocket<TcpStream>, device: &Device, cred: &s
         Ok(relay::First::Stream(r)) => (r, false),
         Ok(relay::First::Once(r)) => (r, true),
         Err(why) => {
-            shared.log(&format!("closed a WebSocket of device {}: {why}", device.number));
+            shared.log(&format!(
+                "closed a WebSocket of device {}: {why}",
+                device.number
+            ));
             let _ = ws.close(None);
             let _ = ws.flush();
             return;
@@ -432,7 +464,8 @@ fn pump(shared: &Shared, mut ws: WebSocket<TcpStream>, device: &Device, cred: &s
         Ok(c) => c,
         Err(e) => {
             shared.log(&format!("cannot reach the termic server: {e}"));
-            let msg = serde_json::json!({"error": {"message": "The termic server cannot be reached."}});
+            let msg =
+                serde_json::json!({"error": {"message": "The termic server cannot be reached."}});
             let _ = ws.send(Message::text(msg.to_string()));
             return;
         }
@@ -480,7 +513,10 @@ fn pump(shared: &Shared, mut ws: WebSocket<TcpStream>, device: &Device, cred: &s
         if checked.elapsed() >= RECHECK {
             checked = Instant::now();
             if !matches!(shared.store.authenticate(cred), Ok(Some(_))) {
-                shared.log(&format!("closed the streams of revoked device {}", device.number));
+                shared.log(&format!(
+                    "closed the streams of revoked device {}",
+                    device.number
+                ));
                 let _ = ws.close(None);
                 let _ = ws.flush();
                 return;

@@ -84,8 +84,7 @@ pub fn later(text: &str, read_only: bool) -> Later {
     let Some(event) = v.get("input").and_then(Value::as_object) else {
         return Later::Close;
     };
-    if event.len() != 1 || !INPUT_KINDS.contains(&event.keys().next().map_or("", |k| k.as_str()))
-    {
+    if event.len() != 1 || !INPUT_KINDS.contains(&event.keys().next().map_or("", |k| k.as_str())) {
         return Later::Close;
     }
     // A resize is the page's size, not input to the task: a read-only page
@@ -146,6 +145,9 @@ mod tests {
         assert_eq!(later(resize, true), Later::Forward(resize.into()));
         assert_eq!(later("\"stop\"", false), Later::Close);
         assert_eq!(later(r#"{"kill":{"task":"1"}}"#, false), Later::Close);
-        assert_eq!(later(r#"{"input":{"key":{},"paste":"x"}}"#, false), Later::Close);
+        assert_eq!(
+            later(r#"{"input":{"key":{},"paste":"x"}}"#, false),
+            Later::Close
+        );
     }
 }

@@ -59,7 +59,11 @@ pub fn hash(secret: &str) -> String {
 
 /// Equal in time independent of where they differ.
 fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 /// The `web` directory of termic's state dir.
@@ -94,7 +98,10 @@ impl Store {
             .with_context(|| format!("cannot read {}", self.dir.display()))?;
         // SAFETY: getuid has no preconditions.
         if meta.uid() != unsafe { libc::getuid() } {
-            bail!("{} belongs to another user: termic will not use it", self.dir.display());
+            bail!(
+                "{} belongs to another user: termic will not use it",
+                self.dir.display()
+            );
         }
         Ok(())
     }
@@ -210,7 +217,10 @@ impl Store {
             let i = match matches.as_slice() {
                 [] => return Ok(None),
                 [i] => *i,
-                _ => bail!("{} devices are named {which}: revoke one by its number", matches.len()),
+                _ => bail!(
+                    "{} devices are named {which}: revoke one by its number",
+                    matches.len()
+                ),
             };
             let device = devices.remove(i);
             write_atomic(&path, &devices)?;
@@ -259,10 +269,16 @@ fn read_list<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>> {
     let meta = fs::metadata(path)?;
     // SAFETY: getuid has no preconditions.
     if meta.uid() != unsafe { libc::getuid() } {
-        bail!("{} belongs to another user: termic will not use it", path.display());
+        bail!(
+            "{} belongs to another user: termic will not use it",
+            path.display()
+        );
     }
     serde_json::from_str(&text).with_context(|| {
-        format!("{} does not parse: termic leaves it as it is (fix or remove it)", path.display())
+        format!(
+            "{} does not parse: termic leaves it as it is (fix or remove it)",
+            path.display()
+        )
     })
 }
 
@@ -302,12 +318,21 @@ mod tests {
         let token = new_secret().unwrap();
         store.add_pairing(&token, true, 1_000).unwrap();
         assert!(store.pair("wrong", "x", 1_001).unwrap().is_none());
-        let (device, cred) = store.pair(&token, "Chrome on Linux", 1_002).unwrap().unwrap();
+        let (device, cred) = store
+            .pair(&token, "Chrome on Linux", 1_002)
+            .unwrap()
+            .unwrap();
         assert!(device.read_only);
         assert!(store.pair(&token, "again", 1_003).unwrap().is_none());
-        assert_eq!(store.authenticate(&cred).unwrap().unwrap().number, device.number);
+        assert_eq!(
+            store.authenticate(&cred).unwrap().unwrap().number,
+            device.number
+        );
         let text = fs::read_to_string(store.devices_path()).unwrap();
-        assert!(!text.contains(&cred), "the credential itself is never stored");
+        assert!(
+            !text.contains(&cred),
+            "the credential itself is never stored"
+        );
         let late = new_secret().unwrap();
         store.add_pairing(&late, false, 0).unwrap();
         assert!(store.pair(&late, "x", PAIRING_TTL_MS).unwrap().is_none());
@@ -330,8 +355,14 @@ mod tests {
             {"device": creds[1].0.number.to_string(), "endpoint": "https://b"}
         ]);
         write_atomic(&store.dir.join("push-subscriptions.json"), &subs).unwrap();
-        assert!(store.revoke("Firefox on Linux").is_err(), "an ambiguous name");
-        let gone = store.revoke(&creds[0].0.number.to_string()).unwrap().unwrap();
+        assert!(
+            store.revoke("Firefox on Linux").is_err(),
+            "an ambiguous name"
+        );
+        let gone = store
+            .revoke(&creds[0].0.number.to_string())
+            .unwrap()
+            .unwrap();
         assert_eq!(gone.number, creds[0].0.number);
         assert!(store.authenticate(&creds[0].1).unwrap().is_none());
         assert!(store.authenticate(&creds[1].1).unwrap().is_some());
@@ -352,6 +383,9 @@ mod tests {
         fs::write(store.devices_path(), "not json").unwrap();
         assert!(store.devices().is_err());
         assert!(store.revoke("1").is_err());
-        assert_eq!(fs::read_to_string(store.devices_path()).unwrap(), "not json");
+        assert_eq!(
+            fs::read_to_string(store.devices_path()).unwrap(),
+            "not json"
+        );
     }
 }

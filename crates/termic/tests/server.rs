@@ -3,10 +3,10 @@
 //! `cargo test -p termic --test server`.
 
 mod git_support;
-#[path = "hostile/mod.rs"]
-mod hostile_corpus;
 #[path = "tui/harness.rs"]
 mod harness;
+#[path = "hostile/mod.rs"]
+mod hostile_corpus;
 mod process_table;
 #[path = "requires/mod.rs"]
 mod requires;

@@ -53,8 +53,10 @@ pub enum WebCommand {
     ///
     /// The link works once, for 10 minutes. Opening it gives that browser
     /// a device credential (a cookie); `termic web devices` lists them.
-    #[command(after_help = "Examples:\n  termic web pair\n  termic web pair --read-only\n  \
-termic web pair --url https://termic.example.com\n\nExit codes: 0 printed, 1 error.")]
+    #[command(
+        after_help = "Examples:\n  termic web pair\n  termic web pair --read-only\n  \
+termic web pair --url https://termic.example.com\n\nExit codes: 0 printed, 1 error."
+    )]
     Pair {
         /// The device sees everything and types nothing.
         #[arg(long)]
@@ -65,8 +67,10 @@ termic web pair --url https://termic.example.com\n\nExit codes: 0 printed, 1 err
         url: Option<String>,
     },
     /// List the paired browsers, or revoke one.
-    #[command(after_help = "Examples:\n  termic web devices\n  termic web devices revoke 2\n  \
-termic web devices revoke \"Chrome on Android\"\n\nExit codes: 0 done, 1 error (no such device).")]
+    #[command(
+        after_help = "Examples:\n  termic web devices\n  termic web devices revoke 2\n  \
+termic web devices revoke \"Chrome on Android\"\n\nExit codes: 0 done, 1 error (no such device)."
+    )]
     Devices {
         #[command(subcommand)]
         command: Option<DevicesCommand>,

@@ -173,7 +173,10 @@ fn dialog_agent() -> String {
 fn http_and_websockets_are_refused_without_a_credential_revoked_from_another_origin_or_host() {
     let s = Served::new(&asking_agent());
     s.expect(&["run", "fake", "--name", "login", "--detach"], 0);
-    s.expect(&["wait", "login", "--for", "needs-you", "--timeout", "30"], 0);
+    s.expect(
+        &["wait", "login", "--for", "needs-you", "--timeout", "30"],
+        0,
+    );
     let web = start_web(&s);
     let port = web.port;
     let host = format!("127.0.0.1:{port}");
@@ -201,9 +204,18 @@ fn http_and_websockets_are_refused_without_a_credential_revoked_from_another_ori
     assert!(link.starts_with(&format!("http://{host}/pair#")), "{link}");
     let token = link.rsplit('#').next().unwrap().to_string();
     assert!(token.len() >= 22, "128 bits or more: {token}");
-    assert_eq!(post_pair(port, &token, "http://attacker.example").unwrap_err().0, 403);
+    assert_eq!(
+        post_pair(port, &token, "http://attacker.example")
+            .unwrap_err()
+            .0,
+        403
+    );
     let cookie = post_pair(port, &token, &origin).unwrap();
-    assert_eq!(post_pair(port, &token, &origin).unwrap_err().0, 403, "single use");
+    assert_eq!(
+        post_pair(port, &token, &origin).unwrap_err().0,
+        403,
+        "single use"
+    );
     let jar = format!("termic_device={cookie}");
     let devices = std::fs::read_to_string(s.f.data_dir.join("web/devices.json")).unwrap();
     assert!(!devices.contains(&cookie), "stored hashed");
@@ -212,25 +224,55 @@ fn http_and_websockets_are_refused_without_a_credential_revoked_from_another_ori
     let same = "Sec-Fetch-Site: same-origin\r\n";
     assert_eq!(me(port, &host, &format!("Cookie: {jar}\r\n{same}")), 200);
     assert_eq!(me(port, &host, same), 401, "no credential");
-    assert_eq!(me(port, &host, &format!("Cookie: termic_device=forged\r\n{same}")), 401);
     assert_eq!(
-        me(port, &host, &format!("Cookie: {jar}\r\nOrigin: http://attacker.example\r\n")),
+        me(
+            port,
+            &host,
+            &format!("Cookie: termic_device=forged\r\n{same}")
+        ),
+        401
+    );
+    assert_eq!(
+        me(
+            port,
+            &host,
+            &format!("Cookie: {jar}\r\nOrigin: http://attacker.example\r\n")
+        ),
         403,
         "another origin"
     );
-    assert_eq!(me(port, &host, &format!("Cookie: {jar}\r\n")), 403, "no origin at all");
-    assert_eq!(me(port, "attacker.example", &format!("Cookie: {jar}\r\n{same}")), 421);
+    assert_eq!(
+        me(port, &host, &format!("Cookie: {jar}\r\n")),
+        403,
+        "no origin at all"
+    );
+    assert_eq!(
+        me(
+            port,
+            "attacker.example",
+            &format!("Cookie: {jar}\r\n{same}")
+        ),
+        421
+    );
 
     // WebSocket: the same checks; a WebSocket without Origin is refused.
     let good: [(&str, &str); 2] = [("Origin", &origin), ("Cookie", &jar)];
     let mut list = ws(port, &host, &good).unwrap();
     list.send(Message::text("\"subscribe\"")).unwrap();
     let subscribed = next_text(&mut list).unwrap();
-    assert_eq!(subscribed["subscribed"]["tasks"][0]["name"], "login", "{subscribed}");
+    assert_eq!(
+        subscribed["subscribed"]["tasks"][0]["name"], "login",
+        "{subscribed}"
+    );
     assert_eq!(ws(port, &host, &[("Origin", &origin)]).unwrap_err(), 401);
     assert_eq!(ws(port, &host, &[("Cookie", &jar)]).unwrap_err(), 403);
     assert_eq!(
-        ws(port, &host, &[("Origin", "http://attacker.example"), ("Cookie", &jar)]).unwrap_err(),
+        ws(
+            port,
+            &host,
+            &[("Origin", "http://attacker.example"), ("Cookie", &jar)]
+        )
+        .unwrap_err(),
         403
     );
     assert_eq!(ws(port, "attacker.example", &good).unwrap_err(), 421);
@@ -262,7 +304,10 @@ fn http_and_websockets_are_refused_without_a_credential_revoked_from_another_ori
     })
     .unwrap();
     assert!(
-        refused["error"]["message"].as_str().unwrap().contains("read-only"),
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("read-only"),
         "{refused}"
     );
     assert_eq!(s.ls()[0]["state"], "needs_you", "the Enter was not sent");
@@ -307,7 +352,9 @@ fn pairing_attempts_are_limited_to_five_a_minute_and_not_logged_with_their_token
     let origin = format!("http://127.0.0.1:{}", web.port);
     for i in 0..5 {
         assert_eq!(
-            post_pair(web.port, &format!("guess{i}"), &origin).unwrap_err().0,
+            post_pair(web.port, &format!("guess{i}"), &origin)
+                .unwrap_err()
+                .0,
             403
         );
     }
@@ -503,7 +550,10 @@ li.textContent.includes('login') && li.querySelector('.badge.needs_you'))",
     b.screenshot(&artefact("web-phone.png"));
     // The page's Enter key goes to the task: it reads its line and is done.
     b.eval("document.querySelector('#keys [data-key=enter]').click()");
-    b.until("the task printed its answer", &format!("({TERM_TEXT}).includes('approved')"));
+    b.until(
+        "the task printed its answer",
+        &format!("({TERM_TEXT}).includes('approved')"),
+    );
     b.eval("document.getElementById('back').click()");
     b.until(
         "the badge says done",
@@ -544,7 +594,10 @@ fn a_phone_answers_a_permission_dialog_with_one_tap() {
     );
     b.screenshot(&artefact("web-phone-answer.png"));
     b.eval("document.querySelector('#ask .choice[data-choice=approve_once]').click()");
-    b.until("the task got 1", &format!("({TERM_TEXT}).includes('answered 1')"));
+    b.until(
+        "the task got 1",
+        &format!("({TERM_TEXT}).includes('answered 1')"),
+    );
     b.eval("document.getElementById('back').click()");
     b.until(
         "the badge says done",
@@ -562,28 +615,49 @@ fn hostile_task_output_in_the_page_runs_no_script_and_navigates_nowhere() {
     // What a page could be fooled by, then the screen corpus the TUI
     // survives, then a line that says it all arrived.
     let mut bytes: Vec<u8> = Vec::new();
-    bytes.extend_from_slice(b"\x1b]8;;javascript:window.__pwned=1\x1b\\CLICKME-JS\x1b]8;;\x1b\\\r\n");
+    bytes.extend_from_slice(
+        b"\x1b]8;;javascript:window.__pwned=1\x1b\\CLICKME-JS\x1b]8;;\x1b\\\r\n",
+    );
     bytes.extend_from_slice(b"\x1b]8;;data:text/html,<script>top.__pwned=1</script>\x1b\\CLICKME-DATA\x1b]8;;\x1b\\\r\n");
     bytes.extend_from_slice(b"\x1b]52;c;cHduZWQ=\x07");
     bytes.extend_from_slice(b"\x1b]0;<img src=x onerror=\"window.__pwned=1\">\x07");
     bytes.extend_from_slice(b"\x1b]2;</title><script>window.__pwned=1</script>\x07");
-    bytes.extend_from_slice(b"<script>window.__pwned=1</script><img src=x onerror=window.__pwned=1>\r\n");
+    bytes.extend_from_slice(
+        b"<script>window.__pwned=1</script><img src=x onerror=window.__pwned=1>\r\n",
+    );
     for h in crate::hostile_corpus::corpus(4096) {
         bytes.extend_from_slice(&h.bytes);
         bytes.extend_from_slice(b"\x1b[0m\x1bc\r\n");
     }
-    bytes.extend_from_slice(b"\x1b]8;;javascript:window.__pwned=1\x1b\\CLICKME-JS\x1b]8;;\x1b\\ END-OF-CORPUS\r\n");
+    bytes.extend_from_slice(
+        b"\x1b]8;;javascript:window.__pwned=1\x1b\\CLICKME-JS\x1b]8;;\x1b\\ END-OF-CORPUS\r\n",
+    );
     std::fs::write(s.f.work.join("hostile.bin"), &bytes).unwrap();
     s.expect(
-        &["run", "--name", "hostile", "--detach", "--", "sh", "-c", "cat hostile.bin; exec sleep 600"],
+        &[
+            "run",
+            "--name",
+            "hostile",
+            "--detach",
+            "--",
+            "sh",
+            "-c",
+            "cat hostile.bin; exec sleep 600",
+        ],
         0,
     );
     let web = start_web(&s);
     let mut b = Browser::phone();
     b.navigate(&pair_link(&s, &[]));
-    b.until("the list shows the task", "!!document.querySelector('#list li button')");
+    b.until(
+        "the list shows the task",
+        "!!document.querySelector('#list li button')",
+    );
     b.eval("document.querySelector('#list li button').click()");
-    b.until("the whole corpus arrived", &format!("({TERM_TEXT}).includes('END-OF-CORPUS')"));
+    b.until(
+        "the whole corpus arrived",
+        &format!("({TERM_TEXT}).includes('END-OF-CORPUS')"),
+    );
     // Click where the OSC 8 link is (a javascript: URL). The view stream
     // is a repaint of the server's screen model, which keeps no OSC 8
     // link, OSC 52 or title (measured 2026-12-06: no link reaches
@@ -611,9 +685,20 @@ return [b.left + 10, b.top + b.height / 2]; } } return null; })()",
     }
     // Give a link handler the time it would take, then look.
     b.call("Runtime.evaluate", pause);
-    assert_eq!(b.eval("typeof window.__pwned"), json!("undefined"), "no script ran");
-    assert_eq!(b.eval("location.href"), json!(format!("http://127.0.0.1:{}/", web.port)));
-    assert_eq!(b.eval("document.title"), json!("termic"), "a task's title is not the page's");
+    assert_eq!(
+        b.eval("typeof window.__pwned"),
+        json!("undefined"),
+        "no script ran"
+    );
+    assert_eq!(
+        b.eval("location.href"),
+        json!(format!("http://127.0.0.1:{}/", web.port))
+    );
+    assert_eq!(
+        b.eval("document.title"),
+        json!("termic"),
+        "a task's title is not the page's"
+    );
     assert_eq!(
         b.eval("document.querySelectorAll('#term script, #term img').length"),
         json!(0),
