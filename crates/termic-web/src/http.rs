@@ -1,8 +1,8 @@
 //! One HTTP/1.1 request head, read with bounds, and responses that carry
 //! the security headers every answer has.
 
-use std::io::{self, Read, Write};
-use std::net::TcpStream;
+use crate::Conn;
+use std::io;
 
 /// The largest request head taken.
 pub const MAX_HEAD: usize = 16 * 1024;
@@ -41,7 +41,7 @@ impl Request {
     }
 
     /// Reads the body announced by Content-Length, at most [`MAX_BODY`].
-    pub fn body(&mut self, stream: &mut TcpStream) -> io::Result<Vec<u8>> {
+    pub fn body(&mut self, stream: &mut dyn Conn) -> io::Result<Vec<u8>> {
         let len: usize = self
             .header("content-length")
             .and_then(|v| v.trim().parse().ok())
@@ -65,7 +65,7 @@ impl Request {
 
 /// Reads a request head (the stream's read timeout bounds the wait).
 /// `None`: the peer closed, sent too much or no HTTP.
-pub fn read_request(stream: &mut TcpStream) -> Option<Request> {
+pub fn read_request(stream: &mut dyn Conn) -> Option<Request> {
     let mut buf = Vec::with_capacity(2048);
     let mut chunk = [0u8; 2048];
     loop {
@@ -102,7 +102,7 @@ pub fn read_request(stream: &mut TcpStream) -> Option<Request> {
 
 /// Writes a whole response and ends the exchange (`Connection: close`).
 pub fn respond(
-    stream: &mut TcpStream,
+    stream: &mut dyn Conn,
     status: &str,
     content_type: &str,
     extra_headers: &str,
@@ -119,7 +119,7 @@ Cache-Control: no-cache\r\nConnection: close\r\n{SECURITY_HEADERS}{extra_headers
 }
 
 /// A JSON error answer: `{"error": message}`.
-pub fn error(stream: &mut TcpStream, status: &str, message: &str) -> io::Result<()> {
+pub fn error(stream: &mut dyn Conn, status: &str, message: &str) -> io::Result<()> {
     let body = serde_json::json!({ "error": message }).to_string();
     respond(stream, status, "application/json", "", body.as_bytes())
 }

@@ -10,6 +10,7 @@ pub mod checks;
 mod http;
 mod relay;
 pub mod store;
+pub mod tls;
 
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
@@ -38,6 +39,23 @@ const RECHECK: Duration = Duration::from_secs(5);
 /// Pairing attempts per minute, for the whole server.
 const PAIR_ATTEMPTS: usize = 5;
 
+/// A browser's connection: plain TCP, or TLS over it.
+pub trait Conn: Read + Write + Send {
+    fn tcp(&self) -> &TcpStream;
+}
+
+impl Conn for TcpStream {
+    fn tcp(&self) -> &TcpStream {
+        self
+    }
+}
+
+impl Conn for rustls::StreamOwned<rustls::ServerConnection, TcpStream> {
+    fn tcp(&self) -> &TcpStream {
+        &self.sock
+    }
+}
+
 /// Opens a connection to the termic server, hello said and welcomed.
 pub trait Backend: Send + Sync + 'static {
     fn open(&self) -> io::Result<UnixStream>;
@@ -57,18 +75,20 @@ pub struct Options {
     pub extra_hosts: Vec<String>,
     /// `<state dir>/web`.
     pub store_dir: PathBuf,
+    /// Serve HTTPS with this configuration ([`tls::load`], [`tls::self_signed`]).
+    pub tls: Option<Arc<rustls::ServerConfig>>,
     pub max_connections: usize,
 }
 
 /// Refuses a listen address that is not loopback without the flag.
-pub fn check_listen(addr: &SocketAddr, insecure_behind_proxy: bool) -> Result<()> {
-    if addr.ip().is_loopback() || insecure_behind_proxy {
+pub fn check_listen(addr: &SocketAddr, tls: bool, insecure_behind_proxy: bool) -> Result<()> {
+    if addr.ip().is_loopback() || tls || insecure_behind_proxy {
         return Ok(());
     }
     bail!(
-        "termic web serves plain HTTP and {} is not a loopback address: anyone on that network \
-could watch the page. Reach it through `ssh -L` instead, or put it behind a TLS proxy and \
-give --insecure-behind-proxy (docs/web.md says how)",
+        "{} is not a loopback address, and plain HTTP there lets anyone on that network \
+watch the page: give --tls (a certificate termic makes) or --tls-cert and --tls-key, or \
+--insecure-behind-proxy behind a TLS proxy or an ssh -L tunnel (docs/web.md says how)",
         addr.ip()
     )
 }
@@ -116,7 +136,7 @@ pub struct Server {
 
 impl Server {
     pub fn bind(opts: Options, backend: Box<dyn Backend>, log: Log) -> Result<Server> {
-        check_listen(&opts.listen, opts.insecure_behind_proxy)?;
+        check_listen(&opts.listen, opts.tls.is_some(), opts.insecure_behind_proxy)?;
         let listener = TcpListener::bind(opts.listen)
             .with_context(|| format!("cannot listen on {}", opts.listen))?;
         let bound = listener.local_addr()?;
@@ -139,13 +159,20 @@ impl Server {
     /// Serves until the listener fails.
     pub fn run(self) -> Result<()> {
         for stream in self.listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
+            let Ok(stream) = stream else { continue };
+            let mut stream: Box<dyn Conn> = match &self.shared.opts.tls {
+                Some(config) => match rustls::ServerConnection::new(Arc::clone(config)) {
+                    Ok(conn) => Box::new(rustls::StreamOwned::new(conn, stream)),
+                    Err(_) => continue,
+                },
+                None => Box::new(stream),
+            };
             let shared = Arc::clone(&self.shared);
             if shared.open.fetch_add(1, Ordering::SeqCst) >= shared.opts.max_connections {
                 shared.open.fetch_sub(1, Ordering::SeqCst);
-                let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+                let _ = stream.tcp().set_write_timeout(Some(Duration::from_secs(1)));
                 let _ = http::error(
-                    &mut stream,
+                    &mut *stream,
                     "503 Service Unavailable",
                     "Too many connections.",
                 );
@@ -165,26 +192,29 @@ impl Server {
     }
 }
 
-fn handle(shared: &Shared, mut stream: TcpStream) {
-    let _ = stream.set_read_timeout(Some(READ_TIMEOUT));
-    let _ = stream.set_write_timeout(Some(Duration::from_secs(30)));
+fn handle(shared: &Shared, mut stream: Box<dyn Conn>) {
+    let _ = stream.tcp().set_read_timeout(Some(READ_TIMEOUT));
+    let _ = stream
+        .tcp()
+        .set_write_timeout(Some(Duration::from_secs(30)));
     let peer = stream
+        .tcp()
         .peer_addr()
         .map(|a| a.ip().to_string())
         .unwrap_or_default();
-    let Some(mut req) = http::read_request(&mut stream) else {
+    let Some(mut req) = http::read_request(&mut *stream) else {
         return;
     };
     let host = req.header("host").map(str::to_string);
     if !checks::host_allowed(host.as_deref(), &shared.hosts) {
         shared.log(&format!("refused a request from {peer}: unknown Host"));
-        let _ = http::error(&mut stream, "421 Misdirected Request", "Unknown host.");
+        let _ = http::error(&mut *stream, "421 Misdirected Request", "Unknown host.");
         return;
     }
     let host = host.unwrap_or_default();
     let path = req.path.split(['?', '#']).next().unwrap_or("").to_string();
     let _ = match (req.method.as_str(), path.as_str()) {
-        ("POST", "/api/pair") => pair(shared, &mut stream, &mut req, &host, &peer),
+        ("POST", "/api/pair") => pair(shared, &mut *stream, &mut req, &host, &peer),
         ("GET", "/api/me") => match authorized(shared, &req, &host) {
             Ok(device) => {
                 let body = serde_json::json!({
@@ -194,24 +224,24 @@ fn handle(shared: &Shared, mut stream: TcpStream) {
                 })
                 .to_string();
                 http::respond(
-                    &mut stream,
+                    &mut *stream,
                     "200 OK",
                     "application/json",
                     "",
                     body.as_bytes(),
                 )
             }
-            Err(why) => refuse(shared, &mut stream, &peer, why),
+            Err(why) => refuse(shared, &mut *stream, &peer, why),
         },
         ("GET", "/ws") => match authorized(shared, &req, &host) {
             Ok(device) => websocket(shared, stream, req, device),
-            Err(why) => refuse(shared, &mut stream, &peer, why),
+            Err(why) => refuse(shared, &mut *stream, &peer, why),
         },
         ("GET", p) => match assets::get(p) {
-            Some((body, ty)) => http::respond(&mut stream, "200 OK", ty, "", body),
-            None => http::error(&mut stream, "404 Not Found", "Not found."),
+            Some((body, ty)) => http::respond(&mut *stream, "200 OK", ty, "", body),
+            None => http::error(&mut *stream, "404 Not Found", "Not found."),
         },
-        _ => http::error(&mut stream, "405 Method Not Allowed", "Not allowed."),
+        _ => http::error(&mut *stream, "405 Method Not Allowed", "Not allowed."),
     };
 }
 
@@ -221,7 +251,7 @@ impl Shared {
     }
 
     fn tls(&self) -> bool {
-        false
+        self.opts.tls.is_some()
     }
 }
 
@@ -233,7 +263,7 @@ enum Refusal {
     Store(String),
 }
 
-fn refuse(shared: &Shared, stream: &mut TcpStream, peer: &str, why: Refusal) -> io::Result<()> {
+fn refuse(shared: &Shared, stream: &mut dyn Conn, peer: &str, why: Refusal) -> io::Result<()> {
     let (status, log) = match why {
         Refusal::NoCredential => ("401 Unauthorized", "no device credential".to_string()),
         Refusal::Unknown => (
@@ -296,7 +326,7 @@ fn authorized(shared: &Shared, req: &http::Request, host: &str) -> Result<Device
 
 fn pair(
     shared: &Shared,
-    stream: &mut TcpStream,
+    stream: &mut dyn Conn,
     req: &mut http::Request,
     host: &str,
     peer: &str,
@@ -381,7 +411,7 @@ fn pair(
 
 fn websocket(
     shared: &Shared,
-    mut stream: TcpStream,
+    mut stream: Box<dyn Conn>,
     req: http::Request,
     device: Device,
 ) -> io::Result<()> {
@@ -390,7 +420,7 @@ fn websocket(
         .is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
     let (Some(key), true) = (req.header("sec-websocket-key"), upgrade) else {
         return http::error(
-            &mut stream,
+            &mut *stream,
             "400 Bad Request",
             "A WebSocket upgrade is expected.",
         );
@@ -401,6 +431,7 @@ fn websocket(
 Sec-WebSocket-Accept: {accept}\r\n\r\n"
     );
     stream.write_all(head.as_bytes())?;
+    stream.flush()?;
     let config = WebSocketConfig::default()
         .max_message_size(Some(MAX_FRAME))
         .max_frame_size(Some(MAX_FRAME));
@@ -439,7 +470,7 @@ fn would_block(e: &tungstenite::Error) -> bool {
 /// come (JSON as text, output as binary) and the browser's input goes in.
 /// No queue: while the browser has not taken the last frame, the server's
 /// frames are not read (the server paces and drops frames, not bytes).
-fn pump(shared: &Shared, mut ws: WebSocket<TcpStream>, device: &Device, cred: &str) {
+fn pump(shared: &Shared, mut ws: WebSocket<Box<dyn Conn>>, device: &Device, cred: &str) {
     let first = loop {
         match ws.read() {
             Ok(Message::Text(t)) => break t.to_string(),
@@ -485,10 +516,10 @@ fn pump(shared: &Shared, mut ws: WebSocket<TcpStream>, device: &Device, cred: &s
         let _ = ws.flush();
         return;
     }
-    if ws.get_mut().set_nonblocking(true).is_err() {
+    if ws.get_ref().tcp().set_nonblocking(true).is_err() {
         return;
     }
-    let tcp_fd = ws.get_ref().as_raw_fd();
+    let tcp_fd = ws.get_ref().tcp().as_raw_fd();
     let unix_fd = conn.as_raw_fd();
     let mut pending = false;
     let mut checked = Instant::now();

@@ -28,8 +28,9 @@ use crate::server::client::{self, Connected};
     verbatim_doc_comment,
     after_help = "Examples:\n  termic web\n  termic web pair\n  termic web pair --read-only\n  \
 termic web devices\n  termic web devices revoke 2\n  \
-termic web --listen 0.0.0.0:7501 --insecure-behind-proxy --allow-host termic.example.com\n\n\
-Exit codes: 0 done, 1 error (the address is taken, not loopback without --insecure-behind-proxy)."
+termic web --listen 0.0.0.0:7501 --tls\n  \
+termic web --listen 0.0.0.0:7501 --insecure-behind-proxy --allow-host termic.example.com:443\n\n\
+Exit codes: 0 done, 1 error (the address is taken, not loopback without TLS or --insecure-behind-proxy)."
 )]
 pub struct WebArgs {
     #[command(subcommand)]
@@ -37,6 +38,16 @@ pub struct WebArgs {
     /// The address and port to listen on.
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:7501")]
     pub listen: SocketAddr,
+    /// Serve HTTPS with a self-signed certificate termic makes once (its
+    /// SHA-256 fingerprint is printed: compare it with the browser's).
+    #[arg(long, conflicts_with_all = ["tls_cert", "tls_key"])]
+    pub tls: bool,
+    /// Serve HTTPS with this certificate chain (PEM); with --tls-key.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The certificate's private key (PEM); with --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
     /// Serve plain HTTP on an address that is not loopback: only behind a
     /// proxy that adds TLS, or on a private network you trust.
     #[arg(long)]
@@ -126,13 +137,45 @@ impl termic_web::Backend for Socket {
     }
 }
 
+/// The names a self-signed certificate is for: the listen address, this
+/// machine's name, localhost, and each --allow-host's host.
+fn cert_names(args: &WebArgs) -> Vec<String> {
+    let mut names = vec!["localhost".to_string(), "127.0.0.1".to_string()];
+    if !args.listen.ip().is_unspecified() {
+        names.push(args.listen.ip().to_string());
+    }
+    if let Ok(host) = std::fs::read_to_string("/etc/hostname") {
+        let host = host.trim();
+        if !host.is_empty() {
+            names.push(host.to_string());
+        }
+    }
+    for h in &args.allow_host {
+        let name = h.rsplit_once(':').map_or(h.as_str(), |(n, _)| n);
+        names.push(name.trim_matches(['[', ']']).to_string());
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
 fn serve(paths: &TermicPaths, args: &WebArgs) -> Result<ExitCode> {
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(termic_web::tls::load(cert, key)?),
+        _ if args.tls => Some(termic_web::tls::self_signed(
+            &web_dir(paths),
+            &cert_names(args),
+        )?),
+        _ => None,
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let opts = termic_web::Options {
         listen: args.listen,
         insecure_behind_proxy: args.insecure_behind_proxy,
         extra_hosts: args.allow_host.clone(),
         store_dir: web_dir(paths),
         max_connections: 64,
+        tls: tls.as_ref().map(|t| t.config.clone()),
     };
     let log: termic_web::Log = std::sync::Arc::new(|line: &str| errln!("termic web: {line}"));
     let server = termic_web::Server::bind(
@@ -144,8 +187,8 @@ fn serve(paths: &TermicPaths, args: &WebArgs) -> Result<ExitCode> {
     )?;
     let addr = server.local_addr()?;
     let url = match args.allow_host.first() {
-        Some(h) if args.insecure_behind_proxy => format!("https://{h}"),
-        _ => format!("http://{addr}"),
+        Some(h) if args.insecure_behind_proxy || tls.is_some() => format!("https://{h}"),
+        _ => format!("{scheme}://{addr}"),
     };
     std::fs::create_dir_all(web_dir(paths))
         .with_context(|| format!("cannot create {}", web_dir(paths).display()))?;
@@ -156,7 +199,11 @@ fn serve(paths: &TermicPaths, args: &WebArgs) -> Result<ExitCode> {
             pid: std::process::id(),
         },
     )?;
-    outln!("termic web: serving http://{addr}")?;
+    outln!("termic web: serving {scheme}://{addr}")?;
+    if let Some(t) = &tls {
+        outln!("Certificate SHA-256 fingerprint: {}", t.fingerprint)?;
+        outln!("Check the browser shows the same before you pair.")?;
+    }
     outln!("Pair a browser with `termic web pair` (in another terminal). Ctrl-C stops.")?;
     server.run()?;
     Ok(ExitCode::SUCCESS)

@@ -30,8 +30,15 @@ impl Drop for Web {
 }
 
 fn start_web(s: &Served) -> Web {
+    start_web_with(s, &[]).0
+}
+
+/// `termic web` with more arguments, and the lines it printed after the
+/// first (the fingerprint with --tls).
+fn start_web_with(s: &Served, more: &[&str]) -> (Web, Vec<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_termic"))
         .args(["web", "--listen", "127.0.0.1:0"])
+        .args(more)
         .current_dir(&s.f.work)
         .env_clear()
         .env("HOME", &s.f.home)
@@ -42,17 +49,22 @@ fn start_web(s: &Served) -> Web {
         .stderr(std::fs::File::create(s.f.data_dir.join("web.log")).unwrap())
         .spawn()
         .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    out.read_line(&mut line).unwrap();
+    let mut rest = Vec::new();
+    for _ in 0..if more.is_empty() { 1 } else { 3 } {
+        let mut l = String::new();
+        out.read_line(&mut l).unwrap();
+        rest.push(l.trim().to_string());
+    }
     let port = line
         .trim()
         .rsplit(':')
         .next()
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("termic web said {line:?}"));
-    Web { child, port }
+    (Web { child, port }, rest)
 }
 
 /// `termic web pair`'s link (its last line).
@@ -343,6 +355,175 @@ fn next_text_or_close(ws: &mut Ws, within: Duration) -> bool {
         }
     }
     false
+}
+
+/// Accepts any certificate and keeps it (the test compares its
+/// fingerprint with the one termic printed, as a user would).
+#[derive(Debug)]
+struct KeepCert(std::sync::Mutex<Vec<u8>>);
+
+impl rustls::client::danger::ServerCertVerifier for KeepCert {
+    fn verify_server_cert(
+        &self,
+        end_entity: &rustls::pki_types::CertificateDer<'_>,
+        _: &[rustls::pki_types::CertificateDer<'_>],
+        _: &rustls::pki_types::ServerName<'_>,
+        _: &[u8],
+        _: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        *self.0.lock().unwrap() = end_entity.to_vec();
+        Ok(rustls::client::danger::ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        _: &[u8],
+        _: &rustls::pki_types::CertificateDer<'_>,
+        _: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        Ok(rustls::client::danger::HandshakeSignatureValid::assertion())
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        _: &[u8],
+        _: &rustls::pki_types::CertificateDer<'_>,
+        _: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        Ok(rustls::client::danger::HandshakeSignatureValid::assertion())
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        vec![
+            rustls::SignatureScheme::ECDSA_NISTP256_SHA256,
+            rustls::SignatureScheme::ECDSA_NISTP384_SHA384,
+            rustls::SignatureScheme::ED25519,
+            rustls::SignatureScheme::RSA_PSS_SHA256,
+            rustls::SignatureScheme::RSA_PKCS1_SHA256,
+        ]
+    }
+}
+
+type Tls = rustls::StreamOwned<rustls::ClientConnection, TcpStream>;
+
+/// A TLS connection taking any certificate, and where it keeps it.
+#[allow(deprecated)]
+fn tls_connect(port: u16) -> (Tls, std::sync::Arc<KeepCert>) {
+    let keep = std::sync::Arc::new(KeepCert(Default::default()));
+    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .dangerous()
+    .with_custom_certificate_verifier(keep.clone())
+    .with_no_client_auth();
+    let conn =
+        rustls::ClientConnection::new(std::sync::Arc::new(config), "localhost".try_into().unwrap())
+            .unwrap();
+    let tcp = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    (rustls::StreamOwned::new(conn, tcp), keep)
+}
+
+/// One HTTPS exchange: the answer, and the certificate the server showed.
+fn https(port: u16, request: &str) -> (String, Vec<u8>) {
+    let (mut tls, keep) = tls_connect(port);
+    tls.write_all(request.as_bytes()).unwrap();
+    let mut answer = Vec::new();
+    let _ = tls.read_to_end(&mut answer);
+    let cert = keep.0.lock().unwrap().clone();
+    (String::from_utf8_lossy(&answer).into_owned(), cert)
+}
+
+#[test]
+fn a_non_loopback_address_needs_tls_and_tls_shows_the_printed_fingerprint() {
+    let s = Served::new("sleep 600");
+    let out = s.termic(&["web", "--listen", "0.0.0.0:0"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--tls") && err.contains("--insecure-behind-proxy"),
+        "the refusal names the flags: {err}"
+    );
+
+    let (web, lines) = start_web_with(&s, &["--tls"]);
+    let printed = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("Certificate SHA-256 fingerprint: "))
+        .unwrap_or_else(|| panic!("{lines:?}"))
+        .to_string();
+    let host = format!("127.0.0.1:{}", web.port);
+    let (answer, cert) = https(
+        web.port,
+        &format!("GET /api/me HTTP/1.1\r\nHost: {host}\r\nSec-Fetch-Site: same-origin\r\n\r\n"),
+    );
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    use sha2::Digest;
+    let seen: Vec<String> = sha2::Sha256::digest(&cert)
+        .iter()
+        .map(|b| format!("{b:02X}"))
+        .collect();
+    assert_eq!(
+        seen.join(":"),
+        printed,
+        "the certificate served is the one printed"
+    );
+
+    // Over TLS the Origin is https, and the cookie is Secure.
+    let link = pair_link(&s, &[]);
+    assert!(link.starts_with(&format!("https://{host}/pair#")), "{link}");
+    let body = json!({ "token": link.rsplit('#').next().unwrap() }).to_string();
+    let pair = |origin: &str| {
+        https(
+            web.port,
+            &format!(
+                "POST /api/pair HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\n\
+Content-Length: {}\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+        .0
+    };
+    assert!(
+        pair(&format!("http://{host}")).starts_with("HTTP/1.1 403"),
+        "http origin over TLS"
+    );
+    let answer = pair(&format!("https://{host}"));
+    let cookie = answer
+        .lines()
+        .find(|l| l.starts_with("Set-Cookie: termic_device="))
+        .unwrap_or_else(|| panic!("{answer}"));
+    assert!(
+        cookie.contains("; Secure") && cookie.contains("HttpOnly"),
+        "{cookie}"
+    );
+    let jar = cookie
+        .trim_start_matches("Set-Cookie: ")
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+
+    // A WebSocket over TLS streams the task list.
+    let mut req = format!("wss://{host}/ws").into_client_request().unwrap();
+    req.headers_mut()
+        .insert("Origin", format!("https://{host}").parse().unwrap());
+    req.headers_mut().insert("Cookie", jar.parse().unwrap());
+    let (tls, _) = tls_connect(web.port);
+    let (mut list, _) = tungstenite::client::client(req, tls).unwrap();
+    list.send(Message::text("\"subscribe\"")).unwrap();
+    let first = loop {
+        match list.read().unwrap() {
+            Message::Text(t) => break serde_json::from_str::<Value>(&t).unwrap(),
+            _ => continue,
+        }
+    };
+    assert!(first["subscribed"]["tasks"].is_array(), "{first}");
+    assert!(
+        http(web.port, &format!("GET / HTTP/1.1\r\nHost: {host}\r\n\r\n")).0 != 200,
+        "no plain HTTP"
+    );
 }
 
 #[test]
