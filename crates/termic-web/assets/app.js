@@ -361,6 +361,50 @@
     navigator.serviceWorker.register("/sw.js").catch(function () {});
   }
 
+  // Web Push: subscribe this browser with termic web's VAPID key; the
+  // subscription is stored for the termic server, which sends the pushes.
+  function b64url(s) {
+    const pad = "=".repeat((4 - (s.length % 4)) % 4);
+    const raw = atob((s + pad).replace(/-/g, "+").replace(/_/g, "/"));
+    return Uint8Array.from(raw, function (c) { return c.charCodeAt(0); });
+  }
+  function subscribePush() {
+    Notification.requestPermission()
+      .then(function (p) {
+        if (p !== "granted") throw new Error("Notifications are blocked for this page.");
+        return fetch("/api/push/key", { credentials: "same-origin", cache: "no-store" });
+      })
+      .then(function (r) {
+        if (!r.ok) throw new Error("Notifications are not available.");
+        return r.json();
+      })
+      .then(function (key) {
+        return navigator.serviceWorker.ready.then(function (reg) {
+          return reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: b64url(key.public) });
+        });
+      })
+      .then(function (sub) {
+        return fetch("/api/push/subscribe", {
+          method: "POST", credentials: "same-origin",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify(sub.toJSON()),
+        });
+      })
+      .then(function (r) {
+        if (!r.ok) throw new Error("The subscription could not be saved.");
+        $("notify").hidden = true;
+        setConn("notifications on");
+      })
+      .catch(function (e) { notice(String(e.message || e)); });
+  }
+  $("notify").addEventListener("click", subscribePush);
+  function offerPush() {
+    if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) return;
+    navigator.serviceWorker.ready.then(function (reg) { return reg.pushManager.getSubscription(); })
+      .then(function (sub) { $("notify").hidden = !!sub; })
+      .catch(function () {});
+  }
+
   fetch("/api/me", { credentials: "same-origin", cache: "no-store" })
     .then(function (r) {
       if (r.status === 401) {
@@ -374,6 +418,7 @@
       device = me;
       if (me.read_only) setConn("read-only");
       connectList();
+      offerPush();
     })
     .catch(function () { notice("termic web cannot be reached."); });
 })();

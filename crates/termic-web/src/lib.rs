@@ -64,7 +64,11 @@ pub trait Backend: Send + Sync + 'static {
 /// What a line of the web server's log says; never a secret.
 pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
 
-#[derive(Debug, Clone)]
+/// Gives the VAPID public key (base64url, an uncompressed P-256 point),
+/// creating the key pair on first use.
+pub type PushKey = Arc<dyn Fn() -> Result<String> + Send + Sync>;
+
+#[derive(Clone)]
 pub struct Options {
     pub listen: SocketAddr,
     /// Serve plain HTTP on an address that is not loopback (behind a TLS
@@ -77,6 +81,8 @@ pub struct Options {
     pub store_dir: PathBuf,
     /// Serve HTTPS with this configuration ([`tls::load`], [`tls::self_signed`]).
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// Web Push: the key the page subscribes with (`None`: no push).
+    pub push_key: Option<PushKey>,
     pub max_connections: usize,
 }
 
@@ -233,6 +239,16 @@ fn handle(shared: &Shared, mut stream: Box<dyn Conn>) {
             }
             Err(why) => refuse(shared, &mut *stream, &peer, why),
         },
+        ("GET", "/api/push/key") => match authorized(shared, &req, &host) {
+            Ok(_) => push_key(shared, &mut *stream),
+            Err(why) => refuse(shared, &mut *stream, &peer, why),
+        },
+        ("POST", "/api/push/subscribe") | ("POST", "/api/push/unsubscribe") => {
+            match authorized(shared, &req, &host) {
+                Ok(device) => push_subscription(shared, &mut *stream, &mut req, &device, &path),
+                Err(why) => refuse(shared, &mut *stream, &peer, why),
+            }
+        }
         ("GET", "/ws") => match authorized(shared, &req, &host) {
             Ok(device) => websocket(shared, stream, req, device),
             Err(why) => refuse(shared, &mut *stream, &peer, why),
@@ -322,6 +338,76 @@ fn authorized(shared: &Shared, req: &http::Request, host: &str) -> Result<Device
         }
     }
     Ok(device)
+}
+
+fn push_key(shared: &Shared, stream: &mut dyn Conn) -> io::Result<()> {
+    let key = shared.opts.push_key.as_ref().map(|f| f());
+    match key {
+        Some(Ok(public)) => {
+            let body = serde_json::json!({ "public": public }).to_string();
+            http::respond(stream, "200 OK", "application/json", "", body.as_bytes())
+        }
+        Some(Err(e)) => {
+            shared.log(&format!("no push key: {e:#}"));
+            http::error(
+                stream,
+                "503 Service Unavailable",
+                "Notifications are not available: see termic web's output.",
+            )
+        }
+        None => http::error(stream, "404 Not Found", "Notifications are off."),
+    }
+}
+
+fn push_subscription(
+    shared: &Shared,
+    stream: &mut dyn Conn,
+    req: &mut http::Request,
+    device: &Device,
+    path: &str,
+) -> io::Result<()> {
+    let body = req.body(stream)?;
+    let done = if path.ends_with("/subscribe") {
+        match serde_json::from_slice::<store::PushSubscription>(&body) {
+            Ok(sub) => match sub.check() {
+                Ok(()) => shared.store.subscribe(device.number, &sub),
+                Err(why) => return http::error(stream, "400 Bad Request", why),
+            },
+            Err(_) => return http::error(stream, "400 Bad Request", "Not a push subscription."),
+        }
+    } else {
+        let endpoint = serde_json::from_slice::<serde_json::Value>(&body)
+            .ok()
+            .and_then(|v| {
+                v.get("endpoint")
+                    .and_then(|e| e.as_str())
+                    .map(str::to_string)
+            })
+            .unwrap_or_default();
+        shared.store.unsubscribe(device.number, &endpoint)
+    };
+    match done {
+        Ok(()) => {
+            shared.log(&format!(
+                "device {} {} push notifications",
+                device.number,
+                if path.ends_with("/subscribe") {
+                    "subscribed to"
+                } else {
+                    "unsubscribed from"
+                }
+            ));
+            http::respond(stream, "200 OK", "application/json", "", b"{}")
+        }
+        Err(e) => {
+            shared.log(&format!("cannot save a push subscription: {e:#}"));
+            http::error(
+                stream,
+                "500 Internal Server Error",
+                "The subscription could not be saved.",
+            )
+        }
+    }
 }
 
 fn pair(

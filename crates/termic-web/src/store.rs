@@ -243,11 +243,115 @@ fn next_number(dir: &Path, devices: &[Device]) -> Result<u64> {
     Ok(n)
 }
 
+/// Runs `f` holding `push-subscriptions.json.lock`, the lock the push
+/// sender takes to change that file.
+fn subscriptions_locked<T>(dir: &Path, f: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(dir.join("push-subscriptions.json.lock"))
+        .context("cannot open the push subscriptions' lock")?;
+    // SAFETY: flock on an fd we own; released when `lock` closes.
+    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        bail!("cannot lock the push subscriptions");
+    }
+    f(&dir.join("push-subscriptions.json"))
+}
+
+/// A browser's push subscription, as `PushSubscription.toJSON()` gives it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PushSubscription {
+    pub endpoint: String,
+    pub keys: PushKeys,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct PushKeys {
+    pub p256dh: String,
+    pub auth: String,
+}
+
+impl PushSubscription {
+    /// Err: why it is refused (an endpoint that is not https, keys that
+    /// are not a 65-byte P-256 point and a 16-byte secret).
+    pub fn check(&self) -> Result<(), &'static str> {
+        let b64 = |s: &str| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(s.trim_end_matches('='))
+        };
+        if !self.endpoint.starts_with("https://") || self.endpoint.len() > 2048 {
+            return Err("the endpoint is not an https address");
+        }
+        if !b64(&self.keys.p256dh).is_ok_and(|k| k.len() == 65 && k[0] == 4) {
+            return Err("p256dh is not a P-256 point");
+        }
+        if !b64(&self.keys.auth).is_ok_and(|k| k.len() == 16) {
+            return Err("auth is not 16 bytes");
+        }
+        Ok(())
+    }
+}
+
+impl Store {
+    /// Adds (or replaces, by endpoint) device `number`'s subscription in
+    /// `push-subscriptions.json`; a new one hears about every task.
+    pub fn subscribe(&self, number: u64, sub: &PushSubscription) -> Result<()> {
+        self.prepare()?;
+        subscriptions_locked(&self.dir, |path| {
+            let mut list: Vec<serde_json::Value> = read_list(path)?;
+            let device = number.to_string();
+            let keys = serde_json::json!({"p256dh": sub.keys.p256dh, "auth": sub.keys.auth});
+            match list
+                .iter_mut()
+                .find(|s| s.get("endpoint").and_then(|e| e.as_str()) == Some(sub.endpoint.as_str()))
+            {
+                Some(old) => {
+                    old["device"] = device.into();
+                    old["keys"] = keys;
+                }
+                None => list.push(serde_json::json!({
+                    "device": device,
+                    "endpoint": sub.endpoint,
+                    "keys": keys,
+                    "muted": [],
+                    "needs_you_only": false,
+                })),
+            }
+            write_atomic(path, &list)
+        })
+    }
+
+    /// Removes device `number`'s subscription with `endpoint`.
+    pub fn unsubscribe(&self, number: u64, endpoint: &str) -> Result<()> {
+        self.prepare()?;
+        subscriptions_locked(&self.dir, |path| {
+            let list: Vec<serde_json::Value> = read_list(path)?;
+            let device = number.to_string();
+            let before = list.len();
+            let kept: Vec<serde_json::Value> = list
+                .into_iter()
+                .filter(|s| {
+                    !(s.get("endpoint").and_then(|e| e.as_str()) == Some(endpoint)
+                        && s.get("device").and_then(|d| d.as_str()) == Some(device.as_str()))
+                })
+                .collect();
+            if kept.len() != before {
+                write_atomic(path, &kept)?;
+            }
+            Ok(())
+        })
+    }
+}
+
 /// Removes device `number`'s entries from `push-subscriptions.json` (the
 /// push sender's file), keeping every other entry and field as it is.
 fn remove_subscriptions(dir: &Path, number: u64) -> Result<()> {
-    let path = dir.join("push-subscriptions.json");
-    let list: Vec<serde_json::Value> = read_list(&path)?;
+    subscriptions_locked(dir, |path| remove_subscriptions_in(path, number))
+}
+
+fn remove_subscriptions_in(path: &Path, number: u64) -> Result<()> {
+    let list: Vec<serde_json::Value> = read_list(path)?;
     let before = list.len();
     let id = number.to_string();
     let kept: Vec<serde_json::Value> = list
@@ -255,7 +359,7 @@ fn remove_subscriptions(dir: &Path, number: u64) -> Result<()> {
         .filter(|s| s.get("device").and_then(|d| d.as_str()) != Some(id.as_str()))
         .collect();
     if kept.len() != before {
-        write_atomic(&path, &kept)?;
+        write_atomic(path, &kept)?;
     }
     Ok(())
 }

@@ -176,6 +176,10 @@ fn serve(paths: &TermicPaths, args: &WebArgs) -> Result<ExitCode> {
         store_dir: web_dir(paths),
         max_connections: 64,
         tls: tls.as_ref().map(|t| t.config.clone()),
+        push_key: Some(std::sync::Arc::new({
+            let dir = web_dir(paths);
+            move || vapid_public(&dir)
+        })),
     };
     let log: termic_web::Log = std::sync::Arc::new(|line: &str| errln!("termic web: {line}"));
     let server = termic_web::Server::bind(
@@ -207,6 +211,55 @@ fn serve(paths: &TermicPaths, args: &WebArgs) -> Result<ExitCode> {
     outln!("Pair a browser with `termic web pair` (in another terminal). Ctrl-C stops.")?;
     server.run()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The VAPID public key of `<web dir>/vapid.json` (base64url, an
+/// uncompressed P-256 point), the pair made first (O_EXCL, 0600) when the
+/// file does not exist. The push sender (its `vapid_keys`) reads and makes
+/// the same file; whichever comes first makes it.
+fn vapid_public(dir: &std::path::Path) -> Result<String> {
+    use base64::Engine;
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let path = dir.join("vapid.json");
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+    {
+        Ok(mut f) => {
+            let mut scalar = [0u8; 32];
+            let secret = loop {
+                getrandom::fill(&mut scalar).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
+                if let Ok(k) = p256::SecretKey::from_slice(&scalar) {
+                    break k;
+                }
+            };
+            use p256::elliptic_curve::sec1::ToEncodedPoint;
+            let public = b64.encode(secret.public_key().to_encoded_point(false).as_bytes());
+            let text = serde_json::json!({"public": public, "private": b64.encode(scalar)});
+            f.write_all(text.to_string().as_bytes())?;
+            f.sync_all()?;
+            Ok(public)
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            // Its maker may be between open and write: half a second.
+            for _ in 0..50 {
+                let text = std::fs::read_to_string(&path)?;
+                if let Some(public) = serde_json::from_str::<serde_json::Value>(&text)
+                    .ok()
+                    .and_then(|v| v.get("public")?.as_str().map(str::to_string))
+                {
+                    return Ok(public);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            bail!("{} is not a VAPID key file: move it away", path.display())
+        }
+        Err(e) => Err(e).with_context(|| format!("cannot create {}", path.display())),
+    }
 }
 
 fn pair(paths: &TermicPaths, read_only: bool, url: Option<String>) -> Result<ExitCode> {

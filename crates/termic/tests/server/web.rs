@@ -899,3 +899,87 @@ return [b.left + 10, b.top + b.height / 2]; } } return null; })()",
         .count();
     assert_eq!(pages, 1, "no window was opened: {targets}");
 }
+
+#[test]
+fn a_device_subscribes_to_push_with_the_vapid_key_and_revoking_it_removes_the_subscription() {
+    use base64::Engine;
+    let s = Served::new("sleep 600");
+    let web = start_web(&s);
+    let host = format!("127.0.0.1:{}", web.port);
+    let origin = format!("http://{host}");
+    let link = pair_link(&s, &[]);
+    let jar = format!(
+        "termic_device={}",
+        post_pair(web.port, link.rsplit('#').next().unwrap(), &origin).unwrap()
+    );
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+    // The key: made on first ask, an uncompressed P-256 point, kept 0600.
+    let get_key = |extra: &str| {
+        http(
+            web.port,
+            &format!("GET /api/push/key HTTP/1.1\r\nHost: {host}\r\n{extra}\r\n"),
+        )
+    };
+    assert_eq!(get_key("Sec-Fetch-Site: same-origin\r\n").0, 401);
+    let (code, answer) = get_key(&format!("Cookie: {jar}\r\nSec-Fetch-Site: same-origin\r\n"));
+    assert_eq!(code, 200, "{answer}");
+    let body: Value =
+        serde_json::from_str(&answer[answer.find("\r\n\r\n").unwrap() + 4..]).unwrap();
+    let public = b64.decode(body["public"].as_str().unwrap()).unwrap();
+    assert_eq!((public.len(), public[0]), (65, 4));
+    let vapid = s.f.data_dir.join("web/vapid.json");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&vapid).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&vapid).unwrap()).unwrap();
+    assert_eq!(file["public"], body["public"]);
+    assert_eq!(
+        b64.decode(file["private"].as_str().unwrap()).unwrap().len(),
+        32
+    );
+
+    let post = |path: &str, origin: &str, body: &str| {
+        http(
+            web.port,
+            &format!(
+                "POST {path} HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\nCookie: {jar}\r\n\
+Content-Length: {}\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+        .0
+    };
+    let mut point = vec![4u8];
+    point.extend([7u8; 64]);
+    let sub = json!({
+        "endpoint": "https://push.example.net/send/abc",
+        "keys": {"p256dh": b64.encode(&point), "auth": b64.encode([9u8; 16])}
+    })
+    .to_string();
+    assert_eq!(
+        post("/api/push/subscribe", "http://attacker.example", &sub),
+        403
+    );
+    let bad = sub.replace("https://push", "http://push");
+    assert_eq!(post("/api/push/subscribe", &origin, &bad), 400, "not https");
+    assert_eq!(post("/api/push/subscribe", &origin, &sub), 200);
+    assert_eq!(
+        post("/api/push/subscribe", &origin, &sub),
+        200,
+        "again: replaced"
+    );
+    let subs = s.f.data_dir.join("web/push-subscriptions.json");
+    let list: Value = serde_json::from_str(&std::fs::read_to_string(&subs).unwrap()).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+    assert_eq!(list[0]["device"], "1");
+    assert_eq!(list[0]["endpoint"], "https://push.example.net/send/abc");
+    assert_eq!(list[0]["muted"], json!([]));
+    assert_eq!(list[0]["needs_you_only"], false);
+
+    s.expect(&["web", "devices", "revoke", "1"], 0);
+    let list: Value = serde_json::from_str(&std::fs::read_to_string(&subs).unwrap()).unwrap();
+    assert_eq!(list, json!([]), "a revoked device's subscriptions go");
+}
