@@ -983,3 +983,96 @@ Content-Length: {}\r\n\r\n{body}",
     let list: Value = serde_json::from_str(&std::fs::read_to_string(&subs).unwrap()).unwrap();
     assert_eq!(list, json!([]), "a revoked device's subscriptions go");
 }
+
+/// utime + stime of process `pid`, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    let f: Vec<&str> = after.split(' ').collect();
+    f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
+}
+
+/// Resident memory of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap()
+}
+
+#[test]
+#[ignore = "needs chromium: .ci/run's web client step"]
+fn an_idle_page_costs_the_server_no_cpu_and_a_200_mib_flood_grows_termic_web_under_16_mb() {
+    if !crate::requires::program("chromium", "chromium") {
+        return;
+    }
+    let s = Served::new("sleep 600");
+    s.expect(&["run", "fake", "--name", "quiet", "--detach"], 0);
+    let web = start_web(&s);
+    let web_pid = web.child.id();
+    let server_pid = s.server_pid() as u32;
+    let mut b = Browser::phone();
+    b.navigate(&pair_link(&s, &[]));
+    b.until("the list", "!!document.querySelector('#list li button')");
+    b.eval("document.querySelector('#list li button').click()");
+    b.until("the view", "!!document.querySelector('#term .xterm-rows')");
+    // An idle list and an idle view for 5 s (a measurement window, not a
+    // wait for an event).
+    let before = (cpu_ticks(server_pid), cpu_ticks(web_pid));
+    std::thread::sleep(Duration::from_secs(5));
+    let after = (cpu_ticks(server_pid), cpu_ticks(web_pid));
+    eprintln!(
+        "idle 5 s: server {} ticks, termic web {} ticks",
+        after.0 - before.0,
+        after.1 - before.1
+    );
+    assert_eq!(
+        after.0 - before.0,
+        0,
+        "the server spent CPU on an idle page"
+    );
+
+    b.eval("document.getElementById('back').click()");
+    let rss_before = rss_kib(web_pid);
+    s.expect(
+        &[
+            "run",
+            "--name",
+            "flood",
+            "--detach",
+            "--",
+            "/bin/sh",
+            "-c",
+            "/usr/bin/yes termic-flood | /usr/bin/head -c 209715200; echo; echo FLOOD-END; exec sleep 600",
+        ],
+        0,
+    );
+    b.until(
+        "the flood task is listed",
+        "Array.from(document.querySelectorAll('#list li button')).some(b => b.textContent.includes('flood'))",
+    );
+    b.eval(
+        "Array.from(document.querySelectorAll('#list li button')).find(b => b.textContent.includes('flood')).click()",
+    );
+    let start = std::time::Instant::now();
+    let mut peak = rss_before;
+    let ended = eventually(Duration::from_secs(300), || {
+        peak = peak.max(rss_kib(web_pid));
+        b.eval(&format!("({TERM_TEXT}).includes('FLOOD-END')")) == json!(true)
+    });
+    eprintln!(
+        "200 MiB flood viewed: {:.1} s, termic web RSS {} KiB before, {} KiB peak (+{} KiB)",
+        start.elapsed().as_secs_f64(),
+        rss_before,
+        peak,
+        peak - rss_before
+    );
+    assert!(ended, "the flood's end reached the page");
+    assert!(
+        peak - rss_before < 16 * 1024,
+        "termic web grew {} KiB",
+        peak - rss_before
+    );
+}
