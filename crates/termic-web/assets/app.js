@@ -9,6 +9,12 @@
   const LABEL = { needs_you: "needs you", working: "working", idle: "idle", done: "done",
     interrupted: "interrupted", exited: "exited" };
   let device = null;
+  // The page's half of the device credential (pair.js keeps it); the
+  // cookie is the other half. Sent as a header, and on a WebSocket (which
+  // takes no header) as a protocol the server does not echo.
+  const KEY = localStorage.getItem("termic_key") || "";
+  const AUTH = { "X-Termic-Key": KEY };
+  function openSocket() { return new WebSocket(wsUrl, ["termic", "key." + KEY]); }
   const tasks = new Map();
   let listSocket = null;
   let view = null; // { id, socket, term, fit }
@@ -121,7 +127,7 @@
   // One tap: `answer` on a WebSocket of its own; the server sends the
   // choice's keys only if the dialog still shows it.
   function answer(id, choice) {
-    const s = new WebSocket(wsUrl);
+    const s = openSocket();
     let done = false;
     s.onopen = function () {
       s.send(JSON.stringify({ answer: { task: String(id), choice: choice } }));
@@ -156,7 +162,7 @@
   }
 
   function connectList() {
-    const s = new WebSocket(wsUrl);
+    const s = openSocket();
     listSocket = s;
     s.onopen = function () { s.send(JSON.stringify("subscribe")); setConn(""); };
     s.onmessage = function (e) {
@@ -265,7 +271,7 @@
     term.loadAddon(fit);
     term.open($("term"));
     fit.fit();
-    const socket = new WebSocket(wsUrl);
+    const socket = openSocket();
     socket.binaryType = "arraybuffer";
     view = { id: id, socket: socket, term: term, fit: fit };
     renderAsk();
@@ -372,7 +378,7 @@
     Notification.requestPermission()
       .then(function (p) {
         if (p !== "granted") throw new Error("Notifications are blocked for this page.");
-        return fetch("/api/push/key", { credentials: "same-origin", cache: "no-store" });
+        return fetch("/api/push/key", { credentials: "same-origin", cache: "no-store", headers: AUTH });
       })
       .then(function (r) {
         if (!r.ok) throw new Error("Notifications are not available.");
@@ -386,7 +392,7 @@
       .then(function (sub) {
         return fetch("/api/push/subscribe", {
           method: "POST", credentials: "same-origin",
-          headers: { "Content-Type": "application/json" },
+          headers: { "Content-Type": "application/json", "X-Termic-Key": KEY },
           body: JSON.stringify(sub.toJSON()),
         });
       })
@@ -405,7 +411,7 @@
       .catch(function () {});
   }
 
-  fetch("/api/me", { credentials: "same-origin", cache: "no-store" })
+  fetch("/api/me", { credentials: "same-origin", cache: "no-store", headers: AUTH })
     .then(function (r) {
       if (r.status === 401) {
         notice("This device is not paired. On the computer, run termic web pair and open the link it prints.");

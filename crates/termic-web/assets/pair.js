@@ -22,7 +22,10 @@
       return r.json().then(function (body) { return { ok: r.ok, body: body }; });
     })
     .then(function (res) {
-      if (res.ok) {
+      if (res.ok && typeof res.body.key === "string") {
+        // The page's half of the device credential (the cookie is the
+        // other): localStorage is this origin's alone, port included.
+        localStorage.setItem("termic_key", res.body.key);
         message.textContent = "Paired" + (res.body.read_only ? " (read-only)" : "") + ". Opening termic...";
         open.hidden = false;
         location.replace("/");

@@ -314,11 +314,21 @@ fn origin_ok(shared: &Shared, req: &http::Request, host: &str) -> bool {
     }
 }
 
-fn credential(req: &http::Request) -> Option<&str> {
-    req.headers
+/// The request's credential: the cookie's half and the page's half, this
+/// one from the `X-Termic-Key` header or, on a WebSocket (a browser sets
+/// no header there), a `key.KEY` entry of `Sec-WebSocket-Protocol`.
+fn credential(req: &http::Request) -> Option<String> {
+    let cookie = req
+        .headers
         .iter()
         .filter(|(k, _)| k.eq_ignore_ascii_case("cookie"))
-        .find_map(|(_, v)| checks::cookie(v, checks::COOKIE))
+        .find_map(|(_, v)| checks::cookie(v, checks::COOKIE))?;
+    let key = req.header("x-termic-key").map(str::trim).or_else(|| {
+        req.header("sec-websocket-protocol")?
+            .split(',')
+            .find_map(|p| p.trim().strip_prefix("key."))
+    })?;
+    Some(store::credential(cookie, key))
 }
 
 fn authorized(shared: &Shared, req: &http::Request, host: &str) -> Result<Device, Refusal> {
@@ -328,7 +338,7 @@ fn authorized(shared: &Shared, req: &http::Request, host: &str) -> Result<Device
     let cred = credential(req).ok_or(Refusal::NoCredential)?;
     let device = shared
         .store
-        .authenticate(cred)
+        .authenticate(&cred)
         .map_err(|e| Refusal::Store(format!("{e:#}")))?
         .ok_or(Refusal::Unknown)?;
     let now = now_ms();
@@ -448,7 +458,7 @@ fn pair(
         .unwrap_or_default();
     let name = checks::device_name(req.header("user-agent").unwrap_or(""));
     match shared.store.pair(&token, &name, now_ms()) {
-        Ok(Some((device, credential))) => {
+        Ok(Some((device, cookie_half, key))) => {
             shared.log(&format!(
                 "paired device {} ({}{}) from {peer}",
                 device.number,
@@ -461,11 +471,17 @@ fn pair(
                 ""
             };
             let cookie = format!(
-                "Set-Cookie: {}={credential}; Path=/; Max-Age=34560000; HttpOnly; SameSite=Strict{secure}\r\n",
+                "Set-Cookie: {}={cookie_half}; Path=/; Max-Age=34560000; HttpOnly; SameSite=Strict{secure}\r\n",
                 checks::COOKIE
             );
-            let body =
-                serde_json::json!({"name": device.name, "read_only": device.read_only}).to_string();
+            // The page's half of the credential: pair.js keeps it in
+            // localStorage (isolated by port, unlike the cookie).
+            let body = serde_json::json!({
+                "name": device.name,
+                "read_only": device.read_only,
+                "key": key,
+            })
+            .to_string();
             http::respond(
                 stream,
                 "200 OK",
@@ -512,16 +528,26 @@ fn websocket(
         );
     };
     let accept = tungstenite::handshake::derive_accept_key(key.as_bytes());
+    // The page offers `termic` and `key.KEY`; the answer names `termic`
+    // (never the key).
+    let protocol = if req
+        .header("sec-websocket-protocol")
+        .is_some_and(|p| p.split(',').any(|x| x.trim() == "termic"))
+    {
+        "Sec-WebSocket-Protocol: termic\r\n"
+    } else {
+        ""
+    };
     let head = format!(
         "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
-Sec-WebSocket-Accept: {accept}\r\n\r\n"
+Sec-WebSocket-Accept: {accept}\r\n{protocol}\r\n"
     );
     stream.write_all(head.as_bytes())?;
     stream.flush()?;
     let config = WebSocketConfig::default()
         .max_message_size(Some(MAX_FRAME))
         .max_frame_size(Some(MAX_FRAME));
-    let cred = credential(&req).unwrap_or_default().to_string();
+    let cred = credential(&req).unwrap_or_default();
     let ws = WebSocket::from_partially_read(stream, req.rest, Role::Server, Some(config));
     pump(shared, ws, &device, &cred);
     Ok(())

@@ -45,6 +45,15 @@ pub struct Pairing {
     pub read_only: bool,
 }
 
+/// A device's credential: the cookie's half (HttpOnly, so no script can
+/// read it, but sent to every port of the host: cookies are not isolated
+/// by port) and the page's half (kept in the origin's localStorage, which
+/// is isolated by port, sent in a header or the WebSocket's protocol
+/// list). Only both together authenticate; its SHA-256 is stored.
+pub fn credential(cookie: &str, key: &str) -> String {
+    format!("{cookie}:{key}")
+}
+
 /// A fresh secret: 32 random bytes (256 bits), base64url.
 pub fn new_secret() -> Result<String> {
     let mut b = [0u8; 32];
@@ -144,8 +153,14 @@ impl Store {
     }
 
     /// Uses pairing `token` (once): a new device named `name` and its
-    /// credential, or `None` (unknown, used or expired).
-    pub fn pair(&self, token: &str, name: &str, now: u64) -> Result<Option<(Device, String)>> {
+    /// credential's two halves, the cookie's and the page's (see
+    /// [`credential`]), or `None` (unknown, used or expired).
+    pub fn pair(
+        &self,
+        token: &str,
+        name: &str,
+        now: u64,
+    ) -> Result<Option<(Device, String, String)>> {
         self.locked(|| {
             let ppath = self.pairings_path();
             let mut list: Vec<Pairing> = read_list(&ppath)?;
@@ -162,7 +177,8 @@ impl Store {
             let Some(pairing) = found else {
                 return Ok(None);
             };
-            let credential = new_secret()?;
+            let (cookie, key) = (new_secret()?, new_secret()?);
+            let credential = credential(&cookie, &key);
             let dpath = self.devices_path();
             let mut devices: Vec<Device> = read_list(&dpath)?;
             let number = next_number(&self.dir, &devices)?;
@@ -176,7 +192,7 @@ impl Store {
             };
             devices.push(device.clone());
             write_atomic(&dpath, &devices)?;
-            Ok(Some((device, credential)))
+            Ok(Some((device, cookie, key)))
         })
     }
 
@@ -422,10 +438,15 @@ mod tests {
         let token = new_secret().unwrap();
         store.add_pairing(&token, true, 1_000).unwrap();
         assert!(store.pair("wrong", "x", 1_001).unwrap().is_none());
-        let (device, cred) = store
+        let (device, cookie, key) = store
             .pair(&token, "Chrome on Linux", 1_002)
             .unwrap()
             .unwrap();
+        let cred = credential(&cookie, &key);
+        assert!(
+            store.authenticate(&cookie).unwrap().is_none(),
+            "the cookie alone is not enough"
+        );
         assert!(device.read_only);
         assert!(store.pair(&token, "again", 1_003).unwrap().is_none());
         assert_eq!(
@@ -452,7 +473,8 @@ mod tests {
         for _ in 0..2 {
             let t = new_secret().unwrap();
             store.add_pairing(&t, false, 0).unwrap();
-            creds.push(store.pair(&t, "Firefox on Linux", 1).unwrap().unwrap());
+            let (d, c, k) = store.pair(&t, "Firefox on Linux", 1).unwrap().unwrap();
+            creds.push((d, credential(&c, &k)));
         }
         let subs = serde_json::json!([
             {"device": creds[0].0.number.to_string(), "endpoint": "https://a", "extra": 1},
@@ -476,7 +498,7 @@ mod tests {
         assert_eq!(left[0]["endpoint"], "https://b");
         let t = new_secret().unwrap();
         store.add_pairing(&t, false, 0).unwrap();
-        let (third, _) = store.pair(&t, "x", 1).unwrap().unwrap();
+        let (third, _, _) = store.pair(&t, "x", 1).unwrap().unwrap();
         assert!(third.number > creds[1].0.number);
     }
 

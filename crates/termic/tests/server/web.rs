@@ -90,8 +90,9 @@ fn http(port: u16, request: &str) -> (u16, String) {
     (code, answer)
 }
 
-/// POSTs a pairing token as the page does: the credential cookie, or the answer.
-fn post_pair(port: u16, token: &str, origin: &str) -> Result<String, (u16, String)> {
+/// POSTs a pairing token as the page does: the credential's halves (the
+/// cookie's and the page's), or the answer.
+fn post_pair(port: u16, token: &str, origin: &str) -> Result<(String, String), (u16, String)> {
     let body = json!({ "token": token }).to_string();
     let (code, answer) = http(
         port,
@@ -101,12 +102,30 @@ User-Agent: test\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n
             body.len()
         ),
     );
-    answer
+    let cookie = answer
         .lines()
         .find_map(|l| l.strip_prefix("Set-Cookie: termic_device="))
         .filter(|_| code == 200)
-        .map(|v| v.split(';').next().unwrap().to_string())
-        .ok_or((code, answer))
+        .map(|v| v.split(';').next().unwrap().to_string());
+    let key = answer
+        .find("\r\n\r\n")
+        .and_then(|at| serde_json::from_str::<Value>(&answer[at + 4..]).ok())
+        .and_then(|v| v["key"].as_str().map(str::to_string));
+    match (cookie, key) {
+        (Some(c), Some(k)) => Ok((c, k)),
+        _ => Err((code, answer)),
+    }
+}
+
+/// Headers for HTTP with both halves: `Cookie: {this}\r\n` gives the
+/// cookie and the page's key header.
+fn http_jar((cookie, key): &(String, String)) -> String {
+    format!("termic_device={cookie}\r\nX-Termic-Key: {key}")
+}
+
+/// What a page's WebSocket offers as protocols: `termic` and its key.
+fn ws_protocols((_, key): &(String, String)) -> String {
+    format!("termic, key.{key}")
 }
 
 fn me(port: u16, host: &str, extra: &str) -> u16 {
@@ -222,19 +241,27 @@ fn http_and_websockets_are_refused_without_a_credential_revoked_from_another_ori
             .0,
         403
     );
-    let cookie = post_pair(port, &token, &origin).unwrap();
+    let cred = post_pair(port, &token, &origin).unwrap();
+    let cookie = cred.0.clone();
     assert_eq!(
         post_pair(port, &token, &origin).unwrap_err().0,
         403,
         "single use"
     );
-    let jar = format!("termic_device={cookie}");
+    let jar = http_jar(&cred);
+    let cookie_only = format!("termic_device={cookie}");
+    let protocols = ws_protocols(&cred);
     let devices = std::fs::read_to_string(s.f.data_dir.join("web/devices.json")).unwrap();
     assert!(!devices.contains(&cookie), "stored hashed");
 
     // HTTP: the credential and a same-origin request, on our Host.
     let same = "Sec-Fetch-Site: same-origin\r\n";
     assert_eq!(me(port, &host, &format!("Cookie: {jar}\r\n{same}")), 200);
+    assert_eq!(
+        me(port, &host, &format!("Cookie: {cookie_only}\r\n{same}")),
+        401,
+        "the cookie alone (which the browser sends to every port of the host) is refused"
+    );
     assert_eq!(me(port, &host, same), 401, "no credential");
     assert_eq!(
         me(
@@ -268,7 +295,11 @@ fn http_and_websockets_are_refused_without_a_credential_revoked_from_another_ori
     );
 
     // WebSocket: the same checks; a WebSocket without Origin is refused.
-    let good: [(&str, &str); 2] = [("Origin", &origin), ("Cookie", &jar)];
+    let good: [(&str, &str); 3] = [
+        ("Origin", &origin),
+        ("Cookie", &cookie_only),
+        ("Sec-WebSocket-Protocol", &protocols),
+    ];
     let mut list = ws(port, &host, &good).unwrap();
     list.send(Message::text("\"subscribe\"")).unwrap();
     let subscribed = next_text(&mut list).unwrap();
@@ -277,12 +308,37 @@ fn http_and_websockets_are_refused_without_a_credential_revoked_from_another_ori
         "{subscribed}"
     );
     assert_eq!(ws(port, &host, &[("Origin", &origin)]).unwrap_err(), 401);
-    assert_eq!(ws(port, &host, &[("Cookie", &jar)]).unwrap_err(), 403);
     assert_eq!(
         ws(
             port,
             &host,
-            &[("Origin", "http://attacker.example"), ("Cookie", &jar)]
+            &[("Origin", &origin), ("Cookie", &cookie_only)]
+        )
+        .unwrap_err(),
+        401,
+        "no key"
+    );
+    assert_eq!(
+        ws(
+            port,
+            &host,
+            &[
+                ("Cookie", &cookie_only),
+                ("Sec-WebSocket-Protocol", &protocols)
+            ]
+        )
+        .unwrap_err(),
+        403
+    );
+    assert_eq!(
+        ws(
+            port,
+            &host,
+            &[
+                ("Origin", "http://attacker.example"),
+                ("Cookie", &cookie_only),
+                ("Sec-WebSocket-Protocol", &protocols)
+            ]
         )
         .unwrap_err(),
         403
@@ -299,9 +355,19 @@ fn http_and_websockets_are_refused_without_a_credential_revoked_from_another_ori
 
     // A read-only device sees the screen and cannot type.
     let ro = pair_link(&s, &["--read-only"]);
-    let ro_cookie = post_pair(port, ro.rsplit('#').next().unwrap(), &origin).unwrap();
-    let ro_jar = format!("termic_device={ro_cookie}");
-    let mut view = ws(port, &host, &[("Origin", &origin), ("Cookie", &ro_jar)]).unwrap();
+    let ro_cred = post_pair(port, ro.rsplit('#').next().unwrap(), &origin).unwrap();
+    let ro_jar = format!("termic_device={}", ro_cred.0);
+    let ro_protocols = ws_protocols(&ro_cred);
+    let mut view = ws(
+        port,
+        &host,
+        &[
+            ("Origin", &origin),
+            ("Cookie", &ro_jar),
+            ("Sec-WebSocket-Protocol", &ro_protocols),
+        ],
+    )
+    .unwrap();
     view.send(Message::text(
         json!({"view": {"task": "login", "cols": 80, "rows": 24}}).to_string(),
     ))
@@ -504,12 +570,19 @@ Content-Length: {}\r\n\r\n{body}",
         .next()
         .unwrap()
         .to_string();
+    let body: Value =
+        serde_json::from_str(&answer[answer.find("\r\n\r\n").unwrap() + 4..]).unwrap();
+    let key = body["key"].as_str().unwrap().to_string();
 
     // A WebSocket over TLS streams the task list.
     let mut req = format!("wss://{host}/ws").into_client_request().unwrap();
     req.headers_mut()
         .insert("Origin", format!("https://{host}").parse().unwrap());
     req.headers_mut().insert("Cookie", jar.parse().unwrap());
+    req.headers_mut().insert(
+        "Sec-WebSocket-Protocol",
+        format!("termic, key.{key}").parse().unwrap(),
+    );
     let (tls, _) = tls_connect(web.port);
     let (mut list, _) = tungstenite::client::client(req, tls).unwrap();
     list.send(Message::text("\"subscribe\"")).unwrap();
@@ -908,10 +981,7 @@ fn a_device_subscribes_to_push_with_the_vapid_key_and_revoking_it_removes_the_su
     let host = format!("127.0.0.1:{}", web.port);
     let origin = format!("http://{host}");
     let link = pair_link(&s, &[]);
-    let jar = format!(
-        "termic_device={}",
-        post_pair(web.port, link.rsplit('#').next().unwrap(), &origin).unwrap()
-    );
+    let jar = http_jar(&post_pair(web.port, link.rsplit('#').next().unwrap(), &origin).unwrap());
     let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
     // The key: made on first ask, an uncompressed P-256 point, kept 0600.
