@@ -78,6 +78,9 @@ termic web pair --url https://termic.example.com\n\nExit codes: 0 printed, 1 err
         url: Option<String>,
     },
     /// List the paired browsers, or revoke one.
+    ///
+    /// Each with its number, name (browser and system), access (full or
+    /// read-only), when it paired and when it was last seen.
     #[command(
         after_help = "Examples:\n  termic web devices\n  termic web devices revoke 2\n  \
 termic web devices revoke \"Chrome on Android\"\n\nExit codes: 0 done, 1 error (no such device)."
@@ -92,6 +95,11 @@ termic web devices revoke \"Chrome on Android\"\n\nExit codes: 0 done, 1 error (
 pub enum DevicesCommand {
     /// Unpair a device: its credential stops working at once (open pages
     /// within 5 s) and its push subscriptions go.
+    ///
+    /// Pair it again with a new `termic web pair` link if you change your mind.
+    #[command(after_help = "Examples:\n  termic web devices revoke 2\n  \
+termic web devices revoke \"Chrome on Android\"\n\n\
+Exit codes: 0 revoked, 1 error (no such device, a name several devices share).")]
     Revoke {
         /// Its number or its name, as `termic web devices` lists them.
         device: String,
