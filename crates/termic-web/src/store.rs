@@ -95,7 +95,7 @@ impl Store {
     }
 
     /// Create the directory 0700 if needed; refuse one another user owns.
-    fn prepare(&self) -> Result<()> {
+    pub fn prepare(&self) -> Result<()> {
         if !self.dir.exists() {
             fs::DirBuilder::new()
                 .recursive(true)

@@ -39,7 +39,7 @@ pub fn self_signed(dir: &Path, names: &[String]) -> Result<Tls> {
     let cert_path = dir.join("tls-cert.pem");
     let key_path = dir.join("tls-key.pem");
     if !cert_path.exists() || !key_path.exists() {
-        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        crate::store::Store::new(dir.to_path_buf()).prepare()?;
         let made = rcgen::generate_simple_self_signed(names.to_vec())
             .context("cannot make a self-signed certificate")?;
         write_new(&key_path, made.signing_key.serialize_pem().as_bytes())?;

@@ -168,6 +168,7 @@ fn cert_names(args: &WebArgs) -> Vec<String> {
 }
 
 fn serve(paths: &TermicPaths, args: &WebArgs) -> Result<ExitCode> {
+    termic_web::store::Store::new(web_dir(paths)).prepare()?;
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => Some(termic_web::tls::load(cert, key)?),
         _ if args.tls => Some(termic_web::tls::self_signed(
@@ -202,8 +203,6 @@ fn serve(paths: &TermicPaths, args: &WebArgs) -> Result<ExitCode> {
         Some(h) if args.insecure_behind_proxy || tls.is_some() => format!("https://{h}"),
         _ => format!("{scheme}://{addr}"),
     };
-    std::fs::create_dir_all(web_dir(paths))
-        .with_context(|| format!("cannot create {}", web_dir(paths).display()))?;
     termic_web::store::write_atomic(
         &web_dir(paths).join("server.json"),
         &Running {

@@ -252,6 +252,15 @@ fn http_and_websockets_are_refused_without_a_credential_revoked_from_another_ori
     let cookie_only = format!("termic_device={cookie}");
     let protocols = ws_protocols(&cred);
     let devices = std::fs::read_to_string(s.f.data_dir.join("web/devices.json")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &str| {
+        std::fs::metadata(s.f.data_dir.join(p))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!((mode("web"), mode("web/devices.json")), (0o700, 0o600));
     assert!(!devices.contains(&cookie), "stored hashed");
 
     // HTTP: the credential and a same-origin request, on our Host.
