@@ -42,6 +42,9 @@ mod demo;
 #[path = "e2e_specs/server.rs"]
 mod server;
 
+#[path = "e2e_specs/answer.rs"]
+mod answer;
+
 #[path = "e2e_specs/commands.rs"]
 mod commands;
 

@@ -13,6 +13,8 @@ mod requires;
 mod served;
 mod wait;
 
+#[path = "server/answer.rs"]
+mod answer;
 #[path = "server/attach.rs"]
 mod attach;
 #[path = "server/cli.rs"]

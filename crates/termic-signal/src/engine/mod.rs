@@ -128,6 +128,10 @@ pub struct Engine {
     plain: rules::plain::PlainTrack,
     /// The rule that raised the current needs-you (None unless needs you).
     needs_you_by: Option<Rule>,
+    /// A hook or the agent's native status said the current needs-you,
+    /// first or after a title or a screen rule did (see
+    /// [`Engine::needs_you_from_agent`]).
+    needs_you_from_agent: bool,
     /// The profile's screen rules (rules/screen_rules.rs).
     screen_rules: rules::screen_rules::ScreenRuleTrack,
     /// The last resize (or, in a command or shell task, typed key) whose
@@ -177,6 +181,7 @@ impl Engine {
             log: Log::default(),
             deferred: Vec::new(),
             needs_you_by: None,
+            needs_you_from_agent: false,
             screen_rules: Default::default(),
             redraw: None,
             session: None,
@@ -369,6 +374,15 @@ impl Engine {
     /// title, a fallback).
     pub fn needs_you_by(&self) -> Option<Rule> {
         self.needs_you_by
+    }
+
+    /// The agent's own channel (one of termic's hooks, or its native
+    /// status) said the current needs-you, whether it raised it or
+    /// confirmed it after a guess (a title, a screen rule) did. False
+    /// unless needs you. What a client may answer for the user rests on it
+    /// (issue 30): printed text alone never sets it.
+    pub fn needs_you_from_agent(&self) -> bool {
+        self.needs_you_from_agent
     }
 
     /// The last window title and what the agent's profile says it means.

@@ -133,7 +133,7 @@ pub(super) fn read(
                 return None;
             }
             let choices = offered(d, c, &text);
-            (!choices.is_empty()).then(|| DialogRead {
+            (!choices.is_empty()).then_some(DialogRead {
                 dialog: d.id,
                 choices,
             })

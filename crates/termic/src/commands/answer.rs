@@ -147,7 +147,7 @@ mod tests {
             cwd: "/".into(),
             worktree: None,
             exit_code: None,
-            attention,
+            attention: attention.map(Box::new),
             choices: choices
                 .iter()
                 .map(|(id, label)| Choice {

@@ -9,7 +9,7 @@
 //! screen is never answered blind. The ids and keys are the agent's
 //! profile's (termic-signal's profile/<agent>.rs), never screen text.
 
-use termic_signal::engine::{Engine, Rule, State};
+use termic_signal::engine::{Engine, State};
 use termic_signal::profile::{profile_for, AgentProfile, OfferedChoice, ScreenRows};
 
 use super::protocol::{Answered, Choice, RowAttention};
@@ -18,17 +18,17 @@ use super::protocol::{Answered, Choice, RowAttention};
 pub const DIALOG_ROWS: usize = termic_signal::profile::SCREEN_ROWS_MAX;
 
 /// The row's `attention`: the engine's, while the task needs you.
-pub fn row_attention(engine: &Engine) -> Option<RowAttention> {
+pub fn row_attention(engine: &Engine) -> Option<Box<RowAttention>> {
     if engine.state() != State::NeedsYou {
         return None;
     }
     let attention = engine.attention()?;
     let (message, from_output) = attention.message_parts();
-    Some(RowAttention {
+    Some(Box::new(RowAttention {
         kind: attention.kind.clone().unwrap_or_else(|| "unsure".into()),
         message: message.map(str::to_owned),
         from_output,
-    })
+    }))
 }
 
 /// What the engine says about a task's block, as [`decide`] reads it.
@@ -46,10 +46,7 @@ impl<'a> Block<'a> {
     pub fn of(engine: &'a Engine) -> Block<'a> {
         Block {
             needs_you: engine.state() == State::NeedsYou,
-            told_by_agent: matches!(
-                engine.needs_you_by(),
-                Some(Rule::HookAttention | Rule::NativeBlocked)
-            ),
+            told_by_agent: engine.needs_you_from_agent(),
             kind: engine.attention().and_then(|a| a.kind.as_deref()),
             profile: profile_for(&engine.config().agent),
         }

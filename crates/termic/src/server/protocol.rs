@@ -282,7 +282,7 @@ pub struct TaskRow {
     pub exit_code: Option<i32>,
     /// What the task needs you for; absent unless it needs you.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attention: Option<RowAttention>,
+    pub attention: Option<Box<RowAttention>>,
     /// The answers its agent's dialog offers, as `answer` takes them;
     /// absent when termic cannot know them (a dialog read off the screen
     /// alone, a question in prose, an agent whose dialog it does not know).
@@ -668,11 +668,11 @@ mod tests {
             "{plain}"
         );
         assert_eq!(serde_json::from_str::<TaskRow>(&plain).unwrap(), row);
-        row.attention = Some(RowAttention {
+        row.attention = Some(Box::new(RowAttention {
             kind: "permission".into(),
             message: Some("approve Write: src/login.rs".into()),
             from_output: false,
-        });
+        }));
         row.choices = vec![Choice {
             id: "approve_once".into(),
             label: "Yes".into(),

@@ -462,6 +462,117 @@ fn real_binary_claude_hooks_installed_by_termic_without_probe_reply() {
     );
 }
 
+/// `termic ARGS` against the fixture's server, to completion: (exit code,
+/// stdout).
+fn cli(fx: &Fixture, args: &[&str]) -> (Option<i32>, String) {
+    let out = fx
+        .termic_command(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// One-tap answers (issue 30) on a real agent with termic's hooks: blocked
+/// on the write's permission, `termic answer` lists the dialog's choices as
+/// the agent paints them, and `approve_once` types the option's number:
+/// the write happens and the turn ends in one done (working again in
+/// between, but for Copilot, which says nothing there). Answering again
+/// sends nothing (exit 3).
+fn answered_permission(agent: Agent, setup: Setup) {
+    let (cache, _one) = begin();
+    let fx = Fixture::new(&cache, agent, ScenarioName::Write, setup);
+    let termic = fx.run();
+    let t0 = termic.prompt("create the file out.txt please");
+    termic.expect_state("needs_you", t0, 90 * SEC, "no needs_you");
+    let deadline = Instant::now() + 30 * SEC;
+    let listed = loop {
+        let (code, out) = cli(&fx, &["answer", "1"]);
+        assert_eq!(code, Some(0), "{out}");
+        if out.contains("approve_once") || Instant::now() >= deadline {
+            break out;
+        }
+        thread::sleep(Duration::from_millis(200));
+    };
+    eprintln!("{}: termic answer 1:\n{listed}", agent.name());
+    assert!(listed.contains("needs you: permission"), "{listed}");
+    assert!(listed.contains("  approve_once"), "{listed}");
+    assert!(listed.contains("  deny"), "{listed}");
+    let t_answer = now_ms() as u64;
+    let (code, out) = cli(&fx, &["answer", "1", "approve_once"]);
+    assert_eq!((code, out.trim()), (Some(0), "sent approve_once"));
+    termic.expect_state("done", t_answer, 90 * SEC, "no done after the answer");
+    eprintln!(
+        "{}: done {} ms after the answer",
+        agent.name(),
+        termic.first("done", t_answer).ts.saturating_sub(t_answer)
+    );
+    thread::sleep(3 * SEC);
+    let states = termic.states(t0);
+    if agent != Agent::Copilot {
+        assert_released_to_working(&states);
+    }
+    assert_honest_turn(&states);
+    assert!(
+        fx.project.join("out.txt").exists(),
+        "the write was approved"
+    );
+    let (code, out) = cli(&fx, &["answer", "1", "approve_once"]);
+    assert_eq!(code, Some(3), "{out}");
+    assert!(termic.quit(), "termic quit");
+    drop(termic);
+    if !fx.hooks.is_empty() {
+        fx.remove_hooks_and_assert_restored();
+    }
+}
+
+/// termic's hooks for `schema` installed.
+fn hooked(schema: AgentSchema) -> Setup {
+    Setup {
+        hooks: vec![schema],
+        ..Setup::default()
+    }
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_claude_permission_answered_with_termic_answer() {
+    answered_permission(Agent::Claude, hooked(AgentSchema::CLAUDE));
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_gemini_permission_answered_with_termic_answer() {
+    answered_permission(Agent::Gemini, hooked(AgentSchema::GEMINI));
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_qwen_permission_answered_with_termic_answer() {
+    answered_permission(Agent::Qwen, hooked(AgentSchema::QWEN));
+}
+
+/// Codex has no hooks: its native status says it waits, and its approval
+/// takes `y` (the key its option names), not the option's number.
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_codex_permission_answered_with_termic_answer() {
+    let setup = Setup {
+        probe_reply: true,
+        ..Setup::default()
+    };
+    answered_permission(Agent::Codex, setup);
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_binary_copilot_permission_answered_with_termic_answer() {
+    answered_permission(Agent::Copilot, hooked(AgentSchema::COPILOT));
+}
+
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
 fn real_binary_claude_native_status_without_hooks() {

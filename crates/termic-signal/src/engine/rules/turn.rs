@@ -20,11 +20,15 @@ impl Engine {
             return;
         }
         let mut attention = attention.filter(|_| to == State::NeedsYou);
+        // A hook attention held in its debounce already said it: the title
+        // or screen that raises this needs-you only came first.
+        let mut hook_held = false;
         if to == State::NeedsYou {
             self.note_false_done(at);
             // A held hook attention knows the kind a title or a notification
             // cannot (grok paints Action Required before its hook lands).
             if let (Some(a), Some(held)) = (attention.as_mut(), self.pending_attention.take()) {
+                hook_held = true;
                 if is_vague(a) {
                     a.kind = held.attention.kind;
                 }
@@ -46,6 +50,7 @@ impl Engine {
         }
         self.fallback = None;
         self.needs_you_by = (to == State::NeedsYou).then_some(rule);
+        self.needs_you_from_agent = to == State::NeedsYou && (speaks_for_agent(rule) || hook_held);
         self.submit_at = None;
         self.state = to;
         self.since = at;
@@ -114,6 +119,7 @@ impl Engine {
                 format!("{}: already needs you ({detail})", rule.label()),
             );
             self.sharpen_attention(at, attention);
+            self.needs_you_from_agent |= speaks_for_agent(rule);
             return;
         }
         self.go(at, State::NeedsYou, rule, detail, Some(attention), out);
@@ -166,4 +172,10 @@ fn is_vague(attention: &Attention) -> bool {
         attention.kind.as_deref(),
         None | Some("title" | "notification" | "unsure")
     )
+}
+
+/// A rule that reports what the agent itself says (a hook, its native
+/// status), not a guess from what it printed.
+fn speaks_for_agent(rule: Rule) -> bool {
+    matches!(rule, Rule::HookAttention | Rule::NativeBlocked)
 }

@@ -265,6 +265,63 @@ fn grok_title_before_its_hook_still_gets_the_hooks_kind() {
     );
 }
 
+/// Issue 30: what a client may answer for the user rests on the agent's
+/// own word. A title's needs-you is a guess until the hook confirms it; a
+/// title alone never is the agent's word.
+#[test]
+fn a_needs_you_is_the_agents_once_its_hook_confirms_the_titles() {
+    let title_only = check(
+        "title only",
+        "agent grok
+         hooks on
+         0 key enter
+         +20 hook working hook=UserPromptSubmit
+         +30 title ⠋ - Running: Write - grok
+         +2000 title ⚠ Action Required - ⠙ - Running: Write - grok
+         expect 20 idle -> working hook_working
+         expect 2050 working -> needs_you title_needs_you kind=title",
+    );
+    assert!(!title_only.engine.needs_you_from_agent());
+    let confirmed = check(
+        "title then hook",
+        "agent grok
+         hooks on
+         0 key enter
+         +20 hook working hook=UserPromptSubmit
+         +30 title ⠋ - Running: Write - grok
+         +2000 title ⚠ Action Required - ⠙ - Running: Write - grok
+         +5 hook attention hook=Notification kind=permission
+         expect 20 idle -> working hook_working
+         expect 2050 working -> needs_you title_needs_you kind=title",
+    );
+    assert!(confirmed.engine.needs_you_from_agent());
+    let hooked = check(
+        "a question's hook",
+        "agent claude
+         hooks on
+         0 key enter
+         +10 hook working hook=UserPromptSubmit
+         +100 hook attention hook=PermissionRequest kind=question
+         expect 10 idle -> working hook_working
+         expect 110 working -> needs_you hook_attention kind=question",
+    );
+    assert!(hooked.engine.needs_you_from_agent());
+    // The hook first, held in its debounce, then the title: the title
+    // raises it with the held hook's kind, and it is the agent's word.
+    let held = check(
+        "hook then title",
+        "agent grok
+         hooks on
+         0 key enter
+         +20 hook working hook=UserPromptSubmit
+         +2000 hook attention hook=Notification kind=permission
+         +20 title ⚠ Action Required - ⠙ - Running: Write - grok
+         expect 20 idle -> working hook_working
+         expect 2040 working -> needs_you title_needs_you kind=permission",
+    );
+    assert!(held.engine.needs_you_from_agent());
+}
+
 // ---- who may report native status (docs/protocol.md) --------------------------------
 
 #[test]

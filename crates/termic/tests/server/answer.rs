@@ -1,0 +1,136 @@
+//! One-tap answers (issue 30) through the real binary, with a claude-based
+//! scripted agent: the dialog's choices are offered only while the agent's
+//! own channel (a hook) says it waits and the dialog is on the screen;
+//! `termic answer` sends nothing once the dialog went away, and nothing to
+//! a task whose "dialog" is only printed text. What the task received is
+//! recorded by the task itself (`cat > got.bin`), so "nothing was sent" is
+//! proved, not assumed.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::harness::hook;
+use crate::served::{text, Served};
+use crate::wait::eventually_some;
+
+const WITHIN: Duration = Duration::from_secs(30);
+
+/// The task's only row, once `pred` holds for it.
+fn row_until(s: &Served, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    eventually_some(WITHIN, || s.ls().into_iter().next().filter(|r| pred(r)))
+        .unwrap_or_else(|| panic!("the row never {what}: {:?}", s.ls()))
+}
+
+/// What the task read from its terminal, once it holds `want`: then it is
+/// exactly `want`, or the test fails showing what else came.
+fn received(s: &Served, want: &str) -> String {
+    let path = s.f.work.join("got.bin");
+    eventually_some(WITHIN, || {
+        std::fs::read_to_string(&path)
+            .ok()
+            .filter(|got| got.contains(want))
+    })
+    .unwrap_or_else(|| panic!("the task never read {want:?}"))
+}
+
+/// After its dialog, the task records every byte it reads.
+const RECORD_INPUT: &str = "stty raw -echo; exec cat > got.bin";
+
+/// A permission the agent's hook announces over Claude's dialog as
+/// termic-sim paints it; the dialog goes away when the test makes a file
+/// `clear` (the task still needs you: only its screen changed).
+fn announced_script() -> String {
+    [
+        hook("working", ""),
+        "sleep 0.3".into(),
+        "printf 'Do you want to create out.txt?\\r\\n > 1. Yes\\r\\n   2. No\\r\\n'".into(),
+        hook("attention", ";kind=permission"),
+        "while [ ! -e clear ]; do sleep 0.05; done".into(),
+        "printf '\\033[2J\\033[Hthe dialog went away\\r\\n'".into(),
+        RECORD_INPUT.into(),
+    ]
+    .join("; ")
+}
+
+#[test]
+fn an_answer_after_the_dialog_went_away_sends_nothing() {
+    let s = Served::new(&announced_script());
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    s.expect(&["wait", "t1", "--for", "needs_you", "--timeout", "30"], 0);
+
+    // The hook said what is asked; the screen shows which choices.
+    let row = row_until(&s, "offered choices", |r| r["choices"].is_array());
+    assert_eq!(row["attention"]["kind"], "permission", "{row}");
+    assert_eq!(row["attention"]["from_output"], false, "{row}");
+    assert_eq!(
+        row["choices"],
+        serde_json::json!([
+            {"id": "approve_once", "label": "Yes"},
+            {"id": "deny", "label": "No"}
+        ])
+    );
+    let listed = s.expect(&["answer", "t1"], 0);
+    assert!(listed.starts_with("t1 needs you: permission\n"), "{listed}");
+    assert!(
+        listed.contains("  approve_once  Yes\n  deny          No\n"),
+        "{listed}"
+    );
+    // An id the agent's dialog does not have is refused, whatever it says.
+    let out = s.termic(&["answer", "t1", "Yes"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("Yes is not a choice this task offers"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // The dialog leaves the screen; the task still needs you.
+    std::fs::write(s.f.work.join("clear"), "").unwrap();
+    let row = row_until(&s, "lost its choices", |r| r.get("choices").is_none());
+    assert_eq!(row["state"], "needs_you", "{row}");
+    let out = s.expect(&["answer", "t1", "approve_once"], 3);
+    assert!(
+        out.contains("the screen changed, nothing was sent"),
+        "{out}"
+    );
+    let listed = s.expect(&["answer", "t1"], 0);
+    assert!(listed.contains("answer on its screen"), "{listed}");
+
+    // Proof that nothing was sent: the next bytes the task reads are the
+    // ones typed after the refused answer, with nothing before them.
+    s.expect(&["send", "t1", "Z"], 0);
+    assert_eq!(received(&s, "Z"), "Z");
+}
+
+/// A "dialog" the program prints by itself, with no hook saying it waits:
+/// the screen rule makes the task need you (the user should look), but
+/// printed text never makes it answerable.
+fn printed_script() -> String {
+    [
+        "read line".to_string(),
+        "printf 'Do you want to create out.txt?\\r\\n ❯ 1. Yes\\r\\n   2. No\\r\\n'".into(),
+        RECORD_INPUT.into(),
+    ]
+    .join("; ")
+}
+
+#[test]
+fn a_dialog_only_printed_offers_no_choice_and_takes_no_answer() {
+    let s = Served::new(&printed_script());
+    s.expect(&["run", "fake", "--name", "t1", "--detach"], 0);
+    s.expect(&["send", "t1", "go", "--enter"], 0);
+    s.expect(&["wait", "t1", "--for", "needs_you", "--timeout", "30"], 0);
+    let row = s.ls().remove(0);
+    assert_eq!(row["attention"]["kind"], "permission", "{row}");
+    assert!(row.get("choices").is_none(), "{row}");
+    let listed = s.expect(&["answer", "t1"], 0);
+    assert!(
+        listed.contains("termic cannot answer it for you"),
+        "{listed}"
+    );
+    let out = s.termic(&["answer", "t1", "approve_once"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    s.expect(&["send", "t1", "Z"], 0);
+    assert_eq!(received(&s, "Z"), "Z");
+}
