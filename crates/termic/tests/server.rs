@@ -5,6 +5,8 @@
 mod git_support;
 #[path = "tui/harness.rs"]
 mod harness;
+#[path = "hostile/mod.rs"]
+mod hostile_corpus;
 mod process_table;
 #[path = "requires/mod.rs"]
 mod requires;
@@ -27,3 +29,5 @@ mod push;
 mod review;
 #[path = "server/vttest.rs"]
 mod vttest;
+#[path = "server/web.rs"]
+mod web;

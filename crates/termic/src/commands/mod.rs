@@ -23,6 +23,8 @@ mod send;
 mod server;
 mod wait;
 mod wait_any;
+
+mod web;
 pub mod workspace;
 
 use std::process::ExitCode;
@@ -112,6 +114,7 @@ Examples:\n  termic hosts add devbox me@devbox.example.com\n  termic hosts ls\n\
 Exit codes: 0 done, 1 error."
     )]
     Hosts(hosts::HostsCommand),
+    Web(web::WebArgs),
 }
 
 impl Cli {
@@ -197,5 +200,6 @@ pub fn dispatch(mut cli: Cli) -> Result<ExitCode> {
         Some(Command::Server(cmd)) => server::run(cmd),
         Some(Command::Config(cmd)) => config::run(cmd),
         Some(Command::Hosts(cmd)) => hosts::run(cmd),
+        Some(Command::Web(args)) => web::run(args),
     }
 }

@@ -121,6 +121,13 @@ fn connect_with(paths: &TermicPaths, start: Start, quiet: bool) -> Result<Option
     }
 }
 
+/// Connect with a quiet hello, starting a server when none runs: for
+/// `termic web`, whose connections carry a browser's streams (the server
+/// keeps its start-up notice for a terminal client).
+pub fn connect_quiet(paths: &TermicPaths) -> Result<Connected> {
+    connect_with(paths, Start::IfNeeded, true)?.context("the termic server did not start")
+}
+
 /// Connect, or fail: for verbs that need a running server.
 pub fn connect_running(paths: &TermicPaths) -> Result<Client> {
     match connect(paths, Start::Never)? {

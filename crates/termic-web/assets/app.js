@@ -1,0 +1,430 @@
+// The page: the task list (one WebSocket, `subscribe`) and one task's
+// screen (another, `view`). Everything a task or the server says goes into
+// the page as text (textContent), never as markup.
+"use strict";
+(function () {
+  const $ = function (id) { return document.getElementById(id); };
+  const wsUrl = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws";
+  const ORDER = { needs_you: 0, working: 1, idle: 2, done: 3, interrupted: 4, exited: 5 };
+  const LABEL = { needs_you: "needs you", working: "working", idle: "idle", done: "done",
+    interrupted: "interrupted", exited: "exited" };
+  let device = null;
+  // The page's half of the device credential (pair.js keeps it); the
+  // cookie is the other half. Sent as a header, and on a WebSocket (which
+  // takes no header) as a protocol the server does not echo.
+  const KEY = localStorage.getItem("termic_key") || "";
+  const AUTH = { "X-Termic-Key": KEY };
+  function openSocket() { return new WebSocket(wsUrl, ["termic", "key." + KEY]); }
+  const tasks = new Map();
+  let listSocket = null;
+  let view = null; // { id, socket, term, fit }
+
+  // Control and bidi characters out of text a task chose (names, agents).
+  function clean(s) {
+    return String(s).replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "");
+  }
+
+  function setConn(text) { $("conn").textContent = text; }
+
+  function notice(text) {
+    const n = $("notice");
+    n.textContent = text;
+    n.hidden = !text;
+  }
+
+  function renderList() {
+    const list = $("list");
+    list.replaceChildren();
+    const rows = Array.from(tasks.values()).sort(function (a, b) {
+      const d = (ORDER[a.state] ?? 9) - (ORDER[b.state] ?? 9);
+      return d !== 0 ? d : a.id - b.id;
+    });
+    const h = document.createElement("h2");
+    h.textContent = "This computer";
+    list.appendChild(h);
+    if (rows.length === 0) {
+      const p = document.createElement("p");
+      p.className = "notice";
+      p.textContent = "No tasks. Start one with termic run.";
+      list.appendChild(p);
+      return;
+    }
+    const ul = document.createElement("ul");
+    for (const row of rows) {
+      const li = document.createElement("li");
+      const b = document.createElement("button");
+      b.type = "button";
+      b.dataset.task = String(row.id);
+      const num = document.createElement("span");
+      num.className = "num";
+      num.textContent = String(row.id);
+      const name = document.createElement("span");
+      name.className = "name";
+      name.textContent = clean(row.name);
+      const agent = document.createElement("span");
+      agent.className = "agent";
+      agent.textContent = clean(row.agent);
+      const badge = document.createElement("span");
+      badge.className = "badge " + (ORDER[row.state] !== undefined ? row.state : "");
+      badge.textContent = LABEL[row.state] || clean(row.state);
+      b.append(num, name, agent, badge);
+      b.addEventListener("click", function () { openTask(row.id); });
+      li.appendChild(b);
+      const ask = askBlock(row);
+      if (ask) li.appendChild(ask);
+      ul.appendChild(li);
+    }
+    list.appendChild(ul);
+    const waiting = rows.filter(function (r) { return r.state === "needs_you"; }).length;
+    document.title = waiting ? "(" + waiting + ") termic" : "termic";
+  }
+
+  const KIND = { permission: "It asks permission.", question: "It asks a question.",
+    plan: "It asks you to approve a plan." };
+  const OUTCOME = {
+    screen_changed: "The screen changed, nothing was sent.",
+    not_needed: "It no longer needs you, nothing was sent.",
+    unknown_choice: "That answer is no longer offered, nothing was sent.",
+  };
+  const lastOutcome = new Map(); // task id -> text of the last answer's outcome
+
+  // What a task that needs you is asked, and one button per choice its
+  // agent's dialog offers (none when termic cannot know them).
+  function askBlock(row) {
+    if (row.state !== "needs_you") return null;
+    const div = document.createElement("div");
+    div.className = "ask";
+    const p = document.createElement("p");
+    p.className = "question";
+    const a = row.attention || {};
+    p.textContent = a.message ? clean(a.message) : (KIND[a.kind] || "It needs you.");
+    div.appendChild(p);
+    const choices = Array.isArray(row.choices) ? row.choices : [];
+    if (choices.length && !(device && device.read_only)) {
+      const bar = document.createElement("div");
+      bar.className = "choices";
+      for (const c of choices) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "choice";
+        b.dataset.choice = String(c.id);
+        b.textContent = clean(c.label);
+        b.addEventListener("click", function () { answer(row.id, String(c.id)); });
+        bar.appendChild(b);
+      }
+      div.appendChild(bar);
+    }
+    const said = lastOutcome.get(row.id);
+    if (said) {
+      const o = document.createElement("p");
+      o.className = "outcome";
+      o.textContent = said;
+      div.appendChild(o);
+    }
+    return div;
+  }
+
+  // One tap: `answer` on a WebSocket of its own; the server sends the
+  // choice's keys only if the dialog still shows it.
+  function answer(id, choice) {
+    const s = openSocket();
+    let done = false;
+    s.onopen = function () {
+      s.send(JSON.stringify({ answer: { task: String(id), choice: choice } }));
+    };
+    s.onmessage = function (e) {
+      let m;
+      try { m = JSON.parse(e.data); } catch (_) { return; }
+      done = true;
+      let text = "";
+      if (m.answered === "sent") text = "";
+      else if (m.answered) text = OUTCOME[m.answered] || "Nothing was sent.";
+      else if (m.error) text = clean(m.error.message);
+      if (text) lastOutcome.set(id, text); else lastOutcome.delete(id);
+      renderList();
+      renderAsk();
+    };
+    s.onclose = function () {
+      if (!done) { lastOutcome.set(id, "The answer could not be sent."); renderList(); renderAsk(); }
+    };
+  }
+
+  // The open task's question and choices, above its screen.
+  function renderAsk() {
+    const holder = $("ask");
+    holder.replaceChildren();
+    if (!view) return;
+    const row = tasks.get(view.id);
+    const block = row ? askBlock(row) : null;
+    if (block) holder.appendChild(block);
+    // The screen's room changed: fit it again.
+    requestAnimationFrame(refit);
+  }
+
+  function connectList() {
+    const s = openSocket();
+    listSocket = s;
+    s.onopen = function () { s.send(JSON.stringify("subscribe")); setConn(""); };
+    s.onmessage = function (e) {
+      if (typeof e.data !== "string") return;
+      let m;
+      try { m = JSON.parse(e.data); } catch (_) { return; }
+      if (m.subscribed) {
+        tasks.clear();
+        for (const row of m.subscribed.tasks) tasks.set(row.id, row);
+      } else if (m.task) {
+        const old = tasks.get(m.task.id);
+        if (!old || old.state !== m.task.state) lastOutcome.delete(m.task.id);
+        tasks.set(m.task.id, m.task);
+      } else if (m.task_removed) {
+        tasks.delete(m.task_removed.id);
+      } else if (m.error) {
+        notice(clean(m.error.message));
+      }
+      renderList();
+      renderAsk();
+    };
+    s.onclose = function () {
+      if (listSocket !== s) return;
+      setConn("reconnecting");
+      setTimeout(connectList, 2000);
+    };
+  }
+
+  // xterm.js's onData bytes as termic input events.
+  const NAMED = {
+    "\r": "enter", "\t": "tab", "\x7f": "backspace", "\b": "backspace", "\x1b": "esc",
+    "\x1b[A": "up", "\x1b[B": "down", "\x1b[C": "right", "\x1b[D": "left",
+    "\x1bOA": "up", "\x1bOB": "down", "\x1bOC": "right", "\x1bOD": "left",
+    "\x1b[H": "home", "\x1b[F": "end", "\x1bOH": "home", "\x1bOF": "end",
+    "\x1b[5~": "page_up", "\x1b[6~": "page_down", "\x1b[2~": "insert", "\x1b[3~": "delete",
+    "\x1b[Z": "back_tab",
+  };
+  function keyEvent(code, mods) {
+    const key = { code: code };
+    if (mods) key.mods = mods;
+    return { input: { key: key } };
+  }
+  function eventsFor(data) {
+    if (NAMED[data]) return [keyEvent(NAMED[data])];
+    if (data.length > 1 && data[0] === "\x1b" && data.length === 2) {
+      return [keyEvent({ char: data[1] }, { alt: true })];
+    }
+    if (data.length > 1 && data[0] !== "\x1b") return [{ input: { paste: data } }];
+    const out = [];
+    for (const ch of data) {
+      const c = ch.codePointAt(0);
+      if (NAMED[ch]) out.push(keyEvent(NAMED[ch]));
+      else if (c === 0) out.push(keyEvent("null"));
+      else if (c < 27) out.push(keyEvent({ char: String.fromCharCode(c + 96) }, { ctrl: true }));
+      else if (c >= 32) out.push(keyEvent({ char: ch }));
+    }
+    return out;
+  }
+
+  function send(m) {
+    if (!view || view.socket.readyState !== WebSocket.OPEN) return;
+    if (device && device.read_only && !(m.input && m.input.resize)) {
+      status("This device is read-only: it cannot type.");
+      return;
+    }
+    view.socket.send(JSON.stringify(m));
+  }
+
+  function status(text) {
+    const s = $("status");
+    s.textContent = text || "";
+    s.hidden = !text;
+  }
+
+  // OSC 8 links from a task: only http and https, after a confirm, opened
+  // with no opener and no referrer. Every other scheme does nothing.
+  const linkHandler = {
+    activate: function (_event, text) {
+      let url;
+      try { url = new URL(text); } catch (_) { return; }
+      if (url.protocol !== "http:" && url.protocol !== "https:") return;
+      if (window.confirm("Open this link from the task?\n" + url.href)) {
+        window.open(url.href, "_blank", "noopener,noreferrer");
+      }
+    },
+    allowNonHttpProtocols: false,
+  };
+
+  function openTask(id) {
+    closeTask();
+    const row = tasks.get(id);
+    $("title").textContent = row ? clean(row.name) : "Task " + id;
+    $("list").hidden = true;
+    $("task").hidden = false;
+    $("back").hidden = false;
+    status("");
+    const term = new window.Terminal({
+      scrollback: 5000,
+      convertEol: false,
+      cursorBlink: false,
+      fontSize: window.innerWidth < 500 ? 12 : 14,
+      linkHandler: linkHandler,
+      theme: { background: "#15171c" },
+    });
+    const fit = new window.FitAddon.FitAddon();
+    term.loadAddon(fit);
+    term.open($("term"));
+    fit.fit();
+    const socket = openSocket();
+    socket.binaryType = "arraybuffer";
+    view = { id: id, socket: socket, term: term, fit: fit };
+    renderAsk();
+    socket.onopen = function () {
+      socket.send(JSON.stringify({ view: { task: String(id), cols: term.cols, rows: term.rows } }));
+    };
+    socket.onmessage = function (e) {
+      if (typeof e.data !== "string") {
+        term.write(new Uint8Array(e.data));
+        return;
+      }
+      let m;
+      try { m = JSON.parse(e.data); } catch (_) { return; }
+      if (m.view_size) {
+        if (m.view_size.cols !== term.cols || m.view_size.rows !== term.rows) {
+          term.resize(m.view_size.cols, m.view_size.rows);
+        }
+      } else if (m.error) {
+        status(clean(m.error.message));
+      } else if (m.detached) {
+        status("The task was closed.");
+      }
+    };
+    socket.onclose = function () {
+      if (view && view.socket === socket) status("Disconnected from the task.");
+    };
+    term.onData(function (data) {
+      for (const ev of eventsFor(data)) send(ev);
+    });
+  }
+
+  function closeTask() {
+    if (!view) return;
+    const v = view;
+    view = null;
+    v.socket.close();
+    v.term.dispose();
+    $("term").replaceChildren();
+    $("ask").replaceChildren();
+  }
+
+  function showList() {
+    closeTask();
+    $("title").textContent = "termic";
+    $("task").hidden = true;
+    $("list").hidden = false;
+    $("back").hidden = true;
+  }
+
+  function refit() {
+    if (!view) return;
+    const dims = view.fit.proposeDimensions();
+    if (!dims || !dims.cols || !dims.rows) return;
+    if (dims.cols === view.term.cols && dims.rows === view.term.rows) return;
+    view.term.resize(dims.cols, dims.rows);
+    send({ input: { resize: { cols: dims.cols, rows: dims.rows } } });
+  }
+
+  const KEYS = {
+    esc: keyEvent("esc"), tab: keyEvent("tab"), up: keyEvent("up"), down: keyEvent("down"),
+    enter: keyEvent("enter"), "ctrl-c": keyEvent({ char: "c" }, { ctrl: true }),
+  };
+  for (const b of document.querySelectorAll("#keys [data-key]")) {
+    b.addEventListener("click", function () {
+      send(KEYS[b.dataset.key]);
+      if (view) view.term.focus();
+    });
+  }
+  $("paste").addEventListener("click", function () {
+    if (!navigator.clipboard || !navigator.clipboard.readText) {
+      status("This browser does not let the page read the clipboard: long-press in the screen to paste.");
+      return;
+    }
+    navigator.clipboard.readText().then(function (text) {
+      if (text) send({ input: { paste: text } });
+    }, function () { status("The clipboard could not be read."); });
+  });
+  $("copy").addEventListener("click", function () {
+    if (!view) return;
+    const text = view.term.getSelection();
+    if (!text) { status("Select text in the screen first."); return; }
+    navigator.clipboard.writeText(text).then(function () { status("Copied."); },
+      function () { status("The clipboard could not be written."); });
+  });
+  $("back").addEventListener("click", showList);
+  let resizeTimer = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(refit, 100);
+  });
+
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.register("/sw.js").catch(function () {});
+  }
+
+  // Web Push: subscribe this browser with termic web's VAPID key; the
+  // subscription is stored for the termic server, which sends the pushes.
+  function b64url(s) {
+    const pad = "=".repeat((4 - (s.length % 4)) % 4);
+    const raw = atob((s + pad).replace(/-/g, "+").replace(/_/g, "/"));
+    return Uint8Array.from(raw, function (c) { return c.charCodeAt(0); });
+  }
+  function subscribePush() {
+    Notification.requestPermission()
+      .then(function (p) {
+        if (p !== "granted") throw new Error("Notifications are blocked for this page.");
+        return fetch("/api/push/key", { credentials: "same-origin", cache: "no-store", headers: AUTH });
+      })
+      .then(function (r) {
+        if (!r.ok) throw new Error("Notifications are not available.");
+        return r.json();
+      })
+      .then(function (key) {
+        return navigator.serviceWorker.ready.then(function (reg) {
+          return reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: b64url(key.public) });
+        });
+      })
+      .then(function (sub) {
+        return fetch("/api/push/subscribe", {
+          method: "POST", credentials: "same-origin",
+          headers: { "Content-Type": "application/json", "X-Termic-Key": KEY },
+          body: JSON.stringify(sub.toJSON()),
+        });
+      })
+      .then(function (r) {
+        if (!r.ok) throw new Error("The subscription could not be saved.");
+        $("notify").hidden = true;
+        setConn("notifications on");
+      })
+      .catch(function (e) { notice(String(e.message || e)); });
+  }
+  $("notify").addEventListener("click", subscribePush);
+  function offerPush() {
+    if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) return;
+    navigator.serviceWorker.ready.then(function (reg) { return reg.pushManager.getSubscription(); })
+      .then(function (sub) { $("notify").hidden = !!sub; })
+      .catch(function () {});
+  }
+
+  fetch("/api/me", { credentials: "same-origin", cache: "no-store", headers: AUTH })
+    .then(function (r) {
+      if (r.status === 401) {
+        notice("This device is not paired. On the computer, run termic web pair and open the link it prints.");
+        return null;
+      }
+      return r.ok ? r.json() : null;
+    })
+    .then(function (me) {
+      if (!me) return;
+      device = me;
+      if (me.read_only) setConn("read-only");
+      connectList();
+      offerPush();
+    })
+    .catch(function () { notice("termic web cannot be reached."); });
+})();

@@ -1,0 +1,517 @@
+//! The web client's state files under `<state dir>/web/`: paired devices
+//! (`devices.json`) and pending pairing links (`pairings.json`). Secrets
+//! are stored as their SHA-256 only. Every change is a read-modify-write
+//! under an exclusive lock (`.lock`), written atomically (temp file 0600,
+//! fsync, rename); a file that does not parse or that another user owns is
+//! refused, never overwritten.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// How long a pairing link works.
+pub const PAIRING_TTL_MS: u64 = 10 * 60 * 1000;
+
+/// A paired browser.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Device {
+    /// Its number, for `termic web devices revoke NUMBER` (never reused).
+    pub number: u64,
+    /// Browser and system, from its User-Agent at pairing.
+    pub name: String,
+    /// SHA-256 of its credential, hex.
+    pub hash: String,
+    /// Unix ms.
+    pub created: u64,
+    /// Unix ms of its last authenticated request (updated at most once a minute).
+    pub last_seen: u64,
+    pub read_only: bool,
+}
+
+/// A pairing link not yet used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pairing {
+    /// SHA-256 of its token, hex.
+    pub hash: String,
+    /// Unix ms after which it no longer pairs.
+    pub expires: u64,
+    pub read_only: bool,
+}
+
+/// A device's credential: the cookie's half (HttpOnly, so no script can
+/// read it, but sent to every port of the host: cookies are not isolated
+/// by port) and the page's half (kept in the origin's localStorage, which
+/// is isolated by port, sent in a header or the WebSocket's protocol
+/// list). Only both together authenticate; its SHA-256 is stored.
+pub fn credential(cookie: &str, key: &str) -> String {
+    format!("{cookie}:{key}")
+}
+
+/// A fresh secret: 32 random bytes (256 bits), base64url.
+pub fn new_secret() -> Result<String> {
+    let mut b = [0u8; 32];
+    getrandom::fill(&mut b).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
+    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b))
+}
+
+pub fn hash(secret: &str) -> String {
+    let d = Sha256::digest(secret.as_bytes());
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Equal in time independent of where they differ.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// The `web` directory of termic's state dir.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pub dir: PathBuf,
+}
+
+impl Store {
+    pub fn new(dir: PathBuf) -> Self {
+        Store { dir }
+    }
+
+    pub fn devices_path(&self) -> PathBuf {
+        self.dir.join("devices.json")
+    }
+
+    fn pairings_path(&self) -> PathBuf {
+        self.dir.join("pairings.json")
+    }
+
+    /// Create the directory 0700 if needed; refuse one another user owns.
+    pub fn prepare(&self) -> Result<()> {
+        if !self.dir.exists() {
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&self.dir)
+                .with_context(|| format!("cannot create {}", self.dir.display()))?;
+        }
+        let meta = fs::metadata(&self.dir)
+            .with_context(|| format!("cannot read {}", self.dir.display()))?;
+        // SAFETY: getuid has no preconditions.
+        if meta.uid() != unsafe { libc::getuid() } {
+            bail!(
+                "{} belongs to another user: termic will not use it",
+                self.dir.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// Runs `f` holding the directory's lock.
+    fn locked<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        self.prepare()?;
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(self.dir.join(".lock"))
+            .context("cannot open the web state lock")?;
+        // SAFETY: flock on an fd we own; released when `lock` closes.
+        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            bail!("cannot lock {}", self.dir.display());
+        }
+        f()
+    }
+
+    pub fn devices(&self) -> Result<Vec<Device>> {
+        read_list(&self.devices_path())
+    }
+
+    /// Adds a pairing link with `token` valid for 10 minutes from `now`;
+    /// expired ones are dropped.
+    pub fn add_pairing(&self, token: &str, read_only: bool, now: u64) -> Result<()> {
+        self.locked(|| {
+            let path = self.pairings_path();
+            let mut list: Vec<Pairing> = read_list(&path)?;
+            list.retain(|p| p.expires > now);
+            list.push(Pairing {
+                hash: hash(token),
+                expires: now + PAIRING_TTL_MS,
+                read_only,
+            });
+            write_atomic(&path, &list)
+        })
+    }
+
+    /// Uses pairing `token` (once): a new device named `name` and its
+    /// credential's two halves, the cookie's and the page's (see
+    /// [`credential`]), or `None` (unknown, used or expired).
+    pub fn pair(
+        &self,
+        token: &str,
+        name: &str,
+        now: u64,
+    ) -> Result<Option<(Device, String, String)>> {
+        self.locked(|| {
+            let ppath = self.pairings_path();
+            let mut list: Vec<Pairing> = read_list(&ppath)?;
+            let h = hash(token);
+            let found = list
+                .iter()
+                .find(|p| same(&p.hash, &h) && p.expires > now)
+                .cloned();
+            let before = list.len();
+            list.retain(|p| p.expires > now && !same(&p.hash, &h));
+            if list.len() != before {
+                write_atomic(&ppath, &list)?;
+            }
+            let Some(pairing) = found else {
+                return Ok(None);
+            };
+            let (cookie, key) = (new_secret()?, new_secret()?);
+            let credential = credential(&cookie, &key);
+            let dpath = self.devices_path();
+            let mut devices: Vec<Device> = read_list(&dpath)?;
+            let number = next_number(&self.dir, &devices)?;
+            let device = Device {
+                number,
+                name: name.to_string(),
+                hash: hash(&credential),
+                created: now,
+                last_seen: now,
+                read_only: pairing.read_only,
+            };
+            devices.push(device.clone());
+            write_atomic(&dpath, &devices)?;
+            Ok(Some((device, cookie, key)))
+        })
+    }
+
+    /// The device whose credential is `credential`, if paired.
+    pub fn authenticate(&self, credential: &str) -> Result<Option<Device>> {
+        let h = hash(credential);
+        Ok(self.devices()?.into_iter().find(|d| same(&d.hash, &h)))
+    }
+
+    /// Records that device `number` was seen at `now`.
+    pub fn touch(&self, number: u64, now: u64) -> Result<()> {
+        self.locked(|| {
+            let path = self.devices_path();
+            let mut devices: Vec<Device> = read_list(&path)?;
+            if let Some(d) = devices.iter_mut().find(|d| d.number == number) {
+                d.last_seen = now;
+                write_atomic(&path, &devices)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Revokes the device numbered or named `which`: it is removed, and
+    /// its push subscriptions with it. The revoked device, or `None`.
+    /// A name that several devices share is refused.
+    pub fn revoke(&self, which: &str) -> Result<Option<Device>> {
+        self.locked(|| {
+            let path = self.devices_path();
+            let mut devices: Vec<Device> = read_list(&path)?;
+            let matches: Vec<usize> = devices
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| {
+                    which.parse::<u64>().is_ok_and(|n| n == d.number) || d.name == which
+                })
+                .map(|(i, _)| i)
+                .collect();
+            let i = match matches.as_slice() {
+                [] => return Ok(None),
+                [i] => *i,
+                _ => bail!(
+                    "{} devices are named {which}: revoke one by its number",
+                    matches.len()
+                ),
+            };
+            let device = devices.remove(i);
+            write_atomic(&path, &devices)?;
+            remove_subscriptions(&self.dir, device.number)?;
+            Ok(Some(device))
+        })
+    }
+}
+
+/// Device numbers are never reused: the highest ever given is kept in
+/// `next-device` (a revoked device's number does not come back).
+fn next_number(dir: &Path, devices: &[Device]) -> Result<u64> {
+    let path = dir.join("next-device");
+    let stored: u64 = fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(1);
+    let n = stored.max(devices.iter().map(|d| d.number + 1).max().unwrap_or(1));
+    write_atomic(&path, &(n + 1))?;
+    Ok(n)
+}
+
+/// Runs `f` holding `push-subscriptions.json.lock`, the lock the push
+/// sender takes to change that file.
+fn subscriptions_locked<T>(dir: &Path, f: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(dir.join("push-subscriptions.json.lock"))
+        .context("cannot open the push subscriptions' lock")?;
+    // SAFETY: flock on an fd we own; released when `lock` closes.
+    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        bail!("cannot lock the push subscriptions");
+    }
+    f(&dir.join("push-subscriptions.json"))
+}
+
+/// A browser's push subscription, as `PushSubscription.toJSON()` gives it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PushSubscription {
+    pub endpoint: String,
+    pub keys: PushKeys,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct PushKeys {
+    pub p256dh: String,
+    pub auth: String,
+}
+
+impl PushSubscription {
+    /// Err: why it is refused (an endpoint that is not https, keys that
+    /// are not a 65-byte P-256 point and a 16-byte secret).
+    pub fn check(&self) -> Result<(), &'static str> {
+        let b64 = |s: &str| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(s.trim_end_matches('='))
+        };
+        if !self.endpoint.starts_with("https://") || self.endpoint.len() > 2048 {
+            return Err("the endpoint is not an https address");
+        }
+        if !b64(&self.keys.p256dh).is_ok_and(|k| k.len() == 65 && k[0] == 4) {
+            return Err("p256dh is not a P-256 point");
+        }
+        if !b64(&self.keys.auth).is_ok_and(|k| k.len() == 16) {
+            return Err("auth is not 16 bytes");
+        }
+        Ok(())
+    }
+}
+
+impl Store {
+    /// Adds (or replaces, by endpoint) device `number`'s subscription in
+    /// `push-subscriptions.json`; a new one hears about every task.
+    pub fn subscribe(&self, number: u64, sub: &PushSubscription) -> Result<()> {
+        self.prepare()?;
+        subscriptions_locked(&self.dir, |path| {
+            let mut list: Vec<serde_json::Value> = read_list(path)?;
+            let device = number.to_string();
+            let keys = serde_json::json!({"p256dh": sub.keys.p256dh, "auth": sub.keys.auth});
+            match list
+                .iter_mut()
+                .find(|s| s.get("endpoint").and_then(|e| e.as_str()) == Some(sub.endpoint.as_str()))
+            {
+                Some(old) => {
+                    old["device"] = device.into();
+                    old["keys"] = keys;
+                }
+                None => list.push(serde_json::json!({
+                    "device": device,
+                    "endpoint": sub.endpoint,
+                    "keys": keys,
+                    "muted": [],
+                    "needs_you_only": false,
+                })),
+            }
+            write_atomic(path, &list)
+        })
+    }
+
+    /// Removes device `number`'s subscription with `endpoint`.
+    pub fn unsubscribe(&self, number: u64, endpoint: &str) -> Result<()> {
+        self.prepare()?;
+        subscriptions_locked(&self.dir, |path| {
+            let list: Vec<serde_json::Value> = read_list(path)?;
+            let device = number.to_string();
+            let before = list.len();
+            let kept: Vec<serde_json::Value> = list
+                .into_iter()
+                .filter(|s| {
+                    !(s.get("endpoint").and_then(|e| e.as_str()) == Some(endpoint)
+                        && s.get("device").and_then(|d| d.as_str()) == Some(device.as_str()))
+                })
+                .collect();
+            if kept.len() != before {
+                write_atomic(path, &kept)?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Removes device `number`'s entries from `push-subscriptions.json` (the
+/// push sender's file), keeping every other entry and field as it is.
+fn remove_subscriptions(dir: &Path, number: u64) -> Result<()> {
+    subscriptions_locked(dir, |path| remove_subscriptions_in(path, number))
+}
+
+fn remove_subscriptions_in(path: &Path, number: u64) -> Result<()> {
+    let list: Vec<serde_json::Value> = read_list(path)?;
+    let before = list.len();
+    let id = number.to_string();
+    let kept: Vec<serde_json::Value> = list
+        .into_iter()
+        .filter(|s| s.get("device").and_then(|d| d.as_str()) != Some(id.as_str()))
+        .collect();
+    if kept.len() != before {
+        write_atomic(path, &kept)?;
+    }
+    Ok(())
+}
+
+fn read_list<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>> {
+    let text = match fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let meta = fs::metadata(path)?;
+    // SAFETY: getuid has no preconditions.
+    if meta.uid() != unsafe { libc::getuid() } {
+        bail!(
+            "{} belongs to another user: termic will not use it",
+            path.display()
+        );
+    }
+    serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{} does not parse: termic leaves it as it is (fix or remove it)",
+            path.display()
+        )
+    })
+}
+
+/// Writes `value` as JSON to `path` atomically, mode 0600.
+pub fn write_atomic<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+    let dir = path.parent().context("a state file has a directory")?;
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("state"),
+        std::process::id()
+    ));
+    let mut body = serde_json::to_vec_pretty(value)?;
+    body.push(b'\n');
+    let mut f = OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .mode(0o600)
+        .open(&tmp)
+        .with_context(|| format!("cannot write {}", tmp.display()))?;
+    f.write_all(&body)?;
+    f.sync_all()?;
+    drop(f);
+    fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))?;
+    File::open(dir)?.sync_all()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_pairs_once_and_only_before_it_expires() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join("web"));
+        let token = new_secret().unwrap();
+        store.add_pairing(&token, true, 1_000).unwrap();
+        assert!(store.pair("wrong", "x", 1_001).unwrap().is_none());
+        let (device, cookie, key) = store
+            .pair(&token, "Chrome on Linux", 1_002)
+            .unwrap()
+            .unwrap();
+        let cred = credential(&cookie, &key);
+        assert!(
+            store.authenticate(&cookie).unwrap().is_none(),
+            "the cookie alone is not enough"
+        );
+        assert!(device.read_only);
+        assert!(store.pair(&token, "again", 1_003).unwrap().is_none());
+        assert_eq!(
+            store.authenticate(&cred).unwrap().unwrap().number,
+            device.number
+        );
+        let text = fs::read_to_string(store.devices_path()).unwrap();
+        assert!(
+            !text.contains(&cred),
+            "the credential itself is never stored"
+        );
+        let late = new_secret().unwrap();
+        store.add_pairing(&late, false, 0).unwrap();
+        assert!(store.pair(&late, "x", PAIRING_TTL_MS).unwrap().is_none());
+        let mode = fs::metadata(store.devices_path()).unwrap().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+
+    #[test]
+    fn revoke_removes_the_device_and_its_subscriptions_and_numbers_are_not_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join("web"));
+        let mut creds = Vec::new();
+        for _ in 0..2 {
+            let t = new_secret().unwrap();
+            store.add_pairing(&t, false, 0).unwrap();
+            let (d, c, k) = store.pair(&t, "Firefox on Linux", 1).unwrap().unwrap();
+            creds.push((d, credential(&c, &k)));
+        }
+        let subs = serde_json::json!([
+            {"device": creds[0].0.number.to_string(), "endpoint": "https://a", "extra": 1},
+            {"device": creds[1].0.number.to_string(), "endpoint": "https://b"}
+        ]);
+        write_atomic(&store.dir.join("push-subscriptions.json"), &subs).unwrap();
+        assert!(
+            store.revoke("Firefox on Linux").is_err(),
+            "an ambiguous name"
+        );
+        let gone = store
+            .revoke(&creds[0].0.number.to_string())
+            .unwrap()
+            .unwrap();
+        assert_eq!(gone.number, creds[0].0.number);
+        assert!(store.authenticate(&creds[0].1).unwrap().is_none());
+        assert!(store.authenticate(&creds[1].1).unwrap().is_some());
+        let left: Vec<serde_json::Value> =
+            read_list(&store.dir.join("push-subscriptions.json")).unwrap();
+        assert_eq!(left.len(), 1);
+        assert_eq!(left[0]["endpoint"], "https://b");
+        let t = new_secret().unwrap();
+        store.add_pairing(&t, false, 0).unwrap();
+        let (third, _, _) = store.pair(&t, "x", 1).unwrap().unwrap();
+        assert!(third.number > creds[1].0.number);
+    }
+
+    #[test]
+    fn a_file_that_does_not_parse_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().to_path_buf());
+        fs::write(store.devices_path(), "not json").unwrap();
+        assert!(store.devices().is_err());
+        assert!(store.revoke("1").is_err());
+        assert_eq!(
+            fs::read_to_string(store.devices_path()).unwrap(),
+            "not json"
+        );
+    }
+}
