@@ -351,7 +351,10 @@ fn a_flood_of_transitions_fills_the_bounded_event_channel_and_the_state_is_still
         "{:?}",
         rt.with_engine(id, |e| e.state())
     );
-    let queued = events.try_iter().count();
+    // What the channel holds now, not a count drained while a late event
+    // (a screen's Dirty) may still arrive: draining frees a slot for it,
+    // which made a drained count one over the bound under load.
+    let queued = events.len();
     assert!(
         queued <= termic_runtime::events::EVENT_QUEUE,
         "{queued} events queued"
