@@ -13,6 +13,7 @@
 pub mod git;
 pub mod model;
 pub mod view;
+pub mod words;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

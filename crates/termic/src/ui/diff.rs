@@ -10,6 +10,7 @@ use termic_signal::text::clean_line;
 
 use crate::review::model::{FileDiff, FileStatus, LineKind};
 use crate::review::view::{Content, DiffView, Row};
+use crate::review::words;
 
 /// The keys line at the bottom.
 pub const KEYS: &str =
@@ -140,13 +141,40 @@ fn row_line(view: &DiffView, changes: &crate::review::model::Changes, row: Row) 
                 LineKind::Context => (" ", Style::new()),
                 LineKind::NoNewline => ("", Style::new().add_modifier(Modifier::DIM)),
             };
-            Line::from(vec![
-                Span::styled(
-                    format!("    {number:>5} "),
-                    Style::new().add_modifier(Modifier::DIM),
-                ),
-                Span::styled(format!("{mark}{}", clean_line(&line.text)), style),
-            ])
+            let number = Span::styled(
+                format!("    {number:>5} "),
+                Style::new().add_modifier(Modifier::DIM),
+            );
+            let hunk = &changes.files[f].hunks[h];
+            let pieces = words::pairs(&hunk.lines)[l].and_then(|p| {
+                let other = &hunk.lines[p].text;
+                let (old, new) = match line.kind {
+                    LineKind::Removed => words::word_diff(&line.text, other)?,
+                    _ => words::word_diff(other, &line.text)?,
+                };
+                Some(if line.kind == LineKind::Removed {
+                    old
+                } else {
+                    new
+                })
+            });
+            let Some(pieces) = pieces else {
+                return Line::from(vec![
+                    number,
+                    Span::styled(format!("{mark}{}", clean_line(&line.text)), style),
+                ]);
+            };
+            // The changed words of a replaced line: reversed, in the line's colour.
+            let mut spans = vec![number, Span::styled(mark, style)];
+            spans.extend(pieces.iter().map(|p| {
+                let style = if p.changed {
+                    style.add_modifier(Modifier::REVERSED)
+                } else {
+                    style
+                };
+                Span::styled(clean_line(&p.text).into_owned(), style)
+            }));
+            Line::from(spans)
         }
     }
 }
@@ -184,5 +212,30 @@ mod tests {
         assert_eq!(buf[(col_of("+new", r.into()), r)].fg, Color::Green);
         let r = row_of("-old");
         assert_eq!(buf[(col_of("-old", r.into()), r)].fg, Color::Red);
+    }
+
+    #[test]
+    fn a_replaced_line_shows_its_changed_words_reversed_and_the_rest_plain() {
+        let entries = parse_numstat(b"1\t1\tx\x00");
+        let patch =
+            b"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-let a = 1;\n+let b = 1;\n";
+        let mut v = DiffView::new(1, "fix".into());
+        v.content = Content::Ready(parse_patch(&entries, patch, false));
+        let t = draw(100, 12, |f| render(f, &v));
+        let lines = text_lines(&t);
+        let buf = t.backend().buffer();
+        let at = |line: &str, word: &str| {
+            let r = lines.iter().position(|l| l.contains(line)).unwrap();
+            let start = lines[r].find(line).unwrap() + line.find(word).unwrap();
+            let c = lines[r][..start].chars().count();
+            &buf[(c as u16, r as u16)]
+        };
+        let reversed = |c: &ratatui::buffer::Cell| c.modifier.contains(Modifier::REVERSED);
+        assert!(reversed(at("+let b = 1;", "b")));
+        assert!(!reversed(at("+let b = 1;", "let")));
+        assert!(!reversed(at("+let b = 1;", "1")));
+        assert!(reversed(at("-let a = 1;", "a")));
+        assert!(!reversed(at("-let a = 1;", "=")));
+        assert_eq!(at("+let b = 1;", "b").fg, Color::Green);
     }
 }
