@@ -8,7 +8,7 @@
 # shows it in a 120x40 PTY (script(1));
 # the flood's own size as the baseline; and the local CPU ticks (utime +
 # stime from /proc) of the local termic processes and the ssh processes.
-# Not yet: the keystroke echo half of item 5 (see bench/README.md).
+# Then key echo (bench/pty_echo.py): ssh -tt host cat against termic attach.
 # usage: bench/hosts_wire.sh [MIB=200]   (TERMIC_BIN, TERMIC_OTHER_USER)
 set -eu
 cd "$(dirname "$0")/.."
@@ -76,4 +76,10 @@ PY
 tm hosts ls >/dev/null 2>&1 || true
 echo "flood $MIB MiB in a remote task, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 flood "attached (termic attach)" attach
+SSHARGS=$(python3 -c 'import re,sys;print(" ".join(re.findall(r'"'"'"([^"]*)"'"'"',open(sys.argv[1]).read().split("ssh_args =")[1].split("\n")[0])))' "$NEAR/config/config.toml")
+tm run --detach --host far -- cat >/dev/null
+id=$(tm ls --json --host far | python3 -c 'import json,sys;d=json.load(sys.stdin);r=d if isinstance(d,list) else d.get("tasks",d);print(sorted(r,key=lambda t:str(t.get("id")))[-1]["id"])')
+# shellcheck disable=SC2086
+python3 bench/pty_echo.py "plain ssh -tt host cat" 200 -- ssh -tt $SSHARGS "$USER2@127.0.0.1" cat
+python3 bench/pty_echo.py "termic attach far:$id (cat)" 200 -- "$BIN" attach "far:$id"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
