@@ -360,6 +360,74 @@ impl Store {
     }
 }
 
+
+/// The most tasks one subscription mutes (task numbers are not reused,
+/// so an old mute is the least useful one to keep).
+pub const MAX_MUTED: usize = 1024;
+
+impl Store {
+    /// Sets device `number`'s notification choices on every subscription
+    /// entry of that device: `mute` (task, muted) adds or removes a task
+    /// from `muted`, `needs_you_only` sets that switch. Other devices'
+    /// entries and unknown fields are kept as they are. Returns how many
+    /// entries were changed and the device's choices now (the first
+    /// entry's; none when this device has no subscription).
+    pub fn set_push_choices(
+        &self,
+        number: u64,
+        mute: Option<(u64, bool)>,
+        needs_you_only: Option<bool>,
+    ) -> Result<(usize, Option<serde_json::Value>)> {
+        self.prepare()?;
+        subscriptions_locked(&self.dir, |path| {
+            let mut list: Vec<serde_json::Value> = read_list(path)?;
+            let device = number.to_string();
+            let mut changed = 0;
+            for entry in list
+                .iter_mut()
+                .filter(|s| s.get("device").and_then(|d| d.as_str()) == Some(device.as_str()))
+            {
+                let before = entry.clone();
+                if let Some((task, on)) = mute {
+                    let mut muted: Vec<u64> = entry
+                        .get("muted")
+                        .and_then(|m| m.as_array())
+                        .map(|m| m.iter().filter_map(|t| t.as_u64()).collect())
+                        .unwrap_or_default();
+                    muted.retain(|t| *t != task);
+                    if on {
+                        // Bounded: the oldest mute goes first.
+                        if muted.len() >= MAX_MUTED {
+                            muted.remove(0);
+                        }
+                        muted.push(task);
+                    }
+                    entry["muted"] = muted.into();
+                }
+                if let Some(only) = needs_you_only {
+                    entry["needs_you_only"] = only.into();
+                }
+                if *entry != before {
+                    changed += 1;
+                }
+            }
+            if changed > 0 {
+                write_atomic(path, &list)?;
+            }
+            let now = list
+                .iter()
+                .find(|s| s.get("device").and_then(|d| d.as_str()) == Some(device.as_str()))
+                .map(|s| {
+                    serde_json::json!({
+                        "muted": s.get("muted").cloned().unwrap_or_else(|| serde_json::json!([])),
+                        "needs_you_only": s.get("needs_you_only").and_then(|v| v.as_bool()).unwrap_or(false),
+                    })
+                });
+            Ok((changed, now))
+        })
+    }
+}
+
 /// Removes device `number`'s entries from `push-subscriptions.json` (the
 /// push sender's file), keeping every other entry and field as it is.
 fn remove_subscriptions(dir: &Path, number: u64) -> Result<()> {
