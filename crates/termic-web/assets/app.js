@@ -18,6 +18,9 @@
   const tasks = new Map();
   let listSocket = null;
   let view = null; // { id, socket, term, fit }
+  // This device's notification choices ({ muted: [task], needs_you_only }),
+  // null while it has no push subscription.
+  let choices = null;
 
   // Control and bidi characters out of text a task chose (names, agents).
   function clean(s) {
@@ -70,6 +73,8 @@
       b.append(num, name, agent, badge);
       b.addEventListener("click", function () { openTask(row.id); });
       li.appendChild(b);
+      const mute = muteButton(row.id);
+      if (mute) li.appendChild(mute);
       const ask = askBlock(row);
       if (ask) li.appendChild(ask);
       ul.appendChild(li);
@@ -78,6 +83,57 @@
     const waiting = rows.filter(function (r) { return r.state === "needs_you"; }).length;
     document.title = waiting ? "(" + waiting + ") termic" : "termic";
   }
+
+  function isMuted(id) { return !!choices && choices.muted.indexOf(Number(id)) >= 0; }
+  // A task's mute toggle: only with a push subscription, never read-only.
+  function muteButton(id) {
+    if (!choices || (device && device.read_only)) return null;
+    const m = document.createElement("button");
+    m.type = "button";
+    m.className = "mute";
+    m.dataset.mute = String(id);
+    m.textContent = isMuted(id) ? "Unmute" : "Mute";
+    m.setAttribute("aria-pressed", isMuted(id) ? "true" : "false");
+    m.addEventListener("click", function () { setChoices({ task: Number(id), muted: !isMuted(id) }); });
+    return m;
+  }
+  function renderChoices() {
+    const ro = !!(device && device.read_only);
+    $("only").hidden = !choices || ro;
+    $("only-box").checked = !!(choices && choices.needs_you_only);
+    const m = $("mute");
+    m.hidden = !choices || ro || !view;
+    if (view) {
+      m.textContent = isMuted(view.id) ? "Unmute" : "Mute";
+      m.setAttribute("aria-pressed", isMuted(view.id) ? "true" : "false");
+    }
+  }
+  // Sends this device's choice ({} only reads them) and shows what is now.
+  function setChoices(body) {
+    return fetch("/api/push/choices", {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-Termic-Key": KEY },
+      body: JSON.stringify(body),
+    })
+      .then(function (r) {
+        if (!r.ok) throw new Error("The notification choice could not be saved.");
+        return r.json();
+      })
+      .then(function (a) {
+        const c = a && a.choices;
+        choices = c ? { muted: Array.isArray(c.muted) ? c.muted.map(Number) : [],
+          needs_you_only: !!c.needs_you_only } : null;
+        renderList();
+        renderChoices();
+      })
+      .catch(function (e) { notice(String(e.message || e)); });
+  }
+  $("only-box").addEventListener("change", function () {
+    setChoices({ needs_you_only: $("only-box").checked });
+  });
+  $("mute").addEventListener("click", function () {
+    if (view) setChoices({ task: Number(view.id), muted: !isMuted(view.id) });
+  });
 
   const KIND = { permission: "It asks permission.", question: "It asks a question.",
     plan: "It asks you to approve a plan." };
@@ -275,6 +331,7 @@
     socket.binaryType = "arraybuffer";
     view = { id: id, socket: socket, term: term, fit: fit };
     renderAsk();
+    renderChoices();
     socket.onopen = function () {
       socket.send(JSON.stringify({ view: { task: String(id), cols: term.cols, rows: term.rows } }));
     };
@@ -319,6 +376,7 @@
     $("task").hidden = true;
     $("list").hidden = false;
     $("back").hidden = true;
+    renderChoices();
   }
 
   function refit() {
@@ -400,6 +458,7 @@
         if (!r.ok) throw new Error("The subscription could not be saved.");
         $("notify").hidden = true;
         setConn("notifications on");
+        return setChoices({});
       })
       .catch(function (e) { notice(String(e.message || e)); });
   }
@@ -407,7 +466,10 @@
   function offerPush() {
     if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) return;
     navigator.serviceWorker.ready.then(function (reg) { return reg.pushManager.getSubscription(); })
-      .then(function (sub) { $("notify").hidden = !!sub; })
+      .then(function (sub) {
+        $("notify").hidden = !!sub;
+        if (sub) setChoices({});
+      })
       .catch(function () {});
   }
 
