@@ -180,9 +180,51 @@
     return div;
   }
 
+  // A notification's tap (sw.js): open that task and, for an action,
+  // send that answer; the server sends its keys only if the dialog still
+  // offers it, so a stale action sends nothing and says so.
+  const ACTIONS = ["approve_once", "deny"];
+  let pendingOpen = null; // { task, answer } until the list arrives
+  function fromFragment(hash) {
+    const p = new URLSearchParams(String(hash || "").replace(/^#/, ""));
+    const task = Number(p.get("task"));
+    if (!p.has("task") || !Number.isSafeInteger(task) || task < 0) return null;
+    const a = p.get("answer");
+    return { task: task, answer: ACTIONS.indexOf(a) >= 0 ? a : null };
+  }
+  function openFromNotification(task, choice) {
+    if (!tasks.has(task)) { notice("That task is gone."); return; }
+    openTask(task);
+    if (!choice) return;
+    if (device && device.read_only) {
+      status("This device is read-only: it cannot answer.");
+      return;
+    }
+    answer(task, choice, function (text) { status(text || "Sent."); });
+  }
+  function takeFragment() {
+    const want = fromFragment(location.hash);
+    // Gone from the address at once: a reload never answers again.
+    if (location.hash) history.replaceState(null, "", location.pathname);
+    if (!want) return;
+    if (listSocket && tasks.size) openFromNotification(want.task, want.answer);
+    else pendingOpen = want;
+  }
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.addEventListener("message", function (e) {
+      const m = e.data || {};
+      if (m.termic !== "open" || !Number.isSafeInteger(m.task)) return;
+      const want = { task: m.task, answer: ACTIONS.indexOf(m.answer) >= 0 ? m.answer : null };
+      if (listSocket && tasks.size) openFromNotification(want.task, want.answer);
+      else pendingOpen = want;
+    });
+  }
+  window.addEventListener("hashchange", takeFragment);
+
   // One tap: `answer` on a WebSocket of its own; the server sends the
-  // choice's keys only if the dialog still shows it.
-  function answer(id, choice) {
+  // choice's keys only if the dialog still shows it. `told`, when given,
+  // hears the outcome's text ("" when sent).
+  function answer(id, choice, told) {
     const s = openSocket();
     let done = false;
     s.onopen = function () {
@@ -199,9 +241,15 @@
       if (text) lastOutcome.set(id, text); else lastOutcome.delete(id);
       renderList();
       renderAsk();
+      if (told) told(text);
     };
     s.onclose = function () {
-      if (!done) { lastOutcome.set(id, "The answer could not be sent."); renderList(); renderAsk(); }
+      if (!done) {
+        lastOutcome.set(id, "The answer could not be sent.");
+        renderList();
+        renderAsk();
+        if (told) told("The answer could not be sent.");
+      }
     };
   }
 
@@ -228,6 +276,11 @@
       if (m.subscribed) {
         tasks.clear();
         for (const row of m.subscribed.tasks) tasks.set(row.id, row);
+        if (pendingOpen) {
+          const p = pendingOpen;
+          pendingOpen = null;
+          setTimeout(function () { openFromNotification(p.task, p.answer); }, 0);
+        }
       } else if (m.task) {
         const old = tasks.get(m.task.id);
         if (!old || old.state !== m.task.state) lastOutcome.delete(m.task.id);
@@ -485,6 +538,7 @@
       if (!me) return;
       device = me;
       if (me.read_only) setConn("read-only");
+      takeFragment();
       connectList();
       offerPush();
     })

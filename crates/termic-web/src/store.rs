@@ -360,7 +360,6 @@ impl Store {
     }
 }
 
-
 /// The most tasks one subscription mutes (task numbers are not reused,
 /// so an old mute is the least useful one to keep).
 pub const MAX_MUTED: usize = 1024;

@@ -440,7 +440,14 @@ mod tests {
         let needs = Attention::NeedsYou {
             detail: Some("Write src/login.rs".into()),
         };
-        let n = notification(4, "login", "devbox", &needs, Some("permission".into()), &offered);
+        let n = notification(
+            4,
+            "login",
+            "devbox",
+            &needs,
+            Some("permission".into()),
+            &offered,
+        );
         let actions: Vec<(&str, &str)> = n
             .actions
             .iter()

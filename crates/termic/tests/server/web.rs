@@ -1202,9 +1202,13 @@ Content-Length: {}\r\n\r\n{body}",
     };
     assert_eq!(post(&one, "/api/push/subscribe", &sub(1)).0, 200);
     assert_eq!(post(&two, "/api/push/subscribe", &sub(2)).0, 200);
-    assert_eq!(post(&two, "/api/push/choices", r#"{"task":4,"muted":true}"#).0, 200);
+    assert_eq!(
+        post(&two, "/api/push/choices", r#"{"task":4,"muted":true}"#).0,
+        200
+    );
     let path = s.f.data_dir.join("web/push-subscriptions.json");
-    let read = || -> Value { serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap() };
+    let read =
+        || -> Value { serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap() };
     let theirs = read()[1].clone();
     assert_eq!(theirs["device"], "2");
 
@@ -1231,13 +1235,81 @@ Content-Length: {}\r\n\r\n{body}",
 
     // Malformed, read-only, absent, revoked: refused, nothing written.
     let before = std::fs::read(&path).unwrap();
-    assert_eq!(post(&one, "/api/push/choices", r#"{"task":"7","muted":1}"#).0, 400);
+    assert_eq!(
+        post(&one, "/api/push/choices", r#"{"task":"7","muted":1}"#).0,
+        400
+    );
     assert_eq!(post(&one, "/api/push/choices", r#"{"task":7}"#).0, 400);
-    assert_eq!(post(&ro, "/api/push/choices", r#"{"needs_you_only":true}"#).0, 403);
-    assert_eq!(post("", "/api/push/choices", r#"{"needs_you_only":false}"#).0, 401);
-    assert_eq!(std::fs::read(&path).unwrap(), before, "a refusal writes nothing");
+    assert_eq!(
+        post(&ro, "/api/push/choices", r#"{"needs_you_only":true}"#).0,
+        403
+    );
+    assert_eq!(
+        post("", "/api/push/choices", r#"{"needs_you_only":false}"#).0,
+        401
+    );
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "a refusal writes nothing"
+    );
     s.expect(&["web", "devices", "revoke", "1"], 0);
-    assert_eq!(post(&one, "/api/push/choices", r#"{"needs_you_only":false}"#).0, 401);
+    assert_eq!(
+        post(&one, "/api/push/choices", r#"{"needs_you_only":false}"#).0,
+        401
+    );
     let after: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    assert_eq!(after, json!([theirs]), "revoking removed device 1's entry only");
+    assert_eq!(
+        after,
+        json!([theirs]),
+        "revoking removed device 1's entry only"
+    );
+}
+
+#[test]
+#[ignore = "needs chromium: .ci/run's web client step"]
+fn a_notification_action_in_the_fragment_answers_once_and_a_stale_one_sends_nothing() {
+    if !crate::requires::program("chromium", "chromium") {
+        return;
+    }
+    let s = Served::new(&dialog_agent());
+    s.expect(&["run", "fake", "--name", "create", "--detach"], 0);
+    let _web = start_web(&s);
+    let mut b = Browser::phone();
+    let link = pair_link(&s, &[]);
+    let base = link[..link.find("/pair").unwrap()].to_string();
+    b.navigate(&link);
+    b.until(
+        "the list offers the dialog's answers",
+        "document.querySelectorAll('#list .ask .choice').length === 3",
+    );
+    // What sw.js opens for a tap on "Yes": the page's fragment, read by
+    // an open page (hashchange) and gone from the address at once.
+    b.navigate(&format!("{base}/#task=1&answer=approve_once"));
+    b.until(
+        "the task got 1",
+        &format!("({TERM_TEXT}).includes('answered 1')"),
+    );
+    assert_eq!(b.eval("location.hash"), json!(""));
+    b.until(
+        "the list says done",
+        "(() => { const r = document.querySelector('#list li .badge.done'); return !!r; })()",
+    );
+    // The same action again, on a fresh page: the dialog is gone, nothing
+    // is sent and the page says so.
+    b.navigate("about:blank");
+    b.navigate(&format!("{base}/#task=1&answer=deny"));
+    b.until(
+        "the page says nothing was sent",
+        "document.getElementById('status').textContent.includes('nothing was sent')",
+    );
+    assert_eq!(b.eval("location.hash"), json!(""));
+    assert_eq!(
+        b.eval("document.getElementById('status').textContent"),
+        json!("It no longer needs you, nothing was sent.")
+    );
+    b.until(
+        "the view shows the task's screen",
+        &format!("({TERM_TEXT}).includes('answered 1')"),
+    );
 }
