@@ -499,6 +499,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn muting_keeps_at_most_max_muted_tasks_dropping_the_oldest_and_unknown_fields() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join("web"));
+        store.prepare().unwrap();
+        let path = store.dir.join("push-subscriptions.json");
+        fs::write(
+            &path,
+            r#"[{"device":"1","endpoint":"https://p.example/1","keys":{"p256dh":"x","auth":"y"},"muted":[],"needs_you_only":false,"later":{"kept":true}}]"#,
+        )
+        .unwrap();
+        for task in 0..(MAX_MUTED as u64 + 3) {
+            store.set_push_choices(1, Some((task, true)), None).unwrap();
+        }
+        let (changed, now) = store.set_push_choices(1, None, None).unwrap();
+        assert_eq!(changed, 0);
+        let muted = now.unwrap()["muted"].as_array().unwrap().clone();
+        assert_eq!(muted.len(), MAX_MUTED);
+        assert_eq!(muted[0], 3, "the oldest mutes went");
+        let list: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        assert_eq!(list[0]["later"], serde_json::json!({"kept": true}));
+        assert_eq!(
+            store.set_push_choices(2, None, Some(true)).unwrap(),
+            (0, None)
+        );
+    }
+
+    #[test]
     fn a_link_pairs_once_and_only_before_it_expires() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path().join("web"));
