@@ -18,6 +18,9 @@
   const tasks = new Map();
   let listSocket = null;
   let view = null; // { id, socket, term, fit }
+  // This device's notification choices ({ muted: [task], needs_you_only }),
+  // null while it has no push subscription.
+  let choices = null;
 
   // Control and bidi characters out of text a task chose (names, agents).
   function clean(s) {
@@ -70,6 +73,8 @@
       b.append(num, name, agent, badge);
       b.addEventListener("click", function () { openTask(row.id); });
       li.appendChild(b);
+      const mute = muteButton(row.id);
+      if (mute) li.appendChild(mute);
       const ask = askBlock(row);
       if (ask) li.appendChild(ask);
       ul.appendChild(li);
@@ -78,6 +83,57 @@
     const waiting = rows.filter(function (r) { return r.state === "needs_you"; }).length;
     document.title = waiting ? "(" + waiting + ") termic" : "termic";
   }
+
+  function isMuted(id) { return !!choices && choices.muted.indexOf(Number(id)) >= 0; }
+  // A task's mute toggle: only with a push subscription, never read-only.
+  function muteButton(id) {
+    if (!choices || (device && device.read_only)) return null;
+    const m = document.createElement("button");
+    m.type = "button";
+    m.className = "mute";
+    m.dataset.mute = String(id);
+    m.textContent = isMuted(id) ? "Unmute" : "Mute";
+    m.setAttribute("aria-pressed", isMuted(id) ? "true" : "false");
+    m.addEventListener("click", function () { setChoices({ task: Number(id), muted: !isMuted(id) }); });
+    return m;
+  }
+  function renderChoices() {
+    const ro = !!(device && device.read_only);
+    $("only").hidden = !choices || ro;
+    $("only-box").checked = !!(choices && choices.needs_you_only);
+    const m = $("mute");
+    m.hidden = !choices || ro || !view;
+    if (view) {
+      m.textContent = isMuted(view.id) ? "Unmute" : "Mute";
+      m.setAttribute("aria-pressed", isMuted(view.id) ? "true" : "false");
+    }
+  }
+  // Sends this device's choice ({} only reads them) and shows what is now.
+  function setChoices(body) {
+    return fetch("/api/push/choices", {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-Termic-Key": KEY },
+      body: JSON.stringify(body),
+    })
+      .then(function (r) {
+        if (!r.ok) throw new Error("The notification choice could not be saved.");
+        return r.json();
+      })
+      .then(function (a) {
+        const c = a && a.choices;
+        choices = c ? { muted: Array.isArray(c.muted) ? c.muted.map(Number) : [],
+          needs_you_only: !!c.needs_you_only } : null;
+        renderList();
+        renderChoices();
+      })
+      .catch(function (e) { notice(String(e.message || e)); });
+  }
+  $("only-box").addEventListener("change", function () {
+    setChoices({ needs_you_only: $("only-box").checked });
+  });
+  $("mute").addEventListener("click", function () {
+    if (view) setChoices({ task: Number(view.id), muted: !isMuted(view.id) });
+  });
 
   const KIND = { permission: "It asks permission.", question: "It asks a question.",
     plan: "It asks you to approve a plan." };
@@ -124,9 +180,51 @@
     return div;
   }
 
+  // A notification's tap (sw.js): open that task and, for an action,
+  // send that answer; the server sends its keys only if the dialog still
+  // offers it, so a stale action sends nothing and says so.
+  const ACTIONS = ["approve_once", "deny"];
+  let pendingOpen = null; // { task, answer } until the list arrives
+  function fromFragment(hash) {
+    const p = new URLSearchParams(String(hash || "").replace(/^#/, ""));
+    const task = Number(p.get("task"));
+    if (!p.has("task") || !Number.isSafeInteger(task) || task < 0) return null;
+    const a = p.get("answer");
+    return { task: task, answer: ACTIONS.indexOf(a) >= 0 ? a : null };
+  }
+  function openFromNotification(task, choice) {
+    if (!tasks.has(task)) { notice("That task is gone."); return; }
+    openTask(task);
+    if (!choice) return;
+    if (device && device.read_only) {
+      status("This device is read-only: it cannot answer.");
+      return;
+    }
+    answer(task, choice, function (text) { status(text || "Sent."); });
+  }
+  function takeFragment() {
+    const want = fromFragment(location.hash);
+    // Gone from the address at once: a reload never answers again.
+    if (location.hash) history.replaceState(null, "", location.pathname);
+    if (!want) return;
+    if (listSocket && tasks.size) openFromNotification(want.task, want.answer);
+    else pendingOpen = want;
+  }
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.addEventListener("message", function (e) {
+      const m = e.data || {};
+      if (m.termic !== "open" || !Number.isSafeInteger(m.task)) return;
+      const want = { task: m.task, answer: ACTIONS.indexOf(m.answer) >= 0 ? m.answer : null };
+      if (listSocket && tasks.size) openFromNotification(want.task, want.answer);
+      else pendingOpen = want;
+    });
+  }
+  window.addEventListener("hashchange", takeFragment);
+
   // One tap: `answer` on a WebSocket of its own; the server sends the
-  // choice's keys only if the dialog still shows it.
-  function answer(id, choice) {
+  // choice's keys only if the dialog still shows it. `told`, when given,
+  // hears the outcome's text ("" when sent).
+  function answer(id, choice, told) {
     const s = openSocket();
     let done = false;
     s.onopen = function () {
@@ -143,9 +241,15 @@
       if (text) lastOutcome.set(id, text); else lastOutcome.delete(id);
       renderList();
       renderAsk();
+      if (told) told(text);
     };
     s.onclose = function () {
-      if (!done) { lastOutcome.set(id, "The answer could not be sent."); renderList(); renderAsk(); }
+      if (!done) {
+        lastOutcome.set(id, "The answer could not be sent.");
+        renderList();
+        renderAsk();
+        if (told) told("The answer could not be sent.");
+      }
     };
   }
 
@@ -172,6 +276,11 @@
       if (m.subscribed) {
         tasks.clear();
         for (const row of m.subscribed.tasks) tasks.set(row.id, row);
+        if (pendingOpen) {
+          const p = pendingOpen;
+          pendingOpen = null;
+          setTimeout(function () { openFromNotification(p.task, p.answer); }, 0);
+        }
       } else if (m.task) {
         const old = tasks.get(m.task.id);
         if (!old || old.state !== m.task.state) lastOutcome.delete(m.task.id);
@@ -275,6 +384,7 @@
     socket.binaryType = "arraybuffer";
     view = { id: id, socket: socket, term: term, fit: fit };
     renderAsk();
+    renderChoices();
     socket.onopen = function () {
       socket.send(JSON.stringify({ view: { task: String(id), cols: term.cols, rows: term.rows } }));
     };
@@ -319,6 +429,7 @@
     $("task").hidden = true;
     $("list").hidden = false;
     $("back").hidden = true;
+    renderChoices();
   }
 
   function refit() {
@@ -400,6 +511,7 @@
         if (!r.ok) throw new Error("The subscription could not be saved.");
         $("notify").hidden = true;
         setConn("notifications on");
+        return setChoices({});
       })
       .catch(function (e) { notice(String(e.message || e)); });
   }
@@ -407,7 +519,10 @@
   function offerPush() {
     if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) return;
     navigator.serviceWorker.ready.then(function (reg) { return reg.pushManager.getSubscription(); })
-      .then(function (sub) { $("notify").hidden = !!sub; })
+      .then(function (sub) {
+        $("notify").hidden = !!sub;
+        if (sub) setChoices({});
+      })
       .catch(function () {});
   }
 
@@ -423,6 +538,7 @@
       if (!me) return;
       device = me;
       if (me.read_only) setConn("read-only");
+      takeFragment();
       connectList();
       offerPush();
     })

@@ -249,6 +249,10 @@ fn handle(shared: &Shared, mut stream: Box<dyn Conn>) {
                 Err(why) => refuse(shared, &mut *stream, &peer, why),
             }
         }
+        ("POST", "/api/push/choices") => match authorized(shared, &req, &host) {
+            Ok(device) => push_choices(shared, &mut *stream, &mut req, &device),
+            Err(why) => refuse(shared, &mut *stream, &peer, why),
+        },
         ("GET", "/ws") => match authorized(shared, &req, &host) {
             Ok(device) => websocket(shared, stream, req, device),
             Err(why) => refuse(shared, &mut *stream, &peer, why),
@@ -366,6 +370,58 @@ fn push_key(shared: &Shared, stream: &mut dyn Conn) -> io::Result<()> {
             )
         }
         None => http::error(stream, "404 Not Found", "Notifications are off."),
+    }
+}
+
+/// `POST /api/push/choices`: this device's notification choices,
+/// `{"task": N, "muted": bool}` and/or `{"needs_you_only": bool}`; `{}`
+/// changes nothing. Answers the device's choices now (`null`: it has no
+/// subscription). A read-only device cannot change them.
+fn push_choices(
+    shared: &Shared,
+    stream: &mut dyn Conn,
+    req: &mut http::Request,
+    device: &Device,
+) -> io::Result<()> {
+    let body = req.body(stream)?;
+    let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body) else {
+        return http::error(stream, "400 Bad Request", "Not a notification choice.");
+    };
+    let mute = match (v.get("task"), v.get("muted")) {
+        (None, None) => None,
+        (Some(t), Some(m)) => match (t.as_u64(), m.as_bool()) {
+            (Some(t), Some(m)) => Some((t, m)),
+            _ => return http::error(stream, "400 Bad Request", "Not a notification choice."),
+        },
+        _ => return http::error(stream, "400 Bad Request", "Not a notification choice."),
+    };
+    let only = match v.get("needs_you_only") {
+        None => None,
+        Some(o) => match o.as_bool() {
+            Some(o) => Some(o),
+            None => return http::error(stream, "400 Bad Request", "Not a notification choice."),
+        },
+    };
+    if device.read_only && (mute.is_some() || only.is_some()) {
+        return http::error(
+            stream,
+            "403 Forbidden",
+            "This device is read-only: it cannot change notifications.",
+        );
+    }
+    match shared.store.set_push_choices(device.number, mute, only) {
+        Ok((_, now)) => {
+            let body = serde_json::json!({ "choices": now }).to_string();
+            http::respond(stream, "200 OK", "application/json", "", body.as_bytes())
+        }
+        Err(e) => {
+            shared.log(&format!("cannot save notification choices: {e:#}"));
+            http::error(
+                stream,
+                "500 Internal Server Error",
+                "The choice could not be saved.",
+            )
+        }
     }
 }
 

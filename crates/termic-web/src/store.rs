@@ -360,6 +360,73 @@ impl Store {
     }
 }
 
+/// The most tasks one subscription mutes (task numbers are not reused,
+/// so an old mute is the least useful one to keep).
+pub const MAX_MUTED: usize = 1024;
+
+impl Store {
+    /// Sets device `number`'s notification choices on every subscription
+    /// entry of that device: `mute` (task, muted) adds or removes a task
+    /// from `muted`, `needs_you_only` sets that switch. Other devices'
+    /// entries and unknown fields are kept as they are. Returns how many
+    /// entries were changed and the device's choices now (the first
+    /// entry's; none when this device has no subscription).
+    pub fn set_push_choices(
+        &self,
+        number: u64,
+        mute: Option<(u64, bool)>,
+        needs_you_only: Option<bool>,
+    ) -> Result<(usize, Option<serde_json::Value>)> {
+        self.prepare()?;
+        subscriptions_locked(&self.dir, |path| {
+            let mut list: Vec<serde_json::Value> = read_list(path)?;
+            let device = number.to_string();
+            let mut changed = 0;
+            for entry in list
+                .iter_mut()
+                .filter(|s| s.get("device").and_then(|d| d.as_str()) == Some(device.as_str()))
+            {
+                let before = entry.clone();
+                if let Some((task, on)) = mute {
+                    let mut muted: Vec<u64> = entry
+                        .get("muted")
+                        .and_then(|m| m.as_array())
+                        .map(|m| m.iter().filter_map(|t| t.as_u64()).collect())
+                        .unwrap_or_default();
+                    muted.retain(|t| *t != task);
+                    if on {
+                        // Bounded: the oldest mute goes first.
+                        if muted.len() >= MAX_MUTED {
+                            muted.remove(0);
+                        }
+                        muted.push(task);
+                    }
+                    entry["muted"] = muted.into();
+                }
+                if let Some(only) = needs_you_only {
+                    entry["needs_you_only"] = only.into();
+                }
+                if *entry != before {
+                    changed += 1;
+                }
+            }
+            if changed > 0 {
+                write_atomic(path, &list)?;
+            }
+            let now = list
+                .iter()
+                .find(|s| s.get("device").and_then(|d| d.as_str()) == Some(device.as_str()))
+                .map(|s| {
+                    serde_json::json!({
+                        "muted": s.get("muted").cloned().unwrap_or_else(|| serde_json::json!([])),
+                        "needs_you_only": s.get("needs_you_only").and_then(|v| v.as_bool()).unwrap_or(false),
+                    })
+                });
+            Ok((changed, now))
+        })
+    }
+}
+
 /// Removes device `number`'s entries from `push-subscriptions.json` (the
 /// push sender's file), keeping every other entry and field as it is.
 fn remove_subscriptions(dir: &Path, number: u64) -> Result<()> {
@@ -430,6 +497,33 @@ pub fn write_atomic<T: Serialize>(path: &Path, value: &T) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn muting_keeps_at_most_max_muted_tasks_dropping_the_oldest_and_unknown_fields() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join("web"));
+        store.prepare().unwrap();
+        let path = store.dir.join("push-subscriptions.json");
+        fs::write(
+            &path,
+            r#"[{"device":"1","endpoint":"https://p.example/1","keys":{"p256dh":"x","auth":"y"},"muted":[],"needs_you_only":false,"later":{"kept":true}}]"#,
+        )
+        .unwrap();
+        for task in 0..(MAX_MUTED as u64 + 3) {
+            store.set_push_choices(1, Some((task, true)), None).unwrap();
+        }
+        let (changed, now) = store.set_push_choices(1, None, None).unwrap();
+        assert_eq!(changed, 0);
+        let muted = now.unwrap()["muted"].as_array().unwrap().clone();
+        assert_eq!(muted.len(), MAX_MUTED);
+        assert_eq!(muted[0], 3, "the oldest mutes went");
+        let list: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        assert_eq!(list[0]["later"], serde_json::json!({"kept": true}));
+        assert_eq!(
+            store.set_push_choices(2, None, Some(true)).unwrap(),
+            (0, None)
+        );
+    }
 
     #[test]
     fn a_link_pairs_once_and_only_before_it_expires() {

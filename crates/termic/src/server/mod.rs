@@ -463,11 +463,20 @@ impl Server {
                         );
                         if let (Some(attention), Some(info)) = (earned, self.runtime.info(*id)) {
                             let kind = t.attention.as_ref().and_then(|a| a.kind.clone());
+                            // The dialog's choices now (the row's), for the
+                            // notification's buttons.
+                            let choices = match attention {
+                                crate::notify::Attention::NeedsYou { .. } => {
+                                    self.row(*id).map(|r| r.choices).unwrap_or_default()
+                                }
+                                _ => Vec::new(),
+                            };
                             self.push.offer(
                                 *id,
                                 (u64::from(info.meta.number), &info.meta.name),
                                 &attention,
                                 kind,
+                                &choices,
                             );
                         }
                     }

@@ -29,6 +29,7 @@ use termic_push::vapid::{self, VapidKeys};
 use termic_runtime::{lock, TaskId};
 
 use super::limits::RateLimit;
+use super::protocol::Choice;
 use crate::config::{Config, PushSettings};
 use crate::notify::Attention;
 use crate::printed::errln;
@@ -101,19 +102,21 @@ impl Push {
     }
 
     /// Task `id` (number `number`, named `name`) earned `attention`;
-    /// `kind` is the attention's kind when the agent named it. Queued
-    /// unless a client is looking at the task. Never waits.
+    /// `kind` is the attention's kind when the agent named it, `choices`
+    /// the answers its dialog offers now (the row's). Queued unless a
+    /// client is looking at the task. Never waits.
     pub fn offer(
         &self,
         id: TaskId,
         (number, name): (u64, &str),
         attention: &Attention,
         kind: Option<String>,
+        choices: &[Choice],
     ) {
         if self.looked_at(id) {
             return;
         }
-        let note = notification(number, name, &self.host, attention, kind);
+        let note = notification(number, name, &self.host, attention, kind, choices);
         let mut queue = lock(&self.queue);
         if queue.len() >= QUEUE {
             queue.pop_front();
@@ -327,6 +330,7 @@ pub fn notification(
     host: &str,
     attention: &Attention,
     kind: Option<String>,
+    choices: &[Choice],
 ) -> Notification {
     let why = match attention {
         Attention::NeedsYou { detail } => Why::NeedsYou {
@@ -342,16 +346,33 @@ pub fn notification(
         task: number,
         name: name.to_owned(),
         host: host.to_owned(),
-        actions: actions_for(attention),
+        actions: actions_for(attention, choices),
         why,
     }
 }
 
-/// The buttons a notification carries: one per choice the agent's dialog
-/// offers. The one place to fill them once the server knows a dialog's
-/// choices (issue 30, one-tap answers); none until then.
-fn actions_for(_attention: &Attention) -> Vec<Action> {
-    Vec::new()
+/// The choices a notification offers as buttons, in this order: a
+/// platform shows two, and these two are the permission dialog's answer
+/// (approve once, deny). Approve always and a question's options stay
+/// in the page, where the whole dialog is shown.
+pub const ACTION_CHOICES: [&str; 2] = ["approve_once", "deny"];
+
+/// The buttons a notification carries (pure): a task that needs you, and
+/// whose agent's dialog offers approve once or deny now, gets those two.
+/// A tap asks the page to send that `answer`; the server sends the keys
+/// only if the dialog still shows that choice.
+fn actions_for(attention: &Attention, choices: &[Choice]) -> Vec<Action> {
+    if !matches!(attention, Attention::NeedsYou { .. }) {
+        return Vec::new();
+    }
+    ACTION_CHOICES
+        .iter()
+        .filter_map(|id| choices.iter().find(|c| c.id == *id))
+        .map(|c| Action {
+            action: c.id.clone(),
+            title: termic_signal::text::clean_line(&c.label).into_owned(),
+        })
+        .collect()
 }
 
 /// This machine's host name, or "local".
@@ -383,6 +404,7 @@ mod tests {
                 detail: Some("Write src/login.rs".into()),
             },
             Some("permission".into()),
+            &[],
         );
         let p = n.payload();
         assert_eq!(p.title, "devbox: login");
@@ -396,8 +418,48 @@ mod tests {
                 reason: termic_signal::stop::StopReason::RateLimited,
             },
             None,
+            &[],
         );
         assert_eq!(stopped.payload().body, "error: rate limited");
+    }
+
+    fn choice(id: &str, label: &str) -> Choice {
+        Choice {
+            id: id.into(),
+            label: label.into(),
+        }
+    }
+
+    #[test]
+    fn a_permission_carries_approve_once_and_deny_as_actions_and_nothing_else_does() {
+        let offered = [
+            choice("approve_always", "Yes, and don't ask again"),
+            choice("deny", "No\u{1b}[31m"),
+            choice("approve_once", "Yes"),
+        ];
+        let needs = Attention::NeedsYou {
+            detail: Some("Write src/login.rs".into()),
+        };
+        let n = notification(
+            4,
+            "login",
+            "devbox",
+            &needs,
+            Some("permission".into()),
+            &offered,
+        );
+        let actions: Vec<(&str, &str)> = n
+            .actions
+            .iter()
+            .map(|a| (a.action.as_str(), a.title.as_str()))
+            .collect();
+        assert_eq!(actions, [("approve_once", "Yes"), ("deny", "No[31m")]);
+        assert_eq!(n.payload().actions.len(), 2);
+        // A question's options, no choices, done: no buttons.
+        let options = [choice("option_1", "Red"), choice("option_2", "Blue")];
+        assert!(actions_for(&needs, &options).is_empty());
+        assert!(actions_for(&needs, &[]).is_empty());
+        assert!(actions_for(&Attention::Done, &offered).is_empty());
     }
 
     #[test]
@@ -405,7 +467,7 @@ mod tests {
         let dir = std::env::temp_dir();
         let push = Push::new(&dir, &dir);
         for n in 0..(QUEUE as u64 + 5) {
-            push.offer(TaskId(1), (n, "t"), &Attention::Done, None);
+            push.offer(TaskId(1), (n, "t"), &Attention::Done, None, &[]);
         }
         let queue = lock(&push.queue);
         assert_eq!(queue.len(), QUEUE);
@@ -413,7 +475,7 @@ mod tests {
         assert_eq!(queue.back().unwrap().task, QUEUE as u64 + 4);
         drop(queue);
         push.look(7, Some(TaskId(2)));
-        push.offer(TaskId(2), (99, "t"), &Attention::Done, None);
+        push.offer(TaskId(2), (99, "t"), &Attention::Done, None, &[]);
         assert_eq!(lock(&push.queue).back().unwrap().task, QUEUE as u64 + 4);
         push.look(7, None);
         assert!(!push.looked_at(TaskId(2)));

@@ -647,3 +647,38 @@ fn a_busy_or_failing_push_service_drops_that_notification_once_and_keeps_the_sub
         "{log}"
     );
 }
+
+/// A permission the hook announces over Claude's dialog as termic-sim
+/// paints it (the dialog and the hook come in one stream, in that order).
+fn dialog_then_asks() -> String {
+    [
+        hook("working", ""),
+        "printf 'Do you want to create out.txt?\\r\\n > 1. Yes\\r\\n   2. No\\r\\n'".into(),
+        hook("attention", ";kind=permission"),
+        "sleep 600".into(),
+    ]
+    .join("; ")
+}
+
+#[test]
+fn a_permission_over_claudes_dialog_is_pushed_with_approve_and_deny_actions() {
+    let endpoint = Endpoint::start(&[]);
+    let s = served(&dialog_then_asks(), "");
+    let browser = Browser::new();
+    subscribe(
+        &s.f.data_dir,
+        &[browser.entry("phone", &endpoint.url("/push/phone"), &[], false)],
+    );
+    s.expect(&["run", "fake", "--name", "login", "--detach"], 0);
+    let got = endpoint.wait("/push/phone", 1).remove(0);
+    let payload = browser.open(&got);
+    assert_eq!(payload["reason"], "permission", "{payload}");
+    assert_eq!(
+        payload["actions"],
+        serde_json::json!([
+            {"action": "approve_once", "title": "Yes"},
+            {"action": "deny", "title": "No"}
+        ]),
+        "{payload}"
+    );
+}
