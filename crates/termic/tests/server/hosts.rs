@@ -885,6 +885,60 @@ fn a_remote_simulated_claude_permission_is_answered_from_here() {
             .map(|l| l["key"].to_string())
             .collect()
     };
+    // The far server's own pushes, through a bridge of our own: every
+    // state task 1 goes through from here on.
+    let mut watch = Command::new(SSH)
+        .args(["-T", "-o", "BatchMode=yes"])
+        .args(sshd.ssh_args())
+        .arg("--")
+        .arg(sshd.destination())
+        .arg(format!("{} server bridge", far_termic.display()))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut watch_in = watch.stdin.take().unwrap();
+    for frame in [
+        serde_json::json!({"hello": {"protocol": 6, "version": env!("CARGO_PKG_VERSION")}}),
+        Value::String("subscribe".into()),
+    ] {
+        let body = serde_json::to_vec(&frame).unwrap();
+        watch_in
+            .write_all(&(body.len() as u32).to_be_bytes())
+            .unwrap();
+        watch_in.write_all(&body).unwrap();
+    }
+    watch_in.flush().unwrap();
+    let states = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let mut watch_out = watch.stdout.take().unwrap();
+    let seen = std::sync::Arc::clone(&states);
+    let reader = std::thread::spawn(move || {
+        let mut len = [0u8; 4];
+        while watch_out.read_exact(&mut len).is_ok() {
+            let mut body = vec![0u8; u32::from_be_bytes(len) as usize];
+            if watch_out.read_exact(&mut body).is_err() {
+                break;
+            }
+            let frame: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let rows = match (&frame["subscribed"]["tasks"], &frame["task"]) {
+                (Value::Array(rows), _) => rows.clone(),
+                (_, row @ Value::Object(_)) => vec![row.clone()],
+                _ => continue,
+            };
+            for row in rows.iter().filter(|r| r["id"] == 1) {
+                let state = row["state"].as_str().unwrap_or("").to_string();
+                let mut seen = seen.lock().unwrap();
+                if seen.last() != Some(&state) {
+                    seen.push(state);
+                }
+            }
+        }
+    });
+    wait_until("the subscription's first row", || {
+        !states.lock().unwrap().is_empty()
+    });
+    assert_eq!(states.lock().unwrap()[..], ["needs_you"]);
+
     let before = keys().len();
     let sent = expect(&f, &["answer", "far:1", "approve_once"], 0);
     assert_eq!(sent.trim(), "sent approve_once");
@@ -894,6 +948,18 @@ fn a_remote_simulated_claude_permission_is_answered_from_here() {
         0,
     );
     assert_eq!(done.trim(), "done");
+    wait_until("done pushed by the far server", || {
+        states.lock().unwrap().last().map(String::as_str) == Some("done")
+    });
+    assert_eq!(
+        states.lock().unwrap()[..],
+        ["needs_you", "working", "done"],
+        "the far task after the answer"
+    );
+    drop(watch_in);
+    let _ = watch.kill();
+    let _ = watch.wait();
+    reader.join().unwrap();
     // Exactly one key reached the far agent: the choice's `1`.
     let read = keys();
     assert_eq!(read.len(), before + 1, "{read:?}");
