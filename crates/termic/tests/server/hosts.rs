@@ -206,8 +206,13 @@ impl Sshd {
     }
 }
 
+/// This build's hello. A fixed protocol number went stale when PROTOCOL
+/// moved on: the far server refused the stop and outlived every test.
 fn hello() -> Value {
-    serde_json::json!({"hello": {"protocol": 4, "version": env!("CARGO_PKG_VERSION")}})
+    serde_json::json!({"hello": {
+        "protocol": termic::server::protocol::PROTOCOL,
+        "version": env!("CARGO_PKG_VERSION"),
+    }})
 }
 
 /// Stops the far server when the test ends, however it ends.
@@ -215,7 +220,14 @@ struct FarServer<'s>(&'s Sshd);
 
 impl Drop for FarServer<'_> {
     fn drop(&mut self) {
-        let _ = self.0.raw(&[hello(), Value::String("stop".into())]);
+        let answers = self.0.raw(&[hello(), Value::String("stop".into())]);
+        // A refused stop leaves the far server running after the test.
+        if !std::thread::panicking() {
+            assert!(
+                answers.iter().all(|a| a.get("refused").is_none()),
+                "the far server refused the stop: {answers:?}"
+            );
+        }
     }
 }
 
@@ -898,10 +910,7 @@ fn a_remote_simulated_claude_permission_is_answered_from_here() {
         .spawn()
         .unwrap();
     let mut watch_in = watch.stdin.take().unwrap();
-    for frame in [
-        serde_json::json!({"hello": {"protocol": 6, "version": env!("CARGO_PKG_VERSION")}}),
-        Value::String("subscribe".into()),
-    ] {
+    for frame in [hello(), Value::String("subscribe".into())] {
         let body = serde_json::to_vec(&frame).unwrap();
         watch_in
             .write_all(&(body.len() as u32).to_be_bytes())
