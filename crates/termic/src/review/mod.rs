@@ -157,6 +157,42 @@ pub fn take_base(
     })
 }
 
+/// Where termic keeps plain-directory snapshots; nothing else is ever
+/// deleted by [`drop_base`] or [`sweep_snapshots`].
+pub const SNAPSHOT_PREFIX: &str = "refs/termic/snapshots/";
+
+/// Deletes a closed task's snapshot ref (a worktree base has none).
+/// Only a ref under [`SNAPSHOT_PREFIX`] is ever deleted.
+pub fn drop_base(base: &ReviewBase) -> Result<(), ReviewError> {
+    if let Some(reference) = base.reference.as_deref() {
+        if reference.starts_with(SNAPSHOT_PREFIX) {
+            git_in(&base.dir, &["update-ref", "-d", reference])?;
+        }
+    }
+    Ok(())
+}
+
+/// Deletes the snapshot refs of the repository at `dir` that `keep` does
+/// not name (full ref names); answers how many went. Only refs under
+/// [`SNAPSHOT_PREFIX`] are listed, so no other ref is touched.
+pub fn sweep_snapshots(
+    dir: &Path,
+    keep: &std::collections::HashSet<String>,
+) -> Result<usize, ReviewError> {
+    let listed = git_in(
+        dir,
+        &["for-each-ref", "--format=%(refname)", SNAPSHOT_PREFIX],
+    )?;
+    let mut gone = 0;
+    for reference in listed.lines().map(str::trim) {
+        if reference.starts_with(SNAPSHOT_PREFIX) && !keep.contains(reference) {
+            git_in(dir, &["update-ref", "-d", reference])?;
+            gone += 1;
+        }
+    }
+    Ok(gone)
+}
+
 /// `dir` is $HOME (a dotfiles repository there) or `/`.
 fn is_home(dir: &Path) -> bool {
     let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
@@ -242,4 +278,79 @@ pub fn changes(base: &ReviewBase) -> Result<Changes, ReviewError> {
     args.extend(["--src-prefix=a/", "--dst-prefix=b/", &from, &to, "--"]);
     let out = git::run(&base.dir, &args, &[], GIT_LIMIT, MAX_PATCH)?;
     Ok(model::parse_patch(&entries, &out.stdout, out.cut))
+}
+
+#[cfg(test)]
+mod snapshot_ref_tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        git_in(dir, args).unwrap()
+    }
+
+    fn repo() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q"]);
+        std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+        dir
+    }
+
+    fn refs(dir: &Path) -> Vec<String> {
+        let mut all: Vec<String> = git(dir, &["for-each-ref", "--format=%(refname)"])
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        all.sort();
+        all
+    }
+
+    #[test]
+    fn drop_base_deletes_only_the_tasks_snapshot_ref() {
+        let dir = repo();
+        let top = dir.path();
+        let a = take_base(top, None, "1-aa-one").unwrap();
+        let b = take_base(top, None, "2-bb-two").unwrap();
+        let tree = a.object.clone();
+        git(top, &["update-ref", "refs/termic/user-kept", &tree]);
+        git(top, &["update-ref", "refs/snapshots/mine", &tree]);
+        drop_base(&a).unwrap();
+        assert_eq!(
+            refs(top),
+            [
+                "refs/snapshots/mine".to_owned(),
+                "refs/termic/snapshots/2-bb-two".into(),
+                "refs/termic/user-kept".into(),
+            ]
+        );
+        drop_base(&b).unwrap();
+        assert_eq!(refs(top), ["refs/snapshots/mine", "refs/termic/user-kept"]);
+    }
+
+    #[test]
+    fn sweep_keeps_named_snapshots_and_every_other_ref() {
+        let dir = repo();
+        let top = dir.path();
+        let kept = take_base(top, None, "1-aa-kept").unwrap();
+        take_base(top, None, "2-bb-orphan").unwrap();
+        take_base(top, None, "3-cc-orphan").unwrap();
+        let tree = kept.object.clone();
+        git(top, &["update-ref", "refs/termic/user-kept", &tree]);
+        git(top, &["update-ref", "refs/tags/snapshots-like", &tree]);
+        let keep: HashSet<String> = kept.reference.clone().into_iter().collect();
+        assert_eq!(sweep_snapshots(top, &keep).unwrap(), 2);
+        assert_eq!(
+            refs(top),
+            [
+                "refs/tags/snapshots-like".to_owned(),
+                "refs/termic/snapshots/1-aa-kept".into(),
+                "refs/termic/user-kept".into(),
+            ]
+        );
+        assert_eq!(
+            sweep_snapshots(top, &keep).unwrap(),
+            0,
+            "nothing left to sweep"
+        );
+    }
 }

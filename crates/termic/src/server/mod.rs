@@ -917,7 +917,14 @@ impl Server {
             .map(|i| i.meta.processes())
             .context("the task is gone")?;
         self.runtime.remove(id)?;
-        let worktree = lock(&self.specs).remove(&id.0).and_then(|l| l.worktree);
+        let launched = lock(&self.specs).remove(&id.0);
+        // A killed task's record is forgotten, so nothing restores it:
+        // its snapshot ref goes with it.
+        if let Some(Ok(base)) = launched.as_ref().map(|l| &l.base) {
+            // Best effort: a ref left behind costs a tree, not the task.
+            let _ = crate::review::drop_base(base);
+        }
+        let worktree = launched.and_then(|l| l.worktree);
         self.away.forget(id);
         let deadline = Instant::now() + session::KILL_GRACE * 10;
         while session::task_alive(&processes) && Instant::now() < deadline {
