@@ -92,6 +92,11 @@ pub struct TaskRecord {
     /// without a word (killed, crashed, power lost).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended: Option<String>,
+    /// The review snapshot ref termic took in its repository when it
+    /// started (`refs/termic/snapshots/...`): a server start deletes the
+    /// snapshot refs no record names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
 }
 
 impl TaskRecord {
@@ -124,6 +129,7 @@ impl TaskRecord {
             session: None,
             state: None,
             ended: None,
+            snapshot: None,
         }
     }
 
@@ -561,6 +567,19 @@ pub fn restorable(data_dir: &Path) -> Vec<Restorable> {
         (a.record.number, a.record.started_ms).cmp(&(b.record.number, b.record.started_ms))
     });
     found
+}
+
+/// Every readable record of this data dir, live (`tasks/`) and lost
+/// (`lost/`), whatever its owner: what a start must not forget.
+pub fn all_records(data_dir: &Path) -> Vec<TaskRecord> {
+    [TASKS_DIR, LOST_DIR]
+        .iter()
+        .flat_map(|dir| records_in(&data_dir.join(dir)))
+        .filter_map(|path| {
+            let bytes = read_small(&path, MAX_RECORD_BYTES).ok().flatten()?;
+            serde_json::from_slice(&bytes).ok()
+        })
+        .collect()
 }
 
 /// Take one restorable task: its record leaves `lost/`. `false`: another

@@ -173,11 +173,14 @@ pub fn drop_base(base: &ReviewBase) -> Result<(), ReviewError> {
 }
 
 /// Deletes the snapshot refs of the repository at `dir` that `keep` does
-/// not name (full ref names); answers how many went. Only refs under
+/// not name (full ref names) and that were taken before `before_ms` (the
+/// start time a [`snapshot_key`] begins with: a task starting while the
+/// sweep runs keeps its ref); answers how many went. Only refs under
 /// [`SNAPSHOT_PREFIX`] are listed, so no other ref is touched.
 pub fn sweep_snapshots(
     dir: &Path,
     keep: &std::collections::HashSet<String>,
+    before_ms: u64,
 ) -> Result<usize, ReviewError> {
     let listed = git_in(
         dir,
@@ -185,12 +188,37 @@ pub fn sweep_snapshots(
     )?;
     let mut gone = 0;
     for reference in listed.lines().map(str::trim) {
-        if reference.starts_with(SNAPSHOT_PREFIX) && !keep.contains(reference) {
+        let Some(key) = reference.strip_prefix(SNAPSHOT_PREFIX) else {
+            continue;
+        };
+        let taken_ms = key.split('-').next().and_then(|ms| ms.parse::<u64>().ok());
+        if taken_ms.is_some_and(|ms| ms < before_ms) && !keep.contains(reference) {
             git_in(dir, &["update-ref", "-d", reference])?;
             gone += 1;
         }
     }
     Ok(gone)
+}
+
+/// The most repositories one start sweeps (each git run is bounded by
+/// `GIT_LIMIT`): the rest wait for a later start.
+pub const MAX_SWEPT_REPOS: usize = 32;
+
+/// At a server start: in each directory a journal record ran in, the
+/// snapshot refs taken before `before_ms` that no record names (`named`)
+/// are deleted. A directory that is not a repository, or whose git
+/// fails, is skipped. Answers how many refs went.
+pub fn sweep_unnamed(
+    dirs: &[PathBuf],
+    named: &std::collections::HashSet<String>,
+    before_ms: u64,
+) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    dirs.iter()
+        .filter(|d| seen.insert(d.as_path()))
+        .take(MAX_SWEPT_REPOS)
+        .filter_map(|d| sweep_snapshots(d, named, before_ms).ok())
+        .sum()
 }
 
 /// `dir` is $HOME (a dotfiles repository there) or `/`.
@@ -338,7 +366,7 @@ mod snapshot_ref_tests {
         git(top, &["update-ref", "refs/termic/user-kept", &tree]);
         git(top, &["update-ref", "refs/tags/snapshots-like", &tree]);
         let keep: HashSet<String> = kept.reference.clone().into_iter().collect();
-        assert_eq!(sweep_snapshots(top, &keep).unwrap(), 2);
+        assert_eq!(sweep_snapshots(top, &keep, u64::MAX).unwrap(), 2);
         assert_eq!(
             refs(top),
             [
@@ -348,9 +376,36 @@ mod snapshot_ref_tests {
             ]
         );
         assert_eq!(
-            sweep_snapshots(top, &keep).unwrap(),
+            sweep_snapshots(top, &keep, u64::MAX).unwrap(),
             0,
             "nothing left to sweep"
+        );
+    }
+
+    #[test]
+    fn start_sweep_spares_refs_taken_after_it_began_and_non_repos() {
+        let dir = repo();
+        let top = dir.path();
+        let named = take_base(top, None, "100-aa-named").unwrap();
+        take_base(top, None, "200-bb-orphan").unwrap();
+        take_base(top, None, "900-cc-started-later").unwrap();
+        let user = format!("{SNAPSHOT_PREFIX}not-a-key");
+        git(top, &["update-ref", &user, &named.object]);
+        let not_repo = tempfile::tempdir().unwrap();
+        let keep: HashSet<String> = named.reference.clone().into_iter().collect();
+        let dirs = [
+            not_repo.path().to_path_buf(),
+            top.to_path_buf(),
+            top.to_path_buf(),
+        ];
+        assert_eq!(sweep_unnamed(&dirs, &keep, 500), 1);
+        assert_eq!(
+            refs(top),
+            [
+                "refs/termic/snapshots/100-aa-named".to_owned(),
+                "refs/termic/snapshots/900-cc-started-later".into(),
+                user,
+            ]
         );
     }
 }
