@@ -831,6 +831,9 @@ impl Server {
                 if let Some(path) = &launch.worktree {
                     let _ = services.discard_worktree(path);
                 }
+                if let Ok(base) = &base {
+                    let _ = crate::review::drop_base(base);
+                }
                 return Err(err.into());
             }
         };
