@@ -1012,6 +1012,36 @@ mod tests {
     }
 
     #[test]
+    fn all_records_reads_live_and_lost_records_with_their_snapshot_refs() {
+        let data = tempfile::tempdir().unwrap();
+        let dead = Journal::new(data.path(), DEAD);
+        let live = Journal::new(data.path(), LIVE);
+        let mut a = record("a", 1, DEAD);
+        a.snapshot = Some("refs/termic/snapshots/1-aa-a".into());
+        dead.write(TaskId(1), &a).unwrap();
+        let mut b = record("b", 2, LIVE);
+        b.snapshot = Some("refs/termic/snapshots/2-bb-b".into());
+        live.write(TaskId(1), &b).unwrap();
+        live.write(TaskId(2), &record("c", 3, LIVE)).unwrap();
+        std::fs::write(dead.dir().join("junk.json"), "not json").unwrap();
+        claim_with(data.path(), 10, &|owner| owner == DEAD);
+        assert_eq!(restorable(data.path()).len(), 1, "a is lost now");
+        let mut named: Vec<String> = all_records(data.path())
+            .into_iter()
+            .map(|r| format!("{}:{}", r.name, r.snapshot.unwrap_or_default()))
+            .collect();
+        named.sort();
+        assert_eq!(
+            named,
+            [
+                "a:refs/termic/snapshots/1-aa-a",
+                "b:refs/termic/snapshots/2-bb-b",
+                "c:"
+            ]
+        );
+    }
+
+    #[test]
     fn remove_all_takes_only_this_servers_records() {
         let data = tempfile::tempdir().unwrap();
         let mine = Journal::new(data.path(), DEAD);
