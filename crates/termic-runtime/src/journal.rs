@@ -92,6 +92,11 @@ pub struct TaskRecord {
     /// without a word (killed, crashed, power lost).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended: Option<String>,
+    /// The review snapshot ref termic took in its repository when it
+    /// started (`refs/termic/snapshots/...`): a server start deletes the
+    /// snapshot refs no record names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
 }
 
 impl TaskRecord {
@@ -124,6 +129,7 @@ impl TaskRecord {
             session: None,
             state: None,
             ended: None,
+            snapshot: None,
         }
     }
 
@@ -563,6 +569,19 @@ pub fn restorable(data_dir: &Path) -> Vec<Restorable> {
     found
 }
 
+/// Every readable record of this data dir, live (`tasks/`) and lost
+/// (`lost/`), whatever its owner: what a start must not forget.
+pub fn all_records(data_dir: &Path) -> Vec<TaskRecord> {
+    [TASKS_DIR, LOST_DIR]
+        .iter()
+        .flat_map(|dir| records_in(&data_dir.join(dir)))
+        .filter_map(|path| {
+            let bytes = read_small(&path, MAX_RECORD_BYTES).ok().flatten()?;
+            serde_json::from_slice(&bytes).ok()
+        })
+        .collect()
+}
+
 /// Take one restorable task: its record leaves `lost/`. `false`: another
 /// client took it first (it is restored once).
 pub fn take_restorable(r: &Restorable) -> bool {
@@ -990,6 +1009,36 @@ mod tests {
         assert!(kept.iter().all(|p| p.exists()));
         assert!(std::fs::symlink_metadata(&link).is_ok(), "a link stays");
         assert_eq!(records_in(journal.dir()).len(), 1, "the record stays");
+    }
+
+    #[test]
+    fn all_records_reads_live_and_lost_records_with_their_snapshot_refs() {
+        let data = tempfile::tempdir().unwrap();
+        let dead = Journal::new(data.path(), DEAD);
+        let live = Journal::new(data.path(), LIVE);
+        let mut a = record("a", 1, DEAD);
+        a.snapshot = Some("refs/termic/snapshots/1-aa-a".into());
+        dead.write(TaskId(1), &a).unwrap();
+        let mut b = record("b", 2, LIVE);
+        b.snapshot = Some("refs/termic/snapshots/2-bb-b".into());
+        live.write(TaskId(1), &b).unwrap();
+        live.write(TaskId(2), &record("c", 3, LIVE)).unwrap();
+        std::fs::write(dead.dir().join("junk.json"), "not json").unwrap();
+        claim_with(data.path(), 10, &|owner| owner == DEAD);
+        assert_eq!(restorable(data.path()).len(), 1, "a is lost now");
+        let mut named: Vec<String> = all_records(data.path())
+            .into_iter()
+            .map(|r| format!("{}:{}", r.name, r.snapshot.unwrap_or_default()))
+            .collect();
+        named.sort();
+        assert_eq!(
+            named,
+            [
+                "a:refs/termic/snapshots/1-aa-a",
+                "b:refs/termic/snapshots/2-bb-b",
+                "c:"
+            ]
+        );
     }
 
     #[test]

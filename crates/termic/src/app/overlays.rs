@@ -143,7 +143,11 @@ impl App {
 
     fn close_task(&mut self, task: u64, remove_worktree: bool) {
         let _ = self.runtime.remove(TaskId(task));
-        termic_runtime::lock(&self.specs).remove(&task);
+        let launched = termic_runtime::lock(&self.specs).remove(&task);
+        // A closed task's snapshot ref goes with it (best effort).
+        if let Some(Ok(base)) = launched.as_ref().map(|l| &l.base) {
+            let _ = crate::review::drop_base(base);
+        }
         if let Some(entry) = self.tasks.remove(task) {
             if let (true, Some(path)) = (remove_worktree, entry.worktree) {
                 match self.services.remove_worktree(&path, false) {

@@ -157,6 +157,70 @@ pub fn take_base(
     })
 }
 
+/// Where termic keeps plain-directory snapshots; nothing else is ever
+/// deleted by [`drop_base`] or [`sweep_snapshots`].
+pub const SNAPSHOT_PREFIX: &str = "refs/termic/snapshots/";
+
+/// Deletes a closed task's snapshot ref (a worktree base has none).
+/// Only a ref under [`SNAPSHOT_PREFIX`] is ever deleted.
+pub fn drop_base(base: &ReviewBase) -> Result<(), ReviewError> {
+    if let Some(reference) = base.reference.as_deref() {
+        if reference.starts_with(SNAPSHOT_PREFIX) {
+            git_in(&base.dir, &["update-ref", "-d", reference])?;
+        }
+    }
+    Ok(())
+}
+
+/// Deletes the snapshot refs of the repository at `dir` that `keep` does
+/// not name (full ref names) and that were taken before `before_ms` (the
+/// start time a [`snapshot_key`] begins with: a task starting while the
+/// sweep runs keeps its ref); answers how many went. Only refs under
+/// [`SNAPSHOT_PREFIX`] are listed, so no other ref is touched.
+pub fn sweep_snapshots(
+    dir: &Path,
+    keep: &std::collections::HashSet<String>,
+    before_ms: u64,
+) -> Result<usize, ReviewError> {
+    let listed = git_in(
+        dir,
+        &["for-each-ref", "--format=%(refname)", SNAPSHOT_PREFIX],
+    )?;
+    let mut gone = 0;
+    for reference in listed.lines().map(str::trim) {
+        let Some(key) = reference.strip_prefix(SNAPSHOT_PREFIX) else {
+            continue;
+        };
+        let taken_ms = key.split('-').next().and_then(|ms| ms.parse::<u64>().ok());
+        if taken_ms.is_some_and(|ms| ms < before_ms) && !keep.contains(reference) {
+            git_in(dir, &["update-ref", "-d", reference])?;
+            gone += 1;
+        }
+    }
+    Ok(gone)
+}
+
+/// The most repositories one start sweeps (each git run is bounded by
+/// `GIT_LIMIT`): the rest wait for a later start.
+pub const MAX_SWEPT_REPOS: usize = 32;
+
+/// At a server start: in each directory a journal record ran in, the
+/// snapshot refs taken before `before_ms` that no record names (`named`)
+/// are deleted. A directory that is not a repository, or whose git
+/// fails, is skipped. Answers how many refs went.
+pub fn sweep_unnamed(
+    dirs: &[PathBuf],
+    named: &std::collections::HashSet<String>,
+    before_ms: u64,
+) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    dirs.iter()
+        .filter(|d| seen.insert(d.as_path()))
+        .take(MAX_SWEPT_REPOS)
+        .filter_map(|d| sweep_snapshots(d, named, before_ms).ok())
+        .sum()
+}
+
 /// `dir` is $HOME (a dotfiles repository there) or `/`.
 fn is_home(dir: &Path) -> bool {
     let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
@@ -242,4 +306,106 @@ pub fn changes(base: &ReviewBase) -> Result<Changes, ReviewError> {
     args.extend(["--src-prefix=a/", "--dst-prefix=b/", &from, &to, "--"]);
     let out = git::run(&base.dir, &args, &[], GIT_LIMIT, MAX_PATCH)?;
     Ok(model::parse_patch(&entries, &out.stdout, out.cut))
+}
+
+#[cfg(test)]
+mod snapshot_ref_tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        git_in(dir, args).unwrap()
+    }
+
+    fn repo() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q"]);
+        std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+        dir
+    }
+
+    fn refs(dir: &Path) -> Vec<String> {
+        let mut all: Vec<String> = git(dir, &["for-each-ref", "--format=%(refname)"])
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        all.sort();
+        all
+    }
+
+    #[test]
+    fn drop_base_deletes_only_the_tasks_snapshot_ref() {
+        let dir = repo();
+        let top = dir.path();
+        let a = take_base(top, None, "1-aa-one").unwrap();
+        let b = take_base(top, None, "2-bb-two").unwrap();
+        let tree = a.object.clone();
+        git(top, &["update-ref", "refs/termic/user-kept", &tree]);
+        git(top, &["update-ref", "refs/snapshots/mine", &tree]);
+        drop_base(&a).unwrap();
+        assert_eq!(
+            refs(top),
+            [
+                "refs/snapshots/mine".to_owned(),
+                "refs/termic/snapshots/2-bb-two".into(),
+                "refs/termic/user-kept".into(),
+            ]
+        );
+        drop_base(&b).unwrap();
+        assert_eq!(refs(top), ["refs/snapshots/mine", "refs/termic/user-kept"]);
+    }
+
+    #[test]
+    fn sweep_keeps_named_snapshots_and_every_other_ref() {
+        let dir = repo();
+        let top = dir.path();
+        let kept = take_base(top, None, "1-aa-kept").unwrap();
+        take_base(top, None, "2-bb-orphan").unwrap();
+        take_base(top, None, "3-cc-orphan").unwrap();
+        let tree = kept.object.clone();
+        git(top, &["update-ref", "refs/termic/user-kept", &tree]);
+        git(top, &["update-ref", "refs/tags/snapshots-like", &tree]);
+        let keep: HashSet<String> = kept.reference.clone().into_iter().collect();
+        assert_eq!(sweep_snapshots(top, &keep, u64::MAX).unwrap(), 2);
+        assert_eq!(
+            refs(top),
+            [
+                "refs/tags/snapshots-like".to_owned(),
+                "refs/termic/snapshots/1-aa-kept".into(),
+                "refs/termic/user-kept".into(),
+            ]
+        );
+        assert_eq!(
+            sweep_snapshots(top, &keep, u64::MAX).unwrap(),
+            0,
+            "nothing left to sweep"
+        );
+    }
+
+    #[test]
+    fn start_sweep_spares_refs_taken_after_it_began_and_non_repos() {
+        let dir = repo();
+        let top = dir.path();
+        let named = take_base(top, None, "100-aa-named").unwrap();
+        take_base(top, None, "200-bb-orphan").unwrap();
+        take_base(top, None, "900-cc-started-later").unwrap();
+        let user = format!("{SNAPSHOT_PREFIX}not-a-key");
+        git(top, &["update-ref", &user, &named.object]);
+        let not_repo = tempfile::tempdir().unwrap();
+        let keep: HashSet<String> = named.reference.clone().into_iter().collect();
+        let dirs = [
+            not_repo.path().to_path_buf(),
+            top.to_path_buf(),
+            top.to_path_buf(),
+        ];
+        assert_eq!(sweep_unnamed(&dirs, &keep, 500), 1);
+        assert_eq!(
+            refs(top),
+            [
+                "refs/termic/snapshots/100-aa-named".to_owned(),
+                "refs/termic/snapshots/900-cc-started-later".into(),
+                user,
+            ]
+        );
+    }
 }

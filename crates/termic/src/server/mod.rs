@@ -185,6 +185,16 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
     // Its tasks whose records are still here were lost: the first client
     // hears which, once (they move to lost/).
     let lost = claim_lost(&paths.data_dir);
+    // Snapshot refs of tasks no record names any more (closed by a server
+    // that was killed before it deleted them): deleted in the background,
+    // only those taken before this start.
+    let records = journal::all_records(&paths.data_dir);
+    let started_ms = SystemClock::new().wall_ms();
+    std::thread::spawn(move || {
+        let named = records.iter().filter_map(|r| r.snapshot.clone()).collect();
+        let dirs: Vec<PathBuf> = records.iter().map(|r| PathBuf::from(&r.cwd)).collect();
+        crate::review::sweep_unnamed(&dirs, &named, started_ms)
+    });
     // Before the first client can say hello: the processes a server of this
     // data dir left when it was killed are ended, and the first client
     // hears how many.
@@ -830,6 +840,9 @@ impl Server {
                 if let Some(path) = &launch.worktree {
                     let _ = services.discard_worktree(path);
                 }
+                if let Ok(base) = &base {
+                    let _ = crate::review::drop_base(base);
+                }
                 return Err(err.into());
             }
         };
@@ -850,13 +863,23 @@ impl Server {
         let asked = match &run.program {
             RunProgram::Agent { args, .. } | RunProgram::Command { argv: args } => args.clone(),
         };
-        let worktree = lock(&self.specs)
+        let (worktree, snapshot) = lock(&self.specs)
             .get(&id.0)
-            .and_then(|l| l.worktree.as_ref())
-            .map(|p| p.to_string_lossy().into_owned());
+            .map(|l| {
+                let worktree = l
+                    .worktree
+                    .as_ref()
+                    .map(|p| p.to_string_lossy().into_owned());
+                (
+                    worktree,
+                    l.base.as_ref().ok().and_then(|b| b.reference.clone()),
+                )
+            })
+            .unwrap_or_default();
         let _ = self.runtime.journal_update(id, |r| {
             r.args = Some(asked);
             r.worktree = worktree;
+            r.snapshot = snapshot;
         });
         self.changed();
         self.row(id).context("the task vanished as it started")
@@ -926,7 +949,14 @@ impl Server {
             .map(|i| i.meta.processes())
             .context("the task is gone")?;
         self.runtime.remove(id)?;
-        let worktree = lock(&self.specs).remove(&id.0).and_then(|l| l.worktree);
+        let launched = lock(&self.specs).remove(&id.0);
+        // A killed task's record is forgotten, so nothing restores it:
+        // its snapshot ref goes with it.
+        if let Some(Ok(base)) = launched.as_ref().map(|l| &l.base) {
+            // Best effort: a ref left behind costs a tree, not the task.
+            let _ = crate::review::drop_base(base);
+        }
+        let worktree = launched.and_then(|l| l.worktree);
         self.away.forget(id);
         let deadline = Instant::now() + session::KILL_GRACE * 10;
         while session::task_alive(&processes) && Instant::now() < deadline {

@@ -158,10 +158,14 @@ impl Server {
         // resume arguments: the next restore asks again), its worktree,
         // and the conversation it continues until a hook says another.
         let (worktree, session) = (record.worktree.clone(), record.session.clone());
+        let snapshot = lock(&self.specs)
+            .get(&id.0)
+            .and_then(|l| l.base.as_ref().ok().and_then(|b| b.reference.clone()));
         let _ = self.runtime.journal_update(id, |r| {
             r.args = Some(args);
             r.worktree = worktree;
             r.session = session;
+            r.snapshot = snapshot;
         });
         self.changed();
         self.row(id)

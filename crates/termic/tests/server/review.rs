@@ -220,3 +220,40 @@ fn a_task_in_a_repository_at_home_takes_no_snapshot() {
     let refs = git(&s.f.home, &["for-each-ref", "refs/termic/"]);
     assert_eq!(refs, "", "no ref written");
 }
+
+/// `termic kill` forgets the task, so its snapshot ref goes with it;
+/// the user's refs beside it (under refs/termic/ too) stay.
+#[test]
+fn killing_a_plain_directory_task_deletes_only_its_snapshot_ref() {
+    let s = Served::new(&agent_script());
+    repo(&s);
+    let head = git(&s.f.work, &["rev-parse", "HEAD"]);
+    for user_ref in ["refs/termic/mine", "refs/termic/snapshots-kept"] {
+        git(&s.f.work, &["update-ref", user_ref, head.trim()]);
+    }
+    let snapshots = || {
+        git(
+            &s.f.work,
+            &[
+                "for-each-ref",
+                "--format=%(refname)",
+                "refs/termic/snapshots/",
+            ],
+        )
+    };
+    s.expect(&["run", "fake", "--name", "gone", "--detach"], 0);
+    s.expect(&["run", "fake", "--name", "stays", "--detach"], 0);
+    assert_eq!(snapshots().lines().count(), 2, "{}", snapshots());
+    s.expect(&["kill", "gone"], 0);
+    let left = snapshots();
+    assert_eq!(left.lines().count(), 1, "{left}");
+    assert!(left.trim().ends_with("-stays"), "{left}");
+    let all = git(
+        &s.f.work,
+        &["for-each-ref", "--format=%(refname)", "refs/termic/"],
+    );
+    assert!(all.contains("refs/termic/mine\n"), "{all}");
+    assert!(all.contains("refs/termic/snapshots-kept\n"), "{all}");
+    s.expect(&["kill", "stays"], 0);
+    assert_eq!(snapshots().trim(), "");
+}
