@@ -290,9 +290,16 @@ fn the_next_attach_tells_once_what_each_task_did_while_nobody_was_attached() {
     assert_eq!(reached.trim(), "done");
 
     let mut b = attach(&s, &[]);
-    let screen =
-        b.wait_text("While you were away: 1 t1: working, done [+1 -0, 1 file] (just now).");
+    let screen = b.wait_text("While you were away: 1 t1: working, done ");
     assert_eq!(screen.matches("While you were away").count(), 1, "{screen}");
+    // The diff stat is there when git answered within the done's 1.5 s
+    // hold (away.rs); on a loaded machine it may not have, and the line
+    // then goes without it. Either way the line is whole.
+    assert!(
+        screen.contains("working, done [+1 -0, 1 file] (just now).")
+            || screen.contains("working, done (just now)."),
+        "{screen}"
+    );
     b.prefix(b"d");
     assert_eq!(b.wait_exit(), 0);
     let mut c = attach(&s, &[]);
