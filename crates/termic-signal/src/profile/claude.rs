@@ -251,21 +251,12 @@ static ERROR_TEXT: &[ErrorText] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::super::{profile_for, ScreenRows};
 
-    /// Each choice the dialog on `rows` offers: id, label, keys.
+    use super::super::dialog::{choice, offered_on};
+
+    /// Each choice Claude's dialog on `rows` offers: id, label, keys.
     fn offered(kind: &str, rows: &[&str]) -> Vec<(String, String, String)> {
-        profile_for("claude")
-            .read_dialog(kind, &ScreenRows::new(rows))
-            .map(|d| d.choices)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|c| (c.id, c.label, String::from_utf8(c.keys).unwrap()))
-            .collect()
-    }
-
-    fn choice(id: &str, label: &str, keys: &str) -> (String, String, String) {
-        (id.into(), label.into(), keys.into())
+        offered_on("claude", kind, rows)
     }
 
     /// 2.1.332's dialogs: the recording in tests/traces/claude-permission-

@@ -123,20 +123,7 @@ mod tests {
         assert!(copilot.screen_match(&printed).is_none());
     }
 
-    /// Each choice the dialog on `rows` offers: id, label, keys.
-    fn offered(agent: &str, kind: &str, rows: &[&str]) -> Vec<(String, String, String)> {
-        profile_for(agent)
-            .read_dialog(kind, &ScreenRows::new(rows))
-            .map(|d| d.choices)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|c| (c.id, c.label, String::from_utf8(c.keys).unwrap()))
-            .collect()
-    }
-
-    fn choice(id: &str, label: &str, keys: &str) -> (String, String, String) {
-        (id.into(), label.into(), keys.into())
-    }
+    use super::super::dialog::{choice, offered_on as offered};
 
     /// The 1.0.102 box above (its second option cut by the box's width).
     #[test]

@@ -189,6 +189,25 @@ pub(super) fn rows_wanted(dialogs: &[Dialog]) -> usize {
         .min(super::SCREEN_ROWS_MAX)
 }
 
+/// For each agent's tests: the choices the dialog of `agent` for `kind`
+/// offers on `rows`, as (id, label, keys).
+#[cfg(test)]
+pub(crate) fn offered_on(agent: &str, kind: &str, rows: &[&str]) -> Vec<(String, String, String)> {
+    super::profile_for(agent)
+        .read_dialog(kind, &ScreenRows::new(rows))
+        .map(|d| d.choices)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| (c.id, c.label, String::from_utf8(c.keys).unwrap()))
+        .collect()
+}
+
+/// For each agent's tests: one expected (id, label, keys).
+#[cfg(test)]
+pub(crate) fn choice(id: &str, label: &str, keys: &str) -> (String, String, String) {
+    (id.into(), label.into(), keys.into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::PROFILES;

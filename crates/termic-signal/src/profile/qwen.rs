@@ -163,20 +163,7 @@ mod tests {
         assert!(qwen.screen_match(&thinking).is_none());
     }
 
-    /// Each choice the dialog on `rows` offers: id, label, keys.
-    fn offered(agent: &str, kind: &str, rows: &[&str]) -> Vec<(String, String, String)> {
-        profile_for(agent)
-            .read_dialog(kind, &ScreenRows::new(rows))
-            .map(|d| d.choices)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|c| (c.id, c.label, String::from_utf8(c.keys).unwrap()))
-            .collect()
-    }
-
-    fn choice(id: &str, label: &str, keys: &str) -> (String, String, String) {
-        (id.into(), label.into(), keys.into())
-    }
+    use super::super::dialog::{choice, offered_on as offered};
 
     /// The 0.24.4 confirmation above: its three choices and their numbers;
     /// the choices without the spinner row under them are not the dialog.
