@@ -294,17 +294,9 @@ mod tests {
 
     fn row(id: u64, state: &str, since: u64) -> TaskRow {
         TaskRow {
-            id,
-            name: format!("t{id}"),
-            agent: "claude".into(),
-            state: state.into(),
             since,
             started: since,
-            cwd: "/".into(),
-            worktree: None,
-            exit_code: None,
-            attention: None,
-            choices: Vec::new(),
+            ..TaskRow::for_test(id, &format!("t{id}"), "claude", state)
         }
     }
 

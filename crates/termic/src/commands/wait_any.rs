@@ -164,19 +164,7 @@ mod tests {
     use super::*;
 
     fn row(id: u64, state: &str) -> TaskRow {
-        TaskRow {
-            id,
-            name: "t".into(),
-            agent: "sh".into(),
-            state: state.into(),
-            since: 0,
-            started: 0,
-            cwd: "/".into(),
-            worktree: None,
-            exit_code: None,
-            attention: None,
-            choices: Vec::new(),
-        }
+        TaskRow::for_test(id, "t", "sh", state)
     }
 
     #[test]

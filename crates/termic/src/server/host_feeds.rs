@@ -433,17 +433,8 @@ mod tests {
         // hour ahead and its task entered its state 90 s before its now.
         let remote_now: u64 = 1_800_003_600_000;
         let row = TaskRow {
-            id: 4,
-            name: "build".into(),
-            agent: "claude".into(),
-            state: "working".into(),
             since: remote_now - 90_000,
-            started: 0,
-            cwd: "/".into(),
-            worktree: None,
-            exit_code: None,
-            attention: None,
-            choices: Vec::new(),
+            ..TaskRow::for_test(4, "build", "claude", "working")
         };
         let mut frames = Vec::new();
         write_frame(

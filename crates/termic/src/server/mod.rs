@@ -1189,19 +1189,7 @@ mod tests {
     use super::*;
 
     fn row(state: &str) -> TaskRow {
-        TaskRow {
-            id: 1,
-            name: "t".into(),
-            agent: "claude".into(),
-            state: state.into(),
-            since: 0,
-            started: 0,
-            cwd: "/".into(),
-            worktree: None,
-            exit_code: None,
-            attention: None,
-            choices: Vec::new(),
-        }
+        TaskRow::for_test(1, "t", "claude", state)
     }
 
     #[test]

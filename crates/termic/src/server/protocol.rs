@@ -291,6 +291,27 @@ pub struct TaskRow {
     pub choices: Vec<Choice>,
 }
 
+#[cfg(test)]
+impl TaskRow {
+    /// A row for tests: `since` and `started` 0, in `/`, running, needing
+    /// nothing; the test sets any other field it needs.
+    pub fn for_test(id: u64, name: &str, agent: &str, state: &str) -> TaskRow {
+        TaskRow {
+            id,
+            name: name.into(),
+            agent: agent.into(),
+            state: state.into(),
+            since: 0,
+            started: 0,
+            cwd: "/".into(),
+            worktree: None,
+            exit_code: None,
+            attention: None,
+            choices: Vec::new(),
+        }
+    }
+}
+
 /// What a task that needs you is asked, as the engine heard it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowAttention {

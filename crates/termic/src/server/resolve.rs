@@ -39,19 +39,7 @@ mod tests {
     use super::*;
 
     fn row(id: u64, name: &str) -> TaskRow {
-        TaskRow {
-            id,
-            name: name.into(),
-            agent: "claude".into(),
-            state: "working".into(),
-            since: 0,
-            started: 0,
-            cwd: "/".into(),
-            worktree: None,
-            exit_code: None,
-            attention: None,
-            choices: Vec::new(),
-        }
+        TaskRow::for_test(id, name, "claude", "working")
     }
 
     #[test]

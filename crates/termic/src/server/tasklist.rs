@@ -189,19 +189,7 @@ mod tests {
     use super::*;
 
     fn row(number: u64, state: &str) -> TaskRow {
-        TaskRow {
-            id: number,
-            name: format!("t{number}"),
-            agent: "sh".into(),
-            state: state.into(),
-            since: 0,
-            started: 0,
-            cwd: "/".into(),
-            worktree: None,
-            exit_code: None,
-            attention: None,
-            choices: Vec::new(),
-        }
+        TaskRow::for_test(number, &format!("t{number}"), "sh", state)
     }
 
     #[test]
