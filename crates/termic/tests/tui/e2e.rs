@@ -4,28 +4,7 @@
 
 use crate::harness;
 
-use harness::{badge_line, fake_agent_config, hook, Fixture, Termic};
-
-/// working, then needs you (permission) until a line is typed, then done.
-fn turn_script() -> String {
-    [
-        "sleep 1".to_string(),
-        hook("working", ""),
-        "sleep 1".into(),
-        hook("attention", ";kind=permission"),
-        "read answer".into(),
-        "echo got:$answer".into(),
-        hook("done", ""),
-        "sleep 600".into(),
-    ]
-    .join("; ")
-}
-
-fn wait_badge(t: &Termic, task: &str, badge: &str) -> String {
-    t.wait_for(&format!("{task} badge {badge}"), |s| {
-        badge_line(s, task).is_some_and(|l| l.starts_with(badge))
-    })
-}
+use harness::{badge_line, fake_agent_config, hook, turn_script, wait_badge, Fixture, Termic};
 
 #[test]
 fn hook_messages_drive_the_badges_and_the_event_log() {

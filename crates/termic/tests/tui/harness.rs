@@ -157,6 +157,29 @@ pub fn badge_line(screen: &str, name: &str) -> Option<String> {
     None
 }
 
+/// Waits until the sidebar line under `task` starts with `badge`.
+pub fn wait_badge(t: &Termic, task: &str, badge: &str) -> String {
+    t.wait_for(&format!("{task} badge {badge}"), |s| {
+        badge_line(s, task).is_some_and(|l| l.starts_with(badge))
+    })
+}
+
+/// A fake agent's turn: working, then needs you (permission) until a line
+/// is typed, then done.
+pub fn turn_script() -> String {
+    [
+        "sleep 1".to_string(),
+        hook("working", ""),
+        "sleep 1".into(),
+        hook("attention", ";kind=permission"),
+        "read answer".into(),
+        "echo got:$answer".into(),
+        hook("done", ""),
+        "sleep 600".into(),
+    ]
+    .join("; ")
+}
+
 /// config.toml text defining agent `fake` (claude-based) running `script`
 /// with sh, escaped for a TOML basic string.
 pub fn fake_agent_config(script: &str) -> String {

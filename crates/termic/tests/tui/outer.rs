@@ -6,34 +6,13 @@ use base64::Engine;
 
 use crate::harness;
 
-use harness::{badge_line, fake_agent_config, hook, Fixture, Termic};
+use harness::{fake_agent_config, hook, turn_script, wait_badge, Fixture, Termic};
 
 const PROBE: &[u8] = b"\x1b]7501;?\x1b\\";
-
-/// working, then needs you (permission) until a line is typed, then done.
-fn turn_script() -> String {
-    [
-        "sleep 1".to_string(),
-        hook("working", ""),
-        "sleep 1".into(),
-        hook("attention", ";kind=permission"),
-        "read answer".into(),
-        "echo got:$answer".into(),
-        hook("done", ""),
-        "sleep 600".into(),
-    ]
-    .join("; ")
-}
 
 fn osc_7501(state: &str, msg: &str) -> Vec<u8> {
     let msg = base64::engine::general_purpose::STANDARD.encode(msg);
     format!("\x1b]7501;state={state}:app=termic:msg={msg}\x1b\\").into_bytes()
-}
-
-fn wait_badge(t: &Termic, task: &str, badge: &str) -> String {
-    t.wait_for(&format!("{task} badge {badge}"), |s| {
-        badge_line(s, task).is_some_and(|l| l.starts_with(badge))
-    })
 }
 
 /// Where `needle` first is in the raw output.
