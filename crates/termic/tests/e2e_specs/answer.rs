@@ -9,30 +9,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::binary::{StopOnDrop, NO_PROBE};
 use super::support::{log_lines, to_and_rule, trace, Fixture};
 use crate::wait::eventually_some;
-
-const NO_PROBE: &str = "[terminal]\nnative_probe_reply = false\n";
-
-fn ok(fx: &Fixture, args: &[&str]) -> String {
-    let out = fx.termic(args);
-    assert!(
-        out.status.success(),
-        "termic {args:?}: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Stops the fixture's server however the test ends.
-struct StopOnDrop<'a>(&'a Fixture);
-
-impl Drop for StopOnDrop<'_> {
-    fn drop(&mut self) {
-        let _ = self.0.termic(&["server", "stop"]);
-    }
-}
 
 /// The keys the simulator read, as its trace names them.
 fn keys(path: &std::path::Path) -> Vec<String> {
@@ -52,29 +31,23 @@ fn a_simulated_claude_permission_is_answered_with_its_choice() {
         &[("claude", "permission", &["--auto", "--trace", &trace_arg])],
         NO_PROBE,
     );
-    ok(&fx, &["hooks", "install", "claude", "--yes"]);
+    fx.termic_ok(&["hooks", "install", "claude", "--yes"]);
     let _stop = StopOnDrop(&fx);
     let log = fx.root.path().join("events.jsonl");
     let log_arg = log.display().to_string();
-    ok(
-        &fx,
-        &[
-            "--event-log",
-            &log_arg,
-            "run",
-            "claude",
-            "--name",
-            "sim",
-            "--detach",
-        ],
-    );
-    ok(
-        &fx,
-        &["wait", "sim", "--for", "needs-you", "--timeout", "30"],
-    );
+    fx.termic_ok(&[
+        "--event-log",
+        &log_arg,
+        "run",
+        "claude",
+        "--name",
+        "sim",
+        "--detach",
+    ]);
+    fx.termic_ok(&["wait", "sim", "--for", "needs-you", "--timeout", "30"]);
 
     let row = eventually_some(Duration::from_secs(30), || {
-        let rows: Value = serde_json::from_str(&ok(&fx, &["ls", "--json"])).ok()?;
+        let rows: Value = serde_json::from_str(&fx.termic_ok(&["ls", "--json"])).ok()?;
         let row = rows.as_array()?.first()?.clone();
         row.get("choices").is_some().then_some(row)
     })
@@ -89,7 +62,7 @@ fn a_simulated_claude_permission_is_answered_with_its_choice() {
         .collect();
     assert_eq!(ids, ["approve_once", "approve_always", "deny"], "{row}");
 
-    let listed = ok(&fx, &["answer", "sim"]);
+    let listed = fx.termic_ok(&["answer", "sim"]);
     assert!(listed.starts_with("sim needs you: permission"), "{listed}");
     assert!(
         listed.contains("  approve_once    Yes\n")
@@ -99,9 +72,9 @@ fn a_simulated_claude_permission_is_answered_with_its_choice() {
     );
 
     let before = keys(&keys_path).len();
-    let out = ok(&fx, &["answer", "sim", "approve_once"]);
+    let out = fx.termic_ok(&["answer", "sim", "approve_once"]);
     assert_eq!(out.trim(), "sent approve_once");
-    let out = ok(&fx, &["wait", "sim", "--for", "done", "--timeout", "30"]);
+    let out = fx.termic_ok(&["wait", "sim", "--for", "done", "--timeout", "30"]);
     assert_eq!(out.trim(), "done");
     // Exactly one key reached the agent: the choice's `1`.
     let read = keys(&keys_path);

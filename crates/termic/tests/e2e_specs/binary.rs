@@ -60,6 +60,19 @@ impl Fixture {
         cmd.output().unwrap()
     }
 
+    /// `termic ARGS` that must succeed: its stdout (the failure shows both
+    /// streams).
+    pub fn termic_ok(&self, args: &[&str]) -> String {
+        let out = self.termic(args);
+        assert!(
+            out.status.success(),
+            "termic {args:?}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// `termic ARGS` for a PTY, with the fixture's HOME and termic dirs.
     pub fn pty_command(&self, args: &[&str]) -> CommandBuilder {
         let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_termic"));
@@ -120,4 +133,17 @@ pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     }
     out.sort();
     out
+}
+
+/// config.toml's setting that keeps termic from answering the simulator's
+/// OSC 7501 probe (the simulated Claude then reports through its hooks).
+pub const NO_PROBE: &str = "[terminal]\nnative_probe_reply = false\n";
+
+/// Stops the fixture's server however the test ends.
+pub struct StopOnDrop<'a>(pub &'a Fixture);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.termic(&["server", "stop"]);
+    }
 }

@@ -185,7 +185,7 @@ fn states(fx: &Fixture) -> Vec<String> {
         .collect()
 }
 
-const NO_PROBE: &str = "[terminal]\nnative_probe_reply = false\n";
+use super::binary::NO_PROBE;
 
 #[test]
 fn run_claude_permission_shows_needs_you_and_never_a_false_done() {
