@@ -168,6 +168,17 @@ impl Sshd {
         .to_vec()
     }
 
+    /// config.toml's `[hosts.far]` for this sshd, running `termic` there.
+    fn far_host_toml(&self, termic: &std::path::Path) -> String {
+        let quoted: Vec<String> = self.ssh_args().iter().map(|a| format!("{a:?}")).collect();
+        format!(
+            "[hosts.far]\ndestination = \"{}\"\nssh_args = [{}]\ntermic = \"{}\"\n",
+            self.destination(),
+            quoted.join(", "),
+            termic.display()
+        )
+    }
+
     fn destination(&self) -> String {
         format!("{}@127.0.0.1", self.user)
     }
@@ -458,15 +469,9 @@ fn killing_ssh_ends_the_bridge_and_leaves_the_task_running() {
     let sshd = Sshd::start();
     let _far_server = FarServer(&sshd);
     let f = Fixture::new();
-    let quoted: Vec<String> = sshd.ssh_args().iter().map(|a| format!("{a:?}")).collect();
     std::fs::write(
         f.config_dir.join("config.toml"),
-        format!(
-            "[hosts.far]\ndestination = \"{}\"\nssh_args = [{}]\ntermic = \"{}/termic\"\n",
-            sshd.destination(),
-            quoted.join(", "),
-            sshd.far.display()
-        ),
+        sshd.far_host_toml(&sshd.far.join("termic")),
     )
     .unwrap();
     expect(
@@ -576,15 +581,13 @@ fn an_attached_sidebar_shows_the_hosts_tasks_live_and_reconnects() {
     std::os::unix::fs::chown(&far_config, Some(uid), None).unwrap();
 
     let f = Fixture::new();
-    let quoted: Vec<String> = sshd.ssh_args().iter().map(|a| format!("{a:?}")).collect();
     std::fs::write(
         f.config_dir.join("config.toml"),
         format!(
-            "{}\n[hosts.far]\ndestination = \"{}\"\nssh_args = [{}]\ntermic = \"{}/termic\"\n",
+            "{}
+{}",
             fake_agent_config("echo LOCAL; sleep 600"),
-            sshd.destination(),
-            quoted.join(", "),
-            sshd.far.display()
+            sshd.far_host_toml(&sshd.far.join("termic"))
         ),
     )
     .unwrap();
@@ -703,15 +706,9 @@ fn attach_host_task_shows_the_remote_screen_and_types_into_it() {
     let sshd = Sshd::start();
     let _far_server = FarServer(&sshd);
     let f = Fixture::new();
-    let quoted: Vec<String> = sshd.ssh_args().iter().map(|a| format!("{a:?}")).collect();
     std::fs::write(
         f.config_dir.join("config.toml"),
-        format!(
-            "[hosts.far]\ndestination = \"{}\"\nssh_args = [{}]\ntermic = \"{}/termic\"\n",
-            sshd.destination(),
-            quoted.join(", "),
-            sshd.far.display()
-        ),
+        sshd.far_host_toml(&sshd.far.join("termic")),
     )
     .unwrap();
     let script = "echo FAR-READY; while read l; do echo \"got:$l\"; done";
@@ -832,15 +829,9 @@ fn a_remote_simulated_claude_permission_is_answered_from_here() {
     );
 
     let f = Fixture::new();
-    let quoted: Vec<String> = sshd.ssh_args().iter().map(|a| format!("{a:?}")).collect();
     std::fs::write(
         f.config_dir.join("config.toml"),
-        format!(
-            "[hosts.far]\ndestination = \"{}\"\nssh_args = [{}]\ntermic = \"{}\"\n",
-            sshd.destination(),
-            quoted.join(", "),
-            far_termic.display()
-        ),
+        sshd.far_host_toml(&far_termic),
     )
     .unwrap();
     let started = expect(&f, &["run", "--host", "far", "--name", "sim", "claude"], 0);
