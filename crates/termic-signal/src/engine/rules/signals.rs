@@ -3,7 +3,7 @@
 use crate::engine::span::Span;
 use crate::engine::types::{Attention, LogKind, Rule, State, Transition};
 use crate::engine::Engine;
-use crate::profile::TitleState;
+use crate::profile::{NativeStatus, TitleState};
 use crate::signal::Signal;
 
 impl Engine {
@@ -166,7 +166,22 @@ impl Engine {
             TitleState::Busy => {
                 let resumes = self.state == State::NeedsYou;
                 let starts = !self.governed() && !self.state.in_turn();
-                if resumes || starts {
+                // Codex 0.171.0 paints its spinner title at start-up, before
+                // its first OSC 7501 report, with no prompt (seen in one CI run
+                // of the real-agent suite, 2026-12-06). An agent that always
+                // reports native status says itself when a turn starts with
+                // no Enter (a prompt argument), so its title cannot.
+                let native_will_say =
+                    self.profile.native_status == NativeStatus::Always && self.entered_at.is_none();
+                if starts && native_will_say {
+                    self.log.push(
+                        now,
+                        LogKind::Fact,
+                        "busy title with no Enter first: not a turn, this agent's native \
+                         status will say when one starts"
+                            .to_string(),
+                    );
+                } else if resumes || starts {
                     let detail = format!("busy {title:?}");
                     self.go(now, State::Working, Rule::TitleBusy, detail, None, out);
                 }

@@ -178,6 +178,36 @@ fn codex_start_up_working_idle_pair_is_not_a_turn() {
 }
 
 #[test]
+fn codex_start_up_spinner_title_before_its_first_report_is_not_a_turn() {
+    // Seen once on Codex 0.171.0 under load (2026-12-06): the spinner title
+    // came before the first OSC 7501 report, and the start-up pair then read
+    // as a turn that was interrupted.
+    check(
+        "codex start-up title",
+        "agent codex
+         0 title ⠋ x | proj
+         +50 native working
+         +100 native idle
+         +100 title proj
+         +5000 key enter
+         +20 native working
+         +3000 native done
+         expect 5270 idle -> working native_working
+         expect 8270 working -> done native_done",
+    );
+    // After an Enter the title still opens the turn (a Codex that never
+    // reports native status).
+    check(
+        "codex title after enter",
+        "agent codex
+         0 key enter
+         +40 title ⠋ x | proj
+         expect 40 idle -> working title_busy
+         expect 12040 working -> needs_you byte_quiet kind=unsure",
+    );
+}
+
+#[test]
 fn native_working_without_enter_counts_after_the_hold() {
     // An agent started with its prompt on the command line: no Enter at all.
     check(
