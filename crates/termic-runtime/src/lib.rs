@@ -48,6 +48,7 @@ pub mod program;
 pub mod reader;
 pub mod record;
 pub mod record_file;
+pub mod replay_screen;
 pub mod replies;
 pub mod screen;
 pub mod session;

@@ -16,3 +16,5 @@ mod help;
 mod hooks;
 #[path = "cli/hooks_odd_files.rs"]
 mod hooks_odd_files;
+#[path = "cli/replay.rs"]
+mod replay;

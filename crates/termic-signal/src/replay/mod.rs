@@ -17,7 +17,8 @@ pub use format::{CutAt, Marker, RecordedEvent, Recording, RecordingHeader, TaskF
 pub use whole::{write_whole, Cut, Truncate, WholeRecords};
 pub use writer::RecordingWriter;
 
-use crate::engine::{Engine, EngineConfig, Key, LogEntry, Transition};
+use crate::engine::{Engine, EngineConfig, Key, LogEntry, ScreenFacts, Transition};
+use crate::profile::ScreenRows;
 
 // A replay runs the engine's timers up to the recording's `termic:end`
 // marker, the instant the recorder closed it, and no further: a timer that
@@ -188,8 +189,81 @@ pub fn replay(reader: impl BufRead) -> Result<Vec<Transition>, RecordingError> {
     Ok(replay_recording(&recording, &ReplayOptions::default()).transitions)
 }
 
+/// A terminal screen model a replay drives with the recording's output:
+/// the one a live task's screen thread runs (termic-runtime's
+/// `ReplayScreen`), so a recording that carries no screen facts of its own
+/// (asciinema's, with no termic markers) gets the facts and rows a live
+/// task would have had, and the profile's screen rules act as they do live.
+pub trait ScreenModel {
+    /// Output bytes, applied to the screen.
+    fn output(&mut self, bytes: &[u8]);
+    /// The terminal was resized.
+    fn resize(&mut self, cols: u16, rows: u16);
+    /// The screen's facts now, and its last `rows_wanted` non-blank rows
+    /// (`None` when `rows_wanted` is 0: nothing is read).
+    fn facts(&mut self, rows_wanted: usize) -> (ScreenFacts, Option<ScreenRows>);
+}
+
+impl Recording {
+    /// The recording carries the live screen's facts (`termic:screen` or
+    /// `termic:rows` markers): a replay feeds those, not its own model's.
+    pub fn has_screen_facts(&self) -> bool {
+        self.events.iter().any(|(_, e)| {
+            matches!(
+                e,
+                RecordedEvent::Marker(Marker::Screen(_) | Marker::Rows(_))
+            )
+        })
+    }
+}
+
+/// What a replay's screen model last told the engine: like the live
+/// runtime, facts and rows go to the engine only when they changed.
+#[derive(Default)]
+struct ModelFeed {
+    facts: Option<ScreenFacts>,
+    rows: Option<ScreenRows>,
+}
+
+impl ModelFeed {
+    fn after_output(
+        &mut self,
+        model: &mut dyn ScreenModel,
+        engine: &mut Engine,
+        at: u64,
+        out: &mut Vec<Transition>,
+    ) {
+        let (facts, rows) = model.facts(engine.screen_rows_wanted());
+        if self.facts != Some(facts) {
+            self.facts = Some(facts);
+            out.extend(engine.screen(at, facts));
+        }
+        if let Some(rows) = rows {
+            if self.rows.as_ref() != Some(&rows) {
+                out.extend(engine.screen_rows(at, &rows));
+                self.rows = Some(rows);
+            }
+        }
+    }
+}
+
 /// Drive a fresh engine through `recording`.
 pub fn replay_recording(recording: &Recording, options: &ReplayOptions) -> ReplayOutcome {
+    replay_recording_with(recording, options, None)
+}
+
+/// Drive a fresh engine through `recording`, with `screen` as the task's
+/// screen model when the recording has no screen facts of its own
+/// ([`Recording::has_screen_facts`]). The model gets every output and
+/// resize; after each output the engine gets its facts and rows when they
+/// changed, in the order the live runtime feeds them (output first).
+pub fn replay_recording_with(
+    recording: &Recording,
+    options: &ReplayOptions,
+    screen: Option<&mut dyn ScreenModel>,
+) -> ReplayOutcome {
+    let mut model = screen.filter(|_| !recording.has_screen_facts());
+    let mut feed = ModelFeed::default();
     let facts = &recording.header.termic;
     let config = EngineConfig::new(&facts.agent, &facts.task_id, facts.hooks_wired);
     let mut engine = Engine::new(config);
@@ -203,13 +277,24 @@ pub fn replay_recording(recording: &Recording, options: &ReplayOptions) -> Repla
         tick_until(&mut engine, at, &mut transitions);
         last = at;
         match event {
-            RecordedEvent::Output(bytes) => transitions.extend(engine.feed_output(at, bytes)),
+            RecordedEvent::Output(bytes) => {
+                transitions.extend(engine.feed_output(at, bytes));
+                if let Some(model) = model.as_deref_mut() {
+                    model.output(bytes);
+                    feed.after_output(model, &mut engine, at, &mut transitions);
+                }
+            }
             RecordedEvent::Input(bytes) => {
                 for key in Key::from_input_bytes(bytes) {
                     transitions.extend(engine.key(at, key));
                 }
             }
-            RecordedEvent::Resize { .. } => engine.resize(at),
+            RecordedEvent::Resize { cols, rows } => {
+                if let Some(model) = model.as_deref_mut() {
+                    model.resize(*cols, *rows);
+                }
+                engine.resize(at);
+            }
             RecordedEvent::Marker(marker) => match marker {
                 Marker::Focus(w) => engine.focus(at, *w),
                 Marker::HooksWired(w) => engine.set_hooks_wired(at, *w),
@@ -315,6 +400,63 @@ mod tests {
             let outcome = replay_recording(&rec, &ReplayOptions::default());
             assert_eq!(outcome.cut, rec.cut);
         }
+    }
+
+    /// Counts what a replay gave it; its facts change with every output.
+    #[derive(Default)]
+    struct CountingModel {
+        outputs: u64,
+        resizes: u64,
+    }
+
+    impl ScreenModel for CountingModel {
+        fn output(&mut self, _bytes: &[u8]) {
+            self.outputs += 1;
+        }
+        fn resize(&mut self, _cols: u16, _rows: u16) {
+            self.resizes += 1;
+        }
+        fn facts(&mut self, _rows_wanted: usize) -> (ScreenFacts, Option<ScreenRows>) {
+            let facts = ScreenFacts {
+                hash: self.outputs,
+                scrollback_lines: 0,
+            };
+            (facts, None)
+        }
+    }
+
+    #[test]
+    fn the_screen_model_runs_only_for_a_recording_without_screen_facts() {
+        // No termic markers (asciinema's): the model gets every output and
+        // resize.
+        let (bytes, _) = recording();
+        let rec = read_recording(&bytes[..], "x").unwrap();
+        assert!(!rec.has_screen_facts());
+        let mut model = CountingModel::default();
+        replay_recording_with(&rec, &ReplayOptions::default(), Some(&mut model));
+        assert_eq!((model.outputs, model.resizes), (12, 1));
+        // The live screen's facts recorded: those are fed, the model is not run.
+        let header = RecordingHeader {
+            width: 80,
+            height: 24,
+            timestamp: None,
+            termic: TaskFacts::default(),
+        };
+        let mut w = RecordingWriter::new(Vec::new(), &header, 0).unwrap();
+        w.output(0, b"x").unwrap();
+        w.marker(
+            0,
+            &Marker::Screen(ScreenFacts {
+                hash: 1,
+                scrollback_lines: 0,
+            }),
+        )
+        .unwrap();
+        let rec = read_recording(&w.into_inner()[..], "x").unwrap();
+        assert!(rec.has_screen_facts());
+        let mut model = CountingModel::default();
+        replay_recording_with(&rec, &ReplayOptions::default(), Some(&mut model));
+        assert_eq!(model.outputs, 0);
     }
 
     #[test]

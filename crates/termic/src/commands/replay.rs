@@ -8,22 +8,29 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
+use termic_runtime::replay_screen::ReplayScreen;
 use termic_signal::engine::{LogEntry, Transition};
-use termic_signal::replay::{read_recording_file, replay_recording, ReplayOptions, ReplayOutcome};
+use termic_signal::profile::PROFILES;
+use termic_signal::replay::{
+    read_recording_file, replay_recording_with, ReplayOptions, ReplayOutcome, TaskFacts,
+};
 
 use crate::printed::{self, errln};
 
 /// Replay a recording through the state engine and print the transitions.
 ///
-/// Reads an asciicast v2 file written by `termic --record DIR` and runs it
-/// offline through the same state engine the workspace uses, so you can see
-/// when and why a badge changed (working, needs you, done). Nothing is run.
+/// Reads an asciicast v2 file and runs it offline through the same state
+/// engine and screen model the workspace uses, so you can see when and why
+/// a badge changed (working, needs you, done). Nothing is run. A recording
+/// made with asciinema works too: say which agent it shows with --agent.
 ///
 /// Examples:
 ///   termic --record ~/casts run claude        record, then
 ///   termic replay ~/casts/claude-1.cast
 ///   termic replay session.cast --json | jq .reason
 ///   termic replay session.cast --log
+///   asciinema rec -c claude claude.cast       record without termic, then
+///   termic replay claude.cast --agent claude
 ///
 /// A recording cut short (termic killed, or a full disk stopped it) is
 /// replayed up to its last whole frame, with a note on stderr saying where
@@ -34,8 +41,12 @@ use crate::printed::{self, errln};
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct ReplayArgs {
-    /// An asciicast v2 recording written by `termic --record DIR`.
+    /// An asciicast v2 recording (`termic --record DIR`, or asciinema's).
     pub file: PathBuf,
+    /// The agent the recording shows (claude, codex, ...), for a recording
+    /// that does not say (asciinema's). Overrides the one it names.
+    #[arg(long, value_name = "AGENT")]
+    pub agent: Option<String>,
     /// Print one JSON object per transition instead of a table (`at` in
     /// milliseconds since the recording started).
     #[arg(long)]
@@ -51,18 +62,38 @@ pub struct ReplayArgs {
 }
 
 pub fn run(args: ReplayArgs) -> Result<ExitCode> {
-    let recording = read_recording_file(&args.file).with_context(|| {
+    let mut recording = read_recording_file(&args.file).with_context(|| {
         format!(
-            "cannot replay {}: termic replay reads asciicast v2 files written by `termic --record DIR`",
+            "cannot replay {}: termic replay reads asciicast v2 files (`termic --record DIR` or asciinema)",
             args.file.display()
         )
     })?;
+    // Read before --agent changes the header.
+    let by_termic = recording.header.termic != TaskFacts::default() || recording.has_screen_facts();
+    if let Some(agent) = &args.agent {
+        let Some(profile) = PROFILES
+            .iter()
+            .find(|p| p.id == agent.as_str() || p.aliases.contains(&agent.as_str()))
+        else {
+            let known: Vec<&str> = PROFILES.iter().map(|p| p.id).collect();
+            errln!(
+                "error: unknown agent {}: expected one of {}",
+                agent,
+                known.join(", ")
+            );
+            return Ok(ExitCode::from(2));
+        };
+        recording.header.termic.agent = profile.id.to_string();
+    }
     let options = ReplayOptions {
         tail_ms: args.tail_ms,
         ..ReplayOptions::default()
     };
-    let outcome = replay_recording(&recording, &options);
-    if let Some(note) = cut_note(&args.file, &outcome, args.tail_ms.is_some()) {
+    // The live task's screen model, for a recording that carries no screen
+    // facts of its own (asciinema's): its screen rules then act as live.
+    let mut screen = ReplayScreen::new(recording.header.width, recording.header.height);
+    let outcome = replay_recording_with(&recording, &options, Some(&mut screen));
+    if let Some(note) = cut_note(&args.file, &outcome, args.tail_ms.is_some(), by_termic) {
         errln!("{note}");
     }
     // Written whole, through the cleaner: a recording's text (titles,
@@ -85,8 +116,9 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
 
 /// What to say about a recording that was not closed: where it was cut
 /// (a torn last frame) or where it ends (no end marker), and that timers
-/// stop at its last event unless `--tail-ms` was given.
-fn cut_note(file: &Path, outcome: &ReplayOutcome, tail: bool) -> Option<String> {
+/// stop at its last event unless `--tail-ms` was given. A recording termic
+/// did not make (asciinema's: `by_termic` false) never has the marker.
+fn cut_note(file: &Path, outcome: &ReplayOutcome, tail: bool, by_termic: bool) -> Option<String> {
     let timers = if tail {
         ""
     } else {
@@ -103,6 +135,12 @@ fn cut_note(file: &Path, outcome: &ReplayOutcome, tail: bool) -> Option<String> 
         return None;
     }
     let end = outcome.ends_at;
+    if !by_termic {
+        return Some(format!(
+            "note: {} was not recorded by termic, so it ends at its last event.{timers}",
+            file.display()
+        ));
+    }
     Some(format!(
         "note: {} has no end marker: termic did not close it (it was killed, or the disk \
          filled up), so it ends at line {} (byte {}).{timers}",
