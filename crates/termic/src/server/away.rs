@@ -402,7 +402,10 @@ mod tests {
         assert_eq!(away.changes.len(), AWAY_ROW_CHANGES);
         assert_eq!(away.more, 40 - AWAY_ROW_CHANGES as u32);
         assert_eq!(away.changes[0].at, 40 - AWAY_ROW_CHANGES as u64);
-        assert!(away.changes.iter().all(|c| c.state == "working"), "{away:?}");
+        assert!(
+            away.changes.iter().all(|c| c.state == "working"),
+            "{away:?}"
+        );
         assert_eq!(away.stat, None);
     }
 }

@@ -326,6 +326,11 @@ fn the_next_attach_tells_once_what_each_task_did_while_nobody_was_attached() {
             || screen.contains("working, done (just now)."),
         "{screen}"
     );
+    // Another message takes the status line; prefix `a` tells it again.
+    b.prefix(b"!");
+    b.wait_text("Tasks that need you are listed first.");
+    b.prefix(b"a");
+    b.wait_text("While you were away: 1 t1: working, done ");
     b.prefix(b"d");
     assert_eq!(b.wait_exit(), 0);
     // Told: the row says nothing more.
@@ -333,6 +338,8 @@ fn the_next_attach_tells_once_what_each_task_did_while_nobody_was_attached() {
     let mut c = attach(&s, &[]);
     let screen = c.wait_text("READY");
     assert!(!screen.contains("While you were away"), "{screen}");
+    c.prefix(b"a");
+    c.wait_text("Nothing happened while you were away.");
     c.prefix(b"d");
     assert_eq!(c.wait_exit(), 0);
 }
