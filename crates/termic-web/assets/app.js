@@ -77,6 +77,8 @@
       if (mute) li.appendChild(mute);
       const ask = askBlock(row);
       if (ask) li.appendChild(ask);
+      const away = awayBlock(row);
+      if (away) li.appendChild(away);
       ul.appendChild(li);
     }
     list.appendChild(ul);
@@ -176,6 +178,37 @@
       o.className = "outcome";
       o.textContent = said;
       div.appendChild(o);
+    }
+    return div;
+  }
+
+  // What a task did while no terminal was attached (the row's `away`,
+  // protocol 7): its states with their times, and what its last done
+  // changed. Text only (textContent), cleaned.
+  function hhmm(ms) {
+    const d = new Date(Number(ms));
+    return String(d.getHours()).padStart(2, "0") + ":" + String(d.getMinutes()).padStart(2, "0");
+  }
+  function awayBlock(row) {
+    const a = row.away;
+    if (!a || !Array.isArray(a.changes) || a.changes.length === 0) return null;
+    const div = document.createElement("div");
+    div.className = "away";
+    const h = document.createElement("p");
+    h.className = "away-title";
+    h.textContent = "While you were away";
+    div.appendChild(h);
+    const states = document.createElement("p");
+    states.className = "away-states";
+    const parts = a.changes.map(function (c) { return clean(c.state) + " " + hhmm(c.at); });
+    if (Number(a.more) > 0) parts.unshift("...");
+    states.textContent = parts.join(", ");
+    div.appendChild(states);
+    if (a.stat) {
+      const stat = document.createElement("p");
+      stat.className = "away-stat";
+      stat.textContent = "Changed " + clean(a.stat);
+      div.appendChild(stat);
     }
     return div;
   }

@@ -105,6 +105,9 @@ pub struct App {
     /// Outer terminal size (cols, rows).
     pub size: (u16, u16),
     pub message: Option<crate::ui::Message>,
+    /// What the tasks did while no client was attached, as the last attach
+    /// told it: prefix `a` shows it again.
+    pub away_summary: Option<String>,
     pub notify: NotifySettings,
     notifier: Notifier,
     /// Bytes for the outer terminal (bell, OSC notifications), written after
@@ -202,6 +205,7 @@ impl App {
             watched: None,
             size,
             message: None,
+            away_summary: None,
             notify: options.notify,
             notifier,
             pending_out: Vec::new(),

@@ -38,6 +38,8 @@ pub enum PrefixCommand {
     Details,
     /// The focused task's changes (issue 32).
     Diff,
+    /// What the tasks did while no client was attached, again (issue 31).
+    Away,
     /// Show the next task beside (`|`) or under (`-`) the focused one.
     Split {
         stacked: bool,
@@ -207,6 +209,15 @@ pub const BINDINGS: &[Binding] = &[
         help: "view changes (diff)",
         hint: Some("diff"),
         readme_keys: "`v`",
+    },
+    Binding {
+        triggers: &[Char('a')],
+        digits: false,
+        action: Action::Run(PrefixCommand::Away),
+        keys: "a",
+        help: "while you were away",
+        hint: None,
+        readme_keys: "`a`",
     },
     Binding {
         triggers: &[Char('|')],

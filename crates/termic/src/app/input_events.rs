@@ -133,6 +133,12 @@ impl App {
             PrefixCommand::Restart => self.restart_focused(),
             PrefixCommand::Details => self.open_details(),
             PrefixCommand::Diff => self.open_diff(),
+            PrefixCommand::Away => {
+                self.message =
+                    Some(Message::info(self.away_summary.clone().unwrap_or_else(
+                        || "Nothing happened while you were away.".to_owned(),
+                    )));
+            }
             PrefixCommand::CopyMode { page_up } => self.enter_copy_mode(page_up),
             PrefixCommand::Split { stacked } => self.toggle_split(stacked),
             PrefixCommand::Close => {

@@ -155,6 +155,7 @@ mod tests {
                     label: (*label).into(),
                 })
                 .collect(),
+            away: None,
         }
     }
 

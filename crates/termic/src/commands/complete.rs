@@ -109,6 +109,7 @@ mod tests {
             exit_code: None,
             attention: None,
             choices: Vec::new(),
+            away: None,
         }
     }
 

@@ -272,6 +272,7 @@ mod tests {
             exit_code: None,
             attention: None,
             choices: Vec::new(),
+            away: None,
         };
         let t = table(&[row], 1_000 + 125_000);
         let lines: Vec<&str> = t.lines().collect();
@@ -301,6 +302,7 @@ mod tests {
             exit_code: None,
             attention: None,
             choices: Vec::new(),
+            away: None,
         };
         let t = host_table(
             &[(None, vec![]), (Some("far".into()), vec![row])],

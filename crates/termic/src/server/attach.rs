@@ -268,6 +268,9 @@ impl Server {
         app.adopt_tasks(away_since);
         // What the tasks did while nobody was attached, told once.
         if let Some(summary) = self.away.take_summary(self.clock.now_ms()) {
+            // Told: every task list reads the rows again, without `away`.
+            self.publish(termic_runtime::RuntimeEvent::Resync);
+            app.away_summary = Some(summary.clone());
             app.message = Some(match app.message.take() {
                 Some(m) => crate::ui::Message {
                     text: format!("{} {summary}", m.text),

@@ -13,6 +13,7 @@ use crate::app::tasks::TaskEntry;
 use crate::config::Config;
 use crate::notify::{decide, osc_notification, AttentionEvent, Notifier, NotifyReply};
 use crate::paths::TermicPaths;
+use crate::server::protocol::{RowAway, RowChange};
 use termic_runtime::{lock, Runtime, TaskId};
 
 /// The most bytes kept for the next attach (a few hundred notifications);
@@ -144,6 +145,13 @@ impl AwayNotifier {
         lock(&self.log).retain(|c| c.task != id.0);
     }
 
+    /// Task `task`'s changes while no client was attached, for its row
+    /// (`wall_origin` turns the runtime's times into Unix ms). Read only:
+    /// the next attach still tells them.
+    pub fn row_away(&self, task: u64, wall_origin: u64) -> Option<RowAway> {
+        row_away(lock(&self.log).iter(), task, wall_origin)
+    }
+
     /// What happened while no client was attached, told once: the next
     /// attach takes it (`now` on the same clock as the transitions).
     pub fn take_summary(&self, now: u64) -> Option<String> {
@@ -158,6 +166,44 @@ pub const AWAY_LOG_LIMIT: usize = 256;
 pub const AWAY_TASKS_SHOWN: usize = 6;
 /// States the summary lists for one task (its last ones).
 pub const AWAY_STATES_SHOWN: usize = 4;
+
+/// State changes one task's row carries, at most (its last ones; the
+/// older are counted in `more`).
+pub const AWAY_ROW_CHANGES: usize = 16;
+/// The longest diff stat a row carries, in chars (git's own is short).
+pub const AWAY_STAT_CHARS: usize = 80;
+
+/// Task `task`'s changes in `log` as its row says them: the last
+/// [`AWAY_ROW_CHANGES`], times in Unix ms (`wall_origin` plus the runtime's
+/// ms), states and stat cleaned and capped. `None` when it did nothing.
+/// Pure.
+pub fn row_away<'a>(
+    log: impl Iterator<Item = &'a AwayChange>,
+    task: u64,
+    wall_origin: u64,
+) -> Option<RowAway> {
+    let mine: Vec<&AwayChange> = log.filter(|c| c.task == task).collect();
+    mine.last()?;
+    let skip = mine.len().saturating_sub(AWAY_ROW_CHANGES);
+    let clean = |s: &str, max: usize| -> String {
+        crate::printed::clean_line(s).chars().take(max).collect()
+    };
+    Some(RowAway {
+        changes: mine[skip..]
+            .iter()
+            .map(|c| RowChange {
+                state: clean(&c.state, AWAY_STAT_CHARS),
+                at: wall_origin.saturating_add(c.at),
+            })
+            .collect(),
+        more: u32::try_from(skip).unwrap_or(u32::MAX),
+        stat: mine
+            .iter()
+            .rev()
+            .find_map(|c| c.stat.as_deref())
+            .map(|s| clean(s, AWAY_STAT_CHARS)),
+    })
+}
 
 /// One badge change of a task while no client was attached.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -312,5 +358,54 @@ mod tests {
         let text = away_summary(&many, 0).unwrap();
         assert!(text.ends_with("; and 3 more."), "{text}");
         assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text}");
+    }
+
+    /// A row carries its own task's changes only, with Unix times, the
+    /// last done's stat, the last [`AWAY_ROW_CHANGES`] and how many older
+    /// ones were left out; hostile text is cleaned; a task that did
+    /// nothing has no `away`.
+    #[test]
+    fn a_row_carries_its_own_changes_bounded_and_clean() {
+        let origin = 1_800_000_000_000;
+        let log = [
+            change(1, "build", "working", 10),
+            change(2, "review", "needs you [permission]", 20),
+            AwayChange {
+                stat: Some("+10 -3, 2 files\x1b[2J".into()),
+                ..change(1, "build", "done", 30)
+            },
+        ];
+        let away = row_away(log.iter(), 1, origin).unwrap();
+        assert_eq!(
+            away,
+            RowAway {
+                changes: vec![
+                    RowChange {
+                        state: "working".into(),
+                        at: origin + 10
+                    },
+                    RowChange {
+                        state: "done".into(),
+                        at: origin + 30
+                    },
+                ],
+                more: 0,
+                // The escape goes; what is left prints as text.
+                stat: Some("+10 -3, 2 files[2J".into()),
+            }
+        );
+        assert_eq!(row_away(log.iter(), 3, origin), None);
+        let long: Vec<AwayChange> = (0..40)
+            .map(|i| change(5, "b", "working\u{202e}\x07", i))
+            .collect();
+        let away = row_away(long.iter(), 5, 0).unwrap();
+        assert_eq!(away.changes.len(), AWAY_ROW_CHANGES);
+        assert_eq!(away.more, 40 - AWAY_ROW_CHANGES as u32);
+        assert_eq!(away.changes[0].at, 40 - AWAY_ROW_CHANGES as u64);
+        assert!(
+            away.changes.iter().all(|c| c.state == "working"),
+            "{away:?}"
+        );
+        assert_eq!(away.stat, None);
     }
 }

@@ -760,6 +760,7 @@ impl Server {
             exit_code,
             attention,
             choices,
+            away: self.away.row_away(id.0, self.wall_origin).map(Box::new),
         })
     }
 

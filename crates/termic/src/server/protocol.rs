@@ -35,7 +35,10 @@ use input::InputEvent;
 /// needs you for) and `choices` (the answers its agent's dialog offers);
 /// `answer` and its answer `answered`; the input event `outer`, whether the
 /// attach client's terminal answered the OSC 7501 probe.
-pub const PROTOCOL: u32 = 6;
+/// 7 (2026-12-06, issue 31 item 3): a task row's `away`, what the task did
+/// while no client was attached (its state changes with times and the
+/// diff stat of its last done).
+pub const PROTOCOL: u32 = 7;
 
 /// The largest frame either side accepts (a task list of thousands fits).
 pub const MAX_FRAME: usize = 1 << 20;
@@ -289,6 +292,35 @@ pub struct TaskRow {
     /// alone, a question in prose, an agent whose dialog it does not know).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub choices: Vec<Choice>,
+    /// What the task did while no client was attached, since a client
+    /// last attached; absent when it did nothing. Protocol 7.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub away: Option<Box<RowAway>>,
+}
+
+/// A task's "while you were away": bounded (at most
+/// [`crate::server::away::AWAY_ROW_CHANGES`] changes, the last ones).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowAway {
+    /// Its state changes, oldest first.
+    pub changes: Vec<RowChange>,
+    /// Older changes left out to keep the bound.
+    #[serde(default)]
+    pub more: u32,
+    /// What the task changed in its directory or worktree by its last
+    /// done (`+10 -3, 2 files`), when git told it in time.
+    #[serde(default)]
+    pub stat: Option<String>,
+}
+
+/// One state change of a task while no client was attached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowChange {
+    /// The badge's label (`working`, `done`, `needs you [permission]`),
+    /// cleaned.
+    pub state: String,
+    /// When, Unix time in milliseconds.
+    pub at: u64,
 }
 
 #[cfg(test)]
@@ -308,6 +340,7 @@ impl TaskRow {
             exit_code: None,
             attention: None,
             choices: Vec::new(),
+            away: None,
         }
     }
 }
@@ -620,6 +653,7 @@ mod tests {
             exit_code: None,
             attention: None,
             choices: Vec::new(),
+            away: None,
         };
         assert_eq!(
             serde_json::to_string(&Request::Subscribe).unwrap(),
@@ -683,6 +717,7 @@ mod tests {
             exit_code: None,
             attention: None,
             choices: Vec::new(),
+            away: None,
         };
         let plain = serde_json::to_string(&row).unwrap();
         assert!(

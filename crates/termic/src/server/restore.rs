@@ -115,17 +115,20 @@ impl Server {
         } else {
             let user_args = record.args.clone().unwrap_or_default();
             let base = record.profile.as_deref().unwrap_or(&record.agent);
-            let mut args =
-                match crate::agents::builtin::resume_args(base, record.session.as_deref()) {
-                    Ok(resume) => {
-                        told.resumed = true;
-                        resume
-                    }
-                    Err(why) => {
-                        told.note = Some(why);
-                        Vec::new()
-                    }
-                };
+            let mut args = match crate::agents::builtin::resume_args(
+                base,
+                record.session.as_deref(),
+                &saved_at_home,
+            ) {
+                Ok(resume) => {
+                    told.resumed = true;
+                    resume
+                }
+                Err(why) => {
+                    told.note = Some(why);
+                    Vec::new()
+                }
+            };
             args.extend(user_args.iter().cloned());
             let launch = services.launch(&record.agent, &name, false, size, &args)?;
             self.runtime
@@ -181,10 +184,18 @@ fn is_plain(record: &TaskRecord) -> bool {
     )
 }
 
+/// Whether `path` (relative to the user's home) exists: where an agent
+/// keeps a conversation it saved.
+fn saved_at_home(path: &str) -> bool {
+    std::env::var_os("HOME")
+        .map(std::path::PathBuf::from)
+        .is_some_and(|home| home.join(path).exists())
+}
+
 /// An agent's resume arguments, or why it starts fresh.
 fn resume_of(record: &TaskRecord) -> Result<Vec<String>, String> {
     let base = record.profile.as_deref().unwrap_or(&record.agent);
-    crate::agents::builtin::resume_args(base, record.session.as_deref())
+    crate::agents::builtin::resume_args(base, record.session.as_deref(), &saved_at_home)
 }
 
 /// A record as the answer tells it, before anything is done: an agent

@@ -289,6 +289,32 @@ fn the_next_attach_tells_once_what_each_task_did_while_nobody_was_attached() {
     let reached = s.expect(&["wait", "t1", "--for", "done", "--timeout", "30"], 0);
     assert_eq!(reached.trim(), "done");
 
+    // `ls --json` (protocol 7) says the same on the task's row, with Unix
+    // times, and reading it takes nothing from the next attach.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let rows = s.ls();
+    let away = &rows[0]["away"];
+    let states: Vec<&str> = away["changes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{rows:?}"))
+        .iter()
+        .map(|c| c["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["working", "done"], "{away}");
+    for change in away["changes"].as_array().unwrap() {
+        let at = change["at"].as_u64().unwrap();
+        assert!(at <= now + 1_000 && at + 60_000 > now, "{change} vs {now}");
+    }
+    assert_eq!(away["more"], 0, "{away}");
+    // As on the status line: the stat when git answered in time.
+    assert!(
+        away["stat"].is_null() || away["stat"] == "+1 -0, 1 file",
+        "{away}"
+    );
+
     let mut b = attach(&s, &[]);
     let screen = b.wait_text("While you were away: 1 t1: working, done ");
     assert_eq!(screen.matches("While you were away").count(), 1, "{screen}");
@@ -300,11 +326,20 @@ fn the_next_attach_tells_once_what_each_task_did_while_nobody_was_attached() {
             || screen.contains("working, done (just now)."),
         "{screen}"
     );
+    // Another message takes the status line; prefix `a` tells it again.
+    b.prefix(b"!");
+    b.wait_text("Tasks that need you are listed first.");
+    b.prefix(b"a");
+    b.wait_text("While you were away: 1 t1: working, done ");
     b.prefix(b"d");
     assert_eq!(b.wait_exit(), 0);
+    // Told: the row says nothing more.
+    assert!(s.ls()[0].get("away").is_none(), "{:?}", s.ls());
     let mut c = attach(&s, &[]);
     let screen = c.wait_text("READY");
     assert!(!screen.contains("While you were away"), "{screen}");
+    c.prefix(b"a");
+    c.wait_text("Nothing happened while you were away.");
     c.prefix(b"d");
     assert_eq!(c.wait_exit(), 0);
 }

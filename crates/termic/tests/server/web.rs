@@ -1313,3 +1313,92 @@ fn a_notification_action_in_the_fragment_answers_once_and_a_stale_one_sends_noth
         &format!("({TERM_TEXT}).includes('answered 1')"),
     );
 }
+
+/// A task that says working, then done, once it reads a line.
+fn turn_agent() -> String {
+    [
+        "echo READY".to_string(),
+        "read l".into(),
+        hook("working", ""),
+        hook("done", ""),
+        "sleep 600".into(),
+    ]
+    .join("; ")
+}
+
+/// Runs `turn_agent`'s turn while no terminal is attached.
+fn turn_while_away(s: &Served) {
+    s.expect(&["run", "fake", "--name", "build", "--detach"], 0);
+    s.expect(&["send", "build", "go", "--enter"], 0);
+    let reached = s.expect(&["wait", "build", "--for", "done", "--timeout", "30"], 0);
+    assert_eq!(reached.trim(), "done");
+}
+
+/// Issue 31 item 3 (2026-12-06): the page's task list stream carries what
+/// a task did while no terminal was attached (the row's `away`), for the
+/// page's "While you were away" section.
+#[test]
+fn the_page_data_says_what_a_task_did_while_nobody_was_attached() {
+    let s = Served::new(&turn_agent());
+    let web = start_web(&s);
+    turn_while_away(&s);
+    let host = format!("127.0.0.1:{}", web.port);
+    let origin = format!("http://{host}");
+    let link = pair_link(&s, &[]);
+    let cred = post_pair(web.port, link.rsplit('#').next().unwrap(), &origin).unwrap();
+    let cookie_only = format!("termic_device={}", cred.0);
+    let protocols = ws_protocols(&cred);
+    let mut list = ws(
+        web.port,
+        &host,
+        &[
+            ("Origin", &origin),
+            ("Cookie", &cookie_only),
+            ("Sec-WebSocket-Protocol", &protocols),
+        ],
+    )
+    .unwrap();
+    list.send(Message::text("\"subscribe\"")).unwrap();
+    let subscribed = next_text(&mut list).unwrap();
+    let away = &subscribed["subscribed"]["tasks"][0]["away"];
+    let states: Vec<&str> = away["changes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{subscribed}"))
+        .iter()
+        .map(|c| c["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["working", "done"], "{subscribed}");
+    assert!(
+        away["changes"][1]["at"].as_u64().unwrap() >= away["changes"][0]["at"].as_u64().unwrap(),
+        "{away}"
+    );
+}
+
+/// The page shows that section under the task, as text.
+#[test]
+#[ignore = "needs chromium: .ci/run's web client step"]
+fn the_page_shows_what_a_task_did_while_nobody_was_attached() {
+    if !crate::requires::program("chromium", "chromium") {
+        return;
+    }
+    let s = Served::new(&turn_agent());
+    let _web = start_web(&s);
+    turn_while_away(&s);
+    let mut b = Browser::phone();
+    b.navigate(&pair_link(&s, &[]));
+    b.until(
+        "the list shows the task's away section",
+        "!!document.querySelector('#list li .away .away-states')",
+    );
+    let text = b.eval("document.querySelector('#list li .away').textContent");
+    let text = text.as_str().unwrap();
+    assert!(text.starts_with("While you were away"), "{text}");
+    let states = b.eval("document.querySelector('#list li .away .away-states').textContent");
+    let states = states.as_str().unwrap();
+    let parts = states
+        .split(", ")
+        .map(|p| p.rsplit_once(' ').map(|(s, t)| (s, t.len())))
+        .collect::<Vec<_>>();
+    assert_eq!(parts, [Some(("working", 5)), Some(("done", 5))], "{states}");
+    b.screenshot(&artefact("web-phone-away.png"));
+}

@@ -15,5 +15,6 @@ pub const BUILTIN: Builtin = Builtin {
     resume: Resume::Args {
         with_id: &["resume", "{id}"],
         latest: Some(&["resume", "--last"]),
+        saved: None,
     },
 };

@@ -15,5 +15,9 @@ pub const BUILTIN: Builtin = Builtin {
     resume: Resume::Args {
         with_id: &["--resume", "{id}"],
         latest: Some(&["--continue"]),
+        // Measured 2026-12-06 (docs/gotchas.md, "Copilot's `--resume ID`"):
+        // the conversation is on disk once this file is; without it
+        // `--resume ID` exits 1 with "No session, task, or name matched".
+        saved: Some(".copilot/session-state/{id}/events.jsonl"),
     },
 };

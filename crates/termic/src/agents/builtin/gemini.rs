@@ -17,5 +17,6 @@ pub const BUILTIN: Builtin = Builtin {
     resume: Resume::Args {
         with_id: &["--resume", "{id}"],
         latest: Some(&["--resume", "latest"]),
+        saved: None,
     },
 };

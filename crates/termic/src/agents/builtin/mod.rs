@@ -46,22 +46,39 @@ pub enum Resume {
     Args {
         with_id: &'static [&'static str],
         latest: Option<&'static [&'static str]>,
+        /// Where the agent keeps a conversation once it saved it, under
+        /// the user's home (`{id}` replaced): a restore whose id has no
+        /// such file starts fresh and says why, rather than run
+        /// `with_id` into the agent's "no session" error. `None`: not
+        /// checked.
+        saved: Option<&'static str>,
     },
 }
 
 /// The restore's arguments for agent `id` (a built-in's id or base) and
 /// the conversation `session` its hooks reported: `Ok(args)` (put before
 /// the user's arguments), or `Err(why it starts fresh)` for the user.
-pub fn resume_args(id: &str, session: Option<&str>) -> Result<Vec<String>, String> {
+/// `is_saved` answers whether a path under the user's home exists (the
+/// caller's I/O; see [`Resume::Args`]'s `saved`).
+pub fn resume_args(
+    id: &str,
+    session: Option<&str>,
+    is_saved: &dyn Fn(&str) -> bool,
+) -> Result<Vec<String>, String> {
     let Some(builtin) = BUILTINS.iter().find(|b| b.id == id) else {
         return Err(format!("{id} has no known resume option: started fresh"));
     };
     match (builtin.resume, session) {
         (Resume::Fresh, _) => Err(format!("{id} cannot resume here: started fresh")),
-        (Resume::Args { with_id, .. }, Some(session))
+        (Resume::Args { with_id, saved, .. }, Some(session))
             if termic_signal::wire::is_session_id(session) =>
         {
-            Ok(with_id.iter().map(|a| a.replace("{id}", session)).collect())
+            match saved {
+                Some(path) if !is_saved(&path.replace("{id}", session)) => Err(format!(
+                    "{id} had not saved its conversation when it ended: started fresh"
+                )),
+                _ => Ok(with_id.iter().map(|a| a.replace("{id}", session)).collect()),
+            }
         }
         (
             Resume::Args {
@@ -118,7 +135,7 @@ mod tests {
 
     #[test]
     fn a_restore_resumes_by_id_else_the_latest_else_starts_fresh_and_says_why() {
-        let args = |id, session| resume_args(id, session);
+        let args = |id, session| resume_args(id, session, &|_| true);
         assert_eq!(
             args("claude", Some("3f0c-77b2")),
             Ok(vec!["--resume".into(), "3f0c-77b2".into()])
@@ -139,6 +156,34 @@ mod tests {
         assert_eq!(
             args("mytool", None),
             Err("mytool has no known resume option: started fresh".into())
+        );
+        // Copilot's conversation on disk (its events file) or a fresh
+        // start that says why, never `--resume` into its "no session"
+        // error (2026-12-06).
+        let asked = std::cell::RefCell::new(Vec::new());
+        let asked = &asked;
+        let on_disk = |saved: bool| {
+            move |path: &str| {
+                asked.borrow_mut().push(path.to_owned());
+                saved
+            }
+        };
+        assert_eq!(
+            resume_args("copilot", Some("f4eb-1"), &on_disk(true)),
+            Ok(vec!["--resume".into(), "f4eb-1".into()])
+        );
+        assert_eq!(
+            resume_args("copilot", Some("f4eb-1"), &on_disk(false)),
+            Err("copilot had not saved its conversation when it ended: started fresh".into())
+        );
+        assert_eq!(
+            asked.borrow().as_slice(),
+            [".copilot/session-state/f4eb-1/events.jsonl"; 2]
+        );
+        assert_eq!(
+            resume_args("claude", Some("3f0c"), &on_disk(false)),
+            Ok(vec!["--resume".into(), "3f0c".into()]),
+            "not checked for an agent without a known store"
         );
         // Every built-in with a resume option names the conversation by
         // its id, exactly once (2026-12-06: each agent's hooks or plugin
