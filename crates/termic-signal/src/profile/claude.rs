@@ -216,6 +216,13 @@ static ERROR_TEXT: &[ErrorText] = &[
               (~3 minutes with the default CLAUDE_CODE_MAX_RETRIES).",
     },
     ErrorText {
+        id: "claude.usage-limit",
+        contains: "limit reached",
+        reason: StopReason::RateLimited,
+        why: "a subscription's usage limit: '5-hour limit reached \u{2219} resets 3pm' (the \
+              wording users report; not reproduced offline against an API key, 2026-12-06).",
+    },
+    ErrorText {
         id: "claude.error-529",
         contains: "529 Overloaded",
         reason: StopReason::Overloaded,
