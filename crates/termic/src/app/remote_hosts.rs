@@ -269,6 +269,11 @@ pub fn badge_of_row(row: &TaskRow) -> Badge {
         "needs_you" => Badge::NeedsYou { kind: None },
         "done" => Badge::Done,
         "interrupted" => Badge::Interrupted,
+        "rate_limited" => Badge::RateLimited(
+            row.until
+                .as_deref()
+                .and_then(termic_signal::limit::ResetAt::from_wire),
+        ),
         "exited" => Badge::Exited(row.exit_code),
         _ => Badge::Idle,
     }

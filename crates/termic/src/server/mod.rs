@@ -728,9 +728,16 @@ impl Server {
                 .unwrap_or_default(),
             false => Vec::new(),
         };
-        let (state, exit_code) = match info.status {
-            TaskStatus::Exited(code) => ("exited".to_owned(), code),
-            TaskStatus::Running => (state.unwrap_or(State::Idle).as_str().to_owned(), None),
+        let (state, until, exit_code) = match info.status {
+            TaskStatus::Exited(code) => ("exited".to_owned(), None, code),
+            TaskStatus::Running => {
+                let state = state.unwrap_or(State::Idle);
+                let until = match state {
+                    State::RateLimited(until) => until.map(|t| t.as_wire()),
+                    _ => None,
+                };
+                (state.as_str().to_owned(), until, None)
+            }
         };
         // The runtime's times as Unix ms, both from one origin: the age
         // every sidebar shows is the same one, and a row made twice is the
@@ -753,6 +760,7 @@ impl Server {
             name: info.meta.name,
             agent: info.meta.agent,
             state,
+            until,
             since,
             started,
             cwd: cwd.map(|p| p.display().to_string()).unwrap_or_default(),

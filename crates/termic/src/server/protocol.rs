@@ -35,7 +35,7 @@ use input::InputEvent;
 /// needs you for) and `choices` (the answers its agent's dialog offers);
 /// `answer` and its answer `answered`; the input event `outer`, whether the
 /// attach client's terminal answered the OSC 7501 probe.
-pub const PROTOCOL: u32 = 6;
+pub const PROTOCOL: u32 = 7;
 
 /// The largest frame either side accepts (a task list of thousands fits).
 pub const MAX_FRAME: usize = 1 << 20;
@@ -269,8 +269,13 @@ pub struct TaskRow {
     pub id: u64,
     pub name: String,
     pub agent: String,
-    /// idle, working, needs_you, done, interrupted or exited.
+    /// idle, working, needs_you, done, interrupted, error, rate_limited or
+    /// exited.
     pub state: String,
+    /// With `rate_limited`: the reset time the agent named, `HH:MM` on the
+    /// server's clock (protocol 7); absent when it named none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
     /// When the task entered that state, Unix time in milliseconds.
     pub since: u64,
     /// When the task started, Unix time in milliseconds.
@@ -301,6 +306,7 @@ impl TaskRow {
             name: name.into(),
             agent: agent.into(),
             state: state.into(),
+            until: None,
             since: 0,
             started: 0,
             cwd: "/".into(),
@@ -613,6 +619,7 @@ mod tests {
             name: "review".into(),
             agent: "claude".into(),
             state: "needs_you".into(),
+            until: None,
             since: 1_796_544_060_000,
             started: 1_796_544_000_000,
             cwd: "/src/app".into(),
@@ -676,6 +683,7 @@ mod tests {
             name: "login".into(),
             agent: "claude".into(),
             state: "needs_you".into(),
+            until: None,
             since: 2,
             started: 1,
             cwd: "/src".into(),
