@@ -58,7 +58,8 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 // 2.1.332 on a 401 reports `state=blocked:kind=auth` ("Invalid API key ·
 // Fix external API key") where every other API error is `state=error`; its
 // StopFailure says authentication_failed. The turn is over, not waiting.
-.with_error_kinds(&[("auth", StopReason::AuthFailed)]);
+.with_error_kinds(&[("auth", StopReason::AuthFailed)])
+.with_continue_prompt("continue");
 
 /// Claude Code's dialogs as painted by 2.1.332 with hooks off and no probe
 /// reply (tests/real_agents/tasks.rs measures them). Its title shows the idle glyph

@@ -25,6 +25,9 @@ fn claude_native_limit_message_with_a_reset_reads_rate_limited_until_then() {
     );
     let until = ResetAt::new(15, 0);
     assert_eq!(outcome.engine.state(), State::RateLimited(until));
+    // What `[tasks] continue_after_limit` types, and the key it checks.
+    assert_eq!(outcome.engine.continue_prompt(), Some("continue"));
+    assert_eq!(outcome.engine.last_key_at(), Some(1000));
     assert_eq!(outcome.engine.state().as_str(), "rate_limited");
     assert_eq!(
         outcome.engine.state().to_string(),
