@@ -205,7 +205,12 @@ fn serve(stream: TcpStream, shared: &Shared) {
         body: String::from_utf8_lossy(&request.body).into_owned(),
     };
     let (status, content_type, frames) = answer(&request, route, shared, id, &mut entry);
-    let extra = match shared.scenario.lock().unwrap_or_else(|e| e.into_inner()).name {
+    let extra = match shared
+        .scenario
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .name
+    {
         ScenarioName::Fail(failure) if status == failure.status() => {
             let now_s = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)

@@ -127,7 +127,10 @@ mod tests {
     fn limit_messages_name_their_reset_time() {
         let cases = [
             ("5-hour limit reached \u{2219} resets 3pm", at(15, 0)),
-            ("You've hit your limit \u{00b7} resets 3:30pm (Europe/Paris)", at(15, 30)),
+            (
+                "You've hit your limit \u{00b7} resets 3:30pm (Europe/Paris)",
+                at(15, 30),
+            ),
             ("Usage limit reached. Resets at 15:00.", at(15, 0)),
             ("limit reached, resets 12am", at(0, 0)),
             ("limit reached, resets 12 PM", at(12, 0)),
@@ -152,7 +155,9 @@ mod tests {
         }
         assert_eq!(ResetAt::new(15, 0).unwrap().to_string(), "15:00");
         assert_eq!(ResetAt::from_wire("9:05"), ResetAt::new(9, 5));
-        for bad in ["", "15", "15:0", "24:00", "12:60", "1a:00", "+1:00", "123:00"] {
+        for bad in [
+            "", "15", "15:0", "24:00", "12:60", "1a:00", "+1:00", "123:00",
+        ] {
             assert_eq!(ResetAt::from_wire(bad), None, "{bad}");
         }
     }

@@ -83,7 +83,10 @@ pub fn decide(event: &AttentionEvent, settings: NotifySettings) -> Delivery {
             format!("{} ({}) stopped: {reason}", event.task, event.agent)
         }
         Attention::RateLimited { until: Some(until) } => {
-            format!("{} ({}) rate limited until {until}", event.task, event.agent)
+            format!(
+                "{} ({}) rate limited until {until}",
+                event.task, event.agent
+            )
         }
         Attention::RateLimited { until: None } => {
             format!("{} ({}) rate limited", event.task, event.agent)
@@ -384,7 +387,10 @@ mod tests {
             d.notification.as_deref(),
             Some("fix (claude) rate limited until 15:00")
         );
-        let d = decide(&event(Attention::RateLimited { until: None }, false), ALL_ON);
+        let d = decide(
+            &event(Attention::RateLimited { until: None }, false),
+            ALL_ON,
+        );
         assert_eq!(d.notification.as_deref(), Some("fix (claude) rate limited"));
     }
 

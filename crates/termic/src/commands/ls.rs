@@ -299,7 +299,10 @@ mod tests {
         };
         let t = table(&[limited], 125_000);
         assert!(
-            t.lines().nth(1).unwrap().contains("rate limited until 15:00"),
+            t.lines()
+                .nth(1)
+                .unwrap()
+                .contains("rate limited until 15:00"),
             "{t}"
         );
         assert_eq!(ago(59_999), "59s");

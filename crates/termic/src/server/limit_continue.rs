@@ -62,7 +62,13 @@ impl Plans {
         match to {
             State::RateLimited(Some(until)) => {
                 let due = now + ms_until(until, now_wall_ms, utc_offset_secs);
-                self.armed.insert(task, Armed { limited_at: at, due });
+                self.armed.insert(
+                    task,
+                    Armed {
+                        limited_at: at,
+                        due,
+                    },
+                );
             }
             _ => {
                 self.armed.remove(&task);
@@ -183,10 +189,19 @@ mod tests {
         // A key before the limit does not count.
         assert!(keys_to_type(armed, limited, Some(400), Some("continue")).is_some());
         // Somebody typed since.
-        assert_eq!(keys_to_type(armed, limited, Some(600), Some("continue")), None);
+        assert_eq!(
+            keys_to_type(armed, limited, Some(600), Some("continue")),
+            None
+        );
         // No longer rate limited.
-        assert_eq!(keys_to_type(armed, State::Working, None, Some("continue")), None);
-        assert_eq!(keys_to_type(armed, State::Done, None, Some("continue")), None);
+        assert_eq!(
+            keys_to_type(armed, State::Working, None, Some("continue")),
+            None
+        );
+        assert_eq!(
+            keys_to_type(armed, State::Done, None, Some("continue")),
+            None
+        );
         // An agent with no continue prompt.
         assert_eq!(keys_to_type(armed, limited, None, None), None);
     }

@@ -567,9 +567,13 @@ impl Server {
                 .ok_or(())
             });
             match sent {
-                Ok(Ok(())) => errln!("termic server: task {task}: the usage limit reset, typed its continue prompt"),
+                Ok(Ok(())) => errln!(
+                    "termic server: task {task}: the usage limit reset, typed its continue prompt"
+                ),
                 Ok(Err(())) => {}
-                Err(e) => errln!("termic server: task {task}: could not type its continue prompt: {e}"),
+                Err(e) => {
+                    errln!("termic server: task {task}: could not type its continue prompt: {e}")
+                }
             }
         }
     }

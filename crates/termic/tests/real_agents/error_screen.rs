@@ -90,11 +90,7 @@ fn neither_channel_error_turn(agent: Agent, code: &str, reason: &str, timeout: D
     assert_eq!(error.rule, "screen_error", "{states:?}");
     assert_eq!(error.stopped.as_deref(), stopped, "{states:?}");
     assert!(!states.iter().any(|s| s == "done"), "{states:?}");
-    assert_eq!(
-        states.last().map(String::as_str),
-        Some(state),
-        "{states:?}"
-    );
+    assert_eq!(states.last().map(String::as_str), Some(state), "{states:?}");
     assert!(
         task.timeline()
             .iter()

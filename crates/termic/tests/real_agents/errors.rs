@@ -80,7 +80,12 @@ fn real_termic_claude_overloaded_with_hooks_and_native_is_error_overloaded_not_d
 /// the prompt).
 fn limited_turn(task: &TermicTask, timeout: Duration) -> (Option<String>, String, Vec<String>) {
     let t0 = task.prompt("say hello");
-    task.expect_state("rate_limited", t0, timeout, "not rate limited after the 429");
+    task.expect_state(
+        "rate_limited",
+        t0,
+        timeout,
+        "not rate limited after the 429",
+    );
     std::thread::sleep(3 * SEC); // a late done or a refined time shows up here
     task.report(task.name());
     let last = task

@@ -33,7 +33,13 @@ impl Engine {
             .unwrap_or(StopReason::ApiError);
         // The hook's script read the reset time from the agent's own payload.
         let until = msg.field(field::UNTIL).and_then(ResetAt::from_wire);
-        self.error_reported(now, State::stopped(reason, until), Rule::HookError, named, out);
+        self.error_reported(
+            now,
+            State::stopped(reason, until),
+            Rule::HookError,
+            named,
+            out,
+        );
     }
 
     /// A native `state=error`: the reason comes from its message, read by
@@ -163,7 +169,9 @@ fn refines(shown: State, newer: State) -> bool {
         (State::Error(StopReason::ServerError | StopReason::ApiError), State::Error(r)) => {
             Some(r) != shown_reason(shown) && r != StopReason::ApiError
         }
-        (State::Error(StopReason::ServerError | StopReason::ApiError), State::RateLimited(_)) => true,
+        (State::Error(StopReason::ServerError | StopReason::ApiError), State::RateLimited(_)) => {
+            true
+        }
         _ => false,
     }
 }

@@ -26,10 +26,7 @@ fn claude_stop_failure_then_native_error_is_one_error_with_the_hook_reason() {
          expect 1190 idle -> working hook_working
          expect 183720 working -> rate_limited hook_error",
     );
-    assert_eq!(
-        outcome.engine.state(),
-        State::RateLimited(None)
-    );
+    assert_eq!(outcome.engine.state(), State::RateLimited(None));
     let t = &outcome.transitions[1];
     assert_eq!(
         t.reason.to_string(),

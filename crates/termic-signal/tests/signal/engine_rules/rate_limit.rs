@@ -60,7 +60,10 @@ fn a_hook_limit_without_a_time_is_plain_rate_limited_and_a_later_time_refines_it
          expect 5100 working -> rate_limited hook_error
          expect 6500 rate_limited -> rate_limited(15:30) native_error",
     );
-    assert_eq!(outcome.engine.state(), State::RateLimited(ResetAt::new(15, 30)));
+    assert_eq!(
+        outcome.engine.state(),
+        State::RateLimited(ResetAt::new(15, 30))
+    );
 }
 
 #[test]

@@ -76,7 +76,10 @@ fn claude_api_error_screen_turns_the_settle_into_an_error_with_the_reason() {
             format!("expect 10220 working -> stopped({reason}) screen_error\n expect false_done 0");
         let outcome = check(reason, &claude_timeline(&rows, &expect));
         assert!(
-            matches!(outcome.engine.state(), State::Error(_) | State::RateLimited(None)),
+            matches!(
+                outcome.engine.state(),
+                State::Error(_) | State::RateLimited(None)
+            ),
             "{reason}"
         );
     }
