@@ -100,8 +100,13 @@ impl Plans {
         due
     }
 
+    /// How many tasks have a plan.
     pub fn len(&self) -> usize {
         self.armed.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.armed.is_empty()
     }
 }
 
@@ -172,7 +177,7 @@ mod tests {
         assert_eq!(plans.next_due(), None);
         plans.on_transition(1, limited, 500, 1_000, TWO_PM_UTC, 0);
         plans.forget(1);
-        assert_eq!(plans.len(), 0);
+        assert!(plans.is_empty());
     }
 
     #[test]

@@ -3,7 +3,6 @@
 //! agents (crates/termic-fakemodel/tests/fakemodel/errors.rs).
 
 use termic_signal::engine::State;
-use termic_signal::stop::StopReason;
 
 use crate::common::script::check;
 
