@@ -91,8 +91,7 @@ fn limited_turn(task: &TermicTask, timeout: Duration) -> (Option<String>, String
     let last = task
         .lines()
         .into_iter()
-        .filter(|l| l.ts >= t0 && l.to == "rate_limited")
-        .next_back()
+        .rfind(|l| l.ts >= t0 && l.to == "rate_limited")
         .expect("a rate_limited line");
     (last.until, last.rule, task.states(t0))
 }
