@@ -433,6 +433,17 @@ mod tests {
     }
 
     #[test]
+    fn a_remote_rate_limited_row_keeps_its_reset_time() {
+        let mut r = row(1, "rate_limited", 0);
+        assert_eq!(badge_of_row(&r), Badge::RateLimited(None));
+        r.until = Some("15:00".into());
+        assert_eq!(badge_of_row(&r).label(), "rate limited until 15:00");
+        // A time that is not HH:MM is dropped, never shown.
+        r.until = Some("\u{1b}[2J".into());
+        assert_eq!(badge_of_row(&r), Badge::RateLimited(None));
+    }
+
+    #[test]
     fn clock_labels_and_reasons_are_short() {
         assert_eq!(clock_label(0, 0), "00:00");
         assert_eq!(clock_label(0, -3600), "23:00");
