@@ -113,6 +113,16 @@ fn read_chunked(reader: &mut impl BufRead) -> io::Result<Vec<u8>> {
 /// Writes a status line and headers for a body delimited by closing the
 /// connection (what a streamed SSE answer needs).
 pub fn write_head(out: &mut impl Write, status: u16, content_type: &str) -> io::Result<()> {
+    write_head_with(out, status, content_type, &[])
+}
+
+/// [`write_head`] with extra headers (`retry-after`, ...).
+pub fn write_head_with(
+    out: &mut impl Write,
+    status: u16,
+    content_type: &str,
+    extra: &[(&str, String)],
+) -> io::Result<()> {
     let reason = match status {
         200 => "OK",
         400 => "Bad Request",
@@ -126,8 +136,12 @@ pub fn write_head(out: &mut impl Write, status: u16, content_type: &str) -> io::
     write!(
         out,
         "HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\n\
-         Cache-Control: no-cache\r\nConnection: close\r\n\r\n"
+         Cache-Control: no-cache\r\nConnection: close\r\n"
     )?;
+    for (name, value) in extra {
+        write!(out, "{name}: {value}\r\n")?;
+    }
+    write!(out, "\r\n")?;
     out.flush()
 }
 

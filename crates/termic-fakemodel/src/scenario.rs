@@ -40,7 +40,7 @@ pub enum ScenarioName {
 }
 
 impl ScenarioName {
-    pub const ALL: [ScenarioName; 13] = [
+    pub const ALL: [ScenarioName; 14] = [
         ScenarioName::Plain,
         ScenarioName::Write,
         ScenarioName::Ask,
@@ -51,6 +51,7 @@ impl ScenarioName {
         ScenarioName::Fail(ApiFailure::ServerError),
         ScenarioName::Fail(ApiFailure::Overloaded),
         ScenarioName::Fail(ApiFailure::AuthFailed),
+        ScenarioName::Fail(ApiFailure::UsageLimit),
         ScenarioName::Background,
         ScenarioName::Subagent,
         ScenarioName::AskMany,
@@ -88,7 +89,17 @@ pub enum ApiFailure {
     Overloaded,
     /// 401 (`authentication_error`: a bad key).
     AuthFailed,
+    /// A usage limit: 429 with `retry-after` and Anthropic's unified
+    /// rate-limit headers (`rejected`, the reset as Unix seconds), and a
+    /// message naming the reset time ([`USAGE_LIMIT_RESET`]).
+    UsageLimit,
 }
+
+/// The reset time the usage-limit reply's message names.
+pub const USAGE_LIMIT_RESET: &str = "15:00";
+
+/// Seconds the usage-limit reply's `retry-after` asks for.
+pub const USAGE_LIMIT_RETRY_AFTER_S: u64 = 3600;
 
 /// The API family a request used, for the error body's shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +115,7 @@ impl ApiFailure {
             ApiFailure::ServerError => "error-500",
             ApiFailure::Overloaded => "error-529",
             ApiFailure::AuthFailed => "error-401",
+            ApiFailure::UsageLimit => "usage-limit",
         }
     }
 
@@ -113,6 +125,7 @@ impl ApiFailure {
             ApiFailure::ServerError => 500,
             ApiFailure::Overloaded => 529,
             ApiFailure::AuthFailed => 401,
+            ApiFailure::UsageLimit => 429,
         }
     }
 
@@ -143,6 +156,12 @@ impl ApiFailure {
                 "invalid_api_key",
                 "invalid x-api-key",
             ),
+            ApiFailure::UsageLimit => (
+                "rate_limit_error",
+                "rate_limit_error",
+                "rate_limit_exceeded",
+                "Usage limit reached for this key. Your limit resets at 15:00.",
+            ),
         };
         let body = match family {
             ApiFamily::Anthropic => serde_json::json!({
@@ -154,6 +173,26 @@ impl ApiFailure {
             }),
         };
         body.to_string()
+    }
+
+    /// Headers beside the status (`now_s`: Unix seconds): the usage
+    /// limit's `retry-after` and Anthropic's unified rate-limit headers.
+    pub fn headers(self, now_s: u64) -> Vec<(&'static str, String)> {
+        match self {
+            ApiFailure::UsageLimit => vec![
+                ("retry-after", USAGE_LIMIT_RETRY_AFTER_S.to_string()),
+                ("anthropic-ratelimit-unified-status", "rejected".into()),
+                (
+                    "anthropic-ratelimit-unified-reset",
+                    (now_s + USAGE_LIMIT_RETRY_AFTER_S).to_string(),
+                ),
+                (
+                    "anthropic-ratelimit-unified-representative-claim",
+                    "five_hour".into(),
+                ),
+            ],
+            _ => Vec::new(),
+        }
     }
 }
 
@@ -482,11 +521,12 @@ mod tests {
             (ApiFailure::ServerError, 500, "api_error"),
             (ApiFailure::Overloaded, 529, "overloaded_error"),
             (ApiFailure::AuthFailed, 401, "authentication_error"),
+            (ApiFailure::UsageLimit, 429, "rate_limit_error"),
         ];
         for (failure, status, anthropic_type) in cases {
             assert_eq!(failure.status(), status);
             assert_eq!(
-                ScenarioName::parse(&format!("error-{status}")),
+                ScenarioName::parse(failure.scenario_name()),
                 Some(ScenarioName::Fail(failure))
             );
             let a: serde_json::Value =

@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::gemini::{self, GeminiCall};
-use crate::http::{read_request, write_head, Request};
+use crate::http::{read_request, write_head_with, Request};
 use crate::log::{unix_ms, LogEntry, RequestLog};
 use crate::scenario::{ApiFamily, Scenario, ScenarioName};
 use crate::sse::Frame;
@@ -205,8 +205,22 @@ fn serve(stream: TcpStream, shared: &Shared) {
         body: String::from_utf8_lossy(&request.body).into_owned(),
     };
     let (status, content_type, frames) = answer(&request, route, shared, id, &mut entry);
+    let extra = match shared
+        .scenario
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .name
+    {
+        ScenarioName::Fail(failure) if status == failure.status() => {
+            let now_s = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            failure.headers(now_s)
+        }
+        _ => Vec::new(),
+    };
     let index = shared.log.begin(entry);
-    let closed = write_head(&mut out, status, content_type).is_err()
+    let closed = write_head_with(&mut out, status, content_type, &extra).is_err()
         || stream_frames(&mut out, &frames).is_err();
     let _ = out.shutdown(Shutdown::Both);
     shared.log.finish(index, closed);

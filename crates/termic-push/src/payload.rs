@@ -29,8 +29,10 @@ pub enum Why {
     },
     /// Its turn ended.
     Done,
-    /// It gave up on an error ("rate limited").
+    /// It gave up on an error ("server error").
     Error { label: String },
+    /// It stopped on a usage limit, until `HH:MM` when the agent said.
+    RateLimited { until: Option<String> },
 }
 
 impl Why {
@@ -49,6 +51,7 @@ impl Why {
             }
             Why::Done => "done".into(),
             Why::Error { .. } => "error".into(),
+            Why::RateLimited { .. } => "rate_limited".into(),
         }
     }
 
@@ -71,6 +74,10 @@ impl Why {
             }
             Why::Done => "done".into(),
             Why::Error { label } => format!("error: {}", clean_line(label).trim()),
+            Why::RateLimited { until: Some(until) } => {
+                format!("rate limited until {}", clean_line(until).trim())
+            }
+            Why::RateLimited { until: None } => "rate limited".into(),
         };
         cap(&text)
     }
@@ -198,6 +205,12 @@ mod tests {
         };
         assert_eq!(error.body(), "error: rate limited");
         assert_eq!(error.reason(), "error");
+        let limited = Why::RateLimited {
+            until: Some("15:00".into()),
+        };
+        assert_eq!(limited.body(), "rate limited until 15:00");
+        assert_eq!(limited.reason(), "rate_limited");
+        assert_eq!(Why::RateLimited { until: None }.body(), "rate limited");
         let bare = Why::NeedsYou {
             kind: None,
             detail: None,

@@ -8,10 +8,11 @@
 //! `ts` is integer milliseconds since the Unix epoch; `pid` is the task's
 //! process id (as `ps` and the task's details show it), which tells two
 //! tasks of one name apart; `from`/`to` are one of idle, working, needs_you,
-//! done, interrupted, error, exited; `attention` is there only when the
-//! engine said what the agent needs; `stopped` only when `to` is error:
-//! `rate_limited`, `overloaded`, `server_error`, `auth_failed` or
-//! `api_error`. A flood is summed up (see [`coalesce`]): a line
+//! done, interrupted, error, rate_limited, exited; `attention` is there only
+//! when the engine said what the agent needs; `stopped` only when `to` is
+//! error: `overloaded`, `server_error`, `auth_failed` or `api_error` (a
+//! rate limit is its own state); `until` only when `to` is rate_limited and
+//! the agent named its reset time, `HH:MM`. A flood is summed up (see [`coalesce`]): a line
 //! with `"repeated": N` and `"since": TS` stands for N transitions between
 //! `since` and `ts`, from `from` to the final state `to`.
 //!
@@ -73,6 +74,8 @@ struct Line<'a> {
     attention: Option<AttentionLine<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stopped: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    until: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     repeated: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -146,6 +149,10 @@ fn format_json(
         since: repeated.map(|(_, s)| s),
         stopped: match t.to {
             termic_signal::engine::State::Error(reason) => Some(reason.as_wire()),
+            _ => None,
+        },
+        until: match t.to {
+            termic_signal::engine::State::RateLimited(until) => until.map(|t| t.as_wire()),
             _ => None,
         },
     };
@@ -398,7 +405,7 @@ mod tests {
     #[test]
     fn an_error_line_says_error_and_the_stop_reason() {
         let t = transition(
-            State::Error(termic_signal::stop::StopReason::RateLimited),
+            State::Error(termic_signal::stop::StopReason::Overloaded),
             None,
         );
         let label = TaskLabel {
@@ -409,10 +416,28 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&format_line(1, label, &t)).unwrap();
         assert_eq!(
             (v["to"].as_str(), v["stopped"].as_str()),
-            (Some("error"), Some("rate_limited"))
+            (Some("error"), Some("overloaded"))
         );
         let done = format_line(1, label, &transition(State::Done, None));
         assert!(!done.contains("stopped"), "{done}");
+    }
+
+    #[test]
+    fn a_rate_limited_line_says_until_when_the_agent_named_the_reset() {
+        let label = TaskLabel {
+            task: "t",
+            pid: 1,
+            agent: "claude",
+        };
+        let until = termic_signal::limit::ResetAt::new(15, 0);
+        let line = format_line(1, label, &transition(State::RateLimited(until), None));
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(
+            (v["to"].as_str(), v["until"].as_str(), v.get("stopped")),
+            (Some("rate_limited"), Some("15:00"), None)
+        );
+        let line = format_line(1, label, &transition(State::RateLimited(None), None));
+        assert!(!line.contains("until"), "{line}");
     }
 
     #[test]

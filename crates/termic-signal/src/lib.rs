@@ -13,12 +13,14 @@
 //! - [`profile`]: per-agent detection data (title patterns, notify filters).
 //! - [`engine`]: the state machine.
 //! - [`stop`]: why an agent stopped on an error (rate limited, ...).
+//! - [`limit`]: when a usage limit resets ("rate limited until 15:00").
 //! - [`replay`]: asciicast v2 recordings in, transition timeline out.
 //! - [`text`]: the one rule for showing text from outside termic.
 //!
 //! Data flows one way: bytes -> scanner -> signals -> engine -> transitions.
 
 pub mod engine;
+pub mod limit;
 pub mod profile;
 pub mod replay;
 pub mod scanner;

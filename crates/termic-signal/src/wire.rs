@@ -92,6 +92,9 @@ pub mod field {
     /// token (`rate_limited`, `overloaded`, `server_error`, `auth_failed`,
     /// `api_error`).
     pub const REASON: &str = "reason";
+    /// With `reason=rate_limited`: the reset time the agent named, `HH:MM`
+    /// (24 hours, the user's clock), as [`crate::limit::ResetAt`] reads it.
+    pub const UNTIL: &str = "until";
     /// The agent's own conversation id (Claude's `session_id`), so a
     /// restore can resume it. Sent again when it changes (`/clear`).
     pub const SESSION: &str = "session";

@@ -5,9 +5,18 @@
 (function () {
   const $ = function (id) { return document.getElementById(id); };
   const wsUrl = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws";
-  const ORDER = { needs_you: 0, working: 1, idle: 2, done: 3, interrupted: 4, exited: 5 };
+  const ORDER = { needs_you: 0, working: 1, idle: 2, done: 3, rate_limited: 3, error: 3,
+    interrupted: 4, exited: 5 };
   const LABEL = { needs_you: "needs you", working: "working", idle: "idle", done: "done",
-    interrupted: "interrupted", exited: "exited" };
+    rate_limited: "rate limited", error: "error", interrupted: "interrupted", exited: "exited" };
+  // "rate limited until 15:00" when the agent named its reset (protocol 7).
+  function stateLabel(row) {
+    const label = LABEL[row.state] || clean(row.state);
+    if (row.state === "rate_limited" && typeof row.until === "string" && /^\d{1,2}:\d{2}$/.test(row.until)) {
+      return label + " until " + row.until;
+    }
+    return label;
+  }
   let device = null;
   // The page's half of the device credential (pair.js keeps it); the
   // cookie is the other half. Sent as a header, and on a WebSocket (which
@@ -69,7 +78,7 @@
       agent.textContent = clean(row.agent);
       const badge = document.createElement("span");
       badge.className = "badge " + (ORDER[row.state] !== undefined ? row.state : "");
-      badge.textContent = LABEL[row.state] || clean(row.state);
+      badge.textContent = stateLabel(row);
       b.append(num, name, agent, badge);
       b.addEventListener("click", function () { openTask(row.id); });
       li.appendChild(b);

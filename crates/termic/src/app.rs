@@ -920,6 +920,7 @@ pub fn badge_for(
         State::Done => Badge::Done,
         State::Interrupted => Badge::Interrupted,
         State::Error(reason) => Badge::Error(reason),
+        State::RateLimited(until) => Badge::RateLimited(until),
         State::Exited => return None,
     };
     Some((badge, detail))

@@ -36,6 +36,10 @@ pub enum Attention {
     Stopped {
         reason: termic_signal::stop::StopReason,
     },
+    /// The agent stopped on a usage limit: "rate limited until 15:00".
+    RateLimited {
+        until: Option<termic_signal::limit::ResetAt>,
+    },
 }
 
 /// A task reached a state that may earn attention.
@@ -77,6 +81,15 @@ pub fn decide(event: &AttentionEvent, settings: NotifySettings) -> Delivery {
         },
         Attention::Stopped { reason } => {
             format!("{} ({}) stopped: {reason}", event.task, event.agent)
+        }
+        Attention::RateLimited { until: Some(until) } => {
+            format!(
+                "{} ({}) rate limited until {until}",
+                event.task, event.agent
+            )
+        }
+        Attention::RateLimited { until: None } => {
+            format!("{} ({}) rate limited", event.task, event.agent)
         }
     };
     Delivery {
@@ -361,6 +374,24 @@ mod tests {
                 notification: Some("fix (claude) is done".into())
             }
         );
+    }
+
+    #[test]
+    fn an_unwatched_rate_limit_says_until_when() {
+        let limited = Attention::RateLimited {
+            until: termic_signal::limit::ResetAt::new(15, 0),
+        };
+        let d = decide(&event(limited, false), ALL_ON);
+        assert!(d.bell);
+        assert_eq!(
+            d.notification.as_deref(),
+            Some("fix (claude) rate limited until 15:00")
+        );
+        let d = decide(
+            &event(Attention::RateLimited { until: None }, false),
+            ALL_ON,
+        );
+        assert_eq!(d.notification.as_deref(), Some("fix (claude) rate limited"));
     }
 
     #[test]

@@ -61,13 +61,13 @@ impl Summary {
     }
 }
 
-/// A badge's level: needs you > working > done (and error) > idle
+/// A badge's level: needs you > working > done (and error, rate limited) > idle
 /// (interrupted and exited count as idle: nothing runs, nothing asks).
 pub fn level(badge: &Badge) -> Level {
     match badge {
         Badge::NeedsYou { .. } => Level::NeedsYou,
         Badge::Working => Level::Working,
-        Badge::Done | Badge::Error(_) => Level::Done,
+        Badge::Done | Badge::Error(_) | Badge::RateLimited(_) => Level::Done,
         Badge::Idle | Badge::Interrupted | Badge::Exited(_) => Level::Idle,
     }
 }

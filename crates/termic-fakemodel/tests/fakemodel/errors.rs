@@ -13,11 +13,12 @@ use termic_fakemodel::pty::now_ms;
 use termic_fakemodel::suite::{begin, SEC};
 use termic_fakemodel::{ApiFailure, ScenarioName};
 
-const FAILURES: [ApiFailure; 4] = [
+const FAILURES: [ApiFailure; 5] = [
     ApiFailure::RateLimited,
     ApiFailure::ServerError,
     ApiFailure::Overloaded,
     ApiFailure::AuthFailed,
+    ApiFailure::UsageLimit,
 ];
 
 /// What one agent did after one failing prompt.
@@ -189,8 +190,12 @@ fn selected_cells() -> Vec<(Agent, ApiFailure)> {
     match std::env::var("TERMIC_ERROR_CELLS") {
         Ok(list) => all
             .filter(|(a, f)| {
-                list.split(',')
-                    .any(|c| c == format!("{}:{}", a.name(), f.status()))
+                // `claude:429` (every failure of that status) or
+                // `claude:usage-limit` (one scenario).
+                list.split(',').any(|c| {
+                    c == format!("{}:{}", a.name(), f.status())
+                        || c == format!("{}:{}", a.name(), f.scenario_name())
+                })
             })
             .collect(),
         Err(_) => all.collect(),

@@ -112,6 +112,9 @@ pub struct Engine {
     /// `working` without one is held, see rules/native.rs; an error report
     /// soon after one is that submit's, see rules/error.rs).
     entered_at: Option<u64>,
+    /// When the user last pressed any key (the limit-continue check: it
+    /// types only if nobody typed since the limit).
+    last_key_at: Option<u64>,
     /// A native `working` with no Enter first, held since this time.
     held_native_working: Option<u64>,
     /// Native status reported `working` during the current turn.
@@ -174,6 +177,7 @@ impl Engine {
             probe_answered: false,
             hook_turn: false,
             entered_at: None,
+            last_key_at: None,
             held_native_working: None,
             native_turn: false,
             attention: None,
@@ -241,6 +245,7 @@ impl Engine {
     pub fn key(&mut self, now: u64, key: Key) -> Vec<Transition> {
         let mut out = Vec::new();
         if self.begin(now, &mut out) {
+            self.last_key_at = Some(now);
             self.handle_key(now, key);
             self.finish(now);
         }
@@ -392,6 +397,17 @@ impl Engine {
 
     pub fn state(&self) -> State {
         self.state
+    }
+
+    /// What to type to make this agent go on after a usage limit (its
+    /// profile's `continue_prompt`).
+    pub fn continue_prompt(&self) -> Option<&'static str> {
+        self.profile.continue_prompt
+    }
+
+    /// When the last key of the user reached this task (`None`: never).
+    pub fn last_key_at(&self) -> Option<u64> {
+        self.last_key_at
     }
 
     /// The agent's conversation id, as its hooks last reported it

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::constants::Constants;
+use crate::limit::ResetAt;
 use crate::stop::StopReason;
 
 /// What the badge says about a task.
@@ -22,6 +23,10 @@ pub enum State {
     /// The turn ended on an API error the agent gave up on (rate limit,
     /// overload, server error, auth failure): never a done.
     Error(StopReason),
+    /// The agent stopped on a usage or rate limit (never done, never an
+    /// error): until the reset time it named, when it named one. It leaves
+    /// when the agent works again.
+    RateLimited(Option<ResetAt>),
     /// The process exited. Terminal: nothing moves the task after this.
     Exited,
 }
@@ -35,7 +40,17 @@ impl State {
             State::Done => "done",
             State::Interrupted => "interrupted",
             State::Error(_) => "error",
+            State::RateLimited(_) => "rate_limited",
             State::Exited => "exited",
+        }
+    }
+
+    /// The state an agent's stop on `reason` lands in: a rate limit is its
+    /// own state (with the reset time when known), any other reason an error.
+    pub fn stopped(reason: StopReason, until: Option<ResetAt>) -> State {
+        match reason {
+            StopReason::RateLimited => State::RateLimited(until),
+            other => State::Error(other),
         }
     }
 
@@ -49,6 +64,8 @@ impl fmt::Display for State {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             State::Error(reason) => write!(f, "error ({reason})"),
+            State::RateLimited(Some(until)) => write!(f, "rate limited until {until}"),
+            State::RateLimited(None) => f.write_str("rate limited"),
             other => f.write_str(other.as_str()),
         }
     }

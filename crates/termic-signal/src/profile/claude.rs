@@ -58,7 +58,8 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 // 2.1.332 on a 401 reports `state=blocked:kind=auth` ("Invalid API key ·
 // Fix external API key") where every other API error is `state=error`; its
 // StopFailure says authentication_failed. The turn is over, not waiting.
-.with_error_kinds(&[("auth", StopReason::AuthFailed)]);
+.with_error_kinds(&[("auth", StopReason::AuthFailed)])
+.with_continue_prompt("continue");
 
 /// Claude Code's dialogs as painted by 2.1.332 with hooks off and no probe
 /// reply (tests/real_agents/tasks.rs measures them). Its title shows the idle glyph
@@ -214,6 +215,13 @@ static ERROR_TEXT: &[ErrorText] = &[
         reason: StopReason::RateLimited,
         why: "'API Error: Request rejected (429) · <provider message>' after 10 retries \
               (~3 minutes with the default CLAUDE_CODE_MAX_RETRIES).",
+    },
+    ErrorText {
+        id: "claude.usage-limit",
+        contains: "limit reached",
+        reason: StopReason::RateLimited,
+        why: "a subscription's usage limit: '5-hour limit reached \u{2219} resets 3pm' (the \
+              wording users report; not reproduced offline against an API key, 2026-12-06).",
     },
     ErrorText {
         id: "claude.error-529",

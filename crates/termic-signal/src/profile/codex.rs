@@ -36,7 +36,8 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 )
 // 0.171.0 reports OSC 7501 from start-up without any probe.
 .speaks_native(NativeStatus::Always)
-.with_dialogs(DIALOGS);
+.with_dialogs(DIALOGS)
+.with_continue_prompt("continue");
 
 /// Codex's approval and its keys (issue 30), as 0.171.0 painted it under
 /// termic (measured 2026-12-06): 'Would you like to run the following

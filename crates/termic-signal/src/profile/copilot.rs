@@ -23,7 +23,8 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     &[],
 )
 .with_screen_rules(SCREEN_RULES)
-.with_dialogs(DIALOGS);
+.with_dialogs(DIALOGS)
+.with_continue_prompt("continue");
 
 /// Copilot's permission box and its keys (issue 30): its select list
 /// picks the option whose number is typed (termic-sim's copilot, after

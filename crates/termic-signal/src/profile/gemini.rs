@@ -45,7 +45,8 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     }],
 )
 .with_screen_rules(SCREEN_RULES)
-.with_dialogs(DIALOGS);
+.with_dialogs(DIALOGS)
+.with_continue_prompt("continue");
 
 /// Gemini CLI's confirmation box and its keys (issue 30): its radio list
 /// picks the option whose number is typed (termic-sim's gemini, after

@@ -52,7 +52,8 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     &[],
 )
 .with_screen_rules(SCREEN_RULES)
-.with_error_text(ERROR_TEXT);
+.with_error_text(ERROR_TEXT)
+.with_continue_prompt("continue");
 
 /// grok 0.2.111's permission prompt as painted under termic (tests/
 /// real_agents/tasks.rs). Its title says Action Required too; the screen rule is

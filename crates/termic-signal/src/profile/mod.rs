@@ -142,6 +142,9 @@ pub struct AgentProfile {
     /// The agent's dialogs and the keys of their choices (dialog.rs):
     /// empty where termic does not know them.
     pub dialogs: &'static [Dialog],
+    /// What termic types (then Enter) to make the agent go on after a
+    /// usage limit reset (`[tasks] continue_after_limit`); `None`: nothing.
+    pub continue_prompt: Option<&'static str>,
     compiled: OnceLock<Vec<Regex>>,
     compiled_screen: OnceLock<Vec<Regex>>,
     compiled_dialogs: OnceLock<Vec<dialog::Compiled>>,
@@ -200,10 +203,18 @@ impl AgentProfile {
             error_kinds: &[],
             native_clear_mid_turn: None,
             dialogs: &[],
+            continue_prompt: None,
             compiled: OnceLock::new(),
             compiled_screen: OnceLock::new(),
             compiled_dialogs: OnceLock::new(),
         }
+    }
+
+    /// For an agent that goes on from where it stopped when told so in a
+    /// prompt (after a usage limit resets).
+    const fn with_continue_prompt(mut self, prompt: &'static str) -> AgentProfile {
+        self.continue_prompt = Some(prompt);
+        self
     }
 
     /// For an agent whose dialogs' choices and keys are known (dialog.rs).

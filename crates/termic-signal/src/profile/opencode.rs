@@ -15,7 +15,8 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     }],
     &[],
 )
-.with_screen_rules(SCREEN_RULES);
+.with_screen_rules(SCREEN_RULES)
+.with_continue_prompt("continue");
 
 /// opencode 1.18.33's permission prompt as painted under termic (tests/
 /// real_agents/screen.rs): without its plugin nothing else says it waits

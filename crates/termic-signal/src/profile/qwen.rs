@@ -47,7 +47,8 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     &[],
 )
 .with_screen_rules(SCREEN_RULES)
-.with_dialogs(DIALOGS);
+.with_dialogs(DIALOGS)
+.with_continue_prompt("continue");
 
 /// Qwen Code's confirmation and its keys (issue 30): its select list picks
 /// the option whose number is typed (termic-sim's qwen, after 0.24.4).

@@ -84,15 +84,32 @@ fn state(s: &str) -> State {
         "done" => State::Done,
         "interrupted" => State::Interrupted,
         "exited" => State::Exited,
-        // `error(rate_limited)`: the error state with its reason's wire token.
-        _ => match s
-            .strip_prefix("error(")
-            .and_then(|r| r.strip_suffix(')'))
-            .and_then(termic_signal::stop::StopReason::from_wire)
-        {
-            Some(reason) => State::Error(reason),
-            None => panic!("unknown state {s:?}"),
-        },
+        "rate_limited" => State::RateLimited(None),
+        // `rate_limited(15:00)`: rate limited until that time.
+        _ if s.starts_with("rate_limited(") => State::RateLimited(Some(
+            s.strip_prefix("rate_limited(")
+                .and_then(|r| r.strip_suffix(')'))
+                .and_then(termic_signal::limit::ResetAt::from_wire)
+                .unwrap_or_else(|| panic!("bad reset time in {s:?}")),
+        )),
+        // `error(server_error)`: the error state with its reason's wire
+        // token; `stopped(REASON)`: the state a stop on that reason lands
+        // in (`rate_limited` for a rate limit with no time, else the error).
+        _ => {
+            let reason = |prefix: &str| {
+                s.strip_prefix(prefix)
+                    .and_then(|r| r.strip_suffix(')'))
+                    .and_then(termic_signal::stop::StopReason::from_wire)
+            };
+            match (reason("error("), reason("stopped(")) {
+                (Some(termic_signal::stop::StopReason::RateLimited), _) => {
+                    panic!("a rate limit is not an error: write rate_limited, not {s:?}")
+                }
+                (Some(reason), _) => State::Error(reason),
+                (_, Some(reason)) => State::stopped(reason, None),
+                _ => panic!("unknown state {s:?}"),
+            }
+        }
     }
 }
 

@@ -13,6 +13,8 @@ mod interrupts;
 mod native;
 #[path = "engine_rules/plain.rs"]
 mod plain;
+#[path = "engine_rules/rate_limit.rs"]
+mod rate_limit;
 #[path = "engine_rules/screen_errors.rs"]
 mod screen_errors;
 #[path = "engine_rules/screen_rules.rs"]

@@ -269,6 +269,11 @@ pub fn badge_of_row(row: &TaskRow) -> Badge {
         "needs_you" => Badge::NeedsYou { kind: None },
         "done" => Badge::Done,
         "interrupted" => Badge::Interrupted,
+        "rate_limited" => Badge::RateLimited(
+            row.until
+                .as_deref()
+                .and_then(termic_signal::limit::ResetAt::from_wire),
+        ),
         "exited" => Badge::Exited(row.exit_code),
         _ => Badge::Idle,
     }
@@ -425,6 +430,17 @@ mod tests {
         }
         assert_eq!(b.notes_after(0).len(), NOTES_KEPT);
         assert_eq!(b.last_seq(), b.notes_after(0).last().unwrap().seq);
+    }
+
+    #[test]
+    fn a_remote_rate_limited_row_keeps_its_reset_time() {
+        let mut r = row(1, "rate_limited", 0);
+        assert_eq!(badge_of_row(&r), Badge::RateLimited(None));
+        r.until = Some("15:00".into());
+        assert_eq!(badge_of_row(&r).label(), "rate limited until 15:00");
+        // A time that is not HH:MM is dropped, never shown.
+        r.until = Some("\u{1b}[2J".into());
+        assert_eq!(badge_of_row(&r), Badge::RateLimited(None));
     }
 
     #[test]

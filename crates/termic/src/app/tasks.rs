@@ -104,7 +104,7 @@ impl TaskEntry {
         }
         // A second error report only names the reason more precisely: the
         // badge changes, the user was already told.
-        let already_stopped = matches!(self.badge, Badge::Error(_));
+        let already_stopped = matches!(self.badge, Badge::Error(_) | Badge::RateLimited(_));
         self.badge = badge;
         self.since_ms = at_ms;
         let attention = match &self.badge {
@@ -112,6 +112,8 @@ impl TaskEntry {
             Badge::Done => Some(Attention::Done),
             Badge::Error(_) if already_stopped => None,
             Badge::Error(reason) => Some(Attention::Stopped { reason: *reason }),
+            Badge::RateLimited(_) if already_stopped => None,
+            Badge::RateLimited(until) => Some(Attention::RateLimited { until: *until }),
             _ => None,
         };
         if attention.is_some() && !watched {
@@ -391,6 +393,21 @@ mod tests {
             None
         );
         assert_eq!(e.view(3).badge.label(), "error: overloaded");
+    }
+
+    #[test]
+    fn a_rate_limit_earns_one_attention_with_its_time_and_no_done() {
+        let until = termic_signal::limit::ResetAt::new(15, 0);
+        let mut e = TaskEntry::new(1, 1, "t".into(), "claude".into(), 0);
+        e.set_badge(Badge::Working, 1, false, None);
+        assert_eq!(
+            e.set_badge(Badge::RateLimited(None), 2, false, None),
+            Some(Attention::RateLimited { until: None })
+        );
+        // The reset time named by a later report sharpens the badge only.
+        assert_eq!(e.set_badge(Badge::RateLimited(until), 3, false, None), None);
+        assert_eq!(e.view(3).badge.label(), "rate limited until 15:00");
+        assert_eq!(e.view(3).badge.mark(), "L");
     }
 
     #[test]

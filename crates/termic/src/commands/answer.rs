@@ -142,6 +142,7 @@ mod tests {
             name: "login".into(),
             agent: "claude".into(),
             state: "needs_you".into(),
+            until: None,
             since: 0,
             started: 0,
             cwd: "/".into(),

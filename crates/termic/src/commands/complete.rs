@@ -102,6 +102,7 @@ mod tests {
             name: name.to_owned(),
             agent: String::new(),
             state: state.to_owned(),
+            until: None,
             since: 0,
             started: 0,
             cwd: String::new(),

@@ -16,8 +16,9 @@ use crate::server::protocol::{Request, Response, TaskRow};
 #[derive(Debug, Args)]
 #[command(
     after_help = "Columns: number (the one the sidebar shows and every verb takes), name, agent, state (idle, working, needs_you, done, \
-interrupted, exited), for how long, directory, worktree.\n\
-With --json: one array of objects with id (the number), name, agent, state, since (Unix ms: when \
+interrupted, error, rate limited [until HH:MM], exited), for how long, directory, worktree.\n\
+With --json: one array of objects with id (the number), name, agent, state, until (HH:MM, only \
+when rate_limited and the agent named its reset), since (Unix ms: when \
 it entered that state), started (Unix ms), cwd, worktree, exit_code; a task that needs you \
 also has attention (kind, message, from_output) and, when termic can answer it, choices (id, \
 label: see termic answer).\n\n\
@@ -172,7 +173,7 @@ pub fn host_table(
                 r.id.to_string(),
                 cell(&r.name),
                 cell(&r.agent),
-                cell(&r.state.replace('_', " ")),
+                cell(&state_cell(r)),
                 ago(now_ms.saturating_sub(r.since)),
                 cell(&r.cwd),
                 r.worktree.as_deref().map_or_else(|| "-".into(), cell),
@@ -186,6 +187,16 @@ pub fn host_table(
         out.push_str(&format!("{host}: unreachable: {why}\n"));
     }
     out
+}
+
+/// A row's state as the table shows it: `needs you`, `rate limited until
+/// 15:00` (pure; the caller cleans it).
+fn state_cell(r: &TaskRow) -> String {
+    let state = r.state.replace('_', " ");
+    match (r.state.as_str(), r.until.as_deref()) {
+        ("rate_limited", Some(until)) => format!("{state} until {until}"),
+        _ => state,
+    }
 }
 
 /// The human table (pure).
@@ -207,7 +218,7 @@ pub fn table(rows: &[TaskRow], now_ms: u64) -> String {
             r.id.to_string(),
             cell(&r.name),
             cell(&r.agent),
-            r.state.replace('_', " "),
+            cell(&state_cell(r)),
             ago(now_ms.saturating_sub(r.since)),
             cell(&r.cwd),
             r.worktree.as_deref().map_or_else(|| "-".into(), cell),
@@ -265,6 +276,7 @@ mod tests {
             name: "review".into(),
             agent: "claude".into(),
             state: "needs_you".into(),
+            until: None,
             since: 1_000,
             started: 0,
             cwd: "/src/app".into(),
@@ -282,6 +294,18 @@ mod tests {
             "{t}"
         );
         assert!(lines[1].ends_with("/src/app  -"), "{t}");
+        let limited = TaskRow {
+            until: Some("15:00".into()),
+            ..TaskRow::for_test(8, "fix", "claude", "rate_limited")
+        };
+        let t = table(&[limited], 125_000);
+        assert!(
+            t.lines()
+                .nth(1)
+                .unwrap()
+                .contains("rate limited until 15:00"),
+            "{t}"
+        );
         assert_eq!(ago(59_999), "59s");
         assert_eq!(ago(2 * 86_400_000), "2d");
     }
@@ -295,6 +319,7 @@ mod tests {
             name: "evil\x1b]0;pwned\x07\x1b[31mred\nline".into(),
             agent: "sh\x1b[2J".into(),
             state: "working\u{9b}".into(),
+            until: None,
             since: 0,
             started: 0,
             cwd: "/\u{202e}x".into(),

@@ -382,6 +382,17 @@ pub const SETTING_KEYS: &[SettingKey] = &[
         },
         show: |s| quoted(s.window_size.name()),
     },
+    SettingKey {
+        section: "tasks",
+        name: "continue_after_limit",
+        kind: "true or false",
+        doc: "When an agent stopped on a usage limit with a reset time (\"rate limited until \
+              15:00\"), type its continue prompt at that time, once, if the task is still rate \
+              limited and nobody typed in it since.",
+        example: "true",
+        read: |src, t, k, s| set(src.bool(t, k)?, &mut s.continue_after_limit),
+        show: |s| s.continue_after_limit.to_string(),
+    },
 ];
 
 /// `[hooks]`: one key per agent id, your consent to its hooks.

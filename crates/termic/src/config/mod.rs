@@ -110,6 +110,9 @@ pub struct Settings {
     pub server_idle_exit_secs: u64,
     /// Whose size the tasks take with several clients attached.
     pub window_size: WindowSize,
+    /// `[tasks] continue_after_limit`: type an agent's continue prompt when
+    /// its usage limit resets (off by default).
+    pub continue_after_limit: bool,
     /// Where the server pushes notifications besides the browsers that
     /// subscribed (`[notifications]` `ntfy`, `webhook`; issue 30).
     pub push: PushSettings,
@@ -231,6 +234,7 @@ impl Default for Settings {
             wizard_shown: false,
             server_idle_exit_secs: DEFAULT_IDLE_EXIT_SECS,
             window_size: WindowSize::default(),
+            continue_after_limit: false,
             outer_fallback: OuterFallback::default(),
             notifications: Notifications::default(),
             hooks_consent: BTreeMap::new(),

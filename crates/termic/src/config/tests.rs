@@ -311,3 +311,12 @@ fn push_urls_are_http_or_https_and_a_wrong_one_names_the_key_and_the_fix() {
     let c = parse("[notifications]\nwebhook = \"\"\n").unwrap();
     assert_eq!(c.settings.push.webhook, None);
 }
+
+#[test]
+fn continue_after_limit_is_off_by_default_and_takes_a_bool() {
+    assert!(!parse("").unwrap().settings.continue_after_limit);
+    let on = parse("[tasks]\ncontinue_after_limit = true\n").unwrap();
+    assert!(on.settings.continue_after_limit);
+    let e = err("[tasks]\ncontinue_after_limit = \"yes\"\n");
+    assert!(e.contains("continue_after_limit"), "{e}");
+}

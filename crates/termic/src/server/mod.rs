@@ -19,6 +19,7 @@ pub mod away;
 pub mod bridge;
 pub mod client;
 mod host_feeds;
+pub mod limit_continue;
 pub mod limits;
 pub mod panic_hook;
 pub mod protocol;
@@ -126,6 +127,11 @@ struct Server {
     stop: stop::Stop,
     /// The links to the remote hosts, while a client is attached (issue 29).
     hosts: host_feeds::HostFeeds,
+    /// `[tasks] continue_after_limit` as read at start.
+    continue_after_limit: bool,
+    /// When to type each rate-limited agent's continue prompt (only with
+    /// `continue_after_limit`; one plan per task at most).
+    limit_plans: Mutex<limit_continue::Plans>,
 }
 
 /// The task runtime for `services`' settings and agents: the in-process
@@ -249,6 +255,8 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
         queued_out: Mutex::new(Vec::new()),
         specs: Default::default(),
         attached: AtomicUsize::new(0),
+        continue_after_limit: services.config.settings.continue_after_limit,
+        limit_plans: Mutex::new(limit_continue::Plans::default()),
         idle_exit: Mutex::new(Duration::from_secs(
             services.config.settings.server_idle_exit_secs,
         )),
@@ -438,6 +446,8 @@ impl Server {
     fn feed_timers(&self, events: Receiver<RuntimeEvent>) {
         loop {
             let now = self.clock.now_ms();
+            self.continue_limited(now);
+            let plans_due = lock(&self.limit_plans).next_due();
             let timeout = match self.runtime.next_deadline() {
                 // Due (or overdue while events kept arriving): fire it first.
                 Some(at) if at <= now => {
@@ -448,6 +458,10 @@ impl Server {
                 // Nothing armed: only an event can change anything.
                 None => Duration::from_secs(3600),
             };
+            let timeout = match plans_due {
+                Some(due) => timeout.min(Duration::from_millis(due.saturating_sub(now))),
+                None => timeout,
+            };
             match events.recv_timeout(timeout) {
                 // The runtime prints nothing: its log lines are ours.
                 Ok(RuntimeEvent::Log(line)) => errln!("termic server: {line}"),
@@ -457,6 +471,22 @@ impl Server {
                         if self.attached.load(Ordering::SeqCst) == 0 {
                             *lock(&self.missed_notice) = Some(text.clone());
                         }
+                    }
+                    if let RuntimeEvent::Transition(id, t) = &event {
+                        if self.continue_after_limit {
+                            let wall = self.clock.wall_ms();
+                            lock(&self.limit_plans).on_transition(
+                                id.0,
+                                t.to,
+                                t.at,
+                                self.clock.now_ms(),
+                                wall,
+                                crate::app::attach::utc_offset_secs(wall),
+                            );
+                        }
+                    }
+                    if let RuntimeEvent::Exited(id, ..) | RuntimeEvent::Removed(id) = &event {
+                        lock(&self.limit_plans).forget(id.0);
                     }
                     if let RuntimeEvent::Transition(id, t) = &event {
                         let away = self.attached.load(Ordering::SeqCst) == 0;
@@ -515,6 +545,35 @@ impl Server {
                 );
                 self.publish(RuntimeEvent::Resync);
                 self.changed();
+            }
+        }
+    }
+
+    /// `[tasks] continue_after_limit`: types the continue prompt of each
+    /// rate-limited agent whose reset time came, when it is still rate
+    /// limited and nobody typed since (decided under the engine's lock, so
+    /// a key or a turn in between wins).
+    fn continue_limited(&self, now: u64) {
+        let due = lock(&self.limit_plans).take_due(now);
+        for (task, armed) in due {
+            let id = TaskId(task);
+            let sent = self.runtime.write_input_if(id, 0, |engine, _| {
+                limit_continue::keys_to_type(
+                    armed,
+                    engine.state(),
+                    engine.last_key_at(),
+                    engine.continue_prompt(),
+                )
+                .ok_or(())
+            });
+            match sent {
+                Ok(Ok(())) => errln!(
+                    "termic server: task {task}: the usage limit reset, typed its continue prompt"
+                ),
+                Ok(Err(())) => {}
+                Err(e) => {
+                    errln!("termic server: task {task}: could not type its continue prompt: {e}")
+                }
             }
         }
     }
@@ -728,9 +787,16 @@ impl Server {
                 .unwrap_or_default(),
             false => Vec::new(),
         };
-        let (state, exit_code) = match info.status {
-            TaskStatus::Exited(code) => ("exited".to_owned(), code),
-            TaskStatus::Running => (state.unwrap_or(State::Idle).as_str().to_owned(), None),
+        let (state, until, exit_code) = match info.status {
+            TaskStatus::Exited(code) => ("exited".to_owned(), None, code),
+            TaskStatus::Running => {
+                let state = state.unwrap_or(State::Idle);
+                let until = match state {
+                    State::RateLimited(until) => until.map(|t| t.as_wire()),
+                    _ => None,
+                };
+                (state.as_str().to_owned(), until, None)
+            }
         };
         // The runtime's times as Unix ms, both from one origin: the age
         // every sidebar shows is the same one, and a row made twice is the
@@ -753,6 +819,7 @@ impl Server {
             name: info.meta.name,
             agent: info.meta.agent,
             state,
+            until,
             since,
             started,
             cwd: cwd.map(|p| p.display().to_string()).unwrap_or_default(),

@@ -37,7 +37,8 @@ use input::InputEvent;
 /// attach client's terminal answered the OSC 7501 probe.
 /// 7 (2026-12-06, issue 31 item 3): a task row's `away`, what the task did
 /// while no client was attached (its state changes with times and the
-/// diff stat of its last done).
+/// diff stat of its last done); and (issue 31 item 4) a task row's state
+/// `rate_limited` and its `until` (`HH:MM`, the reset time the agent named).
 pub const PROTOCOL: u32 = 7;
 
 /// The largest frame either side accepts (a task list of thousands fits).
@@ -272,8 +273,13 @@ pub struct TaskRow {
     pub id: u64,
     pub name: String,
     pub agent: String,
-    /// idle, working, needs_you, done, interrupted or exited.
+    /// idle, working, needs_you, done, interrupted, error, rate_limited or
+    /// exited.
     pub state: String,
+    /// With `rate_limited`: the reset time the agent named, `HH:MM` on the
+    /// server's clock (protocol 7); absent when it named none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
     /// When the task entered that state, Unix time in milliseconds.
     pub since: u64,
     /// When the task started, Unix time in milliseconds.
@@ -333,6 +339,7 @@ impl TaskRow {
             name: name.into(),
             agent: agent.into(),
             state: state.into(),
+            until: None,
             since: 0,
             started: 0,
             cwd: "/".into(),
@@ -646,6 +653,7 @@ mod tests {
             name: "review".into(),
             agent: "claude".into(),
             state: "needs_you".into(),
+            until: None,
             since: 1_796_544_060_000,
             started: 1_796_544_000_000,
             cwd: "/src/app".into(),
@@ -710,6 +718,7 @@ mod tests {
             name: "login".into(),
             agent: "claude".into(),
             state: "needs_you".into(),
+            until: None,
             since: 2,
             started: 1,
             cwd: "/src".into(),

@@ -341,6 +341,9 @@ pub fn notification(
         Attention::Stopped { reason } => Why::Error {
             label: reason.label().to_owned(),
         },
+        Attention::RateLimited { until } => Why::RateLimited {
+            until: until.map(|t| t.as_wire()),
+        },
     };
     Notification {
         task: number,

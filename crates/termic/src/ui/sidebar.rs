@@ -21,6 +21,9 @@ pub enum Badge {
     Interrupted,
     /// The agent stopped on an API error it gave up on (`rate limited`, ...).
     Error(termic_signal::stop::StopReason),
+    /// The agent stopped on a usage limit: until the reset time it named,
+    /// when it named one. Not done, not an error.
+    RateLimited(Option<termic_signal::limit::ResetAt>),
     /// The agent process ended with this exit code (`None`: a signal ended it).
     Exited(Option<i32>),
 }
@@ -35,6 +38,8 @@ impl Badge {
             Badge::Done => "done".into(),
             Badge::Interrupted => "interrupted".into(),
             Badge::Error(reason) => format!("error: {reason}"),
+            Badge::RateLimited(Some(until)) => format!("rate limited until {until}"),
+            Badge::RateLimited(None) => "rate limited".into(),
             Badge::Exited(Some(code)) => format!("exited {code}"),
             Badge::Exited(None) => "exited (signal)".into(),
         }
@@ -48,6 +53,7 @@ impl Badge {
             Badge::Done => Style::new().fg(Color::Green).add_modifier(Modifier::BOLD),
             Badge::Interrupted => Style::new().fg(Color::Magenta),
             Badge::Error(_) => Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+            Badge::RateLimited(_) => Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
             Badge::Exited(Some(0)) => Style::new().add_modifier(Modifier::DIM),
             Badge::Exited(_) => Style::new().fg(Color::Red),
         }
@@ -218,6 +224,7 @@ impl Badge {
             Badge::Done => "+",
             Badge::Interrupted => "x",
             Badge::Error(_) => "E",
+            Badge::RateLimited(_) => "L",
             Badge::Exited(_) => "-",
         }
     }

@@ -75,9 +75,30 @@ fn real_termic_claude_overloaded_with_hooks_and_native_is_error_overloaded_not_d
     );
 }
 
+/// Prompts once against a limiting API; waits for rate_limited and 3 s
+/// more. Returns (the last rate_limited line's until and rule, states since
+/// the prompt).
+fn limited_turn(task: &TermicTask, timeout: Duration) -> (Option<String>, String, Vec<String>) {
+    let t0 = task.prompt("say hello");
+    task.expect_state(
+        "rate_limited",
+        t0,
+        timeout,
+        "not rate limited after the 429",
+    );
+    std::thread::sleep(3 * SEC); // a late done or a refined time shows up here
+    task.report(task.name());
+    let last = task
+        .lines()
+        .into_iter()
+        .rfind(|l| l.ts >= t0 && l.to == "rate_limited")
+        .expect("a rate_limited line");
+    (last.until, last.rule, task.states(t0))
+}
+
 #[test]
 #[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
-fn real_termic_claude_rate_limited_with_hooks_only_is_error_from_stop_failure() {
+fn real_termic_claude_rate_limited_with_hooks_only_is_rate_limited_from_stop_failure() {
     let (cache, _one) = begin();
     let setup = Setup {
         hooks: vec![AgentSchema::CLAUDE],
@@ -86,12 +107,40 @@ fn real_termic_claude_rate_limited_with_hooks_only_is_error_from_stop_failure() 
     };
     let fail = ScenarioName::Fail(ApiFailure::RateLimited);
     let task = TermicTask::start(&cache, Agent::Claude, fail, setup);
-    let (reason, rule, states) = failing_turn(&task, 90 * SEC);
-    assert_eq!(
-        (reason.as_str(), rule.as_str()),
-        ("rate_limited", "hook_error")
+    let (until, rule, states) = limited_turn(&task, 90 * SEC);
+    // StopFailure's `error: rate_limit` names no reset time.
+    assert_eq!((until, rule.as_str()), (None, "hook_error"), "{states:?}");
+    assert!(
+        !states.iter().any(|s| s == "done" || s == "error"),
+        "{states:?}"
     );
-    assert!(!states.iter().any(|s| s == "done"), "{states:?}");
+}
+
+#[test]
+#[ignore = "real agent CLI: .ci/run runs it with TERMIC_REAL_AGENTS set"]
+fn real_termic_claude_usage_limit_is_rate_limited_until_the_reset_not_done() {
+    // Measured 2026-12-06 (Claude Code 2.1.332, the fake model's usage-limit
+    // reply: 429, retry-after 3600): no retry, StopFailure `rate_limit`, then
+    // native `state=error` with "... Your limit resets at 15:00." ~50 ms later.
+    let (cache, _one) = begin();
+    let setup = Setup {
+        probe_reply: true,
+        hooks: vec![AgentSchema::CLAUDE],
+        ..Setup::default()
+    };
+    let fail = ScenarioName::Fail(ApiFailure::UsageLimit);
+    let task = TermicTask::start(&cache, Agent::Claude, fail, setup);
+    let (until, _rule, states) = limited_turn(&task, 60 * SEC);
+    assert_eq!(until.as_deref(), Some("15:00"), "{states:?}");
+    assert!(
+        !states.iter().any(|s| s == "done" || s == "error"),
+        "{states:?}"
+    );
+    assert_eq!(
+        states.last().map(String::as_str),
+        Some("rate_limited"),
+        "{states:?}"
+    );
 }
 
 #[test]

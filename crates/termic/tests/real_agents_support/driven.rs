@@ -21,6 +21,8 @@ pub struct Line {
     pub kind: Option<String>,
     /// The error's reason (`"stopped":"overloaded"`) on a move to error.
     pub stopped: Option<String>,
+    /// The reset time (`"until":"15:00"`) on a move to rate_limited.
+    pub until: Option<String>,
 }
 
 /// Every line of an event log (a missing file reads as none yet).
@@ -35,6 +37,7 @@ pub fn read_lines(log: &Path) -> Vec<Line> {
             rule: v["rule"].as_str().unwrap_or("").to_string(),
             kind: v["attention"]["kind"].as_str().map(str::to_string),
             stopped: v["stopped"].as_str().map(str::to_string),
+            until: v["until"].as_str().map(str::to_string),
         })
         .collect()
 }

@@ -14,6 +14,7 @@
 use crate::engine::span::Span;
 use crate::engine::types::{LogKind, Rule, State, Transition};
 use crate::engine::Engine;
+use crate::limit::{reset_in_text, ResetAt};
 use crate::stop::StopReason;
 use crate::wire::{field, HookMessage};
 
@@ -30,7 +31,15 @@ impl Engine {
             .field(field::REASON)
             .and_then(StopReason::from_wire)
             .unwrap_or(StopReason::ApiError);
-        self.error_reported(now, reason, Rule::HookError, named, out);
+        // The hook's script read the reset time from the agent's own payload.
+        let until = msg.field(field::UNTIL).and_then(ResetAt::from_wire);
+        self.error_reported(
+            now,
+            State::stopped(reason, until),
+            Rule::HookError,
+            named,
+            out,
+        );
     }
 
     /// A native `state=error`: the reason comes from its message, read by
@@ -41,9 +50,12 @@ impl Engine {
         message: Option<&str>,
         out: &mut Vec<Transition>,
     ) {
-        let (reason, rule_id) = self.profile.classify_error(message.unwrap_or(""));
+        let text = message.unwrap_or("");
+        let (reason, rule_id) = self.profile.classify_error(text);
         let by = rule_id.unwrap_or("no rule matched");
-        self.error_reported(now, reason, Rule::NativeError, format!("error ({by})"), out);
+        // A usage limit's message names its reset ("resets 3pm").
+        let to = State::stopped(reason, reset_in_text(text));
+        self.error_reported(now, to, Rule::NativeError, format!("error ({by})"), out);
     }
 
     /// A native `blocked` whose kind the profile knows is an error (Claude's
@@ -56,24 +68,27 @@ impl Engine {
         out: &mut Vec<Transition>,
     ) {
         let named = format!("{summary}, an error for this agent");
-        self.error_reported(now, reason, Rule::NativeError, named, out);
+        let to = State::stopped(reason, reset_in_text(summary));
+        self.error_reported(now, to, Rule::NativeError, named, out);
     }
 
     fn error_reported(
         &mut self,
         now: u64,
-        reason: StopReason,
+        to: State,
         rule: Rule,
         named: String,
         out: &mut Vec<Transition>,
     ) {
-        let detail = format!("{named}: stopped: {reason}");
-        if let State::Error(shown) = self.state {
-            if refines(shown, reason) {
-                let detail = format!("{detail} (more precise than {shown})");
-                self.go(now, State::Error(reason), rule, detail, None, out);
+        let detail = format!("{named}: stopped: {}", stop_label(to));
+        if matches!(self.state, State::Error(_) | State::RateLimited(_)) {
+            let shown = self.state;
+            if refines(shown, to) {
+                let detail = format!("{detail} (more precise than {})", stop_label(shown));
+                self.go(now, to, rule, detail, None, out);
                 return;
             }
+            let shown = stop_label(shown);
             self.log.push(
                 now,
                 LogKind::Signal,
@@ -82,7 +97,7 @@ impl Engine {
             return;
         }
         if self.state.in_turn() {
-            self.stop_on_error(now, reason, rule, detail, out);
+            self.stop_on_error(now, to, rule, detail, out);
             return;
         }
         let window = self.config.constants.error_correction_ms;
@@ -96,7 +111,7 @@ impl Engine {
                     "{detail} (the turn of the Enter {} earlier, before it showed as working)",
                     Span(ago)
                 );
-                self.stop_on_error(now, reason, rule, detail, out);
+                self.stop_on_error(now, to, rule, detail, out);
                 return;
             }
         }
@@ -108,7 +123,7 @@ impl Engine {
                 self.state,
                 Span(ended_ago)
             );
-            self.stop_on_error(now, reason, rule, detail, out);
+            self.stop_on_error(now, to, rule, detail, out);
             return;
         }
         self.log.push(
@@ -121,7 +136,7 @@ impl Engine {
     pub(in crate::engine) fn stop_on_error(
         &mut self,
         now: u64,
-        reason: StopReason,
+        to: State,
         rule: Rule,
         detail: String,
         out: &mut Vec<Transition>,
@@ -130,15 +145,40 @@ impl Engine {
         // later quiet screen must not turn that into a done.
         self.done_token = false;
         self.last_done_at = None;
-        self.go(now, State::Error(reason), rule, detail, None, out);
+        self.go(now, to, rule, detail, None, out);
     }
 }
 
-/// A second report names the error more precisely than the one shown:
+/// What follows "stopped: " in the log: `rate limited until 15:00`,
+/// `server error`.
+fn stop_label(state: State) -> String {
+    match state {
+        State::Error(reason) => reason.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// A second report names the stop more precisely than the one shown:
 /// Claude 2.1.332's StopFailure says `server_error` for a 529 that its
-/// native report, 150 ms later, calls "Repeated 529 Overloaded errors".
-fn refines(shown: StopReason, newer: StopReason) -> bool {
-    matches!(shown, StopReason::ServerError | StopReason::ApiError)
-        && newer != shown
-        && newer != StopReason::ApiError
+/// native report, 150 ms later, calls "Repeated 529 Overloaded errors"; a
+/// rate limit with no time is refined by one that names its reset.
+fn refines(shown: State, newer: State) -> bool {
+    match (shown, newer) {
+        (State::RateLimited(None), State::RateLimited(Some(_))) => true,
+        (State::RateLimited(_), _) => false,
+        (State::Error(StopReason::ServerError | StopReason::ApiError), State::Error(r)) => {
+            Some(r) != shown_reason(shown) && r != StopReason::ApiError
+        }
+        (State::Error(StopReason::ServerError | StopReason::ApiError), State::RateLimited(_)) => {
+            true
+        }
+        _ => false,
+    }
+}
+
+fn shown_reason(state: State) -> Option<StopReason> {
+    match state {
+        State::Error(r) => Some(r),
+        _ => None,
+    }
 }

@@ -117,7 +117,8 @@ impl Engine {
             rule.label(),
             stopped.reason
         );
-        self.stop_on_error(at, stopped.reason, Rule::ScreenError, detail, out);
+        let to = State::stopped(stopped.reason, None);
+        self.stop_on_error(at, to, Rule::ScreenError, detail, out);
         true
     }
 

@@ -3,7 +3,6 @@
 //! agents (crates/termic-fakemodel/tests/fakemodel/errors.rs).
 
 use termic_signal::engine::State;
-use termic_signal::stop::StopReason;
 
 use crate::common::script::check;
 
@@ -24,12 +23,9 @@ fn claude_stop_failure_then_native_error_is_one_error_with_the_hook_reason() {
          +182400 hook error task=t1 hook=StopFailure reason=rate_limited
          +1400 native error msg=API Error: Request rejected (429) · The fake model is rate limiting this key.
          expect 1190 idle -> working hook_working
-         expect 183720 working -> error(rate_limited) hook_error",
+         expect 183720 working -> rate_limited hook_error",
     );
-    assert_eq!(
-        outcome.engine.state(),
-        State::Error(StopReason::RateLimited)
-    );
+    assert_eq!(outcome.engine.state(), State::RateLimited(None));
     let t = &outcome.transitions[1];
     assert_eq!(
         t.reason.to_string(),
@@ -64,7 +60,7 @@ fn claude_native_error_alone_names_the_reason_from_its_message() {
                  +100 native working
                  +4000 native error msg={msg}
                  expect 1100 idle -> working native_working
-                 expect 5100 working -> error({reason}) native_error"
+                 expect 5100 working -> stopped({reason}) native_error"
             ),
         );
     }
@@ -188,7 +184,7 @@ fn printed_error_reports_never_move_a_command_or_shell_task() {
             outcome
                 .transitions
                 .iter()
-                .all(|t| !matches!(t.to, State::Error(_))),
+                .all(|t| !matches!(t.to, State::Error(_) | State::RateLimited(_))),
             "{agent}: {:?}",
             outcome.transitions
         );

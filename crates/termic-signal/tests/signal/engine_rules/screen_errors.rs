@@ -73,10 +73,13 @@ fn claude_api_error_screen_turns_the_settle_into_an_error_with_the_reason() {
         let rows = claude_error_rows(error, placeholder);
         // Without the rule: `working -> done settle` at 10220.
         let expect =
-            format!("expect 10220 working -> error({reason}) screen_error\n expect false_done 0");
+            format!("expect 10220 working -> stopped({reason}) screen_error\n expect false_done 0");
         let outcome = check(reason, &claude_timeline(&rows, &expect));
         assert!(
-            matches!(outcome.engine.state(), State::Error(_)),
+            matches!(
+                outcome.engine.state(),
+                State::Error(_) | State::RateLimited(None)
+            ),
             "{reason}"
         );
     }
@@ -153,7 +156,7 @@ fn grok_turn_failed_with_an_idle_title_is_an_error_not_a_done() {
                  +2 rows {}
                  +3 title say hello - grok
                  expect 10 idle -> working submit_activity
-                 expect 5182 working -> error({reason}) screen_error
+                 expect 5182 working -> stopped({reason}) screen_error
                  expect false_done 0",
                 grok_rows(failure)
             ),
@@ -177,7 +180,7 @@ fn grok_rate_limit_under_a_frozen_spinner_is_an_error_not_needs_you_unsure() {
              +5 rows {}
              horizon 30000
              expect 17 idle -> working submit_activity
-             expect 14542 working -> error(rate_limited) screen_error",
+             expect 14542 working -> rate_limited screen_error",
             grok_rows(
                 "     Retry failed: rate_limit_error: The fake model is rate limiting this key."
             )
