@@ -16,6 +16,7 @@
 //! Untracked files that are not ignored count, as they would once added.
 
 pub mod git;
+pub mod merge;
 pub mod model;
 pub mod words;
 
