@@ -311,3 +311,18 @@ fn push_urls_are_http_or_https_and_a_wrong_one_names_the_key_and_the_fix() {
     let c = parse("[notifications]\nwebhook = \"\"\n").unwrap();
     assert_eq!(c.settings.push.webhook, None);
 }
+
+#[test]
+fn review_merge_takes_its_four_values_and_refuses_others() {
+    use termic_review::merge::How;
+    assert_eq!(parse("").unwrap().settings.review_merge, How::Ff);
+    for how in How::ALL {
+        let text = format!("[review]\nmerge = \"{}\"\n", how.as_str());
+        assert_eq!(parse(&text).unwrap().settings.review_merge, how);
+    }
+    let e = err("[review]\nmerge = \"octopus\"\n");
+    assert!(
+        e.contains("merge = \"octopus\" is not ff, rebase, squash or pr"),
+        "{e}"
+    );
+}
