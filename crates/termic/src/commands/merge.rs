@@ -30,7 +30,8 @@ rebase  the task's commits replayed on the base, in a line (the task's branch is
 squash  all of the task's commits as one new commit on the base\n  \
 pr      push the branch (when there is an origin) and open a pull request with gh (install gh first)\n\n\
 --remove: after the merge, remove the task's worktree and its termic/ branch (only once the task \
-has exited, its agent quit; a worktree with uncommitted changes is kept).\n\n\
+has exited, its agent quit; a worktree with uncommitted changes is kept). A branch already on the base \
+(merged with ff before) is only removed.\n\n\
 Examples:\n  termic merge review\n  termic merge 3 --how squash --remove\n  termic merge review --how pr\n  \
 termic merge review --into develop\n\n\
 Exit codes: 0 merged (or the pull request opened), 1 nothing merged: the message says why (the task is \
@@ -106,15 +107,29 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
     let plan = merge::plan(&base, args.into.as_deref())
         .map_err(|e| anyhow::anyhow!("task {shown} was not merged: {e}"))?;
     let message = format!("{shown}: the changes of termic task {shown}");
-    let done = merge::merge(&plan, how, &message)
-        .map_err(|e| anyhow::anyhow!("task {shown} was not merged: {e}"))?;
+    // Already merged (by a fast-forward): --remove alone removes.
+    let already = plan.commits == 0 && args.remove && how != How::Pr;
+    let done = if already {
+        outln!(
+            "Nothing to merge: {} is already on {}.",
+            clean_line(&plan.branch),
+            clean_line(&plan.into)
+        )?;
+        None
+    } else {
+        Some(
+            merge::merge(&plan, how, &message)
+                .map_err(|e| anyhow::anyhow!("task {shown} was not merged: {e}"))?,
+        )
+    };
     match &done {
-        Merged::Merged {
+        None => {}
+        Some(Merged::Merged {
             branch,
             into,
             commits,
             head,
-        } => {
+        }) => {
             let s = if *commits == 1 { "" } else { "s" };
             let short: String = head.chars().take(12).collect();
             outln!(
@@ -125,7 +140,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
                 how = how.as_str(),
             )?;
         }
-        Merged::PullRequest { branch, into, url } => {
+        Some(Merged::PullRequest { branch, into, url }) => {
             outln!(
                 "Opened a pull request of {} into {}: {}",
                 clean_line(branch),
@@ -141,7 +156,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         shell_words::quote(&plan.branch)
     );
     if !args.remove {
-        if matches!(done, Merged::Merged { .. }) {
+        if matches!(done, Some(Merged::Merged { .. })) {
             outln!(
                 "To remove its worktree and branch: {}",
                 clean_line(&remove_hint)
@@ -149,7 +164,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    if matches!(done, Merged::PullRequest { .. }) {
+    if matches!(done, Some(Merged::PullRequest { .. })) {
         outln!("Kept the worktree and branch: the pull request needs the branch.")?;
         return Ok(ExitCode::SUCCESS);
     }

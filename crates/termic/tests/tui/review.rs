@@ -292,6 +292,15 @@ fn review_chain_diff_view_comment_merge_and_a_conflict_that_changes_nothing() {
         "b\n"
     );
     assert_eq!(git(&f.work, &["status", "--porcelain"]), "");
+    // Its worktree stays while the task runs in it.
+    let out = f.cli(&f.work, &["merge", "wt", "--remove"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        said.starts_with("Nothing to merge: termic/wt is already on main.\nKept the worktree: task wt still runs in it."),
+        "{said}"
+    );
+    assert_eq!(git(&f.work, &["rev-parse", "termic/wt"]), agent_commit);
 
     // The second task: main moved on, so ff is refused; rebase conflicts
     // in a.txt. Neither changes a file, and each says what to do.
