@@ -198,12 +198,27 @@ pub fn plan(base: &ReviewBase, into: Option<&str>) -> Result<Plan, MergeError> {
 struct Snapshot {
     head: String,
     status: String,
+    /// The messages a squash leaves, as they were (none: absent).
+    messages: Vec<Option<Vec<u8>>>,
+}
+
+/// The messages `merge --squash` leaves for the next commit.
+const LEFT_MESSAGES: [&str; 2] = ["SQUASH_MSG", "MERGE_MSG"];
+
+fn message_path(dir: &Path, name: &str) -> Option<PathBuf> {
+    git_in(dir, &["rev-parse", "--git-path", name])
+        .ok()
+        .map(|p| dir.join(p))
 }
 
 fn snapshot(dir: &Path) -> Result<Snapshot, GitError> {
     Ok(Snapshot {
         head: git_in(dir, &["rev-parse", "HEAD"])?,
         status: git_in(dir, &["status", "--porcelain=v1", "-z"])?,
+        messages: LEFT_MESSAGES
+            .iter()
+            .map(|m| message_path(dir, m).and_then(|p| std::fs::read(p).ok()))
+            .collect(),
     })
 }
 
@@ -286,10 +301,14 @@ fn undo(plan: &Plan, dir: &Path, how: How, before: &Snapshot, e: GitError) -> Me
     let _ = git_in(dir, &["reset", "--merge"]);
     if how == How::Squash {
         // `merge --squash` leaves its message for the next commit: the
-        // user's next `git commit` would open with it.
-        for name in ["SQUASH_MSG", "MERGE_MSG"] {
-            if let Ok(p) = git_in(dir, &["rev-parse", "--git-path", name]) {
-                let _ = std::fs::remove_file(dir.join(p));
+        // user's next `git commit` would open with it. One that was
+        // there before is the user's: its bytes go back.
+        for (name, was) in LEFT_MESSAGES.iter().zip(&before.messages) {
+            if let Some(p) = message_path(dir, name) {
+                let _ = match was {
+                    Some(bytes) => std::fs::write(p, bytes),
+                    None => std::fs::remove_file(p),
+                };
             }
         }
     }

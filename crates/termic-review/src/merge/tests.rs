@@ -257,3 +257,20 @@ fn a_pull_request_runs_gh_with_the_branch_and_its_base() {
         Err(MergeError::NoGh)
     ));
 }
+
+#[test]
+fn a_failed_squash_puts_back_a_squash_message_the_user_had() {
+    let f = fixture();
+    commit(&f.wt, "a.txt", "one\nagent\n", "agent");
+    commit(&f.repo, "a.txt", "one\nuser\n", "user");
+    let msg = f.repo.join(".git/SQUASH_MSG");
+    fs::write(&msg, "the user's own message\n").unwrap();
+    let p = plan(&f.base, None).unwrap();
+    let err = merge(&p, How::Squash, "m").unwrap_err();
+    assert!(matches!(err, MergeError::Conflict { .. }), "{err}");
+    assert_eq!(
+        fs::read_to_string(&msg).unwrap(),
+        "the user's own message\n"
+    );
+    assert!(!f.repo.join(".git/MERGE_MSG").exists());
+}
