@@ -280,6 +280,11 @@ fn review_chain_diff_view_comment_merge_and_a_conflict_that_changes_nothing() {
     t.wait_text("Changes: wt (+2 -0, 2 files)");
     t.send(b"m");
     t.wait_text("Merge wt's branch into the branch it was cut from (ff)?");
+    t.send(b"n");
+    t.wait_text("Not merged.");
+    assert_eq!(git(&f.work, &["rev-list", "--count", "main"]).trim(), "1");
+    t.send(b"m");
+    t.wait_text("Merge wt's branch into the branch it was cut from (ff)?");
     t.send(b"y");
     t.wait_text("Merged termic/wt into main (ff, 1 commit).");
     assert_eq!(git(&f.work, &["rev-parse", "main"]), agent_commit);
