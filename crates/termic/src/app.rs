@@ -24,6 +24,7 @@ pub mod earned;
 pub mod frame_pacer;
 pub mod input_events;
 pub mod keys;
+pub mod merge;
 pub mod outer;
 pub mod overlays;
 pub mod remote_hosts;

@@ -39,6 +39,8 @@ pub fn stat_within(base: crate::review::ReviewBase, ms: u64) -> Option<Stat> {
 pub enum StatResult {
     Stat(u64, Result<Stat, String>),
     Changes(u64, Result<crate::review::model::Changes, String>),
+    /// A merge's result, as the view says it (`app::merge`).
+    Merged(u64, String),
 }
 
 /// The app's side of the stat threads.
@@ -49,6 +51,8 @@ pub struct Stats {
     pending: HashSet<u64>,
     /// Done notifications waiting for their stat, with their deadline.
     held: HashMap<u64, (AttentionEvent, u64)>,
+    /// The task whose merge the diff view asked about (`app::merge`).
+    pub merge_asked: Option<u64>,
 }
 
 impl Default for Stats {
@@ -61,6 +65,7 @@ impl Default for Stats {
             rx,
             pending: HashSet::new(),
             held: HashMap::new(),
+            merge_asked: None,
         }
     }
 }
@@ -73,6 +78,11 @@ impl Stats {
 }
 
 impl App {
+    /// A sender for a git thread's result.
+    pub(crate) fn stats_sender(&self) -> Sender<StatResult> {
+        self.stats.tx.clone()
+    }
+
     /// Reads task `id`'s stat on a thread, unless one is being read or it
     /// has no base. Returns whether a read is under way.
     pub(crate) fn request_stat(&mut self, id: u64) -> bool {
@@ -118,6 +128,7 @@ impl App {
         let (id, result) = match reply {
             StatResult::Stat(id, result) => (id, result),
             StatResult::Changes(id, result) => return self.on_changes(id, result),
+            StatResult::Merged(id, text) => return self.on_merged(id, text),
         };
         self.stats.pending.remove(&id);
         let stat = result.ok();
@@ -219,6 +230,9 @@ impl App {
             }
             return Some(Overlay::Diff(view));
         }
+        if self.merge_answer(key, &mut view) {
+            return Some(Overlay::Diff(view));
+        }
         view.note = None;
         let m = match key.code {
             KeyCode::Char('c') => {
@@ -228,6 +242,7 @@ impl App {
                 return Some(Overlay::Diff(view));
             }
             KeyCode::Char('S') => return self.send_comments(view),
+            KeyCode::Char('m') => return self.ask_merge(view),
             KeyCode::Esc | KeyCode::Char('q') => return None,
             KeyCode::Char('j') | KeyCode::Down => Move::Down,
             KeyCode::Char('k') | KeyCode::Up => Move::Up,

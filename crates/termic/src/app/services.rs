@@ -150,6 +150,10 @@ pub trait Services {
             git_line(dir, &["rev-parse", "--short", "HEAD"]).map(|c| format!("detached at {c}"))
         })
     }
+    /// How the diff view's `m` merges (`[review] merge`).
+    fn merge_how(&self) -> termic_review::merge::How {
+        termic_review::merge::How::Ff
+    }
     /// Removes the worktree of a task that failed to start, and its branch.
     fn discard_worktree(&mut self, path: &Path) -> Result<()> {
         self.remove_worktree(path, false)

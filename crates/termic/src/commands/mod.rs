@@ -14,6 +14,7 @@ mod hooks;
 mod hosts;
 mod kill;
 mod ls;
+mod merge;
 mod rename;
 mod replay;
 pub mod restore;
@@ -95,6 +96,7 @@ pub enum Command {
     Kill(kill::KillArgs),
     Wait(wait::WaitArgs),
     Diff(diff::DiffArgs),
+    Merge(merge::MergeArgs),
     /// Control the termic server that owns every task.
     #[command(
         subcommand,
@@ -197,6 +199,7 @@ pub fn dispatch(mut cli: Cli) -> Result<ExitCode> {
         Some(Command::Kill(args)) => kill::run(args),
         Some(Command::Wait(args)) => wait::run(args),
         Some(Command::Diff(args)) => diff::run(args),
+        Some(Command::Merge(args)) => merge::run(args),
         Some(Command::Server(cmd)) => server::run(cmd),
         Some(Command::Config(cmd)) => config::run(cmd),
         Some(Command::Hosts(cmd)) => hosts::run(cmd),

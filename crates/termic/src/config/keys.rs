@@ -393,6 +393,30 @@ pub const SETTING_KEYS: &[SettingKey] = &[
         read: |src, t, k, s| set(src.bool(t, k)?, &mut s.continue_after_limit),
         show: |s| s.continue_after_limit.to_string(),
     },
+    SettingKey {
+        section: "review",
+        name: "merge",
+        kind: "\"ff\", \"rebase\", \"squash\" or \"pr\"",
+        doc: "How `termic merge` (and the diff view's m key) brings a worktree task's branch to the \
+              branch it was cut from: fast-forward only, the task's commits replayed on it, all of \
+              them as one commit, or a pull request with gh.",
+        example: "\"squash\"",
+        read: |src, t, k, s| {
+            let Some(value) = src.string(t, k)? else {
+                return Ok(());
+            };
+            let Some(how) = termic_review::merge::How::parse(&value) else {
+                return Err(src.error(
+                    t.get(k).and_then(|i| i.span()),
+                    format!("merge = {} is not ff, rebase, squash or pr", quoted(&value)),
+                    "write `merge = \"ff\"`, \"rebase\", \"squash\" or \"pr\", or remove it",
+                ));
+            };
+            s.review_merge = how;
+            Ok(())
+        },
+        show: |s| quoted(s.review_merge.as_str()),
+    },
 ];
 
 /// `[hooks]`: one key per agent id, your consent to its hooks.

@@ -119,6 +119,9 @@ pub struct Settings {
     /// How the workspace's state reaches an outer terminal that did not
     /// answer the OSC 7501 probe (`crate::outer`).
     pub outer_fallback: OuterFallback,
+    /// How `termic merge` and the diff view's merge key bring a worktree
+    /// task's branch to its base (`[review] merge`).
+    pub review_merge: termic_review::merge::How,
 }
 
 /// The server's push targets from config.toml (`[notifications]`): ntfy
@@ -236,6 +239,8 @@ impl Default for Settings {
             window_size: WindowSize::default(),
             continue_after_limit: false,
             outer_fallback: OuterFallback::default(),
+            // ff: what lands is exactly the diff the user read (docs/decisions.md).
+            review_merge: termic_review::merge::How::Ff,
             notifications: Notifications::default(),
             hooks_consent: BTreeMap::new(),
             push: PushSettings::default(),

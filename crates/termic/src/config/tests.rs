@@ -320,3 +320,18 @@ fn continue_after_limit_is_off_by_default_and_takes_a_bool() {
     let e = err("[tasks]\ncontinue_after_limit = \"yes\"\n");
     assert!(e.contains("continue_after_limit"), "{e}");
 }
+
+#[test]
+fn review_merge_takes_its_four_values_and_refuses_others() {
+    use termic_review::merge::How;
+    assert_eq!(parse("").unwrap().settings.review_merge, How::Ff);
+    for how in How::ALL {
+        let text = format!("[review]\nmerge = \"{}\"\n", how.as_str());
+        assert_eq!(parse(&text).unwrap().settings.review_merge, how);
+    }
+    let e = err("[review]\nmerge = \"octopus\"\n");
+    assert!(
+        e.contains("merge = \"octopus\" is not ff, rebase, squash or pr"),
+        "{e}"
+    );
+}

@@ -269,6 +269,9 @@ impl WorkspaceServices {
 }
 
 impl Services for WorkspaceServices {
+    fn merge_how(&self) -> termic_review::merge::How {
+        self.config.settings.review_merge
+    }
     fn agent_choices(&self) -> Vec<AgentChoice> {
         self.config
             .agents

@@ -257,3 +257,83 @@ fn killing_a_plain_directory_task_deletes_only_its_snapshot_ref() {
     s.expect(&["kill", "stays"], 0);
     assert_eq!(snapshots().trim(), "");
 }
+
+/// `termic merge --how pr` runs the gh on PATH with the task's branch and
+/// its base, merging nothing; then `termic merge --remove` of the exited
+/// task fast-forwards main and removes its worktree and branch.
+#[test]
+fn termic_merge_opens_a_pull_request_with_gh_then_merges_and_removes_an_exited_task() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Served::new(
+        &[
+            hook("working", ""),
+            "printf 'agent a\\n' >> a.txt".into(),
+            "git add a.txt && git -c user.name=t -c user.email=t@t commit -qm agent".into(),
+            hook("done", ""),
+        ]
+        .join("; "),
+    );
+    repo(&s);
+    s.expect(
+        &["run", "fake", "--worktree", "--name", "wt", "--detach"],
+        0,
+    );
+    s.expect(&["wait", "wt", "--for", "exited", "--timeout", "30"], 0);
+    let worktree = s.ls()[0]["worktree"].as_str().unwrap().to_owned();
+    let main_before = git(&s.f.work, &["rev-parse", "main"]);
+
+    // A fake gh that records its arguments.
+    let gh_dir = s.f.home.join("gh-bin");
+    std::fs::create_dir_all(&gh_dir).unwrap();
+    let args_file = s.f.home.join("gh.args");
+    std::fs::write(
+        gh_dir.join("gh"),
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\necho https://example.com/pr/7\n",
+            args_file.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(gh_dir.join("gh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", gh_dir.display(), s.f.path_var());
+    let out = s.f.cli_with_env(
+        &s.f.work,
+        &["merge", "wt", "--how", "pr"],
+        &[("PATH", &path)],
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        text(&out.stdout),
+        "Opened a pull request of termic/wt into main: https://example.com/pr/7\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&args_file).unwrap(),
+        "pr\ncreate\n--base\nmain\n--head\ntermic/wt\n--fill\n"
+    );
+    assert_eq!(git(&s.f.work, &["rev-parse", "main"]), main_before);
+    // Without gh: says how to get it.
+    let out = s.termic(&["merge", "wt", "--how", "pr"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("gh is not installed"), "{out:?}");
+
+    let said = s.expect(&["merge", "wt", "--remove"], 0);
+    assert!(
+        said.starts_with("Merged termic/wt into main (ff, 1 commit)"),
+        "{said}"
+    );
+    assert!(said.contains("Removed the worktree"), "{said}");
+    assert_eq!(
+        git(&s.f.work, &["log", "--format=%s", "-1", "main"]).trim(),
+        "agent"
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.f.work.join("a.txt")).unwrap(),
+        "a\nagent a\n"
+    );
+    assert!(!std::path::Path::new(&worktree).exists(), "{worktree}");
+    assert_eq!(
+        git(&s.f.work, &["branch", "--list", "termic/wt"]).trim(),
+        ""
+    );
+    assert_eq!(git(&s.f.work, &["status", "--porcelain"]), "");
+}

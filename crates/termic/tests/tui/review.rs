@@ -132,4 +132,199 @@ fn comments_wait_while_the_agent_works() {
     t.wait_text("The agent is working. Send when it is done.");
     // The view stays, with the comment.
     t.wait_text("Changes: busy (+1 -0, 1 file), 1 comment");
+    // Nor does it merge, in the view or with the CLI.
+    t.send(b"m");
+    t.wait_text("The agent is working and may still commit.");
+    let out = f.cli(&f.work, &["merge", "busy"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        said.contains("task busy was not merged: it is working"),
+        "{said}"
+    );
+}
+
+/// A file's bytes, the checked-out commit and git's status: what a merge
+/// that did not happen must leave as it was.
+fn repo_state(dir: &std::path::Path) -> (Vec<u8>, Vec<u8>, String, String) {
+    (
+        std::fs::read(dir.join("a.txt")).unwrap(),
+        std::fs::read(dir.join("b.txt")).unwrap(),
+        git(dir, &["rev-parse", "HEAD"]),
+        git(dir, &["status", "--porcelain"]),
+    )
+}
+
+fn task_state(f: &Fixture, task: &str) -> String {
+    let out = f.cli(&f.work, &["ls", "--json"]);
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    rows.as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["name"] == task)
+        .and_then(|r| r["state"].as_str())
+        .unwrap_or("")
+        .to_owned()
+}
+
+/// Issue 32's chain, end to end: an agent in a worktree edits two files
+/// and commits one; `termic diff --json` lists both with their hunks; the
+/// diff view shows them; a comment on a line reaches the task as one
+/// prompt naming the file and line; `m` merges the agent's commit into
+/// main; a second task cut from the same commit, whose merge conflicts,
+/// changes no file and says so.
+#[test]
+fn review_chain_diff_view_comment_merge_and_a_conflict_that_changes_nothing() {
+    let f = Fixture::new();
+    git(&f.work, &["init", "-q", "-b", "main"]);
+    git(&f.work, &["config", "user.name", "Test"]);
+    git(&f.work, &["config", "user.email", "test@example.com"]);
+    std::fs::write(f.work.join("a.txt"), "a\n").unwrap();
+    std::fs::write(f.work.join("b.txt"), "b\n").unwrap();
+    git(&f.work, &["add", "."]);
+    git(&f.work, &["commit", "-qm", "first"]);
+    // Each task writes its worktree's name into a.txt (so two tasks
+    // conflict), commits a.txt, leaves b.txt uncommitted; then writes
+    // what is typed into it to got-<name>.txt, and says done again after
+    // a paste.
+    let script = [
+        hook("working", ""),
+        // Shell builtins only: the fixture's PATH has no basename.
+        "d=$(pwd); n=${d##*/}".into(),
+        "printf 'agent a from %s\\n' \"$n\" >> a.txt".into(),
+        "printf 'agent b\\n' >> b.txt".into(),
+        "git add a.txt && git -c user.name=t -c user.email=t@t commit -qm \"agent in $n\"".into(),
+        hook("done", ""),
+        "echo READY".into(),
+        format!(
+            "while IFS= read -r l; do printf '%s\\n' \"$l\" >> \"$HOME/got-$n.txt\"; case \"$l\" in *201~*) {};; esac; done",
+            hook("done", "")
+        ),
+    ]
+    .join("; ");
+    f.fake_sh_agent(&script);
+    let mut t = Termic::start(&f, &["run", "fake", "--worktree", "--name", "wt"]);
+    t.wait_text("READY");
+    // The second task, cut from the same commit.
+    let run = f.cli(
+        &f.work,
+        &["run", "fake", "--worktree", "--name", "wt2", "--detach"],
+    );
+    assert!(run.status.success(), "{run:?}");
+    let done = crate::wait::eventually(std::time::Duration::from_secs(30), || {
+        task_state(&f, "wt2") == "done"
+    });
+    assert!(done, "wt2 never went done");
+
+    // termic diff --json: both files, with their hunks.
+    let out = f.cli(&f.work, &["diff", "wt", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files = v["files"].as_array().unwrap();
+    let paths: Vec<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["a.txt", "b.txt"], "{v}");
+    for (file, want) in files.iter().zip(["agent a from wt", "agent b"]) {
+        let lines = file["hunks"][0]["lines"].as_array().unwrap();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l["kind"] == "added" && l["text"] == want),
+            "{file}"
+        );
+    }
+
+    // The diff view shows them.
+    t.prefix(b"v");
+    let screen = t.wait_text("Changes: wt (+2 -0, 2 files)");
+    for want in [
+        "- a.txt",
+        "- b.txt",
+        "+agent a from wt",
+        "+agent b",
+        "m merge",
+    ] {
+        assert!(screen.contains(want), "{want}:\n{screen}");
+    }
+    // A comment on a.txt's added line, sent as one prompt.
+    t.send(b"g");
+    for _ in 0..3 {
+        t.send(b"j");
+    }
+    t.send(b"c");
+    t.send(b"name it after the task");
+    t.send(b"\r");
+    t.wait_text("1 comment");
+    t.send(b"S");
+    t.wait_text("Sent 1 comment to wt.");
+    let got = f.home.join("got-wt.txt");
+    let mut last = String::new();
+    let arrived = crate::wait::eventually(std::time::Duration::from_secs(30), || {
+        last = std::fs::read_to_string(&got).unwrap_or_default();
+        last.contains("\x1b[201~")
+    });
+    assert!(arrived, "the task never got the comment: {last:?}");
+    assert_eq!(last.matches("\x1b[200~").count(), 1, "one paste: {last:?}");
+    assert!(
+        last.contains("a.txt line 2: `agent a from wt`\n> name it after the task\n"),
+        "{last:?}"
+    );
+    let done = crate::wait::eventually(std::time::Duration::from_secs(30), || {
+        task_state(&f, "wt") == "done"
+    });
+    assert!(done, "wt never went done after the comment");
+
+    // m asks, y merges: the agent's commit is main's, its uncommitted
+    // edit is not.
+    let agent_commit = git(&f.work, &["rev-parse", "termic/wt"]);
+    t.prefix(b"v");
+    t.wait_text("Changes: wt (+2 -0, 2 files)");
+    t.send(b"m");
+    t.wait_text("Merge wt's branch into the branch it was cut from (ff)?");
+    t.send(b"n");
+    t.wait_text("Not merged.");
+    assert_eq!(git(&f.work, &["rev-list", "--count", "main"]).trim(), "1");
+    t.send(b"m");
+    t.wait_text("Merge wt's branch into the branch it was cut from (ff)?");
+    t.send(b"y");
+    t.wait_text("Merged termic/wt into main (ff, 1 commit).");
+    assert_eq!(git(&f.work, &["rev-parse", "main"]), agent_commit);
+    assert_eq!(
+        std::fs::read_to_string(f.work.join("a.txt")).unwrap(),
+        "a\nagent a from wt\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(f.work.join("b.txt")).unwrap(),
+        "b\n"
+    );
+    assert_eq!(git(&f.work, &["status", "--porcelain"]), "");
+    // Its worktree stays while the task runs in it.
+    let out = f.cli(&f.work, &["merge", "wt", "--remove"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        said.starts_with("Nothing to merge: termic/wt is already on main.\nKept the worktree: task wt still runs in it."),
+        "{said}"
+    );
+    assert_eq!(git(&f.work, &["rev-parse", "termic/wt"]), agent_commit);
+
+    // The second task: main moved on, so ff is refused; rebase conflicts
+    // in a.txt. Neither changes a file, and each says what to do.
+    let before = repo_state(&f.work);
+    let out = f.cli(&f.work, &["merge", "wt2"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        said.contains("moved on") && said.contains("rebase or squash"),
+        "{said}"
+    );
+    assert_eq!(repo_state(&f.work), before);
+    let out = f.cli(&f.work, &["merge", "wt2", "--how", "rebase"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        said.contains("conflicts in a.txt") && said.contains("nothing was changed"),
+        "{said}"
+    );
+    assert_eq!(repo_state(&f.work), before);
+    assert!(!f.work.join(".git/CHERRY_PICK_HEAD").exists());
 }

@@ -3,7 +3,7 @@
 //! line that was replaced. Text is raw here; the view cleans each piece
 //! before it draws it.
 
-use super::model::{Line, LineKind};
+use crate::model::{Line, LineKind};
 
 /// The most tokens on each side of a pair; past it the whole line is
 /// highlighted (the LCS table is `a * b` cells).
