@@ -11,7 +11,9 @@
 //! Untracked files that are not ignored count, as they would once added.
 
 pub mod git;
+pub mod highlight;
 pub mod model;
+pub mod revert;
 pub mod view;
 pub mod words;
 
