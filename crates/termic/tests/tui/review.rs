@@ -154,9 +154,13 @@ fn a_hunk_is_reverted_after_asking_and_the_view_reads_the_changes_again() {
     std::fs::write(f.work.join("b.txt"), "b\n").unwrap();
     git(&f.work, &["add", "."]);
     git(&f.work, &["commit", "-qm", "first"]);
+    let agents = body
+        .replace("line 2\n", "line two\n")
+        .replace("line 28\n", "line 28b\n");
+    std::fs::write(f.home.join("agents.txt"), &agents).unwrap();
     let script = [
         hook("working", ""),
-        "sed -i -e 's/^line 2$/line two/' -e 's/^line 28$/line 28b/' a.txt".into(),
+        "cat \"$HOME/agents.txt\" > a.txt".into(),
         hook("done", ""),
         "echo READY".into(),
         // A second turn once the test says so: it changes b.txt.
