@@ -263,12 +263,27 @@ pub fn snapshot_key(name: &str) -> String {
 }
 
 /// The two trees to compare, after checking the base is still there.
+/// The check and the snapshot run at once (two git processes): the diff
+/// view waits for both before it shows anything (bench/review_open.sh).
 fn endpoints(base: &ReviewBase) -> Result<(String, String), ReviewError> {
     let want = match base.kind {
         BaseKind::Worktree => format!("{}^{{commit}}", base.object),
         BaseKind::Snapshot => format!("{}^{{tree}}", base.object),
     };
-    if git_in(&base.dir, &["cat-file", "-e", &want]).is_err() {
+    if !base.dir.is_dir() {
+        return Err(ReviewError::NotARepo {
+            dir: base.dir.clone(),
+        });
+    }
+    let (present, now) = std::thread::scope(|s| {
+        let present = s.spawn(|| git_in(&base.dir, &["cat-file", "-e", &want]).is_ok());
+        let now = snapshot_tree(&base.dir);
+        let present = present
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (present, now)
+    });
+    if !present {
         return Err(ReviewError::SnapshotGone {
             what: base
                 .reference
@@ -276,13 +291,7 @@ fn endpoints(base: &ReviewBase) -> Result<(String, String), ReviewError> {
                 .unwrap_or_else(|| format!("commit {}", base.object)),
         });
     }
-    if !base.dir.is_dir() {
-        return Err(ReviewError::NotARepo {
-            dir: base.dir.clone(),
-        });
-    }
-    let now = snapshot_tree(&base.dir)?;
-    Ok((base.object.clone(), now))
+    Ok((base.object.clone(), now?))
 }
 
 const DIFF_FLAGS: [&str; 5] = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M"];
@@ -303,10 +312,18 @@ pub fn stat(base: &ReviewBase) -> Result<Stat, ReviewError> {
 /// A task's changes: files, hunks, lines.
 pub fn changes(base: &ReviewBase) -> Result<Changes, ReviewError> {
     let (from, to) = endpoints(base)?;
-    let entries = numstat(&base.dir, &from, &to)?;
-    let mut args: Vec<&str> = DIFF_FLAGS.to_vec();
-    args.extend(["--src-prefix=a/", "--dst-prefix=b/", &from, &to, "--"]);
-    let out = git::run(&base.dir, &args, &[], GIT_LIMIT, MAX_PATCH)?;
+    // The numstat and the patch at once (two git processes).
+    let (entries, out) = std::thread::scope(|s| {
+        let entries = s.spawn(|| numstat(&base.dir, &from, &to));
+        let mut args: Vec<&str> = DIFF_FLAGS.to_vec();
+        args.extend(["--src-prefix=a/", "--dst-prefix=b/", &from, &to, "--"]);
+        let out = git::run(&base.dir, &args, &[], GIT_LIMIT, MAX_PATCH);
+        let entries = entries
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (entries, out)
+    });
+    let (entries, out) = (entries?, out?);
     Ok(model::parse_patch(&entries, &out.stdout, out.cut))
 }
 
