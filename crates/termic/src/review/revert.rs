@@ -29,6 +29,8 @@ pub enum RevertError {
     NoHunk,
     #[error("the hunk no longer applies (the file changed since the view read it); nothing was changed. Press R to read the changes again")]
     Stale,
+    #[error("cannot write the hunk to a temporary file: {0}")]
+    Io(#[from] std::io::Error),
     #[error(transparent)]
     Git(#[from] GitError),
 }
@@ -67,15 +69,19 @@ pub fn hunk_patch(file: &FileDiff, h: usize) -> Option<Vec<u8>> {
     Some(out.into_bytes())
 }
 
-fn apply(dir: &Path, patch: &[u8], extra: &[&str]) -> Result<(), GitError> {
-    // The patch goes through a file: `git::run` gives git no stdin.
+/// The patch in a file of its own (mode 0600): `git::run` gives git no
+/// stdin.
+fn patch_file(patch: &[u8]) -> std::io::Result<tempfile::NamedTempFile> {
     let mut tmp = tempfile::Builder::new()
         .prefix("termic-hunk-")
         .suffix(".patch")
-        .tempfile()
-        .map_err(GitError::NoGit)?;
-    std::io::Write::write_all(&mut tmp, patch).map_err(GitError::NoGit)?;
-    let path = tmp.path().to_string_lossy().into_owned();
+        .tempfile()?;
+    std::io::Write::write_all(&mut tmp, patch)?;
+    Ok(tmp)
+}
+
+fn apply(dir: &Path, patch: &Path, extra: &[&str]) -> Result<(), GitError> {
+    let path = patch.to_string_lossy();
     let mut args = vec!["apply", "-R", "--whitespace=nowarn"];
     args.extend_from_slice(extra);
     args.push(&path);
@@ -86,20 +92,21 @@ fn apply(dir: &Path, patch: &[u8], extra: &[&str]) -> Result<(), GitError> {
 /// view's diff ran). Checks first: a hunk that does not apply any more
 /// changes nothing and is [`RevertError::Stale`].
 pub fn revert_hunk(dir: &Path, file: &FileDiff, h: usize) -> Result<Reverted, RevertError> {
-    let patch = hunk_patch(file, h).ok_or(RevertError::NoHunk)?;
+    let tmp = patch_file(&hunk_patch(file, h).ok_or(RevertError::NoHunk)?)?;
+    let patch = tmp.path();
     // Staged: the index holds the change and the working tree matches
     // it, so both go back (else the next commit would keep the change).
-    let staged = apply(dir, &patch, &["--check", "--index"]).is_ok() && staged(dir, &file.path);
+    let staged = apply(dir, patch, &["--check", "--index"]).is_ok() && staged(dir, &file.path);
     if staged {
-        apply(dir, &patch, &["--index"])?;
+        apply(dir, patch, &["--index"])?;
         return Ok(Reverted::IndexAndWorkTree);
     }
-    match apply(dir, &patch, &["--check"]) {
+    match apply(dir, patch, &["--check"]) {
         Ok(()) => {}
         Err(GitError::Failed { .. }) => return Err(RevertError::Stale),
         Err(e) => return Err(e.into()),
     }
-    apply(dir, &patch, &[])?;
+    apply(dir, patch, &[])?;
     Ok(Reverted::WorkTree)
 }
 
@@ -178,6 +185,22 @@ mod tests {
             std::fs::read_to_string(d.join("keep.txt")).unwrap(),
             "keep\n"
         );
+    }
+
+    #[test]
+    fn a_renamed_files_hunk_names_its_new_path_on_both_sides_and_keeps_the_no_newline_note() {
+        use crate::review::model::{parse_numstat, parse_patch};
+        let entries = parse_numstat(b"1\t1\t\x00old.txt\x00new.txt\x00");
+        let patch = b"diff --git a/old.txt b/new.txt\nsimilarity index 90%\nrename from old.txt\n\
+rename to new.txt\n--- a/old.txt\n+++ b/new.txt\n@@ -1,2 +1,2 @@ ctx\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n";
+        let c = parse_patch(&entries, patch, false);
+        let got = String::from_utf8(hunk_patch(&c.files[0], 0).unwrap()).unwrap();
+        assert_eq!(
+            got,
+            "diff --git a/new.txt b/new.txt\n--- a/new.txt\n+++ b/new.txt\n@@ -1,2 +1,2 @@ ctx\n a\n-b\n\
+\\ No newline at end of file\n+c\n\\ No newline at end of file\n"
+        );
+        assert_eq!(hunk_patch(&c.files[0], 1), None);
     }
 
     #[test]

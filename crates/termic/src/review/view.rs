@@ -12,6 +12,9 @@ use super::model::Changes;
 /// them all and colours again what it draws).
 const MAX_COLOURED_HUNKS: usize = 256;
 
+/// The syntax spans of each line of a hunk, by (file, hunk).
+type Coloured = HashMap<(usize, usize), Arc<Vec<highlight::Spans>>>;
+
 /// One row of the view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Row {
@@ -62,8 +65,9 @@ pub struct DiffView {
     pub refreshing: bool,
     /// Syntax colours on (`[ui] diff_syntax`).
     pub syntax: bool,
-    /// The syntax spans of each hunk drawn, by (file, hunk).
-    coloured: RefCell<HashMap<(usize, usize), Arc<Vec<highlight::Spans>>>>,
+    /// The syntax spans of each hunk drawn, by (file, hunk); boxed to keep
+    /// the view (an `Overlay` variant) small.
+    coloured: Box<RefCell<Coloured>>,
 }
 
 /// A comment on a line or a hunk.
@@ -115,7 +119,7 @@ impl DiffView {
             confirm: None,
             refreshing: false,
             syntax: true,
-            coloured: RefCell::default(),
+            coloured: Box::default(),
         }
     }
 
