@@ -275,7 +275,22 @@ fn endpoints(base: &ReviewBase, linked: &[&str]) -> Result<(String, String), Rev
         BaseKind::Worktree => format!("{}^{{commit}}", base.object),
         BaseKind::Snapshot => format!("{}^{{tree}}", base.object),
     };
-    if git_in(&base.dir, &["cat-file", "-e", &want]).is_err() {
+    if !base.dir.is_dir() {
+        return Err(ReviewError::NotARepo {
+            dir: base.dir.clone(),
+        });
+    }
+    // The check and the snapshot run at once (two git processes): the diff
+    // view waits for both before it shows anything (bench/review_open.sh).
+    let (present, now) = std::thread::scope(|s| {
+        let present = s.spawn(|| git_in(&base.dir, &["cat-file", "-e", &want]).is_ok());
+        let now = snapshot_tree(&base.dir, linked);
+        let present = present
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (present, now)
+    });
+    if !present {
         return Err(ReviewError::SnapshotGone {
             what: base
                 .reference
@@ -283,13 +298,7 @@ fn endpoints(base: &ReviewBase, linked: &[&str]) -> Result<(String, String), Rev
                 .unwrap_or_else(|| format!("commit {}", base.object)),
         });
     }
-    if !base.dir.is_dir() {
-        return Err(ReviewError::NotARepo {
-            dir: base.dir.clone(),
-        });
-    }
-    let now = snapshot_tree(&base.dir, linked)?;
-    Ok((base.object.clone(), now))
+    Ok((base.object.clone(), now?))
 }
 
 const DIFF_FLAGS: [&str; 5] = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M"];
@@ -311,10 +320,18 @@ pub fn stat(base: &ReviewBase, linked: &[&str]) -> Result<Stat, ReviewError> {
 /// [`snapshot_tree`]).
 pub fn changes(base: &ReviewBase, linked: &[&str]) -> Result<Changes, ReviewError> {
     let (from, to) = endpoints(base, linked)?;
-    let entries = numstat(&base.dir, &from, &to)?;
-    let mut args: Vec<&str> = DIFF_FLAGS.to_vec();
-    args.extend(["--src-prefix=a/", "--dst-prefix=b/", &from, &to, "--"]);
-    let out = git::run(&base.dir, &args, &[], GIT_LIMIT, MAX_PATCH)?;
+    // The numstat and the patch at once (two git processes).
+    let (entries, out) = std::thread::scope(|s| {
+        let entries = s.spawn(|| numstat(&base.dir, &from, &to));
+        let mut args: Vec<&str> = DIFF_FLAGS.to_vec();
+        args.extend(["--src-prefix=a/", "--dst-prefix=b/", &from, &to, "--"]);
+        let out = git::run(&base.dir, &args, &[], GIT_LIMIT, MAX_PATCH);
+        let entries = entries
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (entries, out)
+    });
+    let (entries, out) = (entries?, out?);
     Ok(model::parse_patch(&entries, &out.stdout, out.cut))
 }
 

@@ -89,6 +89,8 @@ pub struct AppOptions {
     pub wizard: Option<crate::ui::wizard::WizardView>,
     /// Copy mode's keys (config.toml, else the attaching terminal's editor).
     pub copy_keys: copy_mode::CopyKeys,
+    /// Syntax colours in the diff view (`[ui] diff_syntax`).
+    pub diff_syntax: bool,
 }
 
 pub struct App {
@@ -135,6 +137,8 @@ pub struct App {
     pub copy: Option<copy_mode::CopyMode>,
     /// vi or emacs keys in copy mode.
     pub copy_keys: copy_mode::CopyKeys,
+    /// Syntax colours in the diff view.
+    pub diff_syntax: bool,
     /// Where a left button went down in the pane (a drag selects from there).
     drag_from: Option<(u16, u16)>,
     /// What each task was started with, for restart (by runtime id);
@@ -221,6 +225,7 @@ impl App {
             jump_pending: false,
             copy: None,
             copy_keys: options.copy_keys,
+            diff_syntax: options.diff_syntax,
             drag_from: None,
             specs: TaskSpecs::default(),
             split: None,
@@ -655,6 +660,7 @@ impl App {
         // Done: what it changed, for the sidebar and the notification.
         if t.to == termic_signal::engine::State::Done {
             self.request_stat(id.0);
+            self.refresh_diff_of(id.0);
         }
         // With several clients attached, the workspace in use tells the
         // user (one notification, not one per terminal; a view is no

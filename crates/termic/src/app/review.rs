@@ -171,16 +171,10 @@ impl App {
             .get(&id)
             .map(|l| l.base.clone());
         let mut view = DiffView::new(id, name);
+        view.syntax = self.diff_syntax;
         match base {
             Some(Ok(base)) => {
-                let tx = self.stats.tx.clone();
-                let spawned = std::thread::Builder::new()
-                    .name("termic-diff".into())
-                    .spawn(move || {
-                        let result = crate::review::changes(&base).map_err(|e| e.to_string());
-                        let _ = tx.send(StatResult::Changes(id, result));
-                    });
-                if let Err(e) = spawned {
+                if let Err(e) = self.read_changes(id, base) {
                     view.content = Content::Failed(format!("Cannot read the changes: {e}"));
                 }
             }
@@ -196,7 +190,63 @@ impl App {
         self.needs_draw = true;
     }
 
+    /// Reads task `id`'s changes on a thread; they come back as
+    /// [`StatResult::Changes`].
+    fn read_changes(&self, id: u64, base: crate::review::ReviewBase) -> std::io::Result<()> {
+        let tx = self.stats.tx.clone();
+        std::thread::Builder::new()
+            .name("termic-diff".into())
+            .spawn(move || {
+                let result = crate::review::changes(&base).map_err(|e| e.to_string());
+                let _ = tx.send(StatResult::Changes(id, result));
+            })
+            .map(|_| ())
+    }
+
+    fn task_base(&self, id: u64) -> Option<crate::review::ReviewBase> {
+        termic_runtime::lock(&self.specs)
+            .get(&id)
+            .and_then(|l| l.base.clone().ok())
+    }
+
+    /// Reads the view's changes again (`R`, after a revert, at the
+    /// task's turn end); the old ones stay shown until the new come.
+    fn refresh_diff(&self, view: &mut DiffView) {
+        if view.refreshing {
+            return;
+        }
+        let Some(base) = self.task_base(view.task) else {
+            return;
+        };
+        match self.read_changes(view.task, base) {
+            Ok(()) => view.refreshing = true,
+            Err(e) => view.note = Some(format!("Cannot read the changes: {e}")),
+        }
+    }
+
+    /// Task `id` ended its turn: an open diff view of it reads its
+    /// changes again, unless the user is typing a comment or answering a
+    /// revert (then the view says so, and `R` reads them).
+    pub(crate) fn refresh_diff_of(&mut self, id: u64) {
+        if !matches!(&self.overlay, Some(Overlay::Diff(v)) if v.task == id) {
+            return;
+        }
+        let Some(Overlay::Diff(mut view)) = self.overlay.take() else {
+            return;
+        };
+        if view.changes().is_some() {
+            if view.editing.is_some() || view.confirm.is_some() {
+                view.note = Some("The task's turn ended: R reads its changes again.".into());
+            } else {
+                self.refresh_diff(&mut view);
+            }
+            self.needs_draw = true;
+        }
+        self.overlay = Some(Overlay::Diff(view));
+    }
+
     fn on_changes(&mut self, id: u64, result: Result<crate::review::model::Changes, String>) {
+        let page = crate::ui::diff::page_rows(self.size.1);
         if let Some(Overlay::Diff(view)) = self.overlay.as_mut() {
             if view.task == id && view.content == Content::Loading {
                 view.content = match result {
@@ -204,7 +254,56 @@ impl App {
                     Err(why) => Content::Failed(format!("Cannot read the changes: {why}")),
                 };
                 self.needs_draw = true;
+            } else if view.task == id && view.refreshing {
+                match result {
+                    Ok(changes) => view.replace(changes, page),
+                    Err(why) => {
+                        view.refreshing = false;
+                        view.note = Some(format!("Cannot read the changes again: {why}"));
+                    }
+                }
+                self.needs_draw = true;
             }
+        }
+    }
+
+    /// `y` after `r`: reverts the hunk, then reads the changes again.
+    fn revert_confirmed(&mut self, view: &mut DiffView, (f, h): (usize, usize)) {
+        use crate::review::revert::{revert_hunk, Reverted};
+        if let Some(why) = self.busy(view.task, "Revert") {
+            view.note = Some(why);
+            return;
+        }
+        let (Some(base), Some(file)) = (
+            self.task_base(view.task),
+            view.changes().and_then(|c| c.files.get(f)).cloned(),
+        ) else {
+            return;
+        };
+        view.note = Some(match revert_hunk(&base.dir, &file, h) {
+            Ok(Reverted::WorkTree) => format!("Reverted the hunk in {}.", file.path),
+            Ok(Reverted::IndexAndWorkTree) => {
+                format!(
+                    "Reverted the hunk in {} (staged and in the file).",
+                    file.path
+                )
+            }
+            Err(e) => format!("Not reverted: {e}"),
+        });
+        self.refresh_diff(view);
+    }
+
+    /// Why the files of task `id` are not to be changed now, if so.
+    fn busy(&mut self, id: u64, what: &str) -> Option<String> {
+        use crate::ui::sidebar::Badge;
+        match self.tasks.get_mut(id).map(|e| e.badge.clone()) {
+            Some(Badge::Working) => Some(format!(
+                "The agent is working and may change this file. {what} when it is done."
+            )),
+            Some(Badge::NeedsYou { .. }) => Some(format!(
+                "The agent needs you and its turn is not over. {what} when it is done."
+            )),
+            _ => None,
         }
     }
 
@@ -233,8 +332,32 @@ impl App {
         if self.merge_answer(key, &mut view) {
             return Some(Overlay::Diff(view));
         }
+        if let Some(hunk) = view.confirm.take() {
+            match key.code {
+                KeyCode::Char('y') | KeyCode::Char('Y') => self.revert_confirmed(&mut view, hunk),
+                _ => view.note = Some("Kept the hunk.".into()),
+            }
+            return Some(Overlay::Diff(view));
+        }
         view.note = None;
         let m = match key.code {
+            KeyCode::Char('r') => {
+                if let Some(why) = self.busy(view.task, "Revert") {
+                    view.note = Some(why);
+                } else if view.refreshing {
+                    view.note = Some("Reading the changes again; revert once they show.".into());
+                } else {
+                    match view.hunk_at_cursor() {
+                        Some(hunk) => view.confirm = Some(hunk),
+                        None => view.note = Some("Revert works on a hunk: move onto one.".into()),
+                    }
+                }
+                return Some(Overlay::Diff(view));
+            }
+            KeyCode::Char('R') => {
+                self.refresh_diff(&mut view);
+                return Some(Overlay::Diff(view));
+            }
             KeyCode::Char('c') => {
                 if !view.start_comment() {
                     view.note = Some("Comments go on a line or a hunk.".into());

@@ -235,6 +235,15 @@ pub const SETTING_KEYS: &[SettingKey] = &[
         show: |s| s.wizard_shown.to_string(),
     },
     SettingKey {
+        section: "ui",
+        name: "diff_syntax",
+        kind: "true or false",
+        doc: "Syntax colours in the diff view (keywords, strings, comments); false shows only added and removed.",
+        example: "false",
+        read: |src, t, k, s| set(src.bool(t, k)?, &mut s.diff_syntax),
+        show: |s| s.diff_syntax.to_string(),
+    },
+    SettingKey {
         section: "notifications",
         name: "bell",
         kind: "true or false",

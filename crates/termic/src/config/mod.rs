@@ -103,6 +103,8 @@ pub struct Settings {
     /// "vi" or "emacs"; `None`: from the attaching terminal's editor.
     pub copy_keys: Option<String>,
     pub wizard_shown: bool,
+    /// Syntax colours in the diff view (issue 32).
+    pub diff_syntax: bool,
     pub notifications: Notifications,
     /// The user's consent to hooks, per agent id (absent = not given).
     pub hooks_consent: BTreeMap<String, bool>,
@@ -235,6 +237,7 @@ impl Default for Settings {
             prefix_key: None,
             copy_keys: None,
             wizard_shown: false,
+            diff_syntax: true,
             server_idle_exit_secs: DEFAULT_IDLE_EXIT_SECS,
             window_size: WindowSize::default(),
             continue_after_limit: false,

@@ -5,6 +5,8 @@
 
 pub use termic_review::*;
 
+pub mod highlight;
+pub mod revert;
 pub mod view;
 
 use std::path::Path;

@@ -1,9 +1,19 @@
 //! The diff view's model (pure): rows over files, hunks and lines, a
 //! cursor, folds, and the keys that move and fold (like tig and gitui).
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
+use super::highlight;
 use super::model::Changes;
+
+/// The most hunks whose syntax colours the view keeps (then it forgets
+/// them all and colours again what it draws).
+const MAX_COLOURED_HUNKS: usize = 256;
+
+/// The syntax spans of each line of a hunk, by (file, hunk).
+type Coloured = HashMap<(usize, usize), Arc<Vec<highlight::Spans>>>;
 
 /// One row of the view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,12 +59,22 @@ pub struct DiffView {
     /// A line for the user in place of the keys (why a send was refused,
     /// what was sent).
     pub note: Option<String>,
+    /// A hunk (file, hunk) whose revert waits for `y` or `n`.
+    pub confirm: Option<(usize, usize)>,
+    /// The changes are being read again (the old ones stay shown).
+    pub refreshing: bool,
+    /// Syntax colours on (`[ui] diff_syntax`).
+    pub syntax: bool,
+    /// The syntax spans of each hunk drawn, by (file, hunk); boxed to keep
+    /// the view (an `Overlay` variant) small.
+    coloured: Box<RefCell<Coloured>>,
 }
 
 /// A comment on a line or a hunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Comment {
-    pub row: Row,
+    /// The row it is on; `None` once a refresh no longer shows that line.
+    pub row: Option<Row>,
     pub path: String,
     /// The line's number (in the new file; the old one for a removed
     /// line); `None` for a hunk.
@@ -96,6 +116,10 @@ impl DiffView {
             comments: Vec::new(),
             editing: None,
             note: None,
+            confirm: None,
+            refreshing: false,
+            syntax: true,
+            coloured: Box::default(),
         }
     }
 
@@ -145,7 +169,7 @@ impl DiffView {
             Row::File(_) => return,
         };
         self.comments.push(Comment {
-            row,
+            row: Some(row),
             path,
             line,
             quoted,
@@ -155,7 +179,7 @@ impl DiffView {
 
     /// Whether `row` has a comment.
     pub fn commented(&self, row: Row) -> bool {
-        self.comments.iter().any(|c| c.row == row)
+        self.comments.iter().any(|c| c.row == Some(row))
     }
 
     /// Every comment as one prompt for the agent: file, line, the quoted
@@ -175,6 +199,102 @@ impl DiffView {
             }
         }
         out
+    }
+
+    /// The hunk (file, hunk) of the row under the cursor (a file row has
+    /// none).
+    pub fn hunk_at_cursor(&self) -> Option<(usize, usize)> {
+        match self.current()? {
+            Row::Hunk(f, h) | Row::Line(f, h, _) => Some((f, h)),
+            Row::File(_) => None,
+        }
+    }
+
+    /// The question for a revert waiting for `y` or `n`.
+    pub fn confirm_question(&self) -> Option<String> {
+        let (f, h) = self.confirm?;
+        let file = self.changes()?.files.get(f)?;
+        let n = file.hunks.len();
+        Some(format!(
+            "Revert hunk {} of {n} in {}? y reverts, n keeps it",
+            h + 1,
+            file.path
+        ))
+    }
+
+    /// New changes read again (after a revert, `R`, or the task's turn
+    /// end): the cursor stays on the same file (on the same hunk or line
+    /// of it when there still is one), folded files stay folded, and
+    /// each comment finds its line again (same file, number and text).
+    pub fn replace(&mut self, changes: Changes, page: usize) {
+        let at = self.current();
+        let old = self.changes().cloned().unwrap_or_default();
+        let path_of = |f: usize| old.files.get(f).map(|x| x.path.clone());
+        let folded: HashSet<String> = self
+            .folded_files
+            .iter()
+            .filter_map(|f| path_of(*f))
+            .collect();
+        let find = |path: &str| changes.files.iter().position(|x| x.path == path);
+        self.folded_files = folded.iter().filter_map(|p| find(p)).collect();
+        self.folded_hunks.clear();
+        for c in &mut self.comments {
+            c.row = find(&c.path).and_then(|f| {
+                let file = &changes.files[f];
+                file.hunks
+                    .iter()
+                    .enumerate()
+                    .find_map(|(h, hunk)| match c.line {
+                        None => (hunk.header == c.quoted).then_some(Row::Hunk(f, h)),
+                        Some(_) => hunk
+                            .lines
+                            .iter()
+                            .position(|l| l.new.or(l.old) == c.line && l.text == c.quoted)
+                            .map(|l| Row::Line(f, h, l)),
+                    })
+            });
+        }
+        let target = at.and_then(|row| {
+            let f = find(&path_of(row.file())?)?;
+            let file = &changes.files[f];
+            Some(match row {
+                Row::Hunk(_, h) if h < file.hunks.len() => Row::Hunk(f, h),
+                Row::Line(_, h, l) if file.hunks.get(h).is_some_and(|x| l < x.lines.len()) => {
+                    Row::Line(f, h, l)
+                }
+                _ => Row::File(f),
+            })
+        });
+        let before = self.cursor;
+        self.content = Content::Ready(changes);
+        self.coloured.borrow_mut().clear();
+        self.refreshing = false;
+        self.confirm = None;
+        let rows = self.rows();
+        self.cursor = target
+            .and_then(|t| rows.iter().position(|r| *r == t))
+            .unwrap_or_else(|| before.min(rows.len().saturating_sub(1)));
+        self.top = self.top.min(self.cursor);
+        self.scroll_into_view(page);
+    }
+
+    /// The syntax spans of each line of hunk `h` of file `f` (none when
+    /// colours are off), worked out once and kept.
+    pub fn syntax_spans(&self, f: usize, h: usize) -> Option<Arc<Vec<highlight::Spans>>> {
+        if !self.syntax {
+            return None;
+        }
+        if let Some(spans) = self.coloured.borrow().get(&(f, h)) {
+            return Some(spans.clone());
+        }
+        let file = self.changes()?.files.get(f)?;
+        let spans = Arc::new(highlight::hunk(&file.path, file.hunks.get(h)?));
+        let mut kept = self.coloured.borrow_mut();
+        if kept.len() >= MAX_COLOURED_HUNKS {
+            kept.clear();
+        }
+        kept.insert((f, h), spans.clone());
+        Some(spans)
     }
 
     pub fn changes(&self) -> Option<&Changes> {
@@ -384,6 +504,61 @@ diff --git a/b.txt b/b.txt\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1,2 @@\n b\n+b2\n";
             v.prompt(),
             "Review comments on your changes:\n\na.txt line 2: `two`\n> why remove two?\n\n\
              b.txt hunk @@ -1 +1,2 @@:\n> add a test\n"
+        );
+    }
+
+    #[test]
+    fn a_refresh_keeps_the_cursor_on_the_same_file_and_comments_on_their_lines() {
+        let mut v = view();
+        v.apply(Move::NextFile, 10);
+        v.apply(Move::Down, 10);
+        v.apply(Move::Down, 10);
+        assert_eq!(v.current(), Some(Row::Line(1, 0, 0)));
+        assert!(v.start_comment());
+        v.editing.as_mut().unwrap().1.push_str("keep b");
+        v.finish_comment();
+        v.apply(Move::Top, 10);
+        v.apply(Move::Toggle, 10);
+        assert!(v.file_folded(0));
+        v.apply(Move::NextFile, 10);
+        v.apply(Move::Down, 10);
+        v.apply(Move::Down, 10);
+        assert_eq!(v.current(), Some(Row::Line(1, 0, 0)));
+        // Read again: a new file comes first, a.txt lost its first hunk.
+        let entries = parse_numstat(b"1\t0\t0.txt\x001\t0\ta.txt\x001\t0\tb.txt\x00");
+        let patch =
+            b"diff --git a/0.txt b/0.txt\n--- a/0.txt\n+++ b/0.txt\n@@ -1 +1,2 @@\n z\n+z2\n\
+diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -9 +9,2 @@\n nine\n+ten\n\
+diff --git a/b.txt b/b.txt\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1,2 @@\n b\n+b2\n";
+        v.refreshing = true;
+        v.replace(parse_patch(&entries, patch, false), 10);
+        assert!(!v.refreshing);
+        assert_eq!(v.current(), Some(Row::Line(2, 0, 0)), "same line of b.txt");
+        assert!(v.file_folded(1), "a.txt stays folded");
+        assert!(!v.file_folded(0));
+        assert!(v.commented(Row::Line(2, 0, 0)));
+        // A file gone: the cursor stays where it was, within the rows.
+        let entries = parse_numstat(b"1\t0\t0.txt\x00");
+        let patch =
+            b"diff --git a/0.txt b/0.txt\n--- a/0.txt\n+++ b/0.txt\n@@ -1 +1,2 @@\n z\n+z2\n";
+        v.replace(parse_patch(&entries, patch, false), 10);
+        assert_eq!(v.cursor, 3);
+        assert_eq!(v.comments[0].row, None, "its line is gone");
+        assert_eq!(v.comments.len(), 1, "the comment is still sent");
+    }
+
+    #[test]
+    fn a_revert_asks_about_the_hunk_under_the_cursor() {
+        let mut v = view();
+        assert_eq!(v.hunk_at_cursor(), None, "a file row has no hunk");
+        v.apply(Move::NextHunk, 10);
+        v.apply(Move::NextHunk, 10);
+        v.apply(Move::Down, 10);
+        assert_eq!(v.hunk_at_cursor(), Some((0, 1)));
+        v.confirm = v.hunk_at_cursor();
+        assert_eq!(
+            v.confirm_question().unwrap(),
+            "Revert hunk 2 of 2 in a.txt? y reverts, n keeps it"
         );
     }
 

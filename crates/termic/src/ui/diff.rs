@@ -8,13 +8,14 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use termic_signal::text::clean_line;
 
+use crate::review::highlight::Class;
 use crate::review::model::{FileDiff, FileStatus, LineKind};
 use crate::review::view::{Content, DiffView, Row};
 use crate::review::words;
 
 /// The keys line at the bottom.
 pub const KEYS: &str =
-    "j k move  n N hunk  } { file  Space fold  z all  c comment  S send  m merge  q close";
+    "j k move  n N hunk  } { file  Space fold  z all  c comment  S send  r revert  R reload  m merge  q close";
 
 /// The rows of changes an area of `height` rows shows (the keys line
 /// and the frame excluded).
@@ -33,7 +34,15 @@ pub fn render(frame: &mut Frame, view: &DiffView) {
         1 => ", 1 comment".to_owned(),
         n => format!(", {n} comments"),
     };
-    let title = format!("Changes: {}{stat}{comments}", clean_line(&view.name));
+    let reading = if view.refreshing {
+        ", reading again"
+    } else {
+        ""
+    };
+    let title = format!(
+        "Changes: {}{stat}{comments}{reading}",
+        clean_line(&view.name)
+    );
     let inner = super::modal(
         frame,
         &title,
@@ -76,6 +85,10 @@ pub fn render(frame: &mut Frame, view: &DiffView) {
         lines.push(Line::raw(""));
     }
     let bottom = match (&view.editing, &view.note) {
+        _ if view.confirm.is_some() => Line::styled(
+            clean_line(&view.confirm_question().unwrap_or_default()).into_owned(),
+            Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+        ),
         (Some((_, text)), _) => Line::from(vec![
             Span::styled("Comment: ", Style::new().add_modifier(Modifier::BOLD)),
             Span::raw(format!(
@@ -158,25 +171,74 @@ fn row_line(view: &DiffView, changes: &crate::review::model::Changes, row: Row) 
                     new
                 })
             });
-            let Some(pieces) = pieces else {
-                return Line::from(vec![
-                    number,
-                    Span::styled(format!("{mark}{}", clean_line(&line.text)), style),
-                ]);
+            // The changed words of a replaced line: byte ranges over the raw text.
+            let mut changed = Vec::new();
+            let mut at = 0;
+            for p in pieces.iter().flatten() {
+                if p.changed {
+                    changed.push(at..at + p.text.len());
+                }
+                at += p.text.len();
+            }
+            let syntax = match line.kind {
+                LineKind::NoNewline => None,
+                _ => view.syntax_spans(f, h),
             };
-            // The changed words of a replaced line: reversed, in the line's colour.
+            let no_spans = Vec::new();
+            let syntax = syntax.as_ref().and_then(|s| s.get(l)).unwrap_or(&no_spans);
             let mut spans = vec![number, Span::styled(mark, style)];
-            spans.extend(pieces.iter().map(|p| {
-                let style = if p.changed {
-                    style.add_modifier(Modifier::REVERSED)
-                } else {
-                    style
-                };
-                Span::styled(clean_line(&p.text).into_owned(), style)
-            }));
+            spans.extend(styled_text(&line.text, &changed, syntax, style));
             Line::from(spans)
         }
     }
+}
+
+/// The colour of a piece of code: the outer terminal's own palette (its
+/// theme), so it reads on a dark or a light background alike.
+pub fn class_colour(class: Class) -> Color {
+    match class {
+        Class::Keyword => Color::Magenta,
+        Class::String => Color::Yellow,
+        Class::Comment => Color::DarkGray,
+        Class::Number | Class::Constant => Color::LightCyan,
+        Class::Function => Color::Blue,
+        Class::Type => Color::LightBlue,
+    }
+}
+
+/// A line's text as spans: `base` (the line's colour), a syntax class's
+/// colour where it has one, reversed where a word changed; each piece
+/// cleaned before it is drawn. Ranges are byte ranges of `text`.
+fn styled_text(
+    text: &str,
+    changed: &[std::ops::Range<usize>],
+    syntax: &[(std::ops::Range<usize>, Class)],
+    base: Style,
+) -> Vec<Span<'static>> {
+    let mut cuts: Vec<usize> = vec![0, text.len()];
+    for r in changed.iter().chain(syntax.iter().map(|(r, _)| r)) {
+        cuts.extend([r.start.min(text.len()), r.end.min(text.len())]);
+    }
+    cuts.retain(|&c| text.is_char_boundary(c));
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut out: Vec<Span<'static>> = Vec::new();
+    for w in cuts.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let mut style = base;
+        if let Some((_, class)) = syntax.iter().find(|(r, _)| r.start <= a && b <= r.end) {
+            style = style.fg(class_colour(*class));
+        }
+        if changed.iter().any(|r| r.start <= a && b <= r.end) {
+            style = style.add_modifier(Modifier::REVERSED);
+        }
+        let piece = clean_line(&text[a..b]).into_owned();
+        match out.last_mut() {
+            Some(last) if last.style == style => last.content.to_mut().push_str(&piece),
+            _ => out.push(Span::styled(piece, style)),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -237,5 +299,53 @@ mod tests {
         assert!(reversed(at("-let a = 1;", "a")));
         assert!(!reversed(at("-let a = 1;", "=")));
         assert_eq!(at("+let b = 1;", "b").fg, Color::Green);
+    }
+
+    #[test]
+    fn code_is_drawn_in_syntax_colours_cleaned_and_off_when_the_config_says() {
+        let entries = parse_numstat(b"1\t1\tsrc/x.rs\x001\t0\tb.py\x00");
+        let patch =
+            b"diff --git a/src/x.rs b/src/x.rs\n--- a/src/x.rs\n+++ b/src/x.rs\n@@ -1 +1 @@\n\
+-let a = 1;\n+let s = \"\x1b]0;pwned\x07\x1b[2J\";\n\
+diff --git a/b.py b/b.py\n--- a/b.py\n+++ b/b.py\n@@ -1 +1,2 @@\n import os\n+def go(): pass\n";
+        let mut v = DiffView::new(1, "fix".into());
+        v.content = Content::Ready(parse_patch(&entries, patch, false));
+        let t = draw(100, 16, |f| render(f, &v));
+        let lines = text_lines(&t);
+        let all = lines.join("\n");
+        assert!(all.contains("+let s = \"]0;pwned[2J\";"), "{all}");
+        assert!(!all.contains('\x1b') && !all.contains('\x07'), "{all:?}");
+        let buf = t.backend().buffer();
+        let at = |line: &str, word: &str| {
+            let r = lines.iter().position(|l| l.contains(line)).unwrap();
+            let start = lines[r].find(line).unwrap() + line.find(word).unwrap();
+            let c = lines[r][..start].chars().count();
+            buf[(c as u16, r as u16)].clone()
+        };
+        // Keywords in their colour, the rest of an added line green, the
+        // mark green; a removed line's keyword too, its changed word reversed.
+        assert_eq!(at("+let s", "let").fg, Color::Magenta);
+        assert_eq!(at("+let s", "+").fg, Color::Green);
+        assert_eq!(
+            at("+let s = \"]0;pwned", "pwned").fg,
+            Color::Yellow,
+            "a string"
+        );
+        assert_eq!(at("-let a", "let").fg, Color::Magenta);
+        assert!(at("-let a = 1", "a =")
+            .modifier
+            .contains(Modifier::REVERSED));
+        assert_eq!(at("-let a = 1", "a =").fg, Color::Red);
+        assert_eq!(at("+def go", "def").fg, Color::Magenta);
+        assert_eq!(at(" import os", "import").fg, Color::Magenta);
+        // Off: only added and removed colours.
+        v.syntax = false;
+        let t = draw(100, 16, |f| render(f, &v));
+        let buf = t.backend().buffer();
+        let r = lines.iter().position(|l| l.contains("+let s")).unwrap();
+        let c = lines[r][..lines[r].find("+let s").unwrap() + 1]
+            .chars()
+            .count();
+        assert_eq!(buf[(c as u16, r as u16)].fg, Color::Green);
     }
 }

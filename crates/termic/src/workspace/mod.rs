@@ -49,11 +49,13 @@ pub(crate) fn app_options(
             services.client_var("EDITOR").as_deref(),
         ),
     };
+    let diff_syntax = settings.diff_syntax;
     let wizard = (may_show_wizard && !settings.wizard_shown).then(|| services.wizard(notify));
     Ok(AppOptions {
         prefix,
         notify,
         wizard,
         copy_keys,
+        diff_syntax,
     })
 }

@@ -132,6 +132,13 @@ fn comments_wait_while_the_agent_works() {
     t.wait_text("The agent is working. Send when it is done.");
     // The view stays, with the comment.
     t.wait_text("Changes: busy (+1 -0, 1 file), 1 comment");
+    // No revert while it works either: no question, the file as it is.
+    t.send(b"r");
+    t.wait_text("The agent is working and may change this file.");
+    assert_eq!(
+        std::fs::read_to_string(f.work.join("a.txt")).unwrap(),
+        "a\nagent a\n"
+    );
     // Nor does it merge, in the view or with the CLI.
     t.send(b"m");
     t.wait_text("The agent is working and may still commit.");
@@ -327,4 +334,67 @@ fn review_chain_diff_view_comment_merge_and_a_conflict_that_changes_nothing() {
     );
     assert_eq!(repo_state(&f.work), before);
     assert!(!f.work.join(".git/CHERRY_PICK_HEAD").exists());
+}
+
+
+/// `r` reverts the hunk under the cursor after `y` (`n` keeps it), the
+/// view reads the changes again, and the file is the agent's but for
+/// that hunk, byte for byte. The task's next turn end reads them again
+/// by itself.
+#[test]
+fn a_hunk_is_reverted_after_asking_and_the_view_reads_the_changes_again() {
+    let f = Fixture::new();
+    git(&f.work, &["init", "-q", "-b", "main"]);
+    let body: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(f.work.join("a.txt"), &body).unwrap();
+    std::fs::write(f.work.join("b.txt"), "b\n").unwrap();
+    git(&f.work, &["add", "."]);
+    git(&f.work, &["commit", "-qm", "first"]);
+    let agents = body
+        .replace("line 2\n", "line two\n")
+        .replace("line 28\n", "line 28b\n");
+    std::fs::write(f.home.join("agents.txt"), &agents).unwrap();
+    let script = [
+        hook("working", ""),
+        "cat \"$HOME/agents.txt\" > a.txt".into(),
+        hook("done", ""),
+        "echo READY".into(),
+        // A second turn once the test says so: it changes b.txt.
+        "while [ ! -e \"$HOME/go\" ]; do sleep 0.1; done".into(),
+        hook("working", ""),
+        "printf 'agent b\\n' >> b.txt".into(),
+        hook("done", ""),
+        "sleep 600".into(),
+    ]
+    .join("; ");
+    f.fake_sh_agent(&script);
+    let mut t = Termic::start(&f, &["run", "fake", "--name", "rv"]);
+    t.wait_text("READY");
+    t.wait_text("done");
+    t.prefix(b"v");
+    t.wait_text("Changes: rv (+2 -2, 1 file)");
+    // On a file row: no hunk.
+    t.send(b"r");
+    t.wait_text("Revert works on a hunk");
+    // The second hunk (line 28): asked, n keeps it.
+    t.send(b"n");
+    t.send(b"n");
+    t.send(b"r");
+    t.wait_text("Revert hunk 2 of 2 in a.txt? y reverts, n keeps it");
+    t.send(b"n");
+    t.wait_text("Kept the hunk.");
+    assert!(std::fs::read_to_string(f.work.join("a.txt"))
+        .unwrap()
+        .contains("line 28b\n"));
+    t.send(b"r");
+    t.wait_text("Revert hunk 2 of 2");
+    t.send(b"y");
+    t.wait_text("Reverted the hunk in a.txt.");
+    t.wait_text("Changes: rv (+1 -1, 1 file)");
+    let want = body.replace("line 2\n", "line two\n");
+    assert_eq!(std::fs::read_to_string(f.work.join("a.txt")).unwrap(), want);
+    // The next turn end reads the changes again: b.txt shows up.
+    std::fs::write(f.home.join("go"), "").unwrap();
+    t.wait_text("Changes: rv (+2 -1, 2 files)");
+    t.wait_text("+agent b");
 }
