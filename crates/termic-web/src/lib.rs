@@ -59,6 +59,15 @@ impl Conn for rustls::StreamOwned<rustls::ServerConnection, TcpStream> {
 /// Opens a connection to the termic server, hello said and welcomed.
 pub trait Backend: Send + Sync + 'static {
     fn open(&self) -> io::Result<UnixStream>;
+
+    /// Answer task `task` of remote host `host` with `choice`, as `termic
+    /// answer HOST:TASK CHOICE` does; the host's answer as protocol JSON
+    /// (`{"answered": ...}` or `{"error": ...}`). Err: it could not be
+    /// asked (no such host, ssh failed).
+    fn answer_on_host(&self, host: &str, task: &str, choice: &str) -> io::Result<String> {
+        let _ = (host, task, choice);
+        Err(io::Error::other("remote hosts are not reachable from here"))
+    }
 }
 
 /// What a line of the web server's log says; never a secret.
@@ -649,6 +658,19 @@ fn pump(shared: &Shared, mut ws: WebSocket<Box<dyn Conn>>, device: &Device, cred
     let (request, once) = match relay::first(&first, device.read_only) {
         Ok(relay::First::Stream(r)) => (r, false),
         Ok(relay::First::Once(r)) => (r, true),
+        Ok(relay::First::Remote { host, task, choice }) => {
+            let answer = match shared.backend.answer_on_host(&host, &task, &choice) {
+                Ok(answer) => answer,
+                Err(e) => {
+                    shared.log(&format!("cannot answer on host {host}: {e}"));
+                    serde_json::json!({"error": {"message": e.to_string()}}).to_string()
+                }
+            };
+            let _ = ws.send(Message::text(answer));
+            let _ = ws.close(None);
+            let _ = ws.flush();
+            return;
+        }
         Err(why) => {
             shared.log(&format!(
                 "closed a WebSocket of device {}: {why}",

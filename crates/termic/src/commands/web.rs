@@ -143,6 +143,12 @@ impl termic_web::Backend for Socket {
             Err(e) => Err(io::Error::other(format!("{e:#}"))),
         }
     }
+
+    fn answer_on_host(&self, host: &str, task: &str, choice: &str) -> io::Result<String> {
+        let answer = super::answer::answer_on_host(&self.paths, host, task, choice)
+            .map_err(|e| io::Error::other(format!("{e:#}")))?;
+        serde_json::to_string(&answer).map_err(io::Error::other)
+    }
 }
 
 /// The names a self-signed certificate is for: the listen address, this

@@ -1313,3 +1313,42 @@ fn a_notification_action_in_the_fragment_answers_once_and_a_stale_one_sends_noth
         &format!("({TERM_TEXT}).includes('answered 1')"),
     );
 }
+
+/// The task's history (what scrolled off before the page opened it) is in
+/// the page's scrollback: scrolled to the top, the screen shows the first
+/// line the task printed, and the bottom is its live screen.
+#[test]
+#[ignore = "needs chromium: .ci/run's web client step"]
+fn a_tasks_scrollback_from_before_the_page_opened_it_is_in_the_page() {
+    if !crate::requires::program("chromium", "chromium") {
+        return;
+    }
+    let s = Served::new(
+        "i=1; while [ $i -le 300 ]; do printf 'line %03d\\r\\n' $i; i=$((i+1)); done; \
+         printf 'the end\\r\\n'; sleep 600",
+    );
+    s.expect(&["run", "fake", "--name", "long", "--detach"], 0);
+    let _web = start_web(&s);
+    let mut b = Browser::phone();
+    b.navigate(&pair_link(&s, &[]));
+    b.until(
+        "the list shows the task",
+        "Array.from(document.querySelectorAll('#list li')).some(li => li.textContent.includes('long'))",
+    );
+    b.eval("document.querySelector('#list li button').click()");
+    b.until(
+        "the screen shows the task's last lines",
+        &format!("({TERM_TEXT}).includes('line 300') && ({TERM_TEXT}).includes('the end')"),
+    );
+    assert_eq!(
+        b.eval(&format!("({TERM_TEXT}).includes('line 001')")),
+        json!(false),
+        "the first line scrolled off the screen"
+    );
+    b.eval("document.querySelector('#term .xterm-viewport').scrollTop = 0");
+    b.until(
+        "scrolled to the top, the first line the task printed",
+        &format!("({TERM_TEXT}).includes('line 001') && ({TERM_TEXT}).includes('line 002')"),
+    );
+    b.screenshot(&artefact("web-phone-scrollback.png"));
+}
