@@ -28,7 +28,8 @@ pub const EXIT_NOT_SENT: u8 = 3;
     after_help = "Choices are offered when the agent itself said it waits (its hooks or its \
 own status) and termic knows that agent's dialog. Otherwise answer on the task's screen: \
 termic attach TASK.\n\n\
-Choices: approve_once, approve_always, deny for a permission (what the dialog shows now). \
+Choices: approve_once, approve_always, deny for a permission; option_1, option_2 ... for a \
+question's or a plan's options (what the dialog shows now). \
 `termic ls --json` shows them too (attention, choices).\n\n\
 Examples:\n  termic answer 3\n  termic answer review approve_once\n  termic answer devbox:2 deny\n\n\
 Exit codes: 0 listed, or the answer was sent; 3 nothing was sent (the screen changed, or the \
