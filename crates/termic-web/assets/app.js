@@ -66,14 +66,7 @@
     badge.className = "badge " + (ORDER[row.state] !== undefined ? row.state : "");
     badge.textContent = LABEL[row.state] || clean(row.state);
     b.append(num, name, agent, badge);
-    if (host === undefined) {
-      b.addEventListener("click", function () { openTask(row.id); });
-    } else {
-      b.addEventListener("click", function () {
-        notice("This task runs on " + clean(host) + ": open its screen in a terminal with termic attach " +
-          clean(host) + ":" + row.id + ".");
-      });
-    }
+    b.addEventListener("click", function () { openTask(row.id, host); });
     li.appendChild(b);
     if (host === undefined) {
       const mute = muteButton(row.id);
@@ -160,7 +153,7 @@
     $("only").hidden = !choices || ro;
     $("only-box").checked = !!(choices && choices.needs_you_only);
     const m = $("mute");
-    m.hidden = !choices || ro || !view;
+    m.hidden = !choices || ro || !view || view.host !== undefined;
     if (view) {
       m.textContent = isMuted(view.id) ? "Unmute" : "Mute";
       m.setAttribute("aria-pressed", isMuted(view.id) ? "true" : "false");
@@ -319,12 +312,19 @@
   }
 
   // The open task's question and choices, above its screen.
+  // A task's row: this computer's (`host` undefined) or a host's.
+  function rowOf(id, host) {
+    if (host === undefined) return tasks.get(id);
+    const h = hosts.find(function (x) { return x.name === host; });
+    return h ? h.tasks.find(function (r) { return r.id === id; }) : undefined;
+  }
+
   function renderAsk() {
     const holder = $("ask");
     holder.replaceChildren();
     if (!view) return;
-    const row = tasks.get(view.id);
-    const block = row ? askBlock(row) : null;
+    const row = rowOf(view.id, view.host);
+    const block = row ? askBlock(row, view.host) : null;
     if (block) holder.appendChild(block);
     // The screen's room changed: fit it again.
     requestAnimationFrame(refit);
@@ -386,6 +386,7 @@
         }
       }
       renderList();
+      if (view && view.host !== undefined) renderAsk();
     };
     s.onclose = function () {
       if (hostsSocket !== s) return;
@@ -457,10 +458,13 @@
   // bound, docs/web.md).
   const HISTORY = 5000;
 
-  function openTask(id) {
+  // `host`: a remote host's task, its screen through termic web's own
+  // ssh to that host (as termic attach HOST:TASK shows it).
+  function openTask(id, host) {
     closeTask();
-    const row = tasks.get(id);
-    $("title").textContent = row ? clean(row.name) : "Task " + id;
+    const row = rowOf(id, host);
+    const where = host === undefined ? "" : " on " + clean(host);
+    $("title").textContent = (row ? clean(row.name) : "Task " + id) + where;
     $("list").hidden = true;
     $("task").hidden = false;
     $("back").hidden = false;
@@ -479,14 +483,15 @@
     fit.fit();
     const socket = openSocket();
     socket.binaryType = "arraybuffer";
-    view = { id: id, socket: socket, term: term, fit: fit };
+    view = { id: id, host: host, socket: socket, term: term, fit: fit };
     renderAsk();
     renderChoices();
     socket.onopen = function () {
       // The task's scrollback (at most HISTORY lines) comes before its
       // screen, into xterm.js's own scrollback.
-      socket.send(JSON.stringify({ view: { task: String(id), cols: term.cols, rows: term.rows,
-        history: HISTORY } }));
+      const v = { task: String(id), cols: term.cols, rows: term.rows, history: HISTORY };
+      if (host !== undefined) v.host = host;
+      socket.send(JSON.stringify({ view: v }));
     };
     socket.onmessage = function (e) {
       if (typeof e.data !== "string") {

@@ -21,6 +21,9 @@ pub enum First {
     /// A request with one answer (`answer`): sent, its answer passed on,
     /// and the WebSocket closed.
     Once(String),
+    /// A view of a task of a remote host: the request goes to a
+    /// connection the [`crate::Backend`] opens to that host.
+    HostStream { host: String, request: String },
     /// An answer for a task of a remote host: the [`crate::Backend`]
     /// sends it there (as `termic answer HOST:TASK CHOICE` does), its
     /// answer passed on, and the WebSocket closed.
@@ -53,15 +56,7 @@ pub fn first(text: &str, read_only: bool) -> Result<First, &'static str> {
         };
         let (task, choice) = (field("task")?, field("choice")?);
         if let Some(host) = answer.get("host") {
-            let host = host
-                .as_str()
-                .filter(|h| {
-                    !h.is_empty()
-                        && h.len() <= MAX_HOST
-                        && h.bytes()
-                            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-                })
-                .ok_or("a host is a name from config.toml")?;
+            let host = host_name(host)?;
             return Ok(First::Remote {
                 host: host.to_string(),
                 task: task.to_string(),
@@ -96,9 +91,27 @@ pub fn first(text: &str, read_only: bool) -> Result<First, &'static str> {
             .filter(|h| *h <= MAX_HISTORY)
             .ok_or("a view's history is a number of lines")?,
     };
-    Ok(First::Stream(
-        json!({"view": {"task": task, "cols": cols, "rows": rows, "history": history}}).to_string(),
-    ))
+    let request =
+        json!({"view": {"task": task, "cols": cols, "rows": rows, "history": history}}).to_string();
+    match view.get("host") {
+        None => Ok(First::Stream(request)),
+        Some(host) => Ok(First::HostStream {
+            host: host_name(host)?.to_string(),
+            request,
+        }),
+    }
+}
+
+/// A host name as config.toml spells them: letters, digits, `-` and `_`.
+fn host_name(v: &Value) -> Result<&str, &'static str> {
+    v.as_str()
+        .filter(|h| {
+            !h.is_empty()
+                && h.len() <= MAX_HOST
+                && h.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+        .ok_or("a host is a name from config.toml")
 }
 
 /// What to do with a message the browser sends in a view.
@@ -201,6 +214,19 @@ mod tests {
             })
         );
         assert!(first(far, true).is_err());
+        let far_view = r#"{"view":{"task":"2","cols":80,"rows":24,"host":"far"}}"#;
+        assert_eq!(
+            first(far_view, true),
+            Ok(First::HostStream {
+                host: "far".into(),
+                request: r#"{"view":{"cols":80,"history":0,"rows":24,"task":"2"}}"#.into()
+            })
+        );
+        assert!(first(
+            r#"{"view":{"task":"2","cols":80,"rows":24,"host":"a b"}}"#,
+            true
+        )
+        .is_err());
         // Only a name (termic then takes only a host config.toml lists).
         for bad in ["", "far;ls", "-oProxyCommand=x", "a b", "far:1"] {
             let a = json!({"answer": {"host": bad, "task": "2", "choice": "deny"}});

@@ -1094,10 +1094,37 @@ Array.from(g.querySelectorAll('li')).some(li => li.textContent.includes('create'
         .collect();
     assert_eq!(names, ["here"]);
 
-    // One tap on the far task's choice in the page.
-    b.eval(
-        "document.querySelector('#list .host[data-host=far] .choice[data-choice=approve_once]').click()",
+    // Its screen in the page, through termic web's own ssh to the host;
+    // one tap on the choice above it.
+    let term = crate::web::TERM_TEXT;
+    b.eval("document.querySelector('#list .host[data-host=far] li button').click()");
+    b.until(
+        "the far task's screen shows its dialog",
+        &format!("({term}).includes('Do you want to create out.txt?')"),
     );
+    assert_eq!(
+        b.eval("document.getElementById('title').textContent"),
+        "create on far"
+    );
+    // The view's own ssh, a child of termic web (the server's link is the
+    // server's).
+    let web_ssh = || {
+        children_of(web.pid())
+            .into_iter()
+            .filter(|p| {
+                std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "ssh")
+            })
+            .count()
+    };
+    assert_eq!(web_ssh(), 1);
+    b.screenshot(&crate::web::artefact("web-phone-host-task.png"));
+    b.eval("document.querySelector('#ask .choice[data-choice=approve_once]').click()");
+    b.until(
+        "the far task read the choice's key",
+        &format!("({term}).includes('answered 1')"),
+    );
+    b.eval("document.getElementById('back').click()");
+    wait_until("the view's ssh ends with the view", || web_ssh() == 0);
     far_row(&mut hosts, "done");
     b.until(
         "the page shows the far task done",

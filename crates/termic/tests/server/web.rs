@@ -22,6 +22,12 @@ pub(crate) struct Web {
     pub(crate) port: u16,
 }
 
+impl Web {
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
 impl Drop for Web {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -790,7 +796,7 @@ pub(crate) fn artefact(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
-const TERM_TEXT: &str = "document.querySelector('#term .xterm-rows') ? \
+pub(crate) const TERM_TEXT: &str = "document.querySelector('#term .xterm-rows') ? \
 document.querySelector('#term .xterm-rows').textContent : ''";
 
 #[test]
