@@ -3,12 +3,13 @@
 //! The server reads it (again when its modification time changes) and
 //! removes an entry when its push service says it is gone (404, 410).
 //!
-//! Removing is a compare-and-swap under a lock file: the lock
+//! Every change, termic web's and the push sender's, goes through one
+//! function, [`edit`]: a compare-and-swap under a lock file: the lock
 //! (`push-subscriptions.json.lock`, `flock`) keeps two termic processes
 //! that take it apart, and the file is re-read and its identity (inode,
 //! size, modification time) checked again just before the rename, so an
 //! edit by a writer that did not take the lock is never overwritten: the
-//! removal starts over on the new content. Every other entry, and every
+//! change starts over on the new content. Every other entry, and every
 //! field of every entry this version does not know, is kept as it was.
 
 use std::fs::File;
@@ -86,7 +87,7 @@ pub enum SubscriptionsError {
     Invalid { path: PathBuf, why: String },
     #[error("{path} is not a regular file of this user, or is too big; it was not used", path = path.display())]
     Unsafe { path: PathBuf },
-    #[error("{path} kept changing while an entry was removed; it was left as it is", path = path.display())]
+    #[error("{path} kept changing while it was being changed; it was left as it is", path = path.display())]
     Busy { path: PathBuf },
 }
 
@@ -165,6 +166,29 @@ pub fn load(path: &Path) -> Result<(Vec<Subscription>, Option<Stamp>), Subscript
 /// it is gone), keeping every other entry as written. Returns how many
 /// were removed. Nothing is written when none matches.
 pub fn remove_endpoint(path: &Path, endpoint: &str) -> Result<usize, SubscriptionsError> {
+    edit(path, |entries| {
+        let count = entries.len();
+        entries.retain(|e| e.get("endpoint").and_then(|v| v.as_str()) != Some(endpoint));
+        let removed = count - entries.len();
+        (removed > 0, removed)
+    })
+}
+
+/// The one writer of the file, for every change: termic web's subscribe,
+/// unsubscribe, notification choices and revoke, and the push sender's
+/// removal of a gone endpoint. Under the lock, `change` gets every entry
+/// as JSON (each field kept, known or not; none when the file does not
+/// exist) and says whether it changed them, and what to return. When it
+/// did, the list is written atomically (a temp file fsynced, renamed, the
+/// directory fsynced), keeping the file's mode (0600 for a new file), but
+/// only if the file is still the one read: a writer that did not take the
+/// lock wins, and `change` runs again on what it wrote (8 times at most).
+/// A file that is not a list, not this user's, or too big is refused and
+/// left as it is.
+pub fn edit<T>(
+    path: &Path,
+    mut change: impl FnMut(&mut Vec<serde_json::Value>) -> (bool, T),
+) -> Result<T, SubscriptionsError> {
     let io = |source| SubscriptionsError::Io {
         path: path.to_path_buf(),
         source,
@@ -181,22 +205,22 @@ pub fn remove_endpoint(path: &Path, endpoint: &str) -> Result<usize, Subscriptio
         .map_err(io)?;
     let _held = Flock::take(&lock).map_err(io)?;
     for _ in 0..8 {
-        let Some((bytes, before)) = read(path)? else {
-            return Ok(0);
+        let (mut entries, before): (Vec<serde_json::Value>, Option<Stamp>) = match read(path)? {
+            None => (Vec::new(), None),
+            // serde_json::Value keeps every field, known or not; the
+            // entries are re-serialized, the shape (an array of objects)
+            // is the same.
+            Some((bytes, stamp)) => (
+                serde_json::from_slice(&bytes).map_err(|e| SubscriptionsError::Invalid {
+                    path: path.to_path_buf(),
+                    why: e.to_string(),
+                })?,
+                Some(stamp),
+            ),
         };
-        // serde_json::Value keeps every field, known or not; the entries
-        // are re-serialized, the user-facing shape (an array of objects)
-        // is the same.
-        let mut entries: Vec<serde_json::Value> =
-            serde_json::from_slice(&bytes).map_err(|e| SubscriptionsError::Invalid {
-                path: path.to_path_buf(),
-                why: e.to_string(),
-            })?;
-        let count = entries.len();
-        entries.retain(|e| e.get("endpoint").and_then(|v| v.as_str()) != Some(endpoint));
-        let removed = count - entries.len();
-        if removed == 0 {
-            return Ok(0);
+        let (changed, out) = change(&mut entries);
+        if !changed {
+            return Ok(out);
         }
         let mut text = serde_json::to_vec_pretty(&entries).expect("JSON values serialize");
         text.push(b'\n');
@@ -206,7 +230,7 @@ pub fn remove_endpoint(path: &Path, endpoint: &str) -> Result<usize, Subscriptio
         let temp = write_temp(dir, &text, mode).map_err(io)?;
         // Compare, then swap: a writer that changed the file since we read
         // it wins, and we start over on what it wrote.
-        if stamp_of(path) != Some(before) {
+        if stamp_of(path) != before {
             let _ = std::fs::remove_file(&temp);
             continue;
         }
@@ -217,7 +241,7 @@ pub fn remove_endpoint(path: &Path, endpoint: &str) -> Result<usize, Subscriptio
         if let Ok(d) = File::open(dir) {
             let _ = d.sync_all();
         }
-        return Ok(removed);
+        return Ok(out);
     }
     Err(SubscriptionsError::Busy {
         path: path.to_path_buf(),

@@ -798,6 +798,28 @@ impl Runtime {
         Some(f(view.screen()))
     }
 
+    /// The newest stored lines of the task's scrollback, oldest first,
+    /// formatted (characters and SGR from default attributes): at most
+    /// `lines` of them and `max_bytes` bytes (older ones go first).
+    pub fn history_tail(&self, id: TaskId, lines: usize, max_bytes: usize) -> Option<Vec<String>> {
+        let task = self.task(id).ok()?;
+        let parser = task.lock_parser();
+        let history = parser.callbacks();
+        let len = history.len();
+        let mut tail = Vec::new();
+        let mut bytes = 0;
+        for i in (len.saturating_sub(lines)..len).rev() {
+            let Some(line) = history.line(i) else { break };
+            bytes += line.len() + 2;
+            if bytes > max_bytes {
+                break;
+            }
+            tail.push(line);
+        }
+        tail.reverse();
+        Some(tail)
+    }
+
     /// The task's whole history and live screen, oldest first, formatted
     /// and plain, with the screen's size: what copy mode browses.
     pub fn all_rows(&self, id: TaskId) -> Option<history::AllRows> {

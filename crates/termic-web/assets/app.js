@@ -44,13 +44,68 @@
     n.hidden = !text;
   }
 
+  // The remote hosts' tasks (the `hosts` stream): [{ name, link, reason,
+  // down_since, now, tasks }], in config order, shown after this computer.
+  let hosts = [];
+  let hostsSocket = null;
+
+  function byNeed(a, b) {
+    const d = (ORDER[a.state] ?? 9) - (ORDER[b.state] ?? 9);
+    return d !== 0 ? d : a.id - b.id;
+  }
+
+  // One task's line: its number, name, agent and badge, and under it what
+  // it asks. `host` is undefined for a task of this computer.
+  function taskItem(row, host) {
+    const li = document.createElement("li");
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.task = String(row.id);
+    if (host !== undefined) b.dataset.host = host;
+    const num = document.createElement("span");
+    num.className = "num";
+    num.textContent = String(row.id);
+    const name = document.createElement("span");
+    name.className = "name";
+    name.textContent = clean(row.name);
+    const agent = document.createElement("span");
+    agent.className = "agent";
+    agent.textContent = clean(row.agent);
+    const badge = document.createElement("span");
+    badge.className = "badge " + (ORDER[row.state] !== undefined ? row.state : "");
+    badge.textContent = stateLabel(row);
+    b.append(num, name, agent, badge);
+    b.addEventListener("click", function () { openTask(row.id, host); });
+    li.appendChild(b);
+    if (host === undefined) {
+      const mute = muteButton(row.id);
+      if (mute) li.appendChild(mute);
+    }
+    const ask = askBlock(row, host);
+    if (ask) li.appendChild(ask);
+    const away = awayBlock(row);
+    if (away) li.appendChild(away);
+    return li;
+  }
+
+  // What a host's link says when it is not connected.
+  function hostStatus(h) {
+    if (h.link === "connecting") return "connecting";
+    if (h.link !== "down") return "";
+    if (h.reason && !h.tasks.length) return "unreachable: " + clean(h.reason);
+    if (h.down_since) {
+      const t = new Date(h.down_since);
+      const hh = String(t.getHours()).padStart(2, "0");
+      const mm = String(t.getMinutes()).padStart(2, "0");
+      return "disconnected since " + hh + ":" + mm;
+    }
+    return "disconnected";
+  }
+
   function renderList() {
     const list = $("list");
     list.replaceChildren();
-    const rows = Array.from(tasks.values()).sort(function (a, b) {
-      const d = (ORDER[a.state] ?? 9) - (ORDER[b.state] ?? 9);
-      return d !== 0 ? d : a.id - b.id;
-    });
+    const rows = Array.from(tasks.values()).sort(byNeed);
     const h = document.createElement("h2");
     h.textContent = "This computer";
     list.appendChild(h);
@@ -59,39 +114,35 @@
       p.className = "notice";
       p.textContent = "No tasks. Start one with termic run.";
       list.appendChild(p);
-      return;
+    } else {
+      const ul = document.createElement("ul");
+      for (const row of rows) ul.appendChild(taskItem(row));
+      list.appendChild(ul);
     }
-    const ul = document.createElement("ul");
-    for (const row of rows) {
-      const li = document.createElement("li");
-      const b = document.createElement("button");
-      b.type = "button";
-      b.dataset.task = String(row.id);
-      const num = document.createElement("span");
-      num.className = "num";
-      num.textContent = String(row.id);
-      const name = document.createElement("span");
-      name.className = "name";
-      name.textContent = clean(row.name);
-      const agent = document.createElement("span");
-      agent.className = "agent";
-      agent.textContent = clean(row.agent);
-      const badge = document.createElement("span");
-      badge.className = "badge " + (ORDER[row.state] !== undefined ? row.state : "");
-      badge.textContent = stateLabel(row);
-      b.append(num, name, agent, badge);
-      b.addEventListener("click", function () { openTask(row.id); });
-      li.appendChild(b);
-      const mute = muteButton(row.id);
-      if (mute) li.appendChild(mute);
-      const ask = askBlock(row);
-      if (ask) li.appendChild(ask);
-      const away = awayBlock(row);
-      if (away) li.appendChild(away);
-      ul.appendChild(li);
+    let waiting = rows.filter(function (r) { return r.state === "needs_you"; }).length;
+    for (const host of hosts) {
+      const section = document.createElement("div");
+      section.className = "host";
+      section.dataset.host = host.name;
+      const hh = document.createElement("h2");
+      hh.textContent = "@" + clean(host.name);
+      const status = hostStatus(host);
+      if (status) {
+        const s = document.createElement("span");
+        s.className = "host-status";
+        s.textContent = status;
+        hh.appendChild(s);
+      }
+      section.appendChild(hh);
+      const remote = host.tasks.slice().sort(byNeed);
+      waiting += remote.filter(function (r) { return r.state === "needs_you"; }).length;
+      if (remote.length) {
+        const ul = document.createElement("ul");
+        for (const row of remote) ul.appendChild(taskItem(row, host.name));
+        section.appendChild(ul);
+      }
+      list.appendChild(section);
     }
-    list.appendChild(ul);
-    const waiting = rows.filter(function (r) { return r.state === "needs_you"; }).length;
     document.title = waiting ? "(" + waiting + ") termic" : "termic";
   }
 
@@ -113,7 +164,7 @@
     $("only").hidden = !choices || ro;
     $("only-box").checked = !!(choices && choices.needs_you_only);
     const m = $("mute");
-    m.hidden = !choices || ro || !view;
+    m.hidden = !choices || ro || !view || view.host !== undefined;
     if (view) {
       m.textContent = isMuted(view.id) ? "Unmute" : "Mute";
       m.setAttribute("aria-pressed", isMuted(view.id) ? "true" : "false");
@@ -153,11 +204,13 @@
     not_needed: "It no longer needs you, nothing was sent.",
     unknown_choice: "That answer is no longer offered, nothing was sent.",
   };
-  const lastOutcome = new Map(); // task id -> text of the last answer's outcome
+  const lastOutcome = new Map(); // task key -> text of the last answer's outcome
+  // A task's key: its number here, HOST:NUMBER for a remote host's.
+  function outcomeKey(id, host) { return host === undefined ? String(id) : host + ":" + id; }
 
   // What a task that needs you is asked, and one button per choice its
   // agent's dialog offers (none when termic cannot know them).
-  function askBlock(row) {
+  function askBlock(row, host) {
     if (row.state !== "needs_you") return null;
     const div = document.createElement("div");
     div.className = "ask";
@@ -176,12 +229,12 @@
         b.className = "choice";
         b.dataset.choice = String(c.id);
         b.textContent = clean(c.label);
-        b.addEventListener("click", function () { answer(row.id, String(c.id)); });
+        b.addEventListener("click", function () { answer(row.id, String(c.id), undefined, host); });
         bar.appendChild(b);
       }
       div.appendChild(bar);
     }
-    const said = lastOutcome.get(row.id);
+    const said = lastOutcome.get(outcomeKey(row.id, host));
     if (said) {
       const o = document.createElement("p");
       o.className = "outcome";
@@ -266,11 +319,16 @@
   // One tap: `answer` on a WebSocket of its own; the server sends the
   // choice's keys only if the dialog still shows it. `told`, when given,
   // hears the outcome's text ("" when sent).
-  function answer(id, choice, told) {
+  // `host`: a remote host's name; its server gets the answer as `termic
+  // answer HOST:TASK CHOICE` sends it.
+  function answer(id, choice, told, host) {
     const s = openSocket();
     let done = false;
+    const key = outcomeKey(id, host);
     s.onopen = function () {
-      s.send(JSON.stringify({ answer: { task: String(id), choice: choice } }));
+      const a = { task: String(id), choice: choice };
+      if (host !== undefined) a.host = host;
+      s.send(JSON.stringify({ answer: a }));
     };
     s.onmessage = function (e) {
       let m;
@@ -280,14 +338,14 @@
       if (m.answered === "sent") text = "";
       else if (m.answered) text = OUTCOME[m.answered] || "Nothing was sent.";
       else if (m.error) text = clean(m.error.message);
-      if (text) lastOutcome.set(id, text); else lastOutcome.delete(id);
+      if (text) lastOutcome.set(key, text); else lastOutcome.delete(key);
       renderList();
       renderAsk();
       if (told) told(text);
     };
     s.onclose = function () {
       if (!done) {
-        lastOutcome.set(id, "The answer could not be sent.");
+        lastOutcome.set(key, "The answer could not be sent.");
         renderList();
         renderAsk();
         if (told) told("The answer could not be sent.");
@@ -296,12 +354,19 @@
   }
 
   // The open task's question and choices, above its screen.
+  // A task's row: this computer's (`host` undefined) or a host's.
+  function rowOf(id, host) {
+    if (host === undefined) return tasks.get(id);
+    const h = hosts.find(function (x) { return x.name === host; });
+    return h ? h.tasks.find(function (r) { return r.id === id; }) : undefined;
+  }
+
   function renderAsk() {
     const holder = $("ask");
     holder.replaceChildren();
     if (!view) return;
-    const row = tasks.get(view.id);
-    const block = row ? askBlock(row) : null;
+    const row = rowOf(view.id, view.host);
+    const block = row ? askBlock(row, view.host) : null;
     if (block) holder.appendChild(block);
     // The screen's room changed: fit it again.
     requestAnimationFrame(refit);
@@ -325,7 +390,7 @@
         }
       } else if (m.task) {
         const old = tasks.get(m.task.id);
-        if (!old || old.state !== m.task.state) lastOutcome.delete(m.task.id);
+        if (!old || old.state !== m.task.state) lastOutcome.delete(outcomeKey(m.task.id));
         tasks.set(m.task.id, m.task);
       } else if (m.task_removed) {
         tasks.delete(m.task_removed.id);
@@ -339,6 +404,35 @@
       if (listSocket !== s) return;
       setConn("reconnecting");
       setTimeout(connectList, 2000);
+    };
+  }
+
+  // The remote hosts' tasks: the server holds its links to them open
+  // while this stream lasts and sends every host again at each change.
+  function connectHosts() {
+    const s = openSocket();
+    hostsSocket = s;
+    s.onopen = function () { s.send(JSON.stringify("hosts")); };
+    s.onmessage = function (e) {
+      if (typeof e.data !== "string") return;
+      let m;
+      try { m = JSON.parse(e.data); } catch (_) { return; }
+      if (!Array.isArray(m.hosts)) return;
+      const before = new Map();
+      for (const h of hosts) for (const r of h.tasks) before.set(h.name + ":" + r.id, r.state);
+      hosts = m.hosts.filter(function (h) { return h && typeof h.name === "string" && Array.isArray(h.tasks); });
+      for (const h of hosts) {
+        for (const r of h.tasks) {
+          const k = h.name + ":" + r.id;
+          if (before.get(k) !== r.state) lastOutcome.delete(k);
+        }
+      }
+      renderList();
+      if (view && view.host !== undefined) renderAsk();
+    };
+    s.onclose = function () {
+      if (hostsSocket !== s) return;
+      setTimeout(connectHosts, 2000);
     };
   }
 
@@ -402,16 +496,23 @@
     allowNonHttpProtocols: false,
   };
 
-  function openTask(id) {
+  // Scrollback lines a view asks for and xterm.js keeps (the server's
+  // bound, docs/web.md).
+  const HISTORY = 5000;
+
+  // `host`: a remote host's task, its screen through termic web's own
+  // ssh to that host (as termic attach HOST:TASK shows it).
+  function openTask(id, host) {
     closeTask();
-    const row = tasks.get(id);
-    $("title").textContent = row ? clean(row.name) : "Task " + id;
+    const row = rowOf(id, host);
+    const where = host === undefined ? "" : " on " + clean(host);
+    $("title").textContent = (row ? clean(row.name) : "Task " + id) + where;
     $("list").hidden = true;
     $("task").hidden = false;
     $("back").hidden = false;
     status("");
     const term = new window.Terminal({
-      scrollback: 5000,
+      scrollback: HISTORY,
       convertEol: false,
       cursorBlink: false,
       fontSize: window.innerWidth < 500 ? 12 : 14,
@@ -424,11 +525,15 @@
     fit.fit();
     const socket = openSocket();
     socket.binaryType = "arraybuffer";
-    view = { id: id, socket: socket, term: term, fit: fit };
+    view = { id: id, host: host, socket: socket, term: term, fit: fit };
     renderAsk();
     renderChoices();
     socket.onopen = function () {
-      socket.send(JSON.stringify({ view: { task: String(id), cols: term.cols, rows: term.rows } }));
+      // The task's scrollback (at most HISTORY lines) comes before its
+      // screen, into xterm.js's own scrollback.
+      const v = { task: String(id), cols: term.cols, rows: term.rows, history: HISTORY };
+      if (host !== undefined) v.host = host;
+      socket.send(JSON.stringify({ view: v }));
     };
     socket.onmessage = function (e) {
       if (typeof e.data !== "string") {
@@ -582,6 +687,7 @@
       if (me.read_only) setConn("read-only");
       takeFragment();
       connectList();
+      connectHosts();
       offerPush();
     })
     .catch(function () { notice("termic web cannot be reached."); });

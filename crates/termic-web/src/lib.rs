@@ -59,6 +59,22 @@ impl Conn for rustls::StreamOwned<rustls::ServerConnection, TcpStream> {
 /// Opens a connection to the termic server, hello said and welcomed.
 pub trait Backend: Send + Sync + 'static {
     fn open(&self) -> io::Result<UnixStream>;
+
+    /// Answer task `task` of remote host `host` with `choice`, as `termic
+    /// answer HOST:TASK CHOICE` does; the host's answer as protocol JSON
+    /// (`{"answered": ...}` or `{"error": ...}`). Err: it could not be
+    /// asked (no such host, ssh failed).
+    fn answer_on_host(&self, host: &str, task: &str, choice: &str) -> io::Result<String> {
+        let _ = (host, task, choice);
+        Err(io::Error::other("remote hosts are not reachable from here"))
+    }
+
+    /// Opens a connection to remote host `host`'s server, hello said and
+    /// welcomed (as `termic attach HOST:TASK` does), for one view.
+    fn open_on_host(&self, host: &str) -> io::Result<UnixStream> {
+        let _ = host;
+        Err(io::Error::other("remote hosts are not reachable from here"))
+    }
 }
 
 /// What a line of the web server's log says; never a secret.
@@ -646,9 +662,23 @@ fn pump(shared: &Shared, mut ws: WebSocket<Box<dyn Conn>>, device: &Device, cred
             _ => return,
         }
     };
-    let (request, once) = match relay::first(&first, device.read_only) {
-        Ok(relay::First::Stream(r)) => (r, false),
-        Ok(relay::First::Once(r)) => (r, true),
+    let (request, once, host) = match relay::first(&first, device.read_only) {
+        Ok(relay::First::Stream(r)) => (r, false, None),
+        Ok(relay::First::Once(r)) => (r, true, None),
+        Ok(relay::First::HostStream { host, request }) => (request, false, Some(host)),
+        Ok(relay::First::Remote { host, task, choice }) => {
+            let answer = match shared.backend.answer_on_host(&host, &task, &choice) {
+                Ok(answer) => answer,
+                Err(e) => {
+                    shared.log(&format!("cannot answer on host {host}: {e}"));
+                    serde_json::json!({"error": {"message": e.to_string()}}).to_string()
+                }
+            };
+            let _ = ws.send(Message::text(answer));
+            let _ = ws.close(None);
+            let _ = ws.flush();
+            return;
+        }
         Err(why) => {
             shared.log(&format!(
                 "closed a WebSocket of device {}: {why}",
@@ -659,12 +689,24 @@ fn pump(shared: &Shared, mut ws: WebSocket<Box<dyn Conn>>, device: &Device, cred
             return;
         }
     };
-    let mut conn = match shared.backend.open() {
+    let opened = match &host {
+        None => shared.backend.open(),
+        Some(h) => shared.backend.open_on_host(h),
+    };
+    let mut conn = match opened {
         Ok(c) => c,
         Err(e) => {
-            shared.log(&format!("cannot reach the termic server: {e}"));
-            let msg =
-                serde_json::json!({"error": {"message": "The termic server cannot be reached."}});
+            let message = match &host {
+                None => {
+                    shared.log(&format!("cannot reach the termic server: {e}"));
+                    "The termic server cannot be reached.".to_string()
+                }
+                Some(h) => {
+                    shared.log(&format!("cannot reach host {h}: {e}"));
+                    format!("Host {h} cannot be reached.")
+                }
+            };
+            let msg = serde_json::json!({"error": {"message": message}});
             let _ = ws.send(Message::text(msg.to_string()));
             return;
         }

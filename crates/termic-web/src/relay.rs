@@ -9,6 +9,8 @@ use serde_json::{json, Value};
 
 /// The longest task argument taken (a number or a name).
 const MAX_TASK: usize = 200;
+/// The most scrollback lines a view asks for (the server's bound).
+const MAX_HISTORY: u64 = 5000;
 
 /// What a stream's first message asks for.
 #[derive(Debug, PartialEq, Eq)]
@@ -19,13 +21,27 @@ pub enum First {
     /// A request with one answer (`answer`): sent, its answer passed on,
     /// and the WebSocket closed.
     Once(String),
+    /// A view of a task of a remote host: the request goes to a
+    /// connection the [`crate::Backend`] opens to that host.
+    HostStream { host: String, request: String },
+    /// An answer for a task of a remote host: the [`crate::Backend`]
+    /// sends it there (as `termic answer HOST:TASK CHOICE` does), its
+    /// answer passed on, and the WebSocket closed.
+    Remote {
+        host: String,
+        task: String,
+        choice: String,
+    },
 }
+
+/// The longest host name taken (config.toml's names are shorter).
+const MAX_HOST: usize = 64;
 
 /// Checks a stream's first message; Err: why it is refused.
 pub fn first(text: &str, read_only: bool) -> Result<First, &'static str> {
     let v: Value = serde_json::from_str(text).map_err(|_| "not JSON")?;
-    if v == json!("subscribe") {
-        return Ok(First::Stream(json!("subscribe").to_string()));
+    if v == json!("subscribe") || v == json!("hosts") {
+        return Ok(First::Stream(v.to_string()));
     }
     if let Some(answer) = v.get("answer") {
         if read_only {
@@ -39,13 +55,21 @@ pub fn first(text: &str, read_only: bool) -> Result<First, &'static str> {
                 .ok_or("an answer names its task and choice")
         };
         let (task, choice) = (field("task")?, field("choice")?);
+        if let Some(host) = answer.get("host") {
+            let host = host_name(host)?;
+            return Ok(First::Remote {
+                host: host.to_string(),
+                task: task.to_string(),
+                choice: choice.to_string(),
+            });
+        }
         return Ok(First::Once(
             json!({"answer": {"task": task, "choice": choice}}).to_string(),
         ));
     }
     let view = v
         .get("view")
-        .ok_or("only subscribe, view and answer are taken")?;
+        .ok_or("only subscribe, hosts, view and answer are taken")?;
     let task = view
         .get("task")
         .and_then(Value::as_str)
@@ -58,9 +82,36 @@ pub fn first(text: &str, read_only: bool) -> Result<First, &'static str> {
             .ok_or("a view has a size")
     };
     let (cols, rows) = (size("cols")?, size("rows")?);
-    Ok(First::Stream(
-        json!({"view": {"task": task, "cols": cols, "rows": rows}}).to_string(),
-    ))
+    // Scrollback lines before the first repaint; the server bounds them
+    // too (docs/protocol.md).
+    let history = match view.get("history") {
+        None => 0,
+        Some(h) => h
+            .as_u64()
+            .filter(|h| *h <= MAX_HISTORY)
+            .ok_or("a view's history is a number of lines")?,
+    };
+    let request =
+        json!({"view": {"task": task, "cols": cols, "rows": rows, "history": history}}).to_string();
+    match view.get("host") {
+        None => Ok(First::Stream(request)),
+        Some(host) => Ok(First::HostStream {
+            host: host_name(host)?.to_string(),
+            request,
+        }),
+    }
+}
+
+/// A host name as config.toml spells them: letters, digits, `-` and `_`.
+fn host_name(v: &Value) -> Result<&str, &'static str> {
+    v.as_str()
+        .filter(|h| {
+            !h.is_empty()
+                && h.len() <= MAX_HOST
+                && h.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+        .ok_or("a host is a name from config.toml")
 }
 
 /// What to do with a message the browser sends in a view.
@@ -110,13 +161,32 @@ mod tests {
         else {
             panic!("a view")
         };
-        assert_eq!(v, r#"{"view":{"cols":80,"rows":24,"task":"3"}}"#);
+        assert_eq!(
+            v,
+            r#"{"view":{"cols":80,"history":0,"rows":24,"task":"3"}}"#
+        );
+        assert_eq!(
+            first("\"hosts\"", true),
+            Ok(First::Stream("\"hosts\"".into()))
+        );
+        let Ok(First::Stream(v)) = first(
+            r#"{"view":{"task":"3","cols":80,"rows":24,"history":5000}}"#,
+            true,
+        ) else {
+            panic!("a view with history")
+        };
+        assert_eq!(
+            v,
+            r#"{"view":{"cols":80,"history":5000,"rows":24,"task":"3"}}"#
+        );
         for bad in [
             "\"stop\"",
             r#"{"run":{"program":{"command":{"argv":["sh"]}}}}"#,
             r#"{"kill":{"task":"1"}}"#,
             r#"{"view":{"task":3,"cols":80,"rows":24}}"#,
             r#"{"view":{"task":"3","cols":0,"rows":24}}"#,
+            r#"{"view":{"task":"3","cols":80,"rows":24,"history":5001}}"#,
+            r#"{"view":{"task":"3","cols":80,"rows":24,"history":-1}}"#,
             "nope",
         ] {
             assert!(first(bad, false).is_err(), "{bad}");
@@ -134,6 +204,34 @@ mod tests {
         );
         assert!(first(a, true).is_err());
         assert!(first(r#"{"answer":{"task":"3"}}"#, false).is_err());
+        let far = r#"{"answer":{"host":"far","task":"2","choice":"deny"}}"#;
+        assert_eq!(
+            first(far, false),
+            Ok(First::Remote {
+                host: "far".into(),
+                task: "2".into(),
+                choice: "deny".into()
+            })
+        );
+        assert!(first(far, true).is_err());
+        let far_view = r#"{"view":{"task":"2","cols":80,"rows":24,"host":"far"}}"#;
+        assert_eq!(
+            first(far_view, true),
+            Ok(First::HostStream {
+                host: "far".into(),
+                request: r#"{"view":{"cols":80,"history":0,"rows":24,"task":"2"}}"#.into()
+            })
+        );
+        assert!(first(
+            r#"{"view":{"task":"2","cols":80,"rows":24,"host":"a b"}}"#,
+            true
+        )
+        .is_err());
+        // Only a name (termic then takes only a host config.toml lists).
+        for bad in ["", "far;ls", "-oProxyCommand=x", "a b", "far:1"] {
+            let a = json!({"answer": {"host": bad, "task": "2", "choice": "deny"}});
+            assert!(first(&a.to_string(), false).is_err(), "{bad}");
+        }
     }
 
     #[test]

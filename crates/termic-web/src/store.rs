@@ -259,21 +259,15 @@ fn next_number(dir: &Path, devices: &[Device]) -> Result<u64> {
     Ok(n)
 }
 
-/// Runs `f` holding `push-subscriptions.json.lock`, the lock the push
-/// sender takes to change that file.
-fn subscriptions_locked<T>(dir: &Path, f: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .open(dir.join("push-subscriptions.json.lock"))
-        .context("cannot open the push subscriptions' lock")?;
-    // SAFETY: flock on an fd we own; released when `lock` closes.
-    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        bail!("cannot lock the push subscriptions");
-    }
-    f(&dir.join("push-subscriptions.json"))
+/// Changes `push-subscriptions.json` through the push sender's one writer
+/// ([`termic_push::subscriptions::edit`]: under its lock, compare-and-swap,
+/// atomic, every other entry and field kept).
+fn edit_subscriptions<T>(
+    dir: &Path,
+    change: impl FnMut(&mut Vec<serde_json::Value>) -> (bool, T),
+) -> Result<T> {
+    let path = dir.join(termic_push::subscriptions::SUBSCRIPTIONS_FILE);
+    Ok(termic_push::subscriptions::edit(&path, change)?)
 }
 
 /// A browser's push subscription, as `PushSubscription.toJSON()` gives it.
@@ -314,17 +308,16 @@ impl Store {
     /// `push-subscriptions.json`; a new one hears about every task.
     pub fn subscribe(&self, number: u64, sub: &PushSubscription) -> Result<()> {
         self.prepare()?;
-        subscriptions_locked(&self.dir, |path| {
-            let mut list: Vec<serde_json::Value> = read_list(path)?;
-            let device = number.to_string();
-            let keys = serde_json::json!({"p256dh": sub.keys.p256dh, "auth": sub.keys.auth});
+        let device = number.to_string();
+        let keys = serde_json::json!({"p256dh": sub.keys.p256dh, "auth": sub.keys.auth});
+        edit_subscriptions(&self.dir, |list| {
             match list
                 .iter_mut()
                 .find(|s| s.get("endpoint").and_then(|e| e.as_str()) == Some(sub.endpoint.as_str()))
             {
                 Some(old) => {
-                    old["device"] = device.into();
-                    old["keys"] = keys;
+                    old["device"] = device.clone().into();
+                    old["keys"] = keys.clone();
                 }
                 None => list.push(serde_json::json!({
                     "device": device,
@@ -334,28 +327,21 @@ impl Store {
                     "needs_you_only": false,
                 })),
             }
-            write_atomic(path, &list)
+            (true, ())
         })
     }
 
     /// Removes device `number`'s subscription with `endpoint`.
     pub fn unsubscribe(&self, number: u64, endpoint: &str) -> Result<()> {
         self.prepare()?;
-        subscriptions_locked(&self.dir, |path| {
-            let list: Vec<serde_json::Value> = read_list(path)?;
-            let device = number.to_string();
+        let device = number.to_string();
+        edit_subscriptions(&self.dir, |list| {
             let before = list.len();
-            let kept: Vec<serde_json::Value> = list
-                .into_iter()
-                .filter(|s| {
-                    !(s.get("endpoint").and_then(|e| e.as_str()) == Some(endpoint)
-                        && s.get("device").and_then(|d| d.as_str()) == Some(device.as_str()))
-                })
-                .collect();
-            if kept.len() != before {
-                write_atomic(path, &kept)?;
-            }
-            Ok(())
+            list.retain(|s| {
+                !(s.get("endpoint").and_then(|e| e.as_str()) == Some(endpoint)
+                    && s.get("device").and_then(|d| d.as_str()) == Some(device.as_str()))
+            });
+            (list.len() != before, ())
         })
     }
 }
@@ -378,9 +364,8 @@ impl Store {
         needs_you_only: Option<bool>,
     ) -> Result<(usize, Option<serde_json::Value>)> {
         self.prepare()?;
-        subscriptions_locked(&self.dir, |path| {
-            let mut list: Vec<serde_json::Value> = read_list(path)?;
-            let device = number.to_string();
+        let device = number.to_string();
+        edit_subscriptions(&self.dir, |list| {
             let mut changed = 0;
             for entry in list
                 .iter_mut()
@@ -410,9 +395,6 @@ impl Store {
                     changed += 1;
                 }
             }
-            if changed > 0 {
-                write_atomic(path, &list)?;
-            }
             let now = list
                 .iter()
                 .find(|s| s.get("device").and_then(|d| d.as_str()) == Some(device.as_str()))
@@ -422,7 +404,7 @@ impl Store {
                         "needs_you_only": s.get("needs_you_only").and_then(|v| v.as_bool()).unwrap_or(false),
                     })
                 });
-            Ok((changed, now))
+            (changed > 0, (changed, now))
         })
     }
 }
@@ -430,21 +412,12 @@ impl Store {
 /// Removes device `number`'s entries from `push-subscriptions.json` (the
 /// push sender's file), keeping every other entry and field as it is.
 fn remove_subscriptions(dir: &Path, number: u64) -> Result<()> {
-    subscriptions_locked(dir, |path| remove_subscriptions_in(path, number))
-}
-
-fn remove_subscriptions_in(path: &Path, number: u64) -> Result<()> {
-    let list: Vec<serde_json::Value> = read_list(path)?;
-    let before = list.len();
     let id = number.to_string();
-    let kept: Vec<serde_json::Value> = list
-        .into_iter()
-        .filter(|s| s.get("device").and_then(|d| d.as_str()) != Some(id.as_str()))
-        .collect();
-    if kept.len() != before {
-        write_atomic(path, &kept)?;
-    }
-    Ok(())
+    edit_subscriptions(dir, |list| {
+        let before = list.len();
+        list.retain(|s| s.get("device").and_then(|d| d.as_str()) != Some(id.as_str()));
+        (list.len() != before, ())
+    })
 }
 
 fn read_list<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>> {
@@ -523,6 +496,60 @@ mod tests {
             store.set_push_choices(2, None, Some(true)).unwrap(),
             (0, None)
         );
+    }
+
+    /// termic web's subscriptions and the push sender's removals of gone
+    /// endpoints, at the same time, go through one writer: nothing either
+    /// wrote is lost, and an unparsable file is refused and left alone.
+    #[test]
+    fn subscribing_while_the_push_sender_removes_endpoints_loses_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join("web"));
+        store.prepare().unwrap();
+        let path = store.dir.join("push-subscriptions.json");
+        let gone: Vec<serde_json::Value> = (0..20)
+            .map(|i| {
+                serde_json::json!({"device": "9", "endpoint": format!("https://p.example/gone{i}"),
+                "keys": {"p256dh": "x", "auth": "y"}, "later": i})
+            })
+            .collect();
+        write_atomic(&path, &gone).unwrap();
+        let point = format!("BA{}", "A".repeat(85));
+        let remover = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                for i in 0..20 {
+                    let url = format!("https://p.example/gone{i}");
+                    assert_eq!(
+                        termic_push::subscriptions::remove_endpoint(&path, &url).unwrap(),
+                        1
+                    );
+                }
+            })
+        };
+        for i in 0..20 {
+            let sub = PushSubscription {
+                endpoint: format!("https://p.example/new{i}"),
+                keys: PushKeys {
+                    p256dh: point.clone(),
+                    auth: "AAAAAAAAAAAAAAAAAAAAAA".into(),
+                },
+            };
+            store.subscribe(1, &sub).unwrap();
+        }
+        remover.join().unwrap();
+        let list: Vec<serde_json::Value> = read_list(&path).unwrap();
+        let endpoints: Vec<&str> = list
+            .iter()
+            .map(|e| e["endpoint"].as_str().unwrap())
+            .collect();
+        let want: Vec<String> = (0..20)
+            .map(|i| format!("https://p.example/new{i}"))
+            .collect();
+        assert_eq!(endpoints, want);
+        fs::write(&path, "not json").unwrap();
+        assert!(store.unsubscribe(1, "https://p.example/new1").is_err());
+        assert_eq!(fs::read(&path).unwrap(), b"not json");
     }
 
     #[test]

@@ -154,10 +154,66 @@ static SCREEN_RULES: &[ScreenRule] = &[
 /// approves, `2` approves and stops asking, the `No` option's number
 /// declines (measured on 2.1.332 and termic-sim's claude). The first
 /// option is the highlighted one (`❯`; the simulator paints `>`). Its
-/// question (AskUserQuestion) is not here: a typed number, with or without
-/// Enter, did not answer it on 2.1.332 (measured 2026-12-06), and its plan
-/// approval's keys were not measured.
-static DIALOGS: &[Dialog] = &[Dialog {
+/// question (AskUserQuestion) and plan approval (ExitPlanMode) lists take
+/// no typed number (measured 2026-12-06: a number, with or without Enter,
+/// did not answer the question on 2.1.332): Down or Up from the `❯` row to
+/// the option, then Enter (measured 2026-12-06 on 2.1.332 against the fake
+/// model, tests/real_agents/dialogs.rs; the screens are
+/// crates/termic-signal/tests/screens/claude-2.1.332-*.txt).
+static DIALOGS: &[Dialog] = &[PERMISSION, QUESTION, PLAN];
+
+/// The `❯` row of a question's or a plan's list: the highlighted option.
+const HIGHLIGHTED: &str = r"^ *❯ *(?P<n>[1-9])\. ";
+
+/// AskUserQuestion: "Which color do you like?" over "❯ 1. Red" (each
+/// option may have a description row under it), "3. Type something."
+/// (a free-text answer: not offered, it needs typing) and, under a rule,
+/// "4. Chat about this" (not an answer: not offered), with the footer
+/// "Enter to select · ↑/↓ to navigate · Esc to cancel" (several
+/// questions: "Tab/Arrow keys to navigate"; an option picked moves to the
+/// next question, and the review's "Submit answers" is a list too).
+const QUESTION: Dialog = Dialog {
+    id: "claude.question",
+    kind: "question",
+    region: Region::LastRows(16),
+    pattern: r"(?m)^ *Enter to select · (↑/↓|Tab/Arrow keys) to navigate · Esc to cancel$",
+    choices: &[DialogChoice {
+        id: "option",
+        row: r"^ *(?:❯ *)?(?P<n>[1-9])\. (?P<label>\S.*)$",
+        numbered: true,
+        keys: Keys::Select {
+            highlighted: HIGHLIGHTED,
+            not_offered: &["Type something", "Chat about this", "["],
+        },
+    }],
+    measured_on: "Claude Code 2.1.332",
+    why: "AskUserQuestion's list: Down from '❯ 1. Red' to '2. Blue' and Enter answered Blue \
+          (the tool result said so); a typed digit did not answer it.",
+};
+
+/// ExitPlanMode: "Exit plan mode?", "Claude wants to exit plan mode",
+/// "❯ 1. Yes, and switch to default (ask each time) for this session",
+/// "2. No" (other versions offer more Yes rows and "No, keep planning").
+const PLAN: Dialog = Dialog {
+    id: "claude.plan",
+    kind: "plan",
+    region: Region::LastRows(12),
+    pattern: PLAN_PATTERN,
+    choices: &[DialogChoice {
+        id: "option",
+        row: r"^ *(?:❯ *)?(?P<n>[1-9])\. (?P<label>\S.*)$",
+        numbered: true,
+        keys: Keys::Select {
+            highlighted: HIGHLIGHTED,
+            not_offered: &["Type something", "Chat about this", "["],
+        },
+    }],
+    measured_on: "Claude Code 2.1.332",
+    why: "ExitPlanMode's list: Enter on '❯ 1. Yes, and switch to default ...' approved the \
+          plan (the tool result said so).",
+};
+
+const PERMISSION: Dialog = Dialog {
     id: "claude.permission",
     kind: "permission",
     region: Region::LastRows(12),
@@ -186,7 +242,7 @@ static DIALOGS: &[Dialog] = &[Dialog {
     why: "' Do you want to create out.txt?' over ' ❯ 1. Yes', '2. Yes, allow all edits \
               during this session (shift+tab)' and '3. No, and tell Claude what to do \
               differently (esc)'; a command's dialog says 'Yes, and don't ask again for ...'.",
-}];
+};
 
 /// The error row (and up to three wrapped rows) right above the prompt box
 /// `───` / `❯ Resend your message to try again` / `───`, then at most two
@@ -319,23 +375,66 @@ mod tests {
         assert!(offered("question", &three).is_empty());
     }
 
-    /// A question's and a plan's dialogs offer nothing (their keys are
-    /// not known: see DIALOGS).
+    /// The question dialog as 2.1.332 painted it (captured from the real
+    /// binary against the fake model): Red and Blue, with the arrows from
+    /// the highlighted Red; "Type something." and "Chat about this" are not
+    /// answers termic can give.
     #[test]
-    fn a_question_and_a_plan_offer_no_choice() {
-        let question = [
-            " Which color do you like?",
-            " ❯ 1. Red",
-            "      Pick Red.",
-            "   2. Blue",
-            " Enter to select · ↑/↓ to navigate · Esc to cancel",
-        ];
-        assert!(offered("question", &question).is_empty());
-        let plan = [
-            " Exit plan mode?",
-            " ❯ 1. Yes, and switch to default",
-            "   2. No",
-        ];
-        assert!(offered("plan", &plan).is_empty());
+    fn the_question_dialog_offers_its_options_with_arrow_keys() {
+        let screen: Vec<&str> = include_str!("../../tests/screens/claude-2.1.332-question.txt")
+            .lines()
+            .collect();
+        assert_eq!(
+            offered("question", &screen),
+            [
+                choice("option_1", "Red", "\r"),
+                choice("option_2", "Blue", "\x1b[B\r"),
+            ]
+        );
+        // The highlight moved to Blue: Red is Up, Blue is Enter.
+        let moved: Vec<String> = screen
+            .iter()
+            .map(|r| match r.trim_start() {
+                "❯ 1. Red" => "  1. Red".to_string(),
+                "2. Blue" => "❯ 2. Blue".to_string(),
+                _ => r.to_string(),
+            })
+            .collect();
+        let moved: Vec<&str> = moved.iter().map(String::as_str).collect();
+        assert_eq!(
+            offered("question", &moved),
+            [
+                choice("option_1", "Red", "\x1b[A\r"),
+                choice("option_2", "Blue", "\r"),
+            ]
+        );
+        // Not the permission or plan dialog.
+        assert!(offered("permission", &screen).is_empty());
+        assert!(offered("plan", &screen).is_empty());
+    }
+
+    /// The plan dialog as 2.1.332 painted it (captured from the real
+    /// binary): its two options, Enter on the highlighted Yes.
+    #[test]
+    fn the_plan_dialog_offers_its_options_with_arrow_keys() {
+        let screen: Vec<&str> = include_str!("../../tests/screens/claude-2.1.332-plan.txt")
+            .lines()
+            .collect();
+        assert_eq!(
+            offered("plan", &screen),
+            [
+                choice(
+                    "option_1",
+                    "Yes, and switch to default (ask each time) for this session",
+                    "\r"
+                ),
+                choice("option_2", "No", "\x1b[B\r"),
+            ]
+        );
+        assert!(offered("question", &screen).is_empty());
+        // A list with no highlight (not the live dialog) offers nothing.
+        let dim: Vec<String> = screen.iter().map(|r| r.replace('❯', " ")).collect();
+        let dim: Vec<&str> = dim.iter().map(String::as_str).collect();
+        assert!(offered("plan", &dim).is_empty());
     }
 }

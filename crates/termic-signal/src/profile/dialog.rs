@@ -74,6 +74,27 @@ pub enum Keys {
     Number,
     /// These bytes.
     Fixed(&'static [u8]),
+    /// A list moved with the arrow keys: Down (or Up) from the highlighted
+    /// option (the first row matching `highlighted`, whose group `n` is its
+    /// number) to this one, then Enter. Options whose label starts with one
+    /// of `not_offered` (a free-text entry, a checkbox) are not offered.
+    Select {
+        highlighted: &'static str,
+        not_offered: &'static [&'static str],
+    },
+}
+
+/// The keys that move a select list's highlight from option `from` to
+/// option `to`, then pick it (Enter).
+pub fn select_keys(from: u8, to: u8) -> Vec<u8> {
+    let (arrow, steps): (&[u8], u8) = if to >= from {
+        (b"\x1b[B", to - from)
+    } else {
+        (b"\x1b[A", from - to)
+    };
+    let mut keys = arrow.repeat(usize::from(steps));
+    keys.push(b'\r');
+    keys
 }
 
 /// A choice on the screen now.
@@ -98,6 +119,8 @@ pub struct DialogRead {
 pub(super) struct Compiled {
     pattern: Regex,
     rows: Vec<Regex>,
+    /// Per choice: its highlighted row's pattern ([`Keys::Select`]).
+    highlighted: Vec<Option<Regex>>,
 }
 
 /// Every dialog's patterns, in order (patterns are tested to compile).
@@ -110,6 +133,16 @@ pub(super) fn compile(dialogs: &[Dialog]) -> Vec<Compiled> {
                 .choices
                 .iter()
                 .map(|c| Regex::new(c.row).expect("dialog patterns are tested to compile"))
+                .collect(),
+            highlighted: d
+                .choices
+                .iter()
+                .map(|c| match c.keys {
+                    Keys::Select { highlighted, .. } => Some(
+                        Regex::new(highlighted).expect("dialog patterns are tested to compile"),
+                    ),
+                    _ => None,
+                })
                 .collect(),
         })
         .collect()
@@ -142,7 +175,23 @@ pub(super) fn read(
 
 fn offered(dialog: &Dialog, compiled: &Compiled, text: &str) -> Vec<OfferedChoice> {
     let mut out: Vec<OfferedChoice> = Vec::new();
-    for (choice, re) in dialog.choices.iter().zip(&compiled.rows) {
+    for ((choice, re), highlight) in dialog
+        .choices
+        .iter()
+        .zip(&compiled.rows)
+        .zip(&compiled.highlighted)
+    {
+        // The option highlighted now, for a select list's arrows.
+        let from = highlight.as_ref().and_then(|h| {
+            text.split('\n').find_map(|row| {
+                h.captures(row)?
+                    .name("n")?
+                    .as_str()
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|n| (1..=9).contains(n))
+            })
+        });
         for row in text.split('\n') {
             let Some(caps) = re.captures(row) else {
                 continue;
@@ -158,7 +207,14 @@ fn offered(dialog: &Dialog, compiled: &Compiled, text: &str) -> Vec<OfferedChoic
             let keys = match (choice.keys, number) {
                 (Keys::Fixed(bytes), _) => bytes.to_vec(),
                 (Keys::Number, Some(n)) => vec![b'0' + n],
-                (Keys::Number, None) => continue,
+                (Keys::Select { not_offered, .. }, Some(n)) => {
+                    let Some(from) = from else { continue };
+                    if not_offered.iter().any(|p| label.starts_with(p)) {
+                        continue;
+                    }
+                    select_keys(from, n)
+                }
+                (Keys::Number | Keys::Select { .. }, None) => continue,
             };
             let id = match (choice.numbered, number) {
                 (true, Some(n)) => format!("{}_{n}", choice.id),
@@ -227,13 +283,23 @@ mod tests {
                     if choice.keys == Keys::Number || choice.numbered {
                         assert!(names.contains(&"n"), "{}: {}", dialog.id, choice.id);
                     }
+                    if let Keys::Select { highlighted, .. } = choice.keys {
+                        let h = Regex::new(highlighted).unwrap();
+                        assert!(
+                            h.capture_names().flatten().any(|n| n == "n"),
+                            "{}",
+                            dialog.id
+                        );
+                        assert!(names.contains(&"n"), "{}: {}", dialog.id, choice.id);
+                    }
                 }
             }
         }
     }
 
     /// A numbered choice is one id per option row, `<id>_<n>`, its keys
-    /// the number (no agent's dialog uses it yet: see claude.rs).
+    /// the number (Claude's question and plan lists are numbered too, with
+    /// `Keys::Select`: see claude.rs).
     #[test]
     fn numbered_choices_take_one_id_per_row() {
         static LIST: &[Dialog] = &[Dialog {
@@ -266,6 +332,15 @@ mod tests {
             ]
         );
         assert!(super::read(LIST, &compiled, "permission", &screen).is_none());
+    }
+
+    /// A select list's keys: the arrows from the highlighted option to
+    /// the chosen one, then Enter.
+    #[test]
+    fn select_keys_move_from_the_highlight_then_enter() {
+        assert_eq!(select_keys(1, 1), b"\r");
+        assert_eq!(select_keys(1, 3), b"\x1b[B\x1b[B\r");
+        assert_eq!(select_keys(3, 2), b"\x1b[A\r");
     }
 
     /// Printed text is data: a label is cleaned, and what is sent is only

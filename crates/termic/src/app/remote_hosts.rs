@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crossbeam_channel::Receiver;
 
-use crate::server::protocol::TaskRow;
+use crate::server::protocol::{HostTasks, TaskRow};
 use crate::ui::sidebar::{Badge, HostGroup, HostTask};
 
 /// Notes (a remote task that started needing you or finished) kept for the
@@ -246,6 +246,31 @@ impl Board {
             .collect()
     }
 
+    /// Every host as the `hosts` stream sends it, at `local_now` (this
+    /// machine's Unix ms): its link, its clock now, its rows.
+    pub fn host_tasks(&self, local_now: u64) -> Vec<HostTasks> {
+        self.hosts
+            .iter()
+            .map(|h| {
+                let (link, reason, down_since) = match &h.link {
+                    Link::Connecting => ("connecting", None, None),
+                    Link::Connected => ("connected", None, None),
+                    Link::Down { since, reason, .. } => {
+                        ("down", Some(short_reason(reason)), Some(*since))
+                    }
+                };
+                HostTasks {
+                    name: h.name.clone(),
+                    link: link.into(),
+                    reason,
+                    down_since,
+                    now: local_now.saturating_add_signed(h.skew_ms),
+                    tasks: h.rows.clone(),
+                }
+            })
+            .collect()
+    }
+
     /// When the next remote age label changes (local Unix ms), if any task
     /// is listed: each second under a minute, then each minute.
     pub fn next_label_change(&self, local_now: u64) -> Option<u64> {
@@ -370,6 +395,45 @@ mod tests {
         b.set_hosts(&["cloud".into()]);
         assert_eq!(b.hosts.len(), 1);
         assert_eq!(b.hosts[0].rows.len(), 2);
+    }
+
+    /// The web page's `hosts` stream: each host in config order with its
+    /// link, its clock (the skew applied) and its rows by number.
+    #[test]
+    fn the_hosts_stream_gives_each_host_its_link_clock_and_rows() {
+        let mut b = Board::default();
+        b.set_hosts(&["devbox".into(), "cloud".into()]);
+        b.subscribed(
+            "cloud",
+            5_000,
+            1_000,
+            vec![row(4, "needs_you", 0), row(1, "working", 0)],
+        );
+        b.down(
+            "devbox",
+            900,
+            "host devbox: cannot reach it: ssh: refused".into(),
+        );
+        let h = b.host_tasks(2_000);
+        assert_eq!(h.len(), 2);
+        assert_eq!(
+            (
+                h[0].name.as_str(),
+                h[0].link.as_str(),
+                h[0].reason.as_deref()
+            ),
+            ("devbox", "down", Some("ssh: refused"))
+        );
+        assert_eq!(h[0].down_since, Some(900));
+        assert!(h[0].tasks.is_empty());
+        assert_eq!(
+            (h[1].name.as_str(), h[1].link.as_str()),
+            ("cloud", "connected")
+        );
+        assert_eq!(h[1].now, 6_000, "the host's clock is 4 s ahead");
+        let numbers: Vec<u64> = h[1].tasks.iter().map(|t| t.id).collect();
+        assert_eq!(numbers, [1, 4]);
+        assert_eq!(h[1].tasks[1].state, "needs_you");
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 use clap::Args;
 
+use crate::config::hosts::HostDef;
 use crate::paths::TermicPaths;
 use crate::printed::outln;
 use crate::server::protocol::{Answered, Request, Response, TaskRow};
@@ -27,7 +28,8 @@ pub const EXIT_NOT_SENT: u8 = 3;
     after_help = "Choices are offered when the agent itself said it waits (its hooks or its \
 own status) and termic knows that agent's dialog. Otherwise answer on the task's screen: \
 termic attach TASK.\n\n\
-Choices: approve_once, approve_always, deny for a permission (what the dialog shows now). \
+Choices: approve_once, approve_always, deny for a permission; option_1, option_2 ... for a \
+question's or a plan's options (what the dialog shows now). \
 `termic ls --json` shows them too (attention, choices).\n\n\
 Examples:\n  termic answer 3\n  termic answer review approve_once\n  termic answer devbox:2 deny\n\n\
 Exit codes: 0 listed, or the answer was sent; 3 nothing was sent (the screen changed, or the \
@@ -57,11 +59,7 @@ pub fn run(args: AnswerArgs) -> Result<ExitCode> {
         None => Request::List,
     };
     let response = match remote {
-        Some((host, _)) => {
-            remote::with_host(&host, Some(super::run_detached::HOST_DEADLINE), move |r| {
-                r.request(&request)
-            })?
-        }
+        Some((host, _)) => on_host(&host, request)?,
         None => client::connect_running(&paths)?.request(&request)?,
     };
     match response {
@@ -99,6 +97,34 @@ pub fn run(args: AnswerArgs) -> Result<ExitCode> {
         }
         other => bail!("the termic server answered something else: {other:?}"),
     }
+}
+
+/// Ask `host`'s server (over ssh, as every HOST:TASK verb does): what
+/// `termic answer HOST:TASK [CHOICE]` and the web page's answer to a
+/// remote task both send.
+pub(crate) fn on_host(host: &HostDef, request: Request) -> Result<Response> {
+    remote::with_host(host, Some(super::run_detached::HOST_DEADLINE), move |r| {
+        r.request(&request)
+    })
+}
+
+/// The web page's answer to task `task` of host `host` (a name in
+/// config.toml's [hosts]), as `termic answer HOST:TASK CHOICE` sends it.
+pub(crate) fn answer_on_host(
+    paths: &TermicPaths,
+    host: &str,
+    task: &str,
+    choice: &str,
+) -> Result<Response> {
+    let hosts = crate::config::Config::load_lenient(&paths.config_dir).hosts;
+    let host = remote::find_host(&hosts, host)?;
+    on_host(
+        host,
+        Request::Answer {
+            task: task.to_owned(),
+            choice: choice.to_owned(),
+        },
+    )
 }
 
 /// What `termic answer TASK` prints for a task (pure): what it is asked

@@ -61,6 +61,7 @@ pub fn attach_host(host: &HostDef, task: &str, prefix: PrefixKey) -> Result<Exit
         task: task.to_owned(),
         cols,
         rows,
+        history: 0,
     }))? {
         Response::Viewing { .. } => {}
         _ => bail!("host {}: its server did not show the task", host.name),

@@ -143,6 +143,68 @@ impl termic_web::Backend for Socket {
             Err(e) => Err(io::Error::other(format!("{e:#}"))),
         }
     }
+
+    fn open_on_host(&self, host: &str) -> io::Result<UnixStream> {
+        view_on_host(&self.paths, host).map_err(|e| io::Error::other(format!("{e:#}")))
+    }
+
+    fn answer_on_host(&self, host: &str, task: &str, choice: &str) -> io::Result<String> {
+        let answer = super::answer::answer_on_host(&self.paths, host, task, choice)
+            .map_err(|e| io::Error::other(format!("{e:#}")))?;
+        serde_json::to_string(&answer).map_err(io::Error::other)
+    }
+}
+
+/// A protocol connection to host `host` (a name in config.toml's
+/// [hosts]) for one view, as `termic attach HOST:TASK` opens it: its own
+/// ssh, hello said. Given as one end of a socket pair; two threads move
+/// the bytes between the other end and ssh, and the first to end kills
+/// and reaps ssh (so the other ends too). One ssh per open view of a
+/// remote task, at most termic web's connection bound.
+fn view_on_host(paths: &TermicPaths, host: &str) -> Result<UnixStream> {
+    use std::io::{Read, Write};
+    use std::sync::{Arc, Mutex};
+    type Held = Arc<Mutex<Option<crate::server::remote::SshProcess>>>;
+    let hosts = crate::config::Config::load_lenient(&paths.config_dir).hosts;
+    let host = crate::server::remote::find_host(&hosts, host)?.clone();
+    let (ssh, remote) = crate::server::remote::connect(&host)?;
+    let (mut from_host, mut to_host) = remote.into_streams();
+    let (ours, theirs) = UnixStream::pair()?;
+    let mut theirs_in = theirs.try_clone()?;
+    let mut theirs_out = theirs;
+    let ssh: Held = Arc::new(Mutex::new(Some(ssh)));
+    fn end(ssh: &Held) {
+        drop(ssh.lock().unwrap_or_else(|e| e.into_inner()).take());
+    }
+    let ssh_down = Arc::clone(&ssh);
+    std::thread::Builder::new()
+        .name("termic-web-host-out".into())
+        .spawn(move || {
+            let _ = io::copy(&mut from_host, &mut theirs_out);
+            let _ = theirs_out.shutdown(std::net::Shutdown::Both);
+            end(&ssh_down);
+        })?;
+    std::thread::Builder::new()
+        .name("termic-web-host-in".into())
+        .spawn(move || {
+            let mut buf = [0u8; 16 * 1024];
+            loop {
+                match theirs_in.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if to_host
+                            .write_all(&buf[..n])
+                            .and_then(|()| to_host.flush())
+                            .is_err()
+                        {
+                            break;
+                        }
+                    }
+                }
+            }
+            end(&ssh);
+        })?;
+    Ok(ours)
 }
 
 /// The names a self-signed certificate is for: the listen address, this

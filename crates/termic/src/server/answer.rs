@@ -207,6 +207,29 @@ mod tests {
         );
     }
 
+    /// Claude's question as 2.1.332 paints it: an option is the arrows
+    /// from the highlight and Enter; its free-text entry is never typed.
+    #[test]
+    fn a_question_option_is_its_arrows_and_the_free_text_entry_is_not_sent() {
+        let rows: Vec<&str> =
+            include_str!("../../../termic-signal/tests/screens/claude-2.1.332-question.txt")
+                .lines()
+                .collect();
+        let screen = ScreenRows::new(rows);
+        let asked = block(true, Some("question"));
+        assert_eq!(decide(asked, &screen, "option_1"), Ok(b"\r".to_vec()));
+        assert_eq!(decide(asked, &screen, "option_2"), Ok(b"\x1b[B\r".to_vec()));
+        assert_eq!(
+            decide(asked, &screen, "option_3"),
+            Err(Answered::ScreenChanged)
+        );
+        // The permission's ids are not a question's.
+        assert_eq!(
+            decide(asked, &screen, "approve_once"),
+            Err(Answered::UnknownChoice)
+        );
+    }
+
     #[test]
     fn known_ids_are_the_profiles_for_that_kind() {
         let claude = profile_for("claude");
@@ -216,7 +239,13 @@ mod tests {
         for id in ["option_1", "Yes", "1", ""] {
             assert!(!defines(claude, "permission", id), "{id}");
         }
-        // A question's choices are not known (their keys were not measured).
-        assert!(!defines(claude, "question", "option_1"));
+        // A question's and a plan's are its numbered options (2026-12-06).
+        for kind in ["question", "plan"] {
+            assert!(defines(claude, kind, "option_1"), "{kind}");
+            assert!(defines(claude, kind, "option_9"), "{kind}");
+            for id in ["option_0", "option_10", "option_x", "approve_once"] {
+                assert!(!defines(claude, kind, id), "{kind} {id}");
+            }
+        }
     }
 }

@@ -185,6 +185,56 @@ impl HostFeeds {
     }
 }
 
+impl super::Server {
+    /// Serve the `hosts` stream until the client closes the connection or
+    /// stops reading: the links to config.toml's hosts (as the file reads
+    /// now) run while it lasts, as for an attached client, and every host
+    /// is sent now and again at each change of the board. No queue: a
+    /// wake is a bounded(1) channel, so changes while a write waits are
+    /// one snapshot.
+    pub(super) fn host_stream(
+        &self,
+        mut input: std::io::BufReader<std::os::unix::net::UnixStream>,
+        out: std::io::BufWriter<std::os::unix::net::UnixStream>,
+    ) {
+        use std::sync::atomic::Ordering;
+        let _ = out
+            .get_ref()
+            .set_write_timeout(Some(super::attach::WRITE_TIMEOUT));
+        let out: super::ClientOut = Arc::new(Mutex::new(out));
+        let client = self.next_client.fetch_add(1, Ordering::SeqCst);
+        self.add_client(client, &out);
+        let hosts = crate::config::Config::load_lenient(&self.paths.config_dir).hosts;
+        let feed = self.hosts.join(client, &hosts);
+        // Whatever the client sends is read and ignored; its close ends
+        // the stream.
+        let (closed_tx, closed) = crossbeam_channel::bounded::<()>(0);
+        let reader = std::thread::Builder::new()
+            .name("termic-hosts-reader".into())
+            .spawn(move || {
+                while super::protocol::read_frame::<Request>(&mut input).is_ok() {}
+                drop(closed_tx);
+            });
+        if reader.is_ok() {
+            loop {
+                let now = self.hosts.clock.wall_ms();
+                let hosts = lock(&feed.board).host_tasks(now);
+                let sent = super::protocol::write_frame(&mut *lock(&out), &Response::Hosts(hosts));
+                if sent.is_err() {
+                    break;
+                }
+                crossbeam_channel::select! {
+                    recv(feed.wake) -> woken => if woken.is_err() { break },
+                    recv(closed) -> _ => break,
+                }
+            }
+        }
+        self.hosts.leave(client);
+        self.forget_client(client);
+        let _ = lock(&out).get_ref().shutdown(std::net::Shutdown::Both);
+    }
+}
+
 /// Stop every feed first (their ssh killed at once), then wait for each
 /// thread: nothing of theirs is left when this returns.
 fn stop_feeds(feeds: Vec<Feed>) {

@@ -711,6 +711,9 @@ impl Server {
             if request == Request::Subscribe {
                 return self.subscription(input, out);
             }
+            if request == Request::Hosts {
+                return self.host_stream(input, out);
+            }
             if let Request::View(view) = request {
                 return self.view(view, input, out);
             }
@@ -752,7 +755,7 @@ impl Server {
             Request::Answer { task, choice } => self.answer_dialog(&task, &choice),
             Request::Input(_) => Err(anyhow!("input is only for an attached client or a view")),
             // Each turns the connection into a stream, in `converse`.
-            Request::Attach(_) | Request::Subscribe | Request::View(_) => {
+            Request::Attach(_) | Request::Subscribe | Request::Hosts | Request::View(_) => {
                 Err(anyhow!("that request turns a connection into a stream"))
             }
         };

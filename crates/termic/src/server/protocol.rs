@@ -39,6 +39,10 @@ use input::InputEvent;
 /// while no client was attached (its state changes with times and the
 /// diff stat of its last done); and (issue 31 item 4) a task row's state
 /// `rate_limited` and its `until` (`HH:MM`, the reset time the agent named).
+/// Also 7 (2026-12-06, issue 30): `hosts`, a stream of every configured host's
+/// tasks as the server's links hear them (answered `hosts`, again at each
+/// change); a view's `history`, how many lines of the task's scrollback
+/// come before its first repaint.
 pub const PROTOCOL: u32 = 7;
 
 /// The largest frame either side accepts (a task list of thousands fits).
@@ -202,6 +206,12 @@ pub enum Request {
         task: String,
         choice: String,
     },
+    /// Turn the connection into the remote hosts' task lists (the web
+    /// page's `@HOST` groups): the server holds its links to config.toml's
+    /// hosts open while the connection lasts, as for an attached client,
+    /// and answers `hosts` with every host now, then again each time what
+    /// it heard changes, until the client closes the connection.
+    Hosts,
 }
 
 /// What a restore does.
@@ -263,6 +273,40 @@ pub struct ViewRequest {
     pub task: String,
     pub cols: u16,
     pub rows: u16,
+    /// Lines of the task's scrollback to send before the first repaint
+    /// (at most [`VIEW_HISTORY_MAX`]; 0: none, the screen alone).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub history: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// The most scrollback lines a view sends before its first repaint, and
+/// the most bytes they take (the oldest lines go first past either).
+pub const VIEW_HISTORY_MAX: u32 = 5000;
+pub const VIEW_HISTORY_BYTES: usize = 2 << 20;
+
+/// One remote host's tasks as the server's link to it heard them
+/// (`hosts`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostTasks {
+    /// Its name in config.toml's `[hosts]`.
+    pub name: String,
+    /// `connecting`, `connected` or `down`.
+    pub link: String,
+    /// When down: why (ssh's or the host's message, short).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// When down: since when (this machine's Unix ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub down_since: Option<u64>,
+    /// The host's clock now (Unix ms), so `now - since` is a row's time in
+    /// its state.
+    pub now: u64,
+    /// Its tasks by number, as last heard (kept while disconnected).
+    pub tasks: Vec<TaskRow>,
 }
 
 /// One task as `termic ls` shows it.
@@ -470,6 +514,9 @@ pub enum Response {
     Restored(Vec<Restored>),
     /// The answer to `answer`.
     Answered(Answered),
+    /// The answer to `hosts`, and pushed again at each change: every
+    /// configured host, in config order.
+    Hosts(Vec<HostTasks>),
 }
 
 /// A killed task's worktree: kept (the default) or removed, and its branch.
@@ -683,7 +730,8 @@ mod tests {
             serde_json::to_string(&Request::View(ViewRequest {
                 task: "2".into(),
                 cols: 100,
-                rows: 30
+                rows: 30,
+                history: 0,
             }))
             .unwrap(),
             r#"{"view":{"task":"2","cols":100,"rows":30}}"#

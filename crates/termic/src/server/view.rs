@@ -40,6 +40,7 @@ use super::attach::{client_size, CLIENT_INPUT, WRITE_TIMEOUT};
 use super::protocol::input::{InputEvent, Size};
 use super::protocol::{
     read_frame, write_frame, write_output, DetachReason, Request, Response, ViewRequest,
+    VIEW_HISTORY_BYTES, VIEW_HISTORY_MAX,
 };
 use super::tasklist::task_of;
 use super::{ClientOut, Server};
@@ -149,16 +150,28 @@ impl Server {
         }
         let mut size = client_size(request.cols, request.rows);
         self.claim_view_size(id, client, size, true);
+        // The scrollback asked for goes before the first repaint only.
+        let mut history = request.history.min(VIEW_HISTORY_MAX) as usize;
         let mut shown = Shown::default();
         let mut frames = FramePacer::default();
         let mut dirty = true;
         loop {
             let now = self.clock.now_ms();
             if dirty && now >= frames.next_frame_at() {
-                let Some((resized, bytes)) = self.runtime.with_screen(id, |s| shown.frame(s))
+                let Some((resized, mut bytes)) = self.runtime.with_screen(id, |s| shown.frame(s))
                 else {
                     return Ending::Closed;
                 };
+                if let (Some(size), true) = (resized, history > 0) {
+                    let lines = self
+                        .runtime
+                        .history_tail(id, history, VIEW_HISTORY_BYTES)
+                        .unwrap_or_default();
+                    let mut before = scrollback_bytes(&lines, size.rows);
+                    before.extend_from_slice(&bytes);
+                    bytes = before;
+                    history = 0;
+                }
                 let mut out = lock(out);
                 if let Some(size) = resized {
                     if write_frame(&mut *out, &Response::ViewSize(size)).is_err() {
@@ -259,6 +272,27 @@ impl Server {
     }
 }
 
+/// The bytes that put `lines` (formatted, oldest first) into the
+/// scrollback of a terminal `rows` high that starts blank with its cursor
+/// at the top: each line, attributes reset, then enough line feeds to
+/// scroll the last of them off the screen, which the repaint then clears.
+/// Pure. Nothing when there are no lines.
+fn scrollback_bytes(lines: &[String], rows: u16) -> Vec<u8> {
+    if lines.is_empty() {
+        return Vec::new();
+    }
+    let mut out =
+        Vec::with_capacity(lines.iter().map(|l| l.len() + 5).sum::<usize>() + 2 * rows as usize);
+    for line in lines {
+        out.extend_from_slice(line.as_bytes());
+        out.extend_from_slice(b"\x1b[m\r\n");
+    }
+    for _ in 1..rows {
+        out.extend_from_slice(b"\r\n");
+    }
+    out
+}
+
 /// A view's input events, until the client goes away. Anything that is
 /// not `input` is ignored.
 fn forward_view_input(
@@ -290,6 +324,38 @@ mod tests {
         let mut parser = vt100::Parser::new(nz(rows), nz(cols), 0);
         parser.process(text);
         parser.screen().clone()
+    }
+
+    /// History before the first repaint lands in the client's scrollback,
+    /// oldest first and with its colours, and the screen shows the repaint
+    /// alone (nothing of the history left on it).
+    #[test]
+    fn history_goes_to_the_scrollback_and_the_repaint_shows_the_screen_alone() {
+        let lines: Vec<String> = (1..=30).map(|i| format!("\x1b[31mold {i}")).collect();
+        let live = screen(20, 5, b"live 1\r\nlive 2");
+        let mut bytes = scrollback_bytes(&lines, 5);
+        bytes.extend_from_slice(&Shown::default().frame(&live).1);
+        let mut client = vt100::Parser::new(nz(5), nz(20), 100);
+        client.process(&bytes);
+        assert_eq!(client.screen().contents(), "live 1\nlive 2");
+        client.screen_mut().set_scrollback(100);
+        let back = client.screen().scrollback();
+        // Every line scrolled off: the 30 lines and the blank rows that
+        // pushed the last ones off (the repaint's clear keeps the rest).
+        assert!(back >= 30, "{back} lines back");
+        let top: Vec<String> = client.screen().rows(0, 20).take(2).collect();
+        assert_eq!(top, ["old 1", "old 2"]);
+        assert!(client.screen().cell(0, 0).unwrap().fgcolor() == vt100::Color::Idx(1));
+        assert!(scrollback_bytes(&[], 5).is_empty());
+        // Nothing of the history is on the screen (a short history too).
+        let mut short = vt100::Parser::new(nz(5), nz(20), 100);
+        let mut bytes = scrollback_bytes(&lines[..2], 5);
+        bytes.extend_from_slice(&Shown::default().frame(&live).1);
+        short.process(&bytes);
+        assert_eq!(short.screen().contents(), "live 1\nlive 2");
+        short.screen_mut().set_scrollback(100);
+        let top: Vec<String> = short.screen().rows(0, 20).take(2).collect();
+        assert_eq!(top, ["old 1", "old 2"]);
     }
 
     /// What a terminal of the view's size shows after `bytes`.

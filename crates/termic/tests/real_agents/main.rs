@@ -20,6 +20,7 @@ mod real_agents_support;
 mod wait;
 
 mod binary;
+mod dialogs;
 mod error_screen;
 mod errors;
 mod latency;

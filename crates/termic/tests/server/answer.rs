@@ -153,3 +153,43 @@ fn a_dialog_only_printed_offers_no_choice_and_takes_no_answer() {
     s.expect(&["send", "t1", "Z"], 0);
     assert_eq!(received(&s, "Z"), "Z");
 }
+
+/// Claude Code's question (AskUserQuestion) as 2.1.332 paints it
+/// (crates/termic-signal/tests/screens/claude-2.1.332-question.txt), the
+/// hook saying a question waits.
+fn question_script() -> String {
+    [
+        hook("working", ""),
+        "sleep 0.3".into(),
+        "printf ' ☐ Color\\r\\n\\r\\nWhich color do you like?\\r\\n\\r\\n❯ 1. Red\\r\\n     Pick Red.\\r\\n  \
+2. Blue\\r\\n     Pick Blue.\\r\\n  3. Type something.\\r\\n────────\\r\\n  4. Chat about this\\r\\n\\r\\n\
+Enter to select · ↑/↓ to navigate · Esc to cancel\\r\\n'"
+            .into(),
+        hook("attention", ";kind=question"),
+        RECORD_INPUT.into(),
+    ]
+    .join("; ")
+}
+
+/// A question's options are offered (not its free-text entry), and
+/// answering option 2 types what Claude's list takes (measured on 2.1.332:
+/// Down, then Enter), exactly once.
+#[test]
+fn a_question_option_is_answered_with_the_lists_arrow_and_enter() {
+    let s = Served::new(&question_script());
+    s.expect(&["run", "fake", "--name", "q", "--detach"], 0);
+    let row = row_until(&s, "offered choices", |r| r["choices"].is_array());
+    assert_eq!(row["attention"]["kind"], "question", "{row}");
+    assert_eq!(
+        row["choices"],
+        serde_json::json!([
+            {"id": "option_1", "label": "Red"},
+            {"id": "option_2", "label": "Blue"}
+        ])
+    );
+    let listed = s.expect(&["answer", "q"], 0);
+    assert!(listed.contains("  option_2  Blue\n"), "{listed}");
+    let out = s.expect(&["answer", "q", "option_2"], 0);
+    assert_eq!(out.trim(), "sent option_2");
+    assert_eq!(received(&s, "\r"), "\x1b[B\r");
+}

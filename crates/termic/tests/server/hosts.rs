@@ -975,3 +975,168 @@ fn a_remote_simulated_claude_permission_is_answered_from_here() {
     assert_eq!(keys().len(), before + 1);
     expect(&f, &["kill", "far:1"], 0);
 }
+
+/// The web page's remote hosts (issue 30): `termic web`'s `hosts` stream
+/// lists the far host's task under its host, live (needs you with its
+/// dialog's choices), and an answer from the page goes to the far task
+/// the way `termic answer far:N CHOICE` sends it: the far task gets the
+/// choice's key and says done, which the stream shows too.
+#[test]
+#[ignore = "needs root, openssh-server and a second local user (TERMIC_OTHER_USER): run by .ci/run's remote hosts step"]
+fn the_web_page_lists_a_hosts_tasks_under_it_and_answers_one_there() {
+    use crate::harness::fake_agent_config;
+    use crate::served::Served;
+    if !crate::requires::program("chromium", "chromium") {
+        return;
+    }
+    use crate::web::{
+        dialog_agent, next_text, pair_link, post_pair, start_web_env, ws, ws_protocols,
+    };
+    let sshd = Sshd::start();
+    let _far_server = FarServer(&sshd);
+    let far_config = sshd.far.join("config/config.toml");
+    std::fs::write(&far_config, fake_agent_config(&dialog_agent())).unwrap();
+    let uid: u32 = run_ok(Command::new("id").args(["-u", &sshd.user]))
+        .trim()
+        .parse()
+        .unwrap();
+    std::os::unix::fs::chown(&far_config, Some(uid), None).unwrap();
+
+    let s = Served { f: Fixture::new() };
+    std::fs::write(
+        s.f.config_dir.join("config.toml"),
+        format!(
+            "{}\n{}",
+            fake_agent_config("echo LOCAL; sleep 600"),
+            sshd.far_host_toml(&sshd.far.join("termic"))
+        ),
+    )
+    .unwrap();
+    expect(
+        &s.f,
+        &["run", "--host", "far", "--name", "create", "fake"],
+        0,
+    );
+    // The local server, started with the ssh its links use.
+    expect(&s.f, &["run", "fake", "--name", "here", "--detach"], 0);
+    let (web, _) = start_web_env(&s, &[], &[("TERMIC_SSH", SSH)]);
+    let host = format!("127.0.0.1:{}", web.port);
+    let origin = format!("http://{host}");
+    let link = pair_link(&s, &[]);
+    let cred = post_pair(web.port, link.rsplit('#').next().unwrap(), &origin).unwrap();
+    let cookie = format!("termic_device={}", cred.0);
+    let protocols = ws_protocols(&cred);
+    let page: [(&str, &str); 3] = [
+        ("Origin", &origin),
+        ("Cookie", &cookie),
+        ("Sec-WebSocket-Protocol", &protocols),
+    ];
+    let mut hosts = ws(web.port, &host, &page).unwrap();
+    hosts.send(tungstenite::Message::text("\"hosts\"")).unwrap();
+    // Every message is every host; the far task's row, once it needs you.
+    // The page shows it under @far, after this computer's, with its
+    // badge and its dialog's answers.
+    let mut b = crate::web::Browser::phone();
+    b.navigate(&pair_link(&s, &[]));
+    b.until(
+        "the far host's group lists its task needing you with its answers",
+        "(() => { const g = document.querySelector('#list .host[data-host=far]'); \
+return !!g && g.querySelector('h2').textContent === '@far' && \
+Array.from(g.querySelectorAll('li')).some(li => li.textContent.includes('create') \
+&& li.querySelector('.badge.needs_you') && li.querySelector('.choice[data-choice=approve_once]')); })()",
+    );
+    assert_eq!(
+        b.eval("Array.from(document.querySelectorAll('#list h2')).map(h => h.textContent)"),
+        serde_json::json!(["This computer", "@far"])
+    );
+    b.screenshot(&crate::web::artefact("web-phone-hosts.png"));
+    let far_row = |hosts: &mut crate::web::Ws, state: &str| -> Value {
+        let start = Instant::now();
+        loop {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the far task never reached {state}"
+            );
+            let m = next_text(hosts).expect("the hosts stream ended");
+            let list = m["hosts"].as_array().expect("hosts").clone();
+            assert_eq!(list.len(), 1, "{m}");
+            assert_eq!(list[0]["name"], "far", "{m}");
+            if let Some(row) = list[0]["tasks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["name"] == "create" && r["state"] == state)
+            {
+                assert_eq!(list[0]["link"], "connected", "{m}");
+                return row.clone();
+            }
+        }
+    };
+    let row = far_row(&mut hosts, "needs_you");
+    let choices: Vec<&str> = row["choices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert!(choices.contains(&"approve_once"), "{row}");
+    // The local list (subscribe) holds only this computer's task.
+    let mut local = ws(web.port, &host, &page).unwrap();
+    local
+        .send(tungstenite::Message::text("\"subscribe\""))
+        .unwrap();
+    let listed = next_text(&mut local).unwrap();
+    let names: Vec<&str> = listed["subscribed"]["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["here"]);
+
+    // Its screen in the page, through termic web's own ssh to the host;
+    // one tap on the choice above it.
+    let term = crate::web::TERM_TEXT;
+    b.eval("document.querySelector('#list .host[data-host=far] li button').click()");
+    b.until(
+        "the far task's screen shows its dialog",
+        &format!("({term}).includes('Do you want to create out.txt?')"),
+    );
+    assert_eq!(
+        b.eval("document.getElementById('title').textContent"),
+        "create on far"
+    );
+    // The view's own ssh, a child of termic web (the server's link is the
+    // server's).
+    let web_ssh = || {
+        children_of(web.pid())
+            .into_iter()
+            .filter(|p| {
+                std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "ssh")
+            })
+            .count()
+    };
+    assert_eq!(web_ssh(), 1);
+    b.screenshot(&crate::web::artefact("web-phone-host-task.png"));
+    b.eval("document.querySelector('#ask .choice[data-choice=approve_once]').click()");
+    b.until(
+        "the far task read the choice's key",
+        &format!("({term}).includes('answered 1')"),
+    );
+    b.eval("document.getElementById('back').click()");
+    wait_until("the view's ssh ends with the view", || web_ssh() == 0);
+    far_row(&mut hosts, "done");
+    b.until(
+        "the page shows the far task done",
+        "!!document.querySelector('#list .host[data-host=far] li .badge.done') && \
+!document.querySelector('#list .host[data-host=far] .ask')",
+    );
+    // A host that is not in config.toml is not asked.
+    let mut tap = ws(web.port, &host, &page).unwrap();
+    let answer = serde_json::json!({"answer": {
+        "host": "elsewhere", "task": "1", "choice": "approve_once"}});
+    tap.send(tungstenite::Message::text(answer.to_string()))
+        .unwrap();
+    let refused = next_text(&mut tap).unwrap();
+    assert!(refused["error"]["message"].is_string(), "{refused}");
+}

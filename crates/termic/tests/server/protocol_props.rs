@@ -179,7 +179,8 @@ fn request() -> impl Strategy<Value = Request> {
         (".*", any::<(u16, u16)>()).prop_map(|(task, (cols, rows))| Request::View(ViewRequest {
             task,
             cols,
-            rows
+            rows,
+            history: 0,
         })),
         event().prop_map(Request::Input),
         (any::<Option<String>>(), any::<(u16, u16)>()).prop_map(|(task, (cols, rows))| {

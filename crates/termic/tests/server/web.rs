@@ -17,9 +17,15 @@ use crate::served::Served;
 use crate::wait::{eventually, eventually_some};
 
 /// A `termic web` process on a free loopback port, killed when dropped.
-struct Web {
+pub(crate) struct Web {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
+}
+
+impl Web {
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
 }
 
 impl Drop for Web {
@@ -36,6 +42,11 @@ fn start_web(s: &Served) -> Web {
 /// `termic web` with more arguments, and the lines it printed after the
 /// first (the fingerprint with --tls).
 fn start_web_with(s: &Served, more: &[&str]) -> (Web, Vec<String>) {
+    start_web_env(s, more, &[])
+}
+
+/// [`start_web_with`] with more environment variables (`TERMIC_SSH`).
+pub(crate) fn start_web_env(s: &Served, more: &[&str], env: &[(&str, &str)]) -> (Web, Vec<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_termic"))
         .args(["web", "--listen", "127.0.0.1:0"])
         .args(more)
@@ -45,6 +56,7 @@ fn start_web_with(s: &Served, more: &[&str]) -> (Web, Vec<String>) {
         .env("TERMIC_CONFIG_DIR", &s.f.config_dir)
         .env("TERMIC_DATA_DIR", &s.f.data_dir)
         .env("PATH", s.f.path_var())
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(std::fs::File::create(s.f.data_dir.join("web.log")).unwrap())
         .spawn()
@@ -68,7 +80,7 @@ fn start_web_with(s: &Served, more: &[&str]) -> (Web, Vec<String>) {
 }
 
 /// `termic web pair`'s link (its last line).
-fn pair_link(s: &Served, args: &[&str]) -> String {
+pub(crate) fn pair_link(s: &Served, args: &[&str]) -> String {
     let mut all = vec!["web", "pair"];
     all.extend_from_slice(args);
     let out = s.expect(&all, 0);
@@ -92,7 +104,11 @@ fn http(port: u16, request: &str) -> (u16, String) {
 
 /// POSTs a pairing token as the page does: the credential's halves (the
 /// cookie's and the page's), or the answer.
-fn post_pair(port: u16, token: &str, origin: &str) -> Result<(String, String), (u16, String)> {
+pub(crate) fn post_pair(
+    port: u16,
+    token: &str,
+    origin: &str,
+) -> Result<(String, String), (u16, String)> {
     let body = json!({ "token": token }).to_string();
     let (code, answer) = http(
         port,
@@ -124,7 +140,7 @@ fn http_jar((cookie, key): &(String, String)) -> String {
 }
 
 /// What a page's WebSocket offers as protocols: `termic` and its key.
-fn ws_protocols((_, key): &(String, String)) -> String {
+pub(crate) fn ws_protocols((_, key): &(String, String)) -> String {
     format!("termic, key.{key}")
 }
 
@@ -136,10 +152,10 @@ fn me(port: u16, host: &str, extra: &str) -> u16 {
     .0
 }
 
-type Ws = tungstenite::WebSocket<TcpStream>;
+pub(crate) type Ws = tungstenite::WebSocket<TcpStream>;
 
 /// A WebSocket to /ws with these headers; Err: the HTTP status refusing it.
-fn ws(port: u16, host: &str, headers: &[(&str, &str)]) -> Result<Ws, u16> {
+pub(crate) fn ws(port: u16, host: &str, headers: &[(&str, &str)]) -> Result<Ws, u16> {
     let mut req = format!("ws://127.0.0.1:{port}/ws")
         .into_client_request()
         .unwrap();
@@ -162,7 +178,7 @@ fn ws(port: u16, host: &str, headers: &[(&str, &str)]) -> Result<Ws, u16> {
 }
 
 /// The next text message (binary ones skipped), or None when closed.
-fn next_text(ws: &mut Ws) -> Option<Value> {
+pub(crate) fn next_text(ws: &mut Ws) -> Option<Value> {
     loop {
         match ws.read() {
             Ok(Message::Text(t)) => return Some(serde_json::from_str(&t).unwrap()),
@@ -187,7 +203,7 @@ fn asking_agent() -> String {
 
 /// A task painting Claude Code's permission dialog (as 2.1.332 does, the
 /// simulator's `>`), asking through the hook, then taking one key raw.
-fn dialog_agent() -> String {
+pub(crate) fn dialog_agent() -> String {
     [
         "stty raw -echo".to_string(),
         "printf ' Do you want to create out.txt?\\r\\n > 1. Yes\\r\\n   2. Yes, allow all edits during this session (shift+tab)\\r\\n   3. No, and tell Claude what to do differently (esc)\\r\\n'".into(),
@@ -637,7 +653,7 @@ fn pairing_attempts_are_limited_to_five_a_minute_and_not_logged_with_their_token
 }
 
 /// A headless Chromium, driven over the DevTools protocol, killed when dropped.
-struct Browser {
+pub(crate) struct Browser {
     child: Child,
     _profile: tempfile::TempDir,
     page: Ws,
@@ -655,7 +671,7 @@ impl Drop for Browser {
 
 impl Browser {
     /// Chromium showing a blank page at 390x844 (a phone).
-    fn phone() -> Browser {
+    pub(crate) fn phone() -> Browser {
         let profile = tempfile::tempdir().unwrap();
         let child = Command::new("chromium")
             .args([
@@ -743,7 +759,7 @@ impl Browser {
         }
     }
 
-    fn eval(&mut self, expr: &str) -> Value {
+    pub(crate) fn eval(&mut self, expr: &str) -> Value {
         let r = self.call(
             "Runtime.evaluate",
             json!({"expression": expr, "returnByValue": true}),
@@ -751,18 +767,18 @@ impl Browser {
         r["result"]["value"].clone()
     }
 
-    fn navigate(&mut self, url: &str) {
+    pub(crate) fn navigate(&mut self, url: &str) {
         self.call("Page.navigate", json!({ "url": url }));
     }
 
     /// Waits until `expr` is true in the page.
-    fn until(&mut self, what: &str, expr: &str) {
+    pub(crate) fn until(&mut self, what: &str, expr: &str) {
         let ok = eventually(Duration::from_secs(30), || self.eval(expr) == json!(true));
         let state = self.eval("document.body ? document.body.innerText : ''");
         assert!(ok, "{what}: never true: {expr}\npage text: {state}");
     }
 
-    fn screenshot(&mut self, path: &std::path::Path) {
+    pub(crate) fn screenshot(&mut self, path: &std::path::Path) {
         use base64::Engine;
         let r = self.call("Page.captureScreenshot", json!({"format": "png"}));
         let png = base64::engine::general_purpose::STANDARD
@@ -774,13 +790,13 @@ impl Browser {
 }
 
 /// Where the tests' screenshots go: target/web/ (test artefacts).
-fn artefact(name: &str) -> std::path::PathBuf {
+pub(crate) fn artefact(name: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../target/web")
         .join(name)
 }
 
-const TERM_TEXT: &str = "document.querySelector('#term .xterm-rows') ? \
+pub(crate) const TERM_TEXT: &str = "document.querySelector('#term .xterm-rows') ? \
 document.querySelector('#term .xterm-rows').textContent : ''";
 
 #[test]
@@ -1401,4 +1417,43 @@ fn the_page_shows_what_a_task_did_while_nobody_was_attached() {
         .collect::<Vec<_>>();
     assert_eq!(parts, [Some(("working", 5)), Some(("done", 5))], "{states}");
     b.screenshot(&artefact("web-phone-away.png"));
+}
+
+/// The task's history (what scrolled off before the page opened it) is in
+/// the page's scrollback: scrolled to the top, the screen shows the first
+/// line the task printed, and the bottom is its live screen.
+#[test]
+#[ignore = "needs chromium: .ci/run's web client step"]
+fn a_tasks_scrollback_from_before_the_page_opened_it_is_in_the_page() {
+    if !crate::requires::program("chromium", "chromium") {
+        return;
+    }
+    let s = Served::new(
+        "i=1; while [ $i -le 300 ]; do printf 'line %03d\\r\\n' $i; i=$((i+1)); done; \
+         printf 'the end\\r\\n'; sleep 600",
+    );
+    s.expect(&["run", "fake", "--name", "long", "--detach"], 0);
+    let _web = start_web(&s);
+    let mut b = Browser::phone();
+    b.navigate(&pair_link(&s, &[]));
+    b.until(
+        "the list shows the task",
+        "Array.from(document.querySelectorAll('#list li')).some(li => li.textContent.includes('long'))",
+    );
+    b.eval("document.querySelector('#list li button').click()");
+    b.until(
+        "the screen shows the task's last lines",
+        &format!("({TERM_TEXT}).includes('line 300') && ({TERM_TEXT}).includes('the end')"),
+    );
+    assert_eq!(
+        b.eval(&format!("({TERM_TEXT}).includes('line 001')")),
+        json!(false),
+        "the first line scrolled off the screen"
+    );
+    b.eval("document.querySelector('#term .xterm-viewport').scrollTop = 0");
+    b.until(
+        "scrolled to the top, the first line the task printed",
+        &format!("({TERM_TEXT}).includes('line 001') && ({TERM_TEXT}).includes('line 002')"),
+    );
+    b.screenshot(&artefact("web-phone-scrollback.png"));
 }

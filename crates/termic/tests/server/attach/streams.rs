@@ -155,6 +155,7 @@ impl Viewer {
             task: task.into(),
             cols,
             rows,
+            history: 0,
         }));
         let Response::Viewing { id } = conn.read() else {
             panic!("not viewing");
