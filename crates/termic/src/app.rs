@@ -27,6 +27,7 @@ pub mod keys;
 pub mod outer;
 pub mod overlays;
 pub mod remote_hosts;
+pub mod remote_pane;
 pub mod review;
 pub mod services;
 pub mod split;
@@ -158,6 +159,8 @@ pub struct App {
     pub restorer: Option<Restorer>,
     /// In the server: the remote hosts' tasks (issue 29).
     pub remote: Option<remote_hosts::RemoteFeed>,
+    /// A remote task shown in the pane instead of the focused local one.
+    pub remote_pane: Option<remote_pane::RemotePane>,
     /// The hosts' groups as last drawn (the sidebar's mouse map).
     pub(crate) host_groups: Vec<crate::ui::sidebar::HostGroup>,
 
@@ -227,6 +230,7 @@ impl App {
             stop: crossbeam_channel::never(),
             restorer: None,
             remote: None,
+            remote_pane: None,
             host_groups: Vec::new(),
 
             outer_rx: crossbeam_channel::never(),

@@ -91,6 +91,8 @@ pub struct RemoteFeed {
     pub board: Arc<Mutex<Board>>,
     pub wake: Receiver<()>,
     pub seen: u64,
+    /// Opens a remote task in the pane (its link is the server's).
+    pub open: crate::app::remote_pane::PaneOpener,
 }
 
 /// Every configured host's tasks and link, in config order.

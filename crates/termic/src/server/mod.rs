@@ -19,6 +19,7 @@ pub mod away;
 pub mod bridge;
 pub mod client;
 mod host_feeds;
+mod host_pane;
 pub mod limits;
 pub mod panic_hook;
 pub mod protocol;
@@ -689,6 +690,7 @@ impl Server {
             Request::Stop => Ok(Response::Ok),
             Request::Rename { task, name } => self.rename(&task, &name).map(Response::Renamed),
             Request::Base { task } => self.base(&task),
+            Request::History { task } => self.history(&task),
             Request::Restore(restore) => self.restore(restore).map(Response::Restored),
             Request::Answer { task, choice } => self.answer_dialog(&task, &choice),
             Request::Input(_) => Err(anyhow!("input is only for an attached client or a view")),
@@ -912,6 +914,23 @@ impl Server {
             ),
         };
         Ok(Response::Base { name, base, why })
+    }
+
+    /// Task TASK's history and screen, the newest [`HISTORY_LINES`] lines
+    /// (copy mode on a remote task, issue 29).
+    fn history(&self, task: &str) -> Result<Response> {
+        let id = self.resolve(task)?;
+        let all = self
+            .runtime
+            .all_rows(id)
+            .context("that task is gone (it was closed)")?;
+        let skip = all.formatted.len().saturating_sub(protocol::HISTORY_LINES);
+        Ok(Response::History(protocol::HistoryRows {
+            formatted: all.formatted.into_iter().skip(skip).collect(),
+            plain: all.plain.into_iter().skip(skip).collect(),
+            rows: all.rows,
+            cols: all.cols,
+        }))
     }
 
     fn send(&self, task: &str, text: &str, enter: bool) -> Result<Response> {

@@ -35,7 +35,7 @@ use input::InputEvent;
 /// needs you for) and `choices` (the answers its agent's dialog offers);
 /// `answer` and its answer `answered`; the input event `outer`, whether the
 /// attach client's terminal answered the OSC 7501 probe.
-pub const PROTOCOL: u32 = 6;
+pub const PROTOCOL: u32 = 7;
 
 /// The largest frame either side accepts (a task list of thousands fits).
 pub const MAX_FRAME: usize = 1 << 20;
@@ -198,6 +198,27 @@ pub enum Request {
         task: String,
         choice: String,
     },
+    /// Task TASK's history and screen, for copy mode on a remote task
+    /// (protocol 7, issue 29): answered `history` with its last
+    /// [`HISTORY_LINES`] lines at most, or `error`.
+    History {
+        task: String,
+    },
+}
+
+/// Lines a `history` answer holds at most (the newest): the frame stays
+/// under [`MAX_FRAME`] for lines of ordinary width.
+pub const HISTORY_LINES: usize = 2000;
+
+/// A `history` answer: the task's rows (history, then the screen), the
+/// same lines formatted (to draw) and plain (to search and copy), and the
+/// screen's size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct HistoryRows {
+    pub formatted: Vec<String>,
+    pub plain: Vec<String>,
+    pub rows: u16,
+    pub cols: u16,
 }
 
 /// What a restore does.
@@ -418,6 +439,8 @@ pub enum Response {
         base: Option<crate::review::ReviewBase>,
         why: Option<String>,
     },
+    /// The answer to `history` (protocol 7).
+    History(HistoryRows),
     /// The answer to `view`: the task's number. Output frames follow.
     Viewing {
         id: u64,

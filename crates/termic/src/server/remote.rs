@@ -288,7 +288,7 @@ pub fn with_host<T: Send + 'static>(
 }
 
 /// [`with_host`] with `program` in ssh's place (the tests' fake ssh).
-fn with_host_using<T: Send + 'static>(
+pub(crate) fn with_host_using<T: Send + 'static>(
     program: &std::ffi::OsStr,
     host: &HostDef,
     deadline: Option<Duration>,

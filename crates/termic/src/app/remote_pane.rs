@@ -1,0 +1,237 @@
+//! A remote task in the workspace's pane (issue 29): the screen the host's
+//! `view` stream draws, kept in a screen model here, what the link is
+//! doing, and the handle the app sends the pane's input through. The link
+//! itself (ssh, reconnects) is the server's (`server/host_pane.rs`); this
+//! file does no I/O.
+//!
+//! Bounds, between the link and the pane: no queue of frames. The link's
+//! thread writes each output frame into the one screen model here (under
+//! its lock) and wakes the app through a bounded(1) channel with
+//! `try_send` (a wake already pending is enough: the app draws the screen
+//! as it is then), so a flooding task costs a draw per frame, never a
+//! growing buffer. The pane's input to the link is bounded to
+//! [`PANE_INPUT`] events; past it an event is dropped and the pane says
+//! so (a link that takes no input for that long is stalled or down).
+
+use std::sync::{Arc, Mutex};
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+
+use crate::server::protocol::input::{InputEvent, Size};
+use crate::server::protocol::HistoryRows;
+
+/// Input events waiting for the link at most (see the module's policy).
+pub const PANE_INPUT: usize = 256;
+
+/// The id copy mode takes over a remote task (no local task has it).
+pub const REMOTE_COPY: u64 = u64::MAX;
+
+/// What the pane's link is doing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaneLink {
+    Connecting,
+    Live,
+    /// Lost at `since` (local Unix ms, the first failure in a row): the
+    /// link tries again with backoff.
+    Down {
+        since: u64,
+        reason: String,
+    },
+    /// The task was closed on its host: nothing more comes.
+    Closed,
+}
+
+/// The remote task's screen here and how its link is.
+pub struct PaneScreen {
+    /// The screen as the view stream drew it (none before the first
+    /// `view_size`).
+    pub parser: Option<vt100::Parser>,
+    pub link: PaneLink,
+    /// The answer to the last history asked for (copy mode).
+    pub history: Option<Result<HistoryRows, String>>,
+    /// Input events dropped because the link did not take them.
+    pub dropped: u64,
+    /// The pane's size (cols, rows) as last set: a new view asks for it.
+    pub wanted: Option<(u16, u16)>,
+}
+
+impl Default for PaneScreen {
+    fn default() -> Self {
+        PaneScreen {
+            parser: None,
+            link: PaneLink::Connecting,
+            history: None,
+            dropped: 0,
+            wanted: None,
+        }
+    }
+}
+
+impl PaneScreen {
+    /// The view connected (again): its screen starts over with the next
+    /// repaint.
+    pub fn connected(&mut self) {
+        self.parser = None;
+        self.link = PaneLink::Live;
+    }
+
+    /// `view_size`: the screen has this size from the next frame on (a
+    /// full repaint follows).
+    pub fn sized(&mut self, size: Size) {
+        let rows = std::num::NonZeroU16::new(size.rows.max(1)).unwrap_or(std::num::NonZeroU16::MIN);
+        let cols = std::num::NonZeroU16::new(size.cols.max(1)).unwrap_or(std::num::NonZeroU16::MIN);
+        match &mut self.parser {
+            Some(parser) => parser.set_size(rows, cols),
+            None => self.parser = Some(vt100::Parser::new(rows, cols, 0)),
+        }
+    }
+
+    /// An output frame of the view.
+    pub fn output(&mut self, bytes: &[u8]) {
+        if self.parser.is_none() {
+            self.sized(Size { cols: 80, rows: 24 });
+        }
+        if let Some(parser) = &mut self.parser {
+            parser.process(bytes);
+        }
+    }
+
+    /// The link failed at `now`: down since the first failure in a row.
+    pub fn down(&mut self, now: u64, reason: String) {
+        let since = match self.link {
+            PaneLink::Down { since, .. } => since,
+            _ => now,
+        };
+        self.link = PaneLink::Down { since, reason };
+    }
+}
+
+/// What the pane asks of its link.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PaneRequest {
+    Input(InputEvent),
+    /// The task's history and screen, for copy mode.
+    History,
+}
+
+/// A remote task shown in the pane: dropping it ends its link (ssh killed
+/// and reaped).
+pub struct RemotePane {
+    pub host: String,
+    /// The task's number on its host.
+    pub number: u64,
+    pub screen: Arc<Mutex<PaneScreen>>,
+    pub requests: Sender<PaneRequest>,
+    /// Woken (one pending at most) when the screen or the link changed.
+    pub wake: Receiver<()>,
+    /// The size last sent (cols, rows).
+    pub sent_size: Option<(u16, u16)>,
+    /// Copy mode was asked for (a page up when true); it opens when the
+    /// history comes.
+    pub copy_wanted: Option<bool>,
+    /// Ends the link when dropped.
+    pub _link: Box<dyn Send>,
+}
+
+impl RemotePane {
+    /// Sends `request` to the link, or counts it dropped when the link
+    /// has [`PANE_INPUT`] waiting.
+    pub fn request(&self, request: PaneRequest) {
+        match self.requests.try_send(request) {
+            Ok(()) | Err(TrySendError::Disconnected(_)) => {}
+            Err(TrySendError::Full(_)) => {
+                termic_runtime::lock(&self.screen).dropped += 1;
+            }
+        }
+    }
+
+    /// The pane is `cols` x `rows`: the host hears it once per change.
+    pub fn resize(&mut self, cols: u16, rows: u16) {
+        if self.sent_size != Some((cols, rows)) {
+            self.sent_size = Some((cols, rows));
+            termic_runtime::lock(&self.screen).wanted = Some((cols, rows));
+            self.request(PaneRequest::Input(InputEvent::Resize(Size { cols, rows })));
+        }
+    }
+
+    /// The line the status bar shows while the link is not live.
+    pub fn status(&self, utc_offset_secs: i64) -> Option<String> {
+        let host = crate::app::tasks::shown(&self.host);
+        match &termic_runtime::lock(&self.screen).link {
+            PaneLink::Live => None,
+            PaneLink::Connecting => Some(format!("{host}: connecting")),
+            PaneLink::Down { since, .. } => Some(format!(
+                "{host}: disconnected since {}, reconnecting",
+                super::remote_hosts::clock_label(*since, utc_offset_secs)
+            )),
+            PaneLink::Closed => Some(format!("{host}: this task was closed")),
+        }
+    }
+}
+
+/// Opens a remote task's pane: host name, task number, pane size.
+pub type PaneOpener = Arc<dyn Fn(&str, u64, (u16, u16)) -> Option<RemotePane> + Send + Sync>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reconnect_starts_the_screen_over_and_down_keeps_its_first_time() {
+        let mut s = PaneScreen::default();
+        s.connected();
+        s.sized(Size { cols: 20, rows: 4 });
+        s.output(b"hello");
+        assert_eq!(s.parser.as_ref().unwrap().screen().contents(), "hello");
+        s.down(100, "gone".into());
+        s.down(500, "again".into());
+        assert_eq!(
+            s.link,
+            PaneLink::Down {
+                since: 100,
+                reason: "again".into()
+            }
+        );
+        // The screen stays shown while down.
+        assert!(s.parser.is_some());
+        s.connected();
+        assert!(s.parser.is_none());
+        assert_eq!(s.link, PaneLink::Live);
+        s.sized(Size { cols: 30, rows: 5 });
+        s.output(b"again");
+        assert_eq!(s.parser.as_ref().unwrap().screen().size().1.get(), 30);
+    }
+
+    #[test]
+    fn input_past_the_bound_is_dropped_and_counted() {
+        let (tx, rx) = crossbeam_channel::bounded(PANE_INPUT);
+        let (_wake_tx, wake) = crossbeam_channel::bounded(1);
+        let mut pane = RemotePane {
+            host: "far".into(),
+            number: 1,
+            screen: Arc::default(),
+            requests: tx,
+            wake,
+            sent_size: None,
+            copy_wanted: None,
+            _link: Box::new(()),
+        };
+        for _ in 0..PANE_INPUT + 3 {
+            pane.request(PaneRequest::History);
+        }
+        assert_eq!(rx.len(), PANE_INPUT);
+        assert_eq!(termic_runtime::lock(&pane.screen).dropped, 3);
+        // A resize is sent once per change.
+        drop(rx.try_iter().count());
+        pane.resize(80, 24);
+        pane.resize(80, 24);
+        pane.resize(81, 24);
+        assert_eq!(rx.len(), 2);
+        assert_eq!(pane.status(0).as_deref(), Some("far: connecting"));
+        termic_runtime::lock(&pane.screen).down(3_600_000, "x".into());
+        assert_eq!(
+            pane.status(0).as_deref(),
+            Some("far: disconnected since 01:00, reconnecting")
+        );
+    }
+}
