@@ -277,6 +277,8 @@ impl App {
             self.runtime.set_hooks_wired(&spec.agent, hooks_wired);
             self.wired.insert(spec.agent.clone(), hooks_wired);
         }
+        // A new task is shown: a remote one in the pane gives way.
+        self.leave_remote();
         let kept = spec.clone();
         // Before the task starts, so nothing it does is in its base.
         let base = crate::review::take_base(
@@ -321,8 +323,8 @@ impl App {
     /// Tells engines who is watched, and switches mouse capture. Called
     /// after anything that can change the focused task or outer focus.
     pub fn after_focus_change(&mut self) {
-        let watched = self
-            .outer_focused
+        // A remote task in the pane: no local task is looked at.
+        let watched = (self.outer_focused && self.remote_pane.is_none())
             .then(|| self.tasks.focused_id().map(TaskId))
             .flatten();
         if watched != self.watched {
@@ -332,7 +334,10 @@ impl App {
                 tell(watched);
             }
         }
-        let focused = self.tasks.focused_id();
+        let focused = match self.remote_pane {
+            Some(_) => Some(remote_pane::REMOTE_COPY),
+            None => self.tasks.focused_id(),
+        };
         if self.copy.as_ref().is_some_and(|c| Some(c.task) != focused) {
             self.copy = None;
         }
@@ -685,6 +690,25 @@ impl App {
     /// Copies the focused pane out of its screen model (scrolled back when
     /// the user asked), holding the task's lock only for the copy.
     fn pane_snapshot(&self) -> Option<PaneSnapshot> {
+        if let Some(remote) = &self.remote_pane {
+            let pane = self.layout().pane;
+            if let Some(copy) = self
+                .copy
+                .as_ref()
+                .filter(|c| c.task == remote_pane::REMOTE_COPY)
+            {
+                let view = copy.view();
+                let mut snapshot = PaneSnapshot::capture(view.parser.screen(), pane, false);
+                snapshot.mark(&view.marks);
+                snapshot.wants_mouse = false;
+                return Some(snapshot);
+            }
+            let screen = lock(&remote.screen);
+            let parser = screen.parser.as_ref()?;
+            let mut snapshot = PaneSnapshot::capture(parser.screen(), pane, true);
+            snapshot.wants_mouse = false;
+            return Some(snapshot);
+        }
         let entry = self.tasks.focused_entry()?;
         let pane = self.task_area(entry.id);
         if let Some(copy) = self.copy.as_ref().filter(|c| c.task == entry.id) {
@@ -702,6 +726,9 @@ impl App {
 
     /// The split's other task, drawn in its half (no cursor).
     fn other_snapshot(&self) -> Option<PaneSnapshot> {
+        if self.remote_pane.is_some() {
+            return None;
+        }
         let split = self.split?;
         let focused = self.tasks.focused_id()?;
         let other = if split.first == focused {
@@ -728,12 +755,26 @@ impl App {
         let now = self.now_ms();
         let views = self.tasks.views(now);
         self.host_groups = self.remote_groups();
+        let pane_area = self.layout().pane;
+        if let Some(remote) = &mut self.remote_pane {
+            remote.resize(pane_area.width.max(1), pane_area.height.max(1));
+            for group in &mut self.host_groups {
+                if tasks::shown(&remote.host) == group.name {
+                    for task in &mut group.tasks {
+                        task.focused = task.number == remote.number;
+                    }
+                }
+            }
+        }
         let pane = self.pane_snapshot();
         let other = self.other_snapshot();
         let mode_line = self.mode_line();
         let view = WorkspaceView {
             tasks: &views,
-            focused: self.tasks.focused_display(),
+            focused: self
+                .tasks
+                .focused_display()
+                .filter(|_| self.remote_pane.is_none()),
             sidebar_width: self.sidebar_width,
             pane: pane.as_ref(),
             other_pane: other.as_ref(),
@@ -806,7 +847,12 @@ impl App {
                 Some(at) => Duration::from_millis(at.saturating_sub(now)),
                 None => Duration::from_secs(3600),
             };
+            let pane_wake = self
+                .remote_pane
+                .as_ref()
+                .map_or_else(crossbeam_channel::never, |p| p.wake.clone());
             select! {
+                recv(pane_wake) -> _ => self.on_remote_pane(),
                 recv(input) -> ev => match ev {
                     Ok(ev) => {
                         frames.user_input();

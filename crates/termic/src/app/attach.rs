@@ -341,7 +341,7 @@ impl App {
 
 /// This machine's offset from UTC at `wall_ms`, in seconds (0 when the C
 /// library cannot say).
-fn utc_offset_secs(wall_ms: u64) -> i64 {
+pub(crate) fn utc_offset_secs(wall_ms: u64) -> i64 {
     let t = (wall_ms / 1000) as libc::time_t;
     // SAFETY: localtime_r writes only into `tm`, which lives here.
     unsafe {

@@ -242,9 +242,19 @@ impl Board {
                         agent: crate::app::tasks::shown(&r.agent),
                         badge: badge_of_row(r),
                         in_state: remote_age(r.since, local_now, h.skew_ms),
+                        focused: false,
                     })
                     .collect(),
             })
+            .collect()
+    }
+
+    /// Every remote task as the sidebar lists it: (host, number), hosts in
+    /// config order, tasks by number.
+    pub fn places(&self) -> Vec<(String, u64)> {
+        self.hosts
+            .iter()
+            .flat_map(|h| h.rows.iter().map(move |r| (h.name.clone(), r.id)))
             .collect()
     }
 

@@ -172,9 +172,181 @@ impl RemotePane {
 /// Opens a remote task's pane: host name, task number, pane size.
 pub type PaneOpener = Arc<dyn Fn(&str, u64, (u16, u16)) -> Option<RemotePane> + Send + Sync>;
 
+/// A place in the sidebar's order: a local task (its display index) or
+/// a remote one (its index among every host's tasks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum At {
+    Local(usize),
+    Remote(usize),
+}
+
+/// The next (`forward`) or previous place from `at`, through the local
+/// tasks then every host's, wrapping.
+pub fn step(at: Option<At>, locals: usize, remotes: usize, forward: bool) -> Option<At> {
+    let total = locals + remotes;
+    if total == 0 {
+        return None;
+    }
+    let pos = match at {
+        Some(At::Local(i)) => i.min(total - 1),
+        Some(At::Remote(i)) => (locals + i).min(total - 1),
+        None if forward => total - 1,
+        None => 0,
+    };
+    let next = match forward {
+        true => (pos + 1) % total,
+        false => (pos + total - 1) % total,
+    };
+    Some(match next < locals {
+        true => At::Local(next),
+        false => At::Remote(next - locals),
+    })
+}
+
+impl super::App {
+    /// Prefix Tab / `]` and back: the focus walks the local tasks then
+    /// the hosts' (issue 29).
+    pub(crate) fn cycle_focus(&mut self, forward: bool) {
+        let places = self
+            .remote
+            .as_ref()
+            .map(|r| termic_runtime::lock(&r.board).places())
+            .unwrap_or_default();
+        let at = match &self.remote_pane {
+            Some(p) => places
+                .iter()
+                .position(|(h, n)| *h == p.host && *n == p.number)
+                .map(At::Remote),
+            None => self.tasks.focused_display().map(At::Local),
+        };
+        match step(at, self.tasks.entries.len(), places.len(), forward) {
+            Some(At::Local(i)) => {
+                self.leave_remote();
+                self.tasks.focus_display(i);
+                self.after_focus_change();
+            }
+            Some(At::Remote(i)) => {
+                let (host, number) = places[i].clone();
+                self.focus_remote(&host, number);
+            }
+            None => {}
+        }
+    }
+
+    /// Show task `number` of `host` in the pane (a split ends: the pane
+    /// is the remote task's).
+    pub fn focus_remote(&mut self, host: &str, number: u64) {
+        if self
+            .remote_pane
+            .as_ref()
+            .is_some_and(|p| p.host == host && p.number == number)
+        {
+            return;
+        }
+        self.copy = None;
+        self.split = None;
+        // The old link ends before the new one starts.
+        self.remote_pane = None;
+        let area = self.layout().pane;
+        let size = (area.width.max(1), area.height.max(1));
+        let open = self.remote.as_ref().map(|r| Arc::clone(&r.open));
+        self.remote_pane = open.and_then(|open| open(host, number, size));
+        if self.remote_pane.is_none() {
+            self.message = Some(crate::ui::Message::error(format!(
+                "cannot show that task of {}",
+                crate::app::tasks::shown(host)
+            )));
+        }
+        self.after_focus_change();
+    }
+
+    /// Back to the local tasks: the remote pane's link ends.
+    pub fn leave_remote(&mut self) {
+        if self.remote_pane.take().is_some() {
+            self.copy = None;
+            self.request_draw();
+        }
+    }
+
+    /// An event for the remote task in the pane; false when none is shown.
+    pub(crate) fn to_remote(&mut self, event: ratatui::crossterm::event::Event) -> bool {
+        let Some(pane) = &self.remote_pane else {
+            return false;
+        };
+        if let Some(event) = crate::input::wire::from_crossterm(event) {
+            pane.request(PaneRequest::Input(event));
+        }
+        true
+    }
+
+    /// The remote pane's link woke: draw, and open copy mode when the
+    /// history it waited for came.
+    pub(crate) fn on_remote_pane(&mut self) {
+        self.request_draw();
+        let Some(pane) = &mut self.remote_pane else {
+            return;
+        };
+        if pane.copy_wanted.is_none() {
+            return;
+        }
+        let Some(answer) = termic_runtime::lock(&pane.screen).history.take() else {
+            return;
+        };
+        let page_up = pane.copy_wanted.take().unwrap_or(false);
+        match answer {
+            Ok(rows) => {
+                let all = termic_runtime::history::AllRows {
+                    formatted: rows.formatted,
+                    plain: rows.plain,
+                    rows: rows.rows,
+                    cols: rows.cols,
+                };
+                let mut copy = super::copy_mode::CopyMode::new(REMOTE_COPY, self.copy_keys, all);
+                if page_up {
+                    let page = copy.view_rows() as isize;
+                    copy.scroll(-page);
+                }
+                self.copy = Some(copy);
+            }
+            Err(e) => self.message = Some(crate::ui::Message::error(e)),
+        }
+    }
+
+    /// Copy mode on the remote task: its history is asked for, and copy
+    /// mode opens when it comes.
+    pub(crate) fn remote_copy_mode(&mut self, page_up: bool) -> bool {
+        let Some(pane) = &mut self.remote_pane else {
+            return false;
+        };
+        if self.copy.is_none() && pane.copy_wanted.is_none() {
+            termic_runtime::lock(&pane.screen).history = None;
+            pane.copy_wanted = Some(page_up);
+            pane.request(PaneRequest::History);
+        }
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_focus_walks_the_local_tasks_then_the_hosts_and_wraps() {
+        let next = |at| step(at, 2, 3, true);
+        let prev = |at| step(at, 2, 3, false);
+        assert_eq!(next(Some(At::Local(0))), Some(At::Local(1)));
+        assert_eq!(next(Some(At::Local(1))), Some(At::Remote(0)));
+        assert_eq!(next(Some(At::Remote(2))), Some(At::Local(0)));
+        assert_eq!(prev(Some(At::Local(0))), Some(At::Remote(2)));
+        assert_eq!(prev(Some(At::Remote(0))), Some(At::Local(1)));
+        assert_eq!(next(None), Some(At::Local(0)));
+        assert_eq!(step(None, 0, 1, true), Some(At::Remote(0)));
+        assert_eq!(step(Some(At::Remote(0)), 0, 1, true), Some(At::Remote(0)));
+        assert_eq!(step(None, 0, 0, true), None);
+        // A remote task that went: the nearest place.
+        assert_eq!(step(Some(At::Remote(9)), 2, 3, true), Some(At::Local(0)));
+    }
 
     #[test]
     fn a_reconnect_starts_the_screen_over_and_down_keeps_its_first_time() {

@@ -92,6 +92,8 @@ pub struct HostTask {
     pub badge: Badge,
     /// How long it has been in that state, by its host's clock.
     pub in_state: Duration,
+    /// Shown in the pane now.
+    pub focused: bool,
 }
 
 /// The rows the hosts' groups take at the bottom of a sidebar `rows`
@@ -159,10 +161,12 @@ fn host_lines(groups: &[HostGroup], width: u16) -> Vec<(Line<'static>, Option<bo
                 stat: None,
             };
             let left = format!("{} {}", t.number, t.name);
-            lines.push((
-                Line::raw(spread(&format!(" {left}"), &t.agent, width)),
-                needs_you,
-            ));
+            let text = spread(&format!(" {left}"), &t.agent, width);
+            let line = match t.focused {
+                true => Line::styled(text, Style::new().add_modifier(Modifier::REVERSED)),
+                false => Line::raw(text),
+            };
+            lines.push((line, needs_you));
             lines.push((badge_line(&view, width), None));
         }
     }
@@ -548,6 +552,7 @@ mod tests {
                 .iter()
                 .zip(1..)
                 .map(|((name, badge, secs), number)| HostTask {
+                    focused: false,
                     number,
                     name: (*name).into(),
                     agent: "claude".into(),
