@@ -95,7 +95,7 @@ impl App {
                 self.copy_key(&key);
             }
             KeyRoute::Agent(_) if self.remote_pane.is_some() => {
-                self.to_remote(Event::Key(key));
+                self.send_remote(Event::Key(key));
             }
             KeyRoute::Agent(bytes) => {
                 if let Some(id) = self.focused_task() {
@@ -223,7 +223,7 @@ impl App {
         }
         // A paste goes to the agent and ends copy mode, as typing does in tmux.
         self.exit_copy_mode();
-        if self.to_remote(Event::Paste(text.to_owned())) {
+        if self.send_remote(Event::Paste(text.to_owned())) {
             return;
         }
         if let Some(id) = self.focused_task() {

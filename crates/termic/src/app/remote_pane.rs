@@ -269,7 +269,7 @@ impl super::App {
     }
 
     /// An event for the remote task in the pane; false when none is shown.
-    pub(crate) fn to_remote(&mut self, event: ratatui::crossterm::event::Event) -> bool {
+    pub(crate) fn send_remote(&mut self, event: ratatui::crossterm::event::Event) -> bool {
         let Some(pane) = &self.remote_pane else {
             return false;
         };
@@ -394,7 +394,7 @@ mod tests {
         assert_eq!(rx.len(), PANE_INPUT);
         assert_eq!(termic_runtime::lock(&pane.screen).dropped, 3);
         // A resize is sent once per change.
-        drop(rx.try_iter().count());
+        assert_eq!(rx.try_iter().count(), PANE_INPUT);
         pane.resize(80, 24);
         pane.resize(80, 24);
         pane.resize(81, 24);
