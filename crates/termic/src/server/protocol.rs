@@ -35,6 +35,8 @@ use input::InputEvent;
 /// needs you for) and `choices` (the answers its agent's dialog offers);
 /// `answer` and its answer `answered`; the input event `outer`, whether the
 /// attach client's terminal answered the OSC 7501 probe.
+/// 7 (2026-12-06, issue 29): `history` and its answer `history`, a
+/// task's scrollback and screen (copy mode on a remote task).
 pub const PROTOCOL: u32 = 7;
 
 /// The largest frame either side accepts (a task list of thousands fits).
