@@ -1205,3 +1205,75 @@ fn a_dropped_remote_pane_reconnects_and_copy_mode_has_what_was_printed_meanwhile
     expect(&f, &["kill", "here"], 0);
     expect(&f, &["server", "stop"], 0);
 }
+
+/// Issue 29, hooks on a host: `termic hooks status|install|remove --host
+/// far` run the far termic over ssh, so the files named and written are
+/// the far HOME's (the other user's), never this machine's: status names
+/// the far settings file; remove's preview writes nothing, remove without
+/// `--yes` on a pipe exits 2 and writes nothing, with `--yes` it takes
+/// termic's entries out of the far file; install `--yes` puts them back.
+#[test]
+#[ignore = "needs root, openssh-server and a second local user (TERMIC_OTHER_USER): run by .ci/run's remote hosts step"]
+fn hooks_on_a_host_name_and_write_the_hosts_files() {
+    let sshd = Sshd::start();
+    let _far_server = FarServer(&sshd);
+    let claude = FarClaude::new(&sshd);
+    let far_settings = claude
+        .termic
+        .parent()
+        .unwrap()
+        .join("home/.claude/settings.json");
+    let f = Fixture::new();
+    std::fs::write(
+        f.config_dir.join("config.toml"),
+        sshd.far_host_toml(&claude.termic),
+    )
+    .unwrap();
+    let installed = std::fs::read_to_string(&far_settings).unwrap();
+    assert!(installed.contains("termic"), "{installed}");
+
+    let status = expect(&f, &["hooks", "status", "--host", "far"], 0);
+    assert!(status.contains("claude"), "{status}");
+    let json: Value = serde_json::from_str(&expect(
+        &f,
+        &["hooks", "status", "--host", "far", "--json"],
+        0,
+    ))
+    .unwrap();
+    assert!(
+        json.to_string()
+            .contains(&sshd.far.join("home").display().to_string()),
+        "the far HOME's files: {json}"
+    );
+
+    let preview = expect(
+        &f,
+        &["hooks", "remove", "claude", "--host", "far", "--dry-run"],
+        0,
+    );
+    assert!(preview.contains(".claude/settings.json"), "{preview}");
+    assert_eq!(std::fs::read_to_string(&far_settings).unwrap(), installed);
+    let refused = termic(&f, &["hooks", "remove", "claude", "--host", "far"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
+    assert_eq!(std::fs::read_to_string(&far_settings).unwrap(), installed);
+
+    expect(
+        &f,
+        &["hooks", "remove", "claude", "--host", "far", "--yes"],
+        0,
+    );
+    let removed = std::fs::read_to_string(&far_settings).unwrap_or_default();
+    assert!(!removed.contains("termic"), "{removed}");
+    assert!(
+        !f.home.join(".claude/settings.json").exists(),
+        "nothing written in this machine's HOME"
+    );
+    expect(
+        &f,
+        &["hooks", "install", "claude", "--host", "far", "--yes"],
+        0,
+    );
+    let again = std::fs::read_to_string(&far_settings).unwrap();
+    assert!(again.contains("termic"), "{again}");
+    assert!(!f.home.join(".claude").exists());
+}
