@@ -161,6 +161,9 @@ pub struct App {
     pub remote: Option<remote_hosts::RemoteFeed>,
     /// A remote task shown in the pane instead of the focused local one.
     pub remote_pane: Option<remote_pane::RemotePane>,
+    /// The remote pane has the focus (it may be shown unfocused in a
+    /// split's other half).
+    pub remote_focused: bool,
     /// The hosts' groups as last drawn (the sidebar's mouse map).
     pub(crate) host_groups: Vec<crate::ui::sidebar::HostGroup>,
 
@@ -231,6 +234,7 @@ impl App {
             restorer: None,
             remote: None,
             remote_pane: None,
+            remote_focused: false,
             host_groups: Vec::new(),
 
             outer_rx: crossbeam_channel::never(),
@@ -324,7 +328,7 @@ impl App {
     /// after anything that can change the focused task or outer focus.
     pub fn after_focus_change(&mut self) {
         // A remote task in the pane: no local task is looked at.
-        let watched = (self.outer_focused && self.remote_pane.is_none())
+        let watched = (self.outer_focused && !self.remote_in_focus())
             .then(|| self.tasks.focused_id().map(TaskId))
             .flatten();
         if watched != self.watched {
@@ -334,9 +338,9 @@ impl App {
                 tell(watched);
             }
         }
-        let focused = match self.remote_pane {
-            Some(_) => Some(remote_pane::REMOTE_COPY),
-            None => self.tasks.focused_id(),
+        let focused = match self.remote_in_focus() {
+            true => Some(remote_pane::REMOTE),
+            false => self.tasks.focused_id(),
         };
         if self.copy.as_ref().is_some_and(|c| Some(c.task) != focused) {
             self.copy = None;
@@ -690,13 +694,9 @@ impl App {
     /// Copies the focused pane out of its screen model (scrolled back when
     /// the user asked), holding the task's lock only for the copy.
     fn pane_snapshot(&self) -> Option<PaneSnapshot> {
-        if let Some(remote) = &self.remote_pane {
-            let pane = self.layout().pane;
-            if let Some(copy) = self
-                .copy
-                .as_ref()
-                .filter(|c| c.task == remote_pane::REMOTE_COPY)
-            {
+        if let Some(remote) = self.remote_pane.as_ref().filter(|_| self.remote_focused) {
+            let pane = self.task_area(remote_pane::REMOTE);
+            if let Some(copy) = self.copy.as_ref().filter(|c| c.task == remote_pane::REMOTE) {
                 let view = copy.view();
                 let mut snapshot = PaneSnapshot::capture(view.parser.screen(), pane, false);
                 snapshot.mark(&view.marks);
@@ -726,17 +726,24 @@ impl App {
 
     /// The split's other task, drawn in its half (no cursor).
     fn other_snapshot(&self) -> Option<PaneSnapshot> {
-        if self.remote_pane.is_some() {
-            return None;
-        }
         let split = self.split?;
-        let focused = self.tasks.focused_id()?;
+        let focused = match self.remote_in_focus() {
+            true => remote_pane::REMOTE,
+            false => self.tasks.focused_id()?,
+        };
         let other = if split.first == focused {
             split.second
         } else {
             split.first
         };
         let area = self.task_area(other);
+        if other == remote_pane::REMOTE {
+            let remote = self.remote_pane.as_ref()?;
+            let screen = lock(&remote.screen);
+            let mut snapshot = PaneSnapshot::capture(screen.parser.as_ref()?.screen(), area, false);
+            snapshot.wants_mouse = false;
+            return Some(snapshot);
+        }
         self.runtime.with_screen(TaskId(other), |screen| {
             PaneSnapshot::capture(screen, area, false)
         })
@@ -755,10 +762,11 @@ impl App {
         let now = self.now_ms();
         let views = self.tasks.views(now);
         self.host_groups = self.remote_groups();
-        let pane_area = self.layout().pane;
+        let pane_area = self.task_area(remote_pane::REMOTE);
+        let remote_focused = self.remote_focused;
         if let Some(remote) = &mut self.remote_pane {
             remote.resize(pane_area.width.max(1), pane_area.height.max(1));
-            for group in &mut self.host_groups {
+            for group in self.host_groups.iter_mut().filter(|_| remote_focused) {
                 if tasks::shown(&remote.host) == group.name {
                     for task in &mut group.tasks {
                         task.focused = task.number == remote.number;
@@ -774,7 +782,7 @@ impl App {
             focused: self
                 .tasks
                 .focused_display()
-                .filter(|_| self.remote_pane.is_none()),
+                .filter(|_| !self.remote_in_focus()),
             sidebar_width: self.sidebar_width,
             pane: pane.as_ref(),
             other_pane: other.as_ref(),

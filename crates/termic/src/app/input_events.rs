@@ -94,7 +94,7 @@ impl App {
             KeyRoute::Agent(_) | KeyRoute::Ignored if !was_pending && self.copy.is_some() => {
                 self.copy_key(&key);
             }
-            KeyRoute::Agent(_) if self.remote_pane.is_some() => {
+            KeyRoute::Agent(_) if self.remote_in_focus() => {
                 self.send_remote(Event::Key(key));
             }
             KeyRoute::Agent(bytes) => {
@@ -112,7 +112,7 @@ impl App {
         // A remote task in the pane: the commands about one local task
         // (rename, restart, close, details, diff, split, Inspector) would
         // act on a task not shown; they say so instead.
-        if self.remote_pane.is_some()
+        if self.remote_in_focus()
             && matches!(
                 command,
                 PrefixCommand::Rename
@@ -237,8 +237,8 @@ impl App {
             return;
         }
         let layout = self.layout();
-        if self.remote_pane.is_some() {
-            let area = layout.pane;
+        if self.remote_in_focus() {
+            let area = self.task_area(super::remote_pane::REMOTE);
             let (x, y) = (mouse.column, mouse.row);
             if x >= area.x && x < area.right() && y >= area.y && y < area.bottom() {
                 // The wheel browses the remote task's history; the rest
@@ -272,7 +272,16 @@ impl App {
                 let area = self.task_area(id);
                 let (x, y) = (mouse.column, mouse.row);
                 if x >= area.x && x < area.right() && y >= area.y && y < area.bottom() {
-                    if let Some(index) = self.tasks.index_of(id) {
+                    if id == super::remote_pane::REMOTE {
+                        if let Some((host, number)) = self
+                            .remote_pane
+                            .as_ref()
+                            .map(|p| (p.host.clone(), p.number))
+                        {
+                            self.focus_remote(&host, number);
+                        }
+                    } else if let Some(index) = self.tasks.index_of(id) {
+                        self.leave_remote();
                         self.exit_copy_mode();
                         self.tasks.focus(index);
                         self.after_focus_change();

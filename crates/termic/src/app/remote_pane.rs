@@ -23,8 +23,9 @@ use crate::server::protocol::HistoryRows;
 /// Input events waiting for the link at most (see the module's policy).
 pub const PANE_INPUT: usize = 256;
 
-/// The id copy mode takes over a remote task (no local task has it).
-pub const REMOTE_COPY: u64 = u64::MAX;
+/// The id the remote pane takes in copy mode and in a split (no local
+/// task has it).
+pub const REMOTE: u64 = u64::MAX;
 
 /// What the pane's link is doing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -212,7 +213,7 @@ impl super::App {
             .as_ref()
             .map(|r| termic_runtime::lock(&r.board).places())
             .unwrap_or_default();
-        let at = match &self.remote_pane {
+        let at = match self.remote_pane.as_ref().filter(|_| self.remote_focused) {
             Some(p) => places
                 .iter()
                 .position(|(h, n)| *h == p.host && *n == p.number)
@@ -236,41 +237,60 @@ impl super::App {
     /// Show task `number` of `host` in the pane (a split ends: the pane
     /// is the remote task's).
     pub fn focus_remote(&mut self, host: &str, number: u64) {
-        if self
+        self.copy = None;
+        // In a split, the remote task takes the half that had focus.
+        if let Some(split) = &mut self.split {
+            if !split.contains(REMOTE) {
+                split.follow(REMOTE, self.tasks.focused_id());
+            }
+        }
+        self.remote_focused = true;
+        if !self
             .remote_pane
             .as_ref()
             .is_some_and(|p| p.host == host && p.number == number)
         {
-            return;
+            // The old link ends before the new one starts.
+            self.remote_pane = None;
+            let area = self.task_area(REMOTE);
+            let size = (area.width.max(1), area.height.max(1));
+            let open = self.remote.as_ref().map(|r| Arc::clone(&r.open));
+            self.remote_pane = open.and_then(|open| open(host, number, size));
         }
-        self.copy = None;
-        self.split = None;
-        // The old link ends before the new one starts.
-        self.remote_pane = None;
-        let area = self.layout().pane;
-        let size = (area.width.max(1), area.height.max(1));
-        let open = self.remote.as_ref().map(|r| Arc::clone(&r.open));
-        self.remote_pane = open.and_then(|open| open(host, number, size));
         if self.remote_pane.is_none() {
+            self.remote_focused = false;
             self.message = Some(crate::ui::Message::error(format!(
                 "cannot show that task of {}",
                 crate::app::tasks::shown(host)
             )));
         }
+        self.resize_tasks();
         self.after_focus_change();
     }
 
-    /// Back to the local tasks: the remote pane's link ends.
+    /// Back to the local tasks: the remote pane's link ends, unless the
+    /// remote task stays in the split's other half.
     pub fn leave_remote(&mut self) {
-        if self.remote_pane.take().is_some() {
+        let was = std::mem::take(&mut self.remote_focused);
+        if self.copy.as_ref().is_some_and(|c| c.task == REMOTE) {
             self.copy = None;
+        }
+        if !self.split.is_some_and(|s| s.contains(REMOTE)) {
+            self.remote_pane = None;
+        }
+        if was {
             self.request_draw();
         }
     }
 
+    /// The remote task has the focus (keys, copy mode, the status line).
+    pub fn remote_in_focus(&self) -> bool {
+        self.remote_focused && self.remote_pane.is_some()
+    }
+
     /// An event for the remote task in the pane; false when none is shown.
     pub(crate) fn send_remote(&mut self, event: ratatui::crossterm::event::Event) -> bool {
-        let Some(pane) = &self.remote_pane else {
+        let Some(pane) = self.remote_pane.as_ref().filter(|_| self.remote_focused) else {
             return false;
         };
         if let Some(event) = crate::input::wire::from_crossterm(event) {
@@ -301,7 +321,7 @@ impl super::App {
                     rows: rows.rows,
                     cols: rows.cols,
                 };
-                let mut copy = super::copy_mode::CopyMode::new(REMOTE_COPY, self.copy_keys, all);
+                let mut copy = super::copy_mode::CopyMode::new(REMOTE, self.copy_keys, all);
                 if page_up {
                     let page = copy.view_rows() as isize;
                     copy.scroll(-page);
@@ -315,6 +335,9 @@ impl super::App {
     /// Copy mode on the remote task: its history is asked for, and copy
     /// mode opens when it comes.
     pub(crate) fn remote_copy_mode(&mut self, page_up: bool) -> bool {
+        if !self.remote_focused {
+            return false;
+        }
         let Some(pane) = &mut self.remote_pane else {
             return false;
         };

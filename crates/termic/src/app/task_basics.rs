@@ -185,13 +185,13 @@ impl App {
     pub fn enter_copy_mode(&mut self, page_up: bool) {
         // A remote task's history comes over its link: copy mode opens
         // when it does.
-        if self.remote_pane.is_some() && self.copy.is_none() {
+        if self.remote_in_focus() && self.copy.is_none() {
             self.remote_copy_mode(page_up);
             return;
         }
-        let id = match self.remote_pane {
-            Some(_) => Some(TaskId(super::remote_pane::REMOTE_COPY)),
-            None => self.focused_task(),
+        let id = match self.remote_in_focus() {
+            true => Some(TaskId(super::remote_pane::REMOTE)),
+            false => self.focused_task(),
         };
         let Some(id) = id else {
             return;
@@ -260,7 +260,7 @@ impl App {
             return Some("jump: press a letter (a is task 10, z is task 35)".into());
         }
         let Some(copy) = self.copy.as_ref() else {
-            let remote = self.remote_pane.as_ref()?;
+            let remote = self.remote_pane.as_ref().filter(|_| self.remote_focused)?;
             let wall = self.clock.wall_ms();
             return remote.status(super::attach::utc_offset_secs(wall));
         };

@@ -1198,11 +1198,63 @@ fn a_dropped_remote_pane_reconnects_and_copy_mode_has_what_was_printed_meanwhile
     a.wait_for("copy mode left", |s| !s.contains("copy mode"));
     a.send(b"after\r");
     a.wait_text("after-50");
+
+    // Split view: two local tasks side by side, then the focus walks into
+    // the far task, which takes the half that had it.
+    expect(
+        &f,
+        &[
+            "run",
+            "--name",
+            "there",
+            "--detach",
+            "--",
+            "sh",
+            "-c",
+            "echo THERE; sleep 600",
+        ],
+        0,
+    );
+    a.wait_text("2 there");
+    a.prefix(b"\t");
+    a.wait_for("back to the local task", |s| {
+        s.contains("LOCAL") && !s.contains("after-50")
+    });
+    wait_until("the pane's ssh gone", || ssh_of(&f) == feed_ssh);
+    a.prefix(b"|");
+    a.wait_for("both local tasks", |s| {
+        s.contains("LOCAL") && s.contains("THERE")
+    });
+    a.prefix(b"\t");
+    a.prefix(b"\t");
+    a.wait_for("the far task beside the local one", |s| {
+        s.contains("LOCAL") && s.contains("after-50") && !s.contains("THERE")
+    });
+    a.send(b"split\r");
+    a.wait_for("typed into the far half", |s| {
+        s.contains("LOCAL") && s.contains("split-50")
+    });
+    // The focus back on the local half (what is typed there echoes in
+    // it): the far task stays shown.
+    a.prefix(b"\t");
+    a.send(b"zz");
+    a.wait_for("typed into the local half, the far one still shown", |s| {
+        s.contains("zz") && s.contains("split-50")
+    });
+    let screen = a.screen();
+    assert!(screen.contains("split-50"), "{screen}");
+    assert_eq!(ssh_of(&f).len(), feed_ssh.len() + 1, "the far half's view");
+    // One pane again: the far task's link ends.
+    a.prefix(b"|");
+    wait_until("the pane's ssh gone after the split", || {
+        ssh_of(&f) == feed_ssh
+    });
     a.prefix(b"d");
     assert_eq!(a.wait_exit(), 0);
     wait_until("no ssh after the detach", || ssh_of(&f).is_empty());
     expect(&f, &["kill", "far:echo"], 0);
     expect(&f, &["kill", "here"], 0);
+    expect(&f, &["kill", "there"], 0);
     expect(&f, &["server", "stop"], 0);
 }
 
