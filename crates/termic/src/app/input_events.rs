@@ -306,6 +306,22 @@ impl App {
                     per_task,
                 );
                 let row = usize::from(mouse.row - s.y - 1);
+                // A click on a host's task shows it in the pane.
+                let top = sidebar::hosts_top(&window, rows - hosts, per_task);
+                if hosts > 0 && row >= top {
+                    let hit =
+                        sidebar::host_task_at(&self.host_groups, s.width, rows - top, row - top);
+                    let place = hit.and_then(|(g, t)| {
+                        let remote = self.remote.as_ref()?;
+                        let board = termic_runtime::lock(&remote.board);
+                        let host = board.hosts.get(g)?;
+                        Some((host.name.clone(), host.rows.get(t)?.id))
+                    });
+                    if let Some((host, number)) = place {
+                        self.focus_remote(&host, number);
+                    }
+                    return;
+                }
                 if let Some(index) = window.task_at(row, per_task) {
                     self.leave_remote();
                     self.exit_copy_mode();

@@ -1027,8 +1027,8 @@ fn a_remote_simulated_claude_permission_is_answered_from_here() {
 }
 
 /// Issue 29, the workspace pane: the far simulated Claude asks for a
-/// permission; the local workspace walks the focus into the host's rows
-/// (prefix Tab), its pane shows the far dialog through the view stream,
+/// permission; a click on its row in the local sidebar focuses it, the
+/// pane shows the far dialog through the view stream,
 /// the `1` typed in the pane answers it on the far side (exactly that key
 /// reaches the far agent, none reaches the local task), and the task goes
 /// working, then done.
@@ -1073,8 +1073,14 @@ fn a_remote_permission_is_answered_by_keys_in_the_workspace_pane() {
     });
     let before = claude.keys().len();
     let ssh_before = ssh_of(&f);
-    // The local task then the far one: prefix Tab walks into the host.
-    a.prefix(b"\t");
+    // A click on the far task's row in the sidebar shows it in the pane.
+    let screen = a.screen();
+    let row = screen
+        .lines()
+        .position(|l| l.contains("1 sim"))
+        .expect("the far row");
+    let click = format!("\x1b[<0;3;{y}M\x1b[<0;3;{y}m", y = row + 1);
+    a.send(click.as_bytes());
     a.wait_for("the far dialog in the pane", |s| {
         s.contains("tell Claude what to do differently") && !s.contains("LOCAL")
     });
