@@ -208,8 +208,8 @@ pub enum Request {
     },
 }
 
-/// Lines a `history` answer holds at most (the newest): the frame stays
-/// under [`MAX_FRAME`] for lines of ordinary width.
+/// Lines a `history` answer holds at most (the newest); fewer (halved
+/// until it fits) when they would not fit one [`MAX_FRAME`].
 pub const HISTORY_LINES: usize = 2000;
 
 /// A `history` answer: the task's rows (history, then the screen), the
