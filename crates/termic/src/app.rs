@@ -28,6 +28,7 @@ pub mod merge;
 pub mod outer;
 pub mod overlays;
 pub mod remote_hosts;
+pub mod remote_pane;
 pub mod review;
 pub mod services;
 pub mod split;
@@ -166,6 +167,11 @@ pub struct App {
     pub restorer: Option<Restorer>,
     /// In the server: the remote hosts' tasks (issue 29).
     pub remote: Option<remote_hosts::RemoteFeed>,
+    /// A remote task shown in the pane instead of the focused local one.
+    pub remote_pane: Option<remote_pane::RemotePane>,
+    /// The remote pane has the focus (it may be shown unfocused in a
+    /// split's other half).
+    pub remote_focused: bool,
     /// The hosts' groups as last drawn (the sidebar's mouse map).
     pub(crate) host_groups: Vec<crate::ui::sidebar::HostGroup>,
 
@@ -237,6 +243,8 @@ impl App {
             stop: crossbeam_channel::never(),
             restorer: None,
             remote: None,
+            remote_pane: None,
+            remote_focused: false,
             host_groups: Vec::new(),
 
             outer_rx: crossbeam_channel::never(),
@@ -283,6 +291,8 @@ impl App {
             self.runtime.set_hooks_wired(&spec.agent, hooks_wired);
             self.wired.insert(spec.agent.clone(), hooks_wired);
         }
+        // A new task is shown: a remote one in the pane gives way.
+        self.leave_remote();
         let kept = spec.clone();
         // Before the task starts, so nothing it does is in its base.
         let base = crate::review::take_base(
@@ -327,8 +337,8 @@ impl App {
     /// Tells engines who is watched, and switches mouse capture. Called
     /// after anything that can change the focused task or outer focus.
     pub fn after_focus_change(&mut self) {
-        let watched = self
-            .outer_focused
+        // A remote task in the pane: no local task is looked at.
+        let watched = (self.outer_focused && !self.remote_in_focus())
             .then(|| self.tasks.focused_id().map(TaskId))
             .flatten();
         if watched != self.watched {
@@ -338,7 +348,10 @@ impl App {
                 tell(watched);
             }
         }
-        let focused = self.tasks.focused_id();
+        let focused = match self.remote_in_focus() {
+            true => Some(remote_pane::REMOTE),
+            false => self.tasks.focused_id(),
+        };
         if self.copy.as_ref().is_some_and(|c| Some(c.task) != focused) {
             self.copy = None;
         }
@@ -692,6 +705,21 @@ impl App {
     /// Copies the focused pane out of its screen model (scrolled back when
     /// the user asked), holding the task's lock only for the copy.
     fn pane_snapshot(&self) -> Option<PaneSnapshot> {
+        if let Some(remote) = self.remote_pane.as_ref().filter(|_| self.remote_focused) {
+            let pane = self.task_area(remote_pane::REMOTE);
+            if let Some(copy) = self.copy.as_ref().filter(|c| c.task == remote_pane::REMOTE) {
+                let view = copy.view();
+                let mut snapshot = PaneSnapshot::capture(view.parser.screen(), pane, false);
+                snapshot.mark(&view.marks);
+                snapshot.wants_mouse = false;
+                return Some(snapshot);
+            }
+            let screen = lock(&remote.screen);
+            let parser = screen.parser.as_ref()?;
+            let mut snapshot = PaneSnapshot::capture(parser.screen(), pane, true);
+            snapshot.wants_mouse = false;
+            return Some(snapshot);
+        }
         let entry = self.tasks.focused_entry()?;
         let pane = self.task_area(entry.id);
         if let Some(copy) = self.copy.as_ref().filter(|c| c.task == entry.id) {
@@ -710,13 +738,23 @@ impl App {
     /// The split's other task, drawn in its half (no cursor).
     fn other_snapshot(&self) -> Option<PaneSnapshot> {
         let split = self.split?;
-        let focused = self.tasks.focused_id()?;
+        let focused = match self.remote_in_focus() {
+            true => remote_pane::REMOTE,
+            false => self.tasks.focused_id()?,
+        };
         let other = if split.first == focused {
             split.second
         } else {
             split.first
         };
         let area = self.task_area(other);
+        if other == remote_pane::REMOTE {
+            let remote = self.remote_pane.as_ref()?;
+            let screen = lock(&remote.screen);
+            let mut snapshot = PaneSnapshot::capture(screen.parser.as_ref()?.screen(), area, false);
+            snapshot.wants_mouse = false;
+            return Some(snapshot);
+        }
         self.runtime.with_screen(TaskId(other), |screen| {
             PaneSnapshot::capture(screen, area, false)
         })
@@ -735,12 +773,27 @@ impl App {
         let now = self.now_ms();
         let views = self.tasks.views(now);
         self.host_groups = self.remote_groups();
+        let pane_area = self.task_area(remote_pane::REMOTE);
+        let remote_focused = self.remote_focused;
+        if let Some(remote) = &mut self.remote_pane {
+            remote.resize(pane_area.width.max(1), pane_area.height.max(1));
+            for group in self.host_groups.iter_mut().filter(|_| remote_focused) {
+                if tasks::shown(&remote.host) == group.name {
+                    for task in &mut group.tasks {
+                        task.focused = task.number == remote.number;
+                    }
+                }
+            }
+        }
         let pane = self.pane_snapshot();
         let other = self.other_snapshot();
         let mode_line = self.mode_line();
         let view = WorkspaceView {
             tasks: &views,
-            focused: self.tasks.focused_display(),
+            focused: self
+                .tasks
+                .focused_display()
+                .filter(|_| !self.remote_in_focus()),
             sidebar_width: self.sidebar_width,
             pane: pane.as_ref(),
             other_pane: other.as_ref(),
@@ -813,7 +866,12 @@ impl App {
                 Some(at) => Duration::from_millis(at.saturating_sub(now)),
                 None => Duration::from_secs(3600),
             };
+            let pane_wake = self
+                .remote_pane
+                .as_ref()
+                .map_or_else(crossbeam_channel::never, |p| p.wake.clone());
             select! {
+                recv(pane_wake) -> _ => self.on_remote_pane(),
                 recv(input) -> ev => match ev {
                     Ok(ev) => {
                         frames.user_input();

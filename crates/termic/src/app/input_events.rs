@@ -94,6 +94,9 @@ impl App {
             KeyRoute::Agent(_) | KeyRoute::Ignored if !was_pending && self.copy.is_some() => {
                 self.copy_key(&key);
             }
+            KeyRoute::Agent(_) if self.remote_in_focus() => {
+                self.send_remote(Event::Key(key));
+            }
             KeyRoute::Agent(bytes) => {
                 if let Some(id) = self.focused_task() {
                     self.send(id, &bytes);
@@ -106,16 +109,36 @@ impl App {
     }
 
     pub fn on_command(&mut self, command: PrefixCommand) {
+        // A remote task in the pane: the commands about one local task
+        // (rename, restart, close, details, diff, split, Inspector) would
+        // act on a task not shown; they say so instead.
+        if self.remote_in_focus()
+            && matches!(
+                command,
+                PrefixCommand::Rename
+                    | PrefixCommand::Restart
+                    | PrefixCommand::Details
+                    | PrefixCommand::Diff
+                    | PrefixCommand::Split { .. }
+                    | PrefixCommand::Close
+                    | PrefixCommand::Inspector
+            )
+        {
+            self.message = Some(Message::info(
+                "Not for a remote task yet: use `termic` on its host, or the CLI with HOST:TASK.",
+            ));
+            return;
+        }
         match command {
             PrefixCommand::NewTask => self.open_new_task(),
             PrefixCommand::Next | PrefixCommand::Previous => {
-                self.tasks.cycle(command == PrefixCommand::Next);
-                self.after_focus_change();
+                self.cycle_focus(command == PrefixCommand::Next);
             }
             PrefixCommand::Jump(number) => {
                 // The task with that number, wherever it is listed; a
                 // number no task has does nothing (as in tmux).
                 if self.tasks.focus_number(number) {
+                    self.leave_remote();
                     self.after_focus_change();
                 }
             }
@@ -206,6 +229,9 @@ impl App {
         }
         // A paste goes to the agent and ends copy mode, as typing does in tmux.
         self.exit_copy_mode();
+        if self.send_remote(Event::Paste(text.to_owned())) {
+            return;
+        }
         if let Some(id) = self.focused_task() {
             let bytes = encode_paste(text, &self.input_modes(id));
             self.send(id, &bytes);
@@ -217,7 +243,28 @@ impl App {
             return;
         }
         let layout = self.layout();
-        if let Some(id) = self.tasks.focused_id() {
+        if self.remote_in_focus() {
+            let area = self.task_area(super::remote_pane::REMOTE);
+            let (x, y) = (mouse.column, mouse.row);
+            if x >= area.x && x < area.right() && y >= area.y && y < area.bottom() {
+                // The wheel browses the remote task's history; the rest
+                // stays here (the mouse is not sent over the link).
+                match (mouse.kind, &mut self.copy) {
+                    (MouseEventKind::ScrollUp, Some(copy)) => {
+                        copy.scroll(-super::task_basics::WHEEL_LINES)
+                    }
+                    (MouseEventKind::ScrollDown, Some(copy)) => {
+                        copy.scroll(super::task_basics::WHEEL_LINES)
+                    }
+                    (MouseEventKind::ScrollUp, None) => {
+                        self.remote_copy_mode(false);
+                    }
+                    _ => {}
+                }
+                self.request_draw();
+                return;
+            }
+        } else if let Some(id) = self.tasks.focused_id() {
             let area = self.task_area(id);
             let (x, y) = (mouse.column, mouse.row);
             if x >= area.x && x < area.right() && y >= area.y && y < area.bottom() {
@@ -231,7 +278,16 @@ impl App {
                 let area = self.task_area(id);
                 let (x, y) = (mouse.column, mouse.row);
                 if x >= area.x && x < area.right() && y >= area.y && y < area.bottom() {
-                    if let Some(index) = self.tasks.index_of(id) {
+                    if id == super::remote_pane::REMOTE {
+                        if let Some((host, number)) = self
+                            .remote_pane
+                            .as_ref()
+                            .map(|p| (p.host.clone(), p.number))
+                        {
+                            self.focus_remote(&host, number);
+                        }
+                    } else if let Some(index) = self.tasks.index_of(id) {
+                        self.leave_remote();
                         self.exit_copy_mode();
                         self.tasks.focus(index);
                         self.after_focus_change();
@@ -256,7 +312,24 @@ impl App {
                     per_task,
                 );
                 let row = usize::from(mouse.row - s.y - 1);
+                // A click on a host's task shows it in the pane.
+                let top = sidebar::hosts_top(&window, rows - hosts, per_task);
+                if hosts > 0 && row >= top {
+                    let hit =
+                        sidebar::host_task_at(&self.host_groups, s.width, rows - top, row - top);
+                    let place = hit.and_then(|(g, t)| {
+                        let remote = self.remote.as_ref()?;
+                        let board = termic_runtime::lock(&remote.board);
+                        let host = board.hosts.get(g)?;
+                        Some((host.name.clone(), host.rows.get(t)?.id))
+                    });
+                    if let Some((host, number)) = place {
+                        self.focus_remote(&host, number);
+                    }
+                    return;
+                }
                 if let Some(index) = window.task_at(row, per_task) {
+                    self.leave_remote();
                     self.exit_copy_mode();
                     self.tasks.focus_display(index);
                     self.after_focus_change();

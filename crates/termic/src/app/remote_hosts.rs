@@ -91,6 +91,8 @@ pub struct RemoteFeed {
     pub board: Arc<Mutex<Board>>,
     pub wake: Receiver<()>,
     pub seen: u64,
+    /// Opens a remote task in the pane (its link is the server's).
+    pub open: crate::app::remote_pane::PaneOpener,
 }
 
 /// Every configured host's tasks and link, in config order.
@@ -240,6 +242,7 @@ impl Board {
                         agent: crate::app::tasks::shown(&r.agent),
                         badge: badge_of_row(r),
                         in_state: remote_age(r.since, local_now, h.skew_ms),
+                        focused: false,
                     })
                     .collect(),
             })
@@ -268,6 +271,15 @@ impl Board {
                     tasks: h.rows.clone(),
                 }
             })
+            .collect()
+    }
+
+    /// Every remote task as the sidebar lists it: (host, number), hosts in
+    /// config order, tasks by number.
+    pub fn places(&self) -> Vec<(String, u64)> {
+        self.hosts
+            .iter()
+            .flat_map(|h| h.rows.iter().map(move |r| (h.name.clone(), r.id)))
             .collect()
     }
 

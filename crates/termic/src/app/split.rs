@@ -39,7 +39,12 @@ impl App {
     /// the same key again to go back to one pane (the other key turns it).
     pub fn toggle_split(&mut self, stacked: bool) {
         match self.split {
-            Some(s) if s.stacked == stacked => self.split = None,
+            Some(s) if s.stacked == stacked => {
+                self.split = None;
+                if !self.remote_focused {
+                    self.remote_pane = None;
+                }
+            }
             Some(s) => self.split = Some(Split { stacked, ..s }),
             None => {
                 let order = self.tasks.order();
@@ -110,18 +115,40 @@ impl App {
         let Some(mut split) = self.split else {
             return;
         };
-        let alive = |id: u64| self.tasks.index_of(id).is_some();
-        if !alive(split.first) || !alive(split.second) || self.tasks.entries.len() < 2 {
+        let remote = super::remote_pane::REMOTE;
+        let alive = |id: u64| {
+            self.tasks.index_of(id).is_some() || (id == remote && self.remote_pane.is_some())
+        };
+        let shown = self.tasks.entries.len() + usize::from(self.remote_pane.is_some());
+        if !alive(split.first) || !alive(split.second) || shown < 2 {
             self.split = None;
+            if !self.remote_focused {
+                self.remote_pane = None;
+            }
             self.resize_tasks();
             return;
         }
-        let Some(focused) = self.tasks.focused_id() else {
-            return;
+        let focused = match self.remote_in_focus() {
+            true => remote,
+            false => match self.tasks.focused_id() {
+                Some(id) => id,
+                None => return,
+            },
+        };
+        // Back from the remote task: the local one takes the remote's half.
+        let before = match before {
+            _ if !self.remote_focused && split.contains(remote) && !split.contains(focused) => {
+                Some(remote)
+            }
+            before => before,
         };
         let was = split;
         split.follow(focused, before);
         self.split = Some(split);
+        // A remote task no longer shown: its link ends.
+        if !split.contains(remote) && !self.remote_focused {
+            self.remote_pane = None;
+        }
         if split != was {
             self.resize_tasks();
         }

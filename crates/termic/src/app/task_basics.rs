@@ -183,7 +183,17 @@ impl App {
 
     /// Copy mode over the focused task (a page up when `page_up`).
     pub fn enter_copy_mode(&mut self, page_up: bool) {
-        let Some(id) = self.focused_task() else {
+        // A remote task's history comes over its link: copy mode opens
+        // when it does.
+        if self.remote_in_focus() && self.copy.is_none() {
+            self.remote_copy_mode(page_up);
+            return;
+        }
+        let id = match self.remote_in_focus() {
+            true => Some(TaskId(super::remote_pane::REMOTE)),
+            false => self.focused_task(),
+        };
+        let Some(id) = id else {
             return;
         };
         if self.copy.as_ref().is_none_or(|c| c.task != id.0) {
@@ -249,7 +259,11 @@ impl App {
         if self.jump_pending {
             return Some("jump: press a letter (a is task 10, z is task 35)".into());
         }
-        let copy = self.copy.as_ref()?;
+        let Some(copy) = self.copy.as_ref() else {
+            let remote = self.remote_pane.as_ref().filter(|_| self.remote_focused)?;
+            let wall = self.clock.wall_ms();
+            return remote.status(super::attach::utc_offset_secs(wall));
+        };
         if let Some(prompt) = &copy.prompt {
             let mark = if prompt.forward { "/" } else { "?" };
             return Some(format!("search {mark}{}_", prompt.text));

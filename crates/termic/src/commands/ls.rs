@@ -90,9 +90,12 @@ fn run_with_hosts(
         .into_iter()
         .map(|h| {
             std::thread::spawn(move || {
+                // `subscribe` (then the connection is dropped), not
+                // `list`: its answer has the host's clock, so the ages are
+                // the host's whatever the skew between the two clocks.
                 let rows = remote::with_host(&h, Some(super::run_detached::HOST_DEADLINE), |r| {
-                    match r.request(&Request::List)? {
-                        Response::Tasks(rows) => Ok(rows),
+                    match r.request(&Request::Subscribe)? {
+                        Response::Subscribed { now, tasks } => Ok((tasks, skew_from(now))),
                         other => bail!("host {}: answered something else: {other:?}", r.host),
                     }
                 });
@@ -100,7 +103,7 @@ fn run_with_hosts(
             })
         })
         .collect();
-    let mut listed: Vec<(Option<String>, Vec<TaskRow>)> = Vec::new();
+    let mut listed: Vec<(Option<String>, Vec<TaskRow>, i64)> = Vec::new();
     if args.host.is_none() {
         let rows = match client::connect(paths, Start::Never)? {
             None => Vec::new(),
@@ -110,7 +113,7 @@ fn run_with_hosts(
                 other => bail!("the termic server answered something else: {other:?}"),
             },
         };
-        listed.push((None, rows));
+        listed.push((None, rows, 0));
     }
     let mut failed: Vec<(String, String)> = Vec::new();
     for ask in asks {
@@ -118,14 +121,14 @@ fn run_with_hosts(
             continue;
         };
         match rows {
-            Ok(rows) => listed.push((Some(name), rows)),
+            Ok((rows, skew)) => listed.push((Some(name), rows, skew)),
             Err(e) => failed.push((name, format!("{e:#}"))),
         }
     }
     if args.json {
         let rows: Vec<HostRow<'_>> = listed
             .iter()
-            .flat_map(|(host, rows)| {
+            .flat_map(|(host, rows, _)| {
                 rows.iter().map(move |row| HostRow {
                     host: host.as_deref(),
                     row,
@@ -144,12 +147,20 @@ fn run_with_hosts(
     Ok(ExitCode::SUCCESS)
 }
 
+/// A host's clock (`remote_now`, Unix ms) minus this machine's now.
+fn skew_from(remote_now: u64) -> i64 {
+    let local = termic_runtime::clock::SystemClock::new();
+    let local = termic_runtime::clock::Clock::wall_ms(&local);
+    (remote_now as i128 - local as i128).clamp(i64::MIN as i128, i64::MAX as i128) as i64
+}
+
 /// The table with a HOST column (pure): `local` for this machine's
-/// tasks, then each host's; a host that did not answer is one line with
-/// the reason. Every remote text (name, agent, state, directory, the
-/// reason) is cleaned to one line.
+/// tasks, then each host's, each with its clock's skew from this one
+/// (ms, 0 for local: a row's age is by its own host's clock); a host that
+/// did not answer is one line with the reason. Every remote text (name,
+/// agent, state, directory, the reason) is cleaned to one line.
 pub fn host_table(
-    listed: &[(Option<String>, Vec<TaskRow>)],
+    listed: &[(Option<String>, Vec<TaskRow>, i64)],
     failed: &[(String, String)],
     now_ms: u64,
 ) -> String {
@@ -160,8 +171,9 @@ pub fn host_table(
     .iter()
     .map(|s| (*s).to_owned())
     .collect()];
-    for (host, rows) in listed {
+    for (host, rows, skew) in listed {
         let host = host.as_deref().unwrap_or("local");
+        let host_now = now_ms.saturating_add_signed(*skew);
         if rows.is_empty() {
             let mut row = vec![host.to_owned(), "-".into(), "(no tasks)".into()];
             row.resize(8, String::new());
@@ -174,7 +186,7 @@ pub fn host_table(
                 cell(&r.name),
                 cell(&r.agent),
                 cell(&state_cell(r)),
-                ago(now_ms.saturating_sub(r.since)),
+                ago(host_now.saturating_sub(r.since)),
                 cell(&r.cwd),
                 r.worktree.as_deref().map_or_else(|| "-".into(), cell),
             ]);
@@ -330,7 +342,7 @@ mod tests {
             away: None,
         };
         let t = host_table(
-            &[(None, vec![]), (Some("far".into()), vec![row])],
+            &[(None, vec![], 0), (Some("far".into()), vec![row], 0)],
             &[(
                 "gone".into(),
                 "host gone: cannot reach it: \x1b[5mConnection refused".into(),
@@ -348,5 +360,22 @@ mod tests {
             lines[3].starts_with("gone: unreachable: cannot reach it:"),
             "{t}"
         );
+    }
+
+    /// A host whose clock is an hour ahead (or behind) shows the age its
+    /// own clock says: 12 s, not an hour and 12 s (or 0).
+    #[test]
+    fn a_hosts_ages_come_from_its_own_clock() {
+        let local_now = 1_800_000_000_000u64;
+        for skew in [3_600_000i64, -3_600_000, 0] {
+            let host_now = local_now.saturating_add_signed(skew);
+            let row = TaskRow {
+                since: host_now - 12_000,
+                ..TaskRow::for_test(1, "build", "claude", "working")
+            };
+            let t = host_table(&[(Some("far".into()), vec![row], skew)], &[], local_now);
+            let line = t.lines().nth(1).unwrap();
+            assert!(line.contains(" 12s "), "skew {skew}: {t}");
+        }
     }
 }

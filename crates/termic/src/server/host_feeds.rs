@@ -53,27 +53,27 @@ struct Feed {
 
 /// How a feed is told to end, and its ssh, killable from another thread.
 #[derive(Default)]
-struct FeedStop {
+pub(super) struct FeedStop {
     stopped: Mutex<bool>,
     woken: Condvar,
-    ssh: Mutex<Option<SshProcess>>,
+    pub(super) ssh: Mutex<Option<SshProcess>>,
 }
 
 impl FeedStop {
-    fn is_stopped(&self) -> bool {
+    pub(super) fn is_stopped(&self) -> bool {
         *lock(&self.stopped)
     }
 
     /// Stop: the feed's ssh is killed and reaped now (its reads end), and
     /// a feed waiting to retry wakes.
-    fn stop(&self) {
+    pub(super) fn stop(&self) {
         *lock(&self.stopped) = true;
         self.woken.notify_all();
         drop(lock(&self.ssh).take());
     }
 
     /// Wait `d` or until stopped; true when stopped.
-    fn wait(&self, d: Duration) -> bool {
+    pub(super) fn wait(&self, d: Duration) -> bool {
         let stopped = lock(&self.stopped);
         let (stopped, _) = self
             .woken
@@ -84,7 +84,7 @@ impl FeedStop {
 
     /// Keep `ssh` where [`FeedStop::stop`] finds it; false (and `ssh`
     /// killed) when already stopped.
-    fn hold(&self, ssh: SshProcess) -> bool {
+    pub(super) fn hold(&self, ssh: SshProcess) -> bool {
         let mut slot = lock(&self.ssh);
         if self.is_stopped() {
             drop(ssh);
@@ -161,10 +161,20 @@ impl HostFeeds {
             }
         }
         let seen = lock(&self.board).last_seq();
+        let (program, clock, defs) = (
+            self.program.clone(),
+            Arc::clone(&self.clock),
+            hosts.to_vec(),
+        );
+        let open: crate::app::remote_pane::PaneOpener = Arc::new(move |name, number, size| {
+            let host = defs.iter().find(|h| h.name == name)?.clone();
+            super::host_pane::open(program.clone(), host, number, size, Arc::clone(&clock))
+        });
         RemoteFeed {
             board: Arc::clone(&self.board),
             wake: rx,
             seen,
+            open,
         }
     }
 

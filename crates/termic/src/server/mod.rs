@@ -19,6 +19,7 @@ pub mod away;
 pub mod bridge;
 pub mod client;
 mod host_feeds;
+mod host_pane;
 pub mod limit_continue;
 pub mod limits;
 pub mod panic_hook;
@@ -751,6 +752,7 @@ impl Server {
             Request::Stop => Ok(Response::Ok),
             Request::Rename { task, name } => self.rename(&task, &name).map(Response::Renamed),
             Request::Base { task } => self.base(&task),
+            Request::History { task } => self.history(&task),
             Request::Restore(restore) => self.restore(restore).map(Response::Restored),
             Request::Answer { task, choice } => self.answer_dialog(&task, &choice),
             Request::Input(_) => Err(anyhow!("input is only for an attached client or a view")),
@@ -985,6 +987,17 @@ impl Server {
         Ok(Response::Base { name, base, why })
     }
 
+    /// Task TASK's history and screen, the newest [`HISTORY_LINES`] lines
+    /// (copy mode on a remote task, issue 29).
+    fn history(&self, task: &str) -> Result<Response> {
+        let id = self.resolve(task)?;
+        let all = self
+            .runtime
+            .all_rows(id)
+            .context("that task is gone (it was closed)")?;
+        Ok(Response::History(history_rows(all)))
+    }
+
     fn send(&self, task: &str, text: &str, enter: bool) -> Result<Response> {
         let id = self.resolve(task)?;
         self.runtime.write_input(id, text.as_bytes())?;
@@ -1128,6 +1141,28 @@ impl Subscriber {
     }
 }
 
+/// The newest lines of a task's rows (at most [`protocol::HISTORY_LINES`])
+/// that fit one frame: wide, colourful lines take fewer, halved until the
+/// answer fits. Pure.
+fn history_rows(all: termic_runtime::history::AllRows) -> protocol::HistoryRows {
+    let mut keep = protocol::HISTORY_LINES;
+    loop {
+        let skip = all.formatted.len().saturating_sub(keep);
+        let rows = protocol::HistoryRows {
+            formatted: all.formatted[skip..].to_vec(),
+            plain: all.plain[skip.min(all.plain.len())..].to_vec(),
+            rows: all.rows,
+            cols: all.cols,
+        };
+        let size =
+            serde_json::to_vec(&Response::History(rows.clone())).map_or(usize::MAX, |b| b.len());
+        if size < protocol::MAX_FRAME || keep == 0 {
+            return rows;
+        }
+        keep /= 2;
+    }
+}
+
 /// The PTY size for a run request, within what a real terminal has: a
 /// hostile 65535x65535 would make the screen model allocate 4 G cells.
 pub fn task_size(cols: u16, rows: u16) -> TermSize {
@@ -1257,6 +1292,32 @@ fn claim_lost(data_dir: &Path) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_history_answer_keeps_the_newest_lines_that_fit_one_frame() {
+        let line = |i: usize, width: usize| format!("\x1b[31m{i:06}{}", "x".repeat(width));
+        let all = |n: usize, width: usize| termic_runtime::history::AllRows {
+            formatted: (0..n).map(|i| line(i, width)).collect(),
+            plain: (0..n).map(|i| format!("{i:06}")).collect(),
+            rows: 24,
+            cols: 80,
+        };
+        let short = super::history_rows(all(5000, 10));
+        assert_eq!(short.formatted.len(), super::protocol::HISTORY_LINES);
+        assert!(
+            short.formatted[0].contains("003000"),
+            "{:?}",
+            &short.formatted[0]
+        );
+        assert!(short.plain.last().unwrap().ends_with("004999"));
+        // 2000 lines of 2 KiB do not fit 1 MiB: fewer, still the newest.
+        let wide = super::history_rows(all(5000, 2048));
+        assert!(wide.formatted.len() <= 500, "{}", wide.formatted.len());
+        assert!(!wide.formatted.is_empty());
+        assert!(wide.formatted.last().unwrap().contains("004999"));
+        let bytes = serde_json::to_vec(&super::Response::History(wide)).unwrap();
+        assert!(bytes.len() < super::protocol::MAX_FRAME);
+    }
+
     use super::*;
 
     fn row(state: &str) -> TaskRow {

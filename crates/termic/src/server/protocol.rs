@@ -43,6 +43,8 @@ use input::InputEvent;
 /// tasks as the server's links hear them (answered `hosts`, again at each
 /// change); a view's `history`, how many lines of the task's scrollback
 /// come before its first repaint.
+/// Also 7 (2026-12-06, issue 29): `history` and its answer `history`, a
+/// task's scrollback and screen (copy mode on a remote task).
 pub const PROTOCOL: u32 = 7;
 
 /// The largest frame either side accepts (a task list of thousands fits).
@@ -212,6 +214,27 @@ pub enum Request {
     /// and answers `hosts` with every host now, then again each time what
     /// it heard changes, until the client closes the connection.
     Hosts,
+    /// Task TASK's history and screen, for copy mode on a remote task
+    /// (protocol 7, issue 29): answered `history` with its last
+    /// [`HISTORY_LINES`] lines at most, or `error`.
+    History {
+        task: String,
+    },
+}
+
+/// Lines a `history` answer holds at most (the newest); fewer (halved
+/// until it fits) when they would not fit one [`MAX_FRAME`].
+pub const HISTORY_LINES: usize = 2000;
+
+/// A `history` answer: the task's rows (history, then the screen), the
+/// same lines formatted (to draw) and plain (to search and copy), and the
+/// screen's size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct HistoryRows {
+    pub formatted: Vec<String>,
+    pub plain: Vec<String>,
+    pub rows: u16,
+    pub cols: u16,
 }
 
 /// What a restore does.
@@ -502,6 +525,8 @@ pub enum Response {
         base: Option<crate::review::ReviewBase>,
         why: Option<String>,
     },
+    /// The answer to `history` (protocol 7).
+    History(HistoryRows),
     /// The answer to `view`: the task's number. Output frames follow.
     Viewing {
         id: u64,

@@ -39,6 +39,12 @@ const STDERR_KEEP: usize = 4096;
 /// is read as an option, and the destination was checked not to start
 /// with `-` anyway (config validation).
 pub fn ssh_argv(host: &HostDef) -> Vec<OsString> {
+    ssh_argv_running(host, remote_command(&host.termic))
+}
+
+/// [`ssh_argv`] with `command` as the remote command (a string the remote
+/// user's login shell reads: quote every word of it, [`shell_quote`]).
+pub fn ssh_argv_running(host: &HostDef, command: String) -> Vec<OsString> {
     let mut argv: Vec<OsString> = vec![
         "-T".into(),
         "-o".into(),
@@ -51,7 +57,7 @@ pub fn ssh_argv(host: &HostDef) -> Vec<OsString> {
     argv.extend(host.ssh_args.iter().map(OsString::from));
     argv.push("--".into());
     argv.push(host.destination.clone().into());
-    argv.push(remote_command(&host.termic).into());
+    argv.push(command.into());
     argv
 }
 
@@ -288,7 +294,7 @@ pub fn with_host<T: Send + 'static>(
 }
 
 /// [`with_host`] with `program` in ssh's place (the tests' fake ssh).
-fn with_host_using<T: Send + 'static>(
+pub(crate) fn with_host_using<T: Send + 'static>(
     program: &std::ffi::OsStr,
     host: &HostDef,
     deadline: Option<Duration>,

@@ -98,6 +98,8 @@ pub struct HostTask {
     pub badge: Badge,
     /// How long it has been in that state, by its host's clock.
     pub in_state: Duration,
+    /// Shown in the pane now.
+    pub focused: bool,
 }
 
 /// The rows the hosts' groups take at the bottom of a sidebar `rows`
@@ -111,6 +113,59 @@ pub fn host_rows(groups: &[HostGroup], width: u16, rows: usize, local_tasks: usi
     let want = host_lines(groups, width).len();
     let local = local_tasks * rows_per_task(width);
     want.min(rows.saturating_sub(local).max(rows / 2))
+}
+
+/// The row (under the title) where the hosts' groups start, under the
+/// local list drawn in `window` over `rows` rows: a blank row after the
+/// local lines, as [`render_with_hosts`] draws it. Pure.
+pub fn hosts_top(window: &Window, rows: usize, per_task: usize) -> usize {
+    let body = window.shown * per_task;
+    let markers = usize::from(window.above > 0) + usize::from(window.below > 0);
+    let lines = if body + markers > rows && markers > 0 {
+        1 + body.min(rows.saturating_sub(1))
+    } else {
+        let mut n = usize::from(window.above > 0) + body;
+        if window.below > 0 {
+            n = n.max(rows.saturating_sub(1)) + 1;
+        }
+        n
+    };
+    match lines {
+        0 => 0,
+        n => (n + 1).min(rows),
+    }
+}
+
+/// The remote task on line `line` of the hosts' block (0 = its first
+/// row), `height` rows high, at sidebar `width`: (group, task) indexes;
+/// `None` for a heading, a status, the cut's marker or past the end.
+/// Pure, and it counts lines as [`host_lines`] draws them.
+pub fn host_task_at(
+    groups: &[HostGroup],
+    width: u16,
+    height: usize,
+    line: usize,
+) -> Option<(usize, usize)> {
+    let compact = is_compact(width);
+    let cut = host_lines(groups, width).len() > height;
+    if line >= height || (cut && line + 1 >= height) {
+        return None;
+    }
+    let per_task = if compact { 1 } else { 2 };
+    let mut at = 0;
+    for (g, group) in groups.iter().enumerate() {
+        at += 1 + usize::from(group.status.is_some() && !compact);
+        for t in 0..group.tasks.len() {
+            if line < at {
+                return None;
+            }
+            if line < at + per_task {
+                return Some((g, t));
+            }
+            at += per_task;
+        }
+    }
+    None
 }
 
 /// Every line of the hosts' groups, at `width` (the sidebar's); a task's
@@ -165,10 +220,12 @@ fn host_lines(groups: &[HostGroup], width: u16) -> Vec<(Line<'static>, Option<bo
                 stat: None,
             };
             let left = format!("{} {}", t.number, t.name);
-            lines.push((
-                Line::raw(spread(&format!(" {left}"), &t.agent, width)),
-                needs_you,
-            ));
+            let text = spread(&format!(" {left}"), &t.agent, width);
+            let line = match t.focused {
+                true => Line::styled(text, Style::new().add_modifier(Modifier::REVERSED)),
+                false => Line::raw(text),
+            };
+            lines.push((line, needs_you));
             lines.push((badge_line(&view, width), None));
         }
     }
@@ -555,6 +612,7 @@ mod tests {
                 .iter()
                 .zip(1..)
                 .map(|((name, badge, secs), number)| HostTask {
+                    focused: false,
                     number,
                     name: (*name).into(),
                     agent: "claude".into(),
@@ -879,5 +937,59 @@ mod tests {
         assert_eq!(short_duration(Duration::from_secs(59)), "59s");
         assert_eq!(short_duration(Duration::from_secs(60)), "1m");
         assert_eq!(short_duration(Duration::from_secs(3600)), "1h");
+    }
+
+    #[test]
+    fn a_click_on_a_hosts_block_line_finds_its_task() {
+        let task = |number| HostTask {
+            number,
+            name: format!("t{number}"),
+            agent: "claude".into(),
+            badge: Badge::Idle,
+            in_state: Duration::ZERO,
+            focused: false,
+        };
+        let groups = vec![
+            HostGroup {
+                name: "a".into(),
+                status: Some("connecting".into()),
+                tasks: vec![task(1), task(2)],
+            },
+            HostGroup {
+                name: "b".into(),
+                status: None,
+                tasks: vec![task(7)],
+            },
+        ];
+        let wide = 30;
+        // @a, its status, t1 (2 lines), t2 (2 lines), @b, t7 (2 lines).
+        assert_eq!(host_lines(&groups, wide).len(), 9);
+        let at: Vec<_> = (0..10)
+            .map(|l| host_task_at(&groups, wide, 20, l))
+            .collect();
+        assert_eq!(
+            at,
+            [
+                None,
+                None,
+                Some((0, 0)),
+                Some((0, 0)),
+                Some((0, 1)),
+                Some((0, 1)),
+                None,
+                Some((1, 0)),
+                Some((1, 0)),
+                None
+            ]
+        );
+        // Cut to 5 rows: the last is the marker.
+        assert_eq!(host_task_at(&groups, wide, 5, 3), Some((0, 0)));
+        assert_eq!(host_task_at(&groups, wide, 5, 4), None);
+        // The hosts start a blank row under the local tasks.
+        let w = Window::new(2, Some(0), 20, 2);
+        assert_eq!(hosts_top(&w, 20, 2), 5);
+        assert_eq!(hosts_top(&Window::new(0, None, 20, 2), 20, 2), 0);
+        let long = Window::new(30, Some(0), 10, 2);
+        assert_eq!(hosts_top(&long, 10, 2), 10);
     }
 }

@@ -744,6 +744,178 @@ fn attach_host_task_shows_the_remote_screen_and_types_into_it() {
     );
 }
 
+/// The states task `id` of the far server goes through, heard on a
+/// `subscribe` stream through a bridge of the test's own.
+struct FarStates {
+    watch: Child,
+    reader: Option<std::thread::JoinHandle<()>>,
+    states: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl FarStates {
+    fn new(sshd: &Sshd, far_termic: &Path, id: u64) -> FarStates {
+        let mut watch = Command::new(SSH)
+            .args(["-T", "-o", "BatchMode=yes"])
+            .args(sshd.ssh_args())
+            .arg("--")
+            .arg(sshd.destination())
+            .arg(format!("{} server bridge", far_termic.display()))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let watch_in = watch.stdin.as_mut().unwrap();
+        for frame in [hello(), Value::String("subscribe".into())] {
+            let body = serde_json::to_vec(&frame).unwrap();
+            watch_in
+                .write_all(&(body.len() as u32).to_be_bytes())
+                .unwrap();
+            watch_in.write_all(&body).unwrap();
+        }
+        watch_in.flush().unwrap();
+        let states = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let mut watch_out = watch.stdout.take().unwrap();
+        let seen = std::sync::Arc::clone(&states);
+        let reader = std::thread::spawn(move || {
+            let mut len = [0u8; 4];
+            while watch_out.read_exact(&mut len).is_ok() {
+                let mut body = vec![0u8; u32::from_be_bytes(len) as usize];
+                if watch_out.read_exact(&mut body).is_err() {
+                    break;
+                }
+                let frame: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                let rows = match (&frame["subscribed"]["tasks"], &frame["task"]) {
+                    (Value::Array(rows), _) => rows.clone(),
+                    (_, row @ Value::Object(_)) => vec![row.clone()],
+                    _ => continue,
+                };
+                for row in rows.iter().filter(|r| r["id"] == id) {
+                    let state = row["state"].as_str().unwrap_or("").to_string();
+                    let mut seen = seen.lock().unwrap();
+                    if seen.last() != Some(&state) {
+                        seen.push(state);
+                    }
+                }
+            }
+        });
+        FarStates {
+            watch,
+            reader: Some(reader),
+            states,
+        }
+    }
+}
+
+impl Drop for FarStates {
+    fn drop(&mut self) {
+        drop(self.watch.stdin.take());
+        let _ = self.watch.kill();
+        let _ = self.watch.wait();
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+    }
+}
+
+/// A simulated Claude on the far host (termic-sim, `permission --auto`,
+/// with termic's hooks installed in a far HOME of its own, by the far
+/// termic as the other user), and the far termic that runs with that HOME.
+struct FarClaude {
+    termic: PathBuf,
+    trace: PathBuf,
+}
+
+impl FarClaude {
+    fn new(sshd: &Sshd) -> FarClaude {
+        let sim = Path::new(env!("CARGO_BIN_EXE_termic")).with_file_name("termic-sim");
+        assert!(
+            sim.exists(),
+            "the agent simulator is missing at {}: cargo build -p termic-sim",
+            sim.display()
+        );
+        let uid: u32 = run_ok(Command::new("id").args(["-u", &sshd.user]))
+            .trim()
+            .parse()
+            .unwrap();
+        // The far HOME (where the hooks go) and the simulator's trace: ours,
+        // not the other user's real home.
+        let home = sshd.far.join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        std::os::unix::fs::chown(&home, Some(uid), None).unwrap();
+        let out_dir = sshd.far.join("out");
+        run_ok(
+            Command::new("install")
+                .args(["-d", "-m", "0777"])
+                .arg(&out_dir),
+        );
+        let trace_path = out_dir.join("sim-trace.jsonl");
+        let far_termic = sshd.far.join("termic-home");
+        std::fs::write(
+            &far_termic,
+            format!(
+                "#!/bin/sh\nHOME={home} exec {far}/termic \"$@\"\n",
+                home = home.display(),
+                far = sshd.far.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&far_termic, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let argv = [
+            sim.display().to_string(),
+            "claude".into(),
+            "permission".into(),
+            "--auto".into(),
+            "--trace".into(),
+            trace_path.display().to_string(),
+        ];
+        let quoted_argv: Vec<String> = argv.iter().map(|a| format!("{a:?}")).collect();
+        let far_config = sshd.far.join("config/config.toml");
+        std::fs::write(
+            &far_config,
+            format!(
+                "[ui]\nwizard_shown = true\n\n[notifications]\ndesktop = false\n\n\
+                 [terminal]\nnative_probe_reply = false\n\n[agents.claude]\ncommand = [{}]\n",
+                quoted_argv.join(", ")
+            ),
+        )
+        .unwrap();
+        std::os::unix::fs::chown(&far_config, Some(uid), None).unwrap();
+        // termic's hooks for Claude in the far HOME, installed by the far
+        // termic as the other user.
+        run_ok(
+            Command::new(SSH)
+                .args(["-T", "-o", "BatchMode=yes"])
+                .args(sshd.ssh_args())
+                .arg("--")
+                .arg(sshd.destination())
+                .arg(format!(
+                    "{} hooks install claude --yes",
+                    far_termic.display()
+                ))
+                .stdin(Stdio::null()),
+        );
+        assert!(
+            home.join(".claude/settings.json").exists(),
+            "the hooks were not installed in the far HOME"
+        );
+        FarClaude {
+            termic: far_termic,
+            trace: trace_path,
+        }
+    }
+
+    /// The keys the simulator read, as its trace says.
+    fn keys(&self) -> Vec<String> {
+        std::fs::read_to_string(&self.trace)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|l| l["ev"] == "key")
+            .map(|l| l["key"].to_string())
+            .collect()
+    }
+}
+
 /// Issue 29, the first test it asks for, answered from here: a simulated
 /// Claude (termic-sim, with termic's hooks installed in the far HOME) runs
 /// on the host as the other user and asks for a permission; `termic ls
@@ -756,77 +928,8 @@ fn attach_host_task_shows_the_remote_screen_and_types_into_it() {
 fn a_remote_simulated_claude_permission_is_answered_from_here() {
     let sshd = Sshd::start();
     let _far_server = FarServer(&sshd);
-    let sim = Path::new(env!("CARGO_BIN_EXE_termic")).with_file_name("termic-sim");
-    assert!(
-        sim.exists(),
-        "the agent simulator is missing at {}: cargo build -p termic-sim",
-        sim.display()
-    );
-    let uid: u32 = run_ok(Command::new("id").args(["-u", &sshd.user]))
-        .trim()
-        .parse()
-        .unwrap();
-    // The far HOME (where the hooks go) and the simulator's trace: ours,
-    // not the other user's real home.
-    let home = sshd.far.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    std::os::unix::fs::chown(&home, Some(uid), None).unwrap();
-    let out_dir = sshd.far.join("out");
-    run_ok(
-        Command::new("install")
-            .args(["-d", "-m", "0777"])
-            .arg(&out_dir),
-    );
-    let trace_path = out_dir.join("sim-trace.jsonl");
-    let far_termic = sshd.far.join("termic-home");
-    std::fs::write(
-        &far_termic,
-        format!(
-            "#!/bin/sh\nHOME={home} exec {far}/termic \"$@\"\n",
-            home = home.display(),
-            far = sshd.far.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&far_termic, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let argv = [
-        sim.display().to_string(),
-        "claude".into(),
-        "permission".into(),
-        "--auto".into(),
-        "--trace".into(),
-        trace_path.display().to_string(),
-    ];
-    let quoted_argv: Vec<String> = argv.iter().map(|a| format!("{a:?}")).collect();
-    let far_config = sshd.far.join("config/config.toml");
-    std::fs::write(
-        &far_config,
-        format!(
-            "[ui]\nwizard_shown = true\n\n[notifications]\ndesktop = false\n\n\
-             [terminal]\nnative_probe_reply = false\n\n[agents.claude]\ncommand = [{}]\n",
-            quoted_argv.join(", ")
-        ),
-    )
-    .unwrap();
-    std::os::unix::fs::chown(&far_config, Some(uid), None).unwrap();
-    // termic's hooks for Claude in the far HOME, installed by the far
-    // termic as the other user.
-    run_ok(
-        Command::new(SSH)
-            .args(["-T", "-o", "BatchMode=yes"])
-            .args(sshd.ssh_args())
-            .arg("--")
-            .arg(sshd.destination())
-            .arg(format!(
-                "{} hooks install claude --yes",
-                far_termic.display()
-            ))
-            .stdin(Stdio::null()),
-    );
-    assert!(
-        home.join(".claude/settings.json").exists(),
-        "the hooks were not installed in the far HOME"
-    );
+    let claude = FarClaude::new(&sshd);
+    let far_termic = claude.termic.clone();
 
     let f = Fixture::new();
     std::fs::write(
@@ -879,61 +982,11 @@ fn a_remote_simulated_claude_permission_is_answered_from_here() {
         "{listed}"
     );
 
-    let keys = || -> Vec<String> {
-        std::fs::read_to_string(&trace_path)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|l| l["ev"] == "key")
-            .map(|l| l["key"].to_string())
-            .collect()
-    };
+    let keys = || claude.keys();
     // The far server's own pushes, through a bridge of our own: every
     // state task 1 goes through from here on.
-    let mut watch = Command::new(SSH)
-        .args(["-T", "-o", "BatchMode=yes"])
-        .args(sshd.ssh_args())
-        .arg("--")
-        .arg(sshd.destination())
-        .arg(format!("{} server bridge", far_termic.display()))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut watch_in = watch.stdin.take().unwrap();
-    for frame in [hello(), Value::String("subscribe".into())] {
-        let body = serde_json::to_vec(&frame).unwrap();
-        watch_in
-            .write_all(&(body.len() as u32).to_be_bytes())
-            .unwrap();
-        watch_in.write_all(&body).unwrap();
-    }
-    watch_in.flush().unwrap();
-    let states = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let mut watch_out = watch.stdout.take().unwrap();
-    let seen = std::sync::Arc::clone(&states);
-    let reader = std::thread::spawn(move || {
-        let mut len = [0u8; 4];
-        while watch_out.read_exact(&mut len).is_ok() {
-            let mut body = vec![0u8; u32::from_be_bytes(len) as usize];
-            if watch_out.read_exact(&mut body).is_err() {
-                break;
-            }
-            let frame: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-            let rows = match (&frame["subscribed"]["tasks"], &frame["task"]) {
-                (Value::Array(rows), _) => rows.clone(),
-                (_, row @ Value::Object(_)) => vec![row.clone()],
-                _ => continue,
-            };
-            for row in rows.iter().filter(|r| r["id"] == 1) {
-                let state = row["state"].as_str().unwrap_or("").to_string();
-                let mut seen = seen.lock().unwrap();
-                if seen.last() != Some(&state) {
-                    seen.push(state);
-                }
-            }
-        }
-    });
+    let watch = FarStates::new(&sshd, &far_termic, 1);
+    let states = std::sync::Arc::clone(&watch.states);
     wait_until("the subscription's first row", || {
         !states.lock().unwrap().is_empty()
     });
@@ -956,10 +1009,7 @@ fn a_remote_simulated_claude_permission_is_answered_from_here() {
         ["needs_you", "working", "done"],
         "the far task after the answer"
     );
-    drop(watch_in);
-    let _ = watch.kill();
-    let _ = watch.wait();
-    reader.join().unwrap();
+    drop(watch);
     // Exactly one key reached the far agent: the choice's `1`.
     let read = keys();
     assert_eq!(read.len(), before + 1, "{read:?}");
@@ -974,6 +1024,316 @@ fn a_remote_simulated_claude_permission_is_answered_from_here() {
     );
     assert_eq!(keys().len(), before + 1);
     expect(&f, &["kill", "far:1"], 0);
+}
+
+/// Issue 29, the workspace pane: the far simulated Claude asks for a
+/// permission; a click on its row in the local sidebar focuses it, the
+/// pane shows the far dialog through the view stream,
+/// the `1` typed in the pane answers it on the far side (exactly that key
+/// reaches the far agent, none reaches the local task), and the task goes
+/// working, then done.
+#[test]
+#[ignore = "needs root, openssh-server and a second local user (TERMIC_OTHER_USER): run by .ci/run's remote hosts step"]
+fn a_remote_permission_is_answered_by_keys_in_the_workspace_pane() {
+    use crate::harness::{badge_line, fake_agent_config, Termic};
+    let sshd = Sshd::start();
+    let _far_server = FarServer(&sshd);
+    let claude = FarClaude::new(&sshd);
+    let f = Fixture::new();
+    let local_read = f.work.join("local-read");
+    std::fs::write(
+        f.config_dir.join("config.toml"),
+        format!(
+            "{}\n{}",
+            fake_agent_config(&format!(
+                "echo LOCAL; stty -icanon min 1 -echo; exec cat >> {}",
+                local_read.display()
+            )),
+            sshd.far_host_toml(&claude.termic)
+        ),
+    )
+    .unwrap();
+    expect(&f, &["run", "--host", "far", "--name", "sim", "claude"], 0);
+    let waited = expect(
+        &f,
+        &["wait", "far:1", "--for", "needs-you", "--timeout", "30"],
+        0,
+    );
+    assert_eq!(waited.trim(), "needs_you", "{waited}");
+    expect(&f, &["run", "fake", "--name", "here", "--detach"], 0);
+    let watch = FarStates::new(&sshd, &claude.termic, 1);
+    wait_until("the subscription's first row", || {
+        !watch.states.lock().unwrap().is_empty()
+    });
+
+    let mut a = Termic::start_with_env(&f, &["attach", "here"], &[("TERMIC_SSH", SSH)]);
+    a.wait_text("LOCAL");
+    a.wait_for("the far task needing you", |s| {
+        badge_line(s, "1 sim").is_some_and(|l| l.contains("needs you"))
+    });
+    let before = claude.keys().len();
+    let ssh_before = ssh_of(&f);
+    // A click on the far task's row in the sidebar shows it in the pane.
+    let screen = a.screen();
+    let row = screen
+        .lines()
+        .position(|l| l.contains("1 sim"))
+        .expect("the far row");
+    let click = format!("\x1b[<0;3;{y}M\x1b[<0;3;{y}m", y = row + 1);
+    a.send(click.as_bytes());
+    a.wait_for("the far dialog in the pane", |s| {
+        s.contains("tell Claude what to do differently") && !s.contains("LOCAL")
+    });
+    assert_eq!(
+        ssh_of(&f).len(),
+        ssh_before.len() + 1,
+        "one more ssh: the pane's view"
+    );
+    a.send(b"1");
+    let done = expect(
+        &f,
+        &["wait", "far:1", "--for", "done", "--timeout", "30"],
+        0,
+    );
+    assert_eq!(done.trim(), "done");
+    wait_until("done pushed by the far server", || {
+        watch.states.lock().unwrap().last().map(String::as_str) == Some("done")
+    });
+    assert_eq!(
+        watch.states.lock().unwrap()[..],
+        ["needs_you", "working", "done"],
+        "the far task after the key typed in the pane"
+    );
+    let read = claude.keys();
+    assert_eq!(read.len(), before + 1, "{read:?}");
+    assert!(read[before].contains("'1'"), "{read:?}");
+    a.wait_for("done in the sidebar", |s| {
+        badge_line(s, "1 sim").is_some_and(|l| l.contains("done"))
+    });
+    let leaked = std::fs::read_to_string(&local_read).unwrap_or_default();
+    assert!(leaked.is_empty(), "keys reached the local task: {leaked:?}");
+    // Back to the local task: the pane's ssh goes.
+    a.prefix(b"\t");
+    a.wait_text("LOCAL");
+    wait_until("the pane's ssh gone", || {
+        ssh_of(&f).len() == ssh_before.len()
+    });
+    a.prefix(b"d");
+    assert_eq!(a.wait_exit(), 0);
+    drop(watch);
+    expect(&f, &["kill", "far:1"], 0);
+    expect(&f, &["kill", "here"], 0);
+    expect(&f, &["server", "stop"], 0);
+}
+
+/// Issue 29, a drop under a remote pane: the pane's ssh is killed while
+/// the far task prints; the pane says it is disconnected (not a silently
+/// frozen screen), comes back within 10 s showing the task as it is now,
+/// and copy mode on it holds the line printed during the drop, which has
+/// scrolled off the far screen (so it comes from the far history, not
+/// from anything this side saw).
+#[test]
+#[ignore = "needs root, openssh-server and a second local user (TERMIC_OTHER_USER): run by .ci/run's remote hosts step"]
+fn a_dropped_remote_pane_reconnects_and_copy_mode_has_what_was_printed_meanwhile() {
+    use crate::harness::{fake_agent_config, Termic};
+    let sshd = Sshd::start();
+    let _far_server = FarServer(&sshd);
+    let f = Fixture::new();
+    std::fs::write(
+        f.config_dir.join("config.toml"),
+        format!(
+            "{}\n{}",
+            fake_agent_config("echo LOCAL; sleep 600"),
+            sshd.far_host_toml(&sshd.far.join("termic"))
+        ),
+    )
+    .unwrap();
+    // Each line read: `got:LINE`, then 50 numbered lines after it (more
+    // than the pane's rows, fewer than two pages).
+    let script =
+        "echo FAR-READY; while read l; do echo \"got:$l\"; seq 1 50 | sed \"s/^/$l-/\"; done";
+    expect(
+        &f,
+        &[
+            "run", "--host", "far", "--name", "echo", "--", "sh", "-c", script,
+        ],
+        0,
+    );
+    expect(&f, &["run", "fake", "--name", "here", "--detach"], 0);
+    let mut a = Termic::start_with_env(&f, &["attach", "here"], &[("TERMIC_SSH", SSH)]);
+    a.wait_text("LOCAL");
+    a.wait_text("1 echo");
+    let feed_ssh = ssh_of(&f);
+    assert_eq!(feed_ssh.len(), 1, "{feed_ssh:?}");
+    a.prefix(b"\t");
+    a.wait_text("FAR-READY");
+    let mut pane_ssh = Vec::new();
+    wait_until("the pane's ssh", || {
+        pane_ssh = ssh_of(&f)
+            .into_iter()
+            .filter(|p| !feed_ssh.contains(p))
+            .collect();
+        !pane_ssh.is_empty()
+    });
+    a.send(b"before\r");
+    a.wait_text("before-50");
+    // SAFETY: a signal to an ssh this test's server started.
+    unsafe {
+        libc::kill(pane_ssh[0], libc::SIGKILL);
+    }
+    let killed = Instant::now();
+    a.wait_for("the pane disconnected", |s| {
+        s.contains("far: disconnected since")
+    });
+    // Printed during the drop, through `send`'s own ssh.
+    expect(&f, &["send", "far:echo", "DROPPED", "--enter"], 0);
+    a.wait_within(
+        "reconnected, showing the task as it is now",
+        Duration::from_secs(10),
+        |s| s.contains("DROPPED-50") && !s.contains("disconnected"),
+    );
+    eprintln!("pane ssh killed to reconnected: {:?}", killed.elapsed());
+    let screen = a.screen();
+    assert!(!screen.contains("got:DROPPED"), "scrolled off: {screen}");
+    // Copy mode a page up: the far history, with the line of the drop.
+    a.prefix(b"\x1b[5~");
+    a.wait_for("copy mode on the far history", |s| {
+        s.contains("copy mode") && s.contains("got:DROPPED")
+    });
+    a.send(b"q");
+    a.wait_for("copy mode left", |s| !s.contains("copy mode"));
+    a.send(b"after\r");
+    a.wait_text("after-50");
+
+    // Split view: two local tasks side by side, then the focus walks into
+    // the far task, which takes the half that had it.
+    expect(
+        &f,
+        &[
+            "run",
+            "--name",
+            "there",
+            "--detach",
+            "--",
+            "sh",
+            "-c",
+            "echo THERE; sleep 600",
+        ],
+        0,
+    );
+    a.wait_text("2 there");
+    a.prefix(b"\t");
+    a.wait_for("back to the local task", |s| {
+        s.contains("LOCAL") && !s.contains("after-50")
+    });
+    wait_until("the pane's ssh gone", || ssh_of(&f) == feed_ssh);
+    a.prefix(b"|");
+    a.wait_for("both local tasks", |s| {
+        s.contains("LOCAL") && s.contains("THERE")
+    });
+    a.prefix(b"\t");
+    a.prefix(b"\t");
+    a.wait_for("the far task beside the local one", |s| {
+        s.contains("LOCAL") && s.contains("after-50") && !s.contains("THERE")
+    });
+    a.send(b"split\r");
+    a.wait_for("typed into the far half", |s| {
+        s.contains("LOCAL") && s.contains("split-50")
+    });
+    // The focus back on the local half (what is typed there echoes in
+    // it): the far task stays shown.
+    a.prefix(b"\t");
+    a.send(b"zz");
+    a.wait_for("typed into the local half, the far one still shown", |s| {
+        s.contains("zz") && s.contains("split-50")
+    });
+    let screen = a.screen();
+    assert!(screen.contains("split-50"), "{screen}");
+    assert_eq!(ssh_of(&f).len(), feed_ssh.len() + 1, "the far half's view");
+    // One pane again: the far task's link ends.
+    a.prefix(b"|");
+    wait_until("the pane's ssh gone after the split", || {
+        ssh_of(&f) == feed_ssh
+    });
+    a.prefix(b"d");
+    assert_eq!(a.wait_exit(), 0);
+    wait_until("no ssh after the detach", || ssh_of(&f).is_empty());
+    expect(&f, &["kill", "far:echo"], 0);
+    expect(&f, &["kill", "here"], 0);
+    expect(&f, &["kill", "there"], 0);
+    expect(&f, &["server", "stop"], 0);
+}
+
+/// Issue 29, hooks on a host: `termic hooks status|install|remove --host
+/// far` run the far termic over ssh, so the files named and written are
+/// the far HOME's (the other user's), never this machine's: status names
+/// the far settings file; remove's preview writes nothing, remove without
+/// `--yes` on a pipe exits 2 and writes nothing, with `--yes` it takes
+/// termic's entries out of the far file; install `--yes` puts them back.
+#[test]
+#[ignore = "needs root, openssh-server and a second local user (TERMIC_OTHER_USER): run by .ci/run's remote hosts step"]
+fn hooks_on_a_host_name_and_write_the_hosts_files() {
+    let sshd = Sshd::start();
+    let _far_server = FarServer(&sshd);
+    let claude = FarClaude::new(&sshd);
+    let far_settings = claude
+        .termic
+        .parent()
+        .unwrap()
+        .join("home/.claude/settings.json");
+    let f = Fixture::new();
+    std::fs::write(
+        f.config_dir.join("config.toml"),
+        sshd.far_host_toml(&claude.termic),
+    )
+    .unwrap();
+    let installed = std::fs::read_to_string(&far_settings).unwrap();
+    assert!(installed.contains("termic"), "{installed}");
+
+    let status = expect(&f, &["hooks", "status", "--host", "far"], 0);
+    assert!(status.contains("claude"), "{status}");
+    let json: Value = serde_json::from_str(&expect(
+        &f,
+        &["hooks", "status", "--host", "far", "--json"],
+        0,
+    ))
+    .unwrap();
+    assert!(
+        json.to_string()
+            .contains(&sshd.far.join("home").display().to_string()),
+        "the far HOME's files: {json}"
+    );
+
+    let preview = expect(
+        &f,
+        &["hooks", "remove", "claude", "--host", "far", "--dry-run"],
+        0,
+    );
+    assert!(preview.contains(".claude/settings.json"), "{preview}");
+    assert_eq!(std::fs::read_to_string(&far_settings).unwrap(), installed);
+    let refused = termic(&f, &["hooks", "remove", "claude", "--host", "far"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
+    assert_eq!(std::fs::read_to_string(&far_settings).unwrap(), installed);
+
+    expect(
+        &f,
+        &["hooks", "remove", "claude", "--host", "far", "--yes"],
+        0,
+    );
+    let removed = std::fs::read_to_string(&far_settings).unwrap_or_default();
+    assert!(!removed.contains("termic"), "{removed}");
+    assert!(
+        !f.home.join(".claude/settings.json").exists(),
+        "nothing written in this machine's HOME"
+    );
+    expect(
+        &f,
+        &["hooks", "install", "claude", "--host", "far", "--yes"],
+        0,
+    );
+    let again = std::fs::read_to_string(&far_settings).unwrap();
+    assert!(again.contains("termic"), "{again}");
+    assert!(!f.home.join(".claude").exists());
 }
 
 /// The web page's remote hosts (issue 30): `termic web`'s `hosts` stream

@@ -5,6 +5,7 @@
 
 mod context;
 mod install;
+mod on_host;
 mod remove;
 mod status;
 
@@ -40,6 +41,10 @@ pub struct AgentsArgs {
     /// Show the files that would change and the diff of each, write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// The hooks of this host of config.toml's [hosts]: its termic runs
+    /// there over ssh, and the files named are the host's.
+    #[arg(long, value_name = "NAME")]
+    pub host: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -105,6 +110,14 @@ fn confirm(question: &str) -> Result<bool> {
 }
 
 pub fn run(cmd: HooksCommand) -> Result<ExitCode> {
+    let host = match &cmd {
+        HooksCommand::Status(a) => a.host.clone(),
+        HooksCommand::Install(a) => a.common.host.clone(),
+        HooksCommand::Remove(a) => a.common.host.clone(),
+    };
+    if let Some(host) = host {
+        return on_host::run(&cmd, &host).map(ExitCode::from);
+    }
     let ctx = context::Context::from_env()?;
     let code = match cmd {
         HooksCommand::Status(args) => status::run(&ctx, &args)?,

@@ -29,6 +29,10 @@ pub struct StatusArgs {
     /// Print JSON: {"agents": [{"agent", "targets": [{"target", "state": {"key", "summary", "reasons"}, "notes"}]}]}.
     #[arg(long)]
     pub json: bool,
+    /// The hooks of this host of config.toml's [hosts] (its termic runs
+    /// there over ssh).
+    #[arg(long, value_name = "NAME")]
+    pub host: Option<String>,
 }
 
 pub fn run(ctx: &Context, args: &StatusArgs) -> Result<u8> {
