@@ -336,7 +336,6 @@ fn review_chain_diff_view_comment_merge_and_a_conflict_that_changes_nothing() {
     assert!(!f.work.join(".git/CHERRY_PICK_HEAD").exists());
 }
 
-
 /// `r` reverts the hunk under the cursor after `y` (`n` keeps it), the
 /// view reads the changes again, and the file is the agent's but for
 /// that hunk, byte for byte. The task's next turn end reads them again
