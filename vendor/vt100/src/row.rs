@@ -651,18 +651,11 @@ impl Row {
                         && prev_pos.row + 1 == new_pos.row
                         && prev_pos.col >= self.cols()
                     {
-                        if new_pos.col > 0 {
-                            contents.push_str(
-                                &" ".repeat(usize::from(new_pos.col)),
-                            );
-                        } else {
-                            contents.push(' ');
-                            crate::term::Backspace.write_buf(contents);
-                        }
-                    } else {
-                        crate::term::MoveFromTo::new(prev_pos, new_pos)
-                            .write_buf(contents);
+                        (prev_pos, prev_attrs) =
+                            self.wrap_into(contents, row, prev_attrs);
                     }
+                    crate::term::MoveFromTo::new(prev_pos, new_pos)
+                        .write_buf(contents);
                     prev_pos = new_pos;
                     if &prev_attrs != attrs {
                         attrs.write_escape_code_diff(contents, &prev_attrs);
@@ -709,16 +702,11 @@ impl Row {
                 && prev_pos.row + 1 == new_pos.row
                 && prev_pos.col >= self.cols()
             {
-                if new_pos.col > 0 {
-                    contents.push_str(&" ".repeat(usize::from(new_pos.col)));
-                } else {
-                    contents.push(' ');
-                    crate::term::Backspace.write_buf(contents);
-                }
-            } else {
-                crate::term::MoveFromTo::new(prev_pos, new_pos)
-                    .write_buf(contents);
+                (prev_pos, prev_attrs) =
+                    self.wrap_into(contents, row, prev_attrs);
             }
+            crate::term::MoveFromTo::new(prev_pos, new_pos)
+                .write_buf(contents);
             prev_pos = new_pos;
             if &prev_attrs != attrs {
                 attrs.write_escape_code_diff(contents, &prev_attrs);
@@ -768,6 +756,36 @@ impl Row {
     // while it's true that most of the logic in this is identical to
     // write_contents_formatted, i can't figure out how to break out the
     // common parts without making things noticeably slower.
+    /// termic: from the pending wrap at the end of the row above, onto
+    /// column 0 of this (wrapped) row without changing a cell: its first
+    /// cell is written again (it is unchanged: the caller is past it), so
+    /// the terminal wraps, then the cursor steps back. Upstream wrote
+    /// spaces up to the first erased column, which blanked unchanged cells
+    /// before it (found by termic's view property test, 2026-12-06).
+    fn wrap_into(
+        &self,
+        contents: &mut String,
+        row: u16,
+        mut prev_attrs: crate::attrs::Attrs,
+    ) -> (crate::grid::Pos, crate::attrs::Attrs) {
+        let first = &self.cells[0];
+        let attrs = first.attrs();
+        if &prev_attrs != attrs {
+            attrs.write_escape_code_diff(contents, &prev_attrs);
+            prev_attrs = *attrs;
+        }
+        let written = first.contents();
+        contents.push_str(if written.is_empty() { " " } else { written });
+        crate::term::Backspace.write_buf(contents);
+        if first.is_wide() {
+            crate::term::Backspace.write_buf(contents);
+        }
+        if written.is_empty() {
+            crate::term::EraseChar::new(1).write_buf(contents);
+        }
+        (crate::grid::Pos { row, col: 0 }, prev_attrs)
+    }
+
     pub fn write_contents_diff(
         &self,
         contents: &mut String,
@@ -842,18 +860,11 @@ impl Row {
                         && prev_pos.row + 1 == new_pos.row
                         && prev_pos.col >= self.cols()
                     {
-                        if new_pos.col > 0 {
-                            contents.push_str(
-                                &" ".repeat(usize::from(new_pos.col)),
-                            );
-                        } else {
-                            contents.push(' ');
-                            crate::term::Backspace.write_buf(contents);
-                        }
-                    } else {
-                        crate::term::MoveFromTo::new(prev_pos, new_pos)
-                            .write_buf(contents);
+                        (prev_pos, prev_attrs) =
+                            self.wrap_into(contents, row, prev_attrs);
                     }
+                    crate::term::MoveFromTo::new(prev_pos, new_pos)
+                        .write_buf(contents);
                     prev_pos = new_pos;
                     if &prev_attrs != attrs {
                         attrs.write_escape_code_diff(contents, &prev_attrs);
@@ -899,16 +910,11 @@ impl Row {
                 && prev_pos.row + 1 == new_pos.row
                 && prev_pos.col >= self.cols()
             {
-                if new_pos.col > 0 {
-                    contents.push_str(&" ".repeat(usize::from(new_pos.col)));
-                } else {
-                    contents.push(' ');
-                    crate::term::Backspace.write_buf(contents);
-                }
-            } else {
-                crate::term::MoveFromTo::new(prev_pos, new_pos)
-                    .write_buf(contents);
+                (prev_pos, prev_attrs) =
+                    self.wrap_into(contents, row, prev_attrs);
             }
+            crate::term::MoveFromTo::new(prev_pos, new_pos)
+                .write_buf(contents);
             prev_pos = new_pos;
             if &prev_attrs != attrs {
                 attrs.write_escape_code_diff(contents, &prev_attrs);

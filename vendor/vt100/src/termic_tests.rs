@@ -307,3 +307,35 @@ fn normal_rows_rewrapped_and_set_back_read_as_the_same_text() {
     assert_eq!(cursor, (3, 2));
     assert_eq!(p.screen().cursor_position(), want.screen().cursor_position());
 }
+
+/// Found by termic's view property test (2026-12-06): a diff whose last
+/// write fills a row's last column of a row that wrapped before.
+#[test]
+fn a_diff_over_a_wrapped_row_ending_at_the_last_column_shows_the_same_screen() {
+    let a: &[u8] = &[
+        27, 91, 54, 59, 54, 72, 48, 97, 65, 32, 97, 48, 48, 32, 97, 65, 32, 32, 48, 32, 97, 48, 97,
+        32, 48, 65, 32, 97, 65, 65, 97, 97, 27, 91, 55, 109, 13, 10, 13, 10, 48, 32, 65, 65, 65,
+        65, 97, 97, 32, 48, 65, 65, 65, 65, 65, 32, 65, 32, 65, 97, 32, 65, 32, 48, 32, 65, 65, 32,
+        32, 48, 58, 65,
+    ];
+    let b: &[u8] = &[
+        27, 91, 57, 59, 50, 54, 72, 32, 65, 48, 32, 97, 32, 65, 32, 48, 48, 65, 65, 97, 65, 65, 48,
+        48, 65, 32, 32, 32, 32, 32, 48, 32, 32, 32, 48, 32, 32, 32, 97, 97, 65, 65, 58,
+    ];
+    let mut server = parser(10, 30);
+    server.process(a);
+    let before = server.screen().clone();
+    let repaint = before.contents_formatted();
+    server.process(b);
+    let diff = server.screen().contents_diff(&before);
+    let mut client = parser(10, 30);
+    client.process(repaint.as_bytes());
+    assert_eq!(client.screen().contents_formatted(), before.contents_formatted());
+    client.process(diff.as_bytes());
+    assert_eq!(
+        client.screen().contents_formatted(),
+        server.screen().contents_formatted(),
+        "diff {:?}",
+        diff
+    );
+}

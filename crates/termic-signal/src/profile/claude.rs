@@ -165,6 +165,19 @@ static DIALOGS: &[Dialog] = &[PERMISSION, QUESTION, PLAN];
 /// The `❯` row of a question's or a plan's list: the highlighted option.
 const HIGHLIGHTED: &str = r"^ *❯ *(?P<n>[1-9])\. ";
 
+/// The options of Claude's selection lists (question and plan): picked
+/// with the arrow keys from the highlighted row, then Enter; a free-text
+/// row, "Chat about this" and checkbox rows are not offered.
+const LIST_OPTIONS: &[DialogChoice] = &[DialogChoice {
+    id: "option",
+    row: r"^ *(?:❯ *)?(?P<n>[1-9])\. (?P<label>\S.*)$",
+    numbered: true,
+    keys: Keys::Select {
+        highlighted: HIGHLIGHTED,
+        not_offered: &["Type something", "Chat about this", "["],
+    },
+}];
+
 /// AskUserQuestion: "Which color do you like?" over "❯ 1. Red" (each
 /// option may have a description row under it), "3. Type something."
 /// (a free-text answer: not offered, it needs typing) and, under a rule,
@@ -177,15 +190,7 @@ const QUESTION: Dialog = Dialog {
     kind: "question",
     region: Region::LastRows(16),
     pattern: r"(?m)^ *Enter to select · (↑/↓|Tab/Arrow keys) to navigate · Esc to cancel$",
-    choices: &[DialogChoice {
-        id: "option",
-        row: r"^ *(?:❯ *)?(?P<n>[1-9])\. (?P<label>\S.*)$",
-        numbered: true,
-        keys: Keys::Select {
-            highlighted: HIGHLIGHTED,
-            not_offered: &["Type something", "Chat about this", "["],
-        },
-    }],
+    choices: LIST_OPTIONS,
     measured_on: "Claude Code 2.1.332",
     why: "AskUserQuestion's list: Down from '❯ 1. Red' to '2. Blue' and Enter answered Blue \
           (the tool result said so); a typed digit did not answer it.",
@@ -199,15 +204,7 @@ const PLAN: Dialog = Dialog {
     kind: "plan",
     region: Region::LastRows(12),
     pattern: PLAN_PATTERN,
-    choices: &[DialogChoice {
-        id: "option",
-        row: r"^ *(?:❯ *)?(?P<n>[1-9])\. (?P<label>\S.*)$",
-        numbered: true,
-        keys: Keys::Select {
-            highlighted: HIGHLIGHTED,
-            not_offered: &["Type something", "Chat about this", "["],
-        },
-    }],
+    choices: LIST_OPTIONS,
     measured_on: "Claude Code 2.1.332",
     why: "ExitPlanMode's list: Enter on '❯ 1. Yes, and switch to default ...' approved the \
           plan (the tool result said so).",

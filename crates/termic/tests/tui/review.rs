@@ -6,14 +6,32 @@
 use crate::git_support::git;
 use crate::harness::{hook, Fixture, Termic};
 
+/// A repository in the fixture's work dir on branch main, with `files`
+/// committed as "first".
+fn repo_with(f: &Fixture, files: &[(&str, &str)]) {
+    git(&f.work, &["init", "-q", "-b", "main"]);
+    for (name, text) in files {
+        std::fs::write(f.work.join(name), text).unwrap();
+    }
+    git(&f.work, &["add", "."]);
+    git(&f.work, &["commit", "-qm", "first"]);
+}
+
+/// The fake agent runs `script` (joined with `; `) in a task started with
+/// `run fake ARGS`; answers once it printed READY.
+fn start_agent(f: &Fixture, script: &[String], args: &[&str]) -> Termic {
+    f.fake_sh_agent(&script.join("; "));
+    let mut run = vec!["run", "fake"];
+    run.extend_from_slice(args);
+    let mut t = Termic::start(f, &run);
+    t.wait_text("READY");
+    t
+}
+
 #[test]
 fn a_done_worktree_task_shows_its_stat_and_its_changes_in_the_diff_view() {
     let f = Fixture::new();
-    git(&f.work, &["init", "-q", "-b", "main"]);
-    std::fs::write(f.work.join("a.txt"), "a\n").unwrap();
-    std::fs::write(f.work.join("b.txt"), "b\n").unwrap();
-    git(&f.work, &["add", "."]);
-    git(&f.work, &["commit", "-qm", "first"]);
+    repo_with(&f, &[("a.txt", "a\n"), ("b.txt", "b\n")]);
     let script = [
         hook("working", ""),
         "printf 'agent a\\n' >> a.txt".into(),
@@ -23,11 +41,8 @@ fn a_done_worktree_task_shows_its_stat_and_its_changes_in_the_diff_view() {
         "echo READY".into(),
         // What is typed into the task after it is done: the comments.
         "cat > \"$HOME/got.txt\"".into(),
-    ]
-    .join("; ");
-    f.fake_sh_agent(&script);
-    let mut t = Termic::start(&f, &["run", "fake", "--worktree", "--name", "wt"]);
-    t.wait_text("READY");
+    ];
+    let mut t = start_agent(&f, &script, &["--worktree", "--name", "wt"]);
     // The sidebar (narrow): the counts after the badge.
     t.wait_text("done +3 -0");
 
@@ -106,20 +121,14 @@ fn a_done_worktree_task_shows_its_stat_and_its_changes_in_the_diff_view() {
 #[test]
 fn comments_wait_while_the_agent_works() {
     let f = Fixture::new();
-    git(&f.work, &["init", "-q", "-b", "main"]);
-    std::fs::write(f.work.join("a.txt"), "a\n").unwrap();
-    git(&f.work, &["add", "."]);
-    git(&f.work, &["commit", "-qm", "first"]);
+    repo_with(&f, &[("a.txt", "a\n")]);
     let script = [
         "printf 'agent a\\n' >> a.txt".to_string(),
         hook("working", ""),
         "echo READY".into(),
         "sleep 600".into(),
-    ]
-    .join("; ");
-    f.fake_sh_agent(&script);
-    let mut t = Termic::start(&f, &["run", "fake", "--name", "busy"]);
-    t.wait_text("READY");
+    ];
+    let mut t = start_agent(&f, &script, &["--name", "busy"]);
     t.wait_text("working");
     t.prefix(b"v");
     t.wait_text("Changes: busy (+1 -0, 1 file)");
@@ -183,13 +192,9 @@ fn task_state(f: &Fixture, task: &str) -> String {
 #[test]
 fn review_chain_diff_view_comment_merge_and_a_conflict_that_changes_nothing() {
     let f = Fixture::new();
-    git(&f.work, &["init", "-q", "-b", "main"]);
+    repo_with(&f, &[("a.txt", "a\n"), ("b.txt", "b\n")]);
     git(&f.work, &["config", "user.name", "Test"]);
     git(&f.work, &["config", "user.email", "test@example.com"]);
-    std::fs::write(f.work.join("a.txt"), "a\n").unwrap();
-    std::fs::write(f.work.join("b.txt"), "b\n").unwrap();
-    git(&f.work, &["add", "."]);
-    git(&f.work, &["commit", "-qm", "first"]);
     // Each task writes its worktree's name into a.txt (so two tasks
     // conflict), commits a.txt, leaves b.txt uncommitted; then writes
     // what is typed into it to got-<name>.txt, and says done again after
@@ -207,11 +212,8 @@ fn review_chain_diff_view_comment_merge_and_a_conflict_that_changes_nothing() {
             "while IFS= read -r l; do printf '%s\\n' \"$l\" >> \"$HOME/got-$n.txt\"; case \"$l\" in *201~*) {};; esac; done",
             hook("done", "")
         ),
-    ]
-    .join("; ");
-    f.fake_sh_agent(&script);
-    let mut t = Termic::start(&f, &["run", "fake", "--worktree", "--name", "wt"]);
-    t.wait_text("READY");
+    ];
+    let mut t = start_agent(&f, &script, &["--worktree", "--name", "wt"]);
     // The second task, cut from the same commit.
     let run = f.cli(
         &f.work,
@@ -343,12 +345,8 @@ fn review_chain_diff_view_comment_merge_and_a_conflict_that_changes_nothing() {
 #[test]
 fn a_hunk_is_reverted_after_asking_and_the_view_reads_the_changes_again() {
     let f = Fixture::new();
-    git(&f.work, &["init", "-q", "-b", "main"]);
     let body: String = (1..=30).map(|i| format!("line {i}\n")).collect();
-    std::fs::write(f.work.join("a.txt"), &body).unwrap();
-    std::fs::write(f.work.join("b.txt"), "b\n").unwrap();
-    git(&f.work, &["add", "."]);
-    git(&f.work, &["commit", "-qm", "first"]);
+    repo_with(&f, &[("a.txt", &body), ("b.txt", "b\n")]);
     let agents = body
         .replace("line 2\n", "line two\n")
         .replace("line 28\n", "line 28b\n");
@@ -364,11 +362,8 @@ fn a_hunk_is_reverted_after_asking_and_the_view_reads_the_changes_again() {
         "printf 'agent b\\n' >> b.txt".into(),
         hook("done", ""),
         "sleep 600".into(),
-    ]
-    .join("; ");
-    f.fake_sh_agent(&script);
-    let mut t = Termic::start(&f, &["run", "fake", "--name", "rv"]);
-    t.wait_text("READY");
+    ];
+    let mut t = start_agent(&f, &script, &["--name", "rv"]);
     t.wait_text("done");
     t.prefix(b"v");
     t.wait_text("Changes: rv (+2 -2, 1 file)");
