@@ -15,7 +15,7 @@ use crate::review::words;
 
 /// The keys line at the bottom.
 pub const KEYS: &str =
-    "j k move  n N hunk  } { file  Space fold  z all  c comment  S send  r revert  R reload  m merge  q close";
+    "j k  n N hunk  } { file  Space z fold  c comment  S send  r revert  R reload  m merge  q close";
 
 /// The rows of changes an area of `height` rows shows (the keys line
 /// and the frame excluded).
