@@ -86,6 +86,8 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
         } else {
             Vec::new()
         },
+        // With the timeline asked for, a recorder logs every hook's payload.
+        recorder: std::env::var_os("TERMIC_MATRIX_TIMELINE").is_some(),
         ..Setup::default()
     };
     let script = match scenario {
@@ -269,6 +271,16 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
         for line in task.timeline() {
             eprintln!("  {line}");
         }
+        let hooks = termic_fakemodel::recorder::log_path(&task.home);
+        eprintln!(
+            "  hooks recorded:\n{}",
+            std::fs::read_to_string(hooks).unwrap_or_default()
+        );
+        let screen = task
+            .rt
+            .with_screen(task.id, |s| s.contents())
+            .unwrap_or_default();
+        eprintln!("  screen at the end:\n{screen}");
     }
     let steps: Vec<Step> = task
         .lines()

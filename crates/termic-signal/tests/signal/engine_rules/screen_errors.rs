@@ -310,3 +310,76 @@ fn error_screens_in_a_shell_or_command_task_do_nothing() {
         );
     }
 }
+
+/// Gemini CLI 0.61.0 after a 401, as the runtime sent its bottom rows
+/// (real_agents matrix::cell_gemini_error_neither, 2026-12-06): the error
+/// and its note right above the empty prompt box and the footer.
+fn gemini_error_rows() -> String {
+    let bar = |c: &str| c.repeat(120);
+    [
+        " > say hello".to_string(),
+        bar("▀"),
+        "✕ [API Error: {\"error\":{\"code\":\"invalid_api_key\",\"message\":\"invalid".to_string(),
+        "  x-api-key\",\"param\":null,\"type\":\"invalid_request_error\"}}]".to_string(),
+        "ℹ This request failed. Press F12 for diagnostics, or run /settings and change \"Error Verbosity\" to full for full".to_string(),
+        "  details.".to_string(),
+        format!("{:>119}", "? for shortcuts"),
+        bar("─"),
+        " Shift+Tab to accept edits".to_string(),
+        bar("▄"),
+        " >   Type your message or @path/to/file".to_string(),
+        bar("▀"),
+        " workspace (/directory)                                                   sandbox                                /model".to_string(),
+        " /tmp/proj                                                                no sandbox                               Auto".to_string(),
+    ]
+    .join("\\n")
+}
+
+#[test]
+fn gemini_api_error_with_a_ready_title_is_an_error_not_a_done() {
+    // Measured: Enter, '✦  Working…' ~100 ms later, the error painted and
+    // '◇  Ready' ~500 ms after that; with neither channel the settle gave a
+    // done (a false done) before the rule.
+    check(
+        "gemini 401",
+        &format!(
+            "agent gemini
+             0 key enter
+             +20 activity
+             +80 title ✦  Working… (proj)
+             +430 rows {}
+             +60 title ◇  Ready (proj)
+             horizon 30000
+             expect 20 idle -> working submit_activity
+             expect 5590 working -> error(auth_failed) screen_error
+             expect false_done 0",
+            gemini_error_rows()
+        ),
+    );
+}
+
+#[test]
+fn gemini_answer_below_an_old_error_is_a_done() {
+    // The next turn's answer sits between the old error and the prompt
+    // box: the rule no longer matches, the settle's end is a done.
+    let rows = gemini_error_rows().replacen(
+        "ℹ This request failed.",
+        "✦ Hello! How can I help?\\nℹ This request failed.",
+        1,
+    );
+    let rows = rows.replacen("  details.", "  details.\\n\\n✦ Hello there.", 1);
+    check(
+        "gemini answer after an error",
+        &format!(
+            "agent gemini
+             0 key enter
+             +20 activity
+             +80 title ✦  Working… (proj)
+             +430 rows {rows}
+             +60 title ◇  Ready (proj)
+             horizon 30000
+             expect 20 idle -> working submit_activity
+             expect 5590 working -> done settle"
+        ),
+    );
+}
