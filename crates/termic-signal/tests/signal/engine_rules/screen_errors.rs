@@ -337,21 +337,21 @@ fn gemini_error_rows() -> String {
 
 #[test]
 fn gemini_api_error_with_a_ready_title_is_an_error_not_a_done() {
-    // Measured: Enter, '✦  Working…' ~100 ms later, the error painted and
-    // '◇  Ready' ~500 ms after that; with neither channel the settle gave a
-    // done (a false done) before the rule.
+    // Measured: Enter, '✦  Working…' 58 ms later, '◇  Ready' 292 ms after
+    // that, the error painted 2.9 s later still; with neither channel the
+    // settle gave a done (a false done) before the rule.
     check(
         "gemini 401",
         &format!(
             "agent gemini
              0 key enter
              +20 activity
-             +80 title ✦  Working… (proj)
-             +430 rows {}
-             +60 title ◇  Ready (proj)
+             +58 title ✦  Working… (proj)
+             +292 title ◇  Ready (proj)
+             +2904 rows {}
              horizon 30000
              expect 20 idle -> working submit_activity
-             expect 5590 working -> error(auth_failed) screen_error
+             expect 8274 working -> error(auth_failed) screen_error
              expect false_done 0",
             gemini_error_rows()
         ),
@@ -374,12 +374,12 @@ fn gemini_answer_below_an_old_error_is_a_done() {
             "agent gemini
              0 key enter
              +20 activity
-             +80 title ✦  Working… (proj)
-             +430 rows {rows}
-             +60 title ◇  Ready (proj)
+             +58 title ✦  Working… (proj)
+             +292 title ◇  Ready (proj)
+             +100 rows {rows}
              horizon 30000
              expect 20 idle -> working submit_activity
-             expect 5590 working -> done settle"
+             expect 5370 working -> done settle"
         ),
     );
 }
