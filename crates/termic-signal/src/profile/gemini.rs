@@ -47,7 +47,11 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 )
 .with_screen_rules(SCREEN_RULES)
 .with_dialogs(DIALOGS)
-.with_error_text(ERROR_TEXT);
+.with_error_text(ERROR_TEXT)
+.with_done_hook_on_interrupt(
+    "0.61.0 fires AfterAgent (with the partial answer) 110-150 ms after Escape stops a turn, \
+     racing its Ready title (real_agents matrix::cell_gemini_escape_hooks, 2026-12-06)",
+);
 
 /// Gemini CLI's confirmation box and its keys (issue 30): its radio list
 /// picks the option whose number is typed (termic-sim's gemini, after
