@@ -24,7 +24,13 @@ use termic_fakemodel::{ApiFailure, ScenarioName};
 
 /// Only Claude has a question tool here (AskUserQuestion), and a shell
 /// tool the fake model runs in the background (Bash's `run_in_background`).
+/// Copilot CLI 1.0.102 ignores Escape (one or two) while it streams an
+/// answer: the turn runs to its end (agentStop `end_turn`), so there is no
+/// interrupt to measure (2026-12-06).
 fn applies_to(scenario: Scenario, agent: Agent) -> bool {
+    if scenario == Scenario::Escape && agent == Agent::Copilot {
+        return false;
+    }
     !matches!(
         scenario,
         Scenario::Question
@@ -523,12 +529,9 @@ fn cell_gemini_tool_calls_neither() {
     assert_cell(Agent::Gemini, Scenario::ToolCalls, Channel::Neither);
 }
 
-#[test]
-#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
-fn cell_gemini_error_hooks() {
-    assert_cell(Agent::Gemini, Scenario::ApiError, Channel::Hooks);
-}
-
+/// A 401. With hooks there is no asserting cell yet: Gemini CLI 0.61.0
+/// fires AfterAgent (`prompt_response` "[no response text]") as for a done,
+/// Qwen Code and Copilot CLI stayed working (docs/state-truth.md).
 #[test]
 #[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
 fn cell_gemini_error_neither() {
@@ -587,12 +590,6 @@ fn cell_qwen_tool_calls_neither() {
 
 #[test]
 #[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
-fn cell_qwen_error_hooks() {
-    assert_cell(Agent::Qwen, Scenario::ApiError, Channel::Hooks);
-}
-
-#[test]
-#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
 fn cell_qwen_error_neither() {
     assert_cell(Agent::Qwen, Scenario::ApiError, Channel::Neither);
 }
@@ -625,18 +622,6 @@ fn cell_copilot_permission_neither() {
 
 #[test]
 #[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
-fn cell_copilot_escape_hooks() {
-    assert_cell(Agent::Copilot, Scenario::Escape, Channel::Hooks);
-}
-
-#[test]
-#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
-fn cell_copilot_escape_neither() {
-    assert_cell(Agent::Copilot, Scenario::Escape, Channel::Neither);
-}
-
-#[test]
-#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
 fn cell_copilot_tool_calls_hooks() {
     assert_cell(Agent::Copilot, Scenario::ToolCalls, Channel::Hooks);
 }
@@ -645,12 +630,6 @@ fn cell_copilot_tool_calls_hooks() {
 #[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
 fn cell_copilot_tool_calls_neither() {
     assert_cell(Agent::Copilot, Scenario::ToolCalls, Channel::Neither);
-}
-
-#[test]
-#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
-fn cell_copilot_error_hooks() {
-    assert_cell(Agent::Copilot, Scenario::ApiError, Channel::Hooks);
 }
 
 #[test]
