@@ -287,6 +287,19 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
             .with_screen(task.id, |s| s.contents())
             .unwrap_or_default();
         eprintln!("  screen at the end:\n{screen}");
+        for req in task.server.requests() {
+            eprintln!(
+                "  model {} {} side={} step={} finished={:?} tools={} user={:?} -> {}",
+                req.ts_ms,
+                req.path,
+                req.side,
+                req.step,
+                req.finished_ms,
+                req.tools.len(),
+                req.last_user.chars().take(160).collect::<String>(),
+                req.reply
+            );
+        }
     }
     let steps: Vec<Step> = task
         .lines()
@@ -310,6 +323,10 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
         .requests()
         .into_iter()
         .filter(|r| !r.side && r.ts_ms >= t0)
+        // Qwen Code 0.24.4 asks the model, with its tools, what the user
+        // might type next once its turn ended (after its Stop hook): not
+        // the turn's work, though the fake model cannot tell it from a turn.
+        .filter(|r| !r.last_user.starts_with("[SUGGESTION MODE:"))
         .filter_map(|r| r.finished_ms)
         .chain(bg_ended)
         .max();
