@@ -383,3 +383,36 @@ fn gemini_answer_below_an_old_error_is_a_done() {
         ),
     );
 }
+
+#[test]
+fn qwen_api_error_with_an_idle_title_is_an_error_not_a_done() {
+    // Measured (real_agents matrix::cell_qwen_error_neither, 2026-12-06):
+    // busy title 10 ms after Enter, idle 867 ms later, the error painted;
+    // the settle gave a done (a false done) before the rule.
+    let bar = "─".repeat(120);
+    let rows = [
+        "  > say hello".to_string(),
+        "  ✕ [API Error: 401 invalid x-api-key] (Press Ctrl+Y to retry)".to_string(),
+        bar.clone(),
+        ">   Type your message or @path/to/file".to_string(),
+        bar,
+        "  ➜ proj · fake-model".to_string(),
+        "  ⏸ Ask permissions (shift + tab to cycle)".to_string(),
+    ]
+    .join("\\n");
+    check(
+        "qwen 401",
+        &format!(
+            "agent qwen
+             0 key enter
+             +38 activity
+             +10 title ◐\u{fe0e} Qwen - proj
+             +867 title Qwen - proj
+             +20 rows {rows}
+             horizon 30000
+             expect 38 idle -> working submit_activity
+             expect 5935 working -> error(auth_failed) screen_error
+             expect false_done 0"
+        ),
+    );
+}
