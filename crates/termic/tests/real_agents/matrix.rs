@@ -552,8 +552,7 @@ fn cell_gemini_tool_calls_neither() {
 
 /// A 401. With hooks there is no asserting cell yet: Gemini CLI 0.61.0
 /// fires AfterAgent (`prompt_response` "[no response text]") as for a done,
-/// Qwen Code and Copilot CLI stayed working; Qwen with neither channel read
-/// done by the settle (docs/state-truth.md).
+/// Qwen Code and Copilot CLI stayed working (docs/state-truth.md).
 #[test]
 #[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
 fn cell_gemini_error_neither() {
@@ -646,6 +645,12 @@ fn cell_copilot_tool_calls_hooks() {
 #[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
 fn cell_copilot_tool_calls_neither() {
     assert_cell(Agent::Copilot, Scenario::ToolCalls, Channel::Neither);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_qwen_error_neither() {
+    assert_cell(Agent::Qwen, Scenario::ApiError, Channel::Neither);
 }
 
 #[test]
