@@ -3,9 +3,10 @@
 //! per change, padded with spaces to 80 columns.
 
 use super::{
-    AgentProfile, Dialog, DialogChoice, Keys, NotifyIgnore, Region, ScreenImplies, ScreenRule,
-    TitleRule, TitleState,
+    AgentProfile, Dialog, DialogChoice, ErrorText, Keys, NotifyIgnore, Region, ScreenImplies,
+    ScreenRule, TitleRule, TitleState,
 };
+use crate::stop::StopReason;
 
 pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     "gemini",
@@ -46,7 +47,12 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 )
 .with_screen_rules(SCREEN_RULES)
 .with_dialogs(DIALOGS)
-.with_continue_prompt("continue");
+.with_continue_prompt("continue")
+.with_error_text(ERROR_TEXT)
+.with_done_hook_on_interrupt(
+    "0.61.0 fires AfterAgent (with the partial answer) 110-150 ms after Escape stops a turn, \
+     racing its Ready title (real_agents matrix::cell_gemini_escape_hooks, 2026-12-06)",
+);
 
 /// Gemini CLI's confirmation box and its keys (issue 30): its radio list
 /// picks the option whose number is typed (termic-sim's gemini, after
@@ -85,15 +91,44 @@ static DIALOGS: &[Dialog] = &[Dialog {
 /// Gemini CLI 0.61.0's write_file confirmation as painted under termic
 /// (termic's tests/real_agents/more.rs). Its title says Action Required too;
 /// the screen rule is the second, independent sign.
-static SCREEN_RULES: &[ScreenRule] = &[ScreenRule {
-    id: "gemini.permission-prompt",
-    region: Region::LastRows(6),
-    pattern: r"(?s)│ +● 1\. Allow once +│\n *│ +2\. Allow for this session +│",
-    implies: ScreenImplies::NeedsYou { kind: "permission" },
-    measured_on: "Gemini CLI 0.61.0",
-    why: "a box with '? WriteFile  Writing to out.txt', the diff, 'Apply this change?', then \
-          '● 1. Allow once', '2. Allow for this session', '3. Modify with external editor', \
-          '4. No, suggest changes (esc)' while the tool waits for approval.",
+static SCREEN_RULES: &[ScreenRule] = &[
+    ScreenRule {
+        id: "gemini.permission-prompt",
+        region: Region::LastRows(6),
+        pattern: r"(?s)│ +● 1\. Allow once +│\n *│ +2\. Allow for this session +│",
+        implies: ScreenImplies::NeedsYou { kind: "permission" },
+        measured_on: "Gemini CLI 0.61.0",
+        why: "a box with '? WriteFile  Writing to out.txt', the diff, 'Apply this change?', \
+              then '● 1. Allow once', '2. Allow for this session', '3. Modify with external \
+              editor', '4. No, suggest changes (esc)' while the tool waits for approval.",
+    },
+    ScreenRule {
+        id: "gemini.api-error",
+        region: Region::LastRows(16),
+        pattern: API_ERROR_PATTERN,
+        implies: ScreenImplies::Stopped,
+        measured_on: "Gemini CLI 0.61.0",
+        why: "after a 401 the last transcript entry is its own '✕ [API Error: {...}]' (the \
+              JSON wrapped on indented rows) and 'ℹ This request failed. Press F12 for \
+              diagnostics, ...', then '? for shortcuts', a rule, the mode row and its empty \
+              prompt box ('>   Type your message or @path/to/file') with the workspace footer; \
+              its title is '◇  Ready' and its AfterAgent hook fires as for a done \
+              (real_agents matrix::cell_gemini_error_neither, 2026-12-06).",
+    },
+];
+
+/// The error line and its wrapped rows, the optional 'This request failed'
+/// note, then the shortcuts row, a rule, at most two rows (the mode row),
+/// the empty prompt box and at most two footer rows: nothing else between.
+const API_ERROR_PATTERN: &str = r"(?m)^✕ \[API Error: [^\n]*(\n  [^\n]*){0,8}(\nℹ [^\n]*(\n  [^\n]*){0,3})?\n *\? for shortcuts\n─+(\n[^\n▄]*){0,2}\n▄+\n *> +Type your message or @path/to/file\n▀+(\n[^\n]*){0,2}\z";
+
+/// How Gemini CLI 0.61.0 words the API error it stopped on.
+static ERROR_TEXT: &[ErrorText] = &[ErrorText {
+    id: "gemini.error-401",
+    contains: "invalid_api_key",
+    reason: StopReason::AuthFailed,
+    why: "'✕ [API Error: {\"error\":{\"code\":\"invalid_api_key\",\"message\":\"invalid x-api-key\", \
+          ...}}]' after a 401 (not retried).",
 }];
 
 #[cfg(test)]

@@ -139,6 +139,10 @@ pub struct AgentProfile {
     /// Why a native `clear` during a turn is NOT an interrupt for this agent
     /// (`None`: it is read like `idle`, an interrupt).
     pub native_clear_mid_turn: Option<&'static str>,
+    /// Why this agent's end-of-turn hook also fires when Escape stopped the
+    /// turn (`None`: it does not). Then a hook done within the interrupt
+    /// window after an Escape or Ctrl-C is the interrupt, not a done.
+    pub done_hook_on_interrupt: Option<&'static str>,
     /// The agent's dialogs and the keys of their choices (dialog.rs):
     /// empty where termic does not know them.
     pub dialogs: &'static [Dialog],
@@ -202,6 +206,7 @@ impl AgentProfile {
             error_text: &[],
             error_kinds: &[],
             native_clear_mid_turn: None,
+            done_hook_on_interrupt: None,
             dialogs: &[],
             continue_prompt: None,
             compiled: OnceLock::new(),
@@ -232,6 +237,12 @@ impl AgentProfile {
     /// For an agent whose native `clear` mid-turn is not an interrupt (why).
     const fn native_clear_continues(mut self, why: &'static str) -> AgentProfile {
         self.native_clear_mid_turn = Some(why);
+        self
+    }
+
+    /// For an agent whose end-of-turn hook fires on an interrupt too.
+    const fn with_done_hook_on_interrupt(mut self, why: &'static str) -> AgentProfile {
+        self.done_hook_on_interrupt = Some(why);
         self
     }
 

@@ -4,9 +4,10 @@
 //! spaces to 80 columns.
 
 use super::{
-    AgentProfile, Dialog, DialogChoice, Keys, Region, ScreenImplies, ScreenRule, TitleRule,
-    TitleState,
+    AgentProfile, Dialog, DialogChoice, ErrorText, Keys, Region, ScreenImplies, ScreenRule,
+    TitleRule, TitleState,
 };
+use crate::stop::StopReason;
 
 /// The glyph, then an optional U+FE0E / U+FE0F selector, then ` Qwen`.
 macro_rules! glyph {
@@ -48,7 +49,8 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 )
 .with_screen_rules(SCREEN_RULES)
 .with_dialogs(DIALOGS)
-.with_continue_prompt("continue");
+.with_continue_prompt("continue")
+.with_error_text(ERROR_TEXT);
 
 /// Qwen Code's confirmation and its keys (issue 30): its select list picks
 /// the option whose number is typed (termic-sim's qwen, after 0.24.4).
@@ -85,15 +87,40 @@ static DIALOGS: &[Dialog] = &[Dialog {
 /// Qwen Code 0.24.4's write_file confirmation as painted under termic
 /// (termic's tests/real_agents/more.rs): no box, the choices, then a
 /// spinner row that says what it waits for.
-static SCREEN_RULES: &[ScreenRule] = &[ScreenRule {
-    id: "qwen.permission-prompt",
-    region: Region::LastRows(5),
-    pattern: r"(?ms)^ +› 1\. Yes, allow once$.*^ +[\x{2800}-\x{28FF}] Waiting for user confirmation\.\.\.$",
-    implies: ScreenImplies::NeedsYou { kind: "permission" },
-    measured_on: "Qwen Code 0.24.4",
-    why: "'? WriteFile Writing to out.txt', the diff, 'Apply this change?', '› 1. Yes, allow \
-          once', '2. Yes, allow always', '3. No, suggest changes (esc)', then '⠏ Waiting for \
-          user confirmation...' as the last row while the tool waits for approval.",
+static SCREEN_RULES: &[ScreenRule] = &[
+    ScreenRule {
+        id: "qwen.permission-prompt",
+        region: Region::LastRows(5),
+        pattern: r"(?ms)^ +› 1\. Yes, allow once$.*^ +[\x{2800}-\x{28FF}] Waiting for user confirmation\.\.\.$",
+        implies: ScreenImplies::NeedsYou { kind: "permission" },
+        measured_on: "Qwen Code 0.24.4",
+        why: "'? WriteFile Writing to out.txt', the diff, 'Apply this change?', '› 1. Yes, allow \
+              once', '2. Yes, allow always', '3. No, suggest changes (esc)', then '⠏ Waiting for \
+              user confirmation...' as the last row while the tool waits for approval.",
+    },
+    ScreenRule {
+        id: "qwen.api-error",
+        region: Region::LastRows(10),
+        pattern: API_ERROR_PATTERN,
+        implies: ScreenImplies::Stopped,
+        measured_on: "Qwen Code 0.24.4",
+        why: "after a 401 the last transcript entry is its own '✕ [API Error: 401 invalid \
+              x-api-key] (Press Ctrl+Y to retry)', then a rule, its empty prompt ('>   Type \
+              your message or @path/to/file'), a rule and two footer rows; its title is idle \
+              (real_agents matrix::cell_qwen_error_neither, 2026-12-06).",
+    },
+];
+
+/// The error line and its wrapped rows, then the empty prompt between two
+/// rules and at most three footer rows: nothing else between.
+const API_ERROR_PATTERN: &str = r"(?m)^ *✕ \[API Error: [^\n]*(\n   [^\n]*){0,6}\n─+\n> +Type your message or @path/to/file\n─+(\n[^\n]*){0,3}\z";
+
+/// How Qwen Code 0.24.4 words the API error it stopped on.
+static ERROR_TEXT: &[ErrorText] = &[ErrorText {
+    id: "qwen.error-401",
+    contains: "[API Error: 401 ",
+    reason: StopReason::AuthFailed,
+    why: "'✕ [API Error: 401 invalid x-api-key] (Press Ctrl+Y to retry)' after a 401.",
 }];
 
 #[cfg(test)]

@@ -24,7 +24,13 @@ use termic_fakemodel::{ApiFailure, ScenarioName};
 
 /// Only Claude has a question tool here (AskUserQuestion), and a shell
 /// tool the fake model runs in the background (Bash's `run_in_background`).
+/// Copilot CLI 1.0.102 ignores Escape (one or two) while it streams an
+/// answer: the turn runs to its end (agentStop `end_turn`), so there is no
+/// interrupt to measure (2026-12-06).
 fn applies_to(scenario: Scenario, agent: Agent) -> bool {
+    if scenario == Scenario::Escape && agent == Agent::Copilot {
+        return false;
+    }
     !matches!(
         scenario,
         Scenario::Question
@@ -42,10 +48,19 @@ fn channels(agent: Agent) -> &'static [Channel] {
     match agent {
         Agent::Claude => &Channel::ALL,
         Agent::Codex => &[Channel::Native],
-        Agent::Grok | Agent::Opencode => &[Channel::Hooks, Channel::Neither],
-        // No cells until termic wires their hooks (issue 15).
-        Agent::Gemini | Agent::Qwen | Agent::Copilot => &[],
+        // No native status; termic's hooks are wired for each (issue 15).
+        Agent::Grok | Agent::Opencode | Agent::Gemini | Agent::Qwen | Agent::Copilot => {
+            &[Channel::Hooks, Channel::Neither]
+        }
     }
+}
+
+/// Whether anything the agent shows with this channel says its turn ended.
+/// With neither channel opencode (no state title) and Copilot CLI (its
+/// title never changes) say nothing: the byte-quiet fallback then asks
+/// ("needs you [unsure]") instead of a done it cannot prove.
+fn reports_end(agent: Agent, channel: Channel) -> bool {
+    channel != Channel::Neither || !matches!(agent, Agent::Opencode | Agent::Copilot)
 }
 
 fn approve_key(agent: Agent) -> &'static [u8] {
@@ -77,6 +92,8 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
         } else {
             Vec::new()
         },
+        // With the timeline asked for, a recorder logs every hook's payload.
+        recorder: std::env::var_os("TERMIC_MATRIX_TIMELINE").is_some(),
         ..Setup::default()
     };
     let script = match scenario {
@@ -100,14 +117,19 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
         }
         Scenario::ApiError => {
             setup.env = vec![("CLAUDE_CODE_MAX_RETRIES".into(), "0".into())];
-            // Grok and opencode give up at once on a 529 / 401 (measured).
+            // Grok and opencode give up at once on a 529 / 401 (measured);
+            // Gemini CLI, Qwen Code and Copilot CLI get a 401 (a bad key is
+            // not retried).
             ScenarioName::Fail(match agent {
-                Agent::Opencode => ApiFailure::AuthFailed,
+                Agent::Opencode | Agent::Gemini | Agent::Qwen | Agent::Copilot => {
+                    ApiFailure::AuthFailed
+                }
                 _ => ApiFailure::Overloaded,
             })
         }
     };
     let task = TermicTask::start(&cache, agent, script, setup);
+    task.takes_input();
     if scenario == Scenario::ToolCalls {
         std::fs::write(
             task.project.join("README.md"),
@@ -133,9 +155,15 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
         _ => task.prompt("say hello"),
     };
     let mut latency = None;
+    // The state the turn ends in when it ends well (not an escape or error).
+    let end = if reports_end(agent, channel) {
+        "done"
+    } else {
+        "needs_you"
+    };
     match scenario {
         Scenario::Plain => {
-            task.wait_state("done", t0, 90 * SEC);
+            task.wait_state(end, t0, 90 * SEC);
             latency = signal_to_badge(&task.timeline(), "done");
         }
         Scenario::Permission | Scenario::Question | Scenario::PlanApproval => {
@@ -151,7 +179,7 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
                     _ => approve_key(agent),
                 };
                 let t_key = task.keys(key);
-                task.wait_state("done", t_key, 90 * SEC);
+                task.wait_state(end, t_key, 90 * SEC);
             }
         }
         Scenario::Escape => {
@@ -171,7 +199,7 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
             }
         }
         Scenario::ToolCalls | Scenario::Subagent => {
-            task.wait_state("done", t0, 150 * SEC);
+            task.wait_state(end, t0, 150 * SEC);
             latency = signal_to_badge(&task.timeline(), "done");
         }
         Scenario::QuestionMany => {
@@ -210,7 +238,10 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
             }
         }
         Scenario::ApiError => {
-            task.wait_state("error", t0, 90 * SEC);
+            // Where nothing says the turn ended, nothing named the error
+            // either (measured on Copilot CLI with neither channel).
+            let end = if end == "done" { "error" } else { end };
+            task.wait_state(end, t0, 90 * SEC);
             latency = signal_to_badge(&task.timeline(), "error");
         }
         Scenario::Background => {
@@ -249,6 +280,29 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
         for line in task.timeline() {
             eprintln!("  {line}");
         }
+        let hooks = termic_fakemodel::recorder::log_path(&task.home);
+        eprintln!(
+            "  hooks recorded:\n{}",
+            std::fs::read_to_string(hooks).unwrap_or_default()
+        );
+        let screen = task
+            .rt
+            .with_screen(task.id, |s| s.contents())
+            .unwrap_or_default();
+        eprintln!("  screen at the end:\n{screen}");
+        for req in task.server.requests() {
+            eprintln!(
+                "  model {} {} side={} step={} finished={:?} tools={} user={:?} -> {}",
+                req.ts_ms,
+                req.path,
+                req.side,
+                req.step,
+                req.finished_ms,
+                req.tools.len(),
+                req.last_user.chars().take(160).collect::<String>(),
+                req.reply
+            );
+        }
     }
     let steps: Vec<Step> = task
         .lines()
@@ -272,6 +326,10 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
         .requests()
         .into_iter()
         .filter(|r| !r.side && r.ts_ms >= t0)
+        // Qwen Code 0.24.4 asks the model, with its tools, what the user
+        // might type next once its turn ended (after its Stop hook): not
+        // the turn's work, though the fake model cannot tell it from a turn.
+        .filter(|r| !r.last_user.starts_with("[SUGGESTION MODE:"))
         .filter_map(|r| r.finished_ms)
         .chain(bg_ended)
         .max();
@@ -300,25 +358,40 @@ fn state_truth_matrix() {
     }
 }
 
+/// The state a cell's turn must end in: interrupted after an Escape, error
+/// after an API failure, else done, or, where nothing says the turn ended
+/// ([`reports_end`]), the byte-quiet fallback's needs you (it asks, never
+/// a done it cannot prove).
+fn expected_end(agent: Agent, scenario: Scenario, channel: Channel) -> &'static str {
+    match scenario {
+        Scenario::Escape => "interrupted",
+        _ if !reports_end(agent, channel) => "needs_you (byte_quiet)",
+        Scenario::ApiError => "error",
+        _ => "done",
+    }
+}
+
 /// One cell as an asserting test (run by `.ci/run`'s real-agents step):
-/// the matrix's row, then its bar: 0 false dones, 0 missed needs-you, and
-/// the turn reached its end (done) rather than a false interrupt.
+/// the matrix's row, then its bar: 0 false dones, 0 missed needs-you, no
+/// state the agent did not reach (no interrupted unless it was one), and
+/// the turn reached its end (done, interrupted or error).
 fn assert_cell(agent: Agent, scenario: Scenario, channel: Channel) {
     let row = run_cell(agent, scenario, channel);
     print_header();
     row.print(agent.name(), scenario, channel);
     assert_eq!(row.false_dones, 0, "{:?}", row.transitions);
     assert_eq!(row.missed_needs_you, 0, "{:?}", row.transitions);
+    let end = expected_end(agent, scenario, channel);
     assert!(
-        !row.transitions.iter().any(|t| t.starts_with("interrupted")),
+        end == "interrupted" || !row.transitions.iter().any(|t| t.starts_with("interrupted")),
         "no state the agent did not reach: {:?}",
         row.transitions
     );
     assert!(
         row.transitions
             .last()
-            .is_some_and(|t| t.starts_with("done")),
-        "{:?}",
+            .is_some_and(|t| t == end || t.starts_with(&format!("{end} ("))),
+        "ends in {end}: {:?}",
         row.transitions
     );
 }
@@ -425,4 +498,163 @@ fn cell_claude_questions_both() {
 #[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
 fn cell_claude_questions_neither() {
     assert_cell(Agent::Claude, Scenario::QuestionMany, Channel::Neither);
+}
+
+/// Issue 35 item 2: Gemini in the matrix, by scenario, with termic's
+/// hooks and with neither channel (no native status).
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_gemini_plain_hooks() {
+    assert_cell(Agent::Gemini, Scenario::Plain, Channel::Hooks);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_gemini_plain_neither() {
+    assert_cell(Agent::Gemini, Scenario::Plain, Channel::Neither);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_gemini_permission_hooks() {
+    assert_cell(Agent::Gemini, Scenario::Permission, Channel::Hooks);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_gemini_permission_neither() {
+    assert_cell(Agent::Gemini, Scenario::Permission, Channel::Neither);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_gemini_escape_hooks() {
+    assert_cell(Agent::Gemini, Scenario::Escape, Channel::Hooks);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_gemini_escape_neither() {
+    assert_cell(Agent::Gemini, Scenario::Escape, Channel::Neither);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_gemini_tool_calls_hooks() {
+    assert_cell(Agent::Gemini, Scenario::ToolCalls, Channel::Hooks);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_gemini_tool_calls_neither() {
+    assert_cell(Agent::Gemini, Scenario::ToolCalls, Channel::Neither);
+}
+
+/// A 401. With hooks there is no asserting cell yet: Gemini CLI 0.61.0
+/// fires AfterAgent (`prompt_response` "[no response text]") as for a done,
+/// Qwen Code and Copilot CLI stayed working (docs/state-truth.md).
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_gemini_error_neither() {
+    assert_cell(Agent::Gemini, Scenario::ApiError, Channel::Neither);
+}
+
+/// Issue 35 item 2: Qwen in the matrix, by scenario, with termic's
+/// hooks and with neither channel (no native status).
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_qwen_plain_hooks() {
+    assert_cell(Agent::Qwen, Scenario::Plain, Channel::Hooks);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_qwen_plain_neither() {
+    assert_cell(Agent::Qwen, Scenario::Plain, Channel::Neither);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_qwen_permission_hooks() {
+    assert_cell(Agent::Qwen, Scenario::Permission, Channel::Hooks);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_qwen_permission_neither() {
+    assert_cell(Agent::Qwen, Scenario::Permission, Channel::Neither);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_qwen_escape_hooks() {
+    assert_cell(Agent::Qwen, Scenario::Escape, Channel::Hooks);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_qwen_escape_neither() {
+    assert_cell(Agent::Qwen, Scenario::Escape, Channel::Neither);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_qwen_tool_calls_hooks() {
+    assert_cell(Agent::Qwen, Scenario::ToolCalls, Channel::Hooks);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_qwen_tool_calls_neither() {
+    assert_cell(Agent::Qwen, Scenario::ToolCalls, Channel::Neither);
+}
+
+/// Issue 35 item 2: Copilot in the matrix, by scenario, with termic's
+/// hooks and with neither channel (no native status).
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_copilot_plain_hooks() {
+    assert_cell(Agent::Copilot, Scenario::Plain, Channel::Hooks);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_copilot_plain_neither() {
+    assert_cell(Agent::Copilot, Scenario::Plain, Channel::Neither);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_copilot_permission_hooks() {
+    assert_cell(Agent::Copilot, Scenario::Permission, Channel::Hooks);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_copilot_permission_neither() {
+    assert_cell(Agent::Copilot, Scenario::Permission, Channel::Neither);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_copilot_tool_calls_hooks() {
+    assert_cell(Agent::Copilot, Scenario::ToolCalls, Channel::Hooks);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_copilot_tool_calls_neither() {
+    assert_cell(Agent::Copilot, Scenario::ToolCalls, Channel::Neither);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_qwen_error_neither() {
+    assert_cell(Agent::Qwen, Scenario::ApiError, Channel::Neither);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_copilot_error_neither() {
+    assert_cell(Agent::Copilot, Scenario::ApiError, Channel::Neither);
 }

@@ -24,23 +24,10 @@ fn at(task: &TermicTask, parts: &[&str]) -> Option<u64> {
         .find_map(|e| e.split(' ').next()?.parse().ok())
 }
 
-/// Qwen Code paints its title and a steady screen seconds before it takes
-/// input (its SessionStart hook came 3-15 s after the title here); it reads
-/// its context files at that point and says so. Keys typed before are lost.
-fn takes_input(task: &TermicTask) {
-    if task.agent != Agent::Qwen {
-        return;
-    }
-    let deadline = Instant::now() + 60 * SEC;
-    while !task.output_contains("Read context files") && Instant::now() < deadline {
-        thread::sleep(Duration::from_millis(100));
-    }
-}
-
 /// Prompts for the file and waits for the first needs you; prints the
 /// screen at that moment. Returns (prompt time, the needs-you line).
 fn blocked(task: &TermicTask) -> (u64, Line) {
-    takes_input(task);
+    task.takes_input();
     let t0 = task.prompt("create the file out.txt please");
     let needs = match task.wait_state("needs_you", t0, 120 * SEC) {
         Some(line) => line,
@@ -202,7 +189,7 @@ fn closes_cleanly(agent: Agent) {
         ..Setup::default()
     };
     let task = TermicTask::start(&cache, agent, ScenarioName::Slow, setup);
-    takes_input(&task);
+    task.takes_input();
     let t0 = task.prompt("count slowly");
     task.expect_state("working", t0, 30 * SEC, "not working after the prompt");
     task.server
@@ -253,7 +240,7 @@ fn escape_is_interrupted(agent: Agent) {
         ..Setup::default()
     };
     let task = TermicTask::start(&cache, agent, ScenarioName::Slow, setup);
-    takes_input(&task);
+    task.takes_input();
     let t0 = escape_turn(&task);
     let states = task.states(t0);
     assert!(!states.iter().any(|s| s == "done"), "{states:?}");

@@ -336,6 +336,20 @@ impl TermicTask {
         text
     }
 
+    /// Qwen Code paints its title and a steady screen seconds before it
+    /// takes input (its SessionStart hook came 3-15 s after the title
+    /// here); it reads its context files at that point and says so. Keys
+    /// typed before are lost. Other agents take input once ready.
+    pub fn takes_input(&self) {
+        if self.agent != Agent::Qwen {
+            return;
+        }
+        let deadline = Instant::now() + 60 * SEC;
+        while !self.output_contains("Read context files") && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     pub fn output_contains(&self, needle: &str) -> bool {
         self.rt
             .with_screen(self.id, |s| s.contents().contains(needle))

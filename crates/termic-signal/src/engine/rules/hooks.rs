@@ -63,7 +63,18 @@ impl Engine {
                 "done with background tasks still running: stays working".to_string(),
             ),
             HookEvent::Done if self.state.in_turn() => {
-                self.end_turn(now, Rule::HookDone, named, out);
+                if let Some(detail) = self.done_hook_after_interrupt_key(now, &named) {
+                    self.go(
+                        now,
+                        State::Interrupted,
+                        Rule::HookInterrupted,
+                        detail,
+                        None,
+                        out,
+                    );
+                } else {
+                    self.end_turn(now, Rule::HookDone, named, out);
+                }
             }
             HookEvent::Interrupted if self.state.in_turn() => {
                 self.go(
@@ -82,6 +93,22 @@ impl Engine {
                 format!("hook {named} ignored: no turn is running"),
             ),
         }
+    }
+
+    /// For an agent whose end-of-turn hook fires on an interrupt too
+    /// (Gemini CLI's AfterAgent): a hook done within the interrupt window
+    /// after Escape or Ctrl-C is that interrupt. The detail, when it is.
+    fn done_hook_after_interrupt_key(&self, now: u64, named: &str) -> Option<String> {
+        let why = self.profile.done_hook_on_interrupt?;
+        let p = self.pending_interrupt?;
+        let after = now.saturating_sub(p.at);
+        (after <= self.config.constants.interrupt_title_window_ms).then(|| {
+            format!(
+                "{}, then {named} {} later ({why})",
+                p.key.as_str(),
+                Span(after)
+            )
+        })
     }
 
     /// Permission requests can be resolved without a human (a rule, another

@@ -119,3 +119,66 @@ fn an_idle_title_after_the_window_is_not_an_interrupt() {
          expect 16510 working -> done settle",
     );
 }
+
+/// Gemini CLI 0.61.0 with termic's hooks, as measured (real_agents
+/// matrix::cell_gemini_escape_hooks, 2026-12-06): Escape 3 s into a slow
+/// answer, then AfterAgent 149 ms later and the Ready title 112 ms later,
+/// in either order. Either way the turn was interrupted, never done; a
+/// turn with no Escape still ends in the hook's done.
+#[test]
+fn gemini_after_agent_right_after_escape_is_an_interrupt_not_a_done() {
+    let working = "✦  Working… (proj)";
+    let ready = "◇  Ready (proj)";
+    check(
+        "hook first",
+        &format!(
+            "agent gemini
+             task t1
+             hooks on
+             0 key enter
+             +71 hook working task=t1 hook=BeforeAgent
+             +6 title {working}
+             +3006 key escape
+             +112 hook done task=t1 hook=AfterAgent
+             +37 title {ready}
+             horizon 20000
+             expect 71 idle -> working hook_working
+             expect 3195 working -> interrupted hook_interrupted
+             expect false_done 0"
+        ),
+    );
+    check(
+        "title first",
+        &format!(
+            "agent gemini
+             task t1
+             hooks on
+             0 key enter
+             +71 hook working task=t1 hook=BeforeAgent
+             +6 title {working}
+             +3006 key escape
+             +112 title {ready}
+             +37 hook done task=t1 hook=AfterAgent
+             horizon 20000
+             expect 71 idle -> working hook_working
+             expect 3195 working -> interrupted interrupt_title
+             expect false_done 0"
+        ),
+    );
+    check(
+        "no escape",
+        &format!(
+            "agent gemini
+             task t1
+             hooks on
+             0 key enter
+             +71 hook working task=t1 hook=BeforeAgent
+             +6 title {working}
+             +3006 hook done task=t1 hook=AfterAgent
+             +50 title {ready}
+             horizon 20000
+             expect 71 idle -> working hook_working
+             expect 3083 working -> done hook_done"
+        ),
+    );
+}

@@ -313,3 +313,109 @@ fn error_screens_in_a_shell_or_command_task_do_nothing() {
         );
     }
 }
+
+/// Gemini CLI 0.61.0 after a 401, as the runtime sent its bottom rows
+/// (real_agents matrix::cell_gemini_error_neither, 2026-12-06): the error
+/// and its note right above the empty prompt box and the footer.
+fn gemini_error_rows() -> String {
+    let bar = |c: &str| c.repeat(120);
+    [
+        " > say hello".to_string(),
+        bar("▀"),
+        "✕ [API Error: {\"error\":{\"code\":\"invalid_api_key\",\"message\":\"invalid".to_string(),
+        "  x-api-key\",\"param\":null,\"type\":\"invalid_request_error\"}}]".to_string(),
+        "ℹ This request failed. Press F12 for diagnostics, or run /settings and change \"Error Verbosity\" to full for full".to_string(),
+        "  details.".to_string(),
+        format!("{:>119}", "? for shortcuts"),
+        bar("─"),
+        " Shift+Tab to accept edits".to_string(),
+        bar("▄"),
+        " >   Type your message or @path/to/file".to_string(),
+        bar("▀"),
+        " workspace (/directory)                                                   sandbox                                /model".to_string(),
+        " /tmp/proj                                                                no sandbox                               Auto".to_string(),
+    ]
+    .join("\\n")
+}
+
+#[test]
+fn gemini_api_error_with_a_ready_title_is_an_error_not_a_done() {
+    // Measured: Enter, '✦  Working…' 58 ms later, '◇  Ready' 292 ms after
+    // that, the error painted 2.9 s later still; with neither channel the
+    // settle gave a done (a false done) before the rule.
+    check(
+        "gemini 401",
+        &format!(
+            "agent gemini
+             0 key enter
+             +20 activity
+             +58 title ✦  Working… (proj)
+             +292 title ◇  Ready (proj)
+             +2904 rows {}
+             horizon 30000
+             expect 20 idle -> working submit_activity
+             expect 8274 working -> error(auth_failed) screen_error
+             expect false_done 0",
+            gemini_error_rows()
+        ),
+    );
+}
+
+#[test]
+fn gemini_answer_below_an_old_error_is_a_done() {
+    // The next turn's answer sits between the old error and the prompt
+    // box: the rule no longer matches, the settle's end is a done.
+    let rows = gemini_error_rows().replacen(
+        "ℹ This request failed.",
+        "✦ Hello! How can I help?\\nℹ This request failed.",
+        1,
+    );
+    let rows = rows.replacen("  details.", "  details.\\n\\n✦ Hello there.", 1);
+    check(
+        "gemini answer after an error",
+        &format!(
+            "agent gemini
+             0 key enter
+             +20 activity
+             +58 title ✦  Working… (proj)
+             +292 title ◇  Ready (proj)
+             +100 rows {rows}
+             horizon 30000
+             expect 20 idle -> working submit_activity
+             expect 5370 working -> done settle"
+        ),
+    );
+}
+
+#[test]
+fn qwen_api_error_with_an_idle_title_is_an_error_not_a_done() {
+    // Measured (real_agents matrix::cell_qwen_error_neither, 2026-12-06):
+    // busy title 10 ms after Enter, idle 867 ms later, the error painted;
+    // the settle gave a done (a false done) before the rule.
+    let bar = "─".repeat(120);
+    let rows = [
+        "  > say hello".to_string(),
+        "  ✕ [API Error: 401 invalid x-api-key] (Press Ctrl+Y to retry)".to_string(),
+        bar.clone(),
+        ">   Type your message or @path/to/file".to_string(),
+        bar,
+        "  ➜ proj · fake-model".to_string(),
+        "  ⏸ Ask permissions (shift + tab to cycle)".to_string(),
+    ]
+    .join("\\n");
+    check(
+        "qwen 401",
+        &format!(
+            "agent qwen
+             0 key enter
+             +38 activity
+             +10 title ◐\u{fe0e} Qwen - proj
+             +867 title Qwen - proj
+             +20 rows {rows}
+             horizon 30000
+             expect 38 idle -> working submit_activity
+             expect 5935 working -> error(auth_failed) screen_error
+             expect false_done 0"
+        ),
+    );
+}
