@@ -113,15 +113,3 @@ fn claude_plan_approved_with_the_profiles_keys() {
     eprintln!("tool results: {results}");
     assert!(results.to_lowercase().contains("approved"), "{results}");
 }
-
-/// Claude starts in plan mode (as real_agents/matrix.rs does).
-fn plan_mode(home: &std::path::Path) {
-    let path = home.join(".claude/settings.json");
-    let mut settings: serde_json::Value = std::fs::read_to_string(&path)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_else(|| serde_json::json!({}));
-    settings["permissions"]["defaultMode"] = serde_json::json!("plan");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, settings.to_string()).unwrap();
-}

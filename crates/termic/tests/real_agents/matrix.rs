@@ -71,18 +71,6 @@ fn approve_key(agent: Agent) -> &'static [u8] {
     }
 }
 
-/// Claude starts in plan mode, with the hooks (if any) kept: the setting
-/// is merged into the settings.json the hooks install wrote.
-fn plan_mode(home: &std::path::Path) {
-    let path = home.join(".claude/settings.json");
-    let mut settings: serde_json::Value = std::fs::read_to_string(&path)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_else(|| serde_json::json!({}));
-    settings["permissions"]["defaultMode"] = serde_json::json!("plan");
-    std::fs::write(&path, settings.to_string()).unwrap();
-}
-
 fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Row {
     let (cache, _one) = begin();
     let mut setup = Setup {

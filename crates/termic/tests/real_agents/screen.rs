@@ -32,12 +32,6 @@ fn last_before(task: &TermicTask, parts: &[&str], until: u64) -> Option<u64> {
         .rfind(|at| *at <= until)
 }
 
-/// Claude starts in plan mode (its own setting), so ExitPlanMode asks.
-fn plan_mode(home: &std::path::Path) {
-    let path = home.join(".claude/settings.json");
-    std::fs::write(path, r#"{"permissions": {"defaultMode": "plan"}}"#).unwrap();
-}
-
 /// Claude with no hooks and `probe_reply: false` (what `[terminal]
 /// native_probe_reply = false` gives: glyph titles, no native status):
 /// `prompt`, its dialog on screen must be needs you of `kind` from the

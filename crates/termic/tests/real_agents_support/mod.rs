@@ -507,3 +507,16 @@ pub fn assert_no_termic_file(project: &Path) {
         );
     }
 }
+
+/// Claude starts in plan mode (its own setting), so ExitPlanMode asks; the
+/// setting is merged into the settings.json a hooks install wrote, if any.
+pub fn plan_mode(home: &std::path::Path) {
+    let path = home.join(".claude/settings.json");
+    let mut settings: serde_json::Value = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| serde_json::json!({}));
+    settings["permissions"]["defaultMode"] = serde_json::json!("plan");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, settings.to_string()).unwrap();
+}

@@ -23,7 +23,7 @@ fn start_agent(f: &Fixture, script: &[String], args: &[&str]) -> Termic {
     f.fake_sh_agent(&script.join("; "));
     let mut run = vec!["run", "fake"];
     run.extend_from_slice(args);
-    let mut t = Termic::start(f, &run);
+    let t = Termic::start(f, &run);
     t.wait_text("READY");
     t
 }
