@@ -95,7 +95,10 @@ pub fn run(args: AnswerArgs) -> Result<ExitCode> {
             outln!("{text}")?;
             Ok(ExitCode::from(code))
         }
-        other => bail!("the termic server answered something else: {other:?}"),
+        other => Err(crate::server::protocol::unexpected(
+            "the termic server",
+            &other,
+        )),
     }
 }
 

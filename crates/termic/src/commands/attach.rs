@@ -126,7 +126,12 @@ pub fn attach(ws: &WorkspaceArgs, opening: Opening) -> Result<ExitCode> {
         Opening::Focus(task) => task,
         Opening::Run(request) => match client.request(&Request::Run(request))? {
             Response::Started(row) => Some(row.id.to_string()),
-            other => bail!("the termic server answered something else: {other:?}"),
+            other => {
+                return Err(crate::server::protocol::unexpected(
+                    "the termic server",
+                    &other,
+                ))
+            }
         },
     };
     let server_pid = client.server_pid;
@@ -187,7 +192,10 @@ fn attached(
         }
         Ok(other) => {
             drop(guard);
-            bail!("the termic server answered something else: {other:?}");
+            return Err(crate::server::protocol::unexpected(
+                "the termic server",
+                &other,
+            ));
         }
         Err(e) => {
             drop(guard);

@@ -45,7 +45,12 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let mut client = client::connect_running(&paths)?;
     let (name, base, why) = match client.request(&Request::Base { task: args.task })? {
         Response::Base { name, base, why } => (name, base, why),
-        other => bail!("the termic server answered something else: {other:?}"),
+        other => {
+            return Err(crate::server::protocol::unexpected(
+                "the termic server",
+                &other,
+            ))
+        }
     };
     let Some(base) = base else {
         bail!(

@@ -96,7 +96,10 @@ pub fn ask_all(hosts: &[HostDef]) -> Vec<HostStatus> {
                 let answer = remote::with_host(&h, Some(super::run_detached::HOST_DEADLINE), |r| {
                     match r.request(&Request::List)? {
                         Response::Tasks(rows) => Ok((r.version.clone(), rows.len())),
-                        other => anyhow::bail!("answered something else: {other:?}"),
+                        other => Err(crate::server::protocol::unexpected(
+                            &format!("host {}", r.host),
+                            &other,
+                        )),
                     }
                 });
                 let (reachable, version, tasks, error) = match answer {

@@ -55,7 +55,12 @@ pub fn run(args: LsArgs) -> Result<ExitCode> {
         Some(Connected::Mismatch { message, .. }) => bail!("{message}"),
         Some(Connected::Ready(mut client)) => match client.request(&Request::List)? {
             Response::Tasks(rows) => rows,
-            other => bail!("the termic server answered something else: {other:?}"),
+            other => {
+                return Err(crate::server::protocol::unexpected(
+                    "the termic server",
+                    &other,
+                ))
+            }
         },
     };
     if args.json {
@@ -96,7 +101,10 @@ fn run_with_hosts(
                 let rows = remote::with_host(&h, Some(super::run_detached::HOST_DEADLINE), |r| {
                     match r.request(&Request::Subscribe)? {
                         Response::Subscribed { now, tasks } => Ok((tasks, skew_from(now))),
-                        other => bail!("host {}: answered something else: {other:?}", r.host),
+                        other => Err(crate::server::protocol::unexpected(
+                            &format!("host {}", r.host),
+                            &other,
+                        )),
                     }
                 });
                 (h.name, rows)
@@ -110,7 +118,12 @@ fn run_with_hosts(
             Some(Connected::Mismatch { message, .. }) => bail!("{message}"),
             Some(Connected::Ready(mut client)) => match client.request(&Request::List)? {
                 Response::Tasks(rows) => rows,
-                other => bail!("the termic server answered something else: {other:?}"),
+                other => {
+                    return Err(crate::server::protocol::unexpected(
+                        "the termic server",
+                        &other,
+                    ))
+                }
             },
         };
         listed.push((None, rows, 0));

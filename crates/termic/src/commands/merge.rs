@@ -72,7 +72,12 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
     })? {
         Response::Base { name, base, why } => (name, base, why),
         Response::Error { message } => bail!("{message}"),
-        other => bail!("the termic server answered something else: {other:?}"),
+        other => {
+            return Err(crate::server::protocol::unexpected(
+                "the termic server",
+                &other,
+            ))
+        }
     };
     let shown = clean_line(&name).into_owned();
     let Some(base) = base else {
@@ -83,7 +88,12 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
     };
     let rows = match client.request(&Request::List)? {
         Response::Tasks(rows) => rows,
-        other => bail!("the termic server answered something else: {other:?}"),
+        other => {
+            return Err(crate::server::protocol::unexpected(
+                "the termic server",
+                &other,
+            ))
+        }
     };
     let state = rows
         .iter()

@@ -33,7 +33,10 @@ pub fn run(ws: &WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
             )?;
             Ok(ExitCode::SUCCESS)
         }
-        other => bail!("the termic server answered something else: {other:?}"),
+        other => Err(crate::server::protocol::unexpected(
+            "the termic server",
+            &other,
+        )),
     }
 }
 
@@ -55,10 +58,10 @@ pub fn run_on_host(ws: &WorkspaceArgs, args: RunArgs) -> Result<ExitCode> {
     let row = remote::with_host(&host, Some(HOST_DEADLINE), move |r| {
         match r.request(&Request::Run(request))? {
             Response::Started(row) => Ok(row),
-            other => bail!(
-                "host {}: the termic server answered something else: {other:?}",
-                r.host
-            ),
+            other => Err(crate::server::protocol::unexpected(
+                &format!("host {}", r.host),
+                &other,
+            )),
         }
     })?;
     outln!(

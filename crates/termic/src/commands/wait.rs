@@ -117,7 +117,12 @@ pub fn run(args: WaitArgs) -> Result<ExitCode> {
             outln!("timeout")?;
             EXIT_TIMED_OUT
         }
-        other => bail!("the termic server answered something else: {other:?}"),
+        other => {
+            return Err(crate::server::protocol::unexpected(
+                "the termic server",
+                &other,
+            ))
+        }
     };
     Ok(ExitCode::from(code))
 }

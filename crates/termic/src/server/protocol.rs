@@ -469,6 +469,23 @@ pub enum WaitOutcome {
     TimedOut,
 }
 
+/// The error for an answer `from` (who answered: "the termic server",
+/// "host far") gave where a command expected another: the answer's kind as
+/// the wire names it (`tasks`, `started`...), and an `error`'s message,
+/// never the Debug form of the answer (it would print internal ids and
+/// whole rows to the user).
+pub fn unexpected(from: &str, answer: &Response) -> anyhow::Error {
+    if let Response::Error { message } = answer {
+        return anyhow::anyhow!("{from} answered with an error: {message}");
+    }
+    let kind = match serde_json::to_value(answer) {
+        Ok(serde_json::Value::String(kind)) => kind,
+        Ok(serde_json::Value::Object(map)) => map.keys().next().cloned().unwrap_or_default(),
+        _ => String::new(),
+    };
+    anyhow::anyhow!("{from} answered something else ({kind})")
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Response {
@@ -883,5 +900,27 @@ mod tests {
         let mut frame = Vec::new();
         write_frame(&mut frame, &answer_hello(PROTOCOL, "0.1.0", "0.1.0", 42)).unwrap();
         assert_eq!(&frame[4..], br#"{"welcome":{"version":"0.1.0","pid":42}}"#);
+    }
+}
+
+#[cfg(test)]
+mod unexpected_tests {
+    use super::*;
+
+    #[test]
+    fn an_unexpected_answer_names_its_kind_and_never_its_contents() {
+        let rows = vec![TaskRow::for_test(7, "secret-name", "claude", "working")];
+        let e = unexpected("the termic server", &Response::Tasks(rows)).to_string();
+        assert_eq!(e, "the termic server answered something else (tasks)");
+        let e = unexpected(
+            "host far",
+            &Response::Error {
+                message: "no such task".into(),
+            },
+        );
+        assert_eq!(
+            e.to_string(),
+            "host far answered with an error: no such task"
+        );
     }
 }
