@@ -8,8 +8,12 @@
 # shows it in a 120x40 PTY (script(1));
 # the flood's own size as the baseline; and the local CPU ticks (utime +
 # stime from /proc) of the local termic processes and the ssh processes.
-# Then key echo (bench/pty_echo.py): ssh -tt host cat against termic attach.
-# usage: bench/hosts_wire.sh [MIB=200]   (TERMIC_BIN, TERMIC_OTHER_USER)
+# Then key echo (bench/pty_echo.py): ssh -tt host cat against termic attach,
+# and against the workspace pane (`termic attach` of a local task, then the
+# prefix and Tab to the remote `cat` task; each key timed to the redraw
+# that holds it), the same keys and timing rule for ssh and the pane.
+# usage: bench/hosts_wire.sh [MIB=200]   (TERMIC_BIN, TERMIC_OTHER_USER;
+#   ECHO_ONLY=1 skips the flood)
 set -eu
 cd "$(dirname "$0")/.."
 MIB=${1:-200}
@@ -43,6 +47,9 @@ cat >"$NEAR/config/config.toml" <<TOML
 destination = "$USER2@127.0.0.1"
 ssh_args = ["-p", "$PORT", "-i", "$NEAR/key", "-F", "/dev/null", "-o", "IdentitiesOnly=yes", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR"]
 termic = "$FAR/termic"
+
+[ui]
+wizard_shown = true
 TOML
 export TERMIC_DATA_DIR=$NEAR/data TERMIC_CONFIG_DIR=$NEAR/config TERMIC_SSH=$NEAR/ssh
 tm() { "$BIN" "$@"; }
@@ -75,11 +82,24 @@ PY
 }
 tm hosts ls >/dev/null 2>&1 || true
 echo "flood $MIB MiB in a remote task, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-flood "attached (termic attach)" attach
+[ -n "${ECHO_ONLY:-}" ] || flood "attached (termic attach)" attach
 SSHARGS=$(python3 -c 'import re,sys;print(" ".join(re.findall(r'"'"'"([^"]*)"'"'"',open(sys.argv[1]).read().split("ssh_args =")[1].split("\n")[0])))' "$NEAR/config/config.toml")
 tm run --detach --host far -- cat >/dev/null
 id=$(tm ls --json --host far | python3 -c 'import json,sys;d=json.load(sys.stdin);r=d if isinstance(d,list) else d.get("tasks",d);print(sorted(r,key=lambda t:str(t.get("id")))[-1]["id"])')
 # shellcheck disable=SC2086
 python3 bench/pty_echo.py "plain ssh -tt host cat" 200 -- ssh -tt $SSHARGS "$USER2@127.0.0.1" cat
 python3 bench/pty_echo.py "termic attach far:$id (cat)" 200 -- "$BIN" attach "far:$id"
+# The workspace pane: a local task focused first, then prefix Tab walks to
+# the remote tasks in number order, up to the cat.
+# It echoes nothing: a key that reached it instead of the pane is no echo.
+tm run --detach --name here -- sh -c "stty -echo; exec sleep 600" >/dev/null
+tabs=$(tm ls --json --host far | python3 -c 'import json,sys;d=json.load(sys.stdin);r=d if isinstance(d,list) else d.get("tasks",d);ids=sorted(int(t["id"]) for t in r);print(ids.index('"$id"')+1)')
+setup=$(python3 -c "print('\\x1d\\t' * $tabs)")
+echo "load average before the echo runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+for round in 1 2; do
+# shellcheck disable=SC2086
+python3 bench/pty_echo.py "plain ssh -tt host cat ($round)" 200 --until-key -- ssh -tt $SSHARGS "$USER2@127.0.0.1" cat
+python3 bench/pty_echo.py "workspace pane far:$id ($round)" 200 --setup "$setup" --until-key -- "$BIN" attach here
+done
+tm kill here >/dev/null 2>&1 || true
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -9,7 +9,9 @@
 # CHANGED files edited (3 lines each) and 2 new untracked files.
 # Runs in a throwaway TERMIC_DATA_DIR and HOME and stops the server after.
 # usage: bench/review_open.sh [FILES=10000] [CHANGED=50] [ROUNDS=7]
-#   (PROFILE=debug to skip the release build; TERMIC=BIN runs a given build)
+#   (PROFILE=debug to skip the release build; TERMIC=BIN runs a given build;
+#   BASE=BIN also times another build's `diff` in the same rounds, against
+#   the same server and task: `termic diff` runs git in the client)
 # Goal (issue 32): the view opens within 200 ms.
 set -eu
 FILES=${1:-10000}
@@ -66,12 +68,18 @@ git -C "$REPO" diff --stat > /dev/null
 FILES_SEEN=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["files"]))' "$TMP/diff.json")
 : > "$TMP/termic.ms"
 : > "$TMP/git.ms"
+: > "$TMP/base.ms"
+if [ -n "${BASE:-}" ]; then "$BASE" diff review --json > /dev/null; fi
 i=0
 while [ "$i" -lt "$ROUNDS" ]; do
   a=$(ms); "$BIN" diff review --json > /dev/null; b=$(ms)
   echo $((b - a)) >> "$TMP/termic.ms"
   a=$(ms); git -C "$REPO" diff --stat > /dev/null; b=$(ms)
   echo $((b - a)) >> "$TMP/git.ms"
+  if [ -n "${BASE:-}" ]; then
+    a=$(ms); "$BASE" diff review --json > /dev/null; b=$(ms)
+    echo $((b - a)) >> "$TMP/base.ms"
+  fi
   i=$((i + 1))
 done
 T=$(median < "$TMP/termic.ms")
@@ -80,4 +88,9 @@ RATIO=$(awk -v t="$T" -v g="$G" 'BEGIN { if (g > 0) printf "%.1f", t / g; else p
 echo "review open ($PROFILE): $FILES files, $CHANGED changed + 2 new ($FILES_SEEN in the diff), $ROUNDS rounds"
 echo "  termic diff --json: median ${T} ms ($(tr '\n' ' ' < "$TMP/termic.ms")ms)"
 echo "  git diff --stat:    median ${G} ms ($(tr '\n' ' ' < "$TMP/git.ms")ms)"
+if [ -n "${BASE:-}" ]; then
+  B=$(median < "$TMP/base.ms")
+  BR=$(awk -v t="$B" -v g="$G" 'BEGIN { if (g > 0) printf "%.1f", t / g; else print "inf" }')
+  echo "  BASE diff --json:   median ${B} ms ($(tr '\n' ' ' < "$TMP/base.ms")ms), ratio ${BR}x"
+fi
 echo "  ratio ${RATIO}x; goal: under 200 ms; $(uptime | sed 's/.*load/load/')"

@@ -62,7 +62,7 @@ pub fn render(answer: &Answer, model: &str, id: u64) -> Vec<Frame> {
             &json!({"type": "message_start", "message": {
                 "id": format!("msg_fake{id}"), "type": "message", "role": "assistant", "model": model,
                 "content": [], "stop_reason": null, "stop_sequence": null,
-                "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+                "usage": {"input_tokens": answer.input_tokens, "output_tokens": 1}}}),
         )),
         Frame::now(named("ping", &json!({"type": "ping"}))),
     ];
@@ -109,7 +109,7 @@ pub fn render(answer: &Answer, model: &str, id: u64) -> Vec<Frame> {
     };
     frames.push(Frame::now(named(
         "message_delta",
-        &json!({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": null}, "usage": {"output_tokens": 10}}),
+        &json!({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": null}, "usage": {"input_tokens": answer.input_tokens, "output_tokens": 10}}),
     )));
     frames.push(Frame::now(named(
         "message_stop",

@@ -48,6 +48,8 @@ const CLAUDE_EVENTS: &[&str] = &[
     "PermissionDenied",
     "SessionEnd",
     "StopFailure",
+    "PreCompact",
+    "PostCompact",
 ];
 const GROK_EVENTS: &[&str] = &[
     "SessionStart",
@@ -264,7 +266,17 @@ mod tests {
         let home = std::env::temp_dir().join(format!("fakemodel-rec-{}", std::process::id()));
         fs::create_dir_all(&home).unwrap();
         install(Agent::Codex, &home).unwrap();
-        let status = std::process::Command::new(home.join("rec/hook.sh"))
+        let script = home.join("rec/hook.sh");
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            fs::metadata(&script).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
+        // Run through sh, not exec: another test thread's fork can hold the
+        // just-written file open for writing, and exec then fails with
+        // "Text file busy" (CI run of 2026-12-07).
+        let status = std::process::Command::new("/bin/sh")
+            .arg(&script)
             .arg("Stop")
             .env("HOME", &home)
             .env("GROK_HOOK_EVENT", "stop")

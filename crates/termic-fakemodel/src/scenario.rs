@@ -37,10 +37,21 @@ pub enum ScenarioName {
     Subagent,
     /// Claude's AskUserQuestion with two questions at once, then text.
     AskMany,
+    /// Claude's AskUserQuestion with one question whose options can be
+    /// picked together (`multiSelect: true`), then text.
+    AskMultiSelect,
+    /// A context compaction: a prompt with [`COMPACT_WORD`] gets one
+    /// read-only tool call, then text, each reporting
+    /// [`COMPACT_INPUT_TOKENS`] of context in use (past the compaction
+    /// point of a 200k window), so Claude Code 2.1.332 compacts when the
+    /// next prompt is submitted. Its compaction request
+    /// ([`COMPACTION_PROMPT`]) gets a summary streamed over `slow_for`;
+    /// every other request gets text.
+    Compact,
 }
 
 impl ScenarioName {
-    pub const ALL: [ScenarioName; 14] = [
+    pub const ALL: [ScenarioName; 16] = [
         ScenarioName::Plain,
         ScenarioName::Write,
         ScenarioName::Ask,
@@ -55,6 +66,8 @@ impl ScenarioName {
         ScenarioName::Background,
         ScenarioName::Subagent,
         ScenarioName::AskMany,
+        ScenarioName::AskMultiSelect,
+        ScenarioName::Compact,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -69,6 +82,8 @@ impl ScenarioName {
             ScenarioName::Background => "background",
             ScenarioName::Subagent => "subagent",
             ScenarioName::AskMany => "ask-many",
+            ScenarioName::AskMultiSelect => "ask-multi-select",
+            ScenarioName::Compact => "compact",
         }
     }
 
@@ -245,6 +260,8 @@ pub enum Action {
         question: String,
         header: String,
         options: Vec<String>,
+        /// Several options can be picked (`multiSelect`).
+        multi_select: bool,
     },
     /// A shell command, in the background when `background`.
     Shell {
@@ -301,6 +318,30 @@ pub const SUBAGENT_WORD: &str = "HERON-DELEGATE";
 /// The word in the subagent's own prompt (it gets the slow answer).
 pub const SUBAGENT_TASK_WORD: &str = "HERON-TASK";
 
+/// The compact scenario calls its tool only for a prompt with this word.
+pub const COMPACT_WORD: &str = "OSPREY-COMPACT";
+/// Context in use the compact scenario's tool call reports (Anthropic's
+/// `usage.input_tokens`): past Claude Code 2.1.332's auto-compact point
+/// for a 200k window, below the window itself.
+pub const COMPACT_INPUT_TOKENS: u64 = 190_000;
+/// How Claude Code 2.1.332's compaction request (its summary of the
+/// conversation) starts its last user message (measured 2026-12-06).
+pub const COMPACTION_PROMPT: &str = "CRITICAL: Respond with TEXT ONLY.";
+/// Context in use every other reply reports.
+pub const INPUT_TOKENS: u64 = 10;
+/// The text the compact scenario ends its turn with.
+pub const AFTER_COMPACT_ANSWER: &str = "The turn went on after the compaction.";
+
+/// The context in use a reply reports (`usage.input_tokens`) to a request
+/// whose user prompt is `prompt`.
+pub fn input_tokens(scenario: &Scenario, prompt: &str) -> u64 {
+    if scenario.name == ScenarioName::Compact && prompt.contains(COMPACT_WORD) {
+        COMPACT_INPUT_TOKENS
+    } else {
+        INPUT_TOKENS
+    }
+}
+
 /// The file the background scenario's command creates when it ends.
 pub fn background_marker(scenario: &Scenario) -> PathBuf {
     scenario.write_path.with_file_name("bg-done")
@@ -323,6 +364,21 @@ pub fn reply_to(scenario: &Scenario, tool_calls_made: usize, prompt: &str) -> Re
         if !prompt.contains(SUBAGENT_WORD) {
             return Reply::text(PLAIN_ANSWER);
         }
+    }
+    if scenario.name == ScenarioName::Compact && prompt.starts_with(COMPACTION_PROMPT) {
+        let words: Vec<String> =
+            "<summary> The user asked to read the readme; it was read. </summary>"
+                .split_inclusive(' ')
+                .map(str::to_owned)
+                .collect();
+        return Reply::Text {
+            lead: Duration::ZERO,
+            interval: scenario.slow_for / words.len() as u32,
+            chunks: words,
+        };
+    }
+    if scenario.name == ScenarioName::Compact && !prompt.contains(COMPACT_WORD) {
+        return Reply::text(AFTER_COMPACT_ANSWER);
     }
     reply(scenario, tool_calls_made)
 }
@@ -348,6 +404,21 @@ pub fn reply(scenario: &Scenario, tool_calls_made: usize) -> Reply {
                 question: "Which color do you like?".to_string(),
                 header: "Color".to_string(),
                 options: vec!["Red".to_string(), "Blue".to_string()],
+                multi_select: false,
+            },
+        },
+        ScenarioName::AskMultiSelect if first => Reply::Tool {
+            lead: Duration::ZERO,
+            preface: None,
+            action: Action::Ask {
+                question: "Which toppings do you want?".to_string(),
+                header: "Toppings".to_string(),
+                options: vec![
+                    "Cheese".to_string(),
+                    "Olives".to_string(),
+                    "Basil".to_string(),
+                ],
+                multi_select: true,
             },
         },
         ScenarioName::Plan if first => Reply::Tool {
@@ -423,7 +494,15 @@ pub fn reply(scenario: &Scenario, tool_calls_made: usize) -> Reply {
                 ],
             },
         },
-        ScenarioName::AskMany => Reply::text(AFTER_TOOL_ANSWER),
+        ScenarioName::AskMany | ScenarioName::AskMultiSelect => Reply::text(AFTER_TOOL_ANSWER),
+        ScenarioName::Compact if first => Reply::Tool {
+            lead: Duration::ZERO,
+            preface: Some("Reading the readme first.".to_string()),
+            action: Action::Read {
+                path: scenario.write_path.with_file_name("README.md"),
+            },
+        },
+        ScenarioName::Compact => Reply::text(AFTER_TOOL_ANSWER),
         // The server answers these with an HTTP error before planning a
         // reply; text here only if a caller plans one anyway.
         ScenarioName::Fail(failure) => Reply::text(failure.scenario_name()),
@@ -539,6 +618,41 @@ mod tests {
                 .as_str()
                 .is_some_and(|m| !m.is_empty()));
         }
+    }
+
+    #[test]
+    fn compact_reports_a_full_context_then_summarizes_slowly() {
+        let s = scenario(ScenarioName::Compact);
+        let prompt = format!("{COMPACT_WORD} read it");
+        assert!(matches!(
+            reply_to(&s, 0, &prompt),
+            Reply::Tool {
+                action: Action::Read { .. },
+                ..
+            }
+        ));
+        assert_eq!(reply_to(&s, 1, &prompt), Reply::text(AFTER_TOOL_ANSWER));
+        assert_eq!(input_tokens(&s, &prompt), COMPACT_INPUT_TOKENS);
+        // The compaction's own request: a summary over `slow_for`, small.
+        let summary = format!("{COMPACTION_PROMPT} Do NOT call any tools.");
+        let Reply::Text {
+            chunks, interval, ..
+        } = reply_to(&s, 0, &summary)
+        else {
+            panic!("the summary is text");
+        };
+        assert!(chunks.concat().contains("<summary>"));
+        let streamed = interval * chunks.len() as u32;
+        assert!(
+            s.slow_for - streamed < Duration::from_millis(1),
+            "{streamed:?}"
+        );
+        assert_eq!(input_tokens(&s, &summary), INPUT_TOKENS);
+        // The turn after it: text, small.
+        assert_eq!(reply_to(&s, 0, "go on"), Reply::text(AFTER_COMPACT_ANSWER));
+        assert_eq!(input_tokens(&s, "go on"), INPUT_TOKENS);
+        let plain = scenario(ScenarioName::Plain);
+        assert_eq!(input_tokens(&plain, &prompt), INPUT_TOKENS);
     }
 
     #[test]

@@ -270,6 +270,7 @@ pub fn resolve(action: &Action, tools: &[ToolSpec]) -> Option<ToolCall> {
             question,
             header,
             options,
+            multi_select,
         } => {
             let tool = find_tool(tools, &["AskUserQuestion"])?;
             let options: Vec<Value> = options
@@ -277,7 +278,8 @@ pub fn resolve(action: &Action, tools: &[ToolSpec]) -> Option<ToolCall> {
                 .map(|o| json!({"label": o, "description": format!("Pick {o}.")}))
                 .collect();
             let args = json!({"questions": [{
-                "question": question, "header": header, "options": options, "multiSelect": false,
+                "question": question, "header": header, "options": options,
+                "multiSelect": multi_select,
             }]});
             Some(ToolCall {
                 name: tool.name.clone(),
@@ -350,6 +352,8 @@ pub struct Answer {
     /// Wait before each text chunk after the first.
     pub interval: Duration,
     pub call: Option<ToolCall>,
+    /// Context in use the reply reports (`usage.input_tokens`).
+    pub input_tokens: u64,
 }
 
 #[cfg(test)]
@@ -370,6 +374,7 @@ impl Answer {
                 name: name.to_string(),
                 args,
             }),
+            input_tokens: scenario::INPUT_TOKENS,
         }
     }
 }
@@ -381,6 +386,7 @@ impl Answer {
             chunks: scenario::split_chunks(text, 3),
             interval: Duration::ZERO,
             call: None,
+            input_tokens: scenario::INPUT_TOKENS,
         }
     }
 
@@ -428,12 +434,14 @@ pub fn plan(scenario: &Scenario, turn: &Turn) -> Answer {
                 chunks: Vec::new(),
                 interval: Duration::ZERO,
                 call: Some(call),
+                input_tokens: scenario::INPUT_TOKENS,
             };
         }
     }
     if turn.side {
         return Answer::text(&side_answer(turn));
     }
+    let input_tokens = scenario::input_tokens(scenario, &turn.last_user);
     match scenario::reply_to(scenario, turn.tool_calls_made, &turn.last_user) {
         Reply::Text {
             lead,
@@ -444,6 +452,7 @@ pub fn plan(scenario: &Scenario, turn: &Turn) -> Answer {
             chunks,
             interval,
             call: None,
+            input_tokens,
         },
         Reply::Tool {
             lead,
@@ -455,6 +464,7 @@ pub fn plan(scenario: &Scenario, turn: &Turn) -> Answer {
                 chunks: preface.into_iter().collect(),
                 interval: Duration::ZERO,
                 call: Some(call),
+                input_tokens,
             },
             None => Answer::text(NO_TOOL_ANSWER),
         },
@@ -533,6 +543,7 @@ mod tests {
             question: "q".into(),
             header: "h".into(),
             options: vec!["a".into()],
+            multi_select: false,
         };
         assert_eq!(resolve(&ask, &[tool("write", &["filePath"])]), None);
         assert_eq!(resolve(&write(), &[]), None);
@@ -557,6 +568,7 @@ mod tests {
             question: "Which?".into(),
             header: "H".into(),
             options: vec!["Red".into(), "Blue".into()],
+            multi_select: false,
         };
         let call = resolve(&ask, &[tool("AskUserQuestion", &["questions"])]).unwrap();
         assert_eq!(call.args["questions"][0]["options"][1]["label"], "Blue");

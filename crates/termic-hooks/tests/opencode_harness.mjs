@@ -141,6 +141,31 @@ async function main() {
       await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
       break;
     }
+    case "limit-retry": {
+      // Measured opencode 1.18.33 on a 429 with retry-after 3600: one
+      // `retry` status whose `next` is an hour away, busy when it sends
+      // again, idle at the end. A short backoff is not a limit.
+      await call(hooks, "event", created("root"));
+      await call(hooks, "event", created("child", "root"));
+      await call(hooks, "chat.message", { sessionID: "root" });
+      const retry = (sessionID, next) => ev("session.status", { sessionID, status: { type: "retry", attempt: 1, message: "Usage limit reached", next } });
+      await call(hooks, "event", retry("root", Date.now() + 2000));
+      await call(hooks, "event", retry("root", "soon"));
+      await call(hooks, "event", retry("root", Date.now() + 3 * 86400000));
+      await call(hooks, "event", retry("child", Date.now() + 3600000));
+      summary.next = Date.now() + 3600000;
+      await call(hooks, "event", retry("root", summary.next));
+      await call(hooks, "event", status("root", "busy"));
+      await call(hooks, "event", status("root", "busy"));
+      await call(hooks, "event", status("root", "idle"));
+      // The next turn hits the limit again and the wait is stopped
+      // (Escape twice): idle with no send and no session.error.
+      await call(hooks, "chat.message", { sessionID: "root" });
+      await call(hooks, "event", retry("root", summary.next));
+      await call(hooks, "event", status("root", "idle"));
+      await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
+      break;
+    }
     case "double-load": {
       const second = await load(2, client);
       summary.secondHookKeys = Object.keys(second[0] || {}).sort();
@@ -157,6 +182,49 @@ async function main() {
         await call(hooks, "chat.message", { sessionID: id });
         await call(hooks, "event", ev("session.idle", { sessionID: id }));
       }
+      break;
+    }
+    case "last-message": {
+      // As opencode 1.18.33 sent them (measured 2026-12-06): the user's
+      // message and its text part, the assistant's message, then its text
+      // part growing (empty first), a step-finish part, idle.
+      const message = (id, role, sessionID = "root") => ev("message.updated", { sessionID, info: { id, role, sessionID } });
+      const part = (messageID, text, sessionID = "root", type = "text") =>
+        ev("message.part.updated", { sessionID, part: { id: `p-${messageID}`, messageID, sessionID, type, text } });
+      const turn = async (user, assistant, texts, sessionID = "root") => {
+        await call(hooks, "chat.message", { sessionID });
+        await call(hooks, "event", message(user, "user", sessionID));
+        await call(hooks, "event", part(user, "the user's prompt", sessionID));
+        await call(hooks, "event", message(assistant, "assistant", sessionID));
+        for (const text of texts) await call(hooks, "event", part(assistant, text, sessionID));
+        await call(hooks, "event", part(assistant, undefined, sessionID, "step-finish"));
+      };
+      await call(hooks, "event", created("root"));
+      await call(hooks, "event", created("child", "root"));
+      // 1: the last text, escaped, a line break as a space, ESC dropped.
+      await turn("u1", "a1", ["", "Hello fro", 'Hello; "fake" 100%\nmodel\\ \u001b[31mdone\u0085.']);
+      await call(hooks, "event", status("root", "idle"));
+      await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
+      // 2: cut to 300 bytes of UTF-8, on a character boundary.
+      await turn("u2", "a2", ["a" + "\u00e9".repeat(200)]);
+      await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
+      // 3: never inside an escape.
+      await turn("u3", "a3", ["x".repeat(298) + ";;"]);
+      await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
+      // 4: no text this turn (a tool only): no message, not the last turn's;
+      // a subagent's text is not the root's; a text part of a message
+      // whose role was never seen is not taken.
+      await turn("u4", "a4", []);
+      await turn("cu", "ca", ["the subagent's answer"], "child");
+      await call(hooks, "event", ev("session.idle", { sessionID: "child" }));
+      await call(hooks, "event", part("unknown", "who said this"));
+      await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
+      // 5: only blanks say nothing; 6: a text then an error is no done.
+      await turn("u5", "a5", ["  \n "]);
+      await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
+      await turn("u6", "a6", ["half an answer"]);
+      await call(hooks, "event", ev("session.error", { sessionID: "root", error: { name: "MessageAbortedError" } }));
+      await call(hooks, "event", ev("session.idle", { sessionID: "root" }));
       break;
     }
     default:

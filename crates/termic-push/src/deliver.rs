@@ -119,7 +119,7 @@ pub fn web_push_request(
             ("Urgency", if needs_you { "high" } else { "normal" }.into()),
             // A newer notification about the same task replaces an
             // undelivered older one at the push service (RFC 8030 5.4).
-            ("Topic", format!("termic-task-{}", note.task)),
+            ("Topic", note.topic()),
             ("Authorization", authorization),
         ],
         body,
@@ -223,6 +223,7 @@ mod tests {
 
     fn note(why: Why) -> Notification {
         Notification {
+            remote: None,
             task: 2,
             name: "login".into(),
             host: "devbox".into(),
@@ -263,6 +264,7 @@ mod tests {
                 auth: b64::encode(&auth),
             },
             muted: Vec::new(),
+            muted_remote: Vec::new(),
             needs_you_only: false,
         };
         let keys = VapidKeys::generate().unwrap();

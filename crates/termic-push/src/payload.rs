@@ -73,7 +73,11 @@ impl Why {
                 }
             }
             Why::Done => "done".into(),
-            Why::Error { label } => format!("error: {}", clean_line(label).trim()),
+            Why::Error { label } => match clean_line(label).trim() {
+                // A remote host's row names no reason.
+                "" => "error".into(),
+                label => format!("error: {label}"),
+            },
             Why::RateLimited { until: Some(until) } => {
                 format!("rate limited until {}", clean_line(until).trim())
             }
@@ -90,6 +94,15 @@ fn clean_token(kind: &str) -> String {
         .take(32)
         .collect::<String>()
         .to_ascii_lowercase()
+}
+
+/// A host's name as config.toml allows it (letters, digits, `_`, `-`),
+/// case kept: the page matches it against its `@NAME` groups.
+fn host_token(host: &str) -> String {
+    host.chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+        .take(64)
+        .collect()
 }
 
 /// At most [`MAX_TEXT_CHARS`] characters, an ellipsis where cut.
@@ -118,8 +131,13 @@ pub struct Notification {
     pub task: u64,
     /// The task's name.
     pub name: String,
-    /// This machine's host name, or "local".
+    /// This machine's host name, or "local"; for a remote host's task
+    /// the host's name in config.toml.
     pub host: String,
+    /// A remote host's task (2026-12-06): that host's name in config.toml
+    /// (`task` is then its number there). The page opens it as
+    /// `#task=HOST:N`; `None` for a task of this machine.
+    pub remote: Option<String>,
     pub why: Why,
     /// The choices a tap can answer with. Empty until the server knows a
     /// dialog's choices (issue 30, one-tap answers): the one place to
@@ -136,6 +154,10 @@ pub struct Payload {
     pub host: String,
     pub reason: String,
     pub actions: Vec<Action>,
+    /// The remote host's name when the task is a remote host's (absent
+    /// for this machine's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote: Option<String>,
 }
 
 impl Notification {
@@ -163,7 +185,19 @@ impl Notification {
                     title: cap(clean_line(&a.title).trim()),
                 })
                 .collect(),
+            remote: self.remote.as_deref().map(host_token),
         }
+    }
+
+    /// The push service's `Topic` (RFC 8030 5.4: at most 32 characters of
+    /// the URL-safe base64 alphabet): one per task, so a newer
+    /// notification of a task replaces its undelivered older one.
+    pub fn topic(&self) -> String {
+        let topic = match &self.remote {
+            None => format!("termic-task-{}", self.task),
+            Some(host) => format!("termic-{}-{}", host_token(host), self.task),
+        };
+        topic.chars().take(32).collect()
     }
 
     /// The payload as JSON bytes.
@@ -181,6 +215,7 @@ mod tests {
             task: 3,
             name: "login".into(),
             host: "devbox".into(),
+            remote: None,
             why,
             actions: Vec::new(),
         }
@@ -229,6 +264,26 @@ mod tests {
             serde_json::json!({"title": "devbox: login", "body": "done", "task": 3,
                 "host": "devbox", "reason": "done", "actions": []})
         );
+    }
+
+    #[test]
+    fn a_remote_tasks_payload_names_its_host_and_has_a_topic_of_its_own() {
+        let mut n = note(Why::Error {
+            label: String::new(),
+        });
+        n.host = "far".into();
+        n.remote = Some("far".into());
+        let json: serde_json::Value = serde_json::from_slice(&n.json()).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"title": "far: login", "body": "error", "task": 3,
+                "host": "far", "reason": "error", "actions": [], "remote": "far"})
+        );
+        assert_eq!(n.topic(), "termic-far-3");
+        n.remote = None;
+        assert_eq!(n.topic(), "termic-task-3");
+        n.remote = Some("a-very-long-host-name-indeed-yes".into());
+        assert_eq!(n.topic().len(), 32);
     }
 
     #[test]

@@ -40,6 +40,10 @@ pub struct Subscription {
     /// Task numbers this device hears nothing about.
     #[serde(default)]
     pub muted: Vec<u64>,
+    /// Remote hosts' tasks this device hears nothing about, as
+    /// `HOST:NUMBER` (2026-12-06).
+    #[serde(default)]
+    pub muted_remote: Vec<String>,
     /// Only "needs you" reaches this device (no done, no error).
     #[serde(default)]
     pub needs_you_only: bool,
@@ -71,6 +75,20 @@ impl Subscription {
     /// (`needs_you`: the task needs the user, rather than done or error).
     pub fn wants(&self, task: u64, needs_you: bool) -> bool {
         !self.muted.contains(&task) && (needs_you || !self.needs_you_only)
+    }
+
+    /// Whether this device wants `note`: a task of this machine by its
+    /// number in `muted`, a remote host's by `HOST:NUMBER` in
+    /// `muted_remote`; needs-you-only either way.
+    pub fn wants_note(&self, note: &crate::payload::Notification) -> bool {
+        let needs_you = note.why.needs_you();
+        match &note.remote {
+            None => self.wants(note.task, needs_you),
+            Some(host) => {
+                let key = format!("{host}:{}", note.task);
+                !self.muted_remote.contains(&key) && (needs_you || !self.needs_you_only)
+            }
+        }
     }
 }
 
@@ -366,6 +384,30 @@ mod tests {
         assert!(subs[0].wants(4, false));
         assert!(subs[1].wants(3, true));
         assert!(!subs[1].wants(3, false), "needs you only: no done");
+        // A remote host's task: muted by HOST:NUMBER, not by its number.
+        let remote = |host: &str, task: u64, why| crate::payload::Notification {
+            task,
+            name: "t".into(),
+            host: host.into(),
+            remote: Some(host.into()),
+            why,
+            actions: Vec::new(),
+        };
+        let mut far = subs[1].clone();
+        far.muted_remote = vec!["far:3".into()];
+        far.needs_you_only = false;
+        let needs = || crate::payload::Why::NeedsYou {
+            kind: None,
+            detail: None,
+        };
+        assert!(!far.wants_note(&remote("far", 3, needs())));
+        assert!(far.wants_note(&remote("near", 3, needs())));
+        assert!(far.wants_note(&remote("far", 4, crate::payload::Why::Done)));
+        assert!(!subs[1].wants_note(&remote("far", 4, crate::payload::Why::Done)));
+        assert!(!subs[0].wants_note(&crate::payload::Notification {
+            remote: None,
+            ..remote("x", 3, needs())
+        }));
         assert!(parse(b"{}").is_err());
         // The keys "AA"/"BB" are no keys; a real pair and https pass.
         assert!(subs[0].check().unwrap_err().contains("p256dh"));

@@ -23,6 +23,8 @@ pub enum GitError {
     TimedOut { args: String, secs: u64 },
     #[error("`git {args}` failed: {stderr}")]
     Failed { args: String, stderr: String },
+    #[error("cannot start a thread to read git's output")]
+    NoThread(#[source] std::io::Error),
 }
 
 /// Runs `git -C dir ARGS` with `env` added, waits at most `limit`, keeps
@@ -53,8 +55,25 @@ pub fn run(
     let mut child = cmd.spawn().map_err(GitError::NoGit)?;
     let mut stdout = child.stdout.take().expect("piped");
     let mut stderr = child.stderr.take().expect("piped");
-    let out_thread = std::thread::spawn(move || read_bounded(&mut stdout, max_out));
-    let err_thread = std::thread::spawn(move || read_bounded(&mut stderr, 4096));
+    // Spawned with the Builder, not thread::spawn, which panics at the
+    // process limit (ulimit -u): a server started there lost a thread to
+    // that panic (2026-12-07). Without its reader git is stopped.
+    let reader = |name: &str| std::thread::Builder::new().name(name.into());
+    let threads = reader("termic-git-out")
+        .spawn(move || read_bounded(&mut stdout, max_out))
+        .and_then(|out| {
+            reader("termic-git-err")
+                .spawn(move || read_bounded(&mut stderr, 4096))
+                .map(|err| (out, err))
+        });
+    let (out_thread, err_thread) = match threads {
+        Ok(threads) => threads,
+        Err(e) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(GitError::NoThread(e));
+        }
+    };
     let deadline = Instant::now() + limit;
     let status = loop {
         match child.try_wait() {

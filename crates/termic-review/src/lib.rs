@@ -7,9 +7,9 @@
 //! into a worktree, `linked`) and draws the result.
 //!
 //! Both sides of the diff are trees written with a temporary index
-//! (`GIT_INDEX_FILE` beside the user's index in the git dir, removed
-//! after; a copy of the user's so unchanged files are not
-//! hashed again): `git add -A` then `git write-tree`. The user's index,
+//! (`GIT_INDEX_FILE` beside the user's index in the git dir; a copy of
+//! the user's so unchanged files are not hashed again, kept between
+//! reads, see [`snapshot_tree`]): `git add -A` then `git write-tree`. The user's index,
 //! HEAD, refs and working tree are never written; only objects are added
 //! to the repository, and for a plain-directory task one ref,
 //! `refs/termic/snapshots/<n>`, keeps the start snapshot from `git gc`.
@@ -81,29 +81,140 @@ fn git_in(dir: &Path, args: &[&str]) -> Result<String, git::GitError> {
 /// index: the user's index is read (copied), never written. `linked`:
 /// the names of the agent dirs termic may have symlinked into a
 /// worktree; such a symlink is left out.
+///
+/// The temporary index is kept between reads ([`KEPT_INDEX`], one per
+/// git dir, named after the state of the user's index it was copied
+/// from): git's stat cache in it makes the next `add -A` re-hash only
+/// what changed since, and its cached trees make `write-tree` write only
+/// the changed folders (bench/review_open.sh). When the user's index
+/// changes, a new copy is made (so a file the user starts or stops
+/// tracking counts as it would in a fresh copy). When the kept index is
+/// busy (another read at the same moment) the read uses a copy of its
+/// own, as every read did before 2026-12-06.
 pub fn snapshot_tree(top: &Path, linked: &[&str]) -> Result<String, ReviewError> {
-    let index = git_in(
-        top,
-        &["rev-parse", "--path-format=absolute", "--git-path", "index"],
-    )?;
+    let index = index_path(top)?;
+    let index = index.as_path();
+    let mut args = vec!["add".to_owned(), "-A".into(), "--".into(), ".".into()];
+    args.extend(termic_links(top, linked).map(|name| format!(":(exclude,top){name}")));
+    if let Some(kept) = kept_index(index) {
+        match tree_with_index(top, &args, &kept) {
+            Ok(tree) => return Ok(tree),
+            Err(_) => unlock_stale(&kept),
+        }
+    }
     // Beside the user's index, in the git dir: not in a shared /tmp, where
     // other users could read the repository's file names.
-    let tmp = temp_index_path(Path::new(&index));
+    let tmp = temp_index_path(index);
     // A copy of the user's index: `add -A` then re-hashes only what
     // changed since it. No index yet (a new repository): git starts one.
-    let _ = std::fs::copy(&index, &tmp);
-    let env = [("GIT_INDEX_FILE", tmp.as_os_str())];
-    let result = (|| {
-        let mut args = vec!["add".to_owned(), "-A".into(), "--".into(), ".".into()];
-        args.extend(termic_links(top, linked).map(|name| format!(":(exclude,top){name}")));
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        git::run(top, &args, &env, GIT_LIMIT, 64 * 1024)?;
-        let out = git::run(top, &["write-tree"], &env, GIT_LIMIT, 1024)?;
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
-    })();
+    let _ = std::fs::copy(index, &tmp);
+    let result = tree_with_index(top, &args, &tmp);
     let _ = std::fs::remove_file(&tmp);
-    let _ = std::fs::remove_file(tmp.with_extension("lock"));
+    let _ = std::fs::remove_file(lock_of(&tmp));
     result
+}
+
+/// Where the index of the repository (or worktree) at `dir` is.
+fn index_path(dir: &Path) -> Result<PathBuf, ReviewError> {
+    let index = git_in(
+        dir,
+        &["rev-parse", "--path-format=absolute", "--git-path", "index"],
+    )?;
+    Ok(PathBuf::from(index))
+}
+
+/// The start of the kept index's name, in the git dir.
+pub const KEPT_INDEX: &str = "termic-review-index-";
+
+/// `add -A` (with `add`'s arguments) then `write-tree`, on `index`.
+fn tree_with_index(top: &Path, add: &[String], index: &Path) -> Result<String, ReviewError> {
+    let env = [("GIT_INDEX_FILE", index.as_os_str())];
+    let add: Vec<&str> = add.iter().map(String::as_str).collect();
+    git::run(top, &add, &env, GIT_LIMIT, 64 * 1024)?;
+    let out = git::run(top, &["write-tree"], &env, GIT_LIMIT, 1024)?;
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+fn lock_of(index: &Path) -> PathBuf {
+    let mut name = index.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// A kept index's lock left by a git that was stopped (it outlived
+/// [`GIT_LIMIT`] twice over) is removed, so the next read can use it.
+fn unlock_stale(kept: &Path) {
+    let lock = lock_of(kept);
+    let old = std::fs::metadata(&lock)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age > GIT_LIMIT * 2);
+    if old {
+        let _ = std::fs::remove_file(lock);
+    }
+}
+
+/// The kept index for the user's `index` as it is now: made (a copy, by
+/// rename so a reader never sees half of it) when there is none for this
+/// state of the user's index, and then the older ones removed. `None`:
+/// the user has no index yet, or the copy failed.
+fn kept_index(index: &Path) -> Option<PathBuf> {
+    let dir = index.parent()?;
+    let meta = std::fs::metadata(index).ok()?;
+    let kept = dir.join(format!("{KEPT_INDEX}{}", index_stamp(&meta)));
+    if kept.is_file() {
+        return Some(kept);
+    }
+    let tmp = temp_index_path(index);
+    let copied = std::fs::copy(index, &tmp).and_then(|_| std::fs::rename(&tmp, &kept));
+    if copied.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+        return None;
+    }
+    remove_kept(dir, Some(&kept));
+    Some(kept)
+}
+
+/// Removes the kept indexes in the git dir `dir` but `keep` (their locks
+/// too); answers how many went.
+pub fn remove_kept(dir: &Path, keep: Option<&Path>) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(KEPT_INDEX))
+                && Some(p.as_path()) != keep
+                && keep.is_none_or(|k| *p != lock_of(k))
+        })
+        .filter(|p| std::fs::remove_file(p).is_ok())
+        .count()
+}
+
+/// The state of the user's index: its inode, size and change time, as 16
+/// hex digits (any write of it changes them).
+fn index_stamp(meta: &std::fs::Metadata) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for v in [
+        meta.ino(),
+        meta.size(),
+        meta.mtime() as u64,
+        meta.mtime_nsec() as u64,
+        meta.ctime() as u64,
+        meta.ctime_nsec() as u64,
+    ] {
+        for b in v.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
 }
 
 /// The agent dirs termic linked into a worktree (symlinks named as a
@@ -122,6 +233,17 @@ fn temp_index_path(index: &Path) -> PathBuf {
     dir.join(format!("termic-index-{hex}"))
 }
 
+/// The top of the repository `cwd` is in; Err: not in one, or git failed.
+fn repo_top(cwd: &Path) -> Result<PathBuf, ReviewError> {
+    match git_in(cwd, &["rev-parse", "--show-toplevel"]) {
+        Ok(top) if !top.is_empty() => Ok(PathBuf::from(top)),
+        Ok(_) | Err(git::GitError::Failed { .. }) => Err(ReviewError::NotARepo {
+            dir: cwd.to_path_buf(),
+        }),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// The base of a task about to start in `cwd` (its worktree when it has
 /// one). A worktree's base is the commit it was cut from (its HEAD now);
 /// a plain directory's is a snapshot of its repository, kept by
@@ -133,9 +255,6 @@ pub fn take_base(
     key: &str,
     linked: &[&str],
 ) -> Result<ReviewBase, ReviewError> {
-    let not_repo = || ReviewError::NotARepo {
-        dir: cwd.to_path_buf(),
-    };
     if let Some(wt) = worktree {
         let object = git_in(wt, &["rev-parse", "--verify", "HEAD^{commit}"])?;
         return Ok(ReviewBase {
@@ -145,11 +264,7 @@ pub fn take_base(
             kind: BaseKind::Worktree,
         });
     }
-    let top = match git_in(cwd, &["rev-parse", "--show-toplevel"]) {
-        Ok(top) if !top.is_empty() => PathBuf::from(top),
-        Ok(_) | Err(git::GitError::Failed { .. }) => return Err(not_repo()),
-        Err(e) => return Err(e.into()),
-    };
+    let top = repo_top(cwd)?;
     if is_home(&top) {
         return Err(ReviewError::HomeRepo {
             dir: cwd.to_path_buf(),
@@ -166,16 +281,76 @@ pub fn take_base(
     })
 }
 
+/// The base a task had before a server restart, from what its record
+/// kept (issue 31's restore): its worktree's fork commit (`object`), or
+/// its snapshot ref (`reference`) and the tree it names. `None`: the
+/// record kept no base (a record of a task that had none, or written
+/// before 2026-12-06), so the caller takes a new one. A snapshot ref that
+/// was deleted while its tree is still in the repository is made again;
+/// a tree that is gone is [`ReviewError::SnapshotGone`].
+pub fn kept_base(
+    cwd: &Path,
+    worktree: Option<&Path>,
+    reference: Option<&str>,
+    object: Option<&str>,
+) -> Option<Result<ReviewBase, ReviewError>> {
+    if let (Some(wt), Some(object)) = (worktree, object) {
+        return Some(Ok(ReviewBase {
+            dir: wt.to_path_buf(),
+            object: object.to_owned(),
+            reference: None,
+            kind: BaseKind::Worktree,
+        }));
+    }
+    let reference = reference.filter(|r| r.starts_with(SNAPSHOT_PREFIX) && worktree.is_none())?;
+    Some((|| {
+        let top = repo_top(cwd)?;
+        let gone = || ReviewError::SnapshotGone {
+            what: reference.to_owned(),
+        };
+        let tree = match object {
+            Some(tree) => {
+                // The ref again, in case it went (fails if the tree did).
+                git_in(&top, &["update-ref", reference, tree]).map_err(|_| gone())?;
+                tree.to_owned()
+            }
+            None => git_in(
+                &top,
+                &[
+                    "rev-parse",
+                    "--verify",
+                    "--quiet",
+                    &format!("{reference}^{{tree}}"),
+                ],
+            )
+            .map_err(|_| gone())?,
+        };
+        Ok(ReviewBase {
+            dir: top,
+            object: tree,
+            reference: Some(reference.to_owned()),
+            kind: BaseKind::Snapshot,
+        })
+    })())
+}
+
 /// Where termic keeps plain-directory snapshots; nothing else is ever
 /// deleted by [`drop_base`] or [`sweep_snapshots`].
 pub const SNAPSHOT_PREFIX: &str = "refs/termic/snapshots/";
 
-/// Deletes a closed task's snapshot ref (a worktree base has none).
-/// Only a ref under [`SNAPSHOT_PREFIX`] is ever deleted.
+/// Deletes a closed task's snapshot ref (a worktree base has none) and
+/// the kept index of its repository ([`KEPT_INDEX`]; a worktree's goes
+/// with its git dir). Only a ref under [`SNAPSHOT_PREFIX`] is ever
+/// deleted.
 pub fn drop_base(base: &ReviewBase) -> Result<(), ReviewError> {
     if let Some(reference) = base.reference.as_deref() {
         if reference.starts_with(SNAPSHOT_PREFIX) {
             git_in(&base.dir, &["update-ref", "-d", reference])?;
+            // The kept index of its reads goes too (another task in the
+            // repository makes a new one at its next read).
+            if let Some(dir) = index_path(&base.dir)?.parent() {
+                remove_kept(dir, None);
+            }
         }
     }
     Ok(())
@@ -434,5 +609,104 @@ mod snapshot_ref_tests {
                 user,
             ]
         );
+    }
+
+    fn kept_indexes(top: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(top.join(".git"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("termic-"))
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// The kept index is used again while the user's index stays as it
+    /// was, made again when it changes (so what the user starts tracking
+    /// counts, as with a fresh copy), bypassed while busy, and removed
+    /// with the task's base.
+    #[test]
+    fn the_kept_index_follows_the_users_index_and_gives_the_trees_a_fresh_copy_gives() {
+        let dir = repo();
+        let top = dir.path();
+        git(top, &["add", "a.txt"]);
+        std::fs::write(top.join(".gitignore"), "*.log\n").unwrap();
+        let base = take_base(top, None, "1-aa-t", &[]).unwrap();
+        let first = kept_indexes(top);
+        assert_eq!(first.len(), 1, "{first:?}");
+        assert!(first[0].starts_with(KEPT_INDEX), "{first:?}");
+        // An edit: the same kept index, and the tree is the work tree's.
+        std::fs::write(top.join("a.txt"), "two\n").unwrap();
+        let edited = snapshot_tree(top, &[]).unwrap();
+        assert_eq!(kept_indexes(top), first);
+        assert_ne!(edited, base.object);
+        let blob = git(top, &["rev-parse", &format!("{edited}:a.txt")]);
+        assert_eq!(git(top, &["cat-file", "-p", &blob]), "two");
+        // An ignored file the user starts tracking: counted, as a fresh
+        // copy of their index would count it; one kept index again.
+        std::fs::write(top.join("keep.log"), "log\n").unwrap();
+        assert!(git(
+            top,
+            &[
+                "ls-tree",
+                "-r",
+                "--name-only",
+                &snapshot_tree(top, &[]).unwrap()
+            ]
+        )
+        .lines()
+        .all(|l| l != "keep.log"));
+        git(top, &["add", "-f", "keep.log"]);
+        let tracked = snapshot_tree(top, &[]).unwrap();
+        let names = git(top, &["ls-tree", "-r", "--name-only", &tracked]);
+        assert!(names.lines().any(|l| l == "keep.log"), "{names}");
+        let now = kept_indexes(top);
+        assert_eq!(now.len(), 1, "{now:?}");
+        assert_ne!(now, first, "a new copy for the new state of the index");
+        // Busy (another read holds its lock): a copy of its own, same tree.
+        let lock = top.join(".git").join(format!("{}.lock", now[0]));
+        std::fs::write(&lock, "").unwrap();
+        assert_eq!(snapshot_tree(top, &[]).unwrap(), tracked);
+        std::fs::remove_file(&lock).unwrap();
+        // Gone with the task's base.
+        drop_base(&base).unwrap();
+        assert!(kept_indexes(top).is_empty(), "{:?}", kept_indexes(top));
+    }
+
+    /// A restore's base from the record: a worktree's fork commit as
+    /// kept; a snapshot's ref and tree, the ref made again when it was
+    /// deleted while the tree is still there; a tree gone is said; a
+    /// record with nothing kept takes a new base.
+    #[test]
+    fn kept_base_rebuilds_the_records_base_and_says_when_the_snapshot_is_gone() {
+        let dir = repo();
+        let top = dir.path();
+        let taken = take_base(top, None, "1-aa-t", &[]).unwrap();
+        let reference = taken.reference.as_deref();
+        let again = kept_base(top, None, reference, Some(&taken.object)).unwrap();
+        assert_eq!(again.unwrap(), taken);
+        // Only the ref: the tree it names.
+        let again = kept_base(top, None, reference, None).unwrap();
+        assert_eq!(again.unwrap(), taken);
+        // The ref deleted, the tree still there: the ref made again.
+        git(top, &["update-ref", "-d", reference.unwrap()]);
+        let again = kept_base(top, None, reference, Some(&taken.object)).unwrap();
+        assert_eq!(again.unwrap(), taken);
+        assert_eq!(git(top, &["rev-parse", reference.unwrap()]), taken.object);
+        // A tree that is not in the repository: gone.
+        let missing = "0123456789012345678901234567890123456789";
+        let err = kept_base(top, None, reference, Some(missing))
+            .unwrap()
+            .unwrap_err();
+        assert!(matches!(err, ReviewError::SnapshotGone { .. }), "{err}");
+        // A worktree's commit, as kept.
+        let wt = kept_base(top, Some(top), None, Some("abc"))
+            .unwrap()
+            .unwrap();
+        assert_eq!((wt.kind, wt.object.as_str()), (BaseKind::Worktree, "abc"));
+        // Nothing kept, or a ref outside termic's: a new base is taken.
+        assert!(kept_base(top, None, None, None).is_none());
+        assert!(kept_base(top, None, Some("refs/heads/main"), None).is_none());
     }
 }

@@ -48,8 +48,10 @@ impl How {
     }
 }
 
-/// What a merge did.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a merge did (on the wire in a remote host's `merged` answer,
+/// protocol 9).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Merged {
     /// The base branch now has the task's commits (`commits` of them, or
     /// one squashed commit); `head` is its new tip.

@@ -1,10 +1,10 @@
 //! A task's changes as data (pure): `git diff --numstat -z` and the
 //! unified patch of the same diff, parsed into files, hunks and lines.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// `+12 -3, 2 files`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stat {
     pub added: u64,
     pub removed: u64,
@@ -23,7 +23,7 @@ impl std::fmt::Display for Stat {
 }
 
 /// One file of `git diff --numstat -z`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NumstatEntry {
     pub path: String,
     /// The name before a rename.
@@ -80,7 +80,7 @@ pub fn stat_of(entries: &[NumstatEntry]) -> Stat {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FileStatus {
     Added,
@@ -89,7 +89,7 @@ pub enum FileStatus {
     Renamed,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LineKind {
     Context,
@@ -99,7 +99,7 @@ pub enum LineKind {
     NoNewline,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Line {
     pub kind: LineKind,
     /// The line's number in the old file (context and removed lines).
@@ -107,10 +107,24 @@ pub struct Line {
     /// The line's number in the new file (context and added lines).
     pub new: Option<u32>,
     /// The text without its `+`, `-` or ` ` (raw: clean it to draw it).
+    /// Bytes that are not UTF-8 are replaced here; `bytes` keeps them.
     pub text: String,
+    /// The line's bytes as git wrote them, when they are not UTF-8 (a
+    /// Latin-1 file): what a revert writes back. `None` when `text` is
+    /// the line exactly.
+    #[serde(skip)]
+    pub bytes: Option<Vec<u8>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+impl Line {
+    /// The line's bytes as the file has them (`text` unless it was not
+    /// UTF-8).
+    pub fn raw(&self) -> &[u8] {
+        self.bytes.as_deref().unwrap_or(self.text.as_bytes())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hunk {
     /// `@@ -1,3 +1,4 @@ fn main` as git wrote it.
     pub header: String,
@@ -119,11 +133,15 @@ pub struct Hunk {
     pub lines: Vec<Line>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileDiff {
     pub path: String,
     pub old_path: Option<String>,
     pub status: FileStatus,
+    /// The mode of an added or deleted file (`100644`, `100755`, `120000`
+    /// for a symlink), as git wrote it; `None` for other files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
     pub binary: bool,
     pub added: u64,
     pub removed: u64,
@@ -131,7 +149,7 @@ pub struct FileDiff {
 }
 
 /// A task's changes: every file with its hunks.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Changes {
     pub files: Vec<FileDiff>,
     /// The patch was longer than termic reads: the last files or hunks
@@ -162,10 +180,9 @@ fn hunk_starts(header: &str) -> Option<(u32, u32)> {
 /// sections (hunks), in order: git writes both from one diff queue
 /// (pure). A patch section is what follows a `diff --git ` line.
 pub fn parse_patch(entries: &[NumstatEntry], patch: &[u8], cut: bool) -> Changes {
-    let text = String::from_utf8_lossy(patch);
-    let mut sections: Vec<Vec<&str>> = Vec::new();
-    for line in text.split('\n') {
-        if line.starts_with("diff --git ") {
+    let mut sections: Vec<Vec<&[u8]>> = Vec::new();
+    for line in patch.split(|b| *b == b'\n') {
+        if line.starts_with(b"diff --git ") {
             sections.push(Vec::new());
         } else if let Some(s) = sections.last_mut() {
             s.push(line);
@@ -179,27 +196,37 @@ pub fn parse_patch(entries: &[NumstatEntry], patch: &[u8], cut: bool) -> Changes
     Changes { files, cut }
 }
 
-fn file_of(entry: &NumstatEntry, section: &[&str]) -> FileDiff {
+/// A header line's value after `key` (`new file mode 100755`).
+fn header_value(line: &str, key: &str) -> Option<String> {
+    let v = line.strip_prefix(key)?.trim();
+    (!v.is_empty()).then(|| v.to_owned())
+}
+
+fn file_of(entry: &NumstatEntry, section: &[&[u8]]) -> FileDiff {
     let mut status = if entry.old_path.is_some() {
         FileStatus::Renamed
     } else {
         FileStatus::Modified
     };
+    let mut mode = None;
     let mut hunks: Vec<Hunk> = Vec::new();
     let (mut old, mut new) = (0u32, 0u32);
-    for line in section {
+    for raw in section {
+        let line = String::from_utf8_lossy(raw);
         if hunks.is_empty() {
-            if line.starts_with("new file mode") {
+            if let Some(m) = header_value(&line, "new file mode") {
                 status = FileStatus::Added;
-            } else if line.starts_with("deleted file mode") {
+                mode = Some(m);
+            } else if let Some(m) = header_value(&line, "deleted file mode") {
                 status = FileStatus::Deleted;
+                mode = Some(m);
             }
         }
         if line.starts_with("@@ ") {
-            if let Some((o, n)) = hunk_starts(line) {
+            if let Some((o, n)) = hunk_starts(&line) {
                 (old, new) = (o, n);
                 hunks.push(Hunk {
-                    header: (*line).to_owned(),
+                    header: line.into_owned(),
                     old_start: o,
                     new_start: n,
                     lines: Vec::new(),
@@ -210,11 +237,11 @@ fn file_of(entry: &NumstatEntry, section: &[&str]) -> FileDiff {
         let Some(hunk) = hunks.last_mut() else {
             continue;
         };
-        let (kind, rest) = match line.as_bytes().first() {
-            Some(b'+') => (LineKind::Added, &line[1..]),
-            Some(b'-') => (LineKind::Removed, &line[1..]),
-            Some(b' ') => (LineKind::Context, &line[1..]),
-            Some(b'\\') => (LineKind::NoNewline, &line[1..]),
+        let kind = match raw.first() {
+            Some(b'+') => LineKind::Added,
+            Some(b'-') => LineKind::Removed,
+            Some(b' ') => LineKind::Context,
+            Some(b'\\') => LineKind::NoNewline,
             // The empty string after the patch's last newline.
             _ => continue,
         };
@@ -230,25 +257,32 @@ fn file_of(entry: &NumstatEntry, section: &[&str]) -> FileDiff {
         if n.is_some() {
             new += 1;
         }
+        // The `\` line's text is git's note; keep it as written.
+        let rest = if kind == LineKind::NoNewline {
+            &raw[..]
+        } else {
+            &raw[1..]
+        };
+        let (text, bytes) = match std::str::from_utf8(rest) {
+            Ok(t) => (t.to_owned(), None),
+            Err(_) => (
+                String::from_utf8_lossy(rest).into_owned(),
+                Some(rest.to_vec()),
+            ),
+        };
         hunk.lines.push(Line {
             kind,
             old: o,
             new: n,
-            text: rest.to_owned(),
+            text,
+            bytes,
         });
-    }
-    // The `\` line's text is git's note; keep it as written.
-    for h in &mut hunks {
-        for l in &mut h.lines {
-            if l.kind == LineKind::NoNewline {
-                l.text = format!("\\{}", l.text);
-            }
-        }
     }
     FileDiff {
         path: entry.path.clone(),
         old_path: entry.old_path.clone(),
         status,
+        mode,
         binary: entry.added.is_none(),
         added: entry.added.unwrap_or(0),
         removed: entry.removed.unwrap_or(0),

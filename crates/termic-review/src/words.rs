@@ -190,6 +190,7 @@ mod tests {
             old: None,
             new: None,
             text: String::new(),
+            bytes: None,
         }
     }
 

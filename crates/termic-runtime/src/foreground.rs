@@ -132,7 +132,9 @@ impl ForegroundWatch {
     }
 }
 
-fn read_cmdline(pid: libc::pid_t) -> Vec<u8> {
+/// `/proc/PID/cmdline` (NUL-separated), at most [`CMDLINE_LIMIT`] bytes;
+/// empty when it cannot be read.
+pub fn read_cmdline(pid: libc::pid_t) -> Vec<u8> {
     use std::io::Read;
     let mut out = Vec::new();
     if let Ok(f) = std::fs::File::open(format!("/proc/{pid}/cmdline")) {

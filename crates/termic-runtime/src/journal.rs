@@ -97,6 +97,11 @@ pub struct TaskRecord {
     /// snapshot refs no record names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<String>,
+    /// The object its review diff starts at: the commit its worktree was
+    /// cut from, or the tree `snapshot` names. A restore keeps it, so the
+    /// restored task's diff still counts from its first start (issue 32).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review_base: Option<String>,
 }
 
 impl TaskRecord {
@@ -130,6 +135,7 @@ impl TaskRecord {
             state: None,
             ended: None,
             snapshot: None,
+            review_base: None,
         }
     }
 

@@ -611,7 +611,8 @@ impl Runtime {
         self.lock_tasks().values().cloned().collect()
     }
 
-    fn hooks_wired_for(&self, agent: &str) -> bool {
+    /// Whether `agent`'s hooks were verified wired (the tui's last read).
+    pub fn hooks_wired_for(&self, agent: &str) -> bool {
         lock(&self.inner.hooks_wired)
             .get(agent)
             .copied()
@@ -875,7 +876,7 @@ impl Runtime {
     }
 
     /// Read the task's engine and the last `rows` non-blank rows of its
-    /// screen at one instant (the screen's lock, then the engine's: no
+    /// screen, with their background colours, at one instant (the screen's lock, then the engine's: no
     /// output is applied or fed in between). Clears the dirty flag first,
     /// as [`Runtime::with_screen`] does, so output after this read yields
     /// a new `Dirty`: whoever made something of these rows (a task row's
@@ -889,7 +890,7 @@ impl Runtime {
         let task = self.task(id).ok()?;
         task.dirty.store(false, Ordering::Release);
         let parser = task.lock_parser();
-        let screen = signals::screen_rows(&parser, rows).unwrap_or_default();
+        let screen = signals::dialog_rows(&parser, rows).unwrap_or_default();
         let signals = task.lock_signals();
         let out = f(&signals.engine, &screen);
         drop(signals);
@@ -898,7 +899,8 @@ impl Runtime {
     }
 
     /// Send the bytes `decide` returns to the task's input, deciding on
-    /// the engine and the last `rows` non-blank rows of the screen under
+    /// the engine and the last `rows` non-blank rows of the screen (with
+    /// their background colours) under
     /// both their locks, held until the bytes are queued: the screen
     /// `decide` saw is the screen the keys answer (no output is applied
     /// in between). `decide`'s `Err` sends nothing and is returned as is.
@@ -917,7 +919,7 @@ impl Runtime {
         // The screen's lock first, then the engine's (inside the feed):
         // no other path holds both, so the order cannot deadlock.
         let parser = task.lock_parser();
-        let screen = signals::screen_rows(&parser, rows).unwrap_or_default();
+        let screen = signals::dialog_rows(&parser, rows).unwrap_or_default();
         let mut outcome = None;
         let mut refused = None;
         let mut entered = false;

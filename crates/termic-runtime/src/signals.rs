@@ -48,6 +48,68 @@ pub fn screen_rows(parser: &vt100::Parser<History>, wanted: usize) -> Option<Scr
     Some(ScreenRows::bottom(&rows, wanted))
 }
 
+/// As [`screen_rows`], each row with its background colours (see
+/// [`ScreenRows::backgrounds`]): what a dialog is read from on the answer
+/// path, where the one an agent marks by colour alone can be read.
+pub fn dialog_rows(parser: &vt100::Parser<History>, wanted: usize) -> Option<ScreenRows> {
+    if wanted == 0 {
+        return None;
+    }
+    let screen = parser.screen();
+    let (rows, cols) = screen.size();
+    let read: Vec<(String, Vec<(u16, u32)>)> = (0..rows.get())
+        .map(|row| shaded_row(screen, row, cols.get()))
+        .collect();
+    Some(ScreenRows::bottom_shaded(read, wanted))
+}
+
+/// One row's text (an empty cell is a space; trailing blanks are trimmed
+/// later) and its background runs by char.
+fn shaded_row(screen: &vt100::Screen, row: u16, cols: u16) -> (String, Vec<(u16, u32)>) {
+    let mut text = String::new();
+    let mut runs: Vec<(u16, u32)> = Vec::new();
+    let mut chars: u16 = 0;
+    for col in 0..cols {
+        let Some(cell) = screen.cell(row, col) else {
+            break;
+        };
+        if cell.is_wide_continuation() {
+            continue;
+        }
+        let key = shade_key(cell);
+        let contents = if cell.has_contents() {
+            cell.contents()
+        } else {
+            " "
+        };
+        for ch in contents.chars() {
+            if runs.last().is_none_or(|(_, k)| *k != key) {
+                runs.push((chars, key));
+            }
+            text.push(ch);
+            chars = chars.saturating_add(1);
+        }
+    }
+    (text, runs)
+}
+
+/// A cell's background as painted, as an opaque key (an inverse cell's
+/// background is its foreground colour).
+fn shade_key(cell: &vt100::Cell) -> u32 {
+    let key = |color: vt100::Color| match color {
+        vt100::Color::Default => 0,
+        vt100::Color::Idx(i) => 0x0100_0000 | u32::from(i),
+        vt100::Color::Rgb(r, g, b) => {
+            0x0200_0000 | (u32::from(r) << 16) | (u32::from(g) << 8) | u32::from(b)
+        }
+    };
+    if cell.inverse() {
+        0x0400_0000 | key(cell.fgcolor())
+    } else {
+        key(cell.bgcolor())
+    }
+}
+
 /// The engine side of a task.
 pub struct TaskSignals {
     pub engine: Engine,

@@ -36,8 +36,36 @@ pub struct Spawned {
 fn pty_err(what: &'static str) -> impl FnOnce(anyhow::Error) -> RuntimeError {
     move |source| RuntimeError::Pty {
         what,
-        message: format!("{source:#}"),
+        message: readable_os_error(&format!("{source:#}")),
     }
+}
+
+/// portable-pty words an OS error in its Debug form ("failed to openpty:
+/// Os { code: 24, kind: Uncategorized, message: \"Too many open files\" }");
+/// a user reads "failed to openpty: Too many open files (os error 24)", the
+/// form `io::Error` displays and the server's shortage hints read.
+fn readable_os_error(text: &str) -> String {
+    let Some(start) = text.find("Os { code: ") else {
+        return text.to_string();
+    };
+    let rest = &text[start..];
+    let Some(end) = rest.find(" }") else {
+        return text.to_string();
+    };
+    let inner = &rest["Os { code: ".len()..end];
+    let Some(code) = inner
+        .split(',')
+        .next()
+        .and_then(|c| c.trim().parse::<i32>().ok())
+    else {
+        return text.to_string();
+    };
+    let shown = std::io::Error::from_raw_os_error(code).to_string();
+    format!(
+        "{}{shown}{}",
+        &text[..start],
+        readable_os_error(&rest[end + " }".len()..])
+    )
 }
 
 /// Open a PTY at `spec.size` and spawn `spec.argv` in it.
@@ -178,4 +206,22 @@ pub fn display_argv(argv: &[OsString]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod readable_os_error_tests {
+    use super::readable_os_error;
+
+    #[test]
+    fn portable_ptys_debug_os_error_reads_as_io_errors_display() {
+        assert_eq!(
+            readable_os_error(
+                "failed to openpty: Os { code: 24, kind: Uncategorized, message: \"Too many open files\" }"
+            ),
+            "failed to openpty: Too many open files (os error 24)"
+        );
+        assert_eq!(readable_os_error("no such file"), "no such file");
+        assert_eq!(readable_os_error("Os { code: x }"), "Os { code: x }");
+        assert_eq!(readable_os_error("Os { code: 1"), "Os { code: 1");
+    }
 }

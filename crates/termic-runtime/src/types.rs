@@ -228,7 +228,9 @@ pub enum RuntimeError {
          are still waiting for it; try again once it reads"
     )]
     InputFull { id: TaskId, waiting_kib: usize },
-    #[error("cannot {what} for this task: {source}")]
+    // The cause is the `#[source]`, shown by `{:#}` and anyhow's chain:
+    // naming it here too printed it twice (seen 2026-12-07).
+    #[error("cannot {what} for this task")]
     Io {
         id: TaskId,
         what: &'static str,

@@ -27,6 +27,14 @@ pub const MAX_TASK_ID_LEN: usize = 64;
 pub const MAX_FIELDS: usize = 8;
 /// Longest value of one `key=value` field.
 pub const MAX_FIELD_LEN: usize = 128;
+/// Longest value of the one free-text field, [`field::MESSAGE`], as sent
+/// (escaped): the hook cuts the text to this many bytes on a UTF-8
+/// boundary and never in the middle of an escape.
+pub const MAX_TEXT_LEN: usize = 300;
+/// The bytes a free-text value carries escaped as `%XX` (upper-case hex):
+/// the wire's separator, the escape itself, and what would break the
+/// JSON string of Claude's `terminalSequence`.
+pub const TEXT_ESCAPED: [u8; 4] = [b'%', b';', b'"', b'\\'];
 
 /// What a hook says happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -98,6 +106,67 @@ pub mod field {
     /// The agent's own conversation id (Claude's `session_id`), so a
     /// restore can resume it. Sent again when it changes (`/clear`).
     pub const SESSION: &str = "session";
+    /// On `done`: the agent's last message of the turn (Claude's and Qwen's
+    /// `last_assistant_message`, Gemini's `prompt_response`, Grok's
+    /// `lastAssistantMessage`), the one free-text field: at most
+    /// [`super::MAX_TEXT_LEN`] bytes, [`super::TEXT_ESCAPED`] as `%XX`, no
+    /// control byte. [`super::decode_text`] reads it back. Printed text:
+    /// whoever shows it cleans it first.
+    pub const MESSAGE: &str = "message";
+}
+
+/// The longest value `key` may have on the wire.
+pub fn max_len(key: &str) -> usize {
+    if key == field::MESSAGE {
+        MAX_TEXT_LEN
+    } else {
+        MAX_FIELD_LEN
+    }
+}
+
+/// A free-text value as the agent wrote it: every `%XX` (two hex digits)
+/// is that byte again, anything else is kept; bytes that are not UTF-8
+/// become U+FFFD. Control characters are NOT removed here: the text is
+/// data, cleaned where it is shown. Pure.
+pub fn decode_text(value: &str) -> String {
+    let b = value.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `text` as a free-text value: [`TEXT_ESCAPED`] as `%XX`, control
+/// bytes dropped, cut to [`MAX_TEXT_LEN`] on a character boundary and
+/// never inside an escape (what the hook scripts do in sh; the tests
+/// compare the two). Pure.
+pub fn encode_text(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        let piece = if c.is_ascii() && TEXT_ESCAPED.contains(&(c as u8)) {
+            format!("%{:02X}", c as u8)
+        } else if c.is_control() {
+            continue;
+        } else {
+            c.to_string()
+        };
+        if out.len() + piece.len() > MAX_TEXT_LEN {
+            break;
+        }
+        out.push_str(&piece);
+    }
+    out
 }
 
 /// Whether `s` may be kept as an agent's conversation id: 1 to 128 bytes
@@ -229,7 +298,7 @@ fn parse_after_magic(rest: &[&[u8]]) -> Result<HookMessage, WireError> {
         match f.split_once('=') {
             Some((k, v))
                 if !k.is_empty()
-                    && v.len() <= MAX_FIELD_LEN
+                    && v.len() <= max_len(k)
                     && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') =>
             {
                 msg.fields.push((k.to_string(), v.to_string()));
@@ -288,6 +357,48 @@ mod tests {
         }
         let long = format!("777;termic;v1;done;{}", "a".repeat(MAX_TASK_ID_LEN + 1));
         assert_eq!(parse_body(&long), Some(Err(WireError::BadTaskId)));
+    }
+
+    /// The free text survives the wire whole (separators, quotes,
+    /// backslashes, an escape-like `%3B`, UTF-8), loses its control
+    /// bytes, and a long one is cut on a character boundary within
+    /// [`MAX_TEXT_LEN`]; only `message` may be that long.
+    #[test]
+    fn free_text_round_trips_escaped_and_bounded() {
+        let text = "a;b=c \"q\" \\ 100% %3B \u{e9}\u{1f600}\x1b]0;x\x07\u{9c}\n";
+        let value = encode_text(text);
+        assert!(!value.contains([';', '"', '\\']), "{value}");
+        assert!(!value.chars().any(char::is_control), "{value:?}");
+        let msg = HookMessage::new(HookEvent::Done, "t1").with(field::MESSAGE, &value);
+        let back = parse_body(&msg.body()).unwrap().unwrap();
+        assert_eq!(
+            decode_text(back.field(field::MESSAGE).unwrap()),
+            "a;b=c \"q\" \\ 100% %3B \u{e9}\u{1f600}]0;x"
+        );
+        let long = encode_text(&"\u{e9};".repeat(400));
+        assert!(long.len() <= MAX_TEXT_LEN && long.len() > MAX_TEXT_LEN - 5);
+        assert!(long.ends_with("%3B") || long.ends_with('\u{e9}'), "{long}");
+        let wire = format!("777;termic;v1;done;t1;message={}", "x".repeat(MAX_TEXT_LEN));
+        assert!(matches!(parse_body(&wire), Some(Ok(_))));
+        let over = format!(
+            "777;termic;v1;done;t1;message={}",
+            "x".repeat(MAX_TEXT_LEN + 1)
+        );
+        assert!(matches!(
+            parse_body(&over),
+            Some(Err(WireError::BadField(_)))
+        ));
+        let other = format!(
+            "777;termic;v1;done;t1;hook={}",
+            "x".repeat(MAX_FIELD_LEN + 1)
+        );
+        assert!(matches!(
+            parse_body(&other),
+            Some(Err(WireError::BadField(_)))
+        ));
+        // A stray or short escape is kept as it is.
+        assert_eq!(decode_text("50%"), "50%");
+        assert_eq!(decode_text("%zz%4"), "%zz%4");
     }
 
     #[test]

@@ -10,6 +10,9 @@ pub enum Key {
     CtrlC,
     CtrlD,
     Backspace,
+    /// The arrow keys (`CSI A`, `CSI B`), which move a select list.
+    Up,
+    Down,
     Char(char),
 }
 
@@ -178,6 +181,8 @@ fn parse_csi(b: &[u8]) -> Parsed {
 /// (Claude pushes kitty flags at start-up, so a terminal may answer in it).
 fn csi_input(params: &str, fin: u8) -> Input {
     match (params, fin) {
+        ("" | "1", b'A') => Input::Key(Key::Up),
+        ("" | "1", b'B') => Input::Key(Key::Down),
         ("", b'I') => Input::Focus(true),
         ("", b'O') => Input::Focus(false),
         (p, b'u') => {

@@ -155,9 +155,14 @@ impl<'a> Runner<'a> {
                 tool: tool.clone(),
                 arg: arg.clone(),
             }),
-            Action::Question { text, options } => self.blocked(Block::Question {
+            Action::Question {
+                text,
+                options,
+                multi,
+            } => self.blocked(Block::Question {
                 text: text.clone(),
                 options: options.clone(),
+                multi: *multi,
             }),
             Action::Plan { text } => self.blocked(Block::Plan { text: text.clone() }),
             Action::Subagents { count, ms } => self.subagents(*count, *ms),
@@ -264,6 +269,9 @@ impl<'a> Runner<'a> {
         };
         self.cx.trace("key", json!({ "key": format!("{key:?}") }));
         if let Some(b) = block {
+            if self.agent.dialog_key(self.cx, b, key) {
+                return None;
+            }
             if let Some(a) = self.agent.answer_for(b, key) {
                 return Some(WaitEnd::Answered(a));
             }

@@ -49,8 +49,13 @@ pub enum Action {
     Tool { name: String, arg: String },
     /// A permission prompt for a tool call, blocked until answered.
     Permission { tool: String, arg: String },
-    /// A tool-mediated question (Claude's AskUserQuestion).
-    Question { text: String, options: Vec<String> },
+    /// A tool-mediated question (Claude's AskUserQuestion); `multi`: the
+    /// user ticks any of the options, then submits (`question-multi`).
+    Question {
+        text: String,
+        options: Vec<String>,
+        multi: bool,
+    },
     /// Plan approval (Claude's ExitPlanMode, grok's plan approval).
     Plan { text: String },
     /// `count` subagents running for `ms`: the foreground looks idle part of
@@ -89,6 +94,10 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("simple", include_str!("../scenarios/simple.scn")),
     ("permission", include_str!("../scenarios/permission.scn")),
     ("question", include_str!("../scenarios/question.scn")),
+    (
+        "question-multi",
+        include_str!("../scenarios/question-multi.scn"),
+    ),
     ("plan", include_str!("../scenarios/plan.scn")),
     ("subagents", include_str!("../scenarios/subagents.scn")),
     (
@@ -209,11 +218,12 @@ fn parse_action(verb: &str, args: &[String]) -> Result<Action, String> {
                 arg: args[1..].join(" "),
             }
         }
-        "question" => {
+        "question" | "question-multi" => {
             need(1)?;
             Action::Question {
                 text: arg(args, 0),
                 options: args[1..].to_vec(),
+                multi: verb == "question-multi",
             }
         }
         "plan" => Action::Plan {
@@ -334,7 +344,8 @@ mod tests {
                     0,
                     &Action::Question {
                         text: "Which color?".into(),
-                        options: vec!["Red".into(), "Blue".into()]
+                        options: vec!["Red".into(), "Blue".into()],
+                        multi: false,
                     }
                 ),
                 (0, &Action::Stop),

@@ -9,11 +9,19 @@
     interrupted: 4, exited: 5 };
   const LABEL = { needs_you: "needs you", working: "working", idle: "idle", done: "done",
     rate_limited: "rate limited", error: "error", interrupted: "interrupted", exited: "exited" };
-  // "rate limited until 15:00" when the agent named its reset (protocol 7).
+  // An error's reason (protocol 10) by its wire name; any other name (a
+  // newer or hostile host's) is never shown: the row says a plain error.
+  const REASON = new Map([["rate_limited", "rate limited"], ["overloaded", "overloaded"],
+    ["server_error", "server error"], ["auth_failed", "auth failed"], ["api_error", "API error"]]);
+  // "rate limited until 15:00" when the agent named its reset (protocol 7),
+  // "error: auth failed" when its server named why (protocol 10).
   function stateLabel(row) {
     const label = LABEL[row.state] || clean(row.state);
     if (row.state === "rate_limited" && typeof row.until === "string" && /^\d{1,2}:\d{2}$/.test(row.until)) {
       return label + " until " + row.until;
+    }
+    if (row.state === "error" && REASON.has(row.reason)) {
+      return label + ": " + REASON.get(row.reason);
     }
     return label;
   }
@@ -77,10 +85,8 @@
     b.append(num, name, agent, badge);
     b.addEventListener("click", function () { openTask(row.id, host); });
     li.appendChild(b);
-    if (host === undefined) {
-      const mute = muteButton(row.id);
-      if (mute) li.appendChild(mute);
-    }
+    const mute = muteButton(row.id, host);
+    if (mute) li.appendChild(mute);
     const ask = askBlock(row, host);
     if (ask) li.appendChild(ask);
     const away = awayBlock(row);
@@ -146,17 +152,28 @@
     document.title = waiting ? "(" + waiting + ") termic" : "termic";
   }
 
-  function isMuted(id) { return !!choices && choices.muted.indexOf(Number(id)) >= 0; }
+  // `host`: a remote host's task, muted as HOST:NUMBER.
+  function isMuted(id, host) {
+    if (!choices) return false;
+    if (host === undefined) return choices.muted.indexOf(Number(id)) >= 0;
+    return choices.muted_remote.indexOf(host + ":" + Number(id)) >= 0;
+  }
+  function muteChoice(id, host) {
+    const c = { task: Number(id), muted: !isMuted(id, host) };
+    if (host !== undefined) c.host = host;
+    return c;
+  }
   // A task's mute toggle: only with a push subscription, never read-only.
-  function muteButton(id) {
+  function muteButton(id, host) {
     if (!choices || (device && device.read_only)) return null;
     const m = document.createElement("button");
     m.type = "button";
     m.className = "mute";
     m.dataset.mute = String(id);
-    m.textContent = isMuted(id) ? "Unmute" : "Mute";
-    m.setAttribute("aria-pressed", isMuted(id) ? "true" : "false");
-    m.addEventListener("click", function () { setChoices({ task: Number(id), muted: !isMuted(id) }); });
+    if (host !== undefined) m.dataset.host = host;
+    m.textContent = isMuted(id, host) ? "Unmute" : "Mute";
+    m.setAttribute("aria-pressed", isMuted(id, host) ? "true" : "false");
+    m.addEventListener("click", function () { setChoices(muteChoice(id, host)); });
     return m;
   }
   function renderChoices() {
@@ -164,10 +181,10 @@
     $("only").hidden = !choices || ro;
     $("only-box").checked = !!(choices && choices.needs_you_only);
     const m = $("mute");
-    m.hidden = !choices || ro || !view || view.host !== undefined;
+    m.hidden = !choices || ro || !view;
     if (view) {
-      m.textContent = isMuted(view.id) ? "Unmute" : "Mute";
-      m.setAttribute("aria-pressed", isMuted(view.id) ? "true" : "false");
+      m.textContent = isMuted(view.id, view.host) ? "Unmute" : "Mute";
+      m.setAttribute("aria-pressed", isMuted(view.id, view.host) ? "true" : "false");
     }
   }
   // Sends this device's choice ({} only reads them) and shows what is now.
@@ -184,6 +201,7 @@
       .then(function (a) {
         const c = a && a.choices;
         choices = c ? { muted: Array.isArray(c.muted) ? c.muted.map(Number) : [],
+          muted_remote: Array.isArray(c.muted_remote) ? c.muted_remote.map(String) : [],
           needs_you_only: !!c.needs_you_only } : null;
         renderList();
         renderChoices();
@@ -194,7 +212,7 @@
     setChoices({ needs_you_only: $("only-box").checked });
   });
   $("mute").addEventListener("click", function () {
-    if (view) setChoices({ task: Number(view.id), muted: !isMuted(view.id) });
+    if (view) setChoices(muteChoice(view.id, view.host));
   });
 
   const KIND = { permission: "It asks permission.", question: "It asks a question.",
@@ -203,6 +221,7 @@
     screen_changed: "The screen changed, nothing was sent.",
     not_needed: "It no longer needs you, nothing was sent.",
     unknown_choice: "That answer is no longer offered, nothing was sent.",
+    partly_sent: "Only the first step was sent: its confirmation did not show as expected. Answer it on the screen.",
   };
   const lastOutcome = new Map(); // task key -> text of the last answer's outcome
   // A task's key: its number here, HOST:NUMBER for a remote host's.
@@ -229,10 +248,22 @@
         b.className = "choice";
         b.dataset.choice = String(c.id);
         b.textContent = clean(c.label);
+        // A multi-select box (Claude's `toggle_N`): its label starts with
+        // the box as painted, ticked or not.
+        if (/^toggle_\d$/.test(String(c.id))) {
+          b.setAttribute("aria-pressed", String(b.textContent).indexOf("[✔]") === 0 ? "true" : "false");
+        }
         b.addEventListener("click", function () { answer(row.id, String(c.id), undefined, host); });
         bar.appendChild(b);
       }
       div.appendChild(bar);
+    } else if (!(device && device.read_only)) {
+      // termic cannot know this dialog's keys (a prose question, a
+      // multi-select list, an agent whose choices it has not measured).
+      const n = document.createElement("p");
+      n.className = "no-choices";
+      n.textContent = "No one-tap answer for this one: answer it on the screen.";
+      div.appendChild(n);
     }
     const said = lastOutcome.get(outcomeKey(row.id, host));
     if (said) {
@@ -245,8 +276,9 @@
   }
 
   // What a task did while no terminal was attached (the row's `away`,
-  // protocol 7): its states with their times, and what its last done
-  // changed. Text only (textContent), cleaned.
+  // protocol 7): its states with their times, what its last done
+  // changed, and its agent's last message. Text only (textContent),
+  // cleaned.
   function hhmm(ms) {
     const d = new Date(Number(ms));
     return String(d.getHours()).padStart(2, "0") + ":" + String(d.getMinutes()).padStart(2, "0");
@@ -272,6 +304,12 @@
       stat.textContent = "Changed " + clean(a.stat);
       div.appendChild(stat);
     }
+    if (a.message) {
+      const said = document.createElement("p");
+      said.className = "away-message";
+      said.textContent = "Said: " + clean(a.message);
+      div.appendChild(said);
+    }
     return div;
   }
 
@@ -279,39 +317,67 @@
   // send that answer; the server sends its keys only if the dialog still
   // offers it, so a stale action sends nothing and says so.
   const ACTIONS = ["approve_once", "deny"];
-  let pendingOpen = null; // { task, answer } until the list arrives
+  let pendingOpen = null; // { task, host, answer } until its list arrives
+  // A host's name as config.toml spells it.
+  const HOST_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+  // `#task=N` (this computer's task) or `#task=HOST:N` (a remote host's).
   function fromFragment(hash) {
     const p = new URLSearchParams(String(hash || "").replace(/^#/, ""));
-    const task = Number(p.get("task"));
-    if (!p.has("task") || !Number.isSafeInteger(task) || task < 0) return null;
+    if (!p.has("task")) return null;
+    let raw = String(p.get("task"));
+    let host;
+    const colon = raw.lastIndexOf(":");
+    if (colon >= 0) {
+      host = raw.slice(0, colon);
+      raw = raw.slice(colon + 1);
+      if (!HOST_NAME.test(host)) return null;
+    }
+    if (!/^\d{1,15}$/.test(raw)) return null;
     const a = p.get("answer");
-    return { task: task, answer: ACTIONS.indexOf(a) >= 0 ? a : null };
+    return { task: Number(raw), host: host, answer: ACTIONS.indexOf(a) >= 0 ? a : null };
   }
-  function openFromNotification(task, choice) {
-    if (!tasks.has(task)) { notice("That task is gone."); return; }
-    openTask(task);
+  function openFromNotification(task, choice, host) {
+    if (!rowOf(task, host)) { notice("That task is gone."); return; }
+    openTask(task, host);
     if (!choice) return;
     if (device && device.read_only) {
       status("This device is read-only: it cannot answer.");
       return;
     }
-    answer(task, choice, function (text) { status(text || "Sent."); });
+    answer(task, choice, function (text) { status(text || "Sent."); }, host);
+  }
+  // Open what a notification asked for once its list is here: this
+  // computer's tasks, or its host's (which may still be connecting).
+  function openWhenListed(want) {
+    if (want.host === undefined) {
+      if (listSocket && tasks.size) return openFromNotification(want.task, want.answer);
+    } else {
+      const h = hosts.find(function (x) { return x.name === want.host; });
+      if (h && (rowOf(want.task, want.host) || h.link === "connected")) {
+        return openFromNotification(want.task, want.answer, want.host);
+      }
+    }
+    pendingOpen = want;
+  }
+  // The list a pending open waits for came: try again.
+  function retryPending() {
+    if (!pendingOpen) return;
+    const p = pendingOpen;
+    pendingOpen = null;
+    setTimeout(function () { openWhenListed(p); }, 0);
   }
   function takeFragment() {
     const want = fromFragment(location.hash);
     // Gone from the address at once: a reload never answers again.
     if (location.hash) history.replaceState(null, "", location.pathname);
-    if (!want) return;
-    if (listSocket && tasks.size) openFromNotification(want.task, want.answer);
-    else pendingOpen = want;
+    if (want) openWhenListed(want);
   }
   if ("serviceWorker" in navigator) {
     navigator.serviceWorker.addEventListener("message", function (e) {
       const m = e.data || {};
       if (m.termic !== "open" || !Number.isSafeInteger(m.task)) return;
-      const want = { task: m.task, answer: ACTIONS.indexOf(m.answer) >= 0 ? m.answer : null };
-      if (listSocket && tasks.size) openFromNotification(want.task, want.answer);
-      else pendingOpen = want;
+      const host = typeof m.host === "string" && HOST_NAME.test(m.host) ? m.host : undefined;
+      openWhenListed({ task: m.task, host: host, answer: ACTIONS.indexOf(m.answer) >= 0 ? m.answer : null });
     });
   }
   window.addEventListener("hashchange", takeFragment);
@@ -383,11 +449,7 @@
       if (m.subscribed) {
         tasks.clear();
         for (const row of m.subscribed.tasks) tasks.set(row.id, row);
-        if (pendingOpen) {
-          const p = pendingOpen;
-          pendingOpen = null;
-          setTimeout(function () { openFromNotification(p.task, p.answer); }, 0);
-        }
+        if (pendingOpen && pendingOpen.host === undefined) retryPending();
       } else if (m.task) {
         const old = tasks.get(m.task.id);
         if (!old || old.state !== m.task.state) lastOutcome.delete(outcomeKey(m.task.id));
@@ -429,6 +491,7 @@
       }
       renderList();
       if (view && view.host !== undefined) renderAsk();
+      if (pendingOpen && pendingOpen.host !== undefined) retryPending();
     };
     s.onclose = function () {
       if (hostsSocket !== s) return;
@@ -689,6 +752,11 @@
       connectList();
       connectHosts();
       offerPush();
+      // The server's word on this device's notification choices: a
+      // subscription stored for it (from this browser or an earlier
+      // install of the page) shows its mute controls even when this
+      // browser's push manager has none (null: nothing to show).
+      if (!me.read_only) setChoices({});
     })
     .catch(function () { notice("termic web cannot be reached."); });
 })();

@@ -8,6 +8,7 @@
 mod assets;
 pub mod checks;
 mod http;
+pub mod limits;
 mod relay;
 pub mod store;
 pub mod tls;
@@ -70,9 +71,10 @@ pub trait Backend: Send + Sync + 'static {
     }
 
     /// Opens a connection to remote host `host`'s server, hello said and
-    /// welcomed (as `termic attach HOST:TASK` does), for one view.
-    fn open_on_host(&self, host: &str) -> io::Result<UnixStream> {
-        let _ = host;
+    /// welcomed (as `termic attach HOST:TASK` does), for one view of its
+    /// task `task`.
+    fn open_on_host(&self, host: &str, task: &str) -> io::Result<UnixStream> {
+        let _ = (host, task);
         Err(io::Error::other("remote hosts are not reachable from here"))
     }
 }
@@ -178,40 +180,126 @@ impl Server {
         self.listener.local_addr()
     }
 
-    /// Serves until the listener fails.
+    /// Serves until the process ends. Out of descriptors or threads (the
+    /// user's limits), a connection it cannot serve is answered 503 with
+    /// the reason, a failed `accept` waits a little longer each time (no
+    /// spinning), and serving goes on as soon as the limit lifts.
     pub fn run(self) -> Result<()> {
-        for stream in self.listener.incoming() {
-            let Ok(stream) = stream else { continue };
-            let mut stream: Box<dyn Conn> = match &self.shared.opts.tls {
-                Some(config) => match rustls::ServerConnection::new(Arc::clone(config)) {
-                    Ok(conn) => Box::new(rustls::StreamOwned::new(conn, stream)),
-                    Err(_) => continue,
-                },
-                None => Box::new(stream),
-            };
-            let shared = Arc::clone(&self.shared);
-            if shared.open.fetch_add(1, Ordering::SeqCst) >= shared.opts.max_connections {
-                shared.open.fetch_sub(1, Ordering::SeqCst);
-                let _ = stream.tcp().set_write_timeout(Some(Duration::from_secs(1)));
-                let _ = http::error(
-                    &mut *stream,
-                    "503 Service Unavailable",
-                    "Too many connections.",
-                );
-                continue;
-            }
-            let spawned = std::thread::Builder::new()
-                .name("web-conn".into())
-                .spawn(move || {
-                    handle(&shared, stream);
-                    shared.open.fetch_sub(1, Ordering::SeqCst);
-                });
-            if spawned.is_err() {
-                self.shared.open.fetch_sub(1, Ordering::SeqCst);
+        let mut backoff = limits::AcceptBackoff::default();
+        let mut reserve = limits::ReservedFd::open();
+        let mut reports = limits::RateLimit::new(limits::REPORT_EVERY);
+        loop {
+            match self.listener.accept() {
+                Ok((stream, _)) => {
+                    backoff.succeeded();
+                    self.serve(stream, &mut reports);
+                }
+                Err(err) => self.accept_failed(&err, &mut reserve, &mut backoff, &mut reports),
             }
         }
-        Ok(())
     }
+
+    /// One accepted connection: its own thread, or a 503 saying why not.
+    fn serve(&self, stream: TcpStream, reports: &mut limits::RateLimit) {
+        let Some(mut stream) = self.wrap(stream) else {
+            return;
+        };
+        let shared = Arc::clone(&self.shared);
+        if shared.open.fetch_add(1, Ordering::SeqCst) >= shared.opts.max_connections {
+            shared.open.fetch_sub(1, Ordering::SeqCst);
+            unavailable(&mut *stream, "Too many connections.");
+            return;
+        }
+        // The stream stays reachable here when no thread can take it.
+        let slot = Arc::new(Mutex::new(Some(stream)));
+        let theirs = Arc::clone(&slot);
+        let spawned = std::thread::Builder::new()
+            .name("web-conn".into())
+            .spawn(move || {
+                let stream = theirs.lock().unwrap_or_else(|e| e.into_inner()).take();
+                if let Some(stream) = stream {
+                    handle(&shared, stream);
+                }
+                shared.open.fetch_sub(1, Ordering::SeqCst);
+            });
+        if let Err(err) = spawned {
+            self.shared.open.fetch_sub(1, Ordering::SeqCst);
+            let shortage = err
+                .raw_os_error()
+                .and_then(limits::shortage_of_errno)
+                .unwrap_or(limits::Shortage::Threads);
+            let taken = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(mut stream) = taken {
+                unavailable(&mut *stream, &said(shortage));
+            }
+            self.report(
+                reports,
+                &format!("refused a connection: cannot start a thread for it: {err}"),
+            );
+        }
+    }
+
+    /// The connection as served: TLS when configured.
+    fn wrap(&self, stream: TcpStream) -> Option<Box<dyn Conn>> {
+        Some(match &self.shared.opts.tls {
+            Some(config) => {
+                let conn = rustls::ServerConnection::new(Arc::clone(config)).ok()?;
+                Box::new(rustls::StreamOwned::new(conn, stream))
+            }
+            None => Box::new(stream),
+        })
+    }
+
+    /// `accept` failed: out of descriptors, the reserved one is given up
+    /// for a moment so the waiting client hears why (503); then, or for
+    /// any other shortage, the loop waits a little longer each time.
+    fn accept_failed(
+        &self,
+        err: &io::Error,
+        reserve: &mut limits::ReservedFd,
+        backoff: &mut limits::AcceptBackoff,
+        reports: &mut limits::RateLimit,
+    ) {
+        let refuse = |shortage| {
+            let accepted = self.listener.accept();
+            if let Ok((stream, _)) = accepted {
+                if let Some(mut stream) = self.wrap(stream) {
+                    unavailable(&mut *stream, &said(shortage));
+                }
+            }
+            false
+        };
+        if limits::on_accept_failure(err, reserve, refuse).is_none() {
+            return;
+        }
+        self.report(reports, &format!("cannot accept a connection: {err}"));
+        std::thread::sleep(backoff.failed());
+    }
+
+    /// A line in the log, at most once per [`limits::REPORT_EVERY`].
+    fn report(&self, reports: &mut limits::RateLimit, what: &str) {
+        if let Some(held) = reports.hit(Instant::now()) {
+            match held {
+                0 => self.shared.log(what),
+                n => self
+                    .shared
+                    .log(&format!("{what} ({n} more since the last report)")),
+            }
+        }
+    }
+}
+
+/// What termic web tells a connection it cannot serve for `shortage`.
+fn said(shortage: limits::Shortage) -> String {
+    limits::sentence(&shortage.explain_for("termic web", "pages or tabs"))
+}
+
+/// Answer 503 with `message`, waiting at most a second either way: the
+/// accepting thread must not be held by a slow client.
+fn unavailable(stream: &mut dyn Conn, message: &str) {
+    let _ = stream.tcp().set_write_timeout(Some(Duration::from_secs(1)));
+    let _ = stream.tcp().set_read_timeout(Some(Duration::from_secs(1)));
+    let _ = http::error(stream, "503 Service Unavailable", message);
 }
 
 fn handle(shared: &Shared, mut stream: Box<dyn Conn>) {
@@ -390,7 +478,8 @@ fn push_key(shared: &Shared, stream: &mut dyn Conn) -> io::Result<()> {
 }
 
 /// `POST /api/push/choices`: this device's notification choices,
-/// `{"task": N, "muted": bool}` and/or `{"needs_you_only": bool}`; `{}`
+/// `{"task": N, "muted": bool}` (with `"host": NAME` for a remote host's
+/// task, since 2026-12-06) and/or `{"needs_you_only": bool}`; `{}`
 /// changes nothing. Answers the device's choices now (`null`: it has no
 /// subscription). A read-only device cannot change them.
 fn push_choices(
@@ -403,10 +492,17 @@ fn push_choices(
     let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body) else {
         return http::error(stream, "400 Bad Request", "Not a notification choice.");
     };
-    let mute = match (v.get("task"), v.get("muted")) {
-        (None, None) => None,
-        (Some(t), Some(m)) => match (t.as_u64(), m.as_bool()) {
-            (Some(t), Some(m)) => Some((t, m)),
+    let mute = match (v.get("task"), v.get("muted"), v.get("host")) {
+        (None, None, None) => None,
+        (Some(t), Some(m), host) => match (t.as_u64(), m.as_bool(), host.map(relay::host_name)) {
+            (Some(t), Some(m), None) => Some((store::Muted::Task(t), m)),
+            (Some(t), Some(m), Some(Ok(host))) => Some((
+                store::Muted::Remote {
+                    host: host.to_owned(),
+                    task: t,
+                },
+                m,
+            )),
             _ => return http::error(stream, "400 Bad Request", "Not a notification choice."),
         },
         _ => return http::error(stream, "400 Bad Request", "Not a notification choice."),
@@ -665,7 +761,11 @@ fn pump(shared: &Shared, mut ws: WebSocket<Box<dyn Conn>>, device: &Device, cred
     let (request, once, host) = match relay::first(&first, device.read_only) {
         Ok(relay::First::Stream(r)) => (r, false, None),
         Ok(relay::First::Once(r)) => (r, true, None),
-        Ok(relay::First::HostStream { host, request }) => (request, false, Some(host)),
+        Ok(relay::First::HostStream {
+            host,
+            task,
+            request,
+        }) => (request, false, Some((host, task))),
         Ok(relay::First::Remote { host, task, choice }) => {
             let answer = match shared.backend.answer_on_host(&host, &task, &choice) {
                 Ok(answer) => answer,
@@ -691,7 +791,7 @@ fn pump(shared: &Shared, mut ws: WebSocket<Box<dyn Conn>>, device: &Device, cred
     };
     let opened = match &host {
         None => shared.backend.open(),
-        Some(h) => shared.backend.open_on_host(h),
+        Some((h, task)) => shared.backend.open_on_host(h, task),
     };
     let mut conn = match opened {
         Ok(c) => c,
@@ -701,7 +801,7 @@ fn pump(shared: &Shared, mut ws: WebSocket<Box<dyn Conn>>, device: &Device, cred
                     shared.log(&format!("cannot reach the termic server: {e}"));
                     "The termic server cannot be reached.".to_string()
                 }
-                Some(h) => {
+                Some((h, _)) => {
                     shared.log(&format!("cannot reach host {h}: {e}"));
                     format!("Host {h} cannot be reached.")
                 }

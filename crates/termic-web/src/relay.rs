@@ -23,7 +23,11 @@ pub enum First {
     Once(String),
     /// A view of a task of a remote host: the request goes to a
     /// connection the [`crate::Backend`] opens to that host.
-    HostStream { host: String, request: String },
+    HostStream {
+        host: String,
+        task: String,
+        request: String,
+    },
     /// An answer for a task of a remote host: the [`crate::Backend`]
     /// sends it there (as `termic answer HOST:TASK CHOICE` does), its
     /// answer passed on, and the WebSocket closed.
@@ -97,13 +101,14 @@ pub fn first(text: &str, read_only: bool) -> Result<First, &'static str> {
         None => Ok(First::Stream(request)),
         Some(host) => Ok(First::HostStream {
             host: host_name(host)?.to_string(),
+            task: task.to_string(),
             request,
         }),
     }
 }
 
 /// A host name as config.toml spells them: letters, digits, `-` and `_`.
-fn host_name(v: &Value) -> Result<&str, &'static str> {
+pub(crate) fn host_name(v: &Value) -> Result<&str, &'static str> {
     v.as_str()
         .filter(|h| {
             !h.is_empty()
@@ -219,6 +224,7 @@ mod tests {
             first(far_view, true),
             Ok(First::HostStream {
                 host: "far".into(),
+                task: "2".into(),
                 request: r#"{"view":{"cols":80,"history":0,"rows":24,"task":"2"}}"#.into()
             })
         );

@@ -350,6 +350,32 @@ impl Store {
 /// so an old mute is the least useful one to keep).
 pub const MAX_MUTED: usize = 1024;
 
+/// A task a device mutes: this machine's by its number (`muted`), a
+/// remote host's as `HOST:NUMBER` (`muted_remote`, 2026-12-06).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Muted {
+    Task(u64),
+    Remote { host: String, task: u64 },
+}
+
+impl Muted {
+    /// The subscription's field and the value it holds for this task.
+    fn entry(&self) -> (&'static str, serde_json::Value) {
+        match self {
+            Muted::Task(n) => ("muted", (*n).into()),
+            Muted::Remote { host, task } => ("muted_remote", format!("{host}:{task}").into()),
+        }
+    }
+
+    /// A value of that field as it should be (a number, a string).
+    fn same_kind(&self, v: &serde_json::Value) -> bool {
+        match self {
+            Muted::Task(_) => v.is_u64(),
+            Muted::Remote { .. } => v.is_string(),
+        }
+    }
+}
+
 impl Store {
     /// Sets device `number`'s notification choices on every subscription
     /// entry of that device: `mute` (task, muted) adds or removes a task
@@ -360,7 +386,7 @@ impl Store {
     pub fn set_push_choices(
         &self,
         number: u64,
-        mute: Option<(u64, bool)>,
+        mute: Option<(Muted, bool)>,
         needs_you_only: Option<bool>,
     ) -> Result<(usize, Option<serde_json::Value>)> {
         self.prepare()?;
@@ -372,21 +398,22 @@ impl Store {
                 .filter(|s| s.get("device").and_then(|d| d.as_str()) == Some(device.as_str()))
             {
                 let before = entry.clone();
-                if let Some((task, on)) = mute {
-                    let mut muted: Vec<u64> = entry
-                        .get("muted")
+                if let Some((task, on)) = &mute {
+                    let (field, value) = task.entry();
+                    let mut muted: Vec<serde_json::Value> = entry
+                        .get(field)
                         .and_then(|m| m.as_array())
-                        .map(|m| m.iter().filter_map(|t| t.as_u64()).collect())
+                        .map(|m| m.iter().filter(|t| task.same_kind(t)).cloned().collect())
                         .unwrap_or_default();
-                    muted.retain(|t| *t != task);
-                    if on {
+                    muted.retain(|t| *t != value);
+                    if *on {
                         // Bounded: the oldest mute goes first.
                         if muted.len() >= MAX_MUTED {
                             muted.remove(0);
                         }
-                        muted.push(task);
+                        muted.push(value);
                     }
-                    entry["muted"] = muted.into();
+                    entry[field] = muted.into();
                 }
                 if let Some(only) = needs_you_only {
                     entry["needs_you_only"] = only.into();
@@ -401,6 +428,7 @@ impl Store {
                 .map(|s| {
                     serde_json::json!({
                         "muted": s.get("muted").cloned().unwrap_or_else(|| serde_json::json!([])),
+                        "muted_remote": s.get("muted_remote").cloned().unwrap_or_else(|| serde_json::json!([])),
                         "needs_you_only": s.get("needs_you_only").and_then(|v| v.as_bool()).unwrap_or(false),
                     })
                 });
@@ -442,6 +470,57 @@ fn read_list<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>> {
     })
 }
 
+/// A temp file older than this (seconds) is a killed writer's: a live one
+/// holds its temp file for one write and one rename.
+pub const STALE_TEMP_SECS: u64 = 60;
+
+/// Whether `name` is one of our writers' temp files in the web state
+/// directory: `write_atomic`'s `.NAME.tmpPID` for our own files, and
+/// termic-push's `.push-subscriptions.json.HEX.tmp`.
+fn is_state_temp_name(name: &str) -> bool {
+    let ours = ["devices.json", "pairings.json", "next-device"]
+        .iter()
+        .any(|file| {
+            name.strip_prefix('.')
+                .and_then(|n| n.strip_prefix(file))
+                .and_then(|n| n.strip_prefix(".tmp"))
+                .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        });
+    let push = name
+        .strip_prefix('.')
+        .and_then(|n| n.strip_prefix(termic_push::subscriptions::SUBSCRIPTIONS_FILE))
+        .and_then(|n| n.strip_prefix('.'))
+        .and_then(|n| n.strip_suffix(".tmp"))
+        .is_some_and(|hex| hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()));
+    ours || push
+}
+
+/// Removes the temp files a writer killed between its write and its
+/// rename left in `dir`: only our names (regular files, not links), only
+/// those written [`STALE_TEMP_SECS`] or more before `now` (seconds since
+/// the epoch). Returns what it removed. Errors are ignored: a temp file
+/// left is a few bytes, never a wrong state.
+pub fn sweep_stale_temps(dir: &Path, now: u64) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_str().is_some_and(is_state_temp_name) {
+            continue;
+        }
+        let Ok(meta) = entry.path().symlink_metadata() else {
+            continue;
+        };
+        let old = (meta.mtime().max(0) as u64).saturating_add(STALE_TEMP_SECS) <= now;
+        if meta.file_type().is_file() && old && fs::remove_file(entry.path()).is_ok() {
+            removed.push(entry.path());
+        }
+    }
+    removed
+}
+
 /// Writes `value` as JSON to `path` atomically, mode 0600.
 pub fn write_atomic<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     let dir = path.parent().context("a state file has a directory")?;
@@ -452,17 +531,23 @@ pub fn write_atomic<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     ));
     let mut body = serde_json::to_vec_pretty(value)?;
     body.push(b'\n');
-    let mut f = OpenOptions::new()
+    // A write that fails (a full disk) leaves the old file as it was and
+    // no temp file behind, and says which file it could not write.
+    let written = OpenOptions::new()
         .create(true)
         .truncate(true)
         .write(true)
         .mode(0o600)
         .open(&tmp)
-        .with_context(|| format!("cannot write {}", tmp.display()))?;
-    f.write_all(&body)?;
-    f.sync_all()?;
-    drop(f);
-    fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))?;
+        .and_then(|mut f| {
+            f.write_all(&body)?;
+            f.sync_all()
+        })
+        .and_then(|()| fs::rename(&tmp, path));
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        bail!("cannot write {}: {e}", path.display());
+    }
     File::open(dir)?.sync_all()?;
     Ok(())
 }
@@ -470,6 +555,148 @@ pub fn write_atomic<T: Serialize>(path: &Path, value: &T) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Set in the child of the kill test: the web state directory it
+    /// writes to until it is killed.
+    const KILL_WRITER: &str = "TERMIC_WEB_KILL_WRITER";
+
+    /// Issue 30: `termic web` killed (SIGKILL) at any instant of a write
+    /// of devices.json or push-subscriptions.json leaves each file whole.
+    /// The test's own binary, as a child, records a device's visits and
+    /// rewrites its push subscription and mutes as fast as it can, and is
+    /// killed ten times at whatever point it reached; each time both files
+    /// parse, and the device still authenticates. Temp files a kill left
+    /// are swept once they are old.
+    #[test]
+    fn a_writer_killed_at_any_instant_leaves_devices_and_subscriptions_whole() {
+        if let Some(dir) = std::env::var_os(KILL_WRITER) {
+            let store = Store::new(PathBuf::from(dir));
+            for n in 1u64.. {
+                let _ = store.touch(1, n);
+                let sub = PushSubscription {
+                    endpoint: format!("https://push.example/{}", n % 3),
+                    keys: PushKeys {
+                        p256dh: "k".repeat(87),
+                        auth: "a".repeat(22),
+                    },
+                };
+                let _ = store.subscribe(1, &sub);
+                let _ = store.set_push_choices(1, Some((Muted::Task(n % 5), n % 2 == 0)), None);
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join("web"));
+        store.add_pairing("token", false, 0).unwrap();
+        let (device, cookie, key) = store.pair("token", "phone", 0).unwrap().unwrap();
+        let subs = store
+            .dir
+            .join(termic_push::subscriptions::SUBSCRIPTIONS_FILE);
+        let seen = || -> u64 { store.devices().unwrap().first().map_or(0, |d| d.last_seen) };
+        for round in 0..10u64 {
+            let before = seen();
+            let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "store::tests::a_writer_killed_at_any_instant_leaves_devices_and_subscriptions_whole",
+                    "--exact",
+                    "--test-threads",
+                    "1",
+                ])
+                .env(KILL_WRITER, &store.dir)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            // Killed once it is writing, a few more writes each round, so
+            // the kill lands at a different point of a write.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            while seen() < before + 2 + round * 5 {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the writer never wrote"
+                );
+                std::thread::yield_now();
+            }
+            child.kill().unwrap();
+            child.wait().unwrap();
+            let devices = store.devices();
+            assert!(
+                devices.is_ok(),
+                "round {round}: devices.json is torn: {devices:?}"
+            );
+            if subs.exists() {
+                let list: Result<Vec<serde_json::Value>, _> =
+                    serde_json::from_slice(&fs::read(&subs).unwrap());
+                assert!(
+                    list.is_ok(),
+                    "round {round}: push-subscriptions.json is torn"
+                );
+            }
+        }
+        let found = store.authenticate(&credential(&cookie, &key)).unwrap();
+        assert_eq!(found.map(|d| d.number), Some(device.number));
+        assert!(store.set_push_choices(1, None, None).is_ok());
+        // What the kills left (and one of each kind a kill between the
+        // write and the rename leaves), swept when old, not before.
+        fs::write(store.dir.join(".devices.json.tmp99999"), "[{\"numb").unwrap();
+        fs::write(
+            store
+                .dir
+                .join(".push-subscriptions.json.00112233445566ff.tmp"),
+            "[",
+        )
+        .unwrap();
+        let temps = || {
+            fs::read_dir(&store.dir)
+                .unwrap()
+                .flatten()
+                .filter(|e| e.file_name().to_str().is_some_and(is_state_temp_name))
+                .count()
+        };
+        let left = temps();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        assert!(left >= 2, "{left}");
+        assert!(
+            sweep_stale_temps(&store.dir, now).is_empty(),
+            "young: a live writer's"
+        );
+        assert_eq!(
+            sweep_stale_temps(&store.dir, now + STALE_TEMP_SECS + 1).len(),
+            left
+        );
+        assert_eq!(temps(), 0);
+        assert!(store.dir.join("devices.json").exists());
+        assert!(
+            store.dir.join(".lock").exists(),
+            "only temp files are swept"
+        );
+    }
+
+    #[test]
+    fn only_our_temp_file_names_are_swept() {
+        for ours in [
+            ".devices.json.tmp4242",
+            ".pairings.json.tmp1",
+            ".next-device.tmp77",
+            ".push-subscriptions.json.0123456789abcdef.tmp",
+        ] {
+            assert!(is_state_temp_name(ours), "{ours}");
+        }
+        for theirs in [
+            "devices.json",
+            ".devices.json.tmp",
+            ".devices.json.tmp12a",
+            ".notes.json.tmp1",
+            ".push-subscriptions.json.0123.tmp",
+            ".push-subscriptions.json.0123456789abcdeg.tmp",
+            ".lock",
+            "push-subscriptions.json.lock",
+        ] {
+            assert!(!is_state_temp_name(theirs), "{theirs}");
+        }
+    }
 
     #[test]
     fn muting_keeps_at_most_max_muted_tasks_dropping_the_oldest_and_unknown_fields() {
@@ -483,7 +710,9 @@ mod tests {
         )
         .unwrap();
         for task in 0..(MAX_MUTED as u64 + 3) {
-            store.set_push_choices(1, Some((task, true)), None).unwrap();
+            store
+                .set_push_choices(1, Some((Muted::Task(task), true)), None)
+                .unwrap();
         }
         let (changed, now) = store.set_push_choices(1, None, None).unwrap();
         assert_eq!(changed, 0);
@@ -492,6 +721,28 @@ mod tests {
         assert_eq!(muted[0], 3, "the oldest mutes went");
         let list: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
         assert_eq!(list[0]["later"], serde_json::json!({"kept": true}));
+        // A remote host's task: by HOST:NUMBER in muted_remote, apart
+        // from this machine's task of the same number.
+        let far = |task| Muted::Remote {
+            host: "far".into(),
+            task,
+        };
+        store
+            .set_push_choices(1, Some((far(5), true)), None)
+            .unwrap();
+        let (_, now) = store
+            .set_push_choices(1, Some((far(6), true)), None)
+            .unwrap();
+        assert_eq!(
+            now.as_ref().unwrap()["muted_remote"],
+            serde_json::json!(["far:5", "far:6"])
+        );
+        let (_, now) = store
+            .set_push_choices(1, Some((far(5), false)), None)
+            .unwrap();
+        let now = now.unwrap();
+        assert_eq!(now["muted_remote"], serde_json::json!(["far:6"]));
+        assert_eq!(now["muted"].as_array().unwrap().len(), MAX_MUTED);
         assert_eq!(
             store.set_push_choices(2, None, Some(true)).unwrap(),
             (0, None)

@@ -27,6 +27,7 @@ pub mod keys;
 pub mod merge;
 pub mod outer;
 pub mod overlays;
+pub mod remote_actions;
 pub mod remote_hosts;
 pub mod remote_pane;
 pub mod review;
@@ -34,6 +35,7 @@ pub mod services;
 pub mod split;
 pub mod task_basics;
 pub mod tasks;
+pub use self::task_basics::{restart_task, RestartError};
 pub mod terminal;
 pub mod wiring;
 
@@ -82,6 +84,9 @@ pub struct Launched {
 /// attached client's app.
 pub type TaskSpecs = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<u64, Launched>>>;
 
+/// Told the remote host's task (host, number) the user looks at, or none.
+pub type OnWatchedRemote = Box<dyn FnMut(Option<(String, u64)>) + Send>;
+
 /// How the app starts.
 pub struct AppOptions {
     pub prefix: PrefixKey,
@@ -106,6 +111,8 @@ pub struct App {
     pub outer_focused: bool,
     /// The task whose engine was last told it is watched.
     watched: Option<TaskId>,
+    /// The remote host's task (host, number) last told watched.
+    watched_remote: Option<(String, u64)>,
     /// Outer terminal size (cols, rows).
     pub size: (u16, u16),
     pub message: Option<crate::ui::Message>,
@@ -154,6 +161,10 @@ pub struct App {
     /// Told the watched task whenever it changes (the server's push
     /// dispatcher sends nothing about a task a client is looking at).
     pub on_watched: Option<Box<dyn FnMut(Option<TaskId>) + Send>>,
+    /// Told the remote host's task in the pane (host, number) whenever
+    /// the user starts or stops looking at it (the pane has the focus and
+    /// the outer terminal too): it is not pushed meanwhile.
+    pub on_watched_remote: Option<OnWatchedRemote>,
     /// Where the transitions and recordings of the tasks this app starts
     /// go (its client's `--event-log`, `--record`, `--record-input`).
     pub outputs: TaskOutputs,
@@ -167,11 +178,15 @@ pub struct App {
     pub restorer: Option<Restorer>,
     /// In the server: the remote hosts' tasks (issue 29).
     pub remote: Option<remote_hosts::RemoteFeed>,
-    /// A remote task shown in the pane instead of the focused local one.
-    pub remote_pane: Option<remote_pane::RemotePane>,
-    /// The remote pane has the focus (it may be shown unfocused in a
-    /// split's other half).
-    pub remote_focused: bool,
+    /// The remote tasks shown: in the pane instead of the focused local
+    /// task, or in a split's halves (two at most, one link each).
+    pub remote_panes: remote_pane::RemotePanes,
+    /// The id of the remote pane that has the focus (another may be shown
+    /// unfocused in a split's other half).
+    pub remote_focus: Option<u64>,
+    /// Rename, close, restart and the Inspector on a remote task: the
+    /// requests to its host and their answers.
+    pub(crate) host_actions: remote_actions::HostActions,
     /// The hosts' groups as last drawn (the sidebar's mouse map).
     pub(crate) host_groups: Vec<crate::ui::sidebar::HostGroup>,
 
@@ -214,6 +229,7 @@ impl App {
             prefix_pending: false,
             outer_focused: true,
             watched: None,
+            watched_remote: None,
             size,
             message: None,
             away_summary: None,
@@ -238,13 +254,15 @@ impl App {
             last_focused: None,
             size_claim: None,
             on_watched: None,
+            on_watched_remote: None,
             outputs: TaskOutputs::default(),
             stats: review::Stats::default(),
             stop: crossbeam_channel::never(),
             restorer: None,
             remote: None,
-            remote_pane: None,
-            remote_focused: false,
+            remote_panes: remote_pane::RemotePanes::default(),
+            remote_focus: None,
+            host_actions: remote_actions::HostActions::default(),
             host_groups: Vec::new(),
 
             outer_rx: crossbeam_channel::never(),
@@ -348,10 +366,8 @@ impl App {
                 tell(watched);
             }
         }
-        let focused = match self.remote_in_focus() {
-            true => Some(remote_pane::REMOTE),
-            false => self.tasks.focused_id(),
-        };
+        self.tell_watched_remote();
+        let focused = self.focused_any();
         if self.copy.as_ref().is_some_and(|c| Some(c.task) != focused) {
             self.copy = None;
         }
@@ -368,6 +384,10 @@ impl App {
             entry.log_cursor = next;
             let started = entry.started_ms;
             entry.push_timeline(log.iter().map(|e| inspector_entry(e, started)));
+        }
+        // A remote task's Inspector is its host's timeline.
+        if self.host_actions.inspect.is_some() {
+            return;
         }
         if let (Some(Overlay::Inspector(view)), Some(entry)) =
             (&mut self.overlay, self.tasks.focused_entry())
@@ -459,8 +479,21 @@ impl App {
             }
             crate::notify::NotifyReply::Focus(task) => {
                 if let Some(index) = self.tasks.index_of(task) {
+                    self.leave_remote();
                     self.tasks.focus(index);
                     self.after_focus_change();
+                }
+            }
+            // A remote task's notification: that task in the pane, if its
+            // host still lists it.
+            crate::notify::NotifyReply::FocusRemote { host, number } => {
+                let listed = self.remote.as_ref().is_some_and(|r| {
+                    termic_runtime::lock(&r.board)
+                        .places()
+                        .contains(&(host.clone(), number))
+                });
+                if listed {
+                    self.focus_remote(&host, number);
                 }
             }
         }
@@ -705,9 +738,9 @@ impl App {
     /// Copies the focused pane out of its screen model (scrolled back when
     /// the user asked), holding the task's lock only for the copy.
     fn pane_snapshot(&self) -> Option<PaneSnapshot> {
-        if let Some(remote) = self.remote_pane.as_ref().filter(|_| self.remote_focused) {
-            let pane = self.task_area(remote_pane::REMOTE);
-            if let Some(copy) = self.copy.as_ref().filter(|c| c.task == remote_pane::REMOTE) {
+        if let (Some(id), Some(remote)) = (self.remote_focus, self.focused_remote()) {
+            let pane = self.task_area(id);
+            if let Some(copy) = self.copy.as_ref().filter(|c| c.task == id) {
                 let view = copy.view();
                 let mut snapshot = PaneSnapshot::capture(view.parser.screen(), pane, false);
                 snapshot.mark(&view.marks);
@@ -738,18 +771,15 @@ impl App {
     /// The split's other task, drawn in its half (no cursor).
     fn other_snapshot(&self) -> Option<PaneSnapshot> {
         let split = self.split?;
-        let focused = match self.remote_in_focus() {
-            true => remote_pane::REMOTE,
-            false => self.tasks.focused_id()?,
-        };
+        let focused = self.focused_any()?;
         let other = if split.first == focused {
             split.second
         } else {
             split.first
         };
         let area = self.task_area(other);
-        if other == remote_pane::REMOTE {
-            let remote = self.remote_pane.as_ref()?;
+        if remote_pane::is_remote(other) {
+            let remote = self.remote_panes.get(other)?;
             let screen = lock(&remote.screen);
             let mut snapshot = PaneSnapshot::capture(screen.parser.as_ref()?.screen(), area, false);
             snapshot.wants_mouse = false;
@@ -773,11 +803,14 @@ impl App {
         let now = self.now_ms();
         let views = self.tasks.views(now);
         self.host_groups = self.remote_groups();
-        let pane_area = self.task_area(remote_pane::REMOTE);
-        let remote_focused = self.remote_focused;
-        if let Some(remote) = &mut self.remote_pane {
-            remote.resize(pane_area.width.max(1), pane_area.height.max(1));
-            for group in self.host_groups.iter_mut().filter(|_| remote_focused) {
+        for id in remote_pane::SLOTS {
+            let area = self.task_area(id);
+            let focused = self.remote_focus == Some(id);
+            let Some(remote) = self.remote_panes.get_mut(id) else {
+                continue;
+            };
+            remote.resize(area.width.max(1), area.height.max(1));
+            for group in self.host_groups.iter_mut().filter(|_| focused) {
                 if tasks::shown(&remote.host) == group.name {
                     for task in &mut group.tasks {
                         task.focused = task.number == remote.number;
@@ -866,12 +899,20 @@ impl App {
                 Some(at) => Duration::from_millis(at.saturating_sub(now)),
                 None => Duration::from_secs(3600),
             };
-            let pane_wake = self
-                .remote_pane
-                .as_ref()
-                .map_or_else(crossbeam_channel::never, |p| p.wake.clone());
+            let [pane_wake, pane_wake_2] = remote_pane::SLOTS.map(|id| {
+                self.remote_panes
+                    .get(id)
+                    .map_or_else(crossbeam_channel::never, |p| p.wake.clone())
+            });
+            let host_replies = self.host_actions.replies.clone();
             select! {
-                recv(pane_wake) -> _ => self.on_remote_pane(),
+                recv(pane_wake) -> _ => self.on_remote_pane(remote_pane::REMOTE),
+                recv(pane_wake_2) -> _ => self.on_remote_pane(remote_pane::REMOTE_2),
+                recv(host_replies) -> reply => {
+                    if let Ok(reply) = reply {
+                        self.on_host_reply(reply);
+                    }
+                },
                 recv(input) -> ev => match ev {
                     Ok(ev) => {
                         frames.user_input();
@@ -984,7 +1025,7 @@ pub fn badge_for(
         State::NeedsYou => Badge::NeedsYou { kind },
         State::Done => Badge::Done,
         State::Interrupted => Badge::Interrupted,
-        State::Error(reason) => Badge::Error(reason),
+        State::Error(reason) => Badge::Error(Some(reason)),
         State::RateLimited(until) => Badge::RateLimited(until),
         State::Exited => return None,
     };

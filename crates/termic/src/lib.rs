@@ -19,6 +19,8 @@ pub mod printed;
 pub mod project;
 pub mod review;
 pub mod server;
+#[cfg(test)]
+pub(crate) mod test_support;
 pub mod ui;
 pub mod workspace;
 pub mod worktree;

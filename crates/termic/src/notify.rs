@@ -32,9 +32,11 @@ pub enum Attention {
         detail: Option<String>,
     },
     Done,
-    /// The agent gave up on an API error: "stopped: rate limited".
+    /// The agent gave up on an API error: "stopped: auth failed";
+    /// `None`: a remote host's task whose host named no reason this
+    /// termic knows ("stopped on an error").
     Stopped {
-        reason: termic_signal::stop::StopReason,
+        reason: Option<termic_signal::stop::StopReason>,
     },
     /// The agent stopped on a usage limit: "rate limited until 15:00".
     RateLimited {
@@ -79,8 +81,13 @@ pub fn decide(event: &AttentionEvent, settings: NotifySettings) -> Delivery {
             Some(stat) => format!("{} ({}) is done: {stat}", event.task, event.agent),
             None => format!("{} ({}) is done", event.task, event.agent),
         },
-        Attention::Stopped { reason } => {
+        Attention::Stopped {
+            reason: Some(reason),
+        } => {
             format!("{} ({}) stopped: {reason}", event.task, event.agent)
+        }
+        Attention::Stopped { reason: None } => {
+            format!("{} ({}) stopped on an error", event.task, event.agent)
         }
         Attention::RateLimited { until: Some(until) } => {
             format!(
@@ -176,6 +183,9 @@ pub enum NotifyReply {
     Fallback(String),
     /// The user clicked the notification: focus this task.
     Focus(u64),
+    /// The user clicked a remote task's notification: focus task `number`
+    /// of host `host` (issue 29).
+    FocusRemote { host: String, number: u64 },
 }
 
 /// Sends notifications. Desktop calls run on a thread so a slow bus never
@@ -212,6 +222,17 @@ impl Notifier {
         task: u64,
         out: &mut impl Write,
     ) -> std::io::Result<()> {
+        self.deliver_for(delivery, NotifyReply::Focus(task), out)
+    }
+
+    /// As [`Notifier::deliver`], `click` being what a click on the desktop
+    /// notification sends back.
+    pub fn deliver_for(
+        &self,
+        delivery: &Delivery,
+        click: NotifyReply,
+        out: &mut impl Write,
+    ) -> std::io::Result<()> {
         if delivery.bell {
             out.write_all(b"\x07")?;
         }
@@ -227,7 +248,7 @@ impl Notifier {
                     let started = std::thread::Builder::new()
                         .name("termic-notify".into())
                         .spawn(move || {
-                            show_desktop(&text_for_thread, task, osc, &reply_for_thread)
+                            show_desktop(&text_for_thread, click, osc, &reply_for_thread)
                         });
                     // Out of threads (`ulimit -u`): the terminal shows it,
                     // as when the desktop refuses; never a panic (in the
@@ -243,7 +264,7 @@ impl Notifier {
 }
 
 /// One desktop notification, on its own thread (see [`Notifier`]).
-fn show_desktop(text: &str, task: u64, osc_fallback: bool, reply: &Sender<NotifyReply>) {
+fn show_desktop(text: &str, click: NotifyReply, osc_fallback: bool, reply: &Sender<NotifyReply>) {
     // Asked first, so the listening starts before the show. A server
     // without actions gets none and is not waited on.
     let actions =
@@ -261,7 +282,7 @@ fn show_desktop(text: &str, task: u64, osc_fallback: bool, reply: &Sender<Notify
         let handle = n.show_async().await?;
         if let Some(clicks) = clicks {
             if clicks.clicked(handle.id()).await {
-                let _ = reply.send(NotifyReply::Focus(task));
+                let _ = reply.send(click);
             }
         }
         Ok::<(), notify_rust::error::Error>(())
@@ -397,13 +418,19 @@ mod tests {
     #[test]
     fn an_unwatched_error_says_stopped_and_why() {
         let stopped = Attention::Stopped {
-            reason: termic_signal::stop::StopReason::RateLimited,
+            reason: Some(termic_signal::stop::StopReason::RateLimited),
         };
         let d = decide(&event(stopped, false), ALL_ON);
         assert!(d.bell);
         let text = d.notification.unwrap();
         assert!(text.ends_with("stopped: rate limited"), "{text}");
         assert!(!text.contains('\u{2014}'), "{text}");
+        // A remote task whose host named no reason it knows.
+        let d = decide(&event(Attention::Stopped { reason: None }, false), ALL_ON);
+        assert_eq!(
+            d.notification.as_deref(),
+            Some("fix (claude) stopped on an error")
+        );
     }
 
     #[test]

@@ -47,7 +47,7 @@ fn nothing_running_is_idle() {
 
 #[test]
 fn an_error_counts_as_done() {
-    let err = Badge::Error(termic_signal::stop::StopReason::RateLimited);
+    let err = Badge::Error(Some(termic_signal::stop::StopReason::RateLimited));
     assert_eq!(level(&err), Level::Done);
     assert!(Level::NeedsYou > Level::Working);
     assert!(Level::Working > Level::Done);

@@ -265,6 +265,36 @@ pub fn remove(repo_root: &Path, path: &Path, force: bool) -> Result<(), Worktree
     result
 }
 
+/// Why [`remove_merged`] stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum RemoveMergedError {
+    /// Nothing was removed.
+    #[error(transparent)]
+    Worktree(#[from] WorktreeError),
+    /// The worktree went, the branch stayed.
+    #[error("removed the worktree, but {0}")]
+    Branch(termic_review::git::GitError),
+}
+
+/// After a merge (`termic merge --remove`, the diff view's offer): the
+/// task's worktree (refused by git when it has uncommitted changes), then
+/// its branch, only when it is termic's (`termic/...`). `repo`: where the
+/// base branch is checked out.
+pub fn remove_merged(repo: &Path, worktree: &Path, branch: &str) -> Result<(), RemoveMergedError> {
+    remove(repo, worktree, false)?;
+    if branch.starts_with("termic/") {
+        termic_review::git::run(
+            repo,
+            &["branch", "-D", branch],
+            &[],
+            termic_review::GIT_LIMIT,
+            4096,
+        )
+        .map_err(RemoveMergedError::Branch)?;
+    }
+    Ok(())
+}
+
 /// git's message without its `fatal: ` / `error: ` prefix, on one line.
 fn git_reason(stderr: &str) -> String {
     let line = stderr

@@ -2,6 +2,7 @@
 //! verbs against a running server, the wire protocol's properties.
 //! `cargo test -p termic --test server`.
 
+mod dbus;
 mod git_support;
 #[path = "tui/harness.rs"]
 mod harness;

@@ -12,7 +12,9 @@
 
 use termic_signal::wire::{self, HookEvent};
 
-use super::script::{reason_case, session_field, PayloadRule, ScriptSpec, Transport, SESSION_ID};
+use super::script::{
+    message_field, reason_case, session_field, PayloadRule, ScriptSpec, Transport, SESSION_ID,
+};
 use std::path::Path;
 
 use super::{
@@ -97,7 +99,8 @@ const ATTENTION_KIND: PayloadRule = PayloadRule::Shell {
 };
 
 /// Stop: add `background=1` when `background_tasks` is a non-empty array
-/// (the turn ended, background work has not).
+/// (the turn ended, background work has not), and the turn's answer,
+/// `last_assistant_message`.
 const BACKGROUND_TASKS: PayloadRule = PayloadRule::Shell {
     logic: |flat| {
         format!(
@@ -105,22 +108,31 @@ const BACKGROUND_TASKS: PayloadRule = PayloadRule::Shell {
                      extra=''\n\
                      if printf '%s' \"$p\" | grep -q '\"background_tasks\" *: *\\[ *[^] ]'; then\n\
                      \x20 extra=';{key}=1'\n\
-                     fi\n{session}",
+                     fi\n{session}{message}",
             key = wire::field::BACKGROUND,
             session = session_field("$p", "session_id"),
+            message = message_field("$p", LAST_MESSAGE),
         )
     },
     may_send_error: false,
 };
 
+/// The payload key of the turn's last message (Stop and StopFailure).
+const LAST_MESSAGE: &str = "last_assistant_message";
+
 /// StopFailure: `reason` from the payload's `error` (its matcher values:
 /// rate_limit, overloaded, authentication_failed, server_error, ...;
-/// anything else is api_error).
+/// anything else is api_error), and its `last_assistant_message`, the
+/// error as Claude shows it: on a usage limit it names the reset ("...
+/// Your limit resets at 15:00.", measured on 2.1.332), which the engine
+/// reads as `until`.
 const STOP_FAILURE_REASON: PayloadRule = PayloadRule::Shell {
     logic: |flat| {
         format!(
-            "# Claude 2.1.332 names the error in \"error\" (its StopFailure matcher values).\n\
-                 error=$({flat} | grep -o '\"error\" *: *\"[a-z_]*\"' | head -n 1)\n{case}",
+            "p=$({flat})\n\
+             # Claude 2.1.332 names the error in \"error\" (its StopFailure matcher values).\n\
+                 error=$(printf '%s' \"$p\" | grep -o '\"error\" *: *\"[a-z_]*\"' | head -n 1)\n{case}{message}",
+            message = message_field("$p", LAST_MESSAGE),
             case = reason_case(
                 "",
                 "$error",

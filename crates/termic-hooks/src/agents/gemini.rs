@@ -16,7 +16,7 @@
 
 use termic_signal::wire::{field, HookEvent};
 
-use super::script::{PayloadRule, ScriptSpec, SESSION_ID};
+use super::script::{session_and_message, PayloadRule, ScriptSpec, SESSION_ID};
 use super::{AgentAdapter, AgentSchema, ConfigEntry, HookRegistration, Support};
 
 pub struct Gemini;
@@ -40,6 +40,14 @@ const TOOL_PERMISSION: PayloadRule = PayloadRule::Shell {
              {flat} | grep -q '\"notification_type\" *: *\"ToolPermission\"' || exit 0\n"
         )
     },
+    may_send_error: false,
+};
+
+/// AfterAgent: the conversation id and the turn's answer,
+/// `prompt_response` (0.61.0; `[no response text]` on a 401, which the
+/// engine's Gemini profile reads as an error).
+const AFTER_AGENT: PayloadRule = PayloadRule::Shell {
+    logic: |flat| session_and_message(flat, "session_id", "prompt_response"),
     may_send_error: false,
 };
 
@@ -75,10 +83,10 @@ static REGISTRATIONS: [HookRegistration; 3] = [
         script: ScriptSpec::pty(
             "gemini",
             "AfterAgent",
-            "tells termic the turn ended.",
+            "tells termic the turn ended, with its answer.",
             HookEvent::Done,
             &[],
-            SESSION_ID,
+            AFTER_AGENT,
         ),
         file_name: "after-agent.sh",
         status_message: "termic: reporting that the turn ended",

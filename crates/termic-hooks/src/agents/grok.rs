@@ -9,7 +9,7 @@
 
 use termic_signal::wire::{field, HookEvent};
 
-use super::script::{reason_case, PayloadRule, ScriptSpec, SESSION_ID_CAMEL};
+use super::script::{reason_case, session_and_message, PayloadRule, ScriptSpec, SESSION_ID_CAMEL};
 use super::{AgentAdapter, AgentSchema, ConfigEntry, Findings, HookRegistration, Support};
 use crate::plan::Snapshot;
 use crate::target::{InstallTarget, TargetKind};
@@ -72,6 +72,13 @@ const NOTIFICATION: PayloadRule = PayloadRule::Shell {
     may_send_error: true,
 };
 
+/// Stop: the conversation id and the turn's answer,
+/// `lastAssistantMessage` (0.2.111's camelCase payload).
+const STOP: PayloadRule = PayloadRule::Shell {
+    logic: |flat| session_and_message(flat, "sessionId", "lastAssistantMessage"),
+    may_send_error: false,
+};
+
 static REGISTRATIONS: [HookRegistration; 4] = [
     HookRegistration {
         event: "UserPromptSubmit",
@@ -101,10 +108,10 @@ static REGISTRATIONS: [HookRegistration; 4] = [
         event: "Stop",
         script: grok_script(
             "Stop",
-            "tells termic the turn ended.",
+            "tells termic the turn ended, with its answer.",
             HookEvent::Done,
             &[],
-            SESSION_ID_CAMEL,
+            STOP,
         ),
         file_name: "stop.sh",
         status_message: "termic: reporting that the turn ended",

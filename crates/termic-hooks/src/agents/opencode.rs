@@ -85,7 +85,11 @@ pub fn plugin_source() -> String {
          \x20 reasons: {{ rateLimited: {rate}, overloaded: {over}, server: {server}, auth: {auth}, other: {other} }},\n\
          \x20 maxTaskIdLen: {max},\n\
          \x20 session: {session},\n\
+         \x20 until: {until},\n\
          \x20 maxFieldLen: {field_max},\n\
+         \x20 message: {message},\n\
+         \x20 maxTextLen: {text_max},\n\
+         \x20 textEscaped: {escaped},\n\
          }};\n\n{BODY}",
         version = env!("CARGO_PKG_VERSION"),
         v = wire::VERSION,
@@ -103,6 +107,13 @@ pub fn plugin_source() -> String {
         other = reason(StopReason::ApiError),
         max = wire::MAX_TASK_ID_LEN,
         session = serde_json::to_string(wire::field::SESSION).expect("string"),
+        until = serde_json::to_string(wire::field::UNTIL).expect("string"),
         field_max = wire::MAX_FIELD_LEN,
+        message = serde_json::to_string(wire::field::MESSAGE).expect("string"),
+        text_max = wire::MAX_TEXT_LEN,
+        escaped = serde_json::to_string(
+            std::str::from_utf8(&wire::TEXT_ESCAPED).expect("ASCII bytes")
+        )
+        .expect("string"),
     )
 }

@@ -12,7 +12,7 @@
 
 use termic_signal::wire::{field, HookEvent};
 
-use super::script::{PayloadRule, ScriptSpec, SESSION_ID};
+use super::script::{session_and_message, PayloadRule, ScriptSpec, SESSION_ID};
 use super::{AgentAdapter, AgentSchema, ConfigEntry, HookRegistration, Support};
 
 pub struct Qwen;
@@ -20,6 +20,13 @@ pub struct Qwen;
 impl AgentSchema {
     pub const QWEN: AgentSchema = AgentSchema(&Qwen);
 }
+
+/// Stop: the conversation id and the turn's answer,
+/// `last_assistant_message` (0.24.4, Claude's key).
+const STOP: PayloadRule = PayloadRule::Shell {
+    logic: |flat| session_and_message(flat, "session_id", "last_assistant_message"),
+    may_send_error: false,
+};
 
 static REGISTRATIONS: [HookRegistration; 3] = [
     HookRegistration {
@@ -53,10 +60,10 @@ static REGISTRATIONS: [HookRegistration; 3] = [
         script: ScriptSpec::pty(
             "qwen",
             "Stop",
-            "tells termic the turn ended.",
+            "tells termic the turn ended, with its answer.",
             HookEvent::Done,
             &[],
-            SESSION_ID,
+            STOP,
         ),
         file_name: "stop.sh",
         status_message: "termic: reporting that the turn ended",

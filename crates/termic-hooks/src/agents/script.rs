@@ -295,6 +295,51 @@ pub(crate) fn session_field(var: &str, key: &str) -> String {
     )
 }
 
+/// The `message=` field (the agent's last message of the turn, the wire's
+/// one free text) from the payload in `var` (its first top-level `"KEY":
+/// "..."` string), appended to `extra`; nothing when it is missing or empty.
+/// What [`wire::encode_text`] does, in POSIX sh with `grep`, `sed`, `tr` and
+/// `head` on a string already read (none can wait on anything): the JSON
+/// escapes read back (`\n`, `\t` as a space, a `\u` escape of a control
+/// byte dropped, any other `\u` escape as `?`), `%`, `;`, `"` and `\` as
+/// `%XX`, control bytes (C0, DEL, and C1 in UTF-8) dropped, then cut to
+/// [`wire::MAX_TEXT_LEN`] bytes and an escape or a UTF-8 character the cut
+/// split dropped. High bytes come from `printf` octal escapes, so the file
+/// stays plain ASCII.
+pub(crate) fn message_field(var: &str, key: &str) -> String {
+    assert!(key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+    assert_eq!(wire::TEXT_ESCAPED, [b'%', b';', b'"', b'\\']);
+    format!(
+        "# The agent's last message: cleaned, escaped and cut (docs/protocol.md).\n\
+         c1=$(printf '\\302[\\200-\\237]')\n\
+         cut1=$(printf '[\\300-\\377]')\n\
+         cut2=$(printf '[\\340-\\377][\\200-\\277]')\n\
+         cut3=$(printf '[\\360-\\377][\\200-\\277][\\200-\\277]')\n\
+         msg=$(printf '%s' \"{var}\" | grep -oE '\"{key}\" *: *\"([^\"\\\\]|\\\\.)*\"' | head -n 1 \\\n\
+         \x20 | sed -e 's/^\"{key}\" *: *\"//' -e 's/\"$//' -e 's/%/%25/g' -e 's/\\\\\\\\/%5C/g' \\\n\
+         \x20   -e 's/\\\\\"/%22/g' -e 's/\\\\\\//\\//g' -e 's/\\\\[nrt]/ /g' -e 's/\\\\[bf]//g' \\\n\
+         \x20   -e 's/\\\\u00[01][0-9A-Fa-f]//g' -e 's/\\\\u007[Ff]//g' \\\n\
+         \x20   -e 's/\\\\u[0-9A-Fa-f][0-9A-Fa-f][0-9A-Fa-f][0-9A-Fa-f]/?/g' \\\n\
+         \x20   -e 's/\\\\/%5C/g' -e 's/;/%3B/g' -e 's/\"/%22/g' \\\n\
+         \x20 | tr -d '\\000-\\037\\177' | sed -e \"s/$c1//g\" | head -c {max} \\\n\
+         \x20 | sed -e 's/%[0-9A-F]\\{{0,1\\}}$//' -e \"s/$cut3\\$//\" -e \"s/$cut2\\$//\" -e \"s/$cut1\\$//\")\n\
+         [ -z \"$msg\" ] || extra=\"$extra;{field}=$msg\"\n",
+        max = wire::MAX_TEXT_LEN,
+        field = wire::field::MESSAGE,
+    )
+}
+
+/// An end-of-turn script's logic: the conversation id from `session_key`
+/// and the last message from `message_key` (each agent's file names its
+/// payload's keys).
+pub(crate) fn session_and_message(flat: &str, session_key: &str, message_key: &str) -> String {
+    format!(
+        "p=$({flat})\nextra=''\n{}{}",
+        session_field("$p", session_key),
+        message_field("$p", message_key)
+    )
+}
+
 /// Only the conversation id, from the payload's snake_case `session_id`
 /// (Claude Code, Gemini CLI, Qwen Code).
 pub const SESSION_ID: PayloadRule = PayloadRule::Shell {

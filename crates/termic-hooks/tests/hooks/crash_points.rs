@@ -267,75 +267,122 @@ fn check_recovery_after_user_edit(t: &InstallTarget, rel: &str, label: &str) {
     assert!(leftovers.is_empty(), "{label}: temp left: {leftovers:?}");
 }
 
-#[test]
-fn a_crash_at_every_point_of_install_and_remove_recovers_exactly() {
+/// A crash at every point of `schema`'s install and remove: the config
+/// stays valid and the next remove gives the original back.
+fn a_crash_at_every_point_recovers_exactly(schema: AgentSchema) {
     let mut report = Vec::new();
-    for (schema, user) in AGENTS {
-        for step in [Step::Install, Step::Remove] {
-            let ops = points(schema, user, step);
-            assert!(ops.len() >= 8, "{}: only {} points", schema.id(), ops.len());
-            for (i, op) in ops.iter().enumerate() {
-                let at = i + 1;
-                let torn_too = *op == Op::Write;
-                for torn in [false, true].into_iter().filter(|t| !t || torn_too) {
-                    let label = format!(
-                        "{} {} crash at #{at} ({op:?}{})",
-                        schema.id(),
-                        step.name(),
-                        if torn { ", torn" } else { "" }
-                    );
-                    let (fx, original) = prepare(schema, user, step);
+    let (schema, user) = agent(schema);
+    for step in [Step::Install, Step::Remove] {
+        let ops = points(schema, user, step);
+        assert!(ops.len() >= 8, "{}: only {} points", schema.id(), ops.len());
+        for (i, op) in ops.iter().enumerate() {
+            let at = i + 1;
+            let torn_too = *op == Op::Write;
+            for torn in [false, true].into_iter().filter(|t| !t || torn_too) {
+                let label = format!(
+                    "{} {} crash at #{at} ({op:?}{})",
+                    schema.id(),
+                    step.name(),
+                    if torn { ", torn" } else { "" }
+                );
+                let (fx, original) = prepare(schema, user, step);
+                assert!(
+                    crash_at(&fx, schema, step, at, torn),
+                    "{label}: child did not die at the point"
+                );
+                let t = target(&fx.paths, schema);
+                check_after_fault(&fx, &t, &label);
+                check_recovery(&fx, &t, &original, &label);
+                if let Some((rel, _)) = user {
+                    let (fx, _) = prepare(schema, user, step);
                     assert!(
                         crash_at(&fx, schema, step, at, torn),
-                        "{label}: child did not die at the point"
+                        "{label}: child did not die"
                     );
-                    let t = target(&fx.paths, schema);
-                    check_after_fault(&fx, &t, &label);
-                    check_recovery(&fx, &t, &original, &label);
-                    if let Some((rel, _)) = user {
-                        let (fx, _) = prepare(schema, user, step);
-                        assert!(
-                            crash_at(&fx, schema, step, at, torn),
-                            "{label}: child did not die"
-                        );
-                        check_recovery_after_user_edit(&target(&fx.paths, schema), rel, &label);
-                    }
+                    check_recovery_after_user_edit(&target(&fx.paths, schema), rel, &label);
                 }
             }
-            report.push(format!(
-                "{} {}: {} points",
-                schema.id(),
-                step.name(),
-                ops.len()
-            ));
         }
+        report.push(format!(
+            "{} {}: {} points",
+            schema.id(),
+            step.name(),
+            ops.len()
+        ));
     }
     eprintln!("crash points: {}", report.join(", "));
 }
 
-#[test]
-fn an_io_error_or_a_full_disk_at_every_point_leaves_a_recoverable_state() {
-    for (schema, user) in AGENTS {
-        for step in [Step::Install, Step::Remove] {
-            let n = points(schema, user, step).len();
-            for fault_kind in [Fault::Eio, Fault::Enospc] {
-                for at in 1..=n {
-                    let label = format!("{} {} {fault_kind:?} at #{at}", schema.id(), step.name());
-                    let (fx, original) = prepare(schema, user, step);
-                    let t = target(&fx.paths, schema);
-                    fault::arm(at as u64, fault_kind);
-                    let result = run_step(&t, step);
-                    fault::reset();
-                    if let Err(e) = &result {
-                        let msg = e.to_string();
-                        assert!(msg.contains('/'), "{label}: error names no file: {msg}");
-                    }
-                    check_after_fault(&fx, &t, &label);
-                    check_recovery(&fx, &t, &original, &label);
+/// EIO and ENOSPC at every point of `schema`'s install and remove: the
+/// error names a file and the state is recoverable.
+fn an_io_error_or_a_full_disk_at_every_point_recovers(schema: AgentSchema) {
+    let (schema, user) = agent(schema);
+    for step in [Step::Install, Step::Remove] {
+        let n = points(schema, user, step).len();
+        for fault_kind in [Fault::Eio, Fault::Enospc] {
+            for at in 1..=n {
+                let label = format!("{} {} {fault_kind:?} at #{at}", schema.id(), step.name());
+                let (fx, original) = prepare(schema, user, step);
+                let t = target(&fx.paths, schema);
+                fault::arm(at as u64, fault_kind);
+                let result = run_step(&t, step);
+                fault::reset();
+                if let Err(e) = &result {
+                    let msg = e.to_string();
+                    assert!(msg.contains('/'), "{label}: error names no file: {msg}");
                 }
+                check_after_fault(&fx, &t, &label);
+                check_recovery(&fx, &t, &original, &label);
             }
         }
     }
+}
+
+/// `schema`'s row of `AGENTS`.
+fn agent(schema: AgentSchema) -> (AgentSchema, Option<(&'static str, &'static str)>) {
+    AGENTS
+        .into_iter()
+        .find(|(s, _)| *s == schema)
+        .expect("an agent of AGENTS")
+}
+
+/// One test per agent and kind of fault (2026-12-06): the two tests that
+/// ran every agent in turn were the hooks binary's longest by far (96 and
+/// 83 s of its 246 s on a loaded 2-core machine); split, the test threads
+/// share them with the rest of the binary. Same points, same checks.
+macro_rules! every_point {
+    ($($agent:ident: $schema:expr),* $(,)?) => {
+        mod crash_at_every_point {
+            use super::*;
+            $(#[test]
+            fn $agent() {
+                a_crash_at_every_point_recovers_exactly($schema);
+            })*
+        }
+        mod io_error_at_every_point {
+            use super::*;
+            $(#[test]
+            fn $agent() {
+                an_io_error_or_a_full_disk_at_every_point_recovers($schema);
+            })*
+        }
+        /// Every agent of `AGENTS` has its tests above.
+        #[test]
+        fn every_agent_has_its_fault_tests() {
+            let named = [$($schema),*];
+            assert!(AGENTS.iter().all(|(s, _)| named.contains(s)));
+            assert_eq!(named.len(), AGENTS.len());
+        }
+    };
+}
+
+every_point! {
+    claude: AgentSchema::CLAUDE,
+    agy: AgentSchema::AGY,
+    grok: AgentSchema::GROK,
+    gemini: AgentSchema::GEMINI,
+    copilot: AgentSchema::COPILOT,
+    qwen: AgentSchema::QWEN,
 }
 
 /// The reported bug: an older termic (config written, manifest not yet)

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use common::Pty;
 use termic_hooks::agents::opencode::plugin_source;
-use termic_signal::wire::{HookEvent, HookMessage};
+use termic_signal::wire::{self, HookEvent, HookMessage};
 
 const TASK: &str = "oc-task-42";
 
@@ -26,7 +26,8 @@ fn run(scenario: &str, task_id: Option<&str>) -> Outcome {
     let harness = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/opencode_harness.mjs");
     let mut pty = Pty::open();
     let mut cmd = Command::new("node");
-    cmd.arg(&harness)
+    cmd.env("TZ", "UTC")
+        .arg(&harness)
         .arg(&plugin)
         .arg(scenario)
         .env_remove("TERMIC_TASK_ID")
@@ -125,6 +126,41 @@ fn a_throwing_input_getter_neither_breaks_setup_nor_the_reports() {
             (HookEvent::Done, "session.idle", false),
         ],
     );
+}
+
+/// opencode waiting out a usage limit (2026-12-06): its `retry` status an
+/// hour ahead says rate limited until that minute (UTC here, the local
+/// clock in use), rounded up; a few seconds' backoff, an unreadable or a
+/// days-long wait, or a subagent's, says nothing; the send after the wait
+/// is working again, once; idle during a wait is the wait stopped.
+#[test]
+fn a_long_retry_is_rate_limited_until_then_and_the_retry_is_working() {
+    let out = run("limit-retry", Some(TASK));
+    let next = out.summary["next"].as_u64().unwrap();
+    let minute = next.div_ceil(60_000) % (24 * 60);
+    let until = format!("{:02}:{:02}", minute / 60, minute % 60);
+    // Working and done carry the session; the limit its time.
+    let said = |event, hook| {
+        let m = HookMessage::new(event, TASK).with("hook", hook);
+        match event {
+            HookEvent::Working | HookEvent::Done => m.with("session", "root"),
+            HookEvent::Error => m.with("reason", "rate_limited").with("until", &until),
+            _ => m,
+        }
+    };
+    let want: String = [
+        said(HookEvent::Working, "chat.message"),
+        said(HookEvent::Error, "session.status"),
+        said(HookEvent::Working, "session.status"),
+        said(HookEvent::Done, "session.status"),
+        said(HookEvent::Working, "chat.message"),
+        said(HookEvent::Error, "session.status"),
+        said(HookEvent::Interrupted, "session.status"),
+    ]
+    .iter()
+    .map(HookMessage::to_sequence)
+    .collect();
+    assert_eq!(text(&out.pty), want);
 }
 
 #[test]
@@ -235,6 +271,55 @@ fn only_a_session_id_the_wire_takes_is_sent() {
         want += &msg(HookEvent::Done, "session.idle", None);
     }
     assert_eq!(text(&out.pty), want);
+}
+
+/// The assistant's last text of the turn goes with the done as
+/// `message=` (issue 31 item 3, 2026-12-06), made as the hook scripts
+/// make it (`wire::encode_text`, with a line break as a space): escaped,
+/// controls dropped, cut to 300 bytes on a character boundary and never
+/// inside an escape. A turn with no text, a subagent's text, a part of a
+/// message whose role was never seen, or only blanks send none; an
+/// interrupted turn sends no done.
+#[test]
+fn the_done_carries_the_assistants_last_text_of_the_turn() {
+    let out = run("last-message", Some(TASK));
+    let done = |text: Option<&str>| {
+        let m = HookMessage::new(HookEvent::Done, TASK)
+            .with("hook", "session.status")
+            .with("session", "root");
+        let m = match text {
+            Some(text) => m.with("message", &wire::encode_text(text)),
+            None => m,
+        };
+        m.to_sequence()
+    };
+    let working = HookMessage::new(HookEvent::Working, TASK)
+        .with("hook", "chat.message")
+        .with("session", "root")
+        .to_sequence();
+    let idle = |seq: String| seq.replace("hook=session.status", "hook=session.idle");
+    let long = format!("a{}", "\u{e9}".repeat(200));
+    let want = [
+        working.clone(),
+        done(Some("Hello; \"fake\" 100% model\\ \x1b[31mdone\u{85}.")),
+        working.clone(),
+        idle(done(Some(&long))),
+        working.clone(),
+        idle(done(Some(&"x".repeat(298)))),
+        working.clone(),
+        idle(done(None)),
+        working.clone(),
+        idle(done(None)),
+        working,
+        HookMessage::new(HookEvent::Interrupted, TASK)
+            .with("hook", "session.idle")
+            .to_sequence(),
+    ]
+    .concat();
+    assert_eq!(text(&out.pty), want);
+    let sent = text(&out.pty);
+    assert!(sent.contains("message=Hello%3B %22fake%22 100%25 model%5C [31mdone."));
+    assert!(sent.contains(&format!("message={}\x07", &long[..299])));
 }
 
 #[test]

@@ -275,7 +275,7 @@ fn claude_stop_reports_background_only_for_a_non_empty_background_tasks_array() 
             &[],
         ),
         (r#"{"background_tasks": [ ] }"#, &[]),
-        (r#"{"last_assistant_message":"hi"}"#, &[]),
+        (r#"{"last_assistant_message":"hi"}"#, &[("message", "hi")]),
         (
             r#"{"background_tasks":[{"id":"b1","type":"bash","status":"running"}]}"#,
             bg,
@@ -286,7 +286,7 @@ fn claude_stop_reports_background_only_for_a_non_empty_background_tasks_array() 
         ),
         (
             r#"{"last_assistant_message":"\"background_tasks\":[{}]","background_tasks":[]}"#,
-            &[],
+            &[("message", "%22background_tasks%22:[{}]")],
         ),
     ];
     for (payload, extra) in cases {
@@ -315,9 +315,13 @@ fn claude_stop_failure_names_the_reason_from_its_error_field() {
         ("unknown", "api_error"),
     ] {
         let (_, got) = speak(reg, &[], payload(error).as_bytes());
+        let message = "API Error: 500 %22error%22:%22rate_limit%22";
         assert_eq!(
             String::from_utf8_lossy(&got),
-            String::from_utf8_lossy(&expected(&reg.script, &[("reason", reason)])),
+            String::from_utf8_lossy(&expected(
+                &reg.script,
+                &[("reason", reason), ("message", message)]
+            )),
             "{error}"
         );
     }
@@ -567,8 +571,17 @@ fn a_large_payload_is_read_and_still_gives_the_right_answer() {
         "y".repeat(5 * 1024 * 1024)
     );
     let stop = registration(AgentSchema::CLAUDE, "Stop");
-    let (_, got) = speak(stop, &[], big_stop.as_bytes());
-    assert_eq!(got, expected(&stop.script, &[("background", "1")]));
+    let (run, got) = speak(stop, &[], big_stop.as_bytes());
+    let cut = "y".repeat(termic_signal::wire::MAX_TEXT_LEN);
+    assert_eq!(
+        got,
+        expected(&stop.script, &[("background", "1"), ("message", &cut)])
+    );
+    assert!(
+        run.elapsed < Duration::from_secs(5),
+        "took {:?}",
+        run.elapsed
+    );
     // Scripts that ignore stdin still exit 0 when it is huge.
     for (_, reg) in all_registrations() {
         let (run, _) = speak(reg, &[], big.as_bytes());
@@ -856,6 +869,123 @@ fn the_other_agents_turn_scripts_carry_the_session_id_from_the_payload() {
             }
             let (_, got) = speak(reg, &[], br#"{"prompt":"x"}"#);
             assert_eq!(got, expected(&reg.script, &[]), "{} {event}", schema.id());
+        }
+    }
+}
+
+/// A script, its payload's key of the last message, and the fields it
+/// sends before it for an empty payload.
+type LastMessageScript = (
+    &'static HookRegistration,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+/// The end-of-turn scripts whose payload carries the turn's last message
+/// (measured 2026-12-06: Claude Code's and Qwen Code's
+/// `last_assistant_message`, Gemini CLI's `prompt_response`, Grok's
+/// `lastAssistantMessage`; Copilot CLI's agentStop and opencode's idle
+/// carry none), with the fields each sends before it for an empty payload.
+fn last_message_scripts() -> Vec<LastMessageScript> {
+    vec![
+        (
+            registration(AgentSchema::CLAUDE, "Stop"),
+            "last_assistant_message",
+            &[],
+        ),
+        (
+            registration(AgentSchema::CLAUDE, "StopFailure"),
+            "last_assistant_message",
+            &[("reason", "api_error")],
+        ),
+        (
+            registration(AgentSchema::GEMINI, "AfterAgent"),
+            "prompt_response",
+            &[],
+        ),
+        (
+            registration(AgentSchema::QWEN, "Stop"),
+            "last_assistant_message",
+            &[],
+        ),
+        (
+            registration(AgentSchema::GROK, "Stop"),
+            "lastAssistantMessage",
+            &[],
+        ),
+    ]
+}
+
+/// Issue 31 item 3: the last message rides the wire's one free-text
+/// field, `message=`, as `wire::encode_text` would write it: hostile
+/// payloads (quotes, backslashes, `;`, newlines, ESC as a JSON escape and
+/// as a raw byte, C1, 4 KB of text cut on a character boundary or before
+/// a split escape, invalid UTF-8) never break the message, and what is
+/// not a top-level string key sends nothing.
+#[test]
+fn end_of_turn_scripts_carry_the_last_message_cleaned_escaped_and_cut() {
+    let long_e = "\u{e9}".repeat(2000);
+    let odd_e = format!("a{long_e}");
+    let emoji = format!("ab{}", "\u{1f600}".repeat(1000));
+    let semis = format!("a{}", ";".repeat(1000));
+    // (the JSON string's body as the payload has it, the text it means)
+    let cases: Vec<(String, String)> = vec![
+        ("The answer is 42.".into(), "The answer is 42.".into()),
+        (
+            r#"say \"hi\" to C:\\dir; 100% %3B \/x"#.into(),
+            r#"say "hi" to C:\dir; 100% %3B /x"#.into(),
+        ),
+        (r"line1\nline2\r\n\tx".into(), "line1 line2   x".into()),
+        (r"a\u001b]0;pwned\u0007b\u007f".into(), "a]0;pwnedb".into()),
+        ("a\x1b[2J\x07b".into(), "a[2Jb".into()),
+        ("a\u{9c}b\u{85}c".into(), "abc".into()),
+        (r"caf\u00e9 \\u001b".into(), r"caf? \u001b".into()),
+        (long_e.clone(), long_e),
+        (odd_e.clone(), odd_e),
+        (emoji.clone(), emoji),
+        (semis.clone(), semis),
+    ];
+    for (reg, key, fixed) in last_message_scripts() {
+        for (body, text) in &cases {
+            let payload = format!(r#"{{"hook_event_name":"x","{key}":"{body}","cwd":"/p"}}"#);
+            let (_, got) = speak(reg, &[], payload.as_bytes());
+            let value = wire::encode_text(text);
+            assert!(value.len() <= wire::MAX_TEXT_LEN);
+            let mut extra = fixed.to_vec();
+            extra.push(("message", &value));
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&expected(&reg.script, &extra)),
+                "{} {key} {body:?}",
+                reg.event
+            );
+        }
+        // Invalid UTF-8 passes as bytes (the reader decodes it lossily);
+        // the message still parses and ends where it should.
+        let mut payload = format!(r#"{{"{key}":"x"#).into_bytes();
+        payload.extend_from_slice(b"\xff\xfe;y\"}");
+        let (run, got) = speak(reg, &[], &payload);
+        assert_eq!(run.code, Some(0));
+        let at = got
+            .windows(8)
+            .position(|w| w == b"message=")
+            .expect("a message field");
+        assert!(got[at..].starts_with(b"message=x\xff\xfe%3By"), "{got:?}");
+        // Nothing to say: empty, missing, nested in another string, not a string.
+        for payload in [
+            format!(r#"{{"{key}":""}}"#),
+            r#"{"prompt":"x"}"#.to_string(),
+            format!(r#"{{"prompt":"say \"{key}\": \"evil\""}}"#),
+            format!(r#"{{"{key}":null}}"#),
+            String::new(),
+        ] {
+            let (_, got) = speak(reg, &[], payload.as_bytes());
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&expected(&reg.script, fixed)),
+                "{} {payload}",
+                reg.event
+            );
         }
     }
 }

@@ -226,15 +226,25 @@ fn a_pull_request_runs_gh_with_the_branch_and_its_base() {
     commit(&f.wt, "a.txt", "one\nTWO\n", "agent");
     let bin = f._tmp.path().join("gh");
     let log = f._tmp.path().join("gh.args");
+    // Written here as gh.src and copied to gh by `cp`, so the file that
+    // runs was only ever open for writing in that child: a descriptor of
+    // this process, held by another test thread's fork until it execs,
+    // would make running it fail with "Text file busy" (ETXTBSY).
+    let src = f._tmp.path().join("gh.src");
     fs::write(
-        &bin,
+        &src,
         format!(
             "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\necho https://example.com/pr/1\n",
             log.display()
         ),
     )
     .unwrap();
-    fs::set_permissions(&bin, fs::Permissions::from_mode(0o755)).unwrap();
+    fs::set_permissions(&src, fs::Permissions::from_mode(0o755)).unwrap();
+    let copied = std::process::Command::new("cp")
+        .arg(&src)
+        .arg(&bin)
+        .status();
+    assert!(copied.unwrap().success());
     let before = state(&f.repo);
     let p = plan(&f.base, None).unwrap();
     let done = merge_with_gh(&p, How::Pr, "m", bin.as_os_str()).unwrap();

@@ -25,7 +25,7 @@ pub use log::LOG_CAPACITY;
 pub use timers::TimerKind;
 pub use types::{
     sanitize_output_text, Attention, EngineConfig, Key, LogEntry, LogKind, Reason, Rule,
-    ScreenFacts, State, Transition, OUTPUT_TEXT_MAX_CHARS,
+    ScreenFacts, State, Transition, FROM_OUTPUT, OUTPUT_TEXT_MAX_CHARS,
 };
 
 use crate::profile::{profile_for, AgentProfile};
@@ -96,6 +96,10 @@ pub struct Engine {
     screen: Option<ScreenTrack>,
     pending_attention: Option<PendingAttention>,
     pending_interrupt: Option<PendingInterrupt>,
+    /// An Escape or Ctrl-C was pressed during the current turn, watched or
+    /// not (rules/native.rs: an agent's native `idle` after `working` is
+    /// an interrupt only then, for a profile that says so).
+    interrupt_key_in_turn: bool,
     /// The current needs-you came from a fallback (which one, and whether a
     /// key was pressed since: typing echo is not the agent resuming).
     fallback: Option<(Rule, bool)>,
@@ -143,6 +147,9 @@ pub struct Engine {
     /// The agent's own conversation id, as its last hook message carrying
     /// `session=` said (a restore resumes it).
     session: Option<String>,
+    /// The agent's last message, as its last end-of-turn hook sent it
+    /// (`message=`, decoded; not cleaned: it is data).
+    last_message: Option<String>,
 }
 
 impl Engine {
@@ -170,6 +177,7 @@ impl Engine {
             screen: None,
             pending_attention: None,
             pending_interrupt: None,
+            interrupt_key_in_turn: false,
             fallback: None,
             last_done_at: None,
             false_done_count: 0,
@@ -189,6 +197,7 @@ impl Engine {
             screen_rules: Default::default(),
             redraw: None,
             session: None,
+            last_message: None,
         }
     }
 
@@ -414,6 +423,13 @@ impl Engine {
     /// (`session=`; it changes on Claude's `/clear`).
     pub fn session_id(&self) -> Option<&str> {
         self.session.as_deref()
+    }
+
+    /// The agent's last message of a turn, as its end-of-turn hook last
+    /// sent it (`message=`), decoded but not cleaned: printed text, clean
+    /// it before it is shown. `None` before any.
+    pub fn last_message(&self) -> Option<&str> {
+        self.last_message.as_deref()
     }
 
     /// Time of the last transition (0 before any).

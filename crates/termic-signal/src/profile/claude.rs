@@ -52,6 +52,11 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
      after its background shell ended, and `done` ~400 ms later (measured 2026-12-06); its \
      Escape interrupt is `idle`, so `clear` mid-turn is not an interrupt",
 )
+.native_idle_is_no_turn_without_a_key(
+    "Claude Code 2.1.332 reports `working` ~200 ms after Enter on `/clear`, then `idle` ~400 ms \
+     later with no done (measured 2026-12-06): a local command, not an interrupted turn; its \
+     interrupts (Escape, Ctrl-C) report the same `idle` right after the key",
+)
 .with_screen_rules(SCREEN_RULES)
 .with_dialogs(DIALOGS)
 .with_error_text(ERROR_TEXT)
@@ -59,7 +64,12 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 // Fix external API key") where every other API error is `state=error`; its
 // StopFailure says authentication_failed. The turn is over, not waiting.
 .with_error_kinds(&[("auth", StopReason::AuthFailed)])
-.with_continue_prompt("continue");
+.with_continue_prompt("continue")
+// 2.1.332's dialogs drop a key that comes within 150 ms of their first
+// paint (its `fg=150` guard, read in the binary; each dropped key holds it
+// 150 ms more). A multi-select's first Enter sent as soon as termic saw
+// the list was lost 1 run of 2, at 300 ms it was taken 2 of 2 (2026-12-07).
+.with_dialog_refuses_keys_ms(150);
 
 /// Claude Code's dialogs as painted by 2.1.332 with hooks off and no probe
 /// reply (tests/real_agents/tasks.rs measures them). Its title shows the idle glyph
@@ -160,7 +170,7 @@ static SCREEN_RULES: &[ScreenRule] = &[
 /// the option, then Enter (measured 2026-12-06 on 2.1.332 against the fake
 /// model, tests/real_agents/dialogs.rs; the screens are
 /// crates/termic-signal/tests/screens/claude-2.1.332-*.txt).
-static DIALOGS: &[Dialog] = &[PERMISSION, QUESTION, PLAN];
+static DIALOGS: &[Dialog] = &[PERMISSION, QUESTION_MULTI, QUESTION, QUESTION_REVIEW, PLAN];
 
 /// The `❯` row of a question's or a plan's list: the highlighted option.
 const HIGHLIGHTED: &str = r"^ *❯ *(?P<n>[1-9])\. ";
@@ -194,6 +204,66 @@ const QUESTION: Dialog = Dialog {
     measured_on: "Claude Code 2.1.332",
     why: "AskUserQuestion's list: Down from '❯ 1. Red' to '2. Blue' and Enter answered Blue \
           (the tool result said so); a typed digit did not answer it.",
+};
+
+/// The `❯` row of a multi-select question: an option, or its Submit row.
+const HIGHLIGHTED_MULTI: &str = r"^ *❯ +(?:(?P<n>[1-9])\. |Submit$)";
+
+/// AskUserQuestion with `multiSelect: true`, as 2.1.332 paints it
+/// (measured 2026-12-06 against the fake model, the screens are
+/// tests/screens/claude-2.1.332-multi-select*.txt): the tab row
+/// '←  ☒ Toppings  ✔ Submit  →', the question, '❯ 1. [ ] Cheese' (a
+/// description row under each), '4. [ ] Type something', an unnumbered
+/// '   Submit' row, a rule, '5. Chat about this' and the footer (with
+/// '· ctrl+g to edit in Vim' while 'Type something' is highlighted). Enter
+/// on an option toggles its box (`[ ]` and `[✔]`) and keeps the list; Enter
+/// on Submit opens the review ([`QUESTION_REVIEW`]). Each box is a choice
+/// (`toggle_<n>`, its label with the box as painted, so a client shows
+/// whether it is ticked), and Submit is one: the arrows from the `❯` row,
+/// then Enter, as for the other lists.
+const QUESTION_MULTI: Dialog = Dialog {
+    id: "claude.question-multi",
+    kind: "question",
+    region: Region::LastRows(24),
+    pattern: r"(?ms)^ *(?:❯ *)?1\. \[[ ✔]\] .*^ *Enter to select · [^\n]*Esc to cancel$",
+    choices: &[
+        DialogChoice {
+            id: "toggle",
+            row: r"^ *(?:❯ *)?(?P<n>[1-9])\. (?P<label>\[[ ✔]\] \S.*)$",
+            numbered: true,
+            keys: Keys::Select {
+                highlighted: HIGHLIGHTED_MULTI,
+                not_offered: &["[ ] Type something", "[✔] Type something"],
+            },
+        },
+        DialogChoice {
+            id: "submit",
+            row: r"^ *(?:❯)? +(?P<label>Submit)$",
+            numbered: false,
+            keys: Keys::Select {
+                highlighted: HIGHLIGHTED_MULTI,
+                not_offered: &[],
+            },
+        },
+    ],
+    measured_on: "Claude Code 2.1.332",
+    why: "Enter on '❯ 1. [ ] Cheese' ticked it ('[✔] Cheese'), Down and Enter ticked Olives, \
+          Down to Submit and Enter opened the review, whose 'Submit answers' sent 'Cheese, \
+          Olives' as the tool result.",
+};
+
+/// The review AskUserQuestion ends on after a multi-select or several
+/// questions: 'Review your answers', each question with its answer, then
+/// '❯ 1. Submit answers' and '2. Cancel' (no footer), picked like the
+/// other lists.
+const QUESTION_REVIEW: Dialog = Dialog {
+    id: "claude.question-review",
+    kind: "question",
+    region: Region::LastRows(3),
+    pattern: r"(?m)^ *(?:❯ *)?1\. Submit answers\n *(?:❯ *)?2\. Cancel$",
+    choices: LIST_OPTIONS,
+    measured_on: "Claude Code 2.1.332",
+    why: "Enter on '❯ 1. Submit answers' submitted the answers (the tool result carried them).",
 };
 
 /// ExitPlanMode: "Exit plan mode?", "Claude wants to exit plan mode",
@@ -408,6 +478,75 @@ mod tests {
         // Not the permission or plan dialog.
         assert!(offered("permission", &screen).is_empty());
         assert!(offered("plan", &screen).is_empty());
+    }
+
+    fn screen(text: &str) -> Vec<&str> {
+        text.lines().collect()
+    }
+
+    /// The multi-select question as 2.1.332 painted it (captured from the
+    /// real binary): each box a toggle with its state in the label, Submit
+    /// after the last numbered row; not the free-text row, not "Chat about
+    /// this"; the single-select reading offers nothing here.
+    #[test]
+    fn the_multi_select_question_offers_toggles_and_submit() {
+        let ticked = screen(include_str!(
+            "../../tests/screens/claude-2.1.332-multi-select.txt"
+        ));
+        // The highlight on Submit: Up to each box, Enter on Submit.
+        let on_submit = screen(include_str!(
+            "../../tests/screens/claude-2.1.332-multi-select-submit.txt"
+        ));
+        let up = |n: usize| format!("{}\r", "\x1b[A".repeat(n));
+        let down = |n: usize| format!("{}\r", "\x1b[B".repeat(n));
+        let expected = [
+            (
+                &ticked,
+                ["[✔] Cheese", "[ ] Olives", "[ ] Basil"],
+                [up(1), down(0), down(1), down(3)],
+            ),
+            (
+                &on_submit,
+                ["[✔] Cheese", "[✔] Olives", "[ ] Basil"],
+                [up(4), up(3), up(2), down(0)],
+            ),
+        ];
+        for (rows, labels, keys) in expected {
+            let ids = ["toggle_1", "toggle_2", "toggle_3", "submit"];
+            let labels = labels.iter().chain(&["Submit"]);
+            let want: Vec<_> = ids
+                .iter()
+                .zip(labels)
+                .zip(&keys)
+                .map(|((id, label), keys)| choice(id, label, keys))
+                .collect();
+            assert_eq!(offered("question", rows), want);
+        }
+        assert!(offered("permission", &ticked).is_empty());
+        assert!(offered("plan", &ticked).is_empty());
+        // The single-select question is still read as before.
+        let single = screen(include_str!(
+            "../../tests/screens/claude-2.1.332-question.txt"
+        ));
+        assert!(offered("question", &single)
+            .iter()
+            .all(|c| c.0.starts_with("option_")));
+    }
+
+    /// The review after Submit: its two options, Enter on the highlighted
+    /// "Submit answers".
+    #[test]
+    fn the_question_review_offers_submit_and_cancel() {
+        let review = screen(include_str!(
+            "../../tests/screens/claude-2.1.332-question-review.txt"
+        ));
+        assert_eq!(
+            offered("question", &review),
+            [
+                choice("option_1", "Submit answers", "\r"),
+                choice("option_2", "Cancel", "\x1b[B\r"),
+            ]
+        );
     }
 
     /// The plan dialog as 2.1.332 painted it (captured from the real

@@ -76,12 +76,86 @@ pub enum Keys {
     Fixed(&'static [u8]),
     /// A list moved with the arrow keys: Down (or Up) from the highlighted
     /// option (the first row matching `highlighted`, whose group `n` is its
-    /// number) to this one, then Enter. Options whose label starts with one
-    /// of `not_offered` (a free-text entry, a checkbox) are not offered.
+    /// number) to this one, then Enter. A row without a number (the
+    /// highlighted one or this one) comes right after the numbered choice
+    /// row above it. Options whose label starts with one of `not_offered`
+    /// (a free-text entry, a checkbox) are not offered.
     Select {
         highlighted: &'static str,
         not_offered: &'static [&'static str],
     },
+    /// Options side by side on one row, the selected one marked by its
+    /// background colour alone (opencode's permission prompt): Right (or
+    /// Left) from the selected option to this one, then Enter. The
+    /// selected option is the one of `options` (as painted, left to right)
+    /// whose background differs from all the others', which share one;
+    /// when the screen was read without colours, or no option stands out
+    /// that way, the choice is not offered (nothing is sent blind). With
+    /// `then`, picking it opens a second prompt the agent asks before it
+    /// acts (opencode's "Always allow"), answered as [`Then`] says.
+    Across {
+        options: &'static [&'static str],
+        then: Option<&'static FollowUp>,
+    },
+}
+
+/// A second prompt a choice opens (opencode 1.18.33's "Always allow",
+/// Confirm or Cancel): its options side by side on one row, marked by
+/// colour alone as the first prompt's were.
+#[derive(Debug, PartialEq, Eq)]
+pub struct FollowUp {
+    pub region: Region,
+    /// A `regex` pattern over one row of the region: the options row.
+    pub row: &'static str,
+    /// Its options, left to right, as painted.
+    pub options: &'static [&'static str],
+    /// The option to pick (an index in `options`).
+    pub pick: usize,
+}
+
+/// What is left to send after a choice's keys opened a [`FollowUp`]: the
+/// second prompt's keys, once the screen shows it as measured. Two
+/// options cannot say by themselves which one is selected (each is the
+/// odd one out), so the colours the first prompt painted its selected
+/// option and the others on, read before its keys were sent, say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Then {
+    pub follow_up: &'static FollowUp,
+    /// The first prompt's selected option's background.
+    pub selected: u32,
+    /// The background its other options shared.
+    pub unselected: u32,
+}
+
+impl Then {
+    /// The keys that pick the follow-up's option on `screen`: the arrows
+    /// from its selected option, then Enter. `None` unless its options row
+    /// is in its region with exactly one option on the first prompt's
+    /// selected colour and every other on its unselected one (the prompt
+    /// is not drawn yet, or it is not what was measured: send nothing).
+    pub fn keys(&self, screen: &ScreenRows) -> Option<Vec<u8>> {
+        let follow = self.follow_up;
+        let row = Regex::new(follow.row).ok()?;
+        let at = follow
+            .region
+            .indices(screen)
+            .into_iter()
+            .find(|&i| row.is_match(&screen.rows[i]))?;
+        let shades = option_shades(screen, at, follow.options)?;
+        let selected: Vec<usize> = (0..shades.len())
+            .filter(|&i| shades[i] == self.selected)
+            .collect();
+        let others_unselected = shades
+            .iter()
+            .enumerate()
+            .all(|(i, s)| selected.contains(&i) || *s == self.unselected);
+        match selected.as_slice() {
+            [from] if others_unselected && self.selected != self.unselected => {
+                Some(across_keys(*from, follow.pick))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The keys that move a select list's highlight from option `from` to
@@ -97,6 +171,66 @@ pub fn select_keys(from: u8, to: u8) -> Vec<u8> {
     keys
 }
 
+/// The keys that move a row of options' selection from option `from` to
+/// option `to` (0 is the leftmost), then pick it (Enter).
+pub fn across_keys(from: usize, to: usize) -> Vec<u8> {
+    let (arrow, steps): (&[u8], usize) = if to >= from {
+        (b"\x1b[C", to - from)
+    } else {
+        (b"\x1b[D", from - to)
+    };
+    let mut keys = arrow.repeat(steps);
+    keys.push(b'\r');
+    keys
+}
+
+/// Which of `options` is selected on row `row` of `screen` (its index),
+/// read from the background colours, with its background and the one the
+/// others share: the one option whose background differs from the
+/// others', which all share one, each option's text painted on one
+/// background. `None` when the row lacks an option, the screen was read
+/// without colours, or no single option stands out (two options cannot
+/// say which one is the odd one).
+fn across_shades(screen: &ScreenRows, row: usize, options: &[&str]) -> Option<(usize, u32, u32)> {
+    let shades = option_shades(screen, row, options)?;
+    if shades.len() < 3 {
+        return None;
+    }
+    let odd: Vec<usize> = (0..shades.len())
+        .filter(|&i| shades.iter().filter(|&&s| s == shades[i]).count() == 1)
+        .collect();
+    let rest = |i: usize| {
+        let mut others = shades.iter().enumerate().filter(|(j, _)| *j != i);
+        let first = others.next().map(|(_, s)| *s)?;
+        others.all(|(_, s)| *s == first).then_some(first)
+    };
+    match odd.as_slice() {
+        [i] => rest(*i).map(|other| (*i, shades[*i], other)),
+        _ => None,
+    }
+}
+
+/// Each of `options`' background on row `row` (found left to right);
+/// `None` when one is missing, the screen has no colours, or an option's
+/// text is painted on more than one background.
+fn option_shades(screen: &ScreenRows, row: usize, options: &[&str]) -> Option<Vec<u32>> {
+    let text = screen.rows.get(row)?;
+    let mut from = 0;
+    let mut shades = Vec::with_capacity(options.len());
+    for option in options {
+        let at = from + text.get(from..)?.find(option)?;
+        from = at + option.len();
+        let first = text[..at].chars().count();
+        let chars = option.chars().count();
+        let shade = screen.background(row, first)?;
+        if (first..first + chars).any(|ch| screen.background(row, ch) != Some(shade)) {
+            return None;
+        }
+        shades.push(shade);
+    }
+    Some(shades)
+}
+
 /// A choice on the screen now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OfferedChoice {
@@ -105,6 +239,8 @@ pub struct OfferedChoice {
     pub label: String,
     /// Exactly what answering with it sends to the task.
     pub keys: Vec<u8>,
+    /// The second prompt those keys open, answered once it shows.
+    pub then: Option<Then>,
 }
 
 /// A dialog found on the screen and its choices.
@@ -112,6 +248,9 @@ pub struct OfferedChoice {
 pub struct DialogRead {
     pub dialog: &'static str,
     pub choices: Vec<OfferedChoice>,
+    /// The dialog's region as read (its rows joined with `\n`): what must
+    /// hold still before an agent that refuses early keys is sent one.
+    pub shown: String,
 }
 
 /// A dialog's compiled patterns: the dialog's, then one per choice.
@@ -165,15 +304,45 @@ pub(super) fn read(
             if !c.pattern.is_match(&text) {
                 return None;
             }
-            let choices = offered(d, c, &text);
+            let choices = offered(d, c, screen, &d.region.indices(screen));
             (!choices.is_empty()).then_some(DialogRead {
                 dialog: d.id,
                 choices,
+                shown: text,
             })
         })
 }
 
-fn offered(dialog: &Dialog, compiled: &Compiled, text: &str) -> Vec<OfferedChoice> {
+/// A row's option number (its `n`, 1 to 9).
+fn number(caps: &regex::Captures<'_>) -> Option<u8> {
+    caps.name("n")
+        .and_then(|n| n.as_str().parse::<u8>().ok())
+        .filter(|n| (1..=9).contains(n))
+}
+
+/// The choices of `dialog` on `screen`'s rows `indices` (its region's).
+fn offered(
+    dialog: &Dialog,
+    compiled: &Compiled,
+    screen: &ScreenRows,
+    indices: &[usize],
+) -> Vec<OfferedChoice> {
+    let rows: Vec<&str> = indices.iter().map(|&i| screen.rows[i].as_str()).collect();
+    // Each row's option number, if one of the dialog's choice rows reads
+    // one there: a select list's unnumbered row (Claude's "Submit") comes
+    // right after the numbered row above it.
+    let numbered: Vec<Option<u8>> = rows
+        .iter()
+        .map(|row| {
+            compiled
+                .rows
+                .iter()
+                .find_map(|re| number(&re.captures(row)?))
+        })
+        .collect();
+    let position = |i: usize, n: Option<u8>| {
+        n.or_else(|| numbered[..i].iter().rev().find_map(|x| *x).map(|m| m + 1))
+    };
     let mut out: Vec<OfferedChoice> = Vec::new();
     for ((choice, re), highlight) in dialog
         .choices
@@ -183,23 +352,17 @@ fn offered(dialog: &Dialog, compiled: &Compiled, text: &str) -> Vec<OfferedChoic
     {
         // The option highlighted now, for a select list's arrows.
         let from = highlight.as_ref().and_then(|h| {
-            text.split('\n').find_map(|row| {
-                h.captures(row)?
-                    .name("n")?
-                    .as_str()
-                    .parse::<u8>()
-                    .ok()
-                    .filter(|n| (1..=9).contains(n))
-            })
+            rows.iter()
+                .enumerate()
+                .find_map(|(i, row)| h.captures(row).map(|caps| position(i, number(&caps))))
+                .flatten()
         });
-        for row in text.split('\n') {
+        for (i, row) in rows.iter().enumerate() {
             let Some(caps) = re.captures(row) else {
                 continue;
             };
-            let number = caps
-                .name("n")
-                .and_then(|n| n.as_str().parse::<u8>().ok())
-                .filter(|n| (1..=9).contains(n));
+            let number = number(&caps);
+            let mut follow = None;
             let label = caps
                 .name("label")
                 .map(|l| sanitize_output_text(l.as_str()))
@@ -207,14 +370,29 @@ fn offered(dialog: &Dialog, compiled: &Compiled, text: &str) -> Vec<OfferedChoic
             let keys = match (choice.keys, number) {
                 (Keys::Fixed(bytes), _) => bytes.to_vec(),
                 (Keys::Number, Some(n)) => vec![b'0' + n],
-                (Keys::Select { not_offered, .. }, Some(n)) => {
-                    let Some(from) = from else { continue };
+                (Keys::Select { not_offered, .. }, _) => {
+                    let (Some(from), Some(to)) = (from, position(i, number)) else {
+                        continue;
+                    };
                     if not_offered.iter().any(|p| label.starts_with(p)) {
                         continue;
                     }
-                    select_keys(from, n)
+                    select_keys(from, to)
                 }
-                (Keys::Number | Keys::Select { .. }, None) => continue,
+                (Keys::Across { options, then }, _) => {
+                    let to = options.iter().position(|o| *o == label);
+                    let read = across_shades(screen, indices[i], options);
+                    let (Some((from, selected, unselected)), Some(to)) = (read, to) else {
+                        continue;
+                    };
+                    follow = then.map(|follow_up| Then {
+                        follow_up,
+                        selected,
+                        unselected,
+                    });
+                    across_keys(from, to)
+                }
+                (Keys::Number, None) => continue,
             };
             let id = match (choice.numbered, number) {
                 (true, Some(n)) => format!("{}_{n}", choice.id),
@@ -224,7 +402,12 @@ fn offered(dialog: &Dialog, compiled: &Compiled, text: &str) -> Vec<OfferedChoic
             if label.is_empty() || out.iter().any(|o| o.id == id) {
                 continue;
             }
-            out.push(OfferedChoice { id, label, keys });
+            out.push(OfferedChoice {
+                id,
+                label,
+                keys,
+                then: follow,
+            });
             if !choice.numbered {
                 break;
             }
@@ -269,6 +452,10 @@ mod tests {
     use super::super::PROFILES;
     use super::*;
 
+    fn selected_across(screen: &ScreenRows, row: usize, options: &[&str]) -> Option<usize> {
+        across_shades(screen, row, options).map(|(i, _, _)| i)
+    }
+
     #[test]
     fn every_dialog_pattern_compiles_and_is_named_for_its_agent() {
         for profile in PROFILES {
@@ -283,6 +470,13 @@ mod tests {
                     if choice.keys == Keys::Number || choice.numbered {
                         assert!(names.contains(&"n"), "{}: {}", dialog.id, choice.id);
                     }
+                    if let Keys::Across {
+                        then: Some(follow), ..
+                    } = choice.keys
+                    {
+                        assert!(Regex::new(follow.row).is_ok(), "{}", dialog.id);
+                        assert!(follow.pick < follow.options.len(), "{}", dialog.id);
+                    }
                     if let Keys::Select { highlighted, .. } = choice.keys {
                         let h = Regex::new(highlighted).unwrap();
                         assert!(
@@ -290,7 +484,6 @@ mod tests {
                             "{}",
                             dialog.id
                         );
-                        assert!(names.contains(&"n"), "{}: {}", dialog.id, choice.id);
                     }
                 }
             }
@@ -341,6 +534,53 @@ mod tests {
         assert_eq!(select_keys(1, 1), b"\r");
         assert_eq!(select_keys(1, 3), b"\x1b[B\x1b[B\r");
         assert_eq!(select_keys(3, 2), b"\x1b[A\r");
+    }
+
+    /// A row of options marked by colour alone: the one whose background
+    /// differs from the others' (which share one) is selected; two options,
+    /// a tie, an option in two colours or a screen read without colours
+    /// say nothing.
+    #[test]
+    fn the_selected_option_across_is_the_odd_background() {
+        let options = ["Yes", "Always", "No"];
+        let row = " Yes  Always  No";
+        let shaded =
+            |runs: Vec<(u16, u32)>| ScreenRows::bottom_shaded(vec![(row.to_string(), runs)], 5);
+        // Yes at 1..4, Always at 6..12, No at 14..16.
+        let marks = |yes: u32, always: u32, no: u32| {
+            shaded(vec![
+                (0, 9),
+                (1, yes),
+                (4, 9),
+                (6, always),
+                (12, 9),
+                (14, no),
+            ])
+        };
+        assert_eq!(selected_across(&marks(1, 2, 2), 0, &options), Some(0));
+        assert_eq!(selected_across(&marks(2, 1, 2), 0, &options), Some(1));
+        assert_eq!(selected_across(&marks(2, 2, 1), 0, &options), Some(2));
+        assert_eq!(selected_across(&marks(2, 2, 2), 0, &options), None);
+        assert_eq!(selected_across(&marks(1, 2, 3), 0, &options), None);
+        assert_eq!(selected_across(&marks(1, 2, 2), 0, &options[..2]), None);
+        let split = shaded(vec![
+            (0, 9),
+            (1, 1),
+            (2, 2),
+            (4, 9),
+            (6, 2),
+            (12, 9),
+            (14, 2),
+        ]);
+        assert_eq!(selected_across(&split, 0, &options), None);
+        assert_eq!(selected_across(&ScreenRows::new([row]), 0, &options), None);
+        assert_eq!(
+            selected_across(&marks(1, 2, 2), 0, &["Yes", "Maybe", "No"]),
+            None
+        );
+        assert_eq!(across_keys(0, 0), b"\r");
+        assert_eq!(across_keys(0, 2), b"\x1b[C\x1b[C\r");
+        assert_eq!(across_keys(2, 1), b"\x1b[D\r");
     }
 
     /// Printed text is data: a label is cleaned, and what is sent is only

@@ -52,6 +52,12 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 .with_done_hook_on_interrupt(
     "0.61.0 fires AfterAgent (with the partial answer) 110-150 ms after Escape stops a turn, \
      racing its Ready title (real_agents matrix::cell_gemini_escape_hooks, 2026-12-06)",
+)
+.with_error_message(
+    "[no response text]",
+    "0.61.0 fires AfterAgent as for a done when an API error (a 401) ended the turn, its \
+     prompt_response \"[no response text]\" (docs/state-truth.md, gemini error hooks, \
+     2026-12-06)",
 );
 
 /// Gemini CLI's confirmation box and its keys (issue 30): its radio list

@@ -1,7 +1,10 @@
 //! Grok Build CLI. Titles measured on 0.2.111 (real-agents README); 1.0.5
 //! (plan) paints the same busy titles but never 'Action Required'.
 
-use super::{AgentProfile, ErrorText, Region, ScreenImplies, ScreenRule, TitleRule, TitleState};
+use super::{
+    AgentProfile, Dialog, DialogChoice, ErrorText, Keys, Region, ScreenImplies, ScreenRule,
+    TitleRule, TitleState,
+};
 use crate::stop::StopReason;
 
 /// Braille spinner (~4 Hz) followed by grok's ` - ` separator.
@@ -52,6 +55,7 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
     &[],
 )
 .with_screen_rules(SCREEN_RULES)
+.with_dialogs(DIALOGS)
 .with_error_text(ERROR_TEXT)
 .with_continue_prompt("continue");
 
@@ -63,7 +67,7 @@ static SCREEN_RULES: &[ScreenRule] = &[
     ScreenRule {
         id: "grok.permission-prompt",
         region: Region::LastRows(10),
-        pattern: r"(?s)┃ +Allow [^\n]*\?\n.*\n *\d+/\d+:select +│ +Ctrl\+o:always-approve",
+        pattern: PERMISSION_PATTERN,
         implies: ScreenImplies::NeedsYou { kind: "permission" },
         measured_on: "grok 0.2.111",
         why: "'┃  Allow Edit to /path/out.txt?', four '(○)' choices, then the footer \
@@ -84,6 +88,50 @@ static SCREEN_RULES: &[ScreenRule] = &[
               spinner (429).",
     },
 ];
+
+/// The permission prompt's choices as 0.2.111 paints them (measured
+/// 2026-12-06 under termic, tests/real_agents/binary.rs' grok runs):
+/// '┃  Allow Edit to /path/out.txt?', then '┃  1 (●) Yes, and don't ask
+/// again for anything (always-approve mode)', '2 (○) Yes, allow all edits
+/// during this session', '3 (○) Yes', '4 (○) No, reject (type to add
+/// feedback)' over the footer '1/4:select │ Ctrl+o:always-approve │
+/// Ctrl+c:cancel'. A typed digit picks its option at once, whichever is
+/// marked `(●)`: `3` approves this call, `4` rejects it. Option 1 turns on
+/// always-approve mode for everything, more than a tap on one permission
+/// should grant: it is not offered.
+static DIALOGS: &[Dialog] = &[Dialog {
+    id: "grok.permission",
+    kind: "permission",
+    region: Region::LastRows(10),
+    pattern: PERMISSION_PATTERN,
+    choices: &[
+        DialogChoice {
+            id: "approve_once",
+            row: r"^ *┃ +(?P<n>[1-9]) \([●○]\) (?P<label>Yes)$",
+            numbered: false,
+            keys: Keys::Number,
+        },
+        DialogChoice {
+            id: "approve_always",
+            row: r"^ *┃ +(?P<n>[1-9]) \([●○]\) (?P<label>Yes, allow all [^\n]* during this session)$",
+            numbered: false,
+            keys: Keys::Number,
+        },
+        DialogChoice {
+            id: "deny",
+            row: r"^ *┃ +(?P<n>[1-9]) \([●○]\) (?P<label>No\b.*)$",
+            numbered: false,
+            keys: Keys::Number,
+        },
+    ],
+    measured_on: "grok 0.2.111",
+    why: "each option's row starts with its digit; '3' answered 'Yes' (post_tool_use, then \
+          one stop) and '4' rejected (permission_denied), measured 2026-12-06.",
+}];
+
+/// The question line, the radio rows, then the footer with the keys.
+const PERMISSION_PATTERN: &str =
+    r"(?s)┃ +Allow [^\n]*\?\n.*\n *\d+/\d+:select +│ +Ctrl\+o:always-approve";
 
 /// A failure line, at most eight more transcript rows (the error's JSON,
 /// a wrapped row), then the empty prompt box `╭─` / `│ ❯ │` / `╰─` and at
@@ -125,3 +173,43 @@ static ERROR_TEXT: &[ErrorText] = &[
         why: "'API error (status 5NN ...)' for the other server errors.",
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::super::dialog::{choice, offered_on};
+
+    /// The prompt as 0.2.111 painted it under termic (2026-12-06, the
+    /// real binary against the fake model).
+    const PROMPT: &[&str] = &[
+        "    ◆ Run Write `/tmp/p/out.txt` 2.6s                 2.8s ⇣20 [stop]",
+        "  ┃",
+        "  ┃  Allow Edit to /tmp/p/out.txt?",
+        "  ┃",
+        "  ┃  1 (●) Yes, and don't ask again for anything (always-approve mode)",
+        "  ┃  2 (○) Yes, allow all edits during this session",
+        "  ┃  3 (○) Yes",
+        "  ┃  4 (○) No, reject (type to add feedback)",
+        "  ┃",
+        "",
+        "  1/4:select  │  Ctrl+o:always-approve  │  Ctrl+c:cancel",
+    ];
+
+    #[test]
+    fn the_permission_prompt_offers_its_digits_but_not_always_approve_mode() {
+        assert_eq!(
+            offered_on("grok", "permission", PROMPT),
+            [
+                choice("approve_once", "Yes", "3"),
+                choice(
+                    "approve_always",
+                    "Yes, allow all edits during this session",
+                    "2"
+                ),
+                choice("deny", "No, reject (type to add feedback)", "4"),
+            ]
+        );
+        // The choices without the footer are not the prompt.
+        assert!(offered_on("grok", "permission", &PROMPT[..9]).is_empty());
+        assert!(offered_on("grok", "question", PROMPT).is_empty());
+    }
+}

@@ -36,7 +36,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-pub use dialog::{Dialog, DialogChoice, DialogRead, Keys, OfferedChoice};
+pub use dialog::{Dialog, DialogChoice, DialogRead, FollowUp, Keys, OfferedChoice, Then};
 pub use errors::ErrorText;
 pub use explain::{NotifyExplanation, RuleCheck, TitleExplanation};
 pub use screen::{
@@ -139,19 +139,46 @@ pub struct AgentProfile {
     /// Why a native `clear` during a turn is NOT an interrupt for this agent
     /// (`None`: it is read like `idle`, an interrupt).
     pub native_clear_mid_turn: Option<&'static str>,
+    /// Why a native `idle` after `working` without a done is an interrupt
+    /// for this agent only after Escape or Ctrl-C during the turn (watched
+    /// or not); with no such key it ran no turn and the task is idle
+    /// (`None`: any such `idle` is an interrupt).
+    pub native_idle_needs_interrupt_key: Option<&'static str>,
     /// Why this agent's end-of-turn hook also fires when Escape stopped the
     /// turn (`None`: it does not). Then a hook done within the interrupt
     /// window after an Escape or Ctrl-C is the interrupt, not a done.
     pub done_hook_on_interrupt: Option<&'static str>,
+    /// The last message this agent's end-of-turn hook sends when the turn
+    /// ended on an error it does not name (the message, and why), so that
+    /// hook done is an `error`, not a done. `None`: no such message.
+    pub error_message: Option<(&'static str, &'static str)>,
+    /// Why this agent's hooks send no end of turn when it gives up on an
+    /// API error (`None`: they do). Then its `Stopped` screen rule, when it
+    /// begins to match during a turn its hooks started, ends that turn as
+    /// the error it names (rules/screen_rules.rs).
+    pub screen_stop_ends_hooked_turn: Option<&'static str>,
     /// The agent's dialogs and the keys of their choices (dialog.rs):
     /// empty where termic does not know them.
     pub dialogs: &'static [Dialog],
     /// What termic types (then Enter) to make the agent go on after a
     /// usage limit reset (`[tasks] continue_after_limit`); `None`: nothing.
     pub continue_prompt: Option<&'static str>,
+    /// How long, in ms, the agent's dialogs refuse keys after they are
+    /// painted (measured; 0: they take keys at once). A one-tap answer
+    /// waits until the dialog held still at least that long.
+    pub dialog_refuses_keys_ms: u64,
     compiled: OnceLock<Vec<Regex>>,
     compiled_screen: OnceLock<Vec<Regex>>,
     compiled_dialogs: OnceLock<Vec<dialog::Compiled>>,
+}
+
+/// What a `Stopped` screen rule's match names: the reason, the error text
+/// that said so, and a usage limit's reset time when the text names one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScreenStop {
+    pub reason: crate::stop::StopReason,
+    pub by: Option<&'static str>,
+    pub until: Option<crate::limit::ResetAt>,
 }
 
 /// Every profile, generic last. Lookup order is this order.
@@ -206,9 +233,13 @@ impl AgentProfile {
             error_text: &[],
             error_kinds: &[],
             native_clear_mid_turn: None,
+            native_idle_needs_interrupt_key: None,
             done_hook_on_interrupt: None,
+            error_message: None,
+            screen_stop_ends_hooked_turn: None,
             dialogs: &[],
             continue_prompt: None,
+            dialog_refuses_keys_ms: 0,
             compiled: OnceLock::new(),
             compiled_screen: OnceLock::new(),
             compiled_dialogs: OnceLock::new(),
@@ -219,6 +250,13 @@ impl AgentProfile {
     /// prompt (after a usage limit resets).
     const fn with_continue_prompt(mut self, prompt: &'static str) -> AgentProfile {
         self.continue_prompt = Some(prompt);
+        self
+    }
+
+    /// For an agent whose dialogs drop a key that comes sooner than `ms`
+    /// after they are painted.
+    const fn with_dialog_refuses_keys_ms(mut self, ms: u64) -> AgentProfile {
+        self.dialog_refuses_keys_ms = ms;
         self
     }
 
@@ -234,6 +272,13 @@ impl AgentProfile {
         self
     }
 
+    /// For an agent whose native `idle` after `working` is an interrupt only
+    /// after an interrupt key (why).
+    const fn native_idle_is_no_turn_without_a_key(mut self, why: &'static str) -> AgentProfile {
+        self.native_idle_needs_interrupt_key = Some(why);
+        self
+    }
+
     /// For an agent whose native `clear` mid-turn is not an interrupt (why).
     const fn native_clear_continues(mut self, why: &'static str) -> AgentProfile {
         self.native_clear_mid_turn = Some(why);
@@ -243,6 +288,22 @@ impl AgentProfile {
     /// For an agent whose end-of-turn hook fires on an interrupt too.
     const fn with_done_hook_on_interrupt(mut self, why: &'static str) -> AgentProfile {
         self.done_hook_on_interrupt = Some(why);
+        self
+    }
+
+    /// For an agent whose end-of-turn hook says `message` on an error.
+    const fn with_error_message(
+        mut self,
+        message: &'static str,
+        why: &'static str,
+    ) -> AgentProfile {
+        self.error_message = Some((message, why));
+        self
+    }
+
+    /// For an agent whose hooks stay silent when it stops on an API error.
+    const fn with_screen_stop_ending_hooked_turns(mut self, why: &'static str) -> AgentProfile {
+        self.screen_stop_ends_hooked_turn = Some(why);
         self
     }
 
@@ -368,13 +429,18 @@ impl AgentProfile {
         &'static self,
         rule: &'static ScreenRule,
         screen: &ScreenRows,
-    ) -> Option<(crate::stop::StopReason, Option<&'static str>)> {
+    ) -> Option<ScreenStop> {
         let compiled = self
             .compiled_screen
             .get_or_init(|| screen::compile(self.screen_rules));
         let at = self.screen_rules.iter().position(|r| r == rule)?;
         let text = screen::matched_text(rule, &compiled[at], screen)?;
-        Some(self.classify_error(&text))
+        let (reason, by) = self.classify_error(&text);
+        // A usage limit's line names its reset ("resets at 15:00").
+        let until = (reason == crate::stop::StopReason::RateLimited)
+            .then(|| crate::limit::reset_in_text(&text))
+            .flatten();
+        Some(ScreenStop { reason, by, until })
     }
 
     /// How many of the screen's last non-blank rows this profile's screen

@@ -50,7 +50,12 @@ pub(super) static PROFILE: AgentProfile = AgentProfile::new(
 .with_screen_rules(SCREEN_RULES)
 .with_dialogs(DIALOGS)
 .with_continue_prompt("continue")
-.with_error_text(ERROR_TEXT);
+.with_error_text(ERROR_TEXT)
+.with_screen_stop_ending_hooked_turns(
+    "Qwen Code 0.24.4 fires no Stop hook when it gives up on a 401 (only UserPromptSubmit \
+     fired; the turn read working for 90 s; measured 2026-12-06, real_agents \
+     matrix::cell_qwen_error_hooks)",
+);
 
 /// Qwen Code's confirmation and its keys (issue 30): its select list picks
 /// the option whose number is typed (termic-sim's qwen, after 0.24.4).
@@ -116,16 +121,78 @@ static SCREEN_RULES: &[ScreenRule] = &[
 const API_ERROR_PATTERN: &str = r"(?m)^ *✕ \[API Error: [^\n]*(\n   [^\n]*){0,6}\n─+\n> +Type your message or @path/to/file\n─+(\n[^\n]*){0,3}\z";
 
 /// How Qwen Code 0.24.4 words the API error it stopped on.
-static ERROR_TEXT: &[ErrorText] = &[ErrorText {
-    id: "qwen.error-401",
-    contains: "[API Error: 401 ",
-    reason: StopReason::AuthFailed,
-    why: "'✕ [API Error: 401 invalid x-api-key] (Press Ctrl+Y to retry)' after a 401.",
-}];
+static ERROR_TEXT: &[ErrorText] = &[
+    ErrorText {
+        id: "qwen.error-401",
+        contains: "[API Error: 401 ",
+        reason: StopReason::AuthFailed,
+        why: "'✕ [API Error: 401 invalid x-api-key] (Press Ctrl+Y to retry)' after a 401.",
+    },
+    ErrorText {
+        id: "qwen.error-529",
+        contains: "[API Error: 529 ",
+        reason: StopReason::Overloaded,
+        why: "the 500 line below with another status.",
+    },
+    ErrorText {
+        id: "qwen.error-5xx",
+        contains: "[API Error: 5",
+        reason: StopReason::ServerError,
+        why: "'✕ [API Error: 500 The fake model had an internal error.] (Press Ctrl+Y to retry)' \
+              after 28 requests over 101 s that got a 500, working all along; its hooks sent \
+              only a Notification (idle_prompt), no Stop (measured 2026-12-07).",
+    },
+];
 
 #[cfg(test)]
 mod tests {
     use super::super::{profile_for, ScreenRows, TitleState};
+
+    /// The bottom of the screen as 0.24.4 painted it on the fake model's
+    /// 500, once it gave up retrying (2026-12-07, 120 columns).
+    const SERVER_ERROR_SCREEN: [&str; 7] = [
+        "  > say hello",
+        "  ✕ [API Error: 500 The fake model had an internal error.] (Press Ctrl+Y to retry)",
+        "─────────────────────────────────────────────────────────────────────────────────",
+        ">   Type your message or @path/to/file",
+        "─────────────────────────────────────────────────────────────────────────────────",
+        "  ➜ proj · fake-model",
+        "  ⏸ Ask permissions (shift + tab to cycle)",
+    ];
+
+    #[test]
+    fn the_measured_500_screen_is_a_server_error_and_a_401_an_auth_failure() {
+        use crate::stop::StopReason;
+        let qwen = profile_for("qwen");
+        let rows = SERVER_ERROR_SCREEN.to_vec();
+        let read = |rows: &[&str]| {
+            let screen = ScreenRows::new(rows.iter().copied());
+            let found = qwen.screen_match(&screen)?;
+            assert_eq!(found.id, "qwen.api-error");
+            let stop = qwen.screen_stop_reason(found, &screen)?;
+            Some((stop.reason, stop.by))
+        };
+        assert_eq!(
+            read(&rows),
+            Some((StopReason::ServerError, Some("qwen.error-5xx")))
+        );
+        let mut auth = rows.clone();
+        auth[1] = "  ✕ [API Error: 401 invalid x-api-key] (Press Ctrl+Y to retry)";
+        assert_eq!(
+            read(&auth),
+            Some((StopReason::AuthFailed, Some("qwen.error-401")))
+        );
+        let mut overloaded = rows.clone();
+        overloaded[1] = "  ✕ [API Error: 529 Overloaded] (Press Ctrl+Y to retry)";
+        assert_eq!(
+            read(&overloaded),
+            Some((StopReason::Overloaded, Some("qwen.error-529")))
+        );
+        // Something typed at the prompt: not the stopped screen.
+        let mut typed = rows.clone();
+        typed[3] = ">   continue";
+        assert_eq!(read(&typed), None);
+    }
 
     #[test]
     fn measured_titles() {

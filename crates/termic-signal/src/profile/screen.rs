@@ -34,11 +34,29 @@ impl Region {
     /// The rows of `screen` this region covers, joined with `\n`.
     pub fn text(self, screen: &ScreenRows) -> String {
         match self {
-            Region::LastRows(n) => {
-                let kept = screen.rows.iter().rev().filter(|r| !r.trim().is_empty());
-                let mut rows: Vec<&str> = kept.take(n).map(String::as_str).collect();
-                rows.reverse();
+            Region::LastRows(_) => {
+                let rows: Vec<&str> = self
+                    .indices(screen)
+                    .into_iter()
+                    .map(|i| screen.rows[i].as_str())
+                    .collect();
                 rows.join("\n")
+            }
+        }
+    }
+
+    /// The indices in `screen.rows` of the rows this region covers, top
+    /// to bottom.
+    pub fn indices(self, screen: &ScreenRows) -> Vec<usize> {
+        match self {
+            Region::LastRows(n) => {
+                let kept = (0..screen.rows.len()).rev();
+                let mut rows: Vec<usize> = kept
+                    .filter(|&i| !screen.rows[i].trim().is_empty())
+                    .take(n)
+                    .collect();
+                rows.reverse();
+                rows
             }
         }
     }
@@ -112,6 +130,12 @@ pub struct ScreenRule {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct ScreenRows {
     pub rows: Vec<String>,
+    /// Each row's background colours when the screen was read with them
+    /// (the answer path only: a dialog that marks its selected option by
+    /// colour alone, opencode's): runs of (first char of the run, colour
+    /// key), in order, one list per row; empty when read as text only.
+    /// Colour keys are opaque: equal keys are equal colours.
+    pub backgrounds: Vec<Vec<(u16, u32)>>,
 }
 
 /// The most rows a [`ScreenRows`] carries: bounds what is matched and
@@ -133,7 +157,39 @@ impl ScreenRows {
             .collect();
         let from = rows.len().saturating_sub(SCREEN_ROWS_MAX);
         rows.drain(..from);
-        ScreenRows { rows }
+        ScreenRows {
+            rows,
+            backgrounds: Vec::new(),
+        }
+    }
+
+    /// As [`ScreenRows::bottom`], each row given with its background runs
+    /// (see [`ScreenRows::backgrounds`]).
+    pub fn bottom_shaded(rows: Vec<(String, Vec<(u16, u32)>)>, n: usize) -> ScreenRows {
+        let n = n.min(SCREEN_ROWS_MAX);
+        let mut kept: Vec<(String, Vec<(u16, u32)>)> = rows
+            .into_iter()
+            .rev()
+            .filter(|(r, _)| !r.trim().is_empty())
+            .take(n)
+            .collect();
+        kept.reverse();
+        let (texts, backgrounds): (Vec<String>, Vec<_>) = kept.into_iter().unzip();
+        ScreenRows {
+            backgrounds,
+            ..ScreenRows::new(texts)
+        }
+    }
+
+    /// The background colour key of char `ch` of row `row`, when the
+    /// screen was read with colours.
+    pub fn background(&self, row: usize, ch: usize) -> Option<u32> {
+        self.backgrounds
+            .get(row)?
+            .iter()
+            .take_while(|(start, _)| usize::from(*start) <= ch)
+            .last()
+            .map(|(_, key)| *key)
     }
 
     /// The last `n` non-blank rows of a screen given top to bottom: what a

@@ -90,9 +90,19 @@ pub enum Phase {
 /// What the agent is blocked on.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Block {
-    Permission { tool: String, arg: String },
-    Question { text: String, options: Vec<String> },
-    Plan { text: String },
+    Permission {
+        tool: String,
+        arg: String,
+    },
+    Question {
+        text: String,
+        options: Vec<String>,
+        /// Any of the options, ticked one by one, then submitted.
+        multi: bool,
+    },
+    Plan {
+        text: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -382,6 +392,11 @@ pub trait Agent {
     fn tool(&mut self, _cx: &mut Cx, _name: &str, _arg: &str) {}
     /// A prompt for the user appears.
     fn block(&mut self, cx: &mut Cx, b: &Block);
+    /// A key that moves within `b` without answering it (a select list's
+    /// arrows): true when the agent took it.
+    fn dialog_key(&mut self, _cx: &mut Cx, _b: &Block, _key: Key) -> bool {
+        false
+    }
     /// Which key answers `b`, and how.
     fn answer_for(&self, b: &Block, key: Key) -> Option<Answer>;
     /// The prompt was answered. False when the turn ends there (a reject).

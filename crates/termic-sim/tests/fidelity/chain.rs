@@ -94,7 +94,8 @@ fn claude_question_and_plan_kinds() {
         install(&home, &[AgentSchema::CLAUDE]);
         let sim = Sim::auto("claude", scenario, &home, &[]);
         assert_eq!(wait_events(&sim, 2)[1], (HookEvent::Attention, kind(k)));
-        sim.send(b"1");
+        // Enter picks the highlighted first option of either list.
+        sim.send(b"\r");
     }
 }
 

@@ -306,10 +306,13 @@ fn notification_hook_and_osc9_six_seconds_into_a_permission_prompt() {
 
 #[test]
 fn question_and_plan_report_their_tool_names() {
-    for (scenario, tool, key) in [
-        ("question", "AskUserQuestion", b"2"),
+    let keys: [(&str, &str, &[u8]); 2] = [
+        // The question's second option: Down, then Enter (a digit does
+        // nothing there, as on 2.1.332).
+        ("question", "AskUserQuestion", b"\x1b[B\r"),
         ("plan", "ExitPlanMode", b"1"),
-    ] {
+    ];
+    for (scenario, tool, key) in keys {
         let home = Home::new();
         home.claude_settings(&[("PermissionRequest", "perm"), ("Stop", "stop")]);
         let sim = Sim::auto("claude", scenario, &home, &["--probe-wait-ms", "20"]);
@@ -537,4 +540,83 @@ fn drop_hooks_rewrites_settings_without_termic_hooks_and_stops_running_them() {
     assert!(!std::fs::read_to_string(&path)
         .unwrap()
         .contains("termic-hooks"));
+}
+
+/// What termic reads of the simulator's screen now: the choices of its
+/// Claude question dialog (termic-signal's claude profile), as (id, label,
+/// keys).
+fn question_choices(sim: &Sim) -> Vec<(String, String, Vec<u8>)> {
+    let size = |n| std::num::NonZeroU16::new(n).expect("a size");
+    let mut parser = vt100::Parser::new(size(40), size(120), 0);
+    parser.process(sim.output().as_bytes());
+    let rows: Vec<String> = parser.screen().rows(0, 120).collect();
+    let screen = termic_signal::profile::ScreenRows::bottom(&rows, 40);
+    termic_signal::profile::profile_for("claude")
+        .read_dialog("question", &screen)
+        .map(|d| d.choices)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| (c.id, c.label, c.keys))
+        .collect()
+}
+
+/// The keys termic would send for `id` once the screen offers it with
+/// `label`.
+fn keys_once(sim: &Sim, id: &str, label: &str) -> Vec<u8> {
+    let mut keys = None;
+    let seen = eventually(5 * SEC, || {
+        keys = question_choices(sim)
+            .into_iter()
+            .find(|(i, l, _)| i == id && l == label)
+            .map(|(_, _, k)| k);
+        keys.is_some()
+    });
+    assert!(
+        seen,
+        "{id} {label:?} not offered: {:?}",
+        question_choices(sim)
+    );
+    keys.unwrap()
+}
+
+/// The multi-select question (issue 30) as 2.1.332 takes it, driven with
+/// the keys termic's claude profile reads off the simulator's screen:
+/// tick Cheese, tick Basil (each offered ticked once the box shows it),
+/// Submit, then the review's "Submit answers": the answer is Cheese and
+/// Basil, and the turn ends.
+#[test]
+fn a_multi_select_question_takes_ticks_then_submit_then_submit_answers() {
+    let home = Home::new();
+    home.claude_settings(&[("PermissionRequest", "perm"), ("Stop", "stop")]);
+    let sim = Sim::auto(
+        "claude",
+        "question-multi",
+        &home,
+        &["--probe-wait-ms", "20"],
+    );
+    sim.wait_trace(
+        "perm",
+        is("hook_exit", "event", "PermissionRequest"),
+        5 * SEC,
+    );
+    let offered: Vec<String> = question_choices(&sim).into_iter().map(|c| c.0).collect();
+    assert_eq!(offered, ["toggle_1", "toggle_2", "toggle_3", "submit"]);
+    for (id, before, after) in [
+        ("toggle_1", "[ ] Cheese", "[✔] Cheese"),
+        ("toggle_3", "[ ] Basil", "[✔] Basil"),
+    ] {
+        sim.send(&keys_once(&sim, id, before));
+        keys_once(&sim, id, after);
+    }
+    // Submit is three rows below Basil: Down Down Enter.
+    let submit = keys_once(&sim, "submit", "Submit");
+    assert_eq!(submit, b"\x1b[B\x1b[B\r");
+    sim.send(&submit);
+    sim.send(&keys_once(&sim, "option_1", "Submit answers"));
+    let answered = sim.wait_trace("answered", |v| v["ev"] == "answered", 5 * SEC);
+    assert_eq!(answered["answers"], serde_json::json!(["Cheese", "Basil"]));
+    sim.wait_trace("stop", is("hook_exit", "event", "Stop"), 5 * SEC);
+    let payload = &home.runs()[0].payload;
+    assert_eq!(payload["tool_name"], "AskUserQuestion");
+    assert_eq!(payload["tool_input"]["questions"][0]["multiSelect"], true);
 }

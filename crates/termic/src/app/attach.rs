@@ -302,39 +302,52 @@ impl App {
     }
 
     /// The board changed: draw, and tell the user of each remote task that
-    /// started needing you or finished ("build on devbox needs you").
+    /// started needing you, finished or stopped on an error ("build on
+    /// devbox needs you"). Only the notifying client tells, and only what
+    /// nobody told yet ([`super::remote_hosts::Board::claim`]); a click
+    /// on the desktop notification opens that remote task here.
+    ///
+    /// An open diff view of a remote task whose row turned done reads its
+    /// changes again, as a local task's does at its turn end.
     pub(crate) fn on_remote(&mut self) {
         self.needs_draw = true;
+        self.refresh_remote_inspector();
+        let notifying = self.is_notifying_client();
+        let diff = self.host_actions.diff.clone();
         let Some(remote) = self.remote.as_mut() else {
             return;
         };
-        let notes = termic_runtime::lock(&remote.board).notes_after(remote.seen);
-        let Some(last) = notes.last() else {
-            return;
+        let mut board = termic_runtime::lock(&remote.board);
+        let seen = std::mem::replace(&mut remote.seen, board.last_seq());
+        let turn_ended = diff.as_ref().is_some_and(|(host, number)| {
+            super::review::remote_turn_ended(&board.notes_after(seen), (host, *number))
+        });
+        let notes = match notifying {
+            true => board.claim(seen),
+            false => Vec::new(),
         };
-        remote.seen = last.seq;
-        if !self.is_notifying_client() {
-            return;
+        drop(board);
+        if turn_ended {
+            self.refresh_diff_of(super::remote_pane::REMOTE);
         }
+        // The remote task in the pane, when the user looks at it: its
+        // change is seen, not told (as a watched local task's).
+        let watched = self
+            .focused_remote()
+            .filter(|_| self.outer_focused)
+            .map(|p| (p.host.clone(), p.number));
         for note in notes {
-            let attention = match note.state.as_str() {
-                "needs_you" => crate::notify::Attention::NeedsYou { detail: None },
-                _ => crate::notify::Attention::Done,
+            if watched.as_ref() == Some(&(note.host.clone(), note.number)) {
+                continue;
+            }
+            let delivery = super::remote_hosts::note_delivery(&note, self.notify);
+            let click = crate::notify::NotifyReply::FocusRemote {
+                host: note.host,
+                number: note.number,
             };
-            let event = crate::notify::AttentionEvent {
-                task: format!(
-                    "{} on {}",
-                    super::tasks::shown(&note.task),
-                    super::tasks::shown(&note.host)
-                ),
-                agent: super::tasks::shown(&note.agent),
-                attention,
-                watched: false,
-                stat: None,
-            };
-            let delivery = crate::notify::decide(&event, self.notify);
-            // No local task to focus on a click (0 is nobody's number).
-            let _ = self.notifier.deliver(&delivery, 0, &mut self.pending_out);
+            let _ = self
+                .notifier
+                .deliver_for(&delivery, click, &mut self.pending_out);
         }
     }
 }

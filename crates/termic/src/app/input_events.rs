@@ -109,25 +109,22 @@ impl App {
     }
 
     pub fn on_command(&mut self, command: PrefixCommand) {
-        // A remote task in the pane: the commands about one local task
-        // (rename, restart, close, details, diff, split, Inspector) would
-        // act on a task not shown; they say so instead.
-        if self.remote_in_focus()
-            && matches!(
-                command,
+        // A remote task in the pane: the commands about one task act on
+        // its host (issue 29); a split puts it beside a local task.
+        if self.remote_in_focus() {
+            match command {
                 PrefixCommand::Rename
-                    | PrefixCommand::Restart
-                    | PrefixCommand::Details
-                    | PrefixCommand::Diff
-                    | PrefixCommand::Split { .. }
-                    | PrefixCommand::Close
-                    | PrefixCommand::Inspector
-            )
-        {
-            self.message = Some(Message::info(
-                "Not for a remote task yet: use `termic` on its host, or the CLI with HOST:TASK.",
-            ));
-            return;
+                | PrefixCommand::Restart
+                | PrefixCommand::Details
+                | PrefixCommand::Diff
+                | PrefixCommand::Close
+                | PrefixCommand::Inspector => {
+                    self.remote_command(command);
+                    self.request_draw();
+                    return;
+                }
+                _ => {}
+            }
         }
         match command {
             PrefixCommand::NewTask => self.open_new_task(),
@@ -201,6 +198,7 @@ impl App {
     }
 
     pub fn open_inspector(&mut self) {
+        self.host_actions.inspect = None;
         self.refresh_timelines();
         if let Some(entry) = self.tasks.focused_entry() {
             self.overlay = Some(Overlay::Inspector(InspectorView::new(
@@ -243,8 +241,8 @@ impl App {
             return;
         }
         let layout = self.layout();
-        if self.remote_in_focus() {
-            let area = self.task_area(super::remote_pane::REMOTE);
+        if let Some(id) = self.remote_focus.filter(|_| self.remote_in_focus()) {
+            let area = self.task_area(id);
             let (x, y) = (mouse.column, mouse.row);
             if x >= area.x && x < area.right() && y >= area.y && y < area.bottom() {
                 // The wheel browses the remote task's history; the rest
@@ -278,10 +276,10 @@ impl App {
                 let area = self.task_area(id);
                 let (x, y) = (mouse.column, mouse.row);
                 if x >= area.x && x < area.right() && y >= area.y && y < area.bottom() {
-                    if id == super::remote_pane::REMOTE {
+                    if super::remote_pane::is_remote(id) {
                         if let Some((host, number)) = self
-                            .remote_pane
-                            .as_ref()
+                            .remote_panes
+                            .get(id)
                             .map(|p| (p.host.clone(), p.number))
                         {
                             self.focus_remote(&host, number);

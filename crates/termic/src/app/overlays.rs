@@ -141,7 +141,11 @@ impl App {
         None
     }
 
-    fn close_task(&mut self, task: u64, remove_worktree: bool) {
+    pub(super) fn close_task(&mut self, task: u64, remove_worktree: bool) {
+        if task == super::remote_pane::REMOTE {
+            self.close_remote(remove_worktree);
+            return;
+        }
         let _ = self.runtime.remove(TaskId(task));
         let launched = termic_runtime::lock(&self.specs).remove(&task);
         // A closed task's snapshot ref goes with it (best effort).
@@ -260,7 +264,9 @@ impl App {
     /// Starts `agent` as a new task (the new-task dialog and `termic run`).
     /// Without a name the task is named after the agent, numbered when taken.
     /// What a restore starts task `id` from, in the server's journal: the
-    /// arguments as asked (not the ones termic adds) and its worktree.
+    /// arguments as asked (not the ones termic adds), its worktree, and
+    /// its review base (its snapshot ref and base object, so a restore
+    /// diffs from the same base and a server start keeps the ref).
     fn journal_restore_facts(
         &self,
         id: termic_runtime::TaskId,
@@ -268,9 +274,15 @@ impl App {
         worktree: Option<&std::path::Path>,
     ) {
         let worktree = worktree.map(|p| p.to_string_lossy().into_owned());
+        let (snapshot, review_base) = termic_runtime::lock(&self.specs)
+            .get(&id.0)
+            .map(|l| crate::review::kept_of(&l.base))
+            .unwrap_or_default();
         let _ = self.runtime.journal_update(id, |r| {
             r.args = Some(args.to_vec());
             r.worktree = worktree;
+            r.snapshot = snapshot;
+            r.review_base = review_base;
         });
     }
 

@@ -74,15 +74,61 @@ pub struct HostState {
     ever_connected: bool,
 }
 
-/// A remote task that started needing you, finished or stopped.
+/// A remote task that started needing you, finished or stopped on an
+/// error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Note {
     pub seq: u64,
     pub host: String,
+    /// The task's number on its host (what a click opens).
+    pub number: u64,
     pub task: String,
     pub agent: String,
-    /// The remote row's state: `needs_you` or `done`.
+    /// The remote row's state: `needs_you`, `done` or `error`.
     pub state: String,
+    /// With `error`: why, when the host named a reason this termic knows
+    /// (protocol 10).
+    pub reason: Option<termic_signal::stop::StopReason>,
+    /// What it needs you for, as the row said (its kind, its message),
+    /// and its dialog's answers then: a push says why and offers them.
+    pub attention: Option<Box<crate::server::protocol::RowAttention>>,
+    pub choices: Vec<crate::server::protocol::Choice>,
+}
+
+/// The states a remote row's change to is a [`Note`].
+pub const NOTED_STATES: [&str; 3] = ["needs_you", "done", "error"];
+
+/// What to ring and show for `note` with the user's `settings`:
+/// "build on devbox (claude) needs you". Every name is cleaned
+/// ([`crate::app::tasks::shown`]); an error says its reason when the host
+/// named one this termic knows ("stopped: auth failed"), else "stopped on
+/// an error".
+pub fn note_delivery(
+    note: &Note,
+    settings: crate::notify::NotifySettings,
+) -> crate::notify::Delivery {
+    use crate::notify::Attention;
+    let task = format!(
+        "{} on {}",
+        crate::app::tasks::shown(&note.task),
+        crate::app::tasks::shown(&note.host)
+    );
+    let agent = crate::app::tasks::shown(&note.agent);
+    let attention = match note.state.as_str() {
+        "needs_you" => Attention::NeedsYou { detail: None },
+        "done" => Attention::Done,
+        _ => Attention::Stopped {
+            reason: note.reason,
+        },
+    };
+    let event = crate::notify::AttentionEvent {
+        task,
+        agent,
+        attention,
+        watched: false,
+        stat: None,
+    };
+    crate::notify::decide(&event, settings)
 }
 
 /// An attached app's view of the board: woken (a pending wake at most)
@@ -93,6 +139,9 @@ pub struct RemoteFeed {
     pub seen: u64,
     /// Opens a remote task in the pane (its link is the server's).
     pub open: crate::app::remote_pane::PaneOpener,
+    /// Runs a request on a host (rename, close, restart, the Inspector's
+    /// timeline), over the connection `termic kill HOST:TASK` makes.
+    pub act: crate::app::remote_actions::HostActor,
 }
 
 /// Every configured host's tasks and link, in config order.
@@ -101,6 +150,13 @@ pub struct Board {
     pub hosts: Vec<HostState>,
     notes: VecDeque<Note>,
     next_seq: u64,
+    /// The last note told the user (by an attached client or by the
+    /// server while nobody is attached): [`Board::claim`] gives each note
+    /// to one teller only.
+    claimed: u64,
+    /// The last note pushed (web push, ntfy, the webhook): pushed by the
+    /// server alone, whoever is attached ([`Board::claim_push`]).
+    pushed: u64,
 }
 
 impl Board {
@@ -188,7 +244,7 @@ impl Board {
 
     fn maybe_note(&mut self, host: &str, before: Option<&TaskRow>, row: &TaskRow) {
         let changed = before.is_none_or(|b| b.state != row.state);
-        if !changed || !matches!(row.state.as_str(), "needs_you" | "done") {
+        if !changed || !NOTED_STATES.contains(&row.state.as_str()) {
             return;
         }
         self.next_seq += 1;
@@ -198,15 +254,51 @@ impl Board {
         self.notes.push_back(Note {
             seq: self.next_seq,
             host: host.to_owned(),
+            number: row.id,
             task: row.name.clone(),
             agent: row.agent.clone(),
             state: row.state.clone(),
+            reason: row.stop_reason(),
+            attention: row.attention.clone(),
+            choices: row.choices.clone(),
         });
     }
 
     /// The notes after `seq` (0: every one kept), oldest first.
     pub fn notes_after(&self, seq: u64) -> Vec<Note> {
         self.notes.iter().filter(|n| n.seq > seq).cloned().collect()
+    }
+
+    /// The notes after `seq` that nobody told yet, now told by the
+    /// caller: a note is claimed once, so an attached client and the
+    /// server never both notify one change.
+    pub fn claim(&mut self, seq: u64) -> Vec<Note> {
+        let after = seq.max(self.claimed);
+        let notes: Vec<Note> = self
+            .notes
+            .iter()
+            .filter(|n| n.seq > after)
+            .cloned()
+            .collect();
+        self.claimed = self.claimed.max(self.next_seq);
+        notes
+    }
+
+    /// The notes not pushed yet, now pushed by the caller (the server's
+    /// teller): a change is pushed once, however many clients are
+    /// attached, apart from who tells the desktop ([`Board::claim`]).
+    pub fn claim_push(&mut self) -> Vec<Note> {
+        let after = self.pushed;
+        self.pushed = self.next_seq;
+        self.notes_after(after)
+    }
+
+    /// Any host's task is still running (not exited): the server stays up
+    /// to tell of it, as for a local task.
+    pub fn has_running_tasks(&self) -> bool {
+        self.hosts
+            .iter()
+            .any(|h| h.rows.iter().any(|r| r.state != "exited"))
     }
 
     /// The last note's number (0: none yet).
@@ -299,13 +391,14 @@ impl Board {
 }
 
 /// A remote row's state as a badge (a state a later version adds shows as
-/// idle).
+/// idle; an error whose reason this termic does not know, a plain error).
 pub fn badge_of_row(row: &TaskRow) -> Badge {
     match row.state.as_str() {
         "working" => Badge::Working,
         "needs_you" => Badge::NeedsYou { kind: None },
         "done" => Badge::Done,
         "interrupted" => Badge::Interrupted,
+        "error" => Badge::Error(row.stop_reason()),
         "rate_limited" => Badge::RateLimited(
             row.until
                 .as_deref()
@@ -506,6 +599,151 @@ mod tests {
         }
         assert_eq!(b.notes_after(0).len(), NOTES_KEPT);
         assert_eq!(b.last_seq(), b.notes_after(0).last().unwrap().seq);
+    }
+
+    /// One note, one teller: whoever claims it first (an attached client
+    /// after its `seen`, or the server while nobody is attached) has it,
+    /// and nobody else gets it again.
+    #[test]
+    fn a_note_is_claimed_once_by_the_client_or_the_server() {
+        let mut b = Board::default();
+        b.set_hosts(&["far".into()]);
+        b.subscribed("far", 0, 0, vec![row(1, "working", 0)]);
+        b.task("far", row(1, "needs_you", 0));
+        let seen_at_attach = b.last_seq();
+        b.task("far", row(1, "done", 0));
+        // The client attached after the first: it tells the second only.
+        let client = b.claim(seen_at_attach);
+        assert_eq!(client.len(), 1);
+        assert_eq!((client[0].number, client[0].state.as_str()), (1, "done"));
+        // The server, later: nothing left for it.
+        assert!(b.claim(0).is_empty());
+        // An error is a note too; the server takes it first this time.
+        b.task("far", row(1, "error", 0));
+        let server = b.claim(0);
+        assert_eq!(server.len(), 1);
+        assert!(b.claim(client[0].seq).is_empty());
+        assert_eq!(b.notes_after(0).len(), 3, "claims keep the notes");
+        // Pushing is apart from telling: each change is pushed once, the
+        // ones told already too.
+        let pushed = b.claim_push();
+        let states: Vec<&str> = pushed.iter().map(|n| n.state.as_str()).collect();
+        assert_eq!(states, ["needs_you", "done", "error"]);
+        assert!(b.claim_push().is_empty());
+        let mut asks = row(1, "needs_you", 0);
+        asks.attention = Some(Box::new(crate::server::protocol::RowAttention {
+            kind: "permission".into(),
+            message: Some("Write x".into()),
+            from_output: false,
+        }));
+        b.task("far", asks);
+        let pushed = b.claim_push();
+        assert_eq!(pushed.len(), 1);
+        assert_eq!(pushed[0].attention.as_ref().unwrap().kind, "permission");
+    }
+
+    /// A host's task that has not exited keeps the server from its idle
+    /// exit, listed while the host is down too; exited ones do not.
+    #[test]
+    fn a_running_remote_task_keeps_the_server_up() {
+        let mut b = Board::default();
+        b.set_hosts(&["far".into()]);
+        assert!(!b.has_running_tasks());
+        b.subscribed("far", 0, 0, vec![row(1, "exited", 0)]);
+        assert!(!b.has_running_tasks());
+        b.task("far", row(2, "idle", 0));
+        b.down("far", 5, "gone".into());
+        assert!(b.has_running_tasks());
+        b.removed("far", 2);
+        assert!(!b.has_running_tasks());
+    }
+
+    #[test]
+    fn a_note_names_the_task_its_host_and_agent() {
+        let settings = crate::notify::NotifySettings {
+            bell: true,
+            desktop: true,
+            osc_fallback: true,
+        };
+        let note = |state: &str| Note {
+            seq: 1,
+            host: "dev\u{1b}box\u{202e}".into(),
+            number: 3,
+            task: "build".into(),
+            agent: "claude".into(),
+            state: state.into(),
+            reason: None,
+            attention: None,
+            choices: Vec::new(),
+        };
+        let text = |state: &str| note_delivery(&note(state), settings).notification.unwrap();
+        assert_eq!(text("needs_you"), "build on devbox (claude) needs you");
+        assert_eq!(text("done"), "build on devbox (claude) is done");
+        assert_eq!(
+            text("error"),
+            "build on devbox (claude) stopped on an error"
+        );
+        let auth = Note {
+            reason: Some(termic_signal::stop::StopReason::AuthFailed),
+            ..note("error")
+        };
+        assert_eq!(
+            note_delivery(&auth, settings).notification.as_deref(),
+            Some("build on devbox (claude) stopped: auth failed")
+        );
+        let quiet = crate::notify::NotifySettings {
+            bell: false,
+            desktop: false,
+            osc_fallback: true,
+        };
+        assert_eq!(
+            note_delivery(&note("error"), quiet),
+            crate::notify::Delivery::default()
+        );
+    }
+
+    /// Protocol 10: a remote error row says its reason as the local
+    /// sidebar does; one the host did not name, or named with a word this
+    /// termic does not know (a newer or hostile host), is a plain error,
+    /// and its note carries the reason the same way.
+    #[test]
+    fn a_remote_error_row_says_its_reason_and_an_unknown_one_is_a_plain_error() {
+        use termic_signal::stop::StopReason;
+        // As the host's stream gives it: the wire's row, read.
+        let read = |state: &str, reason: &str| -> TaskRow {
+            let mut v = serde_json::to_value(row(1, state, 0)).unwrap();
+            v["reason"] = serde_json::Value::from(reason);
+            serde_json::from_value(v).unwrap()
+        };
+        assert_eq!(badge_of_row(&row(1, "error", 0)).label(), "error");
+        assert_eq!(
+            badge_of_row(&read("error", "auth_failed")).label(),
+            "error: auth failed"
+        );
+        for odd in ["quota_gone", "\u{1b}[2J<b>x</b>", "auth failed", ""] {
+            assert_eq!(
+                badge_of_row(&read("error", odd)),
+                Badge::Error(None),
+                "{odd:?}"
+            );
+        }
+        // A reason beside another state is not read.
+        let done = read("done", "overloaded");
+        assert_eq!(done.stop_reason(), None);
+        assert_eq!(badge_of_row(&done), Badge::Done);
+
+        let mut b = Board::default();
+        b.set_hosts(&["far".into()]);
+        b.subscribed("far", 0, 0, vec![row(1, "working", 0)]);
+        b.task(
+            "far",
+            TaskRow {
+                reason: Some(StopReason::Overloaded),
+                ..row(1, "error", 0)
+            },
+        );
+        let notes = b.notes_after(0);
+        assert_eq!(notes[0].reason, Some(StopReason::Overloaded));
     }
 
     #[test]

@@ -23,9 +23,108 @@ use crate::server::protocol::HistoryRows;
 /// Input events waiting for the link at most (see the module's policy).
 pub const PANE_INPUT: usize = 256;
 
-/// The id the remote pane takes in copy mode and in a split (no local
-/// task has it).
+/// The id the first remote pane takes in copy mode and in a split (no
+/// local task has it). Overlays about the focused remote task (rename,
+/// close, diff) carry it too, whichever pane the task is in.
 pub const REMOTE: u64 = u64::MAX;
+
+/// The second remote pane's id: a split can show two remote tasks.
+pub const REMOTE_2: u64 = u64::MAX - 1;
+
+/// Every remote pane's id, in slot order.
+pub const SLOTS: [u64; 2] = [REMOTE, REMOTE_2];
+
+/// `id` is a remote pane's, not a local task's.
+pub fn is_remote(id: u64) -> bool {
+    SLOTS.contains(&id)
+}
+
+/// The id the remote task about to be focused takes when no pane shows
+/// it yet: unsplit, [`REMOTE`]; in a split, the task goes to the half
+/// [`Split::follow`](super::split::Split::follow) gives it (the half of
+/// `before`, the task that had focus), so it takes that half's id when
+/// the half is remote (its old link ends), else the id the other half
+/// does not use.
+pub fn slot_for(split: Option<super::split::Split>, before: Option<u64>) -> u64 {
+    let Some(split) = split else {
+        return REMOTE;
+    };
+    let (half, other) = match before == Some(split.second) {
+        true => (split.second, split.first),
+        false => (split.first, split.second),
+    };
+    match is_remote(half) {
+        true => half,
+        false => SLOTS.into_iter().find(|id| *id != other).unwrap_or(REMOTE),
+    }
+}
+
+/// The remote pane `id` stays open: its task is in the split, or it is
+/// the focused one. Any other pane's link ends.
+pub fn stays(id: u64, split: Option<super::split::Split>, focus: Option<u64>) -> bool {
+    focus == Some(id) || split.is_some_and(|s| s.contains(id))
+}
+
+/// The remote panes shown: at most two (one per [`SLOTS`] id), so at
+/// most two `view` links per workspace.
+#[derive(Default)]
+pub struct RemotePanes {
+    slots: [Option<RemotePane>; 2],
+}
+
+impl RemotePanes {
+    fn index(id: u64) -> Option<usize> {
+        SLOTS.iter().position(|s| *s == id)
+    }
+
+    pub fn get(&self, id: u64) -> Option<&RemotePane> {
+        self.slots[Self::index(id)?].as_ref()
+    }
+
+    pub fn get_mut(&mut self, id: u64) -> Option<&mut RemotePane> {
+        self.slots[Self::index(id)?].as_mut()
+    }
+
+    /// Pane `id` shows `pane` (or nothing): the link it had ends first.
+    pub fn set(&mut self, id: u64, pane: Option<RemotePane>) {
+        if let Some(i) = Self::index(id) {
+            self.slots[i] = None;
+            self.slots[i] = pane;
+        }
+    }
+
+    /// The id of the pane showing task `number` of `host`.
+    pub fn find(&self, host: &str, number: u64) -> Option<u64> {
+        self.iter()
+            .find(|(_, p)| p.host == host && p.number == number)
+            .map(|(id, _)| id)
+    }
+
+    /// The open panes with their ids.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &RemotePane)> {
+        SLOTS
+            .into_iter()
+            .zip(&self.slots)
+            .filter_map(|(id, p)| p.as_ref().map(|p| (id, p)))
+    }
+
+    pub fn len(&self) -> usize {
+        self.slots.iter().flatten().count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Ends the link of every pane `keep` does not want.
+    pub fn retain(&mut self, keep: impl Fn(u64) -> bool) {
+        for (id, slot) in SLOTS.into_iter().zip(&mut self.slots) {
+            if !keep(id) {
+                *slot = None;
+            }
+        }
+    }
+}
 
 /// What the pane's link is doing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -213,7 +312,7 @@ impl super::App {
             .as_ref()
             .map(|r| termic_runtime::lock(&r.board).places())
             .unwrap_or_default();
-        let at = match self.remote_pane.as_ref().filter(|_| self.remote_focused) {
+        let at = match self.focused_remote() {
             Some(p) => places
                 .iter()
                 .position(|(h, n)| *h == p.host && *n == p.number)
@@ -234,63 +333,110 @@ impl super::App {
         }
     }
 
-    /// Show task `number` of `host` in the pane (a split ends: the pane
-    /// is the remote task's).
+    /// The remote pane that has the focus.
+    pub(crate) fn focused_remote(&self) -> Option<&RemotePane> {
+        self.remote_panes.get(self.remote_focus?)
+    }
+
+    /// The id of the focused task: a local task's, or the focused remote
+    /// pane's.
+    pub(crate) fn focused_any(&self) -> Option<u64> {
+        match self.remote_in_focus() {
+            true => self.remote_focus,
+            false => self.tasks.focused_id(),
+        }
+    }
+
+    /// Ends the link of each remote pane neither in the split nor focused.
+    pub(crate) fn close_unshown_panes(&mut self) {
+        let (split, focus) = (self.split, self.remote_focus);
+        self.remote_panes.retain(|id| stays(id, split, focus));
+    }
+
+    /// Show task `number` of `host` in the pane; in a split, in the half
+    /// that had focus, unless the other half shows it already.
     pub fn focus_remote(&mut self, host: &str, number: u64) {
         self.copy = None;
-        // In a split, the remote task takes the half that had focus.
+        let before = self.focused_any();
+        let id = self
+            .remote_panes
+            .find(host, number)
+            .unwrap_or_else(|| slot_for(self.split, before));
         if let Some(split) = &mut self.split {
-            if !split.contains(REMOTE) {
-                split.follow(REMOTE, self.tasks.focused_id());
-            }
+            split.follow(id, before);
         }
-        self.remote_focused = true;
-        if !self
-            .remote_pane
-            .as_ref()
-            .is_some_and(|p| p.host == host && p.number == number)
-        {
-            // The old link ends before the new one starts.
-            self.remote_pane = None;
-            let area = self.task_area(REMOTE);
-            let size = (area.width.max(1), area.height.max(1));
-            let open = self.remote.as_ref().map(|r| Arc::clone(&r.open));
-            self.remote_pane = open.and_then(|open| open(host, number, size));
-        }
-        if self.remote_pane.is_none() {
-            self.remote_focused = false;
+        self.remote_focus = Some(id);
+        // A link no longer wanted ends before the new one starts.
+        self.close_unshown_panes();
+        self.open_remote_pane(id, host, number);
+        if self.remote_panes.get(id).is_none() {
+            self.remote_focus = None;
             self.message = Some(crate::ui::Message::error(format!(
                 "cannot show that task of {}",
                 crate::app::tasks::shown(host)
             )));
         }
+        self.close_unshown_panes();
         self.resize_tasks();
         self.after_focus_change();
     }
 
-    /// Back to the local tasks: the remote pane's link ends, unless the
-    /// remote task stays in the split's other half.
+    /// Pane `id` shows task `number` of `host` (its link started at the
+    /// size of where it is drawn), unless it already does.
+    pub(super) fn open_remote_pane(&mut self, id: u64, host: &str, number: u64) {
+        if self
+            .remote_panes
+            .get(id)
+            .is_some_and(|p| p.host == host && p.number == number)
+        {
+            return;
+        }
+        // The old link ends before the new one starts.
+        self.remote_panes.set(id, None);
+        let area = self.task_area(id);
+        let size = (area.width.max(1), area.height.max(1));
+        let open = self.remote.as_ref().map(|r| Arc::clone(&r.open));
+        let pane = open.and_then(|open| open(host, number, size));
+        self.remote_panes.set(id, pane);
+    }
+
+    /// Back to the local tasks: the remote panes' links end, but for the
+    /// remote tasks that stay in the split.
     pub fn leave_remote(&mut self) {
-        let was = std::mem::take(&mut self.remote_focused);
-        if self.copy.as_ref().is_some_and(|c| c.task == REMOTE) {
+        let was = self.remote_focus.take();
+        if self.copy.as_ref().is_some_and(|c| is_remote(c.task)) {
             self.copy = None;
         }
-        if !self.split.is_some_and(|s| s.contains(REMOTE)) {
-            self.remote_pane = None;
-        }
-        if was {
+        self.close_unshown_panes();
+        if was.is_some() {
             self.request_draw();
         }
+        self.tell_watched_remote();
     }
 
-    /// The remote task has the focus (keys, copy mode, the status line).
+    /// Tells `on_watched_remote` when the remote task the user looks at
+    /// (in the pane, focused, the outer terminal focused) changed.
+    pub(crate) fn tell_watched_remote(&mut self) {
+        let watched = self
+            .focused_remote()
+            .filter(|_| self.outer_focused)
+            .map(|p| (p.host.clone(), p.number));
+        if watched != self.watched_remote {
+            self.watched_remote.clone_from(&watched);
+            if let Some(tell) = &mut self.on_watched_remote {
+                tell(watched);
+            }
+        }
+    }
+
+    /// A remote task has the focus (keys, copy mode, the status line).
     pub fn remote_in_focus(&self) -> bool {
-        self.remote_focused && self.remote_pane.is_some()
+        self.focused_remote().is_some()
     }
 
-    /// An event for the remote task in the pane; false when none is shown.
+    /// An event for the focused remote task; false when none has focus.
     pub(crate) fn send_remote(&mut self, event: ratatui::crossterm::event::Event) -> bool {
-        let Some(pane) = self.remote_pane.as_ref().filter(|_| self.remote_focused) else {
+        let Some(pane) = self.focused_remote() else {
             return false;
         };
         if let Some(event) = crate::input::wire::from_crossterm(event) {
@@ -299,11 +445,12 @@ impl super::App {
         true
     }
 
-    /// The remote pane's link woke: draw, and open copy mode when the
-    /// history it waited for came.
-    pub(crate) fn on_remote_pane(&mut self) {
+    /// Remote pane `id`'s link woke: draw, and open copy mode when the
+    /// history it waited for came (and the pane still has the focus).
+    pub(crate) fn on_remote_pane(&mut self, id: u64) {
         self.request_draw();
-        let Some(pane) = &mut self.remote_pane else {
+        let focused = self.remote_focus == Some(id);
+        let Some(pane) = self.remote_panes.get_mut(id) else {
             return;
         };
         if pane.copy_wanted.is_none() {
@@ -313,6 +460,9 @@ impl super::App {
             return;
         };
         let page_up = pane.copy_wanted.take().unwrap_or(false);
+        if !focused {
+            return;
+        }
         match answer {
             Ok(rows) => {
                 let all = termic_runtime::history::AllRows {
@@ -321,7 +471,7 @@ impl super::App {
                     rows: rows.rows,
                     cols: rows.cols,
                 };
-                let mut copy = super::copy_mode::CopyMode::new(REMOTE, self.copy_keys, all);
+                let mut copy = super::copy_mode::CopyMode::new(id, self.copy_keys, all);
                 if page_up {
                     let page = copy.view_rows() as isize;
                     copy.scroll(-page);
@@ -332,16 +482,17 @@ impl super::App {
         }
     }
 
-    /// Copy mode on the remote task: its history is asked for, and copy
-    /// mode opens when it comes.
+    /// Copy mode on the focused remote task: its history is asked for,
+    /// and copy mode opens when it comes.
     pub(crate) fn remote_copy_mode(&mut self, page_up: bool) -> bool {
-        if !self.remote_focused {
-            return false;
-        }
-        let Some(pane) = &mut self.remote_pane else {
+        let Some(id) = self.remote_focus else {
             return false;
         };
-        if self.copy.is_none() && pane.copy_wanted.is_none() {
+        let idle = self.copy.is_none();
+        let Some(pane) = self.remote_panes.get_mut(id) else {
+            return false;
+        };
+        if idle && pane.copy_wanted.is_none() {
             termic_runtime::lock(&pane.screen).history = None;
             pane.copy_wanted = Some(page_up);
             pane.request(PaneRequest::History);
@@ -395,6 +546,87 @@ mod tests {
         s.sized(Size { cols: 30, rows: 5 });
         s.output(b"again");
         assert_eq!(s.parser.as_ref().unwrap().screen().size().1.get(), 30);
+    }
+
+    /// A pane whose link says when it ended.
+    fn pane(host: &str, number: u64, ended: &Arc<std::sync::atomic::AtomicUsize>) -> RemotePane {
+        struct Link(Arc<std::sync::atomic::AtomicUsize>);
+        impl Drop for Link {
+            fn drop(&mut self) {
+                self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        let (requests, _) = crossbeam_channel::bounded(1);
+        let (_, wake) = crossbeam_channel::bounded(1);
+        RemotePane {
+            host: host.into(),
+            number,
+            screen: Arc::default(),
+            requests,
+            wake,
+            sent_size: None,
+            copy_wanted: None,
+            _link: Box::new(Link(Arc::clone(ended))),
+        }
+    }
+
+    #[test]
+    fn a_focused_remote_task_takes_the_focused_half_and_a_task_that_leaves_ends_its_link() {
+        use super::super::split::Split;
+        let split = |first, second| {
+            Some(Split {
+                first,
+                second,
+                stacked: false,
+            })
+        };
+        // Unsplit: the first pane.
+        assert_eq!(slot_for(None, Some(7)), REMOTE);
+        assert_eq!(slot_for(None, Some(REMOTE_2)), REMOTE);
+        // Beside a local task, from the local half: the id the remote
+        // half does not use.
+        assert_eq!(slot_for(split(7, REMOTE), Some(7)), REMOTE_2);
+        assert_eq!(slot_for(split(REMOTE_2, 7), Some(7)), REMOTE);
+        // From a remote half: that half's id (its old task's link ends).
+        assert_eq!(slot_for(split(7, REMOTE_2), Some(REMOTE_2)), REMOTE_2);
+        assert_eq!(slot_for(split(REMOTE, REMOTE_2), Some(REMOTE)), REMOTE);
+        assert_eq!(slot_for(split(REMOTE, REMOTE_2), Some(REMOTE_2)), REMOTE_2);
+        // Two local halves: the first pane, in the focused half.
+        assert_eq!(slot_for(split(7, 8), Some(8)), REMOTE);
+        // Focus unknown: the first half, as Split::follow does.
+        assert_eq!(slot_for(split(7, REMOTE), None), REMOTE_2);
+        let mut s = split(7, REMOTE).unwrap();
+        s.follow(slot_for(Some(s), Some(7)), Some(7));
+        assert_eq!((s.first, s.second), (REMOTE_2, REMOTE));
+
+        // Which links end: a pane stays in the split or focused.
+        let ended = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = || ended.load(std::sync::atomic::Ordering::SeqCst);
+        let mut panes = RemotePanes::default();
+        panes.set(REMOTE, Some(pane("far", 1, &ended)));
+        panes.set(REMOTE_2, Some(pane("near", 1, &ended)));
+        assert_eq!((panes.len(), panes.find("near", 1)), (2, Some(REMOTE_2)));
+        assert_eq!(panes.find("far", 2), None);
+        let both = split(REMOTE, REMOTE_2);
+        panes.retain(|id| stays(id, both, Some(REMOTE)));
+        assert_eq!(count(), 0);
+        // The local task 7 focused takes far's half: far's link ends.
+        let s = split(7, REMOTE_2);
+        panes.retain(|id| stays(id, s, None));
+        assert_eq!((count(), panes.len()), (1, 1));
+        assert!(panes.get(REMOTE).is_none() && panes.get(REMOTE_2).is_some());
+        // Another task in the same pane: the old link ends first.
+        panes.set(REMOTE_2, Some(pane("near", 2, &ended)));
+        assert_eq!((count(), panes.find("near", 2)), (2, Some(REMOTE_2)));
+        // Unsplit, focused: it stays; unfocused, it ends.
+        panes.retain(|id| stays(id, None, Some(REMOTE_2)));
+        assert_eq!(count(), 2);
+        panes.retain(|id| stays(id, None, None));
+        assert_eq!((count(), panes.is_empty()), (3, true));
+        // A local id is no pane's.
+        assert!(!is_remote(7) && is_remote(REMOTE) && is_remote(REMOTE_2));
+        panes.set(7, Some(pane("far", 3, &ended)));
+        assert_eq!((count(), panes.len()), (4, 0));
     }
 
     #[test]

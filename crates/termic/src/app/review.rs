@@ -10,10 +10,13 @@ use crossbeam_channel::{Receiver, Sender};
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
+use super::remote_actions::{HostAction, HostReply};
 use super::App;
 use crate::notify::{decide, AttentionEvent};
 use crate::review::model::Stat;
 use crate::review::view::{Content, DiffView, Move};
+use crate::server::protocol::{Request, Response};
+use crate::ui::sidebar::Badge;
 use crate::ui::{Message, Overlay};
 
 /// How long a done notification waits for its task's stat.
@@ -39,8 +42,9 @@ pub fn stat_within(base: crate::review::ReviewBase, ms: u64) -> Option<Stat> {
 pub enum StatResult {
     Stat(u64, Result<Stat, String>),
     Changes(u64, Result<crate::review::model::Changes, String>),
-    /// A merge's result, as the view says it (`app::merge`).
-    Merged(u64, String),
+    /// A merge's result, as the view says it, and what it leaves to
+    /// remove (`app::merge`).
+    Merged(u64, String, Option<super::merge::Removal>),
 }
 
 /// The app's side of the stat threads.
@@ -53,6 +57,9 @@ pub struct Stats {
     held: HashMap<u64, (AttentionEvent, u64)>,
     /// The task whose merge the diff view asked about (`app::merge`).
     pub merge_asked: Option<u64>,
+    /// The merged task whose worktree and branch the view offered to
+    /// remove (`app::merge`).
+    pub remove_asked: Option<(u64, super::merge::Removal)>,
 }
 
 impl Default for Stats {
@@ -66,6 +73,7 @@ impl Default for Stats {
             pending: HashSet::new(),
             held: HashMap::new(),
             merge_asked: None,
+            remove_asked: None,
         }
     }
 }
@@ -74,6 +82,20 @@ impl Stats {
     /// The earliest deadline of a held notification.
     pub fn next_deadline(&self) -> Option<u64> {
         self.held.values().map(|(_, at)| *at).min()
+    }
+}
+
+/// Why a task with this badge is not to have its files changed now
+/// (`what`: Revert), if so (pure; the server's `revert` says the same).
+pub fn busy_reason(badge: Option<&Badge>, what: &str) -> Option<String> {
+    match badge {
+        Some(Badge::Working) => Some(format!(
+            "The agent is working and may change this file. {what} when it is done."
+        )),
+        Some(Badge::NeedsYou { .. }) => Some(format!(
+            "The agent needs you and its turn is not over. {what} when it is done."
+        )),
+        _ => None,
     }
 }
 
@@ -128,7 +150,7 @@ impl App {
         let (id, result) = match reply {
             StatResult::Stat(id, result) => (id, result),
             StatResult::Changes(id, result) => return self.on_changes(id, result),
-            StatResult::Merged(id, text) => return self.on_merged(id, text),
+            StatResult::Merged(id, text, removal) => return self.on_merged(id, text, removal),
         };
         self.stats.pending.remove(&id);
         let stat = result.ok();
@@ -211,8 +233,14 @@ impl App {
 
     /// Reads the view's changes again (`R`, after a revert, at the
     /// task's turn end); the old ones stay shown until the new come.
-    fn refresh_diff(&self, view: &mut DiffView) {
+    fn refresh_diff(&mut self, view: &mut DiffView) {
         if view.refreshing {
+            return;
+        }
+        if let Some((host, number)) = self.remote_of(view) {
+            let task = number.to_string();
+            view.refreshing =
+                self.act(host, number, HostAction::Changes, Request::Changes { task });
             return;
         }
         let Some(base) = self.task_base(view.task) else {
@@ -226,7 +254,9 @@ impl App {
 
     /// Task `id` ended its turn: an open diff view of it reads its
     /// changes again, unless the user is typing a comment or answering a
-    /// revert (then the view says so, and `R` reads them).
+    /// revert (then the view says so, and `R` reads them). A remote
+    /// task's view (`id` [`REMOTE`](super::remote_pane::REMOTE)) asks its
+    /// host, when its row turns done ([`App::on_remote`]).
     pub(crate) fn refresh_diff_of(&mut self, id: u64) {
         if !matches!(&self.overlay, Some(Overlay::Diff(v)) if v.task == id) {
             return;
@@ -234,13 +264,16 @@ impl App {
         let Some(Overlay::Diff(mut view)) = self.overlay.take() else {
             return;
         };
-        if view.changes().is_some() {
-            if view.editing.is_some() || view.confirm.is_some() {
-                view.note = Some("The task's turn ended: R reads its changes again.".into());
-            } else {
-                self.refresh_diff(&mut view);
+        match at_turn_end(&view) {
+            AtTurnEnd::Nothing => {}
+            AtTurnEnd::SayR => {
+                view.note = Some(TURN_ENDED_R.into());
+                self.needs_draw = true;
             }
-            self.needs_draw = true;
+            AtTurnEnd::Reload => {
+                self.refresh_diff(&mut view);
+                self.needs_draw = true;
+            }
         }
         self.overlay = Some(Overlay::Diff(view));
     }
@@ -270,41 +303,50 @@ impl App {
     /// `y` after `r`: reverts the hunk, then reads the changes again.
     fn revert_confirmed(&mut self, view: &mut DiffView, (f, h): (usize, usize)) {
         use crate::review::revert::{revert_hunk, Reverted};
-        if let Some(why) = self.busy(view.task, "Revert") {
+        if let Some(why) = self.busy(view, "Revert") {
             view.note = Some(why);
             return;
         }
-        let (Some(base), Some(file)) = (
-            self.task_base(view.task),
-            view.changes().and_then(|c| c.files.get(f)).cloned(),
-        ) else {
+        let file = view.changes().and_then(|c| c.files.get(f)).cloned();
+        if let (Some((host, number)), Some(file)) = (self.remote_of(view), file.clone()) {
+            let task = number.to_string();
+            let request = Request::Revert {
+                task,
+                file,
+                hunk: h,
+            };
+            if self.act(host, number, HostAction::Revert, request) {
+                view.note = Some("Reverting the hunk...".into());
+            }
+            return;
+        }
+        let (Some(base), Some(file)) = (self.task_base(view.task), file) else {
             return;
         };
-        view.note = Some(match revert_hunk(&base.dir, &file, h) {
-            Ok(Reverted::WorkTree) => format!("Reverted the hunk in {}.", file.path),
-            Ok(Reverted::IndexAndWorkTree) => {
-                format!(
-                    "Reverted the hunk in {} (staged and in the file).",
-                    file.path
-                )
-            }
-            Err(e) => format!("Not reverted: {e}"),
-        });
+        view.note = Some(reverted_text(
+            &file.path,
+            revert_hunk(&base.dir, &file, h)
+                .map(|r| r == Reverted::IndexAndWorkTree)
+                .map_err(|e| e.to_string()),
+        ));
         self.refresh_diff(view);
     }
 
-    /// Why the files of task `id` are not to be changed now, if so.
-    fn busy(&mut self, id: u64, what: &str) -> Option<String> {
-        use crate::ui::sidebar::Badge;
-        match self.tasks.get_mut(id).map(|e| e.badge.clone()) {
-            Some(Badge::Working) => Some(format!(
-                "The agent is working and may change this file. {what} when it is done."
-            )),
-            Some(Badge::NeedsYou { .. }) => Some(format!(
-                "The agent needs you and its turn is not over. {what} when it is done."
-            )),
-            _ => None,
+    /// Why the files of the view's task are not to be changed now, if so.
+    fn busy(&mut self, view: &DiffView, what: &str) -> Option<String> {
+        busy_reason(self.view_badge(view).as_ref(), what)
+    }
+
+    /// The badge of the view's task: a local task's, or a remote task's
+    /// from its host's row (issue 29).
+    pub(crate) fn view_badge(&mut self, view: &DiffView) -> Option<Badge> {
+        if view.task == super::remote_pane::REMOTE {
+            let (host, number) = self.host_actions.diff.clone()?;
+            return self
+                .remote_row(&host, number)
+                .map(|r| super::remote_hosts::badge_of_row(&r));
         }
+        self.tasks.get_mut(view.task).map(|e| e.badge.clone())
     }
 
     /// A key in the diff view: move, fold, or close.
@@ -329,6 +371,11 @@ impl App {
             }
             return Some(Overlay::Diff(view));
         }
+        if let Some((id, removal)) = self.stats.remove_asked.take() {
+            if id == view.task {
+                return self.remove_answer(key, view, removal);
+            }
+        }
         if self.merge_answer(key, &mut view) {
             return Some(Overlay::Diff(view));
         }
@@ -342,7 +389,7 @@ impl App {
         view.note = None;
         let m = match key.code {
             KeyCode::Char('r') => {
-                if let Some(why) = self.busy(view.task, "Revert") {
+                if let Some(why) = self.busy(&view, "Revert") {
                     view.note = Some(why);
                 } else if view.refreshing {
                     view.note = Some("Reading the changes again; revert once they show.".into());
@@ -388,46 +435,35 @@ impl App {
 
 impl App {
     /// `S` in the diff view: every comment into the task as one bracketed
-    /// paste, then Enter. Refused while the agent works or needs you.
+    /// paste, then Enter. Refused while the agent works or needs you. A
+    /// remote task (issue 29) gets the same bytes through its host's
+    /// `send`; the view stays until the host answers.
     fn send_comments(&mut self, mut view: DiffView) -> Option<Overlay> {
-        use crate::ui::sidebar::Badge;
-        let badge = self.tasks.get_mut(view.task).map(|e| e.badge.clone());
-        let refusal = match badge {
-            _ if view.comments.is_empty() => {
-                Some("No comments yet: c comments on the line or hunk under the cursor.")
-            }
-            None | Some(Badge::Exited(_)) => Some("The task has exited: nothing to send to."),
-            Some(Badge::Working) => Some("The agent is working. Send when it is done."),
-            Some(Badge::NeedsYou { .. }) => {
-                Some("The agent needs you. Answer it first, then send.")
-            }
-            Some(_) => None,
-        };
-        if let Some(why) = refusal {
+        let badge = self.view_badge(&view);
+        if let Some(why) = send_refusal(view.comments.is_empty(), badge.as_ref()) {
             view.note = Some(why.to_owned());
             return Some(Overlay::Diff(view));
         }
-        // One bracketed paste whatever the agent's mode, so the newlines
-        // inside do not submit; ESC and other controls are cleaned out,
-        // so nothing inside can end it.
-        let text = termic_signal::text::clean_lines(&view.prompt()).into_owned();
-        let modes = crate::input::InputModes {
-            bracketed_paste: true,
-            ..Default::default()
-        };
+        let text = comments_paste(&view);
+        if let Some((host, number)) = self.remote_of(&view) {
+            let request = Request::Send {
+                task: number.to_string(),
+                text,
+                enter: true,
+            };
+            if self.act(host, number, HostAction::Send, request) {
+                view.note = Some("Sending...".into());
+            }
+            return Some(Overlay::Diff(view));
+        }
         let id = termic_runtime::TaskId(view.task);
         let sent = self
             .runtime
-            .write_input(id, &crate::input::encode_paste(&text, &modes))
+            .write_input(id, text.as_bytes())
             .and_then(|()| self.runtime.write_input(id, b"\r"));
         match sent {
             Ok(()) => {
-                let n = view.comments.len();
-                let s = if n == 1 { "" } else { "s" };
-                self.message = Some(Message::info(format!(
-                    "Sent {n} comment{s} to {}.",
-                    view.name
-                )));
+                self.message = Some(Message::info(sent_text(&view)));
                 None
             }
             Err(e) => {
@@ -435,5 +471,347 @@ impl App {
                 Some(Overlay::Diff(view))
             }
         }
+    }
+
+    /// The remote task (host, number) the view is of, if it is one.
+    pub(crate) fn remote_of(&self, view: &DiffView) -> Option<(String, u64)> {
+        (view.task == super::remote_pane::REMOTE)
+            .then(|| self.host_actions.diff.clone())
+            .flatten()
+    }
+
+    /// A host answered the diff view's request (issue 29): the open view
+    /// of that task says it, else the message line.
+    pub(crate) fn on_remote_review(&mut self, reply: &HostReply) {
+        let page = crate::ui::diff::page_rows(self.size.1);
+        let ours = self.host_actions.diff.as_ref() == Some(&(reply.host.clone(), reply.number));
+        let Some(Overlay::Diff(mut view)) = self.overlay.take_if(|o| {
+            ours && matches!(o, Overlay::Diff(v) if v.task == super::remote_pane::REMOTE)
+        }) else {
+            if let Some(text) = remote_review_text(reply) {
+                self.message = Some(Message::info(text));
+            }
+            return;
+        };
+        self.needs_draw = true;
+        let shown = |why: &str| crate::printed::clean_line(why).into_owned();
+        match (reply.action, &reply.answer) {
+            (HostAction::Changes, answer) if view.refreshing => match answer {
+                Ok(Response::Changes(changes)) => view.replace(changes.clone(), page),
+                other => {
+                    view.refreshing = false;
+                    if let Content::Failed(why) = super::remote_actions::diff_content(other) {
+                        view.note = Some(format!("Cannot read the changes again: {why}"));
+                    }
+                }
+            },
+            (HostAction::Changes, answer) => {
+                view.content = super::remote_actions::diff_content(answer);
+            }
+            (HostAction::Send, Ok(_)) => {
+                self.message = Some(Message::info(sent_text(&view)));
+                return;
+            }
+            (HostAction::Send, Err(why)) => view.note = Some(format!("Not sent: {}", shown(why))),
+            (HostAction::Revert, answer) => {
+                view.note = remote_review_text(reply);
+                if answer.is_ok() {
+                    self.refresh_diff(&mut view);
+                }
+            }
+            (HostAction::Merge, answer) => {
+                let (text, removal) = super::merge::remote_merged(answer);
+                self.overlay = Some(Overlay::Diff(view));
+                return self.on_merged(super::remote_pane::REMOTE, text, removal);
+            }
+            (HostAction::RemoveMerged, Ok(_)) => {
+                self.message = remote_review_text(reply).map(Message::info);
+                return;
+            }
+            (HostAction::RemoveMerged, Err(why)) => {
+                view.note = Some(format!("Not removed: {}", shown(why)));
+            }
+            _ => {}
+        }
+        self.overlay = Some(Overlay::Diff(view));
+    }
+}
+
+/// What the diff view says when its task's turn ended while the user
+/// types a comment or answers a revert.
+pub const TURN_ENDED_R: &str = "The task's turn ended: R reads its changes again.";
+
+/// What an open diff view does when its task's turn ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtTurnEnd {
+    /// No changes shown yet (they are being read, or could not be).
+    Nothing,
+    /// Read the changes again.
+    Reload,
+    /// The user is typing a comment or answering a revert: the view says
+    /// R reads them ([`TURN_ENDED_R`]), and changes nothing under them.
+    SayR,
+}
+
+/// What `view` does at its task's turn end (pure; a local task's and a
+/// remote one's alike).
+pub fn at_turn_end(view: &DiffView) -> AtTurnEnd {
+    match view.changes() {
+        None => AtTurnEnd::Nothing,
+        Some(_) if view.editing.is_some() || view.confirm.is_some() => AtTurnEnd::SayR,
+        Some(_) => AtTurnEnd::Reload,
+    }
+}
+
+/// Whether remote task `number` of `host` ended a turn among `notes`, the
+/// board's notes since the app last looked (pure): a change of its row to
+/// done. Notes, not the row now: a turn that began and ended between two
+/// looks still counts.
+pub fn remote_turn_ended(notes: &[super::remote_hosts::Note], (host, number): (&str, u64)) -> bool {
+    notes
+        .iter()
+        .any(|n| n.state == "done" && n.host == host && n.number == number)
+}
+
+/// Why the comments are not sent now, if so (pure): none yet, or the
+/// task's badge (a local task's, or a remote one's from its host's row).
+pub fn send_refusal(empty: bool, badge: Option<&Badge>) -> Option<&'static str> {
+    match badge {
+        _ if empty => Some("No comments yet: c comments on the line or hunk under the cursor."),
+        None | Some(Badge::Exited(_)) => Some("The task has exited: nothing to send to."),
+        Some(Badge::Working) => Some("The agent is working. Send when it is done."),
+        Some(Badge::NeedsYou { .. }) => Some("The agent needs you. Answer it first, then send."),
+        Some(_) => None,
+    }
+}
+
+/// The view's comments as the bytes typed into the task (pure): one
+/// bracketed paste whatever the agent's mode, so the newlines inside do
+/// not submit; ESC and other controls are cleaned out, so nothing inside
+/// can end it. The agent's submit key (Enter) follows on its own.
+pub fn comments_paste(view: &DiffView) -> String {
+    let text = termic_signal::text::clean_lines(&view.prompt()).into_owned();
+    let modes = crate::input::InputModes {
+        bracketed_paste: true,
+        ..Default::default()
+    };
+    String::from_utf8_lossy(&crate::input::encode_paste(&text, &modes)).into_owned()
+}
+
+/// "Sent 2 comments to NAME." (pure).
+fn sent_text(view: &DiffView) -> String {
+    let n = view.comments.len();
+    let s = if n == 1 { "" } else { "s" };
+    format!("Sent {n} comment{s} to {}.", view.name)
+}
+
+/// What a revert did (pure): `Ok(true)` staged and in the file.
+pub fn reverted_text(path: &str, result: Result<bool, String>) -> String {
+    let path = crate::printed::clean_line(path);
+    match result {
+        Ok(false) => format!("Reverted the hunk in {path}."),
+        Ok(true) => format!("Reverted the hunk in {path} (staged and in the file)."),
+        Err(e) => format!("Not reverted: {}", crate::printed::clean_line(&e)),
+    }
+}
+
+/// What a host's answer to a diff view request says (pure), when the
+/// view is not there to say it (or for a revert and a removal, always).
+pub fn remote_review_text(reply: &HostReply) -> Option<String> {
+    use crate::server::protocol::RevertedIn;
+    let clean = |s: &str| crate::printed::clean_line(s).into_owned();
+    Some(match (reply.action, &reply.answer) {
+        (HostAction::Revert, Ok(Response::Reverted(r))) => {
+            let staged = match r {
+                RevertedIn::WorkTree => "",
+                RevertedIn::IndexAndWorkTree => " (staged and in the file)",
+            };
+            format!("Reverted the hunk on {}{staged}.", clean(&reply.host))
+        }
+        (HostAction::Revert, Err(e)) => reverted_text("", Err(e.clone())),
+        (HostAction::Send, Ok(_)) => "Sent the comments.".to_owned(),
+        (HostAction::Send, Err(e)) => format!("Not sent: {}", clean(e)),
+        (HostAction::Merge, answer) => super::merge::remote_merged(answer).0,
+        (HostAction::RemoveMerged, Ok(Response::Killed { worktree: Some(w) })) => {
+            let branch = w.branch.as_deref().map(clean).unwrap_or_default();
+            let mut text = format!(
+                "Closed the task on {} and removed its worktree {} and branch {branch}.",
+                clean(&reply.host),
+                clean(&w.path.to_string_lossy())
+            );
+            if let Some(e) = &w.error {
+                text = format!(
+                    "Closed the task on {} and removed its worktree: {}",
+                    clean(&reply.host),
+                    clean(e)
+                );
+            }
+            text
+        }
+        (HostAction::RemoveMerged, Err(e)) => format!("Not removed: {}", clean(e)),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::view::Comment;
+
+    fn reply(action: HostAction, answer: Result<Response, String>) -> HostReply {
+        HostReply {
+            host: "far".into(),
+            number: 2,
+            action,
+            answer,
+        }
+    }
+
+    #[test]
+    fn comments_wait_for_a_done_agent_local_or_remote_alike() {
+        assert!(send_refusal(true, Some(&Badge::Done))
+            .unwrap()
+            .starts_with("No comments yet"));
+        assert_eq!(send_refusal(false, Some(&Badge::Done)), None);
+        assert_eq!(send_refusal(false, Some(&Badge::Idle)), None);
+        assert_eq!(
+            send_refusal(false, Some(&Badge::Working)),
+            Some("The agent is working. Send when it is done.")
+        );
+        assert_eq!(
+            send_refusal(false, Some(&Badge::NeedsYou { kind: None })),
+            Some("The agent needs you. Answer it first, then send.")
+        );
+        // A remote row's "exited", or a task no longer listed.
+        let row = crate::server::protocol::TaskRow::for_test(2, "t", "claude", "exited");
+        let exited = super::super::remote_hosts::badge_of_row(&row);
+        assert!(send_refusal(false, Some(&exited))
+            .unwrap()
+            .contains("exited"));
+        assert!(send_refusal(false, None).unwrap().contains("exited"));
+        // The same words for a revert, by the server's `revert` too.
+        assert!(busy_reason(Some(&Badge::Working), "Revert")
+            .unwrap()
+            .ends_with("Revert when it is done."));
+        assert_eq!(busy_reason(Some(&Badge::Done), "Revert"), None);
+    }
+
+    /// Issue 29 with 32 (2026-12-07): at a turn's end an open diff view
+    /// reads the changes again, a remote task's as a local one's, unless
+    /// the user is typing a comment or answering a revert; a remote task's
+    /// turn ends when a note says its row turned done.
+    #[test]
+    fn a_turns_end_reloads_the_diff_view_unless_the_user_is_typing_or_answering() {
+        use crate::app::remote_hosts::Note;
+        let mut view = DiffView::new(super::super::remote_pane::REMOTE, "wt on far".into());
+        assert_eq!(at_turn_end(&view), AtTurnEnd::Nothing, "still loading");
+        view.content = Content::Failed("gone".into());
+        assert_eq!(at_turn_end(&view), AtTurnEnd::Nothing);
+        view.content = Content::Ready(crate::review::model::Changes::default());
+        assert_eq!(at_turn_end(&view), AtTurnEnd::Reload);
+        view.confirm = Some((0, 0));
+        assert_eq!(at_turn_end(&view), AtTurnEnd::SayR);
+        view.confirm = None;
+        view.editing = Some((crate::review::view::Row::File(0), "half a comm".into()));
+        assert_eq!(at_turn_end(&view), AtTurnEnd::SayR);
+        assert!(TURN_ENDED_R.contains("R reads"));
+
+        let note = |host: &str, number: u64, state: &str| Note {
+            seq: 1,
+            host: host.into(),
+            number,
+            task: "wt".into(),
+            agent: "claude".into(),
+            state: state.into(),
+            attention: None,
+            reason: None,
+            choices: Vec::new(),
+        };
+        let ours = ("far", 2);
+        assert!(!remote_turn_ended(&[], ours));
+        assert!(remote_turn_ended(&[note("far", 2, "done")], ours));
+        // Another task, another host's task of that number, or a change
+        // that is no turn's end: no reload.
+        for other in [
+            note("far", 3, "done"),
+            note("near", 2, "done"),
+            note("far", 2, "needs_you"),
+            note("far", 2, "error"),
+        ] {
+            assert!(
+                !remote_turn_ended(std::slice::from_ref(&other), ours),
+                "{other:?}"
+            );
+        }
+        // A turn that ended between two looks counts, whatever came after.
+        assert!(remote_turn_ended(
+            &[note("far", 2, "done"), note("far", 2, "needs_you")],
+            ours
+        ));
+    }
+
+    #[test]
+    fn the_comments_are_one_bracketed_paste_with_no_escape_inside() {
+        let mut view = DiffView::new(1, "t".into());
+        view.comments.push(Comment {
+            row: None,
+            path: "a.txt".into(),
+            line: Some(2),
+            quoted: "agent a".into(),
+            text: "fix\x1b[201~ this".into(),
+        });
+        let paste = comments_paste(&view);
+        assert!(paste.starts_with("\x1b[200~"), "{paste:?}");
+        assert!(paste.ends_with("\x1b[201~"), "{paste:?}");
+        let inside = &paste["\x1b[200~".len()..paste.len() - "\x1b[201~".len()];
+        assert!(!inside.contains('\x1b'), "{inside:?}");
+        assert!(inside.contains("a.txt line 2"), "{inside:?}");
+        assert_eq!(sent_text(&view), "Sent 1 comment to t.");
+    }
+
+    #[test]
+    fn a_hosts_answers_to_the_diff_view_say_what_was_done_cleaned() {
+        use crate::server::protocol::{KilledWorktree, RevertedIn};
+        let r = reply(
+            HostAction::Revert,
+            Ok(Response::Reverted(RevertedIn::IndexAndWorkTree)),
+        );
+        assert_eq!(
+            remote_review_text(&r).unwrap(),
+            "Reverted the hunk on far (staged and in the file)."
+        );
+        let r = reply(
+            HostAction::Revert,
+            Err("host far: the hunk no longer applies\x1b[2J".into()),
+        );
+        assert_eq!(
+            remote_review_text(&r).unwrap(),
+            "Not reverted: host far: the hunk no longer applies[2J"
+        );
+        let r = reply(
+            HostAction::RemoveMerged,
+            Ok(Response::Killed {
+                worktree: Some(KilledWorktree {
+                    path: "/w/wt".into(),
+                    branch: Some("termic/wt".into()),
+                    removed: true,
+                    error: None,
+                }),
+            }),
+        );
+        assert_eq!(
+            remote_review_text(&r).unwrap(),
+            "Closed the task on far and removed its worktree /w/wt and branch termic/wt."
+        );
+        let r = reply(HostAction::Send, Err("host far: gone".into()));
+        assert_eq!(remote_review_text(&r).unwrap(), "Not sent: host far: gone");
+        assert_eq!(
+            remote_review_text(&reply(HostAction::Rename, Ok(Response::Ok))),
+            None
+        );
+        assert_eq!(
+            reverted_text("a\x1b.txt", Ok(false)),
+            "Reverted the hunk in a.txt."
+        );
     }
 }

@@ -90,6 +90,16 @@ pub fn parse_command_line(line: &str) -> Result<CommandLine, String> {
 }
 
 /// The first line `git args` prints in `dir`, when it succeeds.
+/// The git branch checked out in `dir`, `detached at COMMIT` on a
+/// detached HEAD, or `None` outside a repository (the details panel, here
+/// and for a host's `details`).
+pub fn git_branch(dir: &Path) -> Option<String> {
+    git_line(dir, &["symbolic-ref", "--short", "-q", "HEAD"]).or_else(|| {
+        // A detached HEAD: say so with its commit.
+        git_line(dir, &["rev-parse", "--short", "HEAD"]).map(|c| format!("detached at {c}"))
+    })
+}
+
 fn git_line(dir: &Path, args: &[&str]) -> Option<String> {
     let out = std::process::Command::new("git")
         .args(args)
@@ -145,10 +155,7 @@ pub trait Services {
     /// The git branch checked out in `dir` (the details panel), or `None`
     /// outside a repository.
     fn branch(&self, dir: &Path) -> Option<String> {
-        git_line(dir, &["symbolic-ref", "--short", "-q", "HEAD"]).or_else(|| {
-            // A detached HEAD: say so with its commit.
-            git_line(dir, &["rev-parse", "--short", "HEAD"]).map(|c| format!("detached at {c}"))
-        })
+        git_branch(dir)
     }
     /// How the diff view's `m` merges (`[review] merge`).
     fn merge_how(&self) -> termic_review::merge::How {

@@ -1,6 +1,12 @@
 //! Split view: two tasks side by side (prefix `|`) or stacked (prefix `-`),
 //! each in its own half with its own PTY size. The focused task is one of
 //! the two; focusing a third task puts it in the focused task's half.
+//! A remote task takes part under its pane's id
+//! ([`REMOTE`](super::remote_pane::REMOTE) or
+//! [`REMOTE_2`](super::remote_pane::REMOTE_2)), each pane with its own
+//! `view` link: a split shows two remote tasks (of one host or two) as it
+//! shows two local ones, or one beside a local task (docs/decisions.md,
+//! 2026-12-07). A remote task that leaves the split has its link ended.
 
 use super::App;
 use crate::ui::layout::split_pane;
@@ -41,20 +47,55 @@ impl App {
         match self.split {
             Some(s) if s.stacked == stacked => {
                 self.split = None;
-                if !self.remote_focused {
-                    self.remote_pane = None;
-                }
+                self.close_unshown_panes();
             }
             Some(s) => self.split = Some(Split { stacked, ..s }),
+            None if self.remote_in_focus() => {
+                // The remote task, and beside it the local task last
+                // focused (the first listed when none was), or with no
+                // local task the next remote one in the sidebar.
+                let focus = self.remote_focus.unwrap_or(super::remote_pane::REMOTE);
+                let order = self.tasks.order();
+                let local = self
+                    .tasks
+                    .focused_display()
+                    .and_then(|at| order.get(at))
+                    .or(order.first())
+                    .map(|&i| self.tasks.entries[i].id);
+                let second = match local {
+                    Some(id) => id,
+                    None => match self.split_next_remote(focus, stacked) {
+                        Some(id) => id,
+                        None => {
+                            self.message = Some(crate::ui::Message::info(
+                                "A split needs two tasks: start another with n.",
+                            ));
+                            return;
+                        }
+                    },
+                };
+                self.split = Some(Split {
+                    first: focus,
+                    second,
+                    stacked,
+                });
+            }
             None => {
                 let order = self.tasks.order();
                 let Some(at) = self.tasks.focused_display() else {
                     return;
                 };
                 if order.len() < 2 {
-                    self.message = Some(crate::ui::Message::info(
-                        "A split needs two tasks: start another with n.",
-                    ));
+                    // One local task: a remote one beside it, when a host
+                    // lists one (the first in the sidebar).
+                    if !self.split_beside_remote(self.tasks.entries[order[at]].id, stacked) {
+                        self.message = Some(crate::ui::Message::info(
+                            "A split needs two tasks: start another with n.",
+                        ));
+                        return;
+                    }
+                    self.exit_copy_mode();
+                    self.resize_tasks();
                     return;
                 }
                 let next = order[(at + 1) % order.len()];
@@ -68,6 +109,66 @@ impl App {
         }
         self.exit_copy_mode();
         self.resize_tasks();
+    }
+
+    /// Opens, in the pane id `focus` does not use, the remote task the
+    /// sidebar lists after the focused one (the focus stays); its id, or
+    /// none when no other remote task is listed or its pane cannot open.
+    fn split_next_remote(&mut self, focus: u64, stacked: bool) -> Option<u64> {
+        let at = {
+            let p = self.remote_panes.get(focus)?;
+            (p.host.clone(), p.number)
+        };
+        let places = self
+            .remote
+            .as_ref()
+            .map(|r| termic_runtime::lock(&r.board).places())
+            .unwrap_or_default();
+        let i = places.iter().position(|p| *p == at).unwrap_or(0);
+        let (host, number) = places
+            .iter()
+            .cycle()
+            .skip(i + 1)
+            .take(places.len())
+            .find(|p| **p != at)?
+            .clone();
+        let id = super::remote_pane::SLOTS
+            .into_iter()
+            .find(|id| *id != focus)?;
+        // The new pane opens at its half's size.
+        self.split = Some(Split {
+            first: focus,
+            second: id,
+            stacked,
+        });
+        self.open_remote_pane(id, &host, number);
+        self.split = None;
+        self.remote_panes.get(id).map(|_| id)
+    }
+
+    /// Splits local task `local` with the first remote task the hosts
+    /// list, shown in the second half (the focus stays on `local`); false
+    /// when no host lists one or its pane cannot open.
+    fn split_beside_remote(&mut self, local: u64, stacked: bool) -> bool {
+        let first = self
+            .remote
+            .as_ref()
+            .and_then(|r| termic_runtime::lock(&r.board).places().into_iter().next());
+        let Some((host, number)) = first else {
+            return false;
+        };
+        self.split = Some(Split {
+            first: local,
+            second: super::remote_pane::REMOTE,
+            stacked,
+        });
+        let id = super::remote_pane::REMOTE;
+        self.open_remote_pane(id, &host, number);
+        if self.remote_panes.get(id).is_none() {
+            self.split = None;
+            return false;
+        }
+        true
     }
 
     /// The split's halves (first, second), when split.
@@ -107,48 +208,48 @@ impl App {
             // An exited task has no PTY to resize; nothing to report.
             let _ = self.runtime.resize(TaskId(id), size);
         }
+        // A remote pane's host hears its new size now, ahead of any key
+        // typed after the change (the draw would tell it a frame later).
+        for id in super::remote_pane::SLOTS {
+            let area = self.task_area(id);
+            if let Some(pane) = self.remote_panes.get_mut(id) {
+                pane.resize(area.width.max(1), area.height.max(1));
+            }
+        }
         self.request_draw();
     }
 
-    /// Keeps the split on tasks that exist and on the focused task.
+    /// Keeps the split on tasks that exist and on the focused task; a
+    /// remote task no longer shown has its link ended.
     pub(super) fn split_follow_focus(&mut self, before: Option<u64>) {
         let Some(mut split) = self.split else {
             return;
         };
-        let remote = super::remote_pane::REMOTE;
-        let alive = |id: u64| {
-            self.tasks.index_of(id).is_some() || (id == remote && self.remote_pane.is_some())
-        };
-        let shown = self.tasks.entries.len() + usize::from(self.remote_pane.is_some());
+        let alive =
+            |id: u64| self.tasks.index_of(id).is_some() || self.remote_panes.get(id).is_some();
+        let shown = self.tasks.entries.len() + self.remote_panes.len();
         if !alive(split.first) || !alive(split.second) || shown < 2 {
             self.split = None;
-            if !self.remote_focused {
-                self.remote_pane = None;
-            }
+            self.close_unshown_panes();
             self.resize_tasks();
             return;
         }
-        let focused = match self.remote_in_focus() {
-            true => remote,
-            false => match self.tasks.focused_id() {
-                Some(id) => id,
-                None => return,
-            },
+        let Some(focused) = self.focused_any() else {
+            return;
         };
-        // Back from the remote task: the local one takes the remote's half.
+        // The task that had focus is not known to be in the split (back
+        // from a remote task): the focused one takes a remote half.
         let before = match before {
-            _ if !self.remote_focused && split.contains(remote) && !split.contains(focused) => {
-                Some(remote)
-            }
-            before => before,
+            Some(b) if split.contains(b) => Some(b),
+            before => [split.first, split.second]
+                .into_iter()
+                .find(|id| super::remote_pane::is_remote(*id))
+                .or(before),
         };
         let was = split;
         split.follow(focused, before);
         self.split = Some(split);
-        // A remote task no longer shown: its link ends.
-        if !split.contains(remote) && !self.remote_focused {
-            self.remote_pane = None;
-        }
+        self.close_unshown_panes();
         if split != was {
             self.resize_tasks();
         }

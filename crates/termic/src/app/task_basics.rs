@@ -14,6 +14,67 @@ use termic_runtime::{TaskId, TaskStatus};
 /// Lines one mouse wheel step scrolls (tmux's default).
 pub const WHEEL_LINES: isize = 3;
 
+/// What the user reads when restart is asked of a task still running.
+pub fn still_running(name: &str) -> String {
+    format!("{name} is still running. Restart is for a task that has exited.")
+}
+
+/// Why a restart did not happen.
+#[derive(Debug)]
+pub enum RestartError {
+    Running,
+    /// termic did not start it (no spec to start it from).
+    NotStarted,
+    Spawn(String),
+}
+
+impl std::fmt::Display for RestartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RestartError::Running => {
+                f.write_str("it is still running; restart is for a task that has exited")
+            }
+            RestartError::NotStarted => f.write_str("termic did not start it"),
+            RestartError::Spawn(why) => f.write_str(why),
+        }
+    }
+}
+
+/// Starts exited task `old` again in its place (the runtime gives it the
+/// old one's number): its spec, at `size` when given, under the name the
+/// runtime has now (a rename in any client changed it). The workspace's
+/// restart and the server's `restart` (protocol 8) share it.
+pub fn restart_task(
+    runtime: &termic_runtime::Runtime,
+    specs: &super::TaskSpecs,
+    old: TaskId,
+    size: Option<termic_runtime::TermSize>,
+) -> Result<TaskId, RestartError> {
+    let info = runtime.info(old);
+    if info
+        .as_ref()
+        .is_some_and(|i| i.status == TaskStatus::Running)
+    {
+        return Err(RestartError::Running);
+    }
+    let Some(mut launched) = termic_runtime::lock(specs).get(&old.0).cloned() else {
+        return Err(RestartError::NotStarted);
+    };
+    if let Some(size) = size {
+        launched.spec.size = size;
+    }
+    if let Some(info) = info {
+        launched.spec.name = info.meta.name;
+    }
+    let id = runtime
+        .spawn_with(launched.spec.clone(), &launched.outputs, Some(old))
+        .map_err(|e| RestartError::Spawn(e.to_string()))?;
+    let mut specs = termic_runtime::lock(specs);
+    specs.remove(&old.0);
+    specs.insert(id.0, launched);
+    Ok(id)
+}
+
 impl App {
     pub fn open_rename(&mut self) {
         if let Some(entry) = self.tasks.focused_entry() {
@@ -29,6 +90,10 @@ impl App {
     /// runtime refuses says why on the message line.
     pub fn rename(&mut self, task: u64, name: &str) {
         if name.trim().is_empty() {
+            return;
+        }
+        if task == super::remote_pane::REMOTE {
+            self.rename_remote(name);
             return;
         }
         match self.runtime.rename(TaskId(task), name) {
@@ -69,39 +134,20 @@ impl App {
         };
         let (old, name) = (entry.id, entry.name.clone());
         if entry.is_running() {
-            self.message = Some(Message::warning(format!(
-                "{name} is still running. Restart is for a task that has exited."
-            )));
+            self.message = Some(Message::warning(still_running(&name)));
             return;
         }
-        let Some(mut launched) = termic_runtime::lock(&self.specs).get(&old).cloned() else {
-            return;
-        };
-        launched.spec.size = self.task_size(old);
-        // The runtime's name, which a rename in any client changed.
-        if let Some(info) = self.runtime.info(TaskId(old)) {
-            launched.spec.name = info.meta.name;
-        }
-        // In place: the new task takes the old one's number (its label,
-        // its jump key, what the CLI calls it) and the old one goes.
-        let spawned =
-            self.runtime
-                .spawn_with(launched.spec.clone(), &launched.outputs, Some(TaskId(old)));
-        let id = match spawned {
-            Ok(id) => id,
+        let size = Some(self.task_size(old));
+        match restart_task(&self.runtime, &self.specs, TaskId(old), size) {
+            // The row is replaced as any client replaces it on the
+            // runtime's event: a fresh entry for the new task, where the
+            // old one was.
+            Ok(_) => self.adopt_tasks(0),
+            Err(RestartError::NotStarted) => {}
             Err(err) => {
-                self.message = Some(Message::error(format!("Cannot restart {name}: {err}")));
-                return;
+                self.message = Some(Message::error(format!("Cannot restart {name}: {err}")))
             }
-        };
-        {
-            let mut specs = termic_runtime::lock(&self.specs);
-            specs.remove(&old);
-            specs.insert(id.0, launched);
         }
-        // The row is replaced as any client replaces it on the runtime's
-        // event: a fresh entry for the new task, where the old one was.
-        self.adopt_tasks(0);
     }
 
     /// The details panel for the focused task.
@@ -170,15 +216,8 @@ impl App {
             .runtime
             .with_engine(id, |e| e.native_status_seen())
             .unwrap_or(false);
-        let is_agent = termic_signal::profile::profile_for(profile).turns
-            == termic_signal::profile::Turns::Agent;
-        match (self.wired.get(agent).copied().unwrap_or(false), native) {
-            (true, true) => "hooks, and native status (OSC 7501)".into(),
-            (true, false) => "hooks".into(),
-            (false, true) => "native status (OSC 7501)".into(),
-            (false, false) if is_agent => "heuristics (no hooks installed)".into(),
-            (false, false) => "output activity (a command)".into(),
-        }
+        let wired = self.wired.get(agent).copied().unwrap_or(false);
+        status_channel_words(wired, native, profile).into()
     }
 
     /// Copy mode over the focused task (a page up when `page_up`).
@@ -190,7 +229,7 @@ impl App {
             return;
         }
         let id = match self.remote_in_focus() {
-            true => Some(TaskId(super::remote_pane::REMOTE)),
+            true => self.remote_focus.map(TaskId),
             false => self.focused_task(),
         };
         let Some(id) = id else {
@@ -260,7 +299,7 @@ impl App {
             return Some("jump: press a letter (a is task 10, z is task 35)".into());
         }
         let Some(copy) = self.copy.as_ref() else {
-            let remote = self.remote_pane.as_ref().filter(|_| self.remote_focused)?;
+            let remote = self.focused_remote()?;
             let wall = self.clock.wall_ms();
             return remote.status(super::attach::utc_offset_secs(wall));
         };
@@ -288,5 +327,20 @@ impl App {
         self.sidebar_width = self.sidebar_width.resized(self.size.0, wider);
         let (cols, rows) = self.size;
         self.on_resize(cols, rows);
+    }
+}
+
+/// Where a task's state comes from, as the details panel words it (pure):
+/// `wired` hooks, a `native` status seen, the agent `profile` it runs as.
+/// The server answers a host's `details` with the same words.
+pub fn status_channel_words(wired: bool, native: bool, profile: &str) -> &'static str {
+    let is_agent =
+        termic_signal::profile::profile_for(profile).turns == termic_signal::profile::Turns::Agent;
+    match (wired, native) {
+        (true, true) => "hooks, and native status (OSC 7501)",
+        (true, false) => "hooks",
+        (false, true) => "native status (OSC 7501)",
+        (false, false) if is_agent => "heuristics (no hooks installed)",
+        (false, false) => "output activity (a command)",
     }
 }

@@ -382,14 +382,14 @@ mod tests {
         let mut e = TaskEntry::new(1, 1, "t".into(), "claude".into(), 0);
         e.set_badge(Badge::Working, 1, false, None);
         assert_eq!(
-            e.set_badge(Badge::Error(StopReason::ServerError), 2, false, None),
+            e.set_badge(Badge::Error(Some(StopReason::ServerError)), 2, false, None),
             Some(Attention::Stopped {
-                reason: StopReason::ServerError
+                reason: Some(StopReason::ServerError)
             })
         );
         assert!(e.unseen);
         assert_eq!(
-            e.set_badge(Badge::Error(StopReason::Overloaded), 3, false, None),
+            e.set_badge(Badge::Error(Some(StopReason::Overloaded)), 3, false, None),
             None
         );
         assert_eq!(e.view(3).badge.label(), "error: overloaded");

@@ -33,7 +33,8 @@ question's or a plan's options (what the dialog shows now). \
 `termic ls --json` shows them too (attention, choices).\n\n\
 Examples:\n  termic answer 3\n  termic answer review approve_once\n  termic answer devbox:2 deny\n\n\
 Exit codes: 0 listed, or the answer was sent; 3 nothing was sent (the screen changed, or the \
-task no longer needs you); 1 error (no such task or choice, no server)."
+task no longer needs you), or only the first step of a two-step answer; 1 error (no such task \
+or choice, no server)."
 )]
 pub struct AnswerArgs {
     /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists);
@@ -86,6 +87,15 @@ pub fn run(args: AnswerArgs) -> Result<ExitCode> {
                 Answered::NotNeeded => (
                     EXIT_NOT_SENT,
                     "the task no longer needs you, nothing was sent".to_string(),
+                ),
+                Answered::PartlySent => (
+                    EXIT_NOT_SENT,
+                    format!(
+                        "sent the first step of {choice}, but the agent's confirmation did not \
+                         show as expected, so nothing more was sent: answer it on the task's \
+                         screen (termic attach {})",
+                        args.task
+                    ),
                 ),
                 Answered::UnknownChoice => bail!(
                     "{choice} is not a choice this task offers: `termic answer {}` lists them",
@@ -172,6 +182,7 @@ mod tests {
             agent: "claude".into(),
             state: "needs_you".into(),
             until: None,
+            reason: None,
             since: 0,
             started: 0,
             cwd: "/".into(),

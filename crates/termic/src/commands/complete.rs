@@ -103,6 +103,7 @@ mod tests {
             agent: String::new(),
             state: state.to_owned(),
             until: None,
+            reason: None,
             since: 0,
             started: 0,
             cwd: String::new(),

@@ -25,11 +25,12 @@ use crate::server::protocol::{Request, Response};
 stat {added, removed, files}, cut (the patch was longer than termic reads), and files: each with path, old_path, \
 status (added, deleted, modified, renamed), binary, added, removed and hunks {header, old_start, new_start, \
 lines: [{kind (context, added, removed, no_newline), old, new, text}]}.\n\n\
-Examples:\n  termic diff review\n  termic diff 3 --stat\n  termic diff review --json | jq -r '.files[].path'\n\n\
+Examples:\n  termic diff review\n  termic diff far:review\n  termic diff 3 --stat\n  termic diff review --json | jq -r '.files[].path'\n\n\
 Exit codes: 0 shown (also when nothing changed), 1 error (no such task, not a repository, the snapshot is gone, git failed)."
 )]
 pub struct DiffArgs {
-    /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists).
+    /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists);
+    /// HOST:TASK for a task of a host in config.toml's [hosts] (git runs there).
     #[arg(add = super::complete::task())]
     pub task: String,
     /// Only the files and their counts, and the totals.
@@ -42,25 +43,28 @@ pub struct DiffArgs {
 
 pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let paths = TermicPaths::from_env()?;
-    let mut client = client::connect_running(&paths)?;
-    let (name, base, why) = match client.request(&Request::Base { task: args.task })? {
-        Response::Base { name, base, why } => (name, base, why),
-        other => {
-            return Err(crate::server::protocol::unexpected(
-                "the termic server",
-                &other,
-            ))
+    let (name, base, changes) = match super::remote_target(&paths, &args.task) {
+        // A task of a host: its server reads the changes there.
+        Some((host, task)) => crate::server::remote::with_host(
+            &host,
+            Some(super::run_detached::HOST_DEADLINE),
+            move |r| {
+                let base = r.request(&Request::Base { task: task.clone() })?;
+                let base = base_of(base)?;
+                match r.request(&Request::Changes { task })? {
+                    Response::Changes(changes) => Ok((base.0, base.1, changes)),
+                    other => Err(crate::server::protocol::unexpected("the host", &other)),
+                }
+            },
+        )?,
+        None => {
+            let mut client = client::connect_running(&paths)?;
+            let (name, base) = base_of(client.request(&Request::Base { task: args.task })?)?;
+            let changes = crate::review::changes(&base)
+                .map_err(|e| anyhow::anyhow!("task {}: {e}", clean_line(&name)))?;
+            (name, base, changes)
         }
     };
-    let Some(base) = base else {
-        bail!(
-            "task {}: no changes to show: {}",
-            clean_line(&name),
-            why.unwrap_or_else(|| "it has no base".into())
-        );
-    };
-    let changes = crate::review::changes(&base)
-        .map_err(|e| anyhow::anyhow!("task {}: {e}", clean_line(&name)))?;
     if args.json {
         let value = serde_json::json!({
             "task": name,
@@ -77,6 +81,27 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         out!("{}", patch_text(&changes))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The task's name and base from a `base` answer, or why it has none.
+fn base_of(answer: Response) -> Result<(String, crate::review::ReviewBase)> {
+    let (name, base, why) = match answer {
+        Response::Base { name, base, why } => (name, base, why),
+        other => {
+            return Err(crate::server::protocol::unexpected(
+                "the termic server",
+                &other,
+            ))
+        }
+    };
+    let Some(base) = base else {
+        bail!(
+            "task {}: no changes to show: {}",
+            clean_line(&name),
+            why.unwrap_or_else(|| "it has no base".into())
+        );
+    };
+    Ok((name, base))
 }
 
 /// The files without their hunks (for `--stat --json`).

@@ -1,4 +1,4 @@
-//! `termic hosts add|ls`: the remote machines of config.toml's [hosts]
+//! `termic hosts add|rm|ls`: the remote machines of config.toml's [hosts]
 //! (issue 29), reached through the user's own ssh.
 
 use std::process::ExitCode;
@@ -33,6 +33,16 @@ Exit codes: 0 added, 1 error (a name already used, a destination starting with -
         /// What you give ssh: user@box, box, or a Host of ~/.ssh/config.
         destination: String,
     },
+    /// Remove a host from config.toml (its tasks keep running there).
+    #[command(
+        after_help = "A running termic server drops its link to the host at once.\n\n\
+Examples:\n  termic hosts rm devbox\n\n\
+Exit codes: 0 removed, 1 error (no host of that name, config.toml does not load)."
+    )]
+    Rm {
+        /// The host's name, as `hosts ls` lists it.
+        name: String,
+    },
     /// Each host: reachable or not, its termic version, its task count.
     #[command(
         after_help = "Each host is asked at once, through ssh; one that does not answer \
@@ -58,6 +68,14 @@ pub fn run(cmd: HostsCommand) -> Result<ExitCode> {
                 "Added host {name} ({destination}) to {}. Check it with `termic hosts ls`.",
                 path.display()
             )?;
+            tell_server(&paths)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        HostsCommand::Rm { name } => {
+            let path = Config::path_in(&paths.config_dir);
+            crate::config::hosts::save_removed(&path, &name)?;
+            outln!("Removed host {name} from {}.", path.display())?;
+            tell_server(&paths)?;
             Ok(ExitCode::SUCCESS)
         }
         HostsCommand::Ls { json } => {
@@ -73,6 +91,33 @@ pub fn run(cmd: HostsCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// A running server reads `[hosts]` again (`reload_hosts`), so a host
+/// added links and one removed unlinks now, attached or not. No server
+/// running: nothing to tell (the next one reads the file as it starts).
+fn tell_server(paths: &TermicPaths) -> Result<()> {
+    use crate::server::client::{connect, Connected, Start};
+    let said = match connect(paths, Start::Never) {
+        Ok(None) => return Ok(()),
+        Ok(Some(Connected::Ready(mut client))) => match client.request(&Request::ReloadHosts) {
+            Ok(Response::HostsReloaded { .. }) => "The running termic server follows it now.".into(),
+            Ok(other) => format!(
+                "The running termic server did not read it ({}): it will when a workspace attaches.",
+                crate::server::protocol::unexpected("it", &other)
+            ),
+            Err(e) => format!(
+                "The running termic server did not read it ({e}): it will when a workspace attaches."
+            ),
+        },
+        Ok(Some(Connected::Mismatch { .. })) => {
+            "The running termic server is another version: it reads the hosts when it starts again."
+                .into()
+        }
+        Err(e) => format!("Could not tell the running termic server ({e:#})."),
+    };
+    outln!("{}", clean_line(&said))?;
+    Ok(())
 }
 
 /// What `hosts ls` says of one host.

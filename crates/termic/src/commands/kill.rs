@@ -59,7 +59,7 @@ pub fn run(args: KillArgs) -> Result<ExitCode> {
 }
 
 /// What became of a killed task's worktree, in one line.
-fn worktree_line(w: &KilledWorktree) -> String {
+pub(crate) fn worktree_line(w: &KilledWorktree) -> String {
     let path = w.path.display();
     let branch = w
         .branch

@@ -16,12 +16,15 @@ use crate::server::protocol::{Request, Response, TaskRow};
 #[derive(Debug, Args)]
 #[command(
     after_help = "Columns: number (the one the sidebar shows and every verb takes), name, agent, state (idle, working, needs_you, done, \
-interrupted, error, rate limited [until HH:MM], exited), for how long, directory, worktree.\n\
+interrupted, error [: REASON], rate limited [until HH:MM], exited), for how long, directory, worktree.\n\
 With --json: one array of objects with id (the number), name, agent, state, until (HH:MM, only \
-when rate_limited and the agent named its reset), since (Unix ms: when \
+when rate_limited and the agent named its reset), reason (only when error and its server named \
+why: overloaded, server_error, auth_failed or api_error), since (Unix ms: when \
 it entered that state), started (Unix ms), cwd, worktree, exit_code; a task that needs you \
 also has attention (kind, message, from_output) and, when termic can answer it, choices (id, \
-label: see termic answer).\n\n\
+label: see termic answer). A task that did something while no client was attached has away: \
+changes (state, at), more, stat (the diff stat of its last done, or null) and message (its agent's \
+last message, where its hooks carry one).\n\n\
 Examples:\n  termic ls\n  termic ls --json | jq -r '.[] | select(.state == \"needs_you\") | .name'\n\n\
 Exit codes: 0 listed (also when there is no server), 1 error (a server of another version)."
 )]
@@ -215,11 +218,13 @@ pub fn host_table(
 }
 
 /// A row's state as the table shows it: `needs you`, `rate limited until
-/// 15:00` (pure; the caller cleans it).
+/// 15:00`, `error: auth failed` (pure; the caller cleans it). An error's
+/// reason is shown by its label, only when it is one this termic knows.
 fn state_cell(r: &TaskRow) -> String {
     let state = r.state.replace('_', " ");
-    match (r.state.as_str(), r.until.as_deref()) {
-        ("rate_limited", Some(until)) => format!("{state} until {until}"),
+    match (r.state.as_str(), r.until.as_deref(), r.stop_reason()) {
+        ("rate_limited", Some(until), _) => format!("{state} until {until}"),
+        ("error", _, Some(reason)) => format!("{state}: {}", reason.label()),
         _ => state,
     }
 }
@@ -302,6 +307,7 @@ mod tests {
             agent: "claude".into(),
             state: "needs_you".into(),
             until: None,
+            reason: None,
             since: 1_000,
             started: 0,
             cwd: "/src/app".into(),
@@ -345,6 +351,7 @@ mod tests {
             agent: "sh\x1b[2J".into(),
             state: "working\u{9b}".into(),
             until: None,
+            reason: None,
             since: 0,
             started: 0,
             cwd: "/\u{202e}x".into(),
@@ -373,6 +380,28 @@ mod tests {
             lines[3].starts_with("gone: unreachable: cannot reach it:"),
             "{t}"
         );
+        // An error's reason (protocol 10) is its label, and one this
+        // termic does not know is never printed: a plain error.
+        // As the host's answer gives them: rows read off the wire.
+        let error = |id: u64, reason: &str| -> TaskRow {
+            let mut v =
+                serde_json::to_value(TaskRow::for_test(id, "fix", "claude", "error")).unwrap();
+            v["reason"] = serde_json::Value::from(reason);
+            serde_json::from_value(v).unwrap()
+        };
+        let t = host_table(
+            &[(
+                Some("far".into()),
+                vec![error(1, "auth_failed"), error(2, "\x1b[2Jpwned")],
+                0,
+            )],
+            &[],
+            1_000,
+        );
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(lines[1].contains("  error: auth failed  "), "{t}");
+        assert!(lines[2].contains("  error  "), "{t}");
+        assert!(!t.contains("pwned") && !t.contains("auth_failed"), "{t}");
     }
 
     /// A host whose clock is an hour ahead (or behind) shows the age its

@@ -32,13 +32,16 @@ pr      push the branch (when there is an origin) and open a pull request with g
 --remove: after the merge, remove the task's worktree and its termic/ branch (only once the task \
 has exited, its agent quit; a worktree with uncommitted changes is kept). A branch already on the base \
 (merged with ff before) is only removed.\n\n\
+HOST:TASK: the host's termic merges there, with its git and (without --how) its [review] merge; \
+--remove then removes the worktree and branch there and closes the task, once its agent is done or has exited.\n\n\
 Examples:\n  termic merge review\n  termic merge 3 --how squash --remove\n  termic merge review --how pr\n  \
-termic merge review --into develop\n\n\
+termic merge review --into develop\n  termic merge far:review --remove\n\n\
 Exit codes: 0 merged (or the pull request opened), 1 nothing merged: the message says why (the task is \
 busy, not in a worktree, made no commit, the base is dirty or moved on, a conflict) and what to do."
 )]
 pub struct MergeArgs {
-    /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists).
+    /// The task: its name, or its number (the one the sidebar shows and `termic ls` lists);
+    /// HOST:TASK for a task of a host in config.toml's [hosts] (it merges there).
     #[arg(add = super::complete::task())]
     pub task: String,
     /// How to merge: ff, rebase, squash or pr (default: [review] merge in config.toml, else ff).
@@ -64,8 +67,16 @@ pub fn busy_reason(state: &str) -> Option<&'static str> {
     }
 }
 
+/// The commit message of a squash or rebase merge of task `name`.
+pub fn message(name: &str) -> String {
+    format!("{name}: the changes of termic task {name}")
+}
+
 pub fn run(args: MergeArgs) -> Result<ExitCode> {
     let paths = TermicPaths::from_env()?;
+    if let Some((host, task)) = super::remote_target(&paths, &args.task) {
+        return run_on_host(host, task, args);
+    }
     let mut client = client::connect_running(&paths)?;
     let (name, base, why) = match client.request(&Request::Base {
         task: args.task.clone(),
@@ -116,7 +127,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
     };
     let plan = merge::plan(&base, args.into.as_deref())
         .map_err(|e| anyhow::anyhow!("task {shown} was not merged: {e}"))?;
-    let message = format!("{shown}: the changes of termic task {shown}");
+    let message = message(&shown);
     // Already merged (by a fast-forward): --remove alone removes.
     let already = plan.commits == 0 && args.remove && how != How::Pr;
     let done = if already {
@@ -132,32 +143,8 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
                 .map_err(|e| anyhow::anyhow!("task {shown} was not merged: {e}"))?,
         )
     };
-    match &done {
-        None => {}
-        Some(Merged::Merged {
-            branch,
-            into,
-            commits,
-            head,
-        }) => {
-            let s = if *commits == 1 { "" } else { "s" };
-            let short: String = head.chars().take(12).collect();
-            outln!(
-                "Merged {} into {} ({how}, {commits} commit{s}): {} is now at {short}.",
-                clean_line(branch),
-                clean_line(into),
-                clean_line(into),
-                how = how.as_str(),
-            )?;
-        }
-        Some(Merged::PullRequest { branch, into, url }) => {
-            outln!(
-                "Opened a pull request of {} into {}: {}",
-                clean_line(branch),
-                clean_line(into),
-                clean_line(url)
-            )?;
-        }
+    if let Some(done) = &done {
+        outln!("{}", merged_line(done, how))?;
     }
     let wt = plan.worktree.display().to_string();
     let remove_hint = format!(
@@ -189,23 +176,94 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         .checkout
         .clone()
         .unwrap_or_else(|| plan.worktree.clone());
-    crate::worktree::remove(&repo, &plan.worktree, false)
+    crate::worktree::remove_merged(&repo, &plan.worktree, &plan.branch)
         .map_err(|e| anyhow::anyhow!("merged, but {e}"))?;
-    if plan.branch.starts_with("termic/") {
-        termic_review::git::run(
-            &repo,
-            &["branch", "-D", &plan.branch],
-            &[],
-            termic_review::GIT_LIMIT,
-            4096,
-        )
-        .map_err(|e| anyhow::anyhow!("merged and removed the worktree, but {e}"))?;
-    }
     outln!(
         "Removed the worktree {} and the branch {}.",
         clean_line(&wt),
         clean_line(&plan.branch)
     )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What a merge did, as the CLI says it (pure; names cleaned).
+fn merged_line(done: &Merged, how: How) -> String {
+    match done {
+        Merged::Merged {
+            branch,
+            into,
+            commits,
+            head,
+        } => {
+            let s = if *commits == 1 { "" } else { "s" };
+            let short: String = head.chars().take(12).collect();
+            format!(
+                "Merged {} into {} ({how}, {commits} commit{s}): {} is now at {short}.",
+                clean_line(branch),
+                clean_line(into),
+                clean_line(into),
+                how = how.as_str(),
+            )
+        }
+        Merged::PullRequest { branch, into, url } => format!(
+            "Opened a pull request of {} into {}: {}",
+            clean_line(branch),
+            clean_line(into),
+            clean_line(url)
+        ),
+    }
+}
+
+/// `termic merge HOST:TASK`: the host's server merges there (protocol
+/// 9), with its git and, without --how, its `[review] merge`; --remove
+/// then has it remove the worktree and branch and close the task (once
+/// its agent is done or has exited).
+fn run_on_host(
+    host: crate::config::hosts::HostDef,
+    task: String,
+    args: MergeArgs,
+) -> Result<ExitCode> {
+    let remove = args.remove;
+    let (merged, how, removed) = crate::server::remote::with_host(
+        &host,
+        Some(super::run_detached::HOST_DEADLINE),
+        move |r| {
+            let request = Request::Merge {
+                task: task.clone(),
+                how: args.how,
+                into: args.into,
+            };
+            let (merged, how) = match r.request(&request)? {
+                Response::Merged { merged, how, .. } => (merged, how),
+                other => return Err(crate::server::protocol::unexpected("the host", &other)),
+            };
+            let removed = match remove && matches!(merged, Merged::Merged { .. }) {
+                true => Some(r.request(&Request::RemoveMerged { task })),
+                false => None,
+            };
+            Ok((merged, how, removed))
+        },
+    )?;
+    let how = How::parse(&how).unwrap_or(How::Ff);
+    outln!("{}", merged_line(&merged, how))?;
+    match removed {
+        Some(Ok(Response::Killed { worktree: Some(w) })) => {
+            outln!(
+                "Closed the task and removed the worktree {} and the branch {}.",
+                clean_line(&w.path.to_string_lossy()),
+                clean_line(w.branch.as_deref().unwrap_or_default())
+            )?;
+            if let Some(e) = w.error {
+                bail!("merged, but {}", clean_line(&e));
+            }
+        }
+        Some(Ok(other)) => return Err(crate::server::protocol::unexpected("the host", &other)),
+        Some(Err(e)) => bail!("merged, but not removed: {e}"),
+        None if remove => {
+            outln!("Kept the worktree and branch: the pull request needs the branch.")?;
+        }
+        None => {}
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -50,7 +50,10 @@ pub fn run(cmd: ServerCommand) -> Result<ExitCode> {
     let paths = TermicPaths::from_env()?;
     match cmd {
         ServerCommand::Run => {
-            let status = crate::server::serve(paths)?;
+            // Flattened with the hint: a start at the process limit names
+            // `ulimit -u` in server.log, which the starting client shows.
+            let status = crate::server::serve(paths)
+                .map_err(|e| anyhow::anyhow!(crate::server::limits::with_hint(&e)))?;
             Ok(ExitCode::from(status))
         }
         ServerCommand::Stop => stop(&paths),

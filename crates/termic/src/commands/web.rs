@@ -137,15 +137,11 @@ struct Socket {
 
 impl termic_web::Backend for Socket {
     fn open(&self) -> io::Result<UnixStream> {
-        match client::connect_quiet(&self.paths) {
-            Ok(Connected::Ready(c)) => Ok(c.into_streams().0.into_inner()),
-            Ok(Connected::Mismatch { message, .. }) => Err(io::Error::other(message)),
-            Err(e) => Err(io::Error::other(format!("{e:#}"))),
-        }
+        open_local(&self.paths)
     }
 
-    fn open_on_host(&self, host: &str) -> io::Result<UnixStream> {
-        view_on_host(&self.paths, host).map_err(|e| io::Error::other(format!("{e:#}")))
+    fn open_on_host(&self, host: &str, task: &str) -> io::Result<UnixStream> {
+        view_on_host(&self.paths, host, task).map_err(|e| io::Error::other(format!("{e:#}")))
     }
 
     fn answer_on_host(&self, host: &str, task: &str, choice: &str) -> io::Result<String> {
@@ -155,16 +151,32 @@ impl termic_web::Backend for Socket {
     }
 }
 
+/// A protocol connection to this machine's server, hello said quietly.
+fn open_local(paths: &TermicPaths) -> io::Result<UnixStream> {
+    match client::connect_quiet(paths) {
+        Ok(Connected::Ready(c)) => Ok(c.into_streams().0.into_inner()),
+        Ok(Connected::Mismatch { message, .. }) => Err(io::Error::other(message)),
+        Err(e) => Err(io::Error::other(format!("{e:#}"))),
+    }
+}
+
 /// A protocol connection to host `host` (a name in config.toml's
 /// [hosts]) for one view, as `termic attach HOST:TASK` opens it: its own
 /// ssh, hello said. Given as one end of a socket pair; two threads move
 /// the bytes between the other end and ssh, and the first to end kills
 /// and reaps ssh (so the other ends too). One ssh per open view of a
-/// remote task, at most termic web's connection bound.
-fn view_on_host(paths: &TermicPaths, host: &str) -> Result<UnixStream> {
+/// remote task, at most termic web's connection bound. While the view is
+/// open, a `look` connection to this machine's server says the page looks
+/// at that task, so the server pushes nothing about it (protocol 9).
+fn view_on_host(paths: &TermicPaths, host: &str, task: &str) -> Result<UnixStream> {
     use std::io::{Read, Write};
     use std::sync::{Arc, Mutex};
-    type Held = Arc<Mutex<Option<crate::server::remote::SshProcess>>>;
+    type Held = Arc<
+        Mutex<(
+            Option<UnixStream>,
+            Option<crate::server::remote::SshProcess>,
+        )>,
+    >;
     let hosts = crate::config::Config::load_lenient(&paths.config_dir).hosts;
     let host = crate::server::remote::find_host(&hosts, host)?.clone();
     let (ssh, remote) = crate::server::remote::connect(&host)?;
@@ -172,9 +184,20 @@ fn view_on_host(paths: &TermicPaths, host: &str) -> Result<UnixStream> {
     let (ours, theirs) = UnixStream::pair()?;
     let mut theirs_in = theirs.try_clone()?;
     let mut theirs_out = theirs;
-    let ssh: Held = Arc::new(Mutex::new(Some(ssh)));
-    fn end(ssh: &Held) {
-        drop(ssh.lock().unwrap_or_else(|e| e.into_inner()).take());
+    // The look (none when the task is named, not numbered: the page
+    // sends numbers) ends first, then ssh: once the view's ssh is gone
+    // the server no longer takes the page as looking.
+    let look = task
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| look_at(paths, &host.name, n));
+    let ssh: Held = Arc::new(Mutex::new((look, Some(ssh))));
+    fn end(held: &Held) {
+        let mut held = held.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(look) = held.0.take() {
+            let _ = look.shutdown(std::net::Shutdown::Both);
+        }
+        drop(held.1.take());
     }
     let ssh_down = Arc::clone(&ssh);
     std::thread::Builder::new()
@@ -207,6 +230,27 @@ fn view_on_host(paths: &TermicPaths, host: &str) -> Result<UnixStream> {
     Ok(ours)
 }
 
+/// A `look` at task `number` of `host` on this machine's server, open
+/// until the returned connection is closed; `None` (logged) when the
+/// server cannot be reached: the view goes on, the task may be pushed.
+fn look_at(paths: &TermicPaths, host: &str, number: u64) -> Option<UnixStream> {
+    let look = crate::server::protocol::Request::Look {
+        host: host.to_owned(),
+        task: number,
+    };
+    let sent = open_local(paths).and_then(|mut c| {
+        crate::server::protocol::write_frame(&mut c, &look)?;
+        Ok(c)
+    });
+    match sent {
+        Ok(c) => Some(c),
+        Err(e) => {
+            errln!("termic web: the server was not told the page looks at a task of {host}: {e}");
+            None
+        }
+    }
+}
+
 /// The names a self-signed certificate is for: the listen address, this
 /// machine's name, localhost, and each --allow-host's host.
 fn cert_names(args: &WebArgs) -> Vec<String> {
@@ -231,6 +275,12 @@ fn cert_names(args: &WebArgs) -> Vec<String> {
 
 fn serve(paths: &TermicPaths, args: &WebArgs) -> Result<ExitCode> {
     termic_web::store::Store::new(web_dir(paths)).prepare()?;
+    // Once at start, not at each lock of the directory (every request
+    // takes one): a killed writer's temp files, a minute old or more.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    termic_web::store::sweep_stale_temps(&web_dir(paths), now);
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => Some(termic_web::tls::load(cert, key)?),
         _ if args.tls => Some(termic_web::tls::self_signed(

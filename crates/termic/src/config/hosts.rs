@@ -1,8 +1,8 @@
 //! `[hosts.NAME]`: remote machines reached over the user's own `ssh`
 //! (issue 29). Read here, checked strictly (a destination that could be
 //! taken for an ssh option is an error, not a warning), and written by
-//! `termic hosts add` through [`add`], which edits the text and keeps the
-//! user's bytes.
+//! `termic hosts add` and `hosts rm` through [`add`] and [`remove`], which
+//! edit the text and keep the user's bytes.
 
 use toml_edit::{DocumentMut, Item, Table};
 
@@ -188,13 +188,7 @@ pub fn add(
     name: &str,
     destination: &str,
 ) -> Result<String, ConfigError> {
-    let invalid = |message: String, fix: &str| ConfigError::Invalid {
-        path: path.to_path_buf(),
-        line: 1,
-        col: 1,
-        message,
-        fix: fix.to_owned(),
-    };
+    let invalid = |message: String, fix: &str| invalid_at(path, message, fix);
     if !is_valid_host_name(name) {
         return Err(invalid(
             format!("host name `{name}` may only use letters, digits, `-` and `_` (at most 32)"),
@@ -214,12 +208,7 @@ pub fn add(
             "pick another name, or edit its [hosts] section",
         ));
     }
-    let mut doc: DocumentMut =
-        text.parse()
-            .map_err(|e: toml_edit::TomlError| ConfigError::Write {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            })?;
+    let mut doc = document(path, text)?;
     if !doc.as_table().contains_key(HOSTS_SECTION) {
         let mut hosts = Table::new();
         hosts.set_implicit(true);
@@ -232,6 +221,57 @@ pub fn add(
     host.insert("destination", toml_edit::value(destination));
     hosts.insert(name, Item::Table(host));
     Ok(doc.to_string())
+}
+
+/// `text` as an editable document.
+fn document(path: &std::path::Path, text: &str) -> Result<DocumentMut, ConfigError> {
+    text.parse()
+        .map_err(|e: toml_edit::TomlError| ConfigError::Write {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })
+}
+
+/// An error about config.toml's `[hosts]` as a whole (line 1).
+fn invalid_at(path: &std::path::Path, message: String, fix: &str) -> ConfigError {
+    ConfigError::Invalid {
+        path: path.to_path_buf(),
+        line: 1,
+        col: 1,
+        message,
+        fix: fix.to_owned(),
+    }
+}
+
+/// `text` without `[hosts.<name>]` (pure). The rest of the file is kept;
+/// a host not in the file is an error.
+pub fn remove(path: &std::path::Path, text: &str, name: &str) -> Result<String, ConfigError> {
+    let config = Config::parse(path, text)?; // refuse to touch what we cannot read
+    if !config.hosts.iter().any(|h| h.name == name) {
+        return Err(invalid_at(
+            path,
+            format!(
+                "no host named `{}` is in the file",
+                crate::printed::clean_line(name)
+            ),
+            "`termic hosts ls` lists them",
+        ));
+    }
+    let mut doc = document(path, text)?;
+    if let Some(hosts) = doc
+        .as_table_mut()
+        .get_mut(HOSTS_SECTION)
+        .and_then(Item::as_table_like_mut)
+    {
+        hosts.remove(name);
+    }
+    Ok(doc.to_string())
+}
+
+/// Remove a host from config.toml at `path`, atomically (as
+/// [`save_added`]).
+pub fn save_removed(path: &std::path::Path, name: &str) -> Result<Config, ConfigError> {
+    super::edit::save_text(path, |old| remove(path, old, name))
 }
 
 /// Add a host to config.toml at `path`, atomically (the same

@@ -59,7 +59,7 @@ pub fn reference() -> String {
     md.push_str(
         "\n### `[hosts.<name>]`\n\n\
          A remote machine reached with your own `ssh` (`termic hosts add NAME user@box` writes \
-         one). The name may use letters, digits, `-` and `_`, at most 32.\n\n",
+         one, `termic hosts rm NAME` takes it out). The name may use letters, digits, `-` and `_`, at most 32.\n\n",
     );
     let _ = writeln!(md, "| key | value | default | what it does |");
     let _ = writeln!(md, "|---|---|---|---|");

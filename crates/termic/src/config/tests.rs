@@ -278,6 +278,29 @@ fn adding_a_host_keeps_the_users_bytes() {
     assert_eq!(parse(&two).unwrap().hosts.len(), 2);
 }
 
+/// `hosts rm` (2026-12-06) takes out that host's table and keeps the rest
+/// of the file; a name not in it is an error.
+#[test]
+fn removing_a_host_keeps_the_rest_of_the_file() {
+    let p = Path::new("/cfg/config.toml");
+    let text = "# mine
+[ui]
+wizard_shown   = true # seen
+";
+    let two = hosts::add(p, text, "devbox", "me@devbox").unwrap();
+    let two = hosts::add(p, &two, "gpu", "gpu").unwrap();
+    let one = hosts::remove(p, &two, "devbox").unwrap();
+    assert!(one.starts_with(text), "{one}");
+    let c = parse(&one).unwrap();
+    let names: Vec<&str> = c.hosts.iter().map(|h| h.name.as_str()).collect();
+    assert_eq!(names, ["gpu"]);
+    let e = hosts::remove(p, &one, "devbox").unwrap_err().to_string();
+    assert!(e.contains("no host named `devbox`"), "{e}");
+    let none = hosts::remove(p, &one, "gpu").unwrap();
+    assert!(parse(&none).unwrap().hosts.is_empty());
+    assert!(none.starts_with(text), "{none}");
+}
+
 #[test]
 fn push_urls_are_http_or_https_and_a_wrong_one_names_the_key_and_the_fix() {
     let c = parse(

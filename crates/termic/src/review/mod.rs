@@ -28,6 +28,26 @@ pub fn take_base(
     termic_review::take_base(cwd, worktree, key, &linked())
 }
 
+/// A restored task's base: the one its record kept
+/// ([`termic_review::kept_base`]), else a new one ([`take_base`]).
+pub fn base_again(
+    cwd: &Path,
+    worktree: Option<&Path>,
+    kept: (Option<&str>, Option<&str>),
+    key: &str,
+) -> Result<ReviewBase, ReviewError> {
+    termic_review::kept_base(cwd, worktree, kept.0, kept.1)
+        .unwrap_or_else(|| take_base(cwd, worktree, key))
+}
+
+/// What a task's record keeps of its base, for [`base_again`]: the
+/// snapshot ref and the object (`None`s when it has no base).
+pub fn kept_of(base: &Result<ReviewBase, String>) -> (Option<String>, Option<String>) {
+    base.as_ref()
+        .map(|b| (b.reference.clone(), Some(b.object.clone())))
+        .unwrap_or_default()
+}
+
 /// [`termic_review::stat`] with termic's linked agent dirs.
 pub fn stat(base: &ReviewBase) -> Result<Stat, ReviewError> {
     termic_review::stat(base, &linked())

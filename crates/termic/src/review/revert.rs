@@ -1,7 +1,7 @@
-//! Reverting one hunk of a task's changes (issue 32): the hunk as a
-//! patch of its own ([`hunk_patch`], pure), then the user's `git apply
-//! -R` on the working tree, or on the index and the working tree when the
-//! file's change is staged. `--check` runs first, so a hunk that no
+//! Reverting one hunk of a task's changes (issue 32): the hunk turned
+//! around as a patch of its own ([`hunk_patch`], pure), then the user's
+//! `git apply` on the working tree, or on the index and the working tree
+//! when the file's change is staged. `--check` runs first, so a hunk that no
 //! longer applies (the file changed since the view read it) changes
 //! nothing.
 
@@ -35,38 +35,58 @@ pub enum RevertError {
     Git(#[from] GitError),
 }
 
-/// Hunk `h` of `file` as a patch `git apply` reads (pure). The same path
-/// on both sides, so a renamed file is not renamed back; an added file's
-/// hunk reverses into removing the file, a deleted file's into writing
-/// it again. `None` when there is no such hunk.
+/// The revert of hunk `h` of `file`: the hunk turned around (its `+`
+/// and `-` lines and its two ranges swapped) as a patch `git apply`
+/// reads forward (pure). The same path on both sides, so a renamed file
+/// is not renamed back; an added file's hunk becomes the removal of the
+/// file, a deleted file's the file written again with the mode it had
+/// (`git apply -R` of a deletion writes 0644 whatever the mode, so
+/// termic turns the hunk itself). Lines are written as the file has them
+/// (a Latin-1 line stays Latin-1). `None` when there is no such hunk.
 pub fn hunk_patch(file: &FileDiff, h: usize) -> Option<Vec<u8>> {
     let hunk = file.hunks.get(h)?;
     let path = &file.path;
+    let mode = file.mode.as_deref().unwrap_or("100644");
+    let mut out = format!("diff --git a/{path} b/{path}\n");
+    // Turned around: an added file is removed, a deleted one is added.
     let (old, new) = match file.status {
-        FileStatus::Added => ("/dev/null".to_owned(), format!("b/{path}")),
-        FileStatus::Deleted => (format!("a/{path}"), "/dev/null".to_owned()),
+        FileStatus::Added => {
+            out.push_str(&format!("deleted file mode {mode}\n"));
+            (format!("a/{path}"), "/dev/null".to_owned())
+        }
+        FileStatus::Deleted => {
+            out.push_str(&format!("new file mode {mode}\n"));
+            ("/dev/null".to_owned(), format!("b/{path}"))
+        }
         _ => (format!("a/{path}"), format!("b/{path}")),
     };
-    let mut out = format!("diff --git a/{path} b/{path}\n");
-    match file.status {
-        FileStatus::Added => out.push_str("new file mode 100644\n"),
-        FileStatus::Deleted => out.push_str("deleted file mode 100644\n"),
-        _ => {}
-    }
-    out.push_str(&format!("--- {old}\n+++ {new}\n{}\n", hunk.header));
+    out.push_str(&format!(
+        "--- {old}\n+++ {new}\n{}\n",
+        turned_header(&hunk.header)?
+    ));
+    let mut out = out.into_bytes();
     for line in &hunk.lines {
-        let mark = match line.kind {
-            LineKind::Added => "+",
-            LineKind::Removed => "-",
-            LineKind::Context => " ",
-            // The model keeps the `\` of git's note in the text.
-            LineKind::NoNewline => "",
+        let mark: &[u8] = match line.kind {
+            LineKind::Added => b"-",
+            LineKind::Removed => b"+",
+            LineKind::Context => b" ",
+            // The model keeps the `\` of git's note in the text; the note
+            // stays after its line.
+            LineKind::NoNewline => b"",
         };
-        out.push_str(mark);
-        out.push_str(&line.text);
-        out.push('\n');
+        out.extend_from_slice(mark);
+        out.extend_from_slice(line.raw());
+        out.push(b'\n');
     }
-    Some(out.into_bytes())
+    Some(out)
+}
+
+/// `@@ -OLD +NEW @@ REST` as `@@ -NEW +OLD @@ REST` (pure).
+fn turned_header(header: &str) -> Option<String> {
+    let rest = header.strip_prefix("@@ -")?;
+    let (old, rest) = rest.split_once(" +")?;
+    let (new, rest) = rest.split_once(" @@")?;
+    Some(format!("@@ -{new} +{old} @@{rest}"))
 }
 
 /// The patch in a file of its own (mode 0600): `git::run` gives git no
@@ -82,7 +102,7 @@ fn patch_file(patch: &[u8]) -> std::io::Result<tempfile::NamedTempFile> {
 
 fn apply(dir: &Path, patch: &Path, extra: &[&str]) -> Result<(), GitError> {
     let path = patch.to_string_lossy();
-    let mut args = vec!["apply", "-R", "--whitespace=nowarn"];
+    let mut args = vec!["apply", "--whitespace=nowarn"];
     args.extend_from_slice(extra);
     args.push(&path);
     git::run(dir, &args, &[], APPLY_LIMIT, 64 * 1024).map(|_| ())
@@ -197,9 +217,14 @@ rename to new.txt\n--- a/old.txt\n+++ b/new.txt\n@@ -1,2 +1,2 @@ ctx\n a\n-b\n\\
         let got = String::from_utf8(hunk_patch(&c.files[0], 0).unwrap()).unwrap();
         assert_eq!(
             got,
-            "diff --git a/new.txt b/new.txt\n--- a/new.txt\n+++ b/new.txt\n@@ -1,2 +1,2 @@ ctx\n a\n-b\n\
-\\ No newline at end of file\n+c\n\\ No newline at end of file\n"
+            "diff --git a/new.txt b/new.txt\n--- a/new.txt\n+++ b/new.txt\n@@ -1,2 +1,2 @@ ctx\n a\n+b\n\
+\\ No newline at end of file\n-c\n\\ No newline at end of file\n"
         );
+        assert_eq!(
+            turned_header("@@ -3,7 +4,9 @@ fn x() {"),
+            Some("@@ -4,9 +3,7 @@ fn x() {".into())
+        );
+        assert_eq!(turned_header("@@ -0,0 +1 @@"), Some("@@ -1 +0,0 @@".into()));
         assert_eq!(hunk_patch(&c.files[0], 1), None);
     }
 
@@ -238,5 +263,66 @@ rename to new.txt\n--- a/old.txt\n+++ b/new.txt\n@@ -1,2 +1,2 @@ ctx\n a\n-b\n\\
         assert!(!staged.contains("line two"), "{staged}");
         assert!(staged.contains("+new"), "{staged}");
         assert_eq!(git(d, &["diff", "--", "a.txt"]), "", "index and tree agree");
+    }
+
+    #[test]
+    fn a_deleted_executable_comes_back_executable() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = repo();
+        let d = dir.path();
+        std::fs::write(d.join("run.sh"), "#!/bin/sh\necho hi\n").unwrap();
+        std::fs::set_permissions(d.join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        git(d, &["add", "run.sh"]);
+        git(d, &["commit", "-q", "-m", "script"]);
+        let base = take_base(d, None, "1-aa-t").unwrap();
+        std::fs::remove_file(d.join("run.sh")).unwrap();
+        let c = changes(&base).unwrap();
+        let f = c.files.iter().find(|f| f.path == "run.sh").unwrap();
+        assert_eq!(f.status, FileStatus::Deleted);
+        assert_eq!(f.mode.as_deref(), Some("100755"));
+        assert_eq!(revert_hunk(&base.dir, f, 0).unwrap(), Reverted::WorkTree);
+        let meta = std::fs::metadata(d.join("run.sh")).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777 & !0o022, 0o755);
+        assert_eq!(
+            std::fs::read_to_string(d.join("run.sh")).unwrap(),
+            "#!/bin/sh\necho hi\n"
+        );
+        assert!(changes(&base).unwrap().files.is_empty(), "nothing left");
+    }
+
+    #[test]
+    fn a_latin1_hunk_goes_back_byte_for_byte() {
+        let dir = repo();
+        let d = dir.path();
+        // "caf\xe9" and "na\xefve" in Latin-1: not UTF-8.
+        let original: Vec<u8> =
+            b"one\ncaf\xe9\ntwo\nthree\nfour\nfive\nsix\nseven\nna\xefve\nend\n".to_vec();
+        std::fs::write(d.join("latin1.txt"), &original).unwrap();
+        git(d, &["add", "latin1.txt"]);
+        git(d, &["commit", "-q", "-m", "latin1"]);
+        let base = take_base(d, None, "1-aa-t").unwrap();
+        let edited: Vec<u8> = b"one\ncaf\xe9 cr\xe8me\ntwo\nthree\nfour\nfive\nsix\nseven\nna\xefve\nend\n\xe0 la fin\n".to_vec();
+        std::fs::write(d.join("latin1.txt"), &edited).unwrap();
+        let c = changes(&base).unwrap();
+        let f = c.files.iter().find(|f| f.path == "latin1.txt").unwrap();
+        assert_eq!(f.hunks.len(), 2, "{f:?}");
+        let removed = f.hunks[0]
+            .lines
+            .iter()
+            .find(|l| l.kind == LineKind::Removed)
+            .unwrap();
+        assert_eq!(removed.raw(), b"caf\xe9", "the bytes are kept");
+        assert_eq!(removed.text, "caf\u{fffd}", "the text is cleaned");
+        // The second hunk (the added last line) goes back.
+        assert_eq!(revert_hunk(&base.dir, f, 1).unwrap(), Reverted::WorkTree);
+        let want: Vec<u8> =
+            b"one\ncaf\xe9 cr\xe8me\ntwo\nthree\nfour\nfive\nsix\nseven\nna\xefve\nend\n".to_vec();
+        assert_eq!(std::fs::read(d.join("latin1.txt")).unwrap(), want);
+        // Then the first: the file is as it was.
+        let c = changes(&base).unwrap();
+        let f = c.files.iter().find(|f| f.path == "latin1.txt").unwrap();
+        assert_eq!(f.hunks.len(), 1, "{f:?}");
+        revert_hunk(&base.dir, f, 0).unwrap();
+        assert_eq!(std::fs::read(d.join("latin1.txt")).unwrap(), original);
     }
 }

@@ -9,13 +9,29 @@
 //! screen is never answered blind. The ids and keys are the agent's
 //! profile's (termic-signal's profile/<agent>.rs), never screen text.
 
+use std::time::{Duration, Instant};
+
 use termic_signal::engine::{Engine, State};
-use termic_signal::profile::{profile_for, AgentProfile, OfferedChoice, ScreenRows};
+use termic_signal::profile::{profile_for, AgentProfile, OfferedChoice, ScreenRows, Then};
 
 use super::protocol::{Answered, Choice, RowAttention};
 
 /// The screen rows read for a dialog (each profile's regions are fewer).
 pub const DIALOG_ROWS: usize = termic_signal::profile::SCREEN_ROWS_MAX;
+
+/// Added to an agent's measured refusal of early keys
+/// ([`AgentProfile::dialog_refuses_keys_ms`]): termic sees a paint a little
+/// after the agent stamps it, never before, so this is slack for the key's
+/// way to the agent, not for termic's view.
+pub const SETTLE_MARGIN: Duration = Duration::from_millis(100);
+/// The longest an answer waits for such a dialog to hold still; a dialog
+/// still changing then is answered `screen_changed`, nothing sent.
+pub const SETTLE_MAX: Duration = Duration::from_secs(2);
+/// The longest the second step of a two-step choice (opencode's "Allow
+/// always") waits for its prompt; then nothing more is sent.
+pub const FOLLOW_UP_MAX: Duration = Duration::from_secs(3);
+/// How often a waiting answer reads the screen again.
+pub const POLL: Duration = Duration::from_millis(20);
 
 /// The row's `attention`: the engine's, while the task needs you.
 pub fn row_attention(engine: &Engine) -> Option<Box<RowAttention>> {
@@ -57,14 +73,27 @@ impl<'a> Block<'a> {
 /// attention's kind, as the screen shows it; none unless the agent itself
 /// said it needs you.
 pub fn offered(block: Block<'_>, screen: &ScreenRows) -> Vec<OfferedChoice> {
+    read(block, screen).map(|d| d.choices).unwrap_or_default()
+}
+
+fn read(block: Block<'_>, screen: &ScreenRows) -> Option<termic_signal::profile::DialogRead> {
     let (true, true, Some(kind)) = (block.needs_you, block.told_by_agent, block.kind) else {
-        return Vec::new();
+        return None;
     };
-    block
-        .profile
-        .read_dialog(kind, screen)
-        .map(|d| d.choices)
-        .unwrap_or_default()
+    block.profile.read_dialog(kind, screen)
+}
+
+/// What answering with a choice sends now (see [`decide_answer`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub keys: Vec<u8>,
+    /// The second prompt the keys open, answered once it shows.
+    pub then: Option<Then>,
+    /// How long the dialog must have held still before the keys go (zero
+    /// for an agent that takes keys at once).
+    pub hold: Duration,
+    /// The dialog as read, to tell whether it held still.
+    pub shown: String,
 }
 
 /// The row's `choices`.
@@ -90,12 +119,33 @@ pub fn needs_screen(block: Block<'_>) -> bool {
 /// such choice (or termic knows none for a needs-you it guessed);
 /// `screen_changed` when the dialog, or that choice in it, is not on the
 /// screen now.
-pub fn decide(block: Block<'_>, screen: &ScreenRows, choice: &str) -> Result<Vec<u8>, Answered> {
+///
+/// Also what must come before the keys (the dialog held still for the
+/// agent's measured refusal of early keys, and a margin) and after them
+/// (a second prompt).
+pub fn decide_answer(
+    block: Block<'_>,
+    screen: &ScreenRows,
+    choice: &str,
+) -> Result<Answer, Answered> {
     if !block.needs_you {
         return Err(Answered::NotNeeded);
     }
-    if let Some(found) = offered(block, screen).into_iter().find(|c| c.id == choice) {
-        return Ok(found.keys);
+    let read = read(block, screen);
+    if let Some((found, shown)) = read.and_then(|d| {
+        let found = d.choices.into_iter().find(|c| c.id == choice)?;
+        Some((found, d.shown))
+    }) {
+        let refuses = block.profile.dialog_refuses_keys_ms;
+        return Ok(Answer {
+            keys: found.keys,
+            then: found.then,
+            hold: match refuses {
+                0 => Duration::ZERO,
+                ms => Duration::from_millis(ms) + SETTLE_MARGIN,
+            },
+            shown,
+        });
     }
     let known = block.told_by_agent
         && block
@@ -106,6 +156,29 @@ pub fn decide(block: Block<'_>, screen: &ScreenRows, choice: &str) -> Result<Vec
     } else {
         Answered::UnknownChoice
     })
+}
+
+/// Whether a dialog held still long enough to take a key: the same
+/// dialog read over at least `hold`, from the first read that showed it
+/// as it is now (any change starts over).
+#[derive(Debug, Default)]
+pub struct Settle {
+    seen: Option<(String, Instant)>,
+}
+
+impl Settle {
+    pub fn ready(&mut self, now: Instant, shown: &str, hold: Duration) -> bool {
+        if hold.is_zero() {
+            return true;
+        }
+        match &self.seen {
+            Some((before, since)) if before == shown => now.duration_since(*since) >= hold,
+            _ => {
+                self.seen = Some((shown.to_owned(), now));
+                false
+            }
+        }
+    }
 }
 
 /// Whether the agent's dialogs for `kind` have a choice `id` (a numbered
@@ -130,6 +203,11 @@ fn defines(profile: &AgentProfile, kind: &str, id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The keys [`decide_answer`] sends.
+    fn decide(block: Block<'_>, screen: &ScreenRows, choice: &str) -> Result<Vec<u8>, Answered> {
+        decide_answer(block, screen, choice).map(|a| a.keys)
+    }
 
     const DIALOG: [&str; 4] = [
         " Do you want to create out.txt?",
@@ -228,6 +306,56 @@ mod tests {
             decide(asked, &screen, "approve_once"),
             Err(Answered::UnknownChoice)
         );
+    }
+
+    /// opencode's Allow once needs the selection, read from the colours:
+    /// on a screen read without them it is not sent, and the answer says
+    /// the screen changed (2026-12-06).
+    #[test]
+    fn opencode_allow_once_is_not_sent_without_the_selection() {
+        let screen = ScreenRows::new([
+            "  ┃  △ Permission required",
+            "  ┃   Allow once   Allow always   Reject      ⇆ select  enter confirm",
+        ]);
+        let asked = Block {
+            profile: profile_for("opencode"),
+            ..block(true, Some("permission"))
+        };
+        assert_eq!(
+            decide(asked, &screen, "approve_once"),
+            Err(Answered::ScreenChanged)
+        );
+        assert_eq!(decide(asked, &screen, "deny"), Ok(b"\x1b".to_vec()));
+        // Allow always is opencode's too (2026-12-07), and needs it as well.
+        assert_eq!(
+            decide(asked, &screen, "approve_always"),
+            Err(Answered::ScreenChanged)
+        );
+        let deny = decide_answer(asked, &screen, "deny").unwrap();
+        assert_eq!((deny.then, deny.hold), (None, Duration::ZERO));
+    }
+
+    /// Claude's dialogs drop a key within 150 ms of their paint
+    /// (2026-12-07): its answers wait until the dialog held still that long
+    /// and a margin; any change starts the wait over.
+    #[test]
+    fn a_claude_answer_waits_for_its_dialog_to_hold_still() {
+        let screen = ScreenRows::new(DIALOG);
+        let answer = decide_answer(block(true, Some("permission")), &screen, "approve_once");
+        let answer = answer.unwrap();
+        assert_eq!(answer.hold, Duration::from_millis(250));
+        assert!(answer.shown.contains("1. Yes"));
+        let t0 = Instant::now();
+        let at = |ms| t0 + Duration::from_millis(ms);
+        let mut settle = Settle::default();
+        assert!(!settle.ready(at(0), &answer.shown, answer.hold));
+        assert!(!settle.ready(at(249), &answer.shown, answer.hold));
+        assert!(!settle.ready(at(260), "it moved", answer.hold));
+        assert!(!settle.ready(at(300), &answer.shown, answer.hold));
+        assert!(!settle.ready(at(549), &answer.shown, answer.hold));
+        assert!(settle.ready(at(550), &answer.shown, answer.hold));
+        // An agent that takes keys at once is answered at once.
+        assert!(Settle::default().ready(at(0), "x", Duration::ZERO));
     }
 
     #[test]

@@ -157,6 +157,7 @@ impl Server {
         *lock(&self.away_since) = self.clock.now_ms();
         // It looks at nothing any more: its watched task is pushed again.
         self.push.look(client, None);
+        self.push.look_remote(client, None);
         // This client hears how it ended below, and nothing else.
         self.forget_client(client);
         match ending {
@@ -240,6 +241,8 @@ impl Server {
         });
         let push = Arc::clone(&self.push);
         app.on_watched = Some(Box::new(move |task| push.look(client, task)));
+        let push = Arc::clone(&self.push);
+        app.on_watched_remote = Some(Box::new(move |task| push.look_remote(client, task)));
         app.refresh_wired();
         if let Some(message) = crate::config::unknown::summary(&warnings) {
             app.message = Some(crate::ui::Message::warning(message));
@@ -267,7 +270,7 @@ impl Server {
         let away_since = *lock(&self.away_since);
         app.adopt_tasks(away_since);
         // What the tasks did while nobody was attached, told once.
-        if let Some(summary) = self.away.take_summary(self.clock.now_ms()) {
+        if let Some(summary) = self.away.take_summary(&self.runtime, self.clock.now_ms()) {
             // Told: every task list reads the rows again, without `away`.
             self.publish(termic_runtime::RuntimeEvent::Resync);
             app.away_summary = Some(summary.clone());
@@ -315,8 +318,8 @@ impl Server {
             out: Arc::clone(out),
         };
         let mut guard = TerminalGuard::remote(Box::new(writer), shared_size)?;
-        // The hosts' links run while a client is attached; this one
-        // leaves them when its loop ends, however it ends.
+        // The hosts' links follow config.toml as it reads now; this
+        // client stops being woken when its loop ends, however it ends.
         app.remote = Some(self.hosts.join(client, &hosts));
         let leave = LeaveHosts(&self.hosts, client);
         let result = app.run(&mut guard, input_rx, events, fallback_rx);

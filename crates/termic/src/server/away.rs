@@ -94,16 +94,7 @@ impl AwayNotifier {
         if !away {
             return Some(earned);
         }
-        let settings = Config::load_lenient(&paths.config_dir)
-            .settings
-            .notifications;
-        let notify = crate::notify::NotifySettings {
-            // Nobody hears a bell rung into no terminal, and a late one on
-            // attach would be noise.
-            bell: false,
-            desktop: settings.desktop,
-            osc_fallback: settings.osc_fallback,
-        };
+        let notify = away_settings(paths);
         let stat = match (&attention, base) {
             (crate::notify::Attention::Done, Some(base)) => {
                 crate::app::review::stat_within(base, crate::app::review::HOLD_DONE_MS)
@@ -122,13 +113,39 @@ impl AwayNotifier {
             attention,
             watched: false,
         };
+        self.deliver(&decide(&event, notify), notify, id.0, queue);
+        Some(earned)
+    }
+
+    /// A remote host's task changed to needs you, done or error while no
+    /// client is attached (issue 29): the desktop is told, "build on
+    /// devbox (claude) needs you". A click has no client to open it in.
+    pub fn on_remote_note(
+        &self,
+        paths: &TermicPaths,
+        note: &crate::app::remote_hosts::Note,
+        queue: &Mutex<Vec<u8>>,
+    ) {
+        let notify = away_settings(paths);
+        let delivery = crate::app::remote_hosts::note_delivery(note, notify);
+        // 0 is no local task's id: a click focuses nothing.
+        self.deliver(&delivery, notify, 0, queue);
+    }
+
+    /// Sends `delivery` about task `id`; what needs a terminal is queued.
+    fn deliver(
+        &self,
+        delivery: &crate::notify::Delivery,
+        notify: crate::notify::NotifySettings,
+        id: u64,
+        queue: &Mutex<Vec<u8>>,
+    ) {
         let mut out = Vec::new();
         let mut notifier = lock(&self.notifier);
         notifier.osc_fallback = notify.osc_fallback;
-        let _ = notifier.deliver(&decide(&event, notify), id.0, &mut out);
+        let _ = notifier.deliver(delivery, id, &mut out);
         drop(notifier);
         queue_bytes(queue, &out);
-        Some(earned)
     }
 
     /// A text the desktop could not show, queued as OSC 777.
@@ -146,17 +163,54 @@ impl AwayNotifier {
     }
 
     /// Task `task`'s changes while no client was attached, for its row
-    /// (`wall_origin` turns the runtime's times into Unix ms). Read only:
-    /// the next attach still tells them.
-    pub fn row_away(&self, task: u64, wall_origin: u64) -> Option<RowAway> {
-        row_away(lock(&self.log).iter(), task, wall_origin)
+    /// (`wall_origin` turns the runtime's times into Unix ms), with its
+    /// agent's last message as the engine has it now (a hook's message
+    /// may land after the done another channel gave). Read only: the next
+    /// attach still tells them.
+    pub fn row_away(&self, runtime: &Runtime, task: u64, wall_origin: u64) -> Option<RowAway> {
+        let message = last_message(runtime, task);
+        row_away(
+            lock(&self.log).iter(),
+            task,
+            wall_origin,
+            message.as_deref(),
+        )
     }
 
     /// What happened while no client was attached, told once: the next
     /// attach takes it (`now` on the same clock as the transitions).
-    pub fn take_summary(&self, now: u64) -> Option<String> {
+    pub fn take_summary(&self, runtime: &Runtime, now: u64) -> Option<String> {
         let log: Vec<AwayChange> = lock(&self.log).drain(..).collect();
-        away_summary(&log, now)
+        let mut said: Vec<(u64, String)> = Vec::new();
+        for change in &log {
+            if !said.iter().any(|(t, _)| *t == change.task) {
+                if let Some(m) = last_message(runtime, change.task) {
+                    said.push((change.task, m));
+                }
+            }
+        }
+        away_summary(&log, now, &said)
+    }
+}
+
+/// Task `task`'s agent's last message, as its end-of-turn hook last sent it.
+fn last_message(runtime: &Runtime, task: u64) -> Option<String> {
+    runtime
+        .with_engine(TaskId(task), |e| e.last_message().map(str::to_owned))
+        .flatten()
+}
+
+/// How the server notifies while nobody is attached: config.toml's
+/// settings as it reads now, without the bell (nobody hears a bell rung
+/// into no terminal, and a late one on attach would be noise).
+fn away_settings(paths: &TermicPaths) -> crate::notify::NotifySettings {
+    let settings = Config::load_lenient(&paths.config_dir)
+        .settings
+        .notifications;
+    crate::notify::NotifySettings {
+        bell: false,
+        desktop: settings.desktop,
+        osc_fallback: settings.osc_fallback,
     }
 }
 
@@ -172,6 +226,11 @@ pub const AWAY_STATES_SHOWN: usize = 4;
 pub const AWAY_ROW_CHANGES: usize = 16;
 /// The longest diff stat a row carries, in chars (git's own is short).
 pub const AWAY_STAT_CHARS: usize = 80;
+/// The longest last message a row carries, in chars (the hook sends at
+/// most 300 bytes of it).
+pub const AWAY_MESSAGE_CHARS: usize = 300;
+/// The longest last message the one-line summary quotes, in chars.
+pub const AWAY_SUMMARY_MESSAGE_CHARS: usize = 60;
 
 /// Task `task`'s changes in `log` as its row says them: the last
 /// [`AWAY_ROW_CHANGES`], times in Unix ms (`wall_origin` plus the runtime's
@@ -181,6 +240,7 @@ pub fn row_away<'a>(
     log: impl Iterator<Item = &'a AwayChange>,
     task: u64,
     wall_origin: u64,
+    message: Option<&str>,
 ) -> Option<RowAway> {
     let mine: Vec<&AwayChange> = log.filter(|c| c.task == task).collect();
     mine.last()?;
@@ -202,7 +262,16 @@ pub fn row_away<'a>(
             .rev()
             .find_map(|c| c.stat.as_deref())
             .map(|s| clean(s, AWAY_STAT_CHARS)),
+        message: said(message).map(|m| m.chars().take(AWAY_MESSAGE_CHARS).collect()),
     })
+}
+
+/// The agent's message cleaned (printed text is data) and trimmed; `None`
+/// when nothing is left.
+fn said(message: Option<&str>) -> Option<String> {
+    let m = crate::printed::clean_line(message?);
+    let m = m.trim();
+    (!m.is_empty()).then(|| m.to_owned())
 }
 
 /// One badge change of a task while no client was attached.
@@ -222,9 +291,10 @@ pub struct AwayChange {
 /// "While you were away: 1 build: working, done [+10 -3, 2 files] (12 min
 /// ago); 2 review: needs you [permission] (just now)." Each task in the order it first
 /// changed, its last [`AWAY_STATES_SHOWN`] states and how long ago the
-/// last came; at most [`AWAY_TASKS_SHOWN`] tasks. Names are cleaned (they
-/// are data). `None` when nothing changed. Pure.
-pub fn away_summary(changes: &[AwayChange], now: u64) -> Option<String> {
+/// last came, and the start of its agent's last message (`said`, by task);
+/// at most [`AWAY_TASKS_SHOWN`] tasks. Names and messages are cleaned
+/// (they are data). `None` when nothing changed. Pure.
+pub fn away_summary(changes: &[AwayChange], now: u64, said_by: &[(u64, String)]) -> Option<String> {
     let mut tasks: Vec<(u64, Vec<&AwayChange>)> = Vec::new();
     for change in changes {
         match tasks.iter_mut().find(|(id, _)| *id == change.task) {
@@ -249,8 +319,22 @@ pub fn away_summary(changes: &[AwayChange], now: u64) -> Option<String> {
                 })
                 .collect();
             let more = if skip > 0 { "..., " } else { "" };
+            let message = said_by
+                .iter()
+                .find(|(t, _)| *t == last.task)
+                .and_then(|(_, m)| said(Some(m)));
+            let said = match message {
+                Some(m) => {
+                    let mut cut: String = m.chars().take(AWAY_SUMMARY_MESSAGE_CHARS).collect();
+                    if cut.len() < m.len() {
+                        cut.push_str("...");
+                    }
+                    format!(", said \"{cut}\"")
+                }
+                None => String::new(),
+            };
             format!(
-                "{} {}: {more}{} ({})",
+                "{} {}: {more}{} ({}){said}",
                 last.number,
                 last.name,
                 states.join(", "),
@@ -328,7 +412,7 @@ mod tests {
     /// cut and counted; names are cleaned.
     #[test]
     fn the_away_summary_tells_each_task_its_states_and_when() {
-        assert_eq!(away_summary(&[], 0), None);
+        assert_eq!(away_summary(&[], 0, &[]), None);
         let min = 60_000;
         let done = AwayChange {
             stat: Some("+10 -3, 2 files".into()),
@@ -341,7 +425,7 @@ mod tests {
             change(2, "review", "needs you [permission]", 15 * min - 10),
         ];
         assert_eq!(
-            away_summary(&changes, 15 * min).unwrap(),
+            away_summary(&changes, 15 * min, &[]).unwrap(),
             "While you were away: 1 build: working, done [+10 -3, 2 files] (12 min ago); \
              2 review: working, needs you [permission] (just now)."
         );
@@ -349,13 +433,13 @@ mod tests {
             .map(|i| change(1, "b", if i % 2 == 0 { "working" } else { "done" }, i))
             .collect();
         assert_eq!(
-            away_summary(&long, 125 * min).unwrap(),
+            away_summary(&long, 125 * min, &[]).unwrap(),
             "While you were away: 1 b: ..., working, done, working, done (2 h 4 min ago)."
         );
         let many: Vec<AwayChange> = (1..=9)
             .map(|i| change(i, "t\x1b]0;pwned\x07", "done", 0))
             .collect();
-        let text = away_summary(&many, 0).unwrap();
+        let text = away_summary(&many, 0, &[]).unwrap();
         assert!(text.ends_with("; and 3 more."), "{text}");
         assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text}");
     }
@@ -375,7 +459,7 @@ mod tests {
                 ..change(1, "build", "done", 30)
             },
         ];
-        let away = row_away(log.iter(), 1, origin).unwrap();
+        let away = row_away(log.iter(), 1, origin, None).unwrap();
         assert_eq!(
             away,
             RowAway {
@@ -392,13 +476,14 @@ mod tests {
                 more: 0,
                 // The escape goes; what is left prints as text.
                 stat: Some("+10 -3, 2 files[2J".into()),
+                message: None,
             }
         );
-        assert_eq!(row_away(log.iter(), 3, origin), None);
+        assert_eq!(row_away(log.iter(), 3, origin, None), None);
         let long: Vec<AwayChange> = (0..40)
             .map(|i| change(5, "b", "working\u{202e}\x07", i))
             .collect();
-        let away = row_away(long.iter(), 5, 0).unwrap();
+        let away = row_away(long.iter(), 5, 0, None).unwrap();
         assert_eq!(away.changes.len(), AWAY_ROW_CHANGES);
         assert_eq!(away.more, 40 - AWAY_ROW_CHANGES as u32);
         assert_eq!(away.changes[0].at, 40 - AWAY_ROW_CHANGES as u64);
@@ -407,5 +492,57 @@ mod tests {
             "{away:?}"
         );
         assert_eq!(away.stat, None);
+    }
+
+    /// The agent's last message rides the row and the summary, cleaned
+    /// (an ESC, a BEL, a bidi override are data), capped, and quoted short
+    /// in the summary; a message that is blank once cleaned is none, and a
+    /// task that did nothing has no row however much its agent said.
+    #[test]
+    fn the_last_message_is_carried_clean_and_capped() {
+        let log = [
+            change(1, "build", "done", 30),
+            change(2, "review", "done", 40),
+        ];
+        let hostile = "All 12 tests pass.\x1b]0;pwned\x07\u{202e} Done\n";
+        let message = row_away(log.iter(), 1, 0, Some(hostile))
+            .unwrap()
+            .message
+            .unwrap();
+        assert!(message.starts_with("All 12 tests pass."), "{message}");
+        assert!(message.ends_with("Done"), "{message}");
+        assert!(
+            !message.contains(['\x1b', '\x07', '\u{202e}', '\n']),
+            "{message:?}"
+        );
+        assert_eq!(row_away(log.iter(), 2, 0, None).unwrap().message, None);
+        assert_eq!(row_away(log.iter(), 3, 0, Some("hi")), None);
+        let said = vec![(1, hostile.to_owned())];
+        let text = away_summary(&log, 60_000, &said).unwrap();
+        assert!(
+            text.contains("(just now), said \"All 12 tests pass."),
+            "{text}"
+        );
+        assert!(text.contains("2 review: done (just now)."), "{text}");
+        assert!(
+            !text.contains('\x1b') && !text.contains('\u{202e}'),
+            "{text}"
+        );
+        let long = "word ".repeat(200);
+        let away = row_away(log.iter(), 1, 0, Some(&long)).unwrap();
+        assert_eq!(away.message.unwrap().chars().count(), AWAY_MESSAGE_CHARS);
+        let text = away_summary(&log, 0, &[(1, long)]).unwrap();
+        assert!(
+            text.contains("said \"word word") && text.contains("...\";"),
+            "{text}"
+        );
+        let blank = "\x1b\x07 \t";
+        assert_eq!(
+            row_away(log.iter(), 1, 0, Some(blank)).unwrap().message,
+            None
+        );
+        assert!(!away_summary(&log, 0, &[(1, blank.into())])
+            .unwrap()
+            .contains("said"));
     }
 }

@@ -200,10 +200,7 @@ impl Starting {
         file.seek(SeekFrom::Start(self.log_from)).ok()?;
         let mut text = String::new();
         file.take(64 * 1024).read_to_string(&mut text).ok()?;
-        text.lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .map(|l| l.trim().to_owned())
+        last_words_of(&text)
     }
 
     fn dir(&self) -> &Path {
@@ -267,7 +264,8 @@ fn spawn_server(sp: &ServerPaths) -> Result<Starting> {
     // The server leaves our session and terminal, so closing the terminal
     // does not reach it.
     let child = termic_runtime::session::spawn_in_new_session(&mut cmd)
-        .context("cannot start the termic server")?;
+        .context("cannot start the termic server")
+        .map_err(|e| anyhow::anyhow!(super::limits::with_hint(&e)))?;
     Ok(Starting {
         child,
         log: sp.log.clone(),
@@ -370,5 +368,45 @@ impl Client {
             Ok(response) => Ok(response),
             Err(e) => Err(e).context("the termic server did not answer"),
         }
+    }
+}
+
+/// The reason in a server's log text (pure): its last line of its own
+/// (they start with "termic"), so a panic's backtrace frames after it are
+/// not taken for the reason (a start at the process limit showed
+/// "30: _start", 2026-12-07); a panic itself is said in words, not its
+/// Debug text.
+fn last_words_of(text: &str) -> Option<String> {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .rev()
+        .find(|l| l.starts_with("termic"))
+        .or_else(|| text.lines().map(str::trim).rev().find(|l| !l.is_empty()))?;
+    Some(match line.contains(": panic at ") {
+        true => "it crashed".to_owned(),
+        // The message the client prints starts with "termic: " itself.
+        false => line.strip_prefix("termic: ").unwrap_or(line).to_owned(),
+    })
+}
+
+#[cfg(test)]
+mod last_words_tests {
+    use super::last_words_of;
+
+    #[test]
+    fn the_last_words_are_the_servers_own_line_not_a_backtrace_frame() {
+        let log = "termic server 0.1.0 (pid 7) listening on /run/s.sock\n\
+                   termic: cannot start the termic server's own threads: it failed.\n";
+        assert_eq!(
+            last_words_of(log).as_deref(),
+            Some("cannot start the termic server's own threads: it failed.")
+        );
+        let panicked = "termic server: panic at 2026-12-07 01:17:58 UTC in thread 'main' \
+                        at x.rs:1:2: failed to spawn thread: Os { code: 11 }\n   \
+                        0: termic::server::panic_hook\n  30: _start\n";
+        assert_eq!(last_words_of(panicked).as_deref(), Some("it crashed"));
+        assert_eq!(last_words_of("odd line\n\n").as_deref(), Some("odd line"));
+        assert_eq!(last_words_of("\n  \n"), None);
     }
 }

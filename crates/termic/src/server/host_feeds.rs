@@ -1,22 +1,25 @@
-//! The server's links to the remote hosts (issue 29): while at least one
-//! client is attached, one thread per configured host keeps one
-//! `subscribe` stream over `ssh ... termic server bridge` and writes what
-//! it hears into the shared [`Board`] that every attached app draws from.
+//! The server's links to the remote hosts (issue 29): while the server
+//! runs with hosts in config.toml (read at its start and at each attach),
+//! one thread per configured host keeps one `subscribe` stream over
+//! `ssh ... termic server bridge` and writes what it hears into the shared
+//! [`Board`] that every attached app draws from, and from which the server
+//! itself tells of a remote task's change while no client is attached.
 //!
 //! Bounds: one ssh process per host at a time (the thread starts the next
 //! only after the last was killed and reaped); a lost or refused link is
-//! retried after [`backoff`] (1 s doubling to 60 s); the last client to
-//! detach, `server stop` and every other ending of the server stop the
-//! threads and kill and reap their ssh before returning, so no ssh is left
-//! behind. Waking the apps: one bounded(1) channel per app, `try_send`
-//! (a wake already pending is enough: the app reads the board as it is).
+//! retried after [`backoff`] (1 s doubling to 60 s); a host removed from
+//! config.toml, `server stop` and every other ending of the server stop
+//! the threads and kill and reap their ssh before returning, so no ssh is
+//! left behind. Waking the apps and the server's teller: one bounded(1)
+//! channel each, `try_send` (a wake already pending is enough: the board
+//! is read as it is).
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::{bail, Result};
-use crossbeam_channel::Sender;
+use crossbeam_channel::{Receiver, Sender};
 use termic_runtime::clock::Clock;
 use termic_runtime::lock;
 
@@ -36,12 +39,16 @@ pub(super) struct HostFeeds {
     inner: Mutex<Inner>,
     /// `ssh` ($TERMIC_SSH), or a test's fake.
     program: std::ffi::OsString,
+    /// Woken (one pending wake at most) at each change of the board: the
+    /// server's teller of notes while nobody is attached.
+    pub(super) noted: Receiver<()>,
 }
+
+/// The waker id of the server's own teller (clients count from 1).
+const TELLER: u64 = 0;
 
 #[derive(Default)]
 struct Inner {
-    /// Attached clients that hold the links open.
-    users: usize,
     feeds: Vec<Feed>,
 }
 
@@ -97,23 +104,54 @@ impl FeedStop {
 
 impl HostFeeds {
     pub(super) fn new(clock: Arc<dyn Clock>) -> HostFeeds {
+        let (tx, noted) = crossbeam_channel::bounded(1);
         HostFeeds {
             board: Arc::default(),
-            wakers: Arc::default(),
+            wakers: Arc::new(Mutex::new(vec![(TELLER, tx)])),
             clock,
             inner: Mutex::default(),
             program: remote::ssh_program(),
+            noted,
         }
     }
 
+    /// The board every link writes to.
+    pub(super) fn board(&self) -> &Mutex<Board> {
+        &self.board
+    }
+
     /// Attached client `client` joins with config.toml's `hosts` as it
-    /// reads now: the links match them (a host added since starts, one
-    /// removed or changed stops), and the client's app gets the board.
+    /// reads now: the links match them ([`HostFeeds::sync`]), and the
+    /// client's app gets the board.
     pub(super) fn join(&self, client: u64, hosts: &[HostDef]) -> RemoteFeed {
         let (tx, rx) = crossbeam_channel::bounded(1);
         lock(&self.wakers).push((client, tx));
+        self.sync(hosts);
+        let seen = lock(&self.board).last_seq();
+        let (program, clock, defs) = (
+            self.program.clone(),
+            Arc::clone(&self.clock),
+            hosts.to_vec(),
+        );
+        let act = actor(self.program.clone(), defs.clone());
+        let open: crate::app::remote_pane::PaneOpener = Arc::new(move |name, number, size| {
+            let host = defs.iter().find(|h| h.name == name)?.clone();
+            super::host_pane::open(program.clone(), host, number, size, Arc::clone(&clock))
+        });
+        RemoteFeed {
+            board: Arc::clone(&self.board),
+            wake: rx,
+            seen,
+            open,
+            act,
+        }
+    }
+
+    /// The links match `hosts` (config.toml as it reads now): a host added
+    /// since starts, one removed or changed stops (its ssh killed and
+    /// reaped before this returns).
+    pub(super) fn sync(&self, hosts: &[HostDef]) {
         let mut inner = lock(&self.inner);
-        inner.users += 1;
         let names: Vec<String> = hosts.iter().map(|h| h.name.clone()).collect();
         lock(&self.board).set_hosts(&names);
         let (keep, gone): (Vec<Feed>, Vec<Feed>) = std::mem::take(&mut inner.feeds)
@@ -160,32 +198,12 @@ impl HostFeeds {
                 ),
             }
         }
-        let seen = lock(&self.board).last_seq();
-        let (program, clock, defs) = (
-            self.program.clone(),
-            Arc::clone(&self.clock),
-            hosts.to_vec(),
-        );
-        let open: crate::app::remote_pane::PaneOpener = Arc::new(move |name, number, size| {
-            let host = defs.iter().find(|h| h.name == name)?.clone();
-            super::host_pane::open(program.clone(), host, number, size, Arc::clone(&clock))
-        });
-        RemoteFeed {
-            board: Arc::clone(&self.board),
-            wake: rx,
-            seen,
-            open,
-        }
     }
 
-    /// Client `client` left: the last one to leave stops every link.
+    /// Client `client` left: the links stay (the server tells of the
+    /// hosts' tasks while nobody is attached).
     pub(super) fn leave(&self, client: u64) {
         lock(&self.wakers).retain(|(c, _)| *c != client);
-        let mut inner = lock(&self.inner);
-        inner.users = inner.users.saturating_sub(1);
-        if inner.users == 0 {
-            stop_feeds(std::mem::take(&mut inner.feeds));
-        }
     }
 
     /// The server ends: every link stops, its ssh killed and reaped.
@@ -195,10 +213,49 @@ impl HostFeeds {
     }
 }
 
+impl Drop for HostFeeds {
+    fn drop(&mut self) {
+        self.stop_all();
+    }
+}
+
+/// Runs one request on a host over a connection of its own (the one
+/// `termic kill HOST:TASK` makes), on a thread, within
+/// [`HOST_DEADLINE`](crate::commands::run_detached::HOST_DEADLINE).
+fn actor(program: std::ffi::OsString, defs: Vec<HostDef>) -> crate::app::remote_actions::HostActor {
+    Arc::new(move |name, request, answer| {
+        let Some(host) = defs.iter().find(|h| h.name == name).cloned() else {
+            answer(Err(format!("host {name}: not in config.toml now")));
+            return;
+        };
+        let program = program.clone();
+        // Taken by the thread, or here when no thread started: the app
+        // hears every request it counts under way.
+        let answer = Arc::new(Mutex::new(Some(answer)));
+        let taken = Arc::clone(&answer);
+        let spawned = std::thread::Builder::new()
+            .name("termic-host-act".into())
+            .spawn(move || {
+                let deadline = Some(crate::commands::run_detached::HOST_DEADLINE);
+                let result = remote::with_host_using(&program, &host, deadline, move |r| {
+                    r.request(&request)
+                });
+                if let Some(answer) = lock(&taken).take() {
+                    answer(result.map_err(|e| format!("{e:#}")));
+                }
+            });
+        if let Err(e) = spawned {
+            if let Some(answer) = lock(&answer).take() {
+                answer(Err(format!("host {name}: no thread for the request: {e}")));
+            }
+        }
+    })
+}
+
 impl super::Server {
     /// Serve the `hosts` stream until the client closes the connection or
-    /// stops reading: the links to config.toml's hosts (as the file reads
-    /// now) run while it lasts, as for an attached client, and every host
+    /// stops reading: the links follow config.toml's hosts as the file
+    /// reads now, as for an attached client, and every host
     /// is sent now and again at each change of the board. No queue: a
     /// wake is a bounded(1) channel, so changes while a write waits are
     /// one snapshot.
@@ -388,15 +445,12 @@ mod tests {
         body: &str,
         clock: Arc<dyn Clock>,
     ) -> (HostFeeds, std::path::PathBuf) {
-        use std::os::unix::fs::PermissionsExt;
         let pids = dir.join("pids");
         let path = dir.join("ssh");
-        std::fs::write(
+        crate::test_support::write_script(
             &path,
-            format!("#!/bin/sh\necho $$ >> {}\n{body}\n", pids.display()),
-        )
-        .unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            &format!("#!/bin/sh\necho $$ >> {}\n{body}\n", pids.display()),
+        );
         let mut feeds = HostFeeds::new(clock);
         feeds.program = path.into_os_string();
         (feeds, pids)
@@ -422,26 +476,32 @@ mod tests {
         !std::path::Path::new(&format!("/proc/{pid}")).exists()
     }
 
-    /// A host that never answers holds one ssh, no more; the last client
-    /// to leave kills and reaps it before `leave` returns.
+    /// A host that never answers holds one ssh, no more, shared by every
+    /// client; the last client to leave does not end it (the server tells
+    /// of the host's tasks while nobody is attached); a host removed from
+    /// the config, and the server's end, kill and reap it before returning.
     #[test]
-    fn one_ssh_per_host_and_none_left_after_the_last_client() {
+    fn one_ssh_per_host_kept_after_the_last_client_until_removed_or_stopped() {
         let dir = tempfile::tempdir().unwrap();
         let (feeds, pids) = feeds(dir.path(), "exec sleep 600", Arc::new(SystemClock::new()));
-        let a = feeds.join(1, &[host()]);
+        feeds.sync(&[host()]);
         eventually("the ssh", || !started(&pids).is_empty());
-        // A second client shares the link.
+        // Clients share the link.
+        let a = feeds.join(1, &[host()]);
         let _b = feeds.join(2, &[host()]);
         std::thread::sleep(Duration::from_millis(300));
         assert_eq!(started(&pids).len(), 1);
         assert_eq!(lock(&a.board).hosts[0].link, Shown::Connecting);
         feeds.leave(1);
-        let pid = started(&pids)[0];
-        assert!(!gone(pid), "one client is still attached");
         feeds.leave(2);
+        let pid = started(&pids)[0];
+        assert!(!gone(pid), "the link ended with the last client");
+        // The host removed from config.toml: its ssh is gone on return.
+        feeds.sync(&[]);
         assert!(gone(pid), "ssh {pid} is left");
+        assert!(lock(&a.board).hosts.is_empty());
         // The server's end stops a link the same way.
-        let _c = feeds.join(3, &[host()]);
+        feeds.sync(&[host()]);
         eventually("a new ssh", || started(&pids).len() == 2);
         feeds.stop_all();
         assert!(gone(started(&pids)[1]));
@@ -478,7 +538,7 @@ mod tests {
             "{:?}",
             begun.elapsed()
         );
-        feeds.leave(1);
+        feeds.stop_all();
         for pid in started(&pids) {
             assert!(gone(pid));
         }
@@ -532,6 +592,63 @@ mod tests {
         feeds.leave(1);
     }
 
+    /// The task commands' actor: a host of another protocol (its server
+    /// refuses the hello) is an error naming the host and the fix; a host
+    /// that answers gives its answer; a host no longer configured says so.
+    #[test]
+    fn the_actor_names_a_host_that_refuses_and_passes_on_an_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = |name: &str, answers: &[Response]| {
+            let mut frames = Vec::new();
+            for a in answers {
+                write_frame(&mut frames, a).unwrap();
+            }
+            let path = dir.path().join(name);
+            std::fs::write(&path, frames).unwrap();
+            format!("cat {}; exec sleep 600", path.display())
+        };
+        let ask = |body: &str, host_name: &str| {
+            let (feeds, _) = feeds(dir.path(), body, Arc::new(SystemClock::new()));
+            let act = actor(feeds.program.clone(), vec![host()]);
+            let (tx, rx) = crossbeam_channel::bounded(1);
+            let request = Request::Rename {
+                task: "1".into(),
+                name: "x".into(),
+            };
+            act(
+                host_name.into(),
+                request,
+                Box::new(move |a| tx.send(a).unwrap()),
+            );
+            rx.recv_timeout(Duration::from_secs(10)).unwrap()
+        };
+        let refused = ask(
+            &script(
+                "refused",
+                &[Response::Refused {
+                    message: crate::server::protocol::mismatch_message("0.0.1", "0.1.0"),
+                }],
+            ),
+            "far",
+        )
+        .unwrap_err();
+        assert!(refused.starts_with("host far: "), "{refused}");
+        assert!(refused.contains("termic server stop"), "{refused}");
+        let row = TaskRow::for_test(1, "x", "claude", "idle");
+        let welcome = Response::Welcome {
+            version: "x".into(),
+            pid: 1,
+            notice: None,
+        };
+        let renamed = ask(
+            &script("renamed", &[welcome, Response::Renamed(row.clone())]),
+            "far",
+        );
+        assert_eq!(renamed, Ok(Response::Renamed(row)));
+        let gone = ask("exec sleep 600", "gone").unwrap_err();
+        assert_eq!(gone, "host gone: not in config.toml now");
+    }
+
     /// A host whose server stops (`detached("stopped")`) is down since
     /// then, with its last rows, and is reconnected after the first delay
     /// (it was listed: the backoff starts again at 1 s).
@@ -580,7 +697,7 @@ mod tests {
         );
         // The first ssh was reaped before the second started.
         assert!(gone(started(&pids)[0]));
-        feeds.leave(1);
+        feeds.stop_all();
         assert!(started(&pids).into_iter().all(gone));
     }
 }

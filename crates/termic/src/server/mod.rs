@@ -64,6 +64,11 @@ use protocol::{
 use socket::ServerPaths;
 
 /// How long a new connection has to say hello.
+/// The context of a server thread that could not start: the server cannot
+/// run without it, and `termic server run` prints it with the hint
+/// (`limits::with_hint`, so a process limit names `ulimit -u`).
+const SERVICE_THREAD: &str = "cannot start the termic server's own threads";
+
 const HELLO_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How often the server looks whether it is idle, at most.
@@ -126,13 +131,48 @@ struct Server {
     clients: Mutex<Vec<(u64, ClientOut)>>,
     /// Asked when the server is to end; `serve` then returns.
     stop: stop::Stop,
-    /// The links to the remote hosts, while a client is attached (issue 29).
+    /// The links to the remote hosts, while the server runs (issue 29).
     hosts: host_feeds::HostFeeds,
     /// `[tasks] continue_after_limit` as read at start.
     continue_after_limit: bool,
     /// When to type each rate-limited agent's continue prompt (only with
     /// `continue_after_limit`; one plan per task at most).
     limit_plans: Mutex<limit_continue::Plans>,
+}
+
+/// The server's own threads: timers, push, the hosts' notes, the idle
+/// exit. Without any of them the server cannot run.
+fn start_service_threads(
+    server: &Arc<Server>,
+    events: Receiver<RuntimeEvent>,
+    services: &WorkspaceServices,
+    socket: &Path,
+) -> Result<()> {
+    let ticker = Arc::clone(server);
+    std::thread::Builder::new()
+        .name("termic-ticker".into())
+        .spawn(move || ticker.feed_timers(events))
+        .context(SERVICE_THREAD)?;
+    let pusher = Arc::clone(&server.push);
+    std::thread::Builder::new()
+        .name("termic-push".into())
+        .spawn(move || pusher.run())
+        .context(SERVICE_THREAD)?;
+    // The hosts' links run while the server does (issue 29): it tells of
+    // a remote task's change while nobody is attached.
+    server.hosts.sync(&services.config.hosts);
+    let teller = Arc::clone(server);
+    std::thread::Builder::new()
+        .name("termic-host-notes".into())
+        .spawn(move || teller.tell_host_notes())
+        .context(SERVICE_THREAD)?;
+    let idle = Arc::clone(server);
+    let socket_path = socket.to_owned();
+    std::thread::Builder::new()
+        .name("termic-idle".into())
+        .spawn(move || idle.exit_when_idle(&socket_path))
+        .context(SERVICE_THREAD)?;
+    Ok(())
 }
 
 /// The task runtime for `services`' settings and agents: the in-process
@@ -197,11 +237,21 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
     // only those taken before this start.
     let records = journal::all_records(&paths.data_dir);
     let started_ms = SystemClock::new().wall_ms();
-    std::thread::spawn(move || {
-        let named = records.iter().filter_map(|r| r.snapshot.clone()).collect();
-        let dirs: Vec<PathBuf> = records.iter().map(|r| PathBuf::from(&r.cwd)).collect();
-        crate::review::sweep_unnamed(&dirs, &named, started_ms)
-    });
+    // Not thread::spawn, which panics at the process limit: the refs then
+    // wait for a later start (2026-12-07).
+    let sweep = std::thread::Builder::new()
+        .name("termic-sweep-refs".into())
+        .spawn(move || {
+            let named = records.iter().filter_map(|r| r.snapshot.clone()).collect();
+            let dirs: Vec<PathBuf> = records.iter().map(|r| PathBuf::from(&r.cwd)).collect();
+            crate::review::sweep_unnamed(&dirs, &named, started_ms)
+        });
+    if let Err(e) = sweep {
+        errln!(
+            "termic server: old snapshot refs are left for a later start: {}",
+            limits::with_hint(&anyhow::Error::from(e).context("cannot start a thread"))
+        );
+    }
     // Before the first client can say hello: the processes a server of this
     // data dir left when it was killed are ended, and the first client
     // hears how many.
@@ -215,10 +265,6 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
         (Some(lost), Some(swept)) => Some(format!("{lost}\n{swept}")),
         (lost, swept) => lost.or(swept),
     };
-    let listener = UnixListener::bind(&server_paths.socket)
-        .with_context(|| format!("cannot listen on {}", server_paths.socket.display()))?;
-    std::fs::set_permissions(&server_paths.socket, std::fs::Permissions::from_mode(0o600))
-        .with_context(|| format!("cannot chmod 600 {}", server_paths.socket.display()))?;
 
     let services = WorkspaceServices::new(paths.clone(), PathBuf::from("/"), Default::default())?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock::new());
@@ -270,12 +316,6 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
         stop: stop::Stop::new().context("cannot make the server's stop pipe")?,
         hosts: host_feeds::HostFeeds::new(Arc::clone(&clock)),
     });
-    errln!(
-        "termic server {} (pid {}) listening on {}",
-        env!("CARGO_PKG_VERSION"),
-        std::process::id(),
-        server_paths.socket.display()
-    );
     // SIGTERM, SIGHUP, SIGINT, SIGQUIT: the same ending as `server stop`.
     let (on_signal, socket_path) = (Arc::clone(&server), server_paths.socket.clone());
     exit_signals::on_fatal_signal(move |signal| {
@@ -284,19 +324,24 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
             on_signal.stop.request(128u8.saturating_add(signal as u8));
         }
     });
-    let ticker = Arc::clone(&server);
-    std::thread::Builder::new()
-        .name("termic-ticker".into())
-        .spawn(move || ticker.feed_timers(events))?;
-    let pusher = Arc::clone(&server.push);
-    std::thread::Builder::new()
-        .name("termic-push".into())
-        .spawn(move || pusher.run())?;
-    let idle = Arc::clone(&server);
-    let socket_path = server_paths.socket.clone();
-    std::thread::Builder::new()
-        .name("termic-idle".into())
-        .spawn(move || idle.exit_when_idle(&socket_path))?;
+    // The server's own threads start before it listens: a start at the
+    // process limit then ends before any client connects, with its reason
+    // in server.log (which the starting client shows), and its mark goes,
+    // so the next start does not call it a crash (2026-12-07).
+    if let Err(e) = start_service_threads(&server, events, &services, &server_paths.socket) {
+        ServerMark::remove(&server.paths.data_dir);
+        return Err(e);
+    }
+    let listener = UnixListener::bind(&server_paths.socket)
+        .with_context(|| format!("cannot listen on {}", server_paths.socket.display()))?;
+    std::fs::set_permissions(&server_paths.socket, std::fs::Permissions::from_mode(0o600))
+        .with_context(|| format!("cannot chmod 600 {}", server_paths.socket.display()))?;
+    errln!(
+        "termic server {} (pid {}) listening on {}",
+        env!("CARGO_PKG_VERSION"),
+        std::process::id(),
+        server_paths.socket.display()
+    );
 
     let own_uid = socket::own_uid();
     let mut backoff = limits::AcceptBackoff::default();
@@ -392,35 +437,21 @@ impl Server {
         reserve: &mut limits::ReservedFd,
         backoff: &mut limits::AcceptBackoff,
     ) {
-        let errno = err.raw_os_error();
-        // The one connection's trouble (it hung up while queued): next.
-        if matches!(
-            errno,
-            Some(libc::EINTR | libc::ECONNABORTED | libc::EPROTO | libc::EPERM)
-        ) {
+        let refuse_one = |shortage: limits::Shortage| {
+            listener
+                .accept()
+                .map(|(stream, _)| refuse(stream, shortage.sentence()))
+                .is_ok()
+        };
+        let Some((shortage, refused)) = limits::on_accept_failure(err, reserve, refuse_one) else {
             return;
-        }
-        // A descriptor freed since the reserve was lost becomes it again.
-        reserve.restore();
-        let shortage = errno.and_then(limits::shortage_of_errno);
-        let out_of_fds = matches!(
-            shortage,
-            Some(limits::Shortage::Descriptors | limits::Shortage::SystemDescriptors)
-        );
-        if let (true, Some(shortage)) = (out_of_fds, shortage) {
-            if reserve.release() {
-                let refused = listener
-                    .accept()
-                    .map(|(stream, _)| refuse(stream, shortage.sentence()));
-                reserve.restore();
-                if refused.is_ok() {
-                    self.report_shortage(
-                        &format!("refused a connection: cannot accept it: {err}"),
-                        Some(shortage),
-                    );
-                    return;
-                }
-            }
+        };
+        if refused {
+            self.report_shortage(
+                &format!("refused a connection: cannot accept it: {err}"),
+                shortage,
+            );
+            return;
         }
         self.report_shortage(&format!("cannot accept a connection: {err}"), shortage);
         std::thread::sleep(backoff.failed());
@@ -625,7 +656,11 @@ impl Server {
         loop {
             let idle_exit = *lock(&self.idle_exit);
             std::thread::sleep(IDLE_CHECK.min(idle_exit).max(Duration::from_secs(1)));
-            let busy = self.connections.load(Ordering::SeqCst) > 0 || self.running_tasks() > 0;
+            // A host's running task keeps the server up, as a local one:
+            // it is the one to tell of its change.
+            let busy = self.connections.load(Ordering::SeqCst) > 0
+                || self.running_tasks() > 0
+                || lock(self.hosts.board()).has_running_tasks();
             let mut since = lock(&self.idle_since);
             if busy {
                 *since = Instant::now();
@@ -636,6 +671,33 @@ impl Server {
                 );
                 self.shut_down(socket_path, "([server] idle_exit)");
                 return;
+            }
+        }
+    }
+
+    /// The hosts' board changed: while no client is attached, each remote
+    /// task's change to needs you, done or error that nobody told yet is
+    /// told by the server ([`crate::app::remote_hosts::Board::claim`]: an attached
+    /// client that tells it takes it first, so one change is one
+    /// notification). Runs for the server's life.
+    ///
+    /// Every change is also pushed (web push, ntfy, the webhook) once,
+    /// by this thread alone, whoever is attached
+    /// ([`crate::app::remote_hosts::Board::claim_push`]), unless a client
+    /// looks at that task ([`push::Push::offer_remote`]).
+    fn tell_host_notes(&self) {
+        while self.hosts.noted.recv().is_ok() {
+            let pushed = lock(self.hosts.board()).claim_push();
+            for note in &pushed {
+                self.push.offer_remote(note);
+            }
+            if self.attached.load(Ordering::SeqCst) > 0 {
+                continue;
+            }
+            let notes = lock(self.hosts.board()).claim(0);
+            for note in notes {
+                self.away
+                    .on_remote_note(&self.paths, &note, &self.queued_out);
             }
         }
     }
@@ -705,7 +767,22 @@ impl Server {
         };
         let fd = input.get_ref().as_raw_fd();
         let mut told = told;
-        while let Ok(request) = read_frame::<Request>(&mut input) {
+        loop {
+            let request = match read_frame::<Request>(&mut input) {
+                Ok(request) => request,
+                // A request of a newer client (protocol 9 on): said, then
+                // the connection ends as before.
+                Err(protocol::FrameError::Invalid(_)) => {
+                    let _ = write_frame(
+                        &mut out,
+                        &Response::Error {
+                            message: protocol::UNKNOWN_REQUEST.into(),
+                        },
+                    );
+                    return;
+                }
+                Err(_) => return,
+            };
             if let Request::Attach(attach) = request {
                 return self.attach(attach, told.take(), input, out, socket_path);
             }
@@ -714,6 +791,9 @@ impl Server {
             }
             if request == Request::Hosts {
                 return self.host_stream(input, out);
+            }
+            if let Request::Look { host, task } = request {
+                return self.look_stream(host, task, input);
             }
             if let Request::View(view) = request {
                 return self.view(view, input, out);
@@ -729,6 +809,15 @@ impl Server {
                 return;
             }
         }
+    }
+
+    /// A look at task `task` of remote host `host` until the client
+    /// closes the connection: it is not pushed meanwhile.
+    fn look_stream(&self, host: String, task: u64, mut input: BufReader<UnixStream>) {
+        let client = self.next_client.fetch_add(1, Ordering::SeqCst);
+        self.push.look_remote(client, Some((host, task)));
+        while read_frame::<Request>(&mut input).is_ok() {}
+        self.push.look_remote(client, None);
     }
 
     /// `gone`: the client hung up (a `wait` stops waiting for nobody).
@@ -753,13 +842,25 @@ impl Server {
             Request::Rename { task, name } => self.rename(&task, &name).map(Response::Renamed),
             Request::Base { task } => self.base(&task),
             Request::History { task } => self.history(&task),
+            Request::Timeline { task } => self.timeline(&task),
+            Request::Restart { task } => self.restart(&task).map(Response::Started),
+            Request::Changes { task } => self.changes(&task),
+            Request::Details { task } => self.details(&task),
+            Request::ReloadHosts => self.reload_hosts(),
+            Request::Revert { task, file, hunk } => self.revert(&task, &file, hunk),
+            Request::Merge { task, how, into } => {
+                self.merge(&task, how.as_deref(), into.as_deref())
+            }
+            Request::RemoveMerged { task } => self.remove_merged(&task),
             Request::Restore(restore) => self.restore(restore).map(Response::Restored),
             Request::Answer { task, choice } => self.answer_dialog(&task, &choice),
             Request::Input(_) => Err(anyhow!("input is only for an attached client or a view")),
             // Each turns the connection into a stream, in `converse`.
-            Request::Attach(_) | Request::Subscribe | Request::Hosts | Request::View(_) => {
-                Err(anyhow!("that request turns a connection into a stream"))
-            }
+            Request::Attach(_)
+            | Request::Subscribe
+            | Request::Hosts
+            | Request::Look { .. }
+            | Request::View(_) => Err(anyhow!("that request turns a connection into a stream")),
         };
         result.unwrap_or_else(|e| {
             let shortage = limits::shortage(&e);
@@ -792,15 +893,16 @@ impl Server {
                 .unwrap_or_default(),
             false => Vec::new(),
         };
-        let (state, until, exit_code) = match info.status {
-            TaskStatus::Exited(code) => ("exited".to_owned(), None, code),
+        let (state, until, reason, exit_code) = match info.status {
+            TaskStatus::Exited(code) => ("exited".to_owned(), None, None, code),
             TaskStatus::Running => {
                 let state = state.unwrap_or(State::Idle);
-                let until = match state {
-                    State::RateLimited(until) => until.map(|t| t.as_wire()),
-                    _ => None,
+                let (until, reason) = match state {
+                    State::RateLimited(until) => (until.map(|t| t.as_wire()), None),
+                    State::Error(reason) => (None, Some(reason)),
+                    _ => (None, None),
                 };
-                (state.as_str().to_owned(), until, None)
+                (state.as_str().to_owned(), until, reason, None)
             }
         };
         // The runtime's times as Unix ms, both from one origin: the age
@@ -825,6 +927,7 @@ impl Server {
             agent: info.meta.agent,
             state,
             until,
+            reason,
             since,
             started,
             cwd: cwd.map(|p| p.display().to_string()).unwrap_or_default(),
@@ -832,7 +935,10 @@ impl Server {
             exit_code,
             attention,
             choices,
-            away: self.away.row_away(id.0, self.wall_origin).map(Box::new),
+            away: self
+                .away
+                .row_away(&self.runtime, id.0, self.wall_origin)
+                .map(Box::new),
         })
     }
 
@@ -936,23 +1042,21 @@ impl Server {
         let asked = match &run.program {
             RunProgram::Agent { args, .. } | RunProgram::Command { argv: args } => args.clone(),
         };
-        let (worktree, snapshot) = lock(&self.specs)
+        let (worktree, (snapshot, review_base)) = lock(&self.specs)
             .get(&id.0)
             .map(|l| {
                 let worktree = l
                     .worktree
                     .as_ref()
                     .map(|p| p.to_string_lossy().into_owned());
-                (
-                    worktree,
-                    l.base.as_ref().ok().and_then(|b| b.reference.clone()),
-                )
+                (worktree, crate::review::kept_of(&l.base))
             })
             .unwrap_or_default();
         let _ = self.runtime.journal_update(id, |r| {
             r.args = Some(asked);
             r.worktree = worktree;
             r.snapshot = snapshot;
+            r.review_base = review_base;
         });
         self.changed();
         self.row(id).context("the task vanished as it started")
@@ -987,6 +1091,228 @@ impl Server {
         Ok(Response::Base { name, base, why })
     }
 
+    /// Task TASK's Inspector timeline, the newest entries that fit one
+    /// frame (the workspace's Inspector on a remote task, protocol 8).
+    fn timeline(&self, task: &str) -> Result<Response> {
+        let id = self.resolve(task)?;
+        let started = self
+            .runtime
+            .info(id)
+            .context("that task is gone (it was closed)")?
+            .meta
+            .started_ms;
+        let (log, _) = self.runtime.log_since(id, 0);
+        let entries = log
+            .iter()
+            .map(|e| {
+                let entry = crate::app::inspector_entry(e, started);
+                protocol::TimelineEntry {
+                    at_ms: entry.at.as_millis() as u64,
+                    transition: entry.kind == crate::ui::inspector::EntryKind::Transition,
+                    text: entry.text,
+                }
+            })
+            .collect();
+        Ok(Response::Timeline(protocol::fit_timeline(entries)))
+    }
+
+    /// `details` (protocol 9): what task TASK's details panel shows
+    /// beyond its row, as the workspace reads it for a local task.
+    fn details(&self, task: &str) -> Result<Response> {
+        let id = self.resolve(task)?;
+        let info = self
+            .runtime
+            .info(id)
+            .context("that task is gone (it was closed)")?;
+        let spec = lock(&self.specs).get(&id.0).map(|l| l.spec.clone());
+        let (native, profile) = self
+            .runtime
+            .with_engine(id, |e| (e.native_status_seen(), e.config().agent.clone()))
+            .unwrap_or((false, info.meta.agent.clone()));
+        let wired = self.runtime.hooks_wired_for(&info.meta.agent);
+        let (command, branch) = match spec {
+            Some(spec) => {
+                let argv: Vec<String> = spec
+                    .argv
+                    .iter()
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .collect();
+                (
+                    shell_words::join(&argv),
+                    crate::app::services::git_branch(&spec.cwd),
+                )
+            }
+            None => (String::new(), None),
+        };
+        Ok(Response::Details(protocol::TaskDetails {
+            command,
+            branch,
+            channel: crate::app::task_basics::status_channel_words(wired, native, &profile).into(),
+            pid: info.meta.pid,
+            exited: matches!(info.status, TaskStatus::Exited(_)),
+        }))
+    }
+
+    /// `reload_hosts` (protocol 9): config.toml's `[hosts]` read again and
+    /// the links made to follow it. A file that does not load (half saved,
+    /// not TOML) keeps the links as they are and says why in server.log.
+    fn reload_hosts(&self) -> Result<Response> {
+        match crate::config::Config::load(&self.paths.config_dir) {
+            Ok(config) => {
+                self.hosts.sync(&config.hosts);
+                Ok(Response::HostsReloaded {
+                    hosts: config.hosts.len(),
+                })
+            }
+            Err(e) => {
+                errln!("termic server: hosts not read again, the links are kept: {e}");
+                Err(anyhow!("config.toml did not load, the links are kept: {e}"))
+            }
+        }
+    }
+
+    /// `changes` (protocol 8): task TASK's changes since its base, read
+    /// here as `termic diff` reads them, cut to one frame.
+    fn changes(&self, task: &str) -> Result<Response> {
+        let Response::Base { base, why, .. } = self.base(task)? else {
+            anyhow::bail!("that task has no base");
+        };
+        let Some(base) = base else {
+            anyhow::bail!(
+                "no changes to show: {}",
+                why.unwrap_or_else(|| "no snapshot".into())
+            );
+        };
+        let changes =
+            crate::review::changes(&base).map_err(|e| anyhow!("cannot read the changes: {e}"))?;
+        Ok(Response::Changes(protocol::fit_changes(changes)))
+    }
+
+    /// Task TASK's base, or why it has none (an error for the user).
+    fn base_of(&self, task: &str) -> Result<(String, crate::review::ReviewBase)> {
+        let Response::Base { name, base, why } = self.base(task)? else {
+            anyhow::bail!("that task has no base");
+        };
+        match base {
+            Some(base) => Ok((name, base)),
+            None => anyhow::bail!(
+                "no changes to show: {}",
+                why.unwrap_or_else(|| "no snapshot".into())
+            ),
+        }
+    }
+
+    /// Task TASK's row.
+    fn row_of(&self, task: &str) -> Result<TaskRow> {
+        let id = self.resolve(task)?;
+        self.row(id).context("that task is gone (it was closed)")
+    }
+
+    /// `revert` (protocol 9): hunk `hunk` of `file` turned around in the
+    /// task's directory, as the diff view's revert does; refused while
+    /// the agent is working or needs you.
+    fn revert(
+        &self,
+        task: &str,
+        file: &termic_review::model::FileDiff,
+        hunk: usize,
+    ) -> Result<Response> {
+        use crate::review::revert::{revert_hunk, Reverted};
+        let badge = crate::app::remote_hosts::badge_of_row(&self.row_of(task)?);
+        if let Some(why) = crate::app::review::busy_reason(Some(&badge), "Revert") {
+            anyhow::bail!("{why}");
+        }
+        let (_, base) = self.base_of(task)?;
+        Ok(Response::Reverted(
+            match revert_hunk(&base.dir, file, hunk)? {
+                Reverted::WorkTree => protocol::RevertedIn::WorkTree,
+                Reverted::IndexAndWorkTree => protocol::RevertedIn::IndexAndWorkTree,
+            },
+        ))
+    }
+
+    /// `merge` (protocol 9): as `termic merge TASK` does, here.
+    fn merge(&self, task: &str, how: Option<&str>, into: Option<&str>) -> Result<Response> {
+        use termic_review::merge;
+        let state = self.row_of(task)?.state;
+        let (name, base) = self.base_of(task)?;
+        let shown = crate::printed::clean_line(&name).into_owned();
+        if let Some(reason) = crate::commands::merge::busy_reason(&state) {
+            anyhow::bail!(
+                "task {shown} was not merged: {}",
+                reason.replace("TASK", &shown)
+            );
+        }
+        let how = match how {
+            Some(h) => merge::How::parse(h).with_context(|| format!("no merge is named {h}"))?,
+            None => {
+                crate::config::Config::load_lenient(&self.paths.config_dir)
+                    .settings
+                    .review_merge
+            }
+        };
+        let plan =
+            merge::plan(&base, into).map_err(|e| anyhow!("task {shown} was not merged: {e}"))?;
+        let merged = merge::merge(&plan, how, &crate::commands::merge::message(&shown))
+            .map_err(|e| anyhow!("task {shown} was not merged: {e}"))?;
+        Ok(Response::Merged {
+            merged,
+            how: how.as_str().to_owned(),
+            worktree: plan.worktree,
+        })
+    }
+
+    /// `remove_merged` (protocol 9): the merged task's worktree and
+    /// branch removed, then the task closed, once its agent is done or
+    /// has exited (the diff view's offer after a merge).
+    fn remove_merged(&self, task: &str) -> Result<Response> {
+        use crate::worktree::RemoveMergedError;
+        let badge = crate::app::remote_hosts::badge_of_row(&self.row_of(task)?);
+        if let Some(why) = crate::app::merge::removal_refusal(Some(&badge)) {
+            anyhow::bail!("{why}");
+        }
+        let (_, base) = self.base_of(task)?;
+        let plan = termic_review::merge::plan(&base, None)?;
+        let repo = plan
+            .checkout
+            .clone()
+            .unwrap_or_else(|| plan.worktree.clone());
+        let removed = crate::worktree::remove_merged(&repo, &plan.worktree, &plan.branch);
+        // Nothing removed, the task kept: what git said, and what to do
+        // (the client names this host before it).
+        match removed {
+            Err(RemoveMergedError::Worktree(crate::worktree::WorktreeError::Remove {
+                path,
+                reason,
+            })) => anyhow::bail!(
+                "the worktree is kept: {reason}. Have the agent commit its changes and merge \
+                 again, or delete them with: git worktree remove --force {}",
+                path.display()
+            ),
+            Err(RemoveMergedError::Worktree(e)) => anyhow::bail!("{e}"),
+            _ => {}
+        }
+        self.kill(task, false)?;
+        Ok(Response::Killed {
+            worktree: Some(protocol::KilledWorktree {
+                path: plan.worktree,
+                branch: Some(plan.branch),
+                removed: true,
+                error: removed.err().map(|e| e.to_string()),
+            }),
+        })
+    }
+
+    /// `restart` (protocol 8): exited task TASK starts again in its place,
+    /// as the workspace's restart does; its row.
+    fn restart(&self, task: &str) -> Result<TaskRow> {
+        let id = self.resolve(task)?;
+        let new = crate::app::restart_task(&self.runtime, &self.specs, id, None)
+            .map_err(|e| anyhow!(e))?;
+        self.changed();
+        self.row(new).context("the task vanished as it started")
+    }
+
     /// Task TASK's history and screen, the newest [`HISTORY_LINES`] lines
     /// (copy mode on a remote task, issue 29).
     fn history(&self, task: &str) -> Result<Response> {
@@ -1009,18 +1335,57 @@ impl Server {
     }
 
     /// `answer`: the choice's keys, sent only if the task's screen shows
-    /// that choice, checked and sent under the screen's lock.
+    /// that choice, checked and sent under the screen's lock. For an agent
+    /// whose dialogs drop keys that come too soon after they are painted
+    /// (Claude Code), once the dialog held still that long (at most
+    /// [`answer::SETTLE_MAX`]); a choice that opens a second prompt
+    /// (opencode's "Allow always") gets that prompt's keys once it shows as
+    /// measured (at most [`answer::FOLLOW_UP_MAX`]), else nothing more.
+    /// Nothing is ever sent twice.
     fn answer_dialog(&self, task: &str, choice: &str) -> Result<Response> {
+        use protocol::Answered;
         let id = self.resolve(task)?;
-        let sent = self
-            .runtime
-            .write_input_if(id, answer::DIALOG_ROWS, |engine, rows| {
-                answer::decide(answer::Block::of(engine), rows, choice)
-            })?;
-        Ok(Response::Answered(match sent {
-            Ok(()) => protocol::Answered::Sent,
-            Err(why) => why,
-        }))
+        let mut settle = answer::Settle::default();
+        let deadline = Instant::now() + answer::SETTLE_MAX;
+        let then = loop {
+            let now = Instant::now();
+            let mut then = None;
+            let sent = self
+                .runtime
+                .write_input_if(id, answer::DIALOG_ROWS, |engine, rows| {
+                    let answer = answer::decide_answer(answer::Block::of(engine), rows, choice)
+                        .map_err(Some)?;
+                    if !settle.ready(now, &answer.shown, answer.hold) {
+                        return Err(None);
+                    }
+                    then = answer.then;
+                    Ok(answer.keys)
+                })?;
+            match sent {
+                Ok(()) => break then,
+                Err(Some(why)) => return Ok(Response::Answered(why)),
+                Err(None) if now >= deadline => {
+                    return Ok(Response::Answered(Answered::ScreenChanged))
+                }
+                Err(None) => std::thread::sleep(answer::POLL),
+            }
+        };
+        let Some(then) = then else {
+            return Ok(Response::Answered(Answered::Sent));
+        };
+        let deadline = Instant::now() + answer::FOLLOW_UP_MAX;
+        loop {
+            let sent = self
+                .runtime
+                .write_input_if(id, answer::DIALOG_ROWS, |_, rows| then.keys(rows).ok_or(()))?;
+            if sent.is_ok() {
+                return Ok(Response::Answered(Answered::Sent));
+            }
+            if Instant::now() >= deadline {
+                return Ok(Response::Answered(Answered::PartlySent));
+            }
+            std::thread::sleep(answer::POLL);
+        }
     }
 
     /// End the task's whole process tree and forget it; answers once no

@@ -45,7 +45,18 @@ use input::InputEvent;
 /// come before its first repaint.
 /// Also 7 (2026-12-06, issue 29): `history` and its answer `history`, a
 /// task's scrollback and screen (copy mode on a remote task).
-pub const PROTOCOL: u32 = 7;
+/// 8 (2026-12-06, issue 29): `timeline` and its answer `timeline`, a
+/// task's Inspector entries; `restart`, answered `started` (the
+/// workspace's Inspector and restart on a remote task).
+/// 9 (2026-12-06, issues 29, 30 and 32): `details` (a task's command,
+/// branch, channel and pid), `reload_hosts`, the host review requests
+/// `revert`, `merge` and `remove_merged` (answered `reverted`, `merged`),
+/// `look` (a page's view of a remote task), and the answer to a request
+/// the server cannot read.
+/// 10 (2026-12-07, issues 29 and 30): the answer `partly_sent` (a
+/// two-step choice whose second prompt did not show as measured) and a
+/// row's `reason` beside `state: "error"`.
+pub const PROTOCOL: u32 = 10;
 
 /// The largest frame either side accepts (a task list of thousands fits).
 pub const MAX_FRAME: usize = 1 << 20;
@@ -214,12 +225,132 @@ pub enum Request {
     /// and answers `hosts` with every host now, then again each time what
     /// it heard changes, until the client closes the connection.
     Hosts,
+    /// Turn the connection into a look at task TASK of remote host HOST
+    /// (protocol 9, 2026-12-06): while it stays open the server pushes
+    /// nothing about that task (`termic web` holds one beside each page's
+    /// view of a remote task, which goes over its own ssh). Nothing is
+    /// answered; everything the client sends after it is ignored.
+    Look {
+        host: String,
+        task: u64,
+    },
     /// Task TASK's history and screen, for copy mode on a remote task
     /// (protocol 7, issue 29): answered `history` with its last
     /// [`HISTORY_LINES`] lines at most, or `error`.
     History {
         task: String,
     },
+    /// Task TASK's Inspector timeline, oldest first (protocol 8, issue
+    /// 29): answered `timeline`, or `error`.
+    Timeline {
+        task: String,
+    },
+    /// Start exited task TASK again in its place, as the workspace's
+    /// restart does (protocol 8, issue 29): answered `started` with its
+    /// row, or `error` (still running, no such task).
+    Restart {
+        task: String,
+    },
+    /// Task TASK's changes since its base, as `termic diff` reads them
+    /// (protocol 8, issue 29): answered `changes`, cut to one frame, or
+    /// `error` (no base, git failed).
+    Changes {
+        task: String,
+    },
+    /// Task TASK's command, branch, status channel and pid, what the
+    /// details panel shows beyond its row (protocol 9, issue 29):
+    /// answered `details`, or `error`.
+    Details {
+        task: String,
+    },
+    /// Read config.toml's `[hosts]` again and make the links follow it
+    /// (protocol 9, issue 29; `hosts add` and `hosts rm` send it):
+    /// answered `hosts_reloaded`, or `error` when the file does not load
+    /// (the links are kept as they were).
+    ReloadHosts,
+    /// Revert hunk `hunk` of `file` (a file of this server's `changes`
+    /// answer, as the client shows it) in task TASK's directory, as the
+    /// diff view's revert does (protocol 9, issue 29 with issue 32):
+    /// answered `reverted`, or `error` (the task is working or needs you,
+    /// the hunk no longer applies).
+    Revert {
+        task: String,
+        file: termic_review::model::FileDiff,
+        hunk: usize,
+    },
+    /// Merge worktree task TASK's branch into the branch it was cut from,
+    /// as `termic merge` does, with the host's git (protocol 9): `how`
+    /// `ff`, `rebase`, `squash` or `pr` (absent: this server's `[review]
+    /// merge`), `into` another branch. Answered `merged`, or `error`.
+    Merge {
+        task: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        how: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        into: Option<String>,
+    },
+    /// After a merge: remove task TASK's worktree and its `termic/`
+    /// branch, then close the task, as the diff view's offer does
+    /// (protocol 9). Only once its agent is done or has exited: answered
+    /// `killed` with the removed worktree, or `error`.
+    RemoveMerged {
+        task: String,
+    },
+}
+
+/// The answer to `details`: what a task's details panel shows beyond its
+/// row (protocol 9).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskDetails {
+    /// Its command line, shell-quoted (empty when termic did not start it).
+    pub command: String,
+    /// The branch checked out where it runs (`detached at abc123` on a
+    /// detached HEAD), `None` outside a git repository.
+    #[serde(default)]
+    pub branch: Option<String>,
+    /// Where its state comes from, as the details panel words it
+    /// (`hooks`, `native status (OSC 7501)`, ...).
+    pub channel: String,
+    pub pid: i32,
+    /// The process has exited.
+    #[serde(default)]
+    pub exited: bool,
+}
+
+impl Request {
+    /// A request a server of protocol 8 does not know (it ends the
+    /// connection at it): its client says the host's termic is older.
+    pub fn added_in_9(&self) -> bool {
+        matches!(
+            self,
+            Request::Revert { .. } | Request::Merge { .. } | Request::RemoveMerged { .. }
+        )
+    }
+}
+
+/// A server's answer to a request it cannot read (protocol 9 on), then it
+/// closes the connection.
+pub const UNKNOWN_REQUEST: &str = "unknown request: this termic is older than its client";
+
+/// Where a `revert` was applied (protocol 9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RevertedIn {
+    /// The working tree only.
+    WorkTree,
+    /// The index and the working tree (the change was staged).
+    IndexAndWorkTree,
+}
+
+/// One entry of a `timeline` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimelineEntry {
+    /// Milliseconds since the task started.
+    pub at_ms: u64,
+    /// A state change (with its reason), else a signal.
+    pub transition: bool,
+    /// What the engine logged; cleaned by whoever shows it.
+    pub text: String,
 }
 
 /// Lines a `history` answer holds at most (the newest); fewer (halved
@@ -235,6 +366,68 @@ pub struct HistoryRows {
     pub plain: Vec<String>,
     pub rows: u16,
     pub cols: u16,
+}
+
+/// The newest of `entries` that fit one frame with room to spare: the
+/// oldest go first (a timeline holds up to 5,000 entries of any length).
+pub fn fit_timeline(mut entries: Vec<TimelineEntry>) -> Vec<TimelineEntry> {
+    let budget = MAX_FRAME - 64;
+    let mut total = 0usize;
+    let keep = entries
+        .iter()
+        .rev()
+        .take_while(|e| {
+            // Its JSON and the comma after it.
+            total += json_len(e) + 1;
+            total <= budget
+        })
+        .count();
+    entries.drain(..entries.len() - keep);
+    entries
+}
+
+/// `changes` cut to fit one frame with room to spare: the first files
+/// whole, then as many of the next file's hunks as fit; `cut` says when
+/// anything was left out.
+pub fn fit_changes(mut changes: termic_review::model::Changes) -> termic_review::model::Changes {
+    let budget = MAX_FRAME - 1024;
+    let mut total = 0usize;
+    let whole = changes
+        .files
+        .iter()
+        .take_while(|f| {
+            total += json_len(f) + 1;
+            total <= budget
+        })
+        .count();
+    if whole == changes.files.len() {
+        return changes;
+    }
+    changes.cut = true;
+    total -= json_len(&changes.files[whole]) + 1;
+    changes.files.truncate(whole + 1);
+    let Some(last) = changes.files.last_mut() else {
+        return changes;
+    };
+    let hunks = std::mem::take(&mut last.hunks);
+    total += json_len(&*last) + 1;
+    if total > budget {
+        changes.files.pop();
+        return changes;
+    }
+    for hunk in hunks {
+        total += json_len(&hunk) + 1;
+        if total > budget {
+            break;
+        }
+        last.hunks.push(hunk);
+    }
+    changes
+}
+
+/// A value's JSON length (past any frame when it cannot be written).
+fn json_len<T: Serialize>(value: &T) -> usize {
+    serde_json::to_vec(value).map_or(MAX_FRAME + 1, |v| v.len())
 }
 
 /// What a restore does.
@@ -347,6 +540,20 @@ pub struct TaskRow {
     /// server's clock (protocol 7); absent when it named none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<String>,
+    /// With `error`: why, as a [`termic_signal::stop::StopReason`] wire
+    /// name on the wire (`overloaded`, `server_error`, `auth_failed`,
+    /// `api_error`, `rate_limited`); absent on every other state and from
+    /// a server older than protocol 10. A name this termic does not know
+    /// (a newer or a hostile peer's) is dropped as the row is read, so
+    /// only this termic's own label is ever shown for it: the row then
+    /// says a plain error. Read it with [`TaskRow::stop_reason`].
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "reason_name",
+        deserialize_with = "known_reason"
+    )]
+    pub reason: Option<termic_signal::stop::StopReason>,
     /// When the task entered that state, Unix time in milliseconds.
     pub since: u64,
     /// When the task started, Unix time in milliseconds.
@@ -384,6 +591,12 @@ pub struct RowAway {
     /// done (`+10 -3, 2 files`), when git told it in time.
     #[serde(default)]
     pub stat: Option<String>,
+    /// The agent's last message of its last turn, where its end-of-turn
+    /// hook carries one (cleaned, at most
+    /// [`crate::server::away::AWAY_MESSAGE_CHARS`] chars). Added
+    /// 2026-12-06; absent from older servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// One state change of a task while no client was attached.
@@ -394,6 +607,44 @@ pub struct RowChange {
     pub state: String,
     /// When, Unix time in milliseconds.
     pub at: u64,
+}
+
+impl TaskRow {
+    /// Why an `error` row stopped, when its server said a reason this
+    /// termic knows; `None` on any other state.
+    pub fn stop_reason(&self) -> Option<termic_signal::stop::StopReason> {
+        self.reason.filter(|_| self.state == "error")
+    }
+}
+
+/// A row's `reason` on the wire: its wire name.
+fn reason_name<S>(reason: &Option<termic_signal::stop::StopReason>, s: S) -> Result<S::Ok, S::Error>
+where
+    S: serde::Serializer,
+{
+    match reason {
+        Some(r) => s.serialize_str(r.as_wire()),
+        None => s.serialize_none(),
+    }
+}
+
+/// A row's `reason` as read: a known wire name, or nothing. A string this
+/// termic does not know, or a value that is not a string (a later
+/// protocol's), is dropped, never a failure to read the row.
+fn known_reason<'de, D>(d: D) -> Result<Option<termic_signal::stop::StopReason>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Wire {
+        Name(String),
+        Other(serde::de::IgnoredAny),
+    }
+    Ok(match Option::<Wire>::deserialize(d)? {
+        Some(Wire::Name(name)) => termic_signal::stop::StopReason::from_wire(&name),
+        Some(Wire::Other(_)) | None => None,
+    })
 }
 
 #[cfg(test)]
@@ -407,6 +658,7 @@ impl TaskRow {
             agent: agent.into(),
             state: state.into(),
             until: None,
+            reason: None,
             since: 0,
             started: 0,
             cwd: "/".into(),
@@ -458,6 +710,10 @@ pub enum Answered {
     NotNeeded,
     /// The task's agent offers no choice of that id: nothing was sent.
     UnknownChoice,
+    /// A two-step choice (opencode's "Allow always", protocol 10): its
+    /// first keys were sent, but the agent's second prompt did not show as
+    /// measured within 3 s, so nothing more was sent; it waits on the screen.
+    PartlySent,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -559,6 +815,26 @@ pub enum Response {
     /// The answer to `hosts`, and pushed again at each change: every
     /// configured host, in config order.
     Hosts(Vec<HostTasks>),
+    /// The answer to `timeline` (protocol 8).
+    Timeline(Vec<TimelineEntry>),
+    /// The answer to `changes` (protocol 8).
+    Changes(termic_review::model::Changes),
+    /// The answer to `details` (protocol 9).
+    Details(TaskDetails),
+    /// The answer to `reload_hosts`: how many hosts config.toml names now
+    /// (protocol 9).
+    HostsReloaded {
+        hosts: usize,
+    },
+    /// The answer to `revert` (protocol 9).
+    Reverted(RevertedIn),
+    /// The answer to `merge` (protocol 9): what the merge did, how, and
+    /// the task's worktree.
+    Merged {
+        merged: termic_review::merge::Merged,
+        how: String,
+        worktree: std::path::PathBuf,
+    },
 }
 
 /// A killed task's worktree: kept (the default) or removed, and its branch.
@@ -633,7 +909,12 @@ pub fn write_output(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
     out.flush()
 }
 
-/// What an attached client reads.
+/// What an attached client reads. One frame at a time, read and matched
+/// at once, never stored in bulk: its size is no cost, and a boxed
+/// `Response` would make every nested match (a dozen, across the
+/// clients) take the box apart first. A task row's `reason` (protocol
+/// 10, 2026-12-07) took `Response` over the lint's size difference.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, PartialEq, Eq)]
 pub enum AttachFrame {
     Output(Vec<u8>),
@@ -692,6 +973,84 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_timeline_keeps_its_newest_entries_that_fit_one_frame() {
+        let entry = |i: usize, len: usize| TimelineEntry {
+            at_ms: i as u64,
+            transition: i % 2 == 0,
+            text: "x".repeat(len),
+        };
+        let small: Vec<_> = (0..10).map(|i| entry(i, 10)).collect();
+        assert_eq!(fit_timeline(small.clone()), small);
+        // 5,000 entries of 1 KiB do not fit: the newest that do, in order.
+        let big: Vec<_> = (0..5000).map(|i| entry(i, 1024)).collect();
+        let kept = fit_timeline(big);
+        assert!(kept.len() > 500 && kept.len() < 1024, "{}", kept.len());
+        assert_eq!(kept.last().unwrap().at_ms, 4999);
+        assert!(kept.windows(2).all(|w| w[0].at_ms + 1 == w[1].at_ms));
+        let mut frame = Vec::new();
+        write_frame(&mut frame, &Response::Timeline(kept)).unwrap();
+        assert!(frame.len() <= MAX_FRAME + 4, "{}", frame.len());
+    }
+
+    #[test]
+    fn changes_keep_the_first_files_and_hunks_that_fit_one_frame() {
+        use termic_review::model::{Changes, FileDiff, FileStatus, Hunk, Line, LineKind};
+        let hunk = |i: u32| Hunk {
+            header: format!("@@ -{i} +{i} @@"),
+            old_start: i,
+            new_start: i,
+            lines: vec![Line {
+                kind: LineKind::Added,
+                old: None,
+                new: Some(i),
+                text: "y".repeat(4000),
+                bytes: None,
+            }],
+        };
+        let file = |n: usize, hunks: u32| FileDiff {
+            path: format!("f{n}"),
+            old_path: None,
+            status: FileStatus::Modified,
+            mode: None,
+            binary: false,
+            added: u64::from(hunks),
+            removed: 0,
+            hunks: (0..hunks).map(hunk).collect(),
+        };
+        let small = Changes {
+            files: vec![file(0, 2)],
+            cut: false,
+        };
+        assert_eq!(fit_changes(small.clone()), small);
+        // 10 files of 400 hunks of 4 KB: the first file's hunks that fit.
+        let big = Changes {
+            files: (0..10).map(|n| file(n, 400)).collect(),
+            cut: false,
+        };
+        let kept = fit_changes(big);
+        assert!(kept.cut);
+        assert_eq!(kept.files.len(), 1);
+        let hunks = kept.files[0].hunks.len();
+        assert!(hunks > 200 && hunks < 260, "{hunks}");
+        assert_eq!(kept.files[0].hunks[0].old_start, 0);
+        let mut frame = Vec::new();
+        write_frame(&mut frame, &Response::Changes(kept)).unwrap();
+        assert!(frame.len() <= MAX_FRAME + 4, "{}", frame.len());
+        // Files of one hunk each: whole files only, in order.
+        let many = Changes {
+            files: (0..400).map(|n| file(n, 1)).collect(),
+            cut: false,
+        };
+        let kept = fit_changes(many);
+        assert!(kept.cut && kept.files.len() > 200 && kept.files.len() < 400);
+        assert!(kept
+            .files
+            .iter()
+            .enumerate()
+            .all(|(i, f)| f.path == format!("f{i}")));
+    }
+
+    #[test]
     fn a_message_survives_a_round_trip() {
         let req = Request::Wait {
             task: "t1".into(),
@@ -743,6 +1102,7 @@ mod tests {
             agent: "claude".into(),
             state: "needs_you".into(),
             until: None,
+            reason: None,
             since: 1_796_544_060_000,
             started: 1_796_544_000_000,
             cwd: "/src/app".into(),
@@ -799,6 +1159,56 @@ mod tests {
         );
     }
 
+    /// Protocol 10: an error row's `reason` is the stop reason's wire
+    /// name, round trips, and is absent on other rows (a protocol 9 row
+    /// decodes). A name this termic does not know, markup, escapes or a
+    /// value that is not a string is dropped as the row is read: the row
+    /// still decodes, and says a plain error.
+    #[test]
+    fn an_error_rows_reason_round_trips_and_an_unknown_one_is_dropped() {
+        use termic_signal::stop::StopReason;
+        let plain = TaskRow::for_test(4, "fix", "claude", "error");
+        let json = serde_json::to_string(&plain).unwrap();
+        assert!(!json.contains("reason"), "{json}");
+        assert_eq!(serde_json::from_str::<TaskRow>(&json).unwrap(), plain);
+        for r in StopReason::ALL {
+            let row = TaskRow {
+                reason: Some(r),
+                ..plain.clone()
+            };
+            let json = serde_json::to_string(&row).unwrap();
+            assert!(
+                json.contains(&format!(r#""reason":"{}""#, r.as_wire())),
+                "{json}"
+            );
+            let back: TaskRow = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, row);
+            assert_eq!(back.stop_reason(), Some(r));
+        }
+        let with = |reason: &str| {
+            json.replace(
+                "\"state\":\"error\"",
+                &format!("\"state\":\"error\",\"reason\":{reason}"),
+            )
+        };
+        for odd in [
+            r#""quota_gone""#,
+            r#""\u001b]0;x\u0007<b>auth_failed</b>""#,
+            r#""auth failed""#,
+            r#""Auth_Failed""#,
+            r#""""#,
+            "7",
+            r#"{"kind":"auth_failed"}"#,
+            "null",
+        ] {
+            let raw = with(odd);
+            assert!(raw.contains("reason"), "{raw}");
+            let back: TaskRow = serde_json::from_str(&raw).unwrap_or_else(|e| panic!("{odd}: {e}"));
+            assert_eq!(back.reason, None, "{odd}");
+            assert_eq!(back.stop_reason(), None, "{odd}");
+        }
+    }
+
     /// Protocol 6: a row that needs you says what is asked and the
     /// choices; a row without them is the row protocol 5 knew, and decodes.
     #[test]
@@ -809,6 +1219,7 @@ mod tests {
             agent: "claude".into(),
             state: "needs_you".into(),
             until: None,
+            reason: None,
             since: 2,
             started: 1,
             cwd: "/src".into(),
@@ -854,6 +1265,7 @@ mod tests {
             (Answered::ScreenChanged, "screen_changed"),
             (Answered::NotNeeded, "not_needed"),
             (Answered::UnknownChoice, "unknown_choice"),
+            (Answered::PartlySent, "partly_sent"),
         ] {
             assert_eq!(
                 serde_json::to_string(&Response::Answered(answered)).unwrap(),

@@ -33,6 +33,7 @@ use super::protocol::Choice;
 use crate::config::{Config, PushSettings};
 use crate::notify::Attention;
 use crate::printed::errln;
+use termic_signal::engine::FROM_OUTPUT;
 
 /// Notifications waiting for the sender, at most.
 pub const QUEUE: usize = 64;
@@ -53,6 +54,9 @@ pub struct Push {
     ready: Condvar,
     /// Which task each client (by its number) is looking at.
     looking: Mutex<Vec<(u64, TaskId)>>,
+    /// Which remote host's task (host, number) each client is looking
+    /// at: an attached app's pane, a page's view through `termic web`.
+    looking_remote: Mutex<Vec<(u64, String, u64)>>,
     web_dir: PathBuf,
     config_dir: PathBuf,
     host: String,
@@ -77,6 +81,7 @@ impl Push {
             queue: Mutex::new(VecDeque::with_capacity(QUEUE)),
             ready: Condvar::new(),
             looking: Mutex::new(Vec::new()),
+            looking_remote: Mutex::new(Vec::new()),
             web_dir: web_dir(data_dir),
             config_dir: config_dir.to_path_buf(),
             host: host_name(),
@@ -94,6 +99,33 @@ impl Push {
         if let Some(task) = task {
             looking.push((client, task));
         }
+    }
+
+    /// Client `client` now looks at task `number` of remote host `host`
+    /// (`None`: at none, or it left).
+    pub fn look_remote(&self, client: u64, task: Option<(String, u64)>) {
+        let mut looking = lock(&self.looking_remote);
+        looking.retain(|(c, ..)| *c != client);
+        if let Some((host, number)) = task {
+            looking.push((client, host, number));
+        }
+    }
+
+    /// Whether some client looks at task `number` of host `host` now.
+    pub fn looked_at_remote(&self, host: &str, number: u64) -> bool {
+        lock(&self.looking_remote)
+            .iter()
+            .any(|(_, h, n)| h == host && *n == number)
+    }
+
+    /// A remote host's task changed to needs you, done or error (a note
+    /// of the hosts' board): queued unless a client is looking at it.
+    /// Never waits.
+    pub fn offer_remote(&self, note: &crate::app::remote_hosts::Note) {
+        if self.looked_at_remote(&note.host, note.number) {
+            return;
+        }
+        self.queue(remote_notification(note));
     }
 
     /// Whether some client looks at `task` now.
@@ -116,7 +148,13 @@ impl Push {
         if self.looked_at(id) {
             return;
         }
-        let note = notification(number, name, &self.host, attention, kind, choices);
+        self.queue(notification(
+            number, name, &self.host, attention, kind, choices,
+        ));
+    }
+
+    /// Queues `note` for the sender; a full queue drops its oldest.
+    fn queue(&self, note: Notification) {
         let mut queue = lock(&self.queue);
         if queue.len() >= QUEUE {
             queue.pop_front();
@@ -271,7 +309,7 @@ impl Push {
         let wanted: Vec<Subscription> = self
             .subscriptions()
             .into_iter()
-            .filter(|s| s.wants(note.task, note.why.needs_you()))
+            .filter(|s| s.wants_note(note))
             .collect();
         if !wanted.is_empty() {
             if let Some(keys) = self.vapid() {
@@ -339,7 +377,7 @@ pub fn notification(
         },
         Attention::Done => Why::Done,
         Attention::Stopped { reason } => Why::Error {
-            label: reason.label().to_owned(),
+            label: reason.map(|r| r.label().to_owned()).unwrap_or_default(),
         },
         Attention::RateLimited { until } => Why::RateLimited {
             until: until.map(|t| t.as_wire()),
@@ -349,7 +387,53 @@ pub fn notification(
         task: number,
         name: name.to_owned(),
         host: host.to_owned(),
+        remote: None,
         actions: actions_for(attention, choices),
+        why,
+    }
+}
+
+/// The notification for a remote host's note (pure): the host's name in
+/// config.toml as its host, the task's number there, why from its row
+/// (the kind and message it needs you for; an error's reason, protocol
+/// 10, when the host named one this termic knows: "error: auth failed",
+/// else "error") and the dialog's answers the row offered.
+pub fn remote_notification(note: &crate::app::remote_hosts::Note) -> Notification {
+    let asked = note.attention.as_deref();
+    let (why, attention) = match note.state.as_str() {
+        "needs_you" => {
+            let detail = asked.and_then(|a| {
+                let message = a.message.as_deref()?;
+                Some(match a.from_output {
+                    true => format!("{FROM_OUTPUT}{message}"),
+                    false => message.to_owned(),
+                })
+            });
+            let why = Why::NeedsYou {
+                kind: asked.map(|a| a.kind.clone()),
+                detail: detail.clone(),
+            };
+            (why, Attention::NeedsYou { detail })
+        }
+        "done" => (Why::Done, Attention::Done),
+        _ => (
+            Why::Error {
+                label: note
+                    .reason
+                    .map(|r| r.label().to_owned())
+                    .unwrap_or_default(),
+            },
+            Attention::Stopped {
+                reason: note.reason,
+            },
+        ),
+    };
+    Notification {
+        task: note.number,
+        name: note.task.clone(),
+        host: note.host.clone(),
+        remote: Some(note.host.clone()),
+        actions: actions_for(&attention, &note.choices),
         why,
     }
 }
@@ -418,7 +502,7 @@ mod tests {
             "login",
             "devbox",
             &Attention::Stopped {
-                reason: termic_signal::stop::StopReason::RateLimited,
+                reason: Some(termic_signal::stop::StopReason::RateLimited),
             },
             None,
             &[],
@@ -463,6 +547,74 @@ mod tests {
         assert!(actions_for(&needs, &options).is_empty());
         assert!(actions_for(&needs, &[]).is_empty());
         assert!(actions_for(&Attention::Done, &offered).is_empty());
+    }
+
+    #[test]
+    fn a_remote_note_names_its_host_says_why_and_is_not_pushed_while_looked_at() {
+        use crate::app::remote_hosts::Note;
+        use crate::server::protocol::RowAttention;
+        let note = |state: &str| Note {
+            seq: 1,
+            host: "far".into(),
+            number: 2,
+            task: "create".into(),
+            agent: "claude".into(),
+            state: state.into(),
+            reason: None,
+            attention: (state == "needs_you").then(|| {
+                Box::new(RowAttention {
+                    kind: "permission".into(),
+                    message: Some("Write out.txt".into()),
+                    from_output: true,
+                })
+            }),
+            choices: vec![choice("approve_once", "Yes"), choice("deny", "No")],
+        };
+        let asks = remote_notification(&note("needs_you")).payload();
+        assert_eq!(asks.title, "far: create");
+        assert_eq!(asks.host, "far");
+        assert_eq!(asks.remote.as_deref(), Some("far"));
+        assert_eq!(asks.task, 2);
+        assert_eq!(asks.reason, "permission");
+        assert_eq!(
+            asks.body,
+            "permission: from the program's output: Write out.txt"
+        );
+        assert_eq!(asks.actions.len(), 2);
+        let done = remote_notification(&note("done")).payload();
+        assert_eq!((done.body.as_str(), done.actions.len()), ("done", 0));
+        // A host of protocol 9, or one naming a reason this termic does
+        // not know: a plain error.
+        let error = remote_notification(&note("error")).payload();
+        assert_eq!(
+            (error.body.as_str(), error.reason.as_str()),
+            ("error", "error")
+        );
+        // Protocol 10: the reason the host named (issue 30's "error: rate
+        // limited", for a remote host's task too).
+        let auth = remote_notification(&Note {
+            reason: Some(termic_signal::stop::StopReason::AuthFailed),
+            ..note("error")
+        })
+        .payload();
+        assert_eq!(
+            (auth.body.as_str(), auth.reason.as_str(), auth.actions.len()),
+            ("error: auth failed", "error", 0)
+        );
+
+        let dir = std::env::temp_dir();
+        let push = Push::new(&dir, &dir);
+        push.look_remote(3, Some(("far".into(), 2)));
+        push.offer_remote(&note("done"));
+        assert!(lock(&push.queue).is_empty(), "looked at: nothing");
+        push.offer_remote(&Note {
+            number: 1,
+            ..note("done")
+        });
+        push.look_remote(3, None);
+        push.offer_remote(&note("done"));
+        let queued: Vec<u64> = lock(&push.queue).iter().map(|n| n.task).collect();
+        assert_eq!(queued, [1, 2]);
     }
 
     #[test]

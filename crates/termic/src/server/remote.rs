@@ -275,11 +275,25 @@ impl Remote {
             bail!("{}", self.lost("lost the connection to"));
         }
         match read_frame::<Response>(&mut self.input) {
+            Ok(Response::Error { message }) if message == super::protocol::UNKNOWN_REQUEST => {
+                bail!("{}", older_host(&self.host))
+            }
             Ok(Response::Error { message }) => bail!("host {}: {message}", self.host),
             Ok(response) => Ok(response),
+            // A server of protocol 8 ends the connection at a request it
+            // does not know.
+            Err(_) if request.added_in_9() => bail!("{}", older_host(&self.host)),
             Err(_) => bail!("{}", self.lost("lost the connection to")),
         }
     }
+}
+
+/// What a user reads when host `host`'s termic does not know a request
+/// (pure).
+pub fn older_host(host: &str) -> String {
+    format!(
+        "host {host}: its termic is older than this one and cannot do this: update termic on {host}"
+    )
 }
 
 /// Connect to `host` and run `f` on the connection, giving up after
@@ -428,10 +442,8 @@ mod tests {
     /// A fake ssh (a script in ssh's place) for the paths no real sshd
     /// gives on demand.
     fn fake_ssh(dir: &std::path::Path, body: &str) -> OsString {
-        use std::os::unix::fs::PermissionsExt;
         let path = dir.join("ssh");
-        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        crate::test_support::write_script(&path, &format!("#!/bin/sh\n{body}\n"));
         path.into_os_string()
     }
 

@@ -12,15 +12,18 @@
 //! answer says why.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use termic_runtime::journal::{self, Restorable, TaskRecord};
 
 use super::protocol::{RestoreAction, RestoreRequest, Restored};
 use super::{lock, os_env, task_size, Server};
+use crate::agents::builtin::InUse;
 use crate::agents::command::{COMMAND_PROFILE, SHELL_PROFILE};
 use crate::app::overlays::unique_name;
 use crate::app::services::Services;
+use crate::printed::errln;
 use crate::workspace::services::WorkspaceServices;
 
 impl Server {
@@ -69,7 +72,7 @@ impl Server {
         match self.spawn_restored(req, record, told) {
             Ok(row) => told.row = Some(row),
             Err(e) => {
-                told.error = Some(format!("{e:#}"));
+                told.error = Some(super::limits::with_hint(&e));
                 // Back in lost/, to restore later.
                 if let Some(bytes) = record.to_bytes() {
                     let _ = journal::write_atomic(&r.path, &bytes);
@@ -129,6 +132,22 @@ impl Server {
                     Vec::new()
                 }
             };
+            if told.resumed {
+                if let Some(left) = record
+                    .session
+                    .as_deref()
+                    .and_then(|id| crate::agents::builtin::in_use_of(base, id))
+                    .and_then(|(dir, lock)| {
+                        let home = PathBuf::from(std::env::var_os("HOME")?);
+                        wait_for_lock_owners(&home.join(dir), lock, LOCK_OWNER_WAIT)
+                    })
+                {
+                    told.note = Some(format!(
+                        "its previous process (pid {left}) still held the conversation: \
+                         {base} may ask whether to resume it anyway"
+                    ));
+                }
+            }
             args.extend(user_args.iter().cloned());
             let launch = services.launch(&record.agent, &name, false, size, &args)?;
             self.runtime
@@ -136,11 +155,12 @@ impl Server {
             (launch, user_args)
         };
         let spec = launch.spec.clone();
-        // The journal keeps no review base: a restored task's changes are
-        // counted from its restore (taken before it starts, as for `run`).
-        let base = crate::review::take_base(
+        // The base it had: its diff still counts from its first start
+        // (a record that kept none gets a new one, as `run` does).
+        let base = crate::review::base_again(
             &spec.cwd,
             record.worktree.as_deref().map(Path::new),
+            (record.snapshot.as_deref(), record.review_base.as_deref()),
             &crate::review::snapshot_key(&spec.name),
         )
         .map_err(|e| e.to_string());
@@ -161,14 +181,16 @@ impl Server {
         // resume arguments: the next restore asks again), its worktree,
         // and the conversation it continues until a hook says another.
         let (worktree, session) = (record.worktree.clone(), record.session.clone());
-        let snapshot = lock(&self.specs)
+        let (snapshot, review_base) = lock(&self.specs)
             .get(&id.0)
-            .and_then(|l| l.base.as_ref().ok().and_then(|b| b.reference.clone()));
+            .map(|l| crate::review::kept_of(&l.base))
+            .unwrap_or_default();
         let _ = self.runtime.journal_update(id, |r| {
             r.args = Some(args);
             r.worktree = worktree;
             r.session = session;
             r.snapshot = snapshot;
+            r.review_base = review_base;
         });
         self.changed();
         self.row(id)
@@ -190,6 +212,77 @@ fn saved_at_home(path: &str) -> bool {
     std::env::var_os("HOME")
         .map(std::path::PathBuf::from)
         .is_some_and(|home| home.join(path).exists())
+}
+
+/// How long a restore waits for the processes that hold a conversation
+/// to end and be reaped (Copilot's exits within ms of losing its terminal
+/// when the machine is idle; an orphan's zombie was reaped 1.3 to 1.6 s
+/// after its exit here; measured 2026-12-06).
+const LOCK_OWNER_WAIT: Duration = Duration::from_secs(10);
+
+/// Waits, at most `wait`, until no process that owns a lock file of `dir`
+/// is left in the process table; returns a pid still there then. Removes
+/// nothing: a lock is the agent's to clean up.
+fn wait_for_lock_owners(dir: &Path, lock: InUse, wait: Duration) -> Option<u32> {
+    log_lock_owners(dir, lock);
+    let deadline = Instant::now() + wait;
+    loop {
+        let alive = lock_owners(dir, lock)?
+            .into_iter()
+            .find(|pid| process_exists(*pid));
+        match alive {
+            None => return None,
+            Some(pid) if Instant::now() >= deadline => return Some(pid),
+            Some(_) => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+}
+
+/// A line in server.log for each lock file of `dir`: its pid, and whether
+/// that process runs (and what), has exited but is not reaped yet, or is
+/// gone (so a restore that comes back "in use" can be read afterwards).
+fn log_lock_owners(dir: &Path, lock: InUse) {
+    for pid in lock_owners(dir, lock).unwrap_or_default() {
+        let what = match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => "gone".to_owned(),
+            Ok(stat) if is_zombie(&stat) => "exited, not yet reaped".to_owned(),
+            Ok(_) => {
+                let cmdline = termic_runtime::foreground::read_cmdline(pid as libc::pid_t);
+                String::from_utf8_lossy(&cmdline)
+                    .replace('\0', " ")
+                    .trim()
+                    .to_owned()
+            }
+        };
+        errln!(
+            "termic server: restore: {} holds a lock of pid {pid}: {}",
+            dir.display(),
+            crate::printed::clean_line(&what)
+        );
+    }
+}
+
+/// The pids named by the lock files of `dir` (`None`: it cannot be read).
+fn lock_owners(dir: &Path, lock: InUse) -> Option<Vec<u32>> {
+    let entries = std::fs::read_dir(dir).ok()?;
+    Some(
+        entries
+            .filter_map(|e| lock.owner(e.ok()?.file_name().to_str()?))
+            .collect(),
+    )
+}
+
+/// Whether `pid` is still in the process table, a zombie included:
+/// Copilot CLI 1.0.102's in-use check counts a lock whose process exited
+/// but was not reaped yet as held, and opens on its "Session in use"
+/// dialog (measured 2026-12-06, docs/gotchas.md).
+fn process_exists(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Whether a `/proc/PID/stat` line is a zombie's.
+fn is_zombie(stat: &str) -> bool {
+    stat.rsplit(") ").next().is_some_and(|r| r.starts_with('Z'))
 }
 
 /// An agent's resume arguments, or why it starts fresh.
@@ -220,5 +313,72 @@ fn told(record: &TaskRecord) -> Restored {
         note,
         error: None,
         row: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOCK: InUse = InUse {
+        dir: "",
+        prefix: "inuse.",
+        suffix: ".lock",
+    };
+
+    /// A real child process as the lock's owner: the wait ends once it
+    /// exited AND was reaped (a zombie still holds it, as Copilot's own
+    /// check counts it), gives its pid back when it outlives the wait, and
+    /// a dead pid's lock (the child reaped) does not hold it; the lock
+    /// files stay.
+    #[test]
+    fn the_wait_ends_when_the_locks_owner_exits_and_removes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let lock = dir.path().join(format!("inuse.{pid}.lock"));
+        std::fs::write(&lock, pid.to_string()).unwrap();
+        std::fs::write(dir.path().join(format!("inuse.{pid}.hold")), "").unwrap();
+        let short = Duration::from_millis(150);
+        assert_eq!(wait_for_lock_owners(dir.path(), LOCK, short), Some(pid));
+        // SAFETY: a signal to this test's own child.
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        let stat = || std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !is_zombie(&stat()) {
+            assert!(Instant::now() < deadline, "the killed child never exited");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(
+            wait_for_lock_owners(dir.path(), LOCK, short),
+            Some(pid),
+            "exited but not reaped: Copilot still counts it"
+        );
+        let reaper = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            child.wait().unwrap();
+        });
+        let started = Instant::now();
+        assert_eq!(
+            wait_for_lock_owners(dir.path(), LOCK, Duration::from_secs(20)),
+            None
+        );
+        assert!(started.elapsed() >= Duration::from_millis(250));
+        reaper.join().unwrap();
+        let started = Instant::now();
+        assert_eq!(
+            wait_for_lock_owners(dir.path(), LOCK, Duration::from_secs(20)),
+            None
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(lock.exists(), "the lock is the agent's to remove");
+        assert_eq!(
+            wait_for_lock_owners(&dir.path().join("gone"), LOCK, short),
+            None,
+            "no directory, no lock"
+        );
     }
 }

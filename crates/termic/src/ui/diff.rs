@@ -49,8 +49,9 @@ pub fn render(frame: &mut Frame, view: &DiffView) {
         area.width.saturating_sub(2),
         area.height.saturating_sub(1),
     );
-    let rows = usize::from(inner.height.saturating_sub(1));
-    let mut lines: Vec<Line> = Vec::with_capacity(rows + 1);
+    let bottom = bottom_lines(view, inner.width);
+    let rows = usize::from(inner.height).saturating_sub(bottom.len());
+    let mut lines: Vec<Line> = Vec::with_capacity(rows + bottom.len());
     match &view.content {
         Content::Loading => lines.push(Line::from("Reading the changes...")),
         Content::Failed(why) => lines.push(Line::styled(
@@ -84,7 +85,19 @@ pub fn render(frame: &mut Frame, view: &DiffView) {
     while lines.len() < rows {
         lines.push(Line::raw(""));
     }
-    let bottom = match (&view.editing, &view.note) {
+    lines.extend(bottom);
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The most rows a note takes at the bottom (a host's refusal names a
+/// path and what to do, longer than a row).
+pub const NOTE_ROWS: usize = 3;
+
+/// The bottom of the view: the revert question, the comment being
+/// typed, the note (wrapped to `width`, at most [`NOTE_ROWS`] rows) or
+/// the keys.
+fn bottom_lines(view: &DiffView, width: u16) -> Vec<Line<'static>> {
+    let line = match (&view.editing, &view.note) {
         _ if view.confirm.is_some() => Line::styled(
             clean_line(&view.confirm_question().unwrap_or_default()).into_owned(),
             Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
@@ -96,14 +109,17 @@ pub fn render(frame: &mut Frame, view: &DiffView) {
                 clean_line(text)
             )),
         ]),
-        (None, Some(note)) => Line::styled(
-            clean_line(note).into_owned(),
-            Style::new().fg(Color::Yellow),
-        ),
+        (None, Some(note)) => {
+            let width = usize::from(width).max(1);
+            return super::inspector::wrap_words(&clean_line(note), width)
+                .into_iter()
+                .take(NOTE_ROWS)
+                .map(|l| Line::styled(l, Style::new().fg(Color::Yellow)))
+                .collect();
+        }
         (None, None) => Line::styled(KEYS, Style::new().add_modifier(Modifier::DIM)),
     };
-    lines.push(bottom);
-    frame.render_widget(Paragraph::new(lines), inner);
+    vec![line]
 }
 
 fn file_label(f: &FileDiff) -> String {
@@ -347,5 +363,32 @@ diff --git a/b.py b/b.py\n--- a/b.py\n+++ b/b.py\n@@ -1 +1,2 @@\n import os\n+de
             .chars()
             .count();
         assert_eq!(buf[(c as u16, r as u16)].fg, Color::Green);
+    }
+    /// A note longer than a row (a host's refusal, naming a path and what
+    /// to do) wraps at the bottom, at most [`NOTE_ROWS`] rows, cleaned.
+    #[test]
+    fn a_long_note_wraps_at_the_bottom_and_a_short_one_takes_one_row() {
+        let entries = parse_numstat(b"1\t0\tx\x00");
+        let patch = b"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+new\n";
+        let mut v = DiffView::new(1, "fix".into());
+        v.content = Content::Ready(parse_patch(&entries, patch, false));
+        v.note = Some(format!(
+            "Not removed: host far: the worktree is kept: {}. Have the agent commit \x1b[2J its \
+             changes and merge again, or delete them with: git worktree remove --force /far/wt",
+            "word ".repeat(12).trim_end()
+        ));
+        let t = draw(100, 12, |f| render(f, &v));
+        let lines = text_lines(&t);
+        let all = lines.join("\n");
+        assert!(!all.contains('\x1b'), "{all:?}");
+        assert!(all.contains("+new"), "the changes stay shown: {all}");
+        let row_of = |s: &str| lines.iter().position(|l| l.contains(s));
+        let first = row_of("Not removed: host far:").expect(&all);
+        let last = row_of("--force /far/wt").expect(&all);
+        assert_eq!(last, first + NOTE_ROWS - 1, "{all}");
+        v.note = Some("Kept the hunk.".into());
+        let all = text_lines(&draw(100, 12, |f| render(f, &v))).join("\n");
+        assert!(all.contains("Kept the hunk."), "{all}");
+        assert_eq!(all.matches("Kept").count(), 1, "{all}");
     }
 }

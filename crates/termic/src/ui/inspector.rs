@@ -134,7 +134,7 @@ const PREFIX_WIDTH: usize = 23;
 
 /// `text` split at spaces into lines of at most `width` characters (a word
 /// longer than that is cut).
-fn wrap_words(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
     let mut out = vec![String::new()];
     for word in text.split(' ') {
         let line = out.last_mut().expect("never empty");

@@ -19,8 +19,10 @@ pub enum Badge {
     },
     Done,
     Interrupted,
-    /// The agent stopped on an API error it gave up on (`rate limited`, ...).
-    Error(termic_signal::stop::StopReason),
+    /// The agent stopped on an API error it gave up on (`auth failed`,
+    /// ...); `None`: a remote host's task whose host named no reason this
+    /// termic knows (an older or a newer termic there).
+    Error(Option<termic_signal::stop::StopReason>),
     /// The agent stopped on a usage limit: until the reset time it named,
     /// when it named one. Not done, not an error.
     RateLimited(Option<termic_signal::limit::ResetAt>),
@@ -37,7 +39,8 @@ impl Badge {
             Badge::NeedsYou { kind: None } => "needs you".into(),
             Badge::Done => "done".into(),
             Badge::Interrupted => "interrupted".into(),
-            Badge::Error(reason) => format!("error: {reason}"),
+            Badge::Error(Some(reason)) => format!("error: {reason}"),
+            Badge::Error(None) => "error".into(),
             Badge::RateLimited(Some(until)) => format!("rate limited until {until}"),
             Badge::RateLimited(None) => "rate limited".into(),
             Badge::Exited(Some(code)) => format!("exited {code}"),

@@ -22,17 +22,17 @@ fn keys(path: &std::path::Path) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn a_simulated_claude_permission_is_answered_with_its_choice() {
-    let fx = Fixture::new();
+/// The simulated Claude with termic's hooks, run in `scenario` as task
+/// `sim`, blocked: its row once it offers choices, the trace's and the
+/// event log's paths.
+fn blocked_sim(fx: &Fixture, scenario: &str) -> (Value, std::path::PathBuf, std::path::PathBuf) {
     let keys_path = fx.root.path().join("sim-trace.jsonl");
     let trace_arg = keys_path.display().to_string();
     fx.config(
-        &[("claude", "permission", &["--auto", "--trace", &trace_arg])],
+        &[("claude", scenario, &["--auto", "--trace", &trace_arg])],
         NO_PROBE,
     );
     fx.termic_ok(&["hooks", "install", "claude", "--yes"]);
-    let _stop = StopOnDrop(&fx);
     let log = fx.root.path().join("events.jsonl");
     let log_arg = log.display().to_string();
     fx.termic_ok(&[
@@ -45,13 +45,20 @@ fn a_simulated_claude_permission_is_answered_with_its_choice() {
         "--detach",
     ]);
     fx.termic_ok(&["wait", "sim", "--for", "needs-you", "--timeout", "30"]);
-
     let row = eventually_some(Duration::from_secs(30), || {
         let rows: Value = serde_json::from_str(&fx.termic_ok(&["ls", "--json"])).ok()?;
         let row = rows.as_array()?.first()?.clone();
         row.get("choices").is_some().then_some(row)
     })
     .expect("the simulated claude's row never offered choices");
+    (row, keys_path, log)
+}
+
+#[test]
+fn a_simulated_claude_permission_is_answered_with_its_choice() {
+    let fx = Fixture::new();
+    let _stop = StopOnDrop(&fx);
+    let (row, keys_path, log) = blocked_sim(&fx, "permission");
     assert_eq!(row["attention"]["kind"], "permission", "{row}");
     assert_eq!(row["attention"]["from_output"], false, "{row}");
     let ids: Vec<&str> = row["choices"]
@@ -93,4 +100,30 @@ fn a_simulated_claude_permission_is_answered_with_its_choice() {
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stdout).contains("no longer needs you"));
     assert_eq!(keys(&keys_path).len(), before + 1);
+}
+
+/// termic-sim's question is drawn as Claude Code 2.1.332 draws it
+/// (`❯ 1. Red`, "Type something.", "Chat about this", the footer) and
+/// takes what it takes: termic's profile offers its two options, and
+/// option_2 is Down then Enter (two keys in the simulator's trace); the
+/// task goes working, then done.
+#[test]
+fn a_simulated_claude_question_is_answered_with_the_lists_arrow_and_enter() {
+    let fx = Fixture::new();
+    let _stop = StopOnDrop(&fx);
+    let (row, keys_path, _) = blocked_sim(&fx, "question");
+    assert_eq!(row["attention"]["kind"], "question", "{row}");
+    // Red and Blue, not "Type something." or "Chat about this".
+    let listed = fx.termic_ok(&["answer", "sim"]);
+    assert!(
+        listed.contains("\n  option_1  Red\n  option_2  Blue\nAnswer:"),
+        "{listed}"
+    );
+    let before = keys(&keys_path).len();
+    let out = fx.termic_ok(&["answer", "sim", "option_2"]);
+    assert_eq!(out.trim(), "sent option_2");
+    let out = fx.termic_ok(&["wait", "sim", "--for", "done", "--timeout", "30"]);
+    assert_eq!(out.trim(), "done");
+    let read = keys(&keys_path);
+    assert_eq!(read[before..], ["\"Down\"", "\"Enter\""], "{read:?}");
 }

@@ -57,7 +57,11 @@ fn script(sim: &Sim, scenario: Scenario) -> Option<&'static str> {
         | Scenario::Background
         | Scenario::Subagent
         | Scenario::PlanApproval
-        | Scenario::QuestionMany => None,
+        | Scenario::QuestionMany
+        | Scenario::Compaction
+        | Scenario::Clear
+        | Scenario::Resume
+        | Scenario::UsageLimit => None,
     }
 }
 

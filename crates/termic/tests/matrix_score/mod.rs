@@ -29,6 +29,20 @@ pub enum Scenario {
     PlanApproval,
     /// Claude's AskUserQuestion with two questions at once.
     QuestionMany,
+    /// A context compaction: a turn that fills the context, then a turn
+    /// that Claude Code starts with a compaction (it compacts when the
+    /// prompt is submitted): one done per turn, the second after its last
+    /// model answer.
+    Compaction,
+    /// Two turns with `/clear` between them (a new session id in the same
+    /// task): one done per turn, none for the `/clear`.
+    Clear,
+    /// A resume picker on start (`claude --resume`), a pick, then a turn:
+    /// a done before the turn's last answer is false (`work_ended`).
+    Resume,
+    /// A usage limit (429 with a reset time): rate limited is right, any
+    /// done is false.
+    UsageLimit,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,7 +54,7 @@ pub enum Channel {
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 10] = [
+    pub const ALL: [Scenario; 14] = [
         Scenario::Plain,
         Scenario::Permission,
         Scenario::Question,
@@ -51,6 +65,10 @@ impl Scenario {
         Scenario::Subagent,
         Scenario::PlanApproval,
         Scenario::QuestionMany,
+        Scenario::Compaction,
+        Scenario::Clear,
+        Scenario::Resume,
+        Scenario::UsageLimit,
     ];
 
     pub fn name(self) -> &'static str {
@@ -65,6 +83,10 @@ impl Scenario {
             Scenario::Subagent => "subagent",
             Scenario::PlanApproval => "plan",
             Scenario::QuestionMany => "questions",
+            Scenario::Compaction => "compaction",
+            Scenario::Clear => "clear",
+            Scenario::Resume => "resume",
+            Scenario::UsageLimit => "usage-limit",
         }
     }
 
@@ -131,8 +153,16 @@ impl Row {
                 (Some(_), Some(last)) => (dones(last), 0),
                 _ => (dones(steps.len()), 1),
             },
-            Scenario::Escape | Scenario::ApiError => (dones(steps.len()), 0),
-            Scenario::ToolCalls | Scenario::Background | Scenario::Subagent => {
+            Scenario::Escape | Scenario::ApiError | Scenario::UsageLimit => (dones(steps.len()), 0),
+            // One done per turn: the first turn's, and the second's after
+            // its last answer; a third (`/clear`'s) is false.
+            Scenario::Clear | Scenario::Compaction => {
+                let all: Vec<&Step> = steps.iter().filter(|l| l.to == "done").collect();
+                let end = work_ended.unwrap_or(u64::MAX);
+                let early = all.iter().skip(1).filter(|l| l.ts < end).count();
+                (early.max(all.len().saturating_sub(2)), 0)
+            }
+            Scenario::ToolCalls | Scenario::Background | Scenario::Subagent | Scenario::Resume => {
                 let all: Vec<&Step> = steps.iter().filter(|l| l.to == "done").collect();
                 let end = work_ended.unwrap_or(u64::MAX);
                 let early = all.iter().filter(|l| l.ts < end).count();

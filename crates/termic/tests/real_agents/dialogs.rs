@@ -30,6 +30,11 @@ fn rows(task: &TermicTask) -> Vec<String> {
 /// Claude blocked on a dialog of `kind` after `prompt`; its screen then.
 fn blocked(task: &TermicTask, prompt: &str, kind: &str) -> Vec<String> {
     let t0 = task.prompt(prompt);
+    blocked_since(task, t0, kind)
+}
+
+/// Claude blocked on a dialog of `kind` since `t0`; its screen then.
+fn blocked_since(task: &TermicTask, t0: u64, kind: &str) -> Vec<String> {
     if task.wait_state("needs_you", t0, 90 * SEC).is_none() {
         task.dump_all();
         panic!("no needs_you for {kind}");
@@ -112,4 +117,37 @@ fn claude_plan_approved_with_the_profiles_keys() {
     let results = tool_results(&task);
     eprintln!("tool results: {results}");
     assert!(results.to_lowercase().contains("approved"), "{results}");
+}
+
+/// Measurement (by hand): Claude's multi-select question, its screen after
+/// each of `MEASURE_KEYS` (comma separated: ENTER, SPACE, DOWN, UP, TAB,
+/// RIGHT or literal text), and the tool results.
+#[test]
+#[ignore = "measurement by hand: TERMIC_REAL_AGENTS, --ignored, MEASURE_KEYS"]
+fn measure_claude_multi_select_question() {
+    let (cache, _one) = begin();
+    let setup = Setup {
+        probe_reply: true,
+        ..Setup::default()
+    };
+    let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::AskMultiSelect, setup);
+    let t0 = task.prompt("ask me for toppings");
+    blocked_since(&task, t0, "question");
+    for step in std::env::var("MEASURE_KEYS").unwrap_or_default().split(',') {
+        let bytes: &[u8] = match step {
+            "" => continue,
+            "ENTER" => b"\r",
+            "SPACE" => b" ",
+            "DOWN" => b"\x1b[B",
+            "UP" => b"\x1b[A",
+            "TAB" => b"\t",
+            "RIGHT" => b"\x1b[C",
+            other => other.as_bytes(),
+        };
+        task.keys(bytes);
+        thread::sleep(Duration::from_millis(1500));
+        eprintln!("after {step}:\n{}", rows(&task).join("\n"));
+    }
+    let done = task.wait_state("done", t0, 10 * SEC);
+    eprintln!("done: {done:?}\ntool results: {}", tool_results(&task));
 }

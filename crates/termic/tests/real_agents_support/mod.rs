@@ -31,6 +31,9 @@ use termic_runtime::clock::SystemClock;
 use termic_runtime::eventlog::EventLog;
 use termic_runtime::{Runtime, RuntimeConfig, TaskId, TaskSpec, TermSize};
 
+/// Qwen Code's input box placeholder: on screen once it takes keys.
+pub const QWEN_INPUT_BOX: &str = "Type your message";
+
 pub const FACTS: InstallFacts = InstallFacts {
     now_unix: 1_796_000_000,
     versions: AgentVersions::fixed(&[("claude", (2, 1, 332))]),
@@ -82,6 +85,19 @@ pub struct Setup {
     /// The task is bash with termic's shell integration (a shell task), in
     /// the agent's env; the test types the agent's name at its prompt.
     pub in_shell: bool,
+    /// Arguments after the agent's binary (e.g. `--resume`).
+    pub args: Vec<String>,
+    /// A run of the agent's binary to its end with these arguments, with
+    /// the task's env in its project, before the task starts (e.g. `-p
+    /// ...` for a conversation a resume can offer).
+    pub warm_up: Vec<String>,
+    /// Runs on the prepared HOME after the warm-up run.
+    pub after_warm_up: Option<fn(&Path)>,
+    /// The task starts at a screen with no window title (a picker): ready
+    /// once its screen held still, not at its first title.
+    pub no_title_at_start: bool,
+    /// Keep the task's record in a journal (`journal_session` reads it).
+    pub journal: bool,
 }
 
 /// A real agent running as a termic task, plus a thread that fires the
@@ -144,11 +160,31 @@ impl TermicTask {
         {
             env.push((k.into(), v.into()));
         }
+        if !setup.warm_up.is_empty() {
+            let status = std::process::Command::new(agent.binary(cache))
+                .args(&setup.warm_up)
+                .current_dir(&project)
+                .env_clear()
+                .envs(env.iter().map(|(k, v)| (k, v)))
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .unwrap();
+            assert!(status.success(), "the warm-up run failed: {status}");
+        }
+        if let Some(after) = setup.after_warm_up {
+            after(&home);
+        }
         let mut rt_config = RuntimeConfig::default();
         rt_config.replies.native_probe = setup.probe_reply;
         let clock = Arc::new(SystemClock::new());
         let (rt, events) = Runtime::new(rt_config, Arc::clone(&clock) as Arc<_>);
         rt.set_event_log(Some(EventLog::open(&log).unwrap()));
+        if setup.journal {
+            let journal = termic_runtime::journal::Journal::new(&root.join("data"), "matrix");
+            rt.set_journal(Some(journal));
+        }
         let wired = hooks_wired(&home, &project, agent.name());
         assert_eq!(
             wired,
@@ -184,7 +220,9 @@ impl TermicTask {
             TaskSpec {
                 name: format!("real-{}", agent.name()),
                 agent: agent.name().to_string(),
-                argv: vec![agent.binary(cache).into()],
+                argv: std::iter::once(agent.binary(cache).into())
+                    .chain(setup.args.iter().map(OsString::from))
+                    .collect(),
                 cwd: project.clone(),
                 env,
                 profile: agent.name().to_string(),
@@ -230,12 +268,19 @@ impl TermicTask {
             keys_sent: Mutex::new(Vec::new()),
             ticker: Some(ticker),
         };
-        if setup.in_shell {
+        if setup.in_shell || setup.no_title_at_start {
             task.wait_steady(Instant::now() + 90 * SEC);
         } else {
             task.wait_ready();
         }
         task
+    }
+
+    /// The agent's session id in the task's journal record (`Setup::journal`).
+    pub fn journal_session(&self) -> Option<String> {
+        termic_runtime::journal::all_records(&self.root.join("data"))
+            .into_iter()
+            .find_map(|r| r.session)
     }
 
     /// The engine's timeline so far (drains the runtime's copy).
@@ -336,17 +381,25 @@ impl TermicTask {
         text
     }
 
-    /// Qwen Code paints its title and a steady screen seconds before it
-    /// takes input (its SessionStart hook came 3-15 s after the title
-    /// here); it reads its context files at that point and says so. Keys
-    /// typed before are lost. Other agents take input once ready.
+    /// Qwen Code paints its title and a steady screen ("Initializing...")
+    /// seconds before it takes input; keys typed before are lost. Qwen
+    /// 0.24.4 mounts its input box, placeholder `Type your message`, only
+    /// once its config is initialized (`isInputActive`), so the
+    /// placeholder on termic's screen is the moment it takes keys. (Until
+    /// 2026-12-06 this waited for "Read context files", which 0.24.4 prints
+    /// only after the first prompt: every Qwen test waited 60 s here.)
+    /// Other agents take input once ready.
     pub fn takes_input(&self) {
         if self.agent != Agent::Qwen {
             return;
         }
-        let deadline = Instant::now() + 60 * SEC;
-        while !self.output_contains("Read context files") && Instant::now() < deadline {
-            thread::sleep(Duration::from_millis(100));
+        let deadline = Instant::now() + 90 * SEC;
+        while !self.output_contains(QWEN_INPUT_BOX) {
+            if Instant::now() >= deadline {
+                self.dump_all();
+                panic!("qwen showed no input box ({QWEN_INPUT_BOX}) within 90 s");
+            }
+            thread::sleep(Duration::from_millis(50));
         }
     }
 

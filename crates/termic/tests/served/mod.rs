@@ -68,6 +68,15 @@ impl Served {
     }
 }
 
+/// The port in the first line `termic web` prints (its address).
+pub fn web_port(line: &str) -> u16 {
+    line.trim()
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("termic web said {line:?}"))
+}
+
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }

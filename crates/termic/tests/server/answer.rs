@@ -193,3 +193,104 @@ fn a_question_option_is_answered_with_the_lists_arrow_and_enter() {
     assert_eq!(out.trim(), "sent option_2");
     assert_eq!(received(&s, "\r"), "\x1b[B\r");
 }
+
+/// opencode 1.18.33's permission prompt as measured (2026-12-07): the
+/// options row on rgb(30,30,30), the selected option's box on
+/// rgb(245,167,66); `selected` paints Confirm's box on that colour in the
+/// "Always allow" prompt, else both its options alike.
+const GREY: &str = "\\033[48;2;30;30;30m";
+const ORANGE: &str = "\\033[48;2;245;167;66m";
+
+fn opencode_prompt() -> String {
+    format!(
+        "printf '\\033[2J\\033[H{GREY}  ┃  △ Permission required\\033[0m\\r\\n{GREY}  ┃\\033[0m\\r\\n\
+{GREY}  ┃  {ORANGE} Allow once {GREY}  Allow always   Reject   ⇆ select  enter confirm\\033[0m\\r\\n'"
+    )
+}
+
+fn always_prompt(selected: bool) -> String {
+    let confirm = if selected { ORANGE } else { GREY };
+    format!(
+        "printf '\\033[2J\\033[H{GREY}  ┃  △ Always allow\\033[0m\\r\\n{GREY}  ┃\\033[0m\\r\\n\
+{GREY}  ┃  {confirm} Confirm {GREY}  Cancel   ⇆ select  enter confirm\\033[0m\\r\\n'"
+    )
+}
+
+/// An opencode-based task: its permission prompt; the first answer's keys
+/// open a second prompt NOT as measured (both options alike), then it
+/// reads one byte; then the prompt again, and this time the second prompt
+/// as measured (Confirm selected), then it records what it reads.
+fn opencode_always_script() -> String {
+    [
+        hook("working", ""),
+        "sleep 0.3".into(),
+        opencode_prompt(),
+        hook("attention", ";kind=permission"),
+        "stty raw -echo".into(),
+        "head -c 4 > first.bin".into(),
+        always_prompt(false),
+        "head -c 1 > between.bin".into(),
+        hook("working", ""),
+        opencode_prompt(),
+        hook("attention", ";kind=permission"),
+        "head -c 4 > second.bin".into(),
+        always_prompt(true),
+        "exec cat > got.bin".into(),
+    ]
+    .join("; ")
+}
+
+/// opencode's approve_always is two steps (2026-12-07): Right and Enter,
+/// then Enter on the "Always allow" prompt only when it shows Confirm on
+/// the first prompt's selected colour. A second prompt not as measured
+/// gets nothing more (`partly_sent`, exit 3: the task read the first keys
+/// and then only what the test typed); the measured one gets Enter.
+#[test]
+fn opencode_allow_always_sends_its_second_step_only_on_the_measured_prompt() {
+    let s = Served::new("true");
+    let escaped = opencode_always_script()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"");
+    s.f.config(&format!(
+        "[agents.fake]\nbase = \"opencode\"\ncommand = [\"sh\", \"-c\", \"{escaped}\"]\n"
+    ));
+    s.expect(&["run", "fake", "--name", "oc", "--detach"], 0);
+    let offers = |r: &Value| {
+        r["choices"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|c| c["id"] == "approve_always"))
+    };
+    let row = row_until(&s, "offered approve_always", offers);
+    assert_eq!(
+        row["choices"],
+        serde_json::json!([
+            {"id": "approve_once", "label": "Allow once"},
+            {"id": "approve_always", "label": "Allow always"},
+            {"id": "deny", "label": "Reject"}
+        ])
+    );
+    let out = s.expect(&["answer", "oc", "approve_always"], 3);
+    assert!(
+        out.contains("sent the first step of approve_always")
+            && out.contains("nothing more was sent"),
+        "{out}"
+    );
+    let read = |name: &str| {
+        let path = s.f.work.join(name);
+        eventually_some(WITHIN, || {
+            std::fs::read(&path).ok().filter(|b| !b.is_empty())
+        })
+        .unwrap_or_else(|| panic!("the task never wrote {name}"))
+    };
+    assert_eq!(read("first.bin"), b"\x1b[C\r");
+    // Nothing more came: the next byte the task reads is the test's.
+    s.expect(&["send", "oc", "Z"], 0);
+    assert_eq!(read("between.bin"), b"Z");
+
+    // The prompt again; this time the second prompt is as measured.
+    row_until(&s, "offered approve_always again", offers);
+    let out = s.expect(&["answer", "oc", "approve_always"], 0);
+    assert_eq!(out.trim(), "sent approve_always");
+    assert_eq!(read("second.bin"), b"\x1b[C\r");
+    assert_eq!(received(&s, "\r"), "\r");
+}

@@ -253,15 +253,18 @@ fn while_nobody_is_attached_the_server_notifies_and_the_next_attach_shows_what_c
 }
 
 /// Issue 31's "while you were away" (2026-12-06): what each task did
-/// while no client was attached (its states, and what its turn changed in
-/// its repository) is told once by the next attach, on its status line;
-/// an attach after that (nothing happened) tells nothing.
+/// while no client was attached (its states, what its turn changed in its
+/// repository, and its agent's last message, as its end-of-turn hook's
+/// `message=` carried it, cleaned) is told once by the next attach, on its
+/// status line; an attach after that (nothing happened) tells nothing.
 #[test]
 fn the_next_attach_tells_once_what_each_task_did_while_nobody_was_attached() {
+    // The last message as a hook sends it, with an escaped `;` and a
+    // title-setting sequence the wire carries escaped (printf's `%%`).
     let script = format!(
         "echo READY; read l; {}; printf 'more\\n' >> a.txt; {}; sleep 600",
         hook("working", ""),
-        hook("done", ""),
+        hook("done", ";message=All tests pass%%3B ok%%1B]0%%3Bpwned%%07"),
     );
     let s = Served::new(&script);
     git(&s.f.work, &["init", "-q", "-b", "main"]);
@@ -314,6 +317,9 @@ fn the_next_attach_tells_once_what_each_task_did_while_nobody_was_attached() {
         away["stat"].is_null() || away["stat"] == "+1 -0, 1 file",
         "{away}"
     );
+    // The agent's last message, decoded and cleaned: the ESC and the BEL
+    // are gone, what is left prints as text.
+    assert_eq!(away["message"], "All tests pass; ok]0;pwned", "{away}");
 
     let mut b = attach(&s, &[]);
     let screen = b.wait_text("While you were away: 1 t1: working, done ");
@@ -321,9 +327,10 @@ fn the_next_attach_tells_once_what_each_task_did_while_nobody_was_attached() {
     // The diff stat is there when git answered within the done's 1.5 s
     // hold (away.rs); on a loaded machine it may not have, and the line
     // then goes without it. Either way the line is whole.
+    let said = r#"(just now), said "All tests pass; ok]0;pwned"."#;
     assert!(
-        screen.contains("working, done [+1 -0, 1 file] (just now).")
-            || screen.contains("working, done (just now)."),
+        screen.contains(&format!("working, done [+1 -0, 1 file] {said}"))
+            || screen.contains(&format!("working, done {said}")),
         "{screen}"
     );
     // Another message takes the status line; prefix `a` tells it again.

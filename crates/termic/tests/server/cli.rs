@@ -299,6 +299,20 @@ fn frame(body: &[u8]) -> Vec<u8> {
     f
 }
 
+/// A connection to the fixture's server that said this build's hello and
+/// was welcomed.
+fn welcomed(s: &served::Served) -> UnixStream {
+    let hello = format!(
+        r#"{{"hello":{{"protocol":{},"version":"{}"}}}}"#,
+        termic::server::protocol::PROTOCOL,
+        env!("CARGO_PKG_VERSION")
+    );
+    let mut c = UnixStream::connect(s.socket()).unwrap();
+    c.write_all(&frame(hello.as_bytes())).unwrap();
+    assert!(read_reply(&mut c)["welcome"].is_object());
+    c
+}
+
 fn read_reply(stream: &mut UnixStream) -> Value {
     let mut len = [0u8; 4];
     stream.read_exact(&mut len).unwrap();
@@ -342,18 +356,24 @@ fn another_version_hostile_frames_and_another_uid_are_refused_and_the_server_liv
     }
     assert_eq!(s.ls().len(), 1, "the server survived and kept its task");
 
+    // A request this server does not know (a newer client's, protocol 9
+    // on) is answered with what to do, then the connection ends.
+    let mut c = welcomed(&s);
+    c.write_all(&frame(br#"{"rebase_everything":{"task":"1"}}"#))
+        .unwrap();
+    assert_eq!(
+        read_reply(&mut c)["error"]["message"],
+        termic::server::protocol::UNKNOWN_REQUEST
+    );
+    let mut rest = Vec::new();
+    c.read_to_end(&mut rest).unwrap();
+    assert!(rest.is_empty(), "the connection ended: {rest:?}");
+
     // Well-formed but hostile requests after a correct hello: a 65535x65535
     // task, a wait with a timeout past the clock's range.
-    let hello = format!(
-        r#"{{"hello":{{"protocol":{},"version":"{}"}}}}"#,
-        termic::server::protocol::PROTOCOL,
-        env!("CARGO_PKG_VERSION")
-    );
     // An attached client's input without an attach is refused; an attach
     // at 65535x65535 gets a frame at a bounded size, and a hang-up ends it.
-    let mut c = UnixStream::connect(s.socket()).unwrap();
-    c.write_all(&frame(hello.as_bytes())).unwrap();
-    assert!(read_reply(&mut c)["welcome"].is_object());
+    let mut c = welcomed(&s);
     c.write_all(&frame(br#"{"input":{"focus":true}}"#)).unwrap();
     assert!(read_reply(&mut c)["error"].is_object());
     let attach = serde_json::json!({"attach": {"task": null,
@@ -368,15 +388,11 @@ fn another_version_hostile_frames_and_another_uid_are_refused_and_the_server_liv
 
     // A view of no such task is refused; one at 65535x65535 gets frames
     // under the limit, and a hang-up ends it.
-    let mut c = UnixStream::connect(s.socket()).unwrap();
-    c.write_all(&frame(hello.as_bytes())).unwrap();
-    assert!(read_reply(&mut c)["welcome"].is_object());
+    let mut c = welcomed(&s);
     c.write_all(&frame(br#"{"view":{"task":"nope","cols":1,"rows":1}}"#))
         .unwrap();
     assert!(read_reply(&mut c)["error"].is_object());
-    let mut c = UnixStream::connect(s.socket()).unwrap();
-    c.write_all(&frame(hello.as_bytes())).unwrap();
-    assert!(read_reply(&mut c)["welcome"].is_object());
+    let mut c = welcomed(&s);
     c.write_all(&frame(
         br#"{"view":{"task":"1","cols":65535,"rows":65535}}"#,
     ))
@@ -390,9 +406,7 @@ fn another_version_hostile_frames_and_another_uid_are_refused_and_the_server_liv
     assert!(u32::from_be_bytes(len) as usize <= termic::server::protocol::MAX_FRAME);
     drop(c);
 
-    let mut c = UnixStream::connect(s.socket()).unwrap();
-    c.write_all(&frame(hello.as_bytes())).unwrap();
-    assert!(read_reply(&mut c)["welcome"].is_object());
+    let mut c = welcomed(&s);
     let run = serde_json::json!({"run": {
         "program": {"command": {"argv": ["sleep", "600"]}},
         "name": "huge", "worktree": false,
@@ -700,4 +714,117 @@ fn event_log_and_record_apply_to_the_tasks_their_client_starts_and_no_other() {
         "{err}"
     );
     assert_eq!(s.ls().len(), tasks, "no task started");
+}
+
+/// Protocol 8 (issue 29): `timeline` answers a task's Inspector entries
+/// (its transitions with their reasons); `restart` refuses a running task
+/// and starts an exited one again under its number, answered `started`.
+/// What the workspace sends a host for a remote task's Inspector and
+/// restart.
+#[test]
+fn timeline_and_restart_requests_answer_over_the_socket() {
+    let s = Served::new(&[hook("working", ""), "read l".to_string(), "exit 3".into()].join("; "));
+    s.expect(&["run", "fake", "--name", "t", "--detach"], 0);
+    let mut c = welcomed(&s);
+    let mut ask = |request: Value| {
+        c.write_all(&frame(request.to_string().as_bytes())).unwrap();
+        read_reply(&mut c)
+    };
+    let start = Instant::now();
+    let entries = loop {
+        let answer = ask(serde_json::json!({"timeline": {"task": "t"}}));
+        let entries = answer["timeline"].as_array().cloned().unwrap_or_default();
+        let working = entries.iter().any(|e| {
+            e["transition"] == true && e["text"].as_str().is_some_and(|t| t.contains("working"))
+        });
+        if working {
+            break entries;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "{answer}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(entries.iter().all(|e| e["at_ms"].is_u64()), "{entries:?}");
+    let refused = ask(serde_json::json!({"restart": {"task": "t"}}));
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("still running")),
+        "{refused}"
+    );
+    let missing = ask(serde_json::json!({"timeline": {"task": "nope"}}));
+    assert!(missing["error"].is_object(), "{missing}");
+    s.expect(&["send", "t", "go", "--enter"], 0);
+    s.expect(&["wait", "t", "--for", "exited", "--timeout", "10"], 0);
+    let started = ask(serde_json::json!({"restart": {"task": "t"}}));
+    assert_eq!(started["started"]["id"], 1, "{started}");
+    assert_eq!(started["started"]["name"], "t", "{started}");
+    assert_ne!(started["started"]["state"], "exited", "{started}");
+    let rows = s.ls();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    s.expect(&["kill", "t"], 0);
+}
+
+/// Issue 31 item 4 through the real server: with `[tasks]
+/// continue_after_limit = true`, a task whose agent stopped on a usage
+/// limit ("rate limited until HH:MM") is typed its agent's continue prompt
+/// (Claude's `continue`, then Enter) when that time comes, and goes on.
+/// The limit names the current minute, which the server reads as "now"
+/// (a reset minute read within itself is due at once), so the test needs
+/// no fake clock; a minute about to turn is waited out first.
+#[test]
+fn a_rate_limited_task_is_typed_its_continue_prompt_when_the_limit_resets() {
+    let script = [
+        "echo READY".to_string(),
+        "read first".into(),
+        hook("working", ""),
+        // The limit's minute, written by the test once it is sure of it.
+        "while [ ! -s until ]; do sleep 0.05; done".into(),
+        "printf '\\033]777;termic;v1;error;%s;reason=rate_limited;until=%s\\007' \"$TERMIC_TASK_ID\" \"$(cat until)\"".into(),
+        "read again".into(),
+        "echo \"$again\" > got.txt".into(),
+        hook("working", ""),
+        "sleep 600".into(),
+    ]
+    .join("; ");
+    let s = Served::new(&script);
+    let config = std::fs::read_to_string(s.f.config_dir.join("config.toml")).unwrap();
+    s.f.config(&format!("{config}\n[tasks]\ncontinue_after_limit = true\n"));
+    s.expect(&["run", "fake", "--name", "limited", "--detach"], 0);
+    s.expect(&["send", "limited", "go", "--enter"], 0);
+    let state = || s.ls().into_iter().next().map(|r| r["state"].clone());
+    crate::wait::eventually_some(Duration::from_secs(30), || {
+        state().filter(|st| st == "working")
+    })
+    .expect("the task never read working");
+    // The current minute on the server's clock (the same TZ), not within
+    // 10 s of its end.
+    let minute = loop {
+        let out = std::process::Command::new("date")
+            .arg("+%H:%M %S")
+            .output()
+            .unwrap();
+        let now = text(&out.stdout);
+        let (hm, secs) = now.trim().split_once(' ').unwrap();
+        if secs.parse::<u32>().unwrap() < 50 {
+            break hm.to_string();
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    std::fs::write(s.f.work.join("until"), &minute).unwrap();
+    let got = crate::wait::eventually_some(Duration::from_secs(30), || {
+        std::fs::read_to_string(s.f.work.join("got.txt"))
+            .ok()
+            .filter(|t| !t.is_empty())
+    })
+    .unwrap_or_else(|| panic!("the continue prompt never came: {:?}", s.ls()));
+    assert_eq!(got.trim(), "continue");
+    crate::wait::eventually_some(Duration::from_secs(30), || {
+        state().filter(|st| st == "working")
+    })
+    .expect("the task never went on working after the prompt");
+    let log = std::fs::read_to_string(s.f.data_dir.join("server.log")).unwrap();
+    assert!(
+        log.contains("the usage limit reset, typed its continue prompt"),
+        "{log}"
+    );
 }

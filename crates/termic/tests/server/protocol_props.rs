@@ -196,6 +196,22 @@ fn request() -> impl Strategy<Value = Request> {
         }),
         (".*", ".*").prop_map(|(task, name)| Request::Rename { task, name }),
         (".*", ".*").prop_map(|(task, choice)| Request::Answer { task, choice }),
+        ".*".prop_map(|task| Request::Timeline { task }),
+        ".*".prop_map(|task| Request::Restart { task }),
+        ".*".prop_map(|task| Request::Details { task }),
+        Just(Request::ReloadHosts),
+        ".*".prop_map(|task| Request::RemoveMerged { task }),
+        (".*", any::<Option<String>>(), any::<Option<String>>())
+            .prop_map(|(task, how, into)| Request::Merge { task, how, into }),
+        (".*", ".*", any::<usize>()).prop_map(|(task, path, hunk)| Request::Revert {
+            task,
+            file: serde_json::from_value(serde_json::json!({
+                "path": path, "old_path": null, "status": "modified", "binary": false,
+                "added": 1, "removed": 0, "hunks": []
+            }))
+            .unwrap(),
+            hunk
+        }),
         (
             prop::collection::vec(".*", 0..3),
             prop_oneof![
@@ -378,6 +394,11 @@ fn message_name() -> impl Strategy<Value = String> {
             "paste",
             "focus",
             "resize",
+            "revert",
+            "reverted",
+            "merge",
+            "merged",
+            "remove_merged",
         ])
         .prop_map(str::to_owned),
         "[a-z_]{0,12}",

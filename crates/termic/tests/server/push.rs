@@ -23,14 +23,14 @@ use crate::wait::eventually_some;
 
 /// One request the endpoint received.
 #[derive(Debug, Clone)]
-struct Received {
+pub(crate) struct Received {
     path: String,
     headers: HashMap<String, String>,
     body: Vec<u8>,
 }
 
 impl Received {
-    fn header(&self, name: &str) -> &str {
+    pub(crate) fn header(&self, name: &str) -> &str {
         self.headers
             .get(&name.to_ascii_lowercase())
             .map_or("", String::as_str)
@@ -39,13 +39,13 @@ impl Received {
 
 /// A local HTTP server: answers each path with its status (201 when not
 /// listed), or never answers a path marked 0, and keeps what it got.
-struct Endpoint {
+pub(crate) struct Endpoint {
     port: u16,
     got: Arc<Mutex<Vec<Received>>>,
 }
 
 impl Endpoint {
-    fn start(statuses: &[(&str, u16)]) -> Endpoint {
+    pub(crate) fn start(statuses: &[(&str, u16)]) -> Endpoint {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let got = Arc::new(Mutex::new(Vec::new()));
@@ -62,11 +62,11 @@ impl Endpoint {
         Endpoint { port, got }
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://127.0.0.1:{}{path}", self.port)
     }
 
-    fn at(&self, path: &str) -> Vec<Received> {
+    pub(crate) fn at(&self, path: &str) -> Vec<Received> {
         self.got
             .lock()
             .unwrap()
@@ -77,7 +77,7 @@ impl Endpoint {
     }
 
     /// Waits until `path` got `n` requests; returns them.
-    fn wait(&self, path: &str, n: usize) -> Vec<Received> {
+    pub(crate) fn wait(&self, path: &str, n: usize) -> Vec<Received> {
         eventually_some(Duration::from_secs(30), || {
             let got = self.at(path);
             (got.len() >= n).then_some(got)
@@ -146,13 +146,13 @@ fn serve(stream: TcpStream, got: &Mutex<Vec<Received>>, statuses: &HashMap<Strin
 }
 
 /// A browser's subscription keys, made by the test.
-struct Browser {
+pub(crate) struct Browser {
     key: SecretKey,
     auth: [u8; 16],
 }
 
 impl Browser {
-    fn new() -> Browser {
+    pub(crate) fn new() -> Browser {
         let mut auth = [0u8; 16];
         getrandom::fill(&mut auth).unwrap();
         Browser {
@@ -161,7 +161,13 @@ impl Browser {
         }
     }
 
-    fn entry(&self, device: &str, endpoint: &str, muted: &[u64], needs_you_only: bool) -> Value {
+    pub(crate) fn entry(
+        &self,
+        device: &str,
+        endpoint: &str,
+        muted: &[u64],
+        needs_you_only: bool,
+    ) -> Value {
         let b64 = termic_push::b64::encode;
         serde_json::json!({
             "device": device,
@@ -177,7 +183,7 @@ impl Browser {
     }
 
     /// What the service worker gets: the decrypted payload.
-    fn open(&self, got: &Received) -> Value {
+    pub(crate) fn open(&self, got: &Received) -> Value {
         assert_eq!(got.header("content-encoding"), "aes128gcm");
         let plain = termic_push::ece::decrypt(&got.body, &self.key, &self.auth)
             .expect("the push decrypts with the subscription's keys");
@@ -185,7 +191,7 @@ impl Browser {
     }
 }
 
-fn subscribe(data_dir: &Path, entries: &[Value]) {
+pub(crate) fn subscribe(data_dir: &Path, entries: &[Value]) {
     let web = data_dir.join("web");
     std::fs::create_dir_all(&web).unwrap();
     std::fs::write(
@@ -195,7 +201,7 @@ fn subscribe(data_dir: &Path, entries: &[Value]) {
     .unwrap();
 }
 
-fn subscriptions(data_dir: &Path) -> Vec<Value> {
+pub(crate) fn subscriptions(data_dir: &Path) -> Vec<Value> {
     let text = std::fs::read(data_dir.join("web/push-subscriptions.json")).unwrap();
     serde_json::from_slice::<Value>(&text)
         .unwrap()
@@ -215,7 +221,7 @@ fn asks_then_done() -> String {
     .join("; ")
 }
 
-fn served(script: &str, notifications: &str) -> Served {
+pub(crate) fn served(script: &str, notifications: &str) -> Served {
     let s = Served::new(script);
     let config = format!(
         "{}\n[notifications]\npush_contact = \"mailto:push-test@example.com\"\n{notifications}",

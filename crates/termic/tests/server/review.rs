@@ -3,9 +3,13 @@
 //! (the user's earlier edits not counted), hostile names and content
 //! printed cleaned, and each error.
 
+use std::time::Duration;
+
 use crate::git_support::git;
 use crate::harness::hook;
+use crate::process_table::alive;
 use crate::served::{text, Served};
+use crate::wait::eventually;
 
 use serde_json::Value;
 
@@ -336,4 +340,71 @@ fn termic_merge_opens_a_pull_request_with_gh_then_merges_and_removes_an_exited_t
         ""
     );
     assert_eq!(git(&s.f.work, &["status", "--porcelain"]), "");
+}
+
+/// Issue 32 item 5: a server killed with SIGKILL, then `termic restore`:
+/// each restored task's diff still counts from its first start (the
+/// worktree's fork commit, the plain directory's start snapshot and its
+/// ref), not from the restore. The agent edits only on its first run (a
+/// marker in HOME), so a base taken at the restore would show nothing
+/// (plain) or only the uncommitted edit (worktree).
+#[test]
+fn a_restored_task_keeps_its_review_base() {
+    let edits = [
+        "case \"$PWD\" in */worktrees/*) m=wt ;; *) m=plain ;; esac".to_owned(),
+        "if [ ! -e \"$HOME/ran-$m\" ]; then printf 'agent a\\n' >> a.txt; printf 'agent b\\n' >> b.txt; \
+         if [ $m = wt ]; then git add a.txt && git -c user.name=t -c user.email=t@t commit -qm agent; fi; \
+         : > \"$HOME/ran-$m\"; fi"
+            .into(),
+    ];
+    let script = [hook("working", ""), edits[0].clone(), edits[1].clone()]
+        .into_iter()
+        .chain([hook("done", ""), "sleep 600".into()])
+        .collect::<Vec<_>>()
+        .join("; ");
+    let s = Served::new(&script);
+    repo(&s);
+    s.expect(&["run", "fake", "--name", "plain", "--detach"], 0);
+    s.expect(&["wait", "plain", "--for", "done", "--timeout", "30"], 0);
+    s.expect(
+        &["run", "fake", "--worktree", "--name", "wt", "--detach"],
+        0,
+    );
+    s.expect(&["wait", "wt", "--for", "done", "--timeout", "30"], 0);
+    let snapshot_refs = || {
+        git(
+            &s.f.work,
+            &[
+                "for-each-ref",
+                "--format=%(refname) %(objectname)",
+                "refs/termic/",
+            ],
+        )
+    };
+    let (plain, wt, refs) = (diff_json(&s, "plain"), diff_json(&s, "wt"), snapshot_refs());
+    assert_eq!(paths(&plain), ["a.txt", "b.txt"], "{plain}");
+    assert_eq!(paths(&wt), ["a.txt", "b.txt"], "{wt}");
+    assert_eq!(refs.lines().count(), 1, "{refs}");
+
+    let server = s.server_pid();
+    // SAFETY: a signal to the test's own server.
+    assert_eq!(unsafe { libc::kill(server, libc::SIGKILL) }, 0);
+    assert!(eventually(Duration::from_secs(10), || !alive(server)));
+    let out = s.termic(&["restore", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let restored: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(restored.len(), 2, "{restored:?}");
+    assert!(
+        restored.iter().all(|r| r["error"].is_null()),
+        "{restored:?}"
+    );
+    s.expect(&["wait", "plain", "--for", "done", "--timeout", "30"], 0);
+    s.expect(&["wait", "wt", "--for", "done", "--timeout", "30"], 0);
+
+    let (plain_again, wt_again) = (diff_json(&s, "plain"), diff_json(&s, "wt"));
+    assert_eq!(plain_again["files"], plain["files"], "{plain_again}");
+    assert_eq!(plain_again["kind"], "snapshot");
+    assert_eq!(wt_again["files"], wt["files"], "{wt_again}");
+    assert_eq!(wt_again["kind"], "worktree");
+    assert_eq!(snapshot_refs(), refs, "the same snapshot ref, no new one");
 }

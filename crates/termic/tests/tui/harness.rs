@@ -191,3 +191,20 @@ pub fn fake_agent_config(script: &str) -> String {
 pub fn hook(event: &str, fields: &str) -> String {
     format!("printf '\\033]777;termic;v1;{event};%s{fields}\\007' \"$TERMIC_TASK_ID\"")
 }
+
+/// What a task's PTY got from the diff view's `S` (issue 32): one
+/// bracketed paste of the review prompt holding each of `parts` (a
+/// comment's file, line or hunk, quoted line and text), then Enter.
+pub fn assert_comments_prompt(got: &str, parts: &[&str]) {
+    assert!(
+        got.starts_with("\x1b[200~Review comments on your changes:"),
+        "{got:?}"
+    );
+    for part in parts {
+        assert!(got.contains(part), "{part:?} in {got:?}");
+    }
+    assert!(
+        got.contains("\x1b[201~\n"),
+        "one paste, then Enter: {got:?}"
+    );
+}

@@ -98,21 +98,12 @@ fn a_done_worktree_task_shows_its_stat_and_its_changes_in_the_diff_view() {
         last.contains("> rename this")
     });
     assert!(arrived, "the task never got the comments: {last:?}");
-    assert!(
-        last.starts_with("\x1b[200~Review comments on your changes:"),
-        "{last:?}"
-    );
-    assert!(
-        last.contains("a.txt line 2: `agent a`\n> rename this\n"),
-        "{last:?}"
-    );
-    assert!(
-        last.contains("b.txt hunk @@ -1 +1,2 @@:\n> add a test\n"),
-        "{last:?}"
-    );
-    assert!(
-        last.contains("\x1b[201~\n"),
-        "one paste, then Enter: {last:?}"
+    crate::harness::assert_comments_prompt(
+        &last,
+        &[
+            "a.txt line 2: `agent a`\n> rename this\n",
+            "b.txt hunk @@ -1 +1,2 @@:\n> add a test\n",
+        ],
     );
     t.wait_for("the view closed", |s| !s.contains("Changes: wt"));
 }
@@ -183,6 +174,20 @@ fn task_state(f: &Fixture, task: &str) -> String {
         .to_owned()
 }
 
+/// `termic run fake --worktree --name NAME --detach`, then waits (30 s at
+/// most) for the task to be done.
+fn run_detached_until_done(f: &Fixture, name: &str) {
+    let run = f.cli(
+        &f.work,
+        &["run", "fake", "--worktree", "--name", name, "--detach"],
+    );
+    assert!(run.status.success(), "{run:?}");
+    let done = crate::wait::eventually(std::time::Duration::from_secs(30), || {
+        task_state(f, name) == "done"
+    });
+    assert!(done, "{name} never went done");
+}
+
 /// Issue 32's chain, end to end: an agent in a worktree edits two files
 /// and commits one; `termic diff --json` lists both with their hunks; the
 /// diff view shows them; a comment on a line reaches the task as one
@@ -215,15 +220,7 @@ fn review_chain_diff_view_comment_merge_and_a_conflict_that_changes_nothing() {
     ];
     let mut t = start_agent(&f, &script, &["--worktree", "--name", "wt"]);
     // The second task, cut from the same commit.
-    let run = f.cli(
-        &f.work,
-        &["run", "fake", "--worktree", "--name", "wt2", "--detach"],
-    );
-    assert!(run.status.success(), "{run:?}");
-    let done = crate::wait::eventually(std::time::Duration::from_secs(30), || {
-        task_state(&f, "wt2") == "done"
-    });
-    assert!(done, "wt2 never went done");
+    run_detached_until_done(&f, "wt2");
 
     // termic diff --json: both files, with their hunks.
     let out = f.cli(&f.work, &["diff", "wt", "--json"]);
@@ -391,4 +388,92 @@ fn a_hunk_is_reverted_after_asking_and_the_view_reads_the_changes_again() {
     std::fs::write(f.home.join("go"), "").unwrap();
     t.wait_text("Changes: rv (+2 -1, 2 files)");
     t.wait_text("+agent b");
+}
+
+/// The worktree of `task`, as `termic ls --json` lists it.
+fn worktree_of(f: &Fixture, task: &str) -> std::path::PathBuf {
+    let out = f.cli(&f.work, &["ls", "--json"]);
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == task)
+        .unwrap_or_else(|| panic!("{task} not listed: {rows}"));
+    std::path::PathBuf::from(row["worktree"].as_str().unwrap())
+}
+
+fn has_branch(f: &Fixture, branch: &str) -> bool {
+    !git(&f.work, &["branch", "--list", branch])
+        .trim()
+        .is_empty()
+}
+
+/// Prefix `v` on the focused task `name` (one file, one added line),
+/// `m`, `y`: waits for the merge and the question that follows it.
+fn merge_in_view(t: &mut Termic, name: &str) {
+    t.prefix(b"v");
+    t.wait_text(&format!("Changes: {name} (+1 -0, 1 file)"));
+    t.send(b"m");
+    t.wait_text(&format!(
+        "Merge {name}'s branch into the branch it was cut from (ff)?"
+    ));
+    t.send(b"y");
+    t.wait_text(&format!(
+        "Merged termic/{name} into main (ff, 1 commit). Remove its worktree and branch (closes the task)? y removes, n keeps."
+    ));
+}
+
+/// Issue 32: after a merge in the diff view (`m`, `y`), a task whose agent
+/// is done is offered the removal of its worktree and branch: `n` keeps
+/// both (and the task); `y`, for a second task cut after the first merge
+/// (jumped to with prefix 2), removes both and closes the task.
+#[test]
+fn after_a_merge_the_view_removes_the_worktree_and_branch_on_y_and_keeps_them_on_n() {
+    let f = Fixture::new();
+    repo_with(&f, &[("a.txt", "a\n")]);
+    // Each task commits a file named after its worktree, then is done.
+    let script = [
+        hook("working", ""),
+        "d=$(pwd); n=${d##*/}".into(),
+        "printf 'by %s\\n' \"$n\" > \"$n.txt\"".into(),
+        "git add \"$n.txt\" && git -c user.name=t -c user.email=t@t commit -qm \"agent in $n\""
+            .into(),
+        hook("done", ""),
+        "echo READY".into(),
+        "sleep 600".into(),
+    ];
+    let mut t = start_agent(&f, &script, &["--worktree", "--name", "kept"]);
+    t.wait_text("done");
+    let kept = worktree_of(&f, "kept");
+    merge_in_view(&mut t, "kept");
+    t.send(b"n");
+    t.wait_text("Kept the worktree and branch.");
+    assert!(kept.join("kept.txt").is_file(), "{}", kept.display());
+    assert!(has_branch(&f, "termic/kept"));
+    assert_eq!(task_state(&f, "kept"), "done");
+    assert_eq!(
+        std::fs::read_to_string(f.work.join("kept.txt")).unwrap(),
+        "by kept\n"
+    );
+    t.send(b"q");
+
+    // The second task, cut from main after the first merge.
+    run_detached_until_done(&f, "gone");
+    let gone = worktree_of(&f, "gone");
+    t.prefix(b"2");
+    merge_in_view(&mut t, "gone");
+    t.send(b"y");
+    t.wait_text("Closed gone and removed its worktree");
+    assert!(!gone.exists(), "{}", gone.display());
+    assert!(!has_branch(&f, "termic/gone"));
+    assert_eq!(
+        git(&f.work, &["log", "--format=%s", "-1", "main"]).trim(),
+        "agent in gone"
+    );
+    assert_eq!(task_state(&f, "gone"), "", "the task is closed");
+    // The first task's are still there.
+    assert!(kept.is_dir());
+    assert!(has_branch(&f, "termic/kept"));
+    assert_eq!(git(&f.work, &["status", "--porcelain"]), "");
 }

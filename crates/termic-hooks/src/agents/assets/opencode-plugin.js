@@ -51,6 +51,53 @@ function sessionField(sessionID) {
   return SESSION_ID.test(sessionID) ? [[WIRE.session, sessionID]] : [];
 }
 
+// The assistant's last text of a turn goes with its done as the wire's
+// `message=` (opencode 1.18.33, measured 2026-12-06 with termic-fakemodel:
+// `message.updated` names a message's role before any of its parts, and
+// each `message.part.updated` of a text part carries its whole text so
+// far). Kept in memory only, bounded: the roles of the last MAX_KEPT
+// messages, one text per session for at most MAX_KEPT sessions, each cut
+// to MAX_KEPT_CHARS; a session's text is dropped at its idle and at its
+// next turn.
+const MAX_KEPT = 16;
+const MAX_KEPT_CHARS = 4 * WIRE.maxTextLen;
+
+function keep(map, key, value) {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > MAX_KEPT) map.delete(map.keys().next().value);
+}
+
+function utf8Len(code) {
+  if (code < 0x80) return 1;
+  if (code < 0x800) return 2;
+  return code < 0x10000 ? 3 : 4;
+}
+
+// `text` as the wire's one free-text value, as the hook scripts make it:
+// `%`, `;`, `"` and `\` as %XX (upper-case hex); a line break or tab as a
+// space; any other control character (C0, DEL, C1) dropped; cut to
+// WIRE.maxTextLen bytes of UTF-8 on a character boundary, never inside an
+// escape. None for a text with nothing to show.
+function messageField(text) {
+  if (typeof text !== "string") return [];
+  const whole = typeof text.toWellFormed === "function" ? text.toWellFormed() : text;
+  let out = "";
+  let bytes = 0;
+  for (const ch of whole) {
+    const code = ch.codePointAt(0);
+    let piece = ch;
+    if (WIRE.textEscaped.includes(ch)) piece = `%${code.toString(16).toUpperCase().padStart(2, "0")}`;
+    else if (ch === "\n" || ch === "\r" || ch === "\t") piece = " ";
+    else if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) continue;
+    const len = piece === ch ? utf8Len(code) : piece.length; // an escape or a space is ASCII
+    if (bytes + len > WIRE.maxTextLen) break;
+    out += piece;
+    bytes += len;
+  }
+  return out.trim() ? [[WIRE.message, out]] : [];
+}
+
 function guarded(fn) {
   return async (...args) => {
     try {
@@ -77,6 +124,25 @@ function stopReason(error) {
   return WIRE.reasons.other;
 }
 
+// A retry opencode waits out for longer than this is a limit, not a
+// hiccup: opencode 1.18.33 honours a 429's retry-after (3600 s measured
+// with termic-fakemodel's usage-limit reply: `session.status {type:
+// "retry", attempt, message, next}`, `next` in Unix ms) and backs off a
+// few seconds between its retries of a plain 429 or 5xx.
+const LIMIT_WAIT_MS = 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+// The local `HH:MM` at which a retry due at `next` (Unix ms) goes on,
+// rounded up to the minute; null for a short or unreadable wait.
+function limitUntil(next, now) {
+  if (typeof next !== "number" || !Number.isFinite(next)) return null;
+  const wait = next - now;
+  if (wait < LIMIT_WAIT_MS || wait > DAY_MS) return null;
+  const at = new Date(Math.ceil(next / 60000) * 60000);
+  const two = (n) => String(n).padStart(2, "0");
+  return `${two(at.getHours())}:${two(at.getMinutes())}`;
+}
+
 function withTimeout(promise, ms) {
   return Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms, undefined))]);
 }
@@ -99,6 +165,9 @@ export const TermicPlugin = async (input) => {
   // token for an API error, or null for anything else (an abort: Escape)
   const errored = new Map();
   const ended = new Set(); // root sessions already reported done/interrupted this turn
+  const limited = new Set(); // root sessions reported rate limited while opencode waits
+  const roles = new Map(); // messageID -> "user" | "assistant" (the last MAX_KEPT)
+  const said = new Map(); // sessionID -> its assistant's last text this turn
 
   async function isSubagent(sessionID) {
     if (!sessionID) return false;
@@ -121,13 +190,20 @@ export const TermicPlugin = async (input) => {
   }
 
   async function idle(sessionID, hook) {
-    if (await isSubagent(sessionID)) return;
     const key = sessionID || "";
+    const text = said.get(key);
+    said.delete(key);
+    if (await isSubagent(sessionID)) return;
+    // Idle while it waited out a limit, with no send after the wait: the
+    // wait was stopped (opencode 1.18.33: a second Escape, then idle with
+    // no session.error; measured 2026-12-06).
+    const waitStopped = limited.delete(key);
     if (ended.has(key)) return; // session.status idle and session.idle: one report
     ended.add(key);
     const errorKey = errored.has(key) ? key : errored.has("") ? "" : null;
     if (errorKey === null) {
-      emit(WIRE.done, [["hook", hook], ...sessionField(sessionID)]);
+      if (waitStopped) emit(WIRE.interrupted, [["hook", hook]]);
+      else emit(WIRE.done, [["hook", hook], ...sessionField(sessionID), ...messageField(text)]);
       return;
     }
     const reason = errored.get(errorKey);
@@ -143,6 +219,7 @@ export const TermicPlugin = async (input) => {
       if (await isSubagent(sessionID)) return;
       ended.delete(sessionID);
       errored.delete(sessionID);
+      said.delete(sessionID);
       emit(WIRE.working, [["hook", "chat.message"], ...sessionField(sessionID)]);
     }),
     event: guarded(async ({ event }) => {
@@ -153,6 +230,18 @@ export const TermicPlugin = async (input) => {
         case "session.updated":
           remember(p.info);
           break;
+        case "message.updated": {
+          const info = p.info;
+          if (info && typeof info.id === "string" && typeof info.role === "string") keep(roles, info.id, info.role);
+          break;
+        }
+        case "message.part.updated": {
+          const part = p.part;
+          if (!part || part.type !== "text" || typeof part.text !== "string") break;
+          if (part.synthetic || part.ignored || roles.get(part.messageID) !== "assistant") break;
+          if (part.text.trim()) keep(said, part.sessionID || "", part.text.slice(0, MAX_KEPT_CHARS));
+          break;
+        }
         case "permission.asked":
         case "permission.updated":
           emit(WIRE.attention, [["hook", type], ["kind", "permission"]]);
@@ -163,10 +252,24 @@ export const TermicPlugin = async (input) => {
         case "session.error":
           if (!(await isSubagent(p.sessionID))) errored.set(p.sessionID || "", stopReason(p.error));
           break;
-        case "session.status":
-          if (p.status && p.status.type === "idle") await idle(p.sessionID, type);
-          else if (p.status && p.status.type === "busy") ended.delete(p.sessionID || "");
+        case "session.status": {
+          const kind = p.status && p.status.type;
+          const key = p.sessionID || "";
+          if (kind === "idle") {
+            await idle(p.sessionID, type);
+          } else if (kind === "busy") {
+            ended.delete(key);
+            // The wait is over and opencode sends the turn again.
+            if (limited.delete(key)) emit(WIRE.working, [["hook", type], ...sessionField(p.sessionID)]);
+          } else if (kind === "retry") {
+            const until = limitUntil(p.status.next, Date.now());
+            if (until && !(await isSubagent(p.sessionID))) {
+              limited.add(key);
+              emit(WIRE.error, [["hook", type], ["reason", WIRE.reasons.rateLimited], [WIRE.until, until]]);
+            }
+          }
           break;
+        }
         case "session.idle":
           await idle(p.sessionID, type);
           break;

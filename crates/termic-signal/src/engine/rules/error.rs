@@ -31,8 +31,16 @@ impl Engine {
             .field(field::REASON)
             .and_then(StopReason::from_wire)
             .unwrap_or(StopReason::ApiError);
-        // The hook's script read the reset time from the agent's own payload.
-        let until = msg.field(field::UNTIL).and_then(ResetAt::from_wire);
+        // The hook's script read the reset time from the agent's own
+        // payload, or its message names it (Claude's StopFailure: "... Your
+        // limit resets at 15:00.").
+        let until = msg
+            .field(field::UNTIL)
+            .and_then(ResetAt::from_wire)
+            .or_else(|| {
+                msg.field(field::MESSAGE)
+                    .and_then(|m| reset_in_text(&crate::wire::decode_text(m)))
+            });
         self.error_reported(
             now,
             State::stopped(reason, until),

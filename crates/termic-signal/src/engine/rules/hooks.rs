@@ -41,6 +41,10 @@ impl Engine {
                 self.session = Some(session.to_owned());
             }
         }
+        let said = msg.field(field::MESSAGE).map(wire::decode_text);
+        if let Some(text) = &said {
+            self.last_message = Some(text.clone());
+        }
         if self.config.hooks_wired && msg.event == HookEvent::Working {
             self.hook_turn = true;
         }
@@ -62,6 +66,17 @@ impl Engine {
                 LogKind::Fact,
                 "done with background tasks still running: stays working".to_string(),
             ),
+            HookEvent::Done
+                if self.state.in_turn()
+                    && self
+                        .profile
+                        .error_message
+                        .is_some_and(|(m, _)| said.as_deref() == Some(m)) =>
+            {
+                let why = self.profile.error_message.map_or("", |(_, why)| why);
+                let named = format!("{named} with its error message ({why})");
+                self.hook_error(now, &msg, named, out);
+            }
             HookEvent::Done if self.state.in_turn() => {
                 if let Some(detail) = self.done_hook_after_interrupt_key(now, &named) {
                     self.go(
@@ -76,7 +91,11 @@ impl Engine {
                     self.end_turn(now, Rule::HookDone, named, out);
                 }
             }
-            HookEvent::Interrupted if self.state.in_turn() => {
+            // An agent that waits out its own limit (opencode) can be
+            // stopped during that wait: the wait is the turn it ends.
+            HookEvent::Interrupted
+                if self.state.in_turn() || matches!(self.state, State::RateLimited(_)) =>
+            {
                 self.go(
                     now,
                     State::Interrupted,

@@ -45,6 +45,9 @@ impl Engine {
 
     fn interrupt_key(&mut self, now: u64, key: Key) {
         let name = key.as_str();
+        // Whether the key is read as an interrupt now (below) or not, an
+        // agent's own later `idle` may say it took (rules/native.rs).
+        self.interrupt_key_in_turn |= self.state.in_turn();
         if !self.state.in_turn() {
             self.log
                 .push(now, LogKind::Key, format!("{name} (no turn running)"));

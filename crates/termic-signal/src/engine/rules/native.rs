@@ -151,6 +151,21 @@ impl Engine {
             _ => (Rule::NativeIdle, "idle"),
         };
         if self.native_turn {
+            if let (NativeState::Idle, Some(why)) =
+                (state, self.profile.native_idle_needs_interrupt_key)
+            {
+                // Any Escape or Ctrl-C in the turn, not only one within the
+                // title window: an unwatched task's key is not a pending
+                // interrupt, and a loaded machine can delay the agent's
+                // `idle` past the window; `/clear` sends neither key.
+                if !self.interrupt_key_in_turn {
+                    let detail = format!(
+                        "idle after working, with no Escape or Ctrl-C before it: no turn ran ({why})"
+                    );
+                    self.go(now, State::Idle, Rule::NativeIdle, detail, None, out);
+                    return;
+                }
+            }
             let detail = format!("{what} after working without a done");
             self.go(now, State::Interrupted, rule, detail, None, out);
         } else {

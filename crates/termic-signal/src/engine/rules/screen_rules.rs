@@ -16,11 +16,16 @@
 //! They act only in an agent task (never a command or shell task, whose
 //! profiles have no rules and whose output is only text) and only while
 //! nothing better owns the turn: with hooks wired or native status seen, a
-//! match is recorded in the Inspector and not obeyed.
+//! match is recorded in the Inspector and not obeyed. One exception: an
+//! agent whose profile says its hooks send no end of turn when it gives up
+//! on an API error (Copilot CLI 1.0.102 on a 429) has its `Stopped` rule,
+//! when it begins to match during a turn its hooks started, end that turn
+//! as the error it names; else the task would read working forever.
 
 use crate::engine::types::{Attention, LogKind, Rule, State, Transition};
 use crate::engine::Engine;
-use crate::profile::{ScreenImplies, ScreenRows, ScreenRule};
+use crate::limit::ResetAt;
+use crate::profile::{ScreenImplies, ScreenRows, ScreenRule, ScreenStop};
 use crate::stop::StopReason;
 
 /// A `Stopped` rule matching: since when, and the reason its match names.
@@ -31,6 +36,8 @@ struct StoppedScreen {
     reason: StopReason,
     /// The profile's error text that named the reason (none: "API error").
     by: Option<&'static str>,
+    /// A usage limit's reset time, when the matched text names one.
+    until: Option<ResetAt>,
 }
 
 /// What the screen rules last said for one task.
@@ -117,9 +124,31 @@ impl Engine {
             rule.label(),
             stopped.reason
         );
-        let to = State::stopped(stopped.reason, None);
+        let to = State::stopped(stopped.reason, stopped.until);
         self.stop_on_error(at, to, Rule::ScreenError, detail, out);
         true
+    }
+
+    /// An agent whose hooks send no end of turn when it gives up on an
+    /// API error (its profile says why): its own error screen, appearing
+    /// during a turn its hooks own, ends that turn as the error it names.
+    fn end_hooked_turn_on_screen_error(&mut self, now: u64, out: &mut Vec<Transition>) {
+        let (Some(why), Some(stopped)) = (
+            self.profile.screen_stop_ends_hooked_turn,
+            self.screen_rules.stopped,
+        ) else {
+            return;
+        };
+        if !self.governed() || !self.state.in_turn() || stopped.since < self.turn_started_at {
+            return;
+        }
+        let by = stopped.by.unwrap_or("no error text matched");
+        let to = State::stopped(stopped.reason, stopped.until);
+        let detail = format!(
+            "API error on screen ({}, {by}) during a turn its hooks own, and {why}: stopped: {to}",
+            stopped.rule.id
+        );
+        self.stop_on_error(now, to, Rule::ScreenError, detail, out);
     }
 
     /// When a background-work rule last stopped matching (0: never).
@@ -161,17 +190,21 @@ impl Engine {
                     Some(s) if s.rule == rule => s.since,
                     _ => now,
                 };
-                self.profile
-                    .screen_stop_reason(rule, rows)
-                    .map(|(reason, by)| StoppedScreen {
+                self.profile.screen_stop_reason(rule, rows).map(
+                    |ScreenStop { reason, by, until }| StoppedScreen {
                         rule,
                         since,
                         reason,
                         by,
-                    })
+                        until,
+                    },
+                )
             }
             _ => None,
         };
+        if found != before {
+            self.end_hooked_turn_on_screen_error(now, out);
+        }
         match found.map(|r| (r, r.implies)) {
             // Only a dialog that just appeared raises: one still painted for
             // a frame after the answer (the agent already working again)

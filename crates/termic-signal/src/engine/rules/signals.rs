@@ -143,12 +143,20 @@ impl Engine {
             LogKind::Signal,
             format!("title {title:?} ({}, {by})", class_name(class)),
         );
+        let became_busy = class == TitleState::Busy && self.title_state != TitleState::Busy;
         if class != self.title_state {
             self.title_state = class;
             self.title_state_since = now;
         }
         if class == TitleState::Busy {
             self.last_busy_at = now;
+        }
+        // Only a title that turns busy says a held permission resolved by
+        // itself. A new spinner frame of a title that was busy already says
+        // nothing: grok paints one between its Notification hook and its
+        // Action Required title on a loaded machine, and dropping the hook
+        // there lost the permission's kind (CI run of 2026-12-06).
+        if became_busy {
             self.cancel_pending_attention(now, "the title went busy");
         }
         if class == TitleState::Idle {

@@ -69,6 +69,7 @@ impl Engine {
     /// A new turn: the clocks the fallbacks measure from restart here.
     fn start_turn(&mut self, at: u64) {
         self.turn_started_at = at;
+        self.interrupt_key_in_turn = false;
         // A native `working` held when another source opens the turn still
         // means native status reported this turn.
         self.native_turn = self.held_native_working.take().is_some();

@@ -87,6 +87,73 @@ fn claude_native_clear_mid_turn_after_background_work_is_not_an_interrupt() {
     );
 }
 
+/// Claude Code 2.1.332 on `/clear` after a turn (matrix `claude clear
+/// native`, 2026-12-06): native `working` 220 ms after Enter, `idle` 400
+/// ms later, no done: a local command, so idle, not interrupted. After an
+/// Escape the same `idle` is the interrupt.
+#[test]
+fn claude_native_idle_after_clear_is_idle_not_an_interrupt() {
+    check(
+        "claude /clear",
+        "agent claude
+         0 probe_answered
+         +0 key enter
+         +380 native working
+         +1140 native done
+         +1320 key enter
+         +220 native working
+         +400 native idle
+         +4400 key enter
+         +230 native working
+         +870 native done
+         expect 380 idle -> working native_working
+         expect 1520 working -> done native_done
+         expect 3060 done -> working native_working
+         expect 3460 working -> idle native_idle
+         expect 8090 idle -> working native_working
+         expect 8960 working -> done native_done",
+    );
+    check(
+        "claude escape",
+        "agent claude
+         0 probe_answered
+         +0 key enter
+         +380 native working
+         +3000 key escape
+         +150 native idle
+         expect 380 idle -> working native_working
+         expect 3530 working -> interrupted native_idle",
+    );
+    // An Escape typed while nobody watched (no pending interrupt: the key
+    // alone proves nothing) still makes Claude's own `idle` the interrupt,
+    // as does an `idle` that comes long after the key on a loaded machine
+    // (real_binary_claude_unwatched_done_rings_and_escape_rings_nothing
+    // read `idle` there with the window rule of 6504dc9).
+    check(
+        "claude escape unwatched",
+        "agent claude
+         watched off
+         0 probe_answered
+         +0 key enter
+         +380 native working
+         +3000 key escape
+         +150 native idle
+         expect 380 idle -> working native_working
+         expect 3530 working -> interrupted native_idle",
+    );
+    check(
+        "claude escape, idle late",
+        "agent claude
+         0 probe_answered
+         +0 key enter
+         +380 native working
+         +3000 key escape
+         +6000 native idle
+         expect 380 idle -> working native_working
+         expect 9380 working -> interrupted native_idle",
+    );
+}
+
 // ---- titles and notifications under native status ------------------------------------
 
 #[test]

@@ -186,3 +186,127 @@ fn printed_limit_text_moves_nothing() {
         outcome.transitions
     );
 }
+
+/// Claude Code 2.1.332's StopFailure on the fake model's usage-limit reply
+/// (measured 2026-12-06): `error: rate_limit` and `last_assistant_message`
+/// "API Error: Request rejected (429) · Usage limit reached for this key.
+/// Your limit resets at 15:00.". The hook sends that message; the engine
+/// reads the reset from it as from a native error's message.
+#[test]
+fn a_hook_error_message_that_names_the_reset_gives_the_time() {
+    let outcome = check(
+        "stop failure message",
+        "agent claude
+         task t1
+         hooks on
+         0 key enter
+         +10 hook working task=t1 hook=UserPromptSubmit
+         +300 hook error task=t1 hook=StopFailure reason=rate_limited message=API%20Error:%20Request%20rejected%20(429)%20\u{b7}%20Usage%20limit%20reached%20for%20this%20key.%20Your%20limit%20resets%20at%2015:00.
+         horizon 60000
+         expect 10 idle -> working hook_working
+         expect 310 working -> rate_limited(15:00) hook_error",
+    );
+    assert_eq!(
+        outcome.engine.state(),
+        State::RateLimited(ResetAt::new(15, 0))
+    );
+}
+
+/// Copilot CLI 1.0.102's bottom rows after it gave up on the fake model's
+/// usage-limit reply (2026-12-06): its `✗ 429` line over its directory
+/// row, its empty prompt box and its footer.
+const COPILOT_LIMIT_ROWS: &str = "  ❯ say hello\\n ▀▀▀▀▀▀▀▀\\n ✗ 429 Usage limit reached for this key. Your limit resets at 15:00. \\n /tmp/proj\\n╻▄▄▄▄▄▄▄▄\\n┃  \\n╹▀▀▀▀▀▀▀▀\\n ← open sidebar · Interactive · Manual Approval";
+
+/// A Copilot task with its hooks, from Enter to the hook's working.
+const COPILOT_HOOKED_TURN: &str = "agent copilot
+    task t1
+    hooks on
+    0 key enter
+    +30 hook working task=t1 hook=userPromptSubmitted";
+
+#[test]
+fn copilot_hooked_turn_ends_rate_limited_on_its_own_limit_screen_with_no_stop_hook() {
+    // Its hooks say working and then nothing (no agentStop on a 429): the
+    // screen's error line, appearing during the turn, ends it.
+    check(
+        "copilot usage limit",
+        &format!(
+            "{COPILOT_HOOKED_TURN}
+             +200 rows  ◐ Thinking (Esc to cancel)\\n /tmp/proj\\n╻▄▄▄▄\\n┃\\n╹▀▀▀▀\\n ← open sidebar
+             +1300 rows {COPILOT_LIMIT_ROWS}
+             horizon 120000
+             expect 30 idle -> working hook_working
+             expect 1530 working -> rate_limited(15:00) screen_error
+             expect false_done 0"
+        ),
+    );
+}
+
+#[test]
+fn copilot_limit_screen_left_from_the_last_turn_does_not_end_the_next() {
+    // The next prompt starts a turn while the old error is still painted:
+    // only a screen that comes up during a turn ends it.
+    check(
+        "copilot next turn",
+        &format!(
+            "{COPILOT_HOOKED_TURN}
+             +1500 rows {COPILOT_LIMIT_ROWS}
+             +5000 key enter
+             +30 hook working task=t1 hook=userPromptSubmitted
+             +10 rows {COPILOT_LIMIT_ROWS}
+             +3000 hook done task=t1 hook=agentStop
+             horizon 60000
+             expect 30 idle -> working hook_working
+             expect 1530 working -> rate_limited(15:00) screen_error
+             expect 6560 rate_limited(15:00) -> working hook_working
+             expect 9570 working -> done hook_done"
+        ),
+    );
+}
+
+#[test]
+fn copilot_limit_screen_without_hooks_only_names_the_guessed_end() {
+    // With neither channel nothing ends a Copilot turn on its own; the
+    // guessed end, when it comes, is the limit with its time.
+    let outcome = check(
+        "copilot no hooks",
+        &format!(
+            "agent copilot
+             0 key enter
+             +200 rows  ◐ Thinking (Esc to cancel)\\n /tmp/proj\\n╻▄▄▄▄\\n┃\\n╹▀▀▀▀\\n ← open sidebar
+             +1300 rows {COPILOT_LIMIT_ROWS}
+             horizon 120000
+             expect false_done 0"
+        ),
+    );
+    assert!(
+        !matches!(outcome.engine.state(), State::Done),
+        "{:?}",
+        outcome.engine.state()
+    );
+}
+
+#[test]
+fn an_interrupt_while_the_agent_waits_out_its_limit_ends_the_wait() {
+    // opencode 1.18.33 waits a limit out itself; two Escapes stop the wait
+    // and its plugin says interrupted (measured 2026-12-06). A done then
+    // is still no turn's end.
+    check(
+        "opencode wait stopped",
+        "agent opencode
+         task t1
+         hooks on
+         0 key enter
+         +10 hook working task=t1 hook=chat.message
+         +4600 hook error task=t1 hook=session.status reason=rate_limited until=20:34
+         +5000 key escape
+         +3000 key escape
+         +85 hook interrupted task=t1 hook=session.status
+         +10 hook done task=t1 hook=session.idle
+         horizon 60000
+         expect 10 idle -> working hook_working
+         expect 4610 working -> rate_limited(20:34) hook_error
+         expect 12695 rate_limited(20:34) -> interrupted hook_interrupted
+         expect false_done 0",
+    );
+}

@@ -387,22 +387,28 @@ fn gemini_answer_below_an_old_error_is_a_done() {
     );
 }
 
+/// Qwen Code 0.24.4's bottom rows after a 401 (120 columns), its prompt
+/// row as given (its empty prompt, or text typed into it).
+fn qwen_error_rows(prompt: &str) -> String {
+    let bar = "─".repeat(120);
+    [
+        "  > say hello",
+        "  ✕ [API Error: 401 invalid x-api-key] (Press Ctrl+Y to retry)",
+        &bar,
+        prompt,
+        &bar,
+        "  ➜ proj · fake-model",
+        "  ⏸ Ask permissions (shift + tab to cycle)",
+    ]
+    .join("\\n")
+}
+
 #[test]
 fn qwen_api_error_with_an_idle_title_is_an_error_not_a_done() {
     // Measured (real_agents matrix::cell_qwen_error_neither, 2026-12-06):
     // busy title 10 ms after Enter, idle 867 ms later, the error painted;
     // the settle gave a done (a false done) before the rule.
-    let bar = "─".repeat(120);
-    let rows = [
-        "  > say hello".to_string(),
-        "  ✕ [API Error: 401 invalid x-api-key] (Press Ctrl+Y to retry)".to_string(),
-        bar.clone(),
-        ">   Type your message or @path/to/file".to_string(),
-        bar,
-        "  ➜ proj · fake-model".to_string(),
-        "  ⏸ Ask permissions (shift + tab to cycle)".to_string(),
-    ]
-    .join("\\n");
+    let rows = qwen_error_rows(">   Type your message or @path/to/file");
     check(
         "qwen 401",
         &format!(
@@ -417,5 +423,162 @@ fn qwen_api_error_with_an_idle_title_is_an_error_not_a_done() {
              expect 5935 working -> error(auth_failed) screen_error
              expect false_done 0"
         ),
+    );
+}
+
+/// Qwen Code 0.24.4 with termic's hooks, on a 401: UserPromptSubmit, then
+/// no Stop hook at all (measured 2026-12-06, real_agents
+/// matrix::cell_qwen_error_hooks). The same anchored screen rule as
+/// without hooks ends the hooked turn as the error when it begins to match
+/// during it; before, the task read working for good.
+#[test]
+fn qwen_hooked_turn_ends_in_an_error_on_its_own_error_screen_with_no_stop_hook() {
+    let turn = |rows: &str| {
+        format!(
+            "agent qwen
+             task t1
+             hooks on
+             0 key enter
+             +10 title ◐\u{fe0e} Qwen - proj
+             +20 hook working task=t1 hook=UserPromptSubmit
+             +850 title Qwen - proj
+             +20 rows {rows}
+             horizon 120000
+             expect 30 idle -> working hook_working"
+        )
+    };
+    let rows = qwen_error_rows(">   Type your message or @path/to/file");
+    check(
+        "qwen 401 hooks",
+        &format!(
+            "{}
+             expect 900 working -> error(auth_failed) screen_error
+             expect false_done 0",
+            turn(&rows)
+        ),
+    );
+    // The same line over a prompt with text in it is not Qwen's own error
+    // screen (a program can print the line; the empty prompt under it is
+    // Qwen's): the hooks still own the turn, it stays working.
+    let typed = qwen_error_rows(">   go on");
+    let outcome = check("qwen typed", &turn(&typed));
+    assert_eq!(outcome.engine.state(), State::Working);
+    // Printed mid-turn, with the agent's spinner row between it and the
+    // prompt: working.
+    let printed = qwen_error_rows(">   Type your message or @path/to/file").replace(
+        "(Press Ctrl+Y to retry)",
+        "(Press Ctrl+Y to retry)\\n  ⠏ Thinking... (esc to cancel, 2s)",
+    );
+    let outcome = check("qwen printed", &turn(&printed));
+    assert_eq!(outcome.engine.state(), State::Working);
+}
+
+/// Copilot CLI 1.0.102's bottom rows after it gave up on a 401 (measured
+/// 2026-12-06, real_agents matrix::cell_copilot_error_hooks).
+const COPILOT_401_ROWS: &str = " ● Request failed due to a transient API error. Retrying...\\n ✗ Authentication failed with provider at http://127.0.0.1:33591/v1 (HTTP 401).\\n     Check your COPILOT_PROVIDER_API_KEY, COPILOT_PROVIDER_API_KEY_COMMAND, or COPILOT_PROVIDER_BEARER_TOKEN.\\n /tmp/proj\\n╻▄▄▄▄▄▄▄▄\\n┃  \\n╹▀▀▀▀▀▀▀▀\\n ← open sidebar · Interactive · Manual Approval";
+
+/// Copilot's screen while it retries (its spinner row under the retries).
+const COPILOT_RETRYING_ROWS: &str = " ● Request failed due to a transient API error. Retrying...\\n ◐ Thinking (Esc to cancel)\\n /tmp/proj\\n╻▄▄▄▄\\n┃\\n╹▀▀▀▀\\n ← open sidebar";
+
+/// Copilot with its hooks on a 401: userPromptSubmitted, then no agentStop
+/// (its title carries no state): its own error screen ends the turn as the
+/// auth failure it names. Before, the task read working for good.
+#[test]
+fn copilot_hooked_turn_ends_in_an_auth_failure_on_its_own_401_screen() {
+    check(
+        "copilot 401 hooks",
+        &format!(
+            "agent copilot
+             task t1
+             hooks on
+             0 key enter
+             +30 hook working task=t1 hook=userPromptSubmitted
+             +200 rows {COPILOT_RETRYING_ROWS}
+             +3800 rows {COPILOT_401_ROWS}
+             horizon 120000
+             expect 30 idle -> working hook_working
+             expect 4030 working -> error(auth_failed) screen_error
+             expect false_done 0"
+        ),
+    );
+}
+
+/// With neither channel nothing on Copilot's terminal ends a turn: the
+/// byte-quiet fallback's guessed end is the error its screen names.
+#[test]
+fn copilot_401_screen_without_hooks_names_the_guessed_end() {
+    let outcome = check(
+        "copilot 401 no hooks",
+        &format!(
+            "agent copilot
+             0 key enter
+             +30 activity
+             +200 rows {COPILOT_RETRYING_ROWS}
+             +3800 rows {COPILOT_401_ROWS}
+             horizon 120000
+             expect 30 idle -> working submit_activity
+             expect 12030 working -> error(auth_failed) screen_error
+             expect false_done 0"
+        ),
+    );
+    assert_eq!(
+        outcome.engine.state(),
+        State::Error(StopReason::AuthFailed),
+        "{:?}",
+        outcome.transitions
+    );
+}
+
+/// Gemini CLI 0.61.0 with termic's hooks, on a 401: AfterAgent fires as
+/// for a done, its `prompt_response` "[no response text]" (the hook sends
+/// it as `message=`). The Gemini profile reads that message as the error
+/// it is, never a done; any other answer is a done, and the engine keeps
+/// it as the agent's last message (issue 31 item 3).
+#[test]
+fn gemini_after_agent_with_no_response_text_is_an_error_not_a_done() {
+    // A Gemini turn with hooks whose AfterAgent says `message`, then `end`.
+    let turn = |message: &str, end: &str| {
+        format!(
+            "agent gemini
+             task t1
+             hooks on
+             0 key enter
+             +10 hook working task=t1 hook=BeforeAgent
+             +48 title ✦  Working… (proj)
+             +200 hook done task=t1 hook=AfterAgent message={message}
+             +30 title ◇  Ready (proj)
+             horizon 30000
+             expect 10 idle -> working hook_working
+             expect 258 working -> {end}"
+        )
+    };
+    let outcome = check(
+        "gemini 401 with hooks",
+        &format!(
+            "{}\n expect false_done 0",
+            turn("[no%20response%20text]", "error(api_error) hook_error")
+        ),
+    );
+    assert_eq!(outcome.engine.last_message(), Some("[no response text]"));
+    let outcome = check(
+        "gemini answer with hooks",
+        &turn("Hello%3B%20no%20response%20text%20here.", "done hook_done"),
+    );
+    assert_eq!(
+        outcome.engine.last_message(),
+        Some("Hello; no response text here.")
+    );
+    // Claude has no such message: the same text is its answer, a done.
+    check(
+        "claude says it",
+        "agent claude
+         task t1
+         hooks on
+         0 key enter
+         +10 hook working task=t1 hook=UserPromptSubmit
+         +200 hook done task=t1 hook=Stop message=[no%20response%20text]
+         horizon 30000
+         expect 10 idle -> working hook_working
+         expect 210 working -> done hook_done",
     );
 }

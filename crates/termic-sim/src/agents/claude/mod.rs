@@ -48,6 +48,13 @@ pub struct Claude {
     spin: usize,
     blocked_tool: String,
     subagents_started: bool,
+    /// The question list's highlighted row (0 is the first option).
+    highlight: usize,
+    /// A multi-select question's boxes, ticked or not.
+    ticked: Vec<bool>,
+    /// A multi-select question's review, once Submit was picked: its
+    /// highlighted row (0 "Submit answers", 1 "Cancel").
+    review: Option<usize>,
 }
 
 impl Claude {
@@ -59,6 +66,9 @@ impl Claude {
             native: false,
             spin: 0,
             blocked_tool: String::new(),
+            highlight: 0,
+            ticked: Vec::new(),
+            review: None,
             subagents_started: false,
         }
     }
@@ -140,13 +150,68 @@ impl Claude {
         });
     }
 
+    /// A key on a multi-select question (as 2.1.332 takes it): the arrows
+    /// move the highlight over the boxes, "Type something", Submit and
+    /// "Chat about this"; Enter on a box ticks or unticks it, on Submit
+    /// opens the review. On the review the arrows move between "Submit
+    /// answers" and "Cancel", and Enter answers ([`Agent::answer_for`]).
+    fn multi_key(&mut self, cx: &mut Cx, question: &str, options: &[String], key: Key) -> bool {
+        let n = options.len();
+        if self.review.is_some() {
+            let to = match key {
+                Key::Up => 0,
+                Key::Down => 1,
+                _ => return false,
+            };
+            self.review = Some(to);
+            cx.write("\x1b[2A");
+            draw_review_choices(cx, to);
+            return true;
+        }
+        match key {
+            Key::Up => self.highlight = self.highlight.saturating_sub(1),
+            // The boxes, "Type something", Submit and "Chat about this".
+            Key::Down => self.highlight = (self.highlight + 1).min(n + 2),
+            Key::Enter if self.highlight < n => {
+                self.ticked[self.highlight] = !self.ticked[self.highlight];
+            }
+            Key::Enter if self.highlight == n + 1 => {
+                cx.write(&format!("\x1b[{}A\x1b[J", multi_rows(n)));
+                let picked = self.ticked_labels(options);
+                cx.line("Review your answers");
+                cx.line(&format!(" ● {question}"));
+                cx.line(&format!("   → {}", picked.join(", ")));
+                self.review = Some(0);
+                draw_review_choices(cx, 0);
+                return true;
+            }
+            // Enter on "Type something" or "Chat about this": not here.
+            Key::Enter => return true,
+            _ => return false,
+        }
+        cx.write(&format!("\x1b[{}A", multi_rows(n)));
+        let labels: Vec<&str> = options.iter().map(String::as_str).collect();
+        draw_multi_list(cx, &labels, &self.ticked, self.highlight);
+        true
+    }
+
+    /// The labels of the ticked boxes, in order.
+    fn ticked_labels<'a>(&self, options: &'a [String]) -> Vec<&'a str> {
+        options
+            .iter()
+            .zip(&self.ticked)
+            .filter(|(_, t)| **t)
+            .map(|(o, _)| o.as_str())
+            .collect()
+    }
+
     fn block_state(&self, cx: &Cx, b: &Block) -> NativeState {
         match b {
             Block::Permission { tool, arg } => NativeState::Blocked {
                 kind: "permission",
                 msg: format!("approve {tool}: {}", cx.cwd.join(arg).display()),
             },
-            Block::Question { text, options } => NativeState::Blocked {
+            Block::Question { text, options, .. } => NativeState::Blocked {
                 kind: "question",
                 msg: format!("answer: {text} ({})", options.join(" · ")),
             },
@@ -284,9 +349,13 @@ impl Agent for Claude {
                     "No, and tell Claude what to do differently (esc)",
                 ],
             ),
-            Block::Question { text, options } => (
+            Block::Question {
+                text,
+                options,
+                multi,
+            } => (
                 "AskUserQuestion",
-                json!({ "questions": [{ "question": text, "options": options.iter().map(|o| json!({"label": o})).collect::<Vec<_>>() }] }),
+                json!({ "questions": [{ "question": text, "multiSelect": multi, "options": options.iter().map(|o| json!({"label": o})).collect::<Vec<_>>() }] }),
                 text.clone(),
                 options.iter().map(String::as_str).collect(),
             ),
@@ -305,7 +374,17 @@ impl Agent for Claude {
         // The title claims idle as the prompt opens, before the hook fires.
         self.idle_title(cx);
         self.status(cx, self.block_state(cx, b));
-        draw_prompt(cx, &heading, &options);
+        if let Block::Question { multi: true, .. } = b {
+            self.highlight = 0;
+            self.ticked = vec![false; options.len()];
+            self.review = None;
+            draw_multi(cx, &heading, &options, &self.ticked, 0);
+        } else if let Block::Question { .. } = b {
+            self.highlight = 0;
+            draw_question(cx, &heading, &options, 0);
+        } else {
+            draw_prompt(cx, &heading, &options);
+        }
         cx.sleep(25);
         let p = payload::payload(
             &cx.session,
@@ -318,21 +397,70 @@ impl Agent for Claude {
         }
     }
 
+    fn dialog_key(&mut self, cx: &mut Cx, b: &Block, key: Key) -> bool {
+        if let Block::Question {
+            text,
+            options,
+            multi: true,
+        } = b
+        {
+            return self.multi_key(cx, text, options, key);
+        }
+        let Block::Question { options, .. } = b else {
+            return false;
+        };
+        // The options, "Type something." and "Chat about this".
+        let last = options.len() + 1;
+        self.highlight = match key {
+            Key::Up => self.highlight.saturating_sub(1),
+            Key::Down => (self.highlight + 1).min(last),
+            _ => return false,
+        };
+        // Up to the top of the list, then paint it again.
+        cx.write(&format!("\x1b[{}A", question_rows(options.len())));
+        let labels: Vec<&str> = options.iter().map(String::as_str).collect();
+        draw_question_list(cx, &labels, self.highlight);
+        true
+    }
+
     fn answer_for(&self, b: &Block, key: Key) -> Option<Answer> {
         match (b, key) {
-            (Block::Question { options, .. }, Key::Char(c)) => {
-                let n = c.to_digit(10)? as usize;
-                (1..=options.len()).contains(&n).then_some(Answer::Approve)
+            // As 2.1.332: Enter picks the highlighted option; a typed digit
+            // does nothing; "Type something." and "Chat about this" are
+            // not answers here. A multi-select question is answered on its
+            // review: "Submit answers" or "Cancel".
+            (Block::Question { multi: true, .. }, Key::Enter) => match self.review {
+                Some(0) => Some(Answer::Approve),
+                Some(_) => Some(Answer::Reject),
+                None => None,
+            },
+            (Block::Question { options, .. }, Key::Enter) => {
+                (self.highlight < options.len()).then_some(Answer::Approve)
             }
-            (_, Key::Enter | Key::Char('1' | '2' | 'y')) => Some(Answer::Approve),
             (Block::Question { .. }, _) => None,
+            (_, Key::Enter | Key::Char('1' | '2' | 'y')) => Some(Answer::Approve),
             (_, Key::Char('3' | 'n')) => Some(Answer::Reject),
             _ => None,
         }
     }
 
-    fn unblock(&mut self, cx: &mut Cx, _b: &Block, a: Answer) -> bool {
+    fn unblock(&mut self, cx: &mut Cx, b: &Block, a: Answer) -> bool {
         cx.cancel(NOTIFY);
+        if let (
+            Block::Question {
+                options,
+                multi: true,
+                ..
+            },
+            Answer::Approve,
+        ) = (b, a)
+        {
+            // What the model gets: the ticked labels, as 2.1.332's tool
+            // result carries them ("Cheese, Basil").
+            let picked = self.ticked_labels(options);
+            cx.trace("answered", json!({ "answers": picked }));
+            cx.line(&format!("  ⎿  {}", picked.join(", ")));
+        }
         if a == Answer::Reject {
             cx.line("  ⎿  User rejected");
             self.idle_title(cx);
@@ -427,4 +555,84 @@ impl Agent for Claude {
             elapsed_ms / 1000
         ));
     }
+}
+
+/// AskUserQuestion's dialog as Claude Code 2.1.332 paints it (captured in
+/// crates/termic-signal/tests/screens/claude-2.1.332-question.txt): the
+/// question's tab, the question, the numbered options with `❯` on the
+/// highlighted one, "Type something.", a rule, "Chat about this" and the
+/// footer. Enter picks the highlighted option, the arrows move it.
+fn draw_question(cx: &Cx, heading: &str, options: &[&str], highlight: usize) {
+    cx.line(RULE);
+    cx.line(" ☐ Question");
+    cx.line("");
+    cx.line(heading);
+    cx.line("");
+    draw_question_list(cx, options, highlight);
+}
+
+const RULE: &str = "────────────────────────────────────────";
+
+/// AskUserQuestion with `multiSelect` as Claude Code 2.1.332 paints it
+/// (captured in crates/termic-signal/tests/screens/
+/// claude-2.1.332-multi-select.txt): the tab row, the question, each option
+/// as a box with a description row under it, "Type something", an
+/// unnumbered Submit row, a rule, "Chat about this" and the footer.
+fn draw_multi(cx: &Cx, heading: &str, options: &[&str], ticked: &[bool], highlight: usize) {
+    cx.line(RULE);
+    cx.line("←  ☐ Question  ✔ Submit  →");
+    cx.line(heading);
+    draw_multi_list(cx, options, ticked, highlight);
+}
+
+/// The rows [`draw_multi_list`] paints for `options`.
+fn multi_rows(options: usize) -> usize {
+    2 * options + 5
+}
+
+/// The multi-select list from the first box to the footer, the cursor
+/// left below it.
+fn draw_multi_list(cx: &Cx, options: &[&str], ticked: &[bool], highlight: usize) {
+    let marker = |i: usize| if i == highlight { "❯" } else { " " };
+    for (i, o) in options.iter().enumerate() {
+        let tick = if ticked.get(i) == Some(&true) {
+            "✔"
+        } else {
+            " "
+        };
+        cx.line(&format!("{} {}. [{tick}] {o}", marker(i), i + 1));
+        cx.line(&format!("         Pick {o}."));
+    }
+    let n = options.len();
+    cx.line(&format!("{} {}. [ ] Type something", marker(n), n + 1));
+    cx.line(&format!("{}    Submit", marker(n + 1)));
+    cx.line(RULE);
+    cx.line(&format!("{} {}. Chat about this", marker(n + 2), n + 2));
+    cx.line("Enter to select · ↑/↓ to navigate · Esc to cancel");
+}
+
+/// The review's two choices, the cursor left below them.
+fn draw_review_choices(cx: &Cx, highlight: usize) {
+    let marker = |i: usize| if i == highlight { "❯" } else { " " };
+    cx.line(&format!("{} 1. Submit answers", marker(0)));
+    cx.line(&format!("{} 2. Cancel", marker(1)));
+}
+
+/// The rows [`draw_question_list`] paints for `options`.
+fn question_rows(options: usize) -> usize {
+    options + 5
+}
+
+/// The list from the first option to the footer, the cursor left below it.
+fn draw_question_list(cx: &Cx, options: &[&str], highlight: usize) {
+    let marker = |i: usize| if i == highlight { "❯" } else { " " };
+    for (i, o) in options.iter().enumerate() {
+        cx.line(&format!("{} {}. {o}", marker(i), i + 1));
+    }
+    let n = options.len();
+    cx.line(&format!("{} {}. Type something.", marker(n), n + 1));
+    cx.line(RULE);
+    cx.line(&format!("{} {}. Chat about this", marker(n + 1), n + 2));
+    cx.line("");
+    cx.line("Enter to select · ↑/↓ to navigate · Esc to cancel");
 }

@@ -18,5 +18,6 @@ pub const BUILTIN: Builtin = Builtin {
         with_id: &["--resume", "{id}"],
         latest: Some(&["--continue"]),
         saved: None,
+        in_use: None,
     },
 };

@@ -2,7 +2,7 @@
 
 use termic_runtime::agents::copilot::AGENT;
 
-use super::{Builtin, Resume};
+use super::{Builtin, InUse, Resume};
 
 pub const BUILTIN: Builtin = Builtin {
     id: AGENT.id,
@@ -19,5 +19,15 @@ pub const BUILTIN: Builtin = Builtin {
         // the conversation is on disk once this file is; without it
         // `--resume ID` exits 1 with "No session, task, or name matched".
         saved: Some(".copilot/session-state/{id}/events.jsonl"),
+        // Measured 2026-12-06 (docs/gotchas.md, "Copilot's session in
+        // use"): a running Copilot holds `inuse.<pid>.lock` in the
+        // conversation's directory; one started with `--resume ID` while
+        // that pid lives opens on its "Session in use" dialog, which eats
+        // the next prompt. A dead pid's lock does not stop it.
+        in_use: Some(InUse {
+            dir: ".copilot/session-state/{id}",
+            prefix: "inuse.",
+            suffix: ".lock",
+        }),
     },
 };

@@ -18,5 +18,6 @@ pub const BUILTIN: Builtin = Builtin {
         with_id: &["--resume", "{id}"],
         latest: Some(&["--resume", "latest"]),
         saved: None,
+        in_use: None,
     },
 };

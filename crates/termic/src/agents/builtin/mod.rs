@@ -52,7 +52,49 @@ pub enum Resume {
         /// `with_id` into the agent's "no session" error. `None`: not
         /// checked.
         saved: Option<&'static str>,
+        /// How a running process of the agent marks the conversation it
+        /// holds: a restore waits (bounded) for those processes to end
+        /// before it resumes, so the agent does not find its own
+        /// conversation in use by the process that just lost its
+        /// terminal. `None`: nothing to wait for.
+        in_use: Option<InUse>,
     },
+}
+
+/// Lock files named after their owner's pid: `<dir>/<prefix><pid><suffix>`,
+/// `dir` under the user's home with `{id}` replaced by the conversation id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InUse {
+    pub dir: &'static str,
+    pub prefix: &'static str,
+    pub suffix: &'static str,
+}
+
+impl InUse {
+    /// The pid a file `name` of the lock dir names, if it is a lock.
+    pub fn owner(&self, name: &str) -> Option<u32> {
+        let pid = name.strip_prefix(self.prefix)?.strip_suffix(self.suffix)?;
+        if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        pid.parse().ok().filter(|p| *p > 0)
+    }
+}
+
+/// Where agent `id`'s processes mark conversation `session` as in use
+/// (relative to the user's home), and how: `None` when the agent keeps no
+/// such mark or the id is not one termic passes on.
+pub fn in_use_of(id: &str, session: &str) -> Option<(String, InUse)> {
+    let builtin = BUILTINS.iter().find(|b| b.id == id)?;
+    match builtin.resume {
+        Resume::Args {
+            in_use: Some(in_use),
+            ..
+        } if termic_signal::wire::is_session_id(session) => {
+            Some((in_use.dir.replace("{id}", session), in_use))
+        }
+        _ => None,
+    }
 }
 
 /// The restore's arguments for agent `id` (a built-in's id or base) and
@@ -131,6 +173,32 @@ mod tests {
                 ".qwen"
             ]
         );
+    }
+
+    /// Copilot 1.0.102's `inuse.<pid>.lock` (2026-12-06), and what is not
+    /// one of its locks.
+    #[test]
+    fn copilot_marks_a_conversation_in_use_with_its_pid() {
+        let (dir, lock) = in_use_of("copilot", "f4eb-1").unwrap();
+        assert_eq!(dir, ".copilot/session-state/f4eb-1");
+        assert_eq!(lock.owner("inuse.6819.lock"), Some(6819));
+        for not in [
+            "inuse.6819.hold",
+            "inuse..lock",
+            "inuse.-1.lock",
+            "inuse.0.lock",
+            "inuse.12a.lock",
+            "events.jsonl",
+            ".workspace-fork.lock",
+        ] {
+            assert_eq!(lock.owner(not), None, "{not}");
+        }
+        assert_eq!(
+            in_use_of("copilot", "../x"),
+            None,
+            "not an id termic passes on"
+        );
+        assert_eq!(in_use_of("claude", "f4eb-1"), None);
     }
 
     #[test]

@@ -16,5 +16,6 @@ pub const BUILTIN: Builtin = Builtin {
         with_id: &["--session", "{id}"],
         latest: Some(&["--continue"]),
         saved: None,
+        in_use: None,
     },
 };
