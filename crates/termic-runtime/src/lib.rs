@@ -954,6 +954,15 @@ impl Runtime {
     /// Resize the PTY (the child gets SIGWINCH) and the screen model.
     pub fn resize(&self, id: TaskId, size: TermSize) -> Result<(), RuntimeError> {
         let task = self.task(id)?;
+        // The engine hears of the resize before the program gets SIGWINCH:
+        // told after, the program's redraw could be read first, as work (a
+        // resize made an idle REPL working under load, CI of 2026-12-07).
+        {
+            let now = self.inner.clock.now_ms();
+            let mut signals = task.lock_signals();
+            signals.resize(now, size.cols, size.rows);
+            task.check_deadline(&mut signals);
+        }
         task.lock_master()
             .resize(PtySize {
                 rows: size.rows.max(1),
@@ -990,11 +999,6 @@ impl Runtime {
         if changed && !task.dirty.swap(true, Ordering::AcqRel) {
             task.send(RuntimeEvent::Dirty(id));
         }
-        let now = self.inner.clock.now_ms();
-        let mut signals = task.lock_signals();
-        // The program's redraw is not work (the engine's redraw window).
-        signals.resize(now, size.cols, size.rows);
-        task.check_deadline(&mut signals);
         Ok(())
     }
 

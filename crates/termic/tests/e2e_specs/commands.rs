@@ -334,6 +334,52 @@ fn python3_waiting_at_its_prompt_in_a_shell_is_idle_and_a_resize_does_not_wake_i
 
 /// A `claude` on PATH that is the simulator (argv[0] `claude`, as the real
 /// Claude Code sets its process title).
+/// A program that redraws the instant it gets SIGWINCH, resized again and
+/// again: each redraw is the resize's, never work. (The engine once heard of
+/// a resize only after the program's SIGWINCH, so under load a redraw was
+/// read first, as work; CI of 2026-12-07.)
+#[test]
+fn a_redraw_at_once_after_each_of_many_resizes_is_never_work() {
+    const REDRAW_ON_SIGWINCH: &str = "import os, signal\n\
+        signal.signal(signal.SIGWINCH, lambda *_: os.write(1, b'\\r\\x1b[Kredrawn> '))\n\
+        os.write(1, b'ready> ')\n\
+        while True: signal.pause()\n";
+    let fx = Fixture::new();
+    let s = Session::start(&fx, RuntimeConfig::default());
+    let id = start(
+        &fx,
+        &s,
+        "r",
+        Start {
+            integration: false,
+            ..shell(&["python3", "-c", REDRAW_ON_SIGWINCH], fx.project())
+        },
+    );
+    s.wait_screen(id, "ready>", 10 * SEC);
+    s.wait_nth("r", "idle", 1, 10 * SEC);
+    let redraws = |s: &Session| {
+        let (log, _) = s.rt.log_since(id, 0);
+        log.iter()
+            .filter(|e| e.text.contains("after a resize: its redraw or echo"))
+            .count()
+    };
+    for n in 1..=30u16 {
+        let size = TermSize {
+            rows: 20 + n % 2,
+            cols: 80 + n,
+        };
+        s.rt.resize(id, size).unwrap();
+        assert!(
+            eventually(10 * SEC, || redraws(&s) >= usize::from(n)),
+            "resize {n} has no redraw in the log"
+        );
+    }
+    assert_eq!(
+        s.steps("r"),
+        ["working:output_flowing", "idle:output_quiet"]
+    );
+}
+
 fn sim_as_claude(fx: &Fixture) -> PathBuf {
     let bin = fx.root.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
