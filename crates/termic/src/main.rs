@@ -32,7 +32,7 @@ fn main() -> ExitCode {
     match commands::dispatch(cli) {
         Ok(code) => code,
         Err(err) => {
-            write_stderr(&format!("termic: {err:#}\n"));
+            write_stderr(&format!("termic: {}\n", termic::printed::error_text(&err)));
             ExitCode::from(commands::EXIT_FAILURE)
         }
     }

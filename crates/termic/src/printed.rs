@@ -62,6 +62,24 @@ macro_rules! errln {
 
 pub(crate) use {errln, out, outln};
 
+/// `err` and its causes on one line, as `{:#}` prints them, without a
+/// cause the text before it already quotes. Most of termic's errors name
+/// their cause in their own text ("cannot read X: Permission denied") and
+/// keep it as their source too, so `{:#}` said it twice.
+pub fn error_text(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let part = cause.to_string();
+        if text.is_empty() {
+            text = part;
+        } else if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+    }
+    text
+}
+
 /// `value` as pretty JSON whose strings cannot drive a terminal either:
 /// serde_json escapes C0 controls, and the other characters
 /// [`is_unprintable`] holds (DEL, C1, bidirectional controls) are written
@@ -95,6 +113,30 @@ fn escape_json(json: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_says_its_cause_once_whether_or_not_its_text_quotes_it() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("cannot run git: {0} (install git or put it on PATH)")]
+        struct Quotes(#[source] std::io::Error);
+        let missing = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        let quoted = anyhow::Error::from(Quotes(missing())).context("cannot open the diff");
+        assert_eq!(
+            error_text(&quoted),
+            format!(
+                "cannot open the diff: cannot run git: {} (install git or put it on PATH)",
+                missing()
+            )
+        );
+        assert_eq!(
+            format!("{quoted:#}")
+                .matches(&missing().to_string())
+                .count(),
+            2
+        );
+        let plain = anyhow::Error::from(missing()).context("cannot read a.toml");
+        assert_eq!(error_text(&plain), format!("{plain:#}"));
+    }
 
     #[test]
     fn json_escapes_c1_del_and_bidi_and_still_means_the_same() {

@@ -103,7 +103,7 @@ impl App {
             (ConfirmAction::ForceRemoveWorktree { path }, 'f') => {
                 self.message = Some(match self.services.remove_worktree(&path, true) {
                     Ok(()) => Message::info(format!("Removed the worktree {}.", path.display())),
-                    Err(err) => Message::error(format!("{err:#}")),
+                    Err(err) => Message::error(crate::printed::error_text(&err)),
                 });
                 false
             }
@@ -163,7 +163,7 @@ impl App {
                                 crate::ui::dialog::ConfirmView::worktree_kept(&path, reason),
                             ));
                         }
-                        _ => self.message = Some(Message::error(format!("{err:#}"))),
+                        _ => self.message = Some(Message::error(crate::printed::error_text(&err))),
                     },
                 }
             }
@@ -212,7 +212,7 @@ impl App {
                 {
                     // The dialog stays, with what was typed, so a typo is
                     // fixed and not typed again.
-                    self.message = Some(Message::error(format!("{err:#}")));
+                    self.message = Some(Message::error(crate::printed::error_text(&err)));
                     return Some(Overlay::NewTask(view));
                 }
                 return None;
@@ -324,7 +324,7 @@ impl App {
                 };
                 view.message = Some(match self.services.apply(&action) {
                     Ok(msg) => msg,
-                    Err(err) => format!("{err:#}"),
+                    Err(err) => crate::printed::error_text(&err),
                 });
                 view.rows = self.services.hooks_rows(&self.native_agents());
                 self.refresh_wired();
@@ -368,7 +368,7 @@ impl App {
                     };
                     match self.services.plan(&request) {
                         Ok(pending) => view.pending = Some(pending),
-                        Err(err) => view.message = Some(format!("{err:#}")),
+                        Err(err) => view.message = Some(crate::printed::error_text(&err)),
                     }
                 }
             }
@@ -385,7 +385,7 @@ impl App {
         match key.code {
             KeyCode::Esc => {
                 if let Err(err) = self.services.skip_wizard() {
-                    self.message = Some(Message::error(format!("{err:#}")));
+                    self.message = Some(Message::error(crate::printed::error_text(&err)));
                 }
                 return None;
             }
@@ -395,7 +395,9 @@ impl App {
                 self.refresh_wired();
                 match result {
                     Ok(msg) => self.message = msg.map(Message::info),
-                    Err(err) => self.message = Some(Message::error(format!("{err:#}"))),
+                    Err(err) => {
+                        self.message = Some(Message::error(crate::printed::error_text(&err)))
+                    }
                 }
                 self.set_notify_in_use(view.notify);
                 return None;
@@ -413,7 +415,7 @@ impl App {
     fn set_notify(&mut self, notify: NotifySettings, message: &mut Option<String>) {
         self.set_notify_in_use(notify);
         if let Err(err) = self.services.save_notify(notify) {
-            *message = Some(format!("{err:#}"));
+            *message = Some(crate::printed::error_text(&err));
         }
     }
 }

@@ -114,7 +114,7 @@ fn tell_server(paths: &TermicPaths) -> Result<()> {
             "The running termic server is another version: it reads the hosts when it starts again."
                 .into()
         }
-        Err(e) => format!("Could not tell the running termic server ({e:#})."),
+        Err(e) => format!("Could not tell the running termic server ({}).", crate::printed::error_text(&e)),
     };
     outln!("{}", clean_line(&said))?;
     Ok(())
@@ -149,7 +149,7 @@ pub fn ask_all(hosts: &[HostDef]) -> Vec<HostStatus> {
                 });
                 let (reachable, version, tasks, error) = match answer {
                     Ok((v, n)) => (true, Some(v), Some(n), None),
-                    Err(e) => (false, None, None, Some(format!("{e:#}"))),
+                    Err(e) => (false, None, None, Some(crate::printed::error_text(&e))),
                 };
                 HostStatus {
                     name: h.name,

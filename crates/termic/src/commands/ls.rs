@@ -138,7 +138,7 @@ fn run_with_hosts(
         };
         match rows {
             Ok((rows, skew)) => listed.push((Some(name), rows, skew)),
-            Err(e) => failed.push((name, format!("{e:#}"))),
+            Err(e) => failed.push((name, crate::printed::error_text(&e))),
         }
     }
     if args.json {

@@ -61,7 +61,7 @@ fn follow(
                 break Heard::Lost(format!("{who} termic server stopped"));
             }
             Ok(_) => continue,
-            Err(e) => break Heard::Lost(format!("{e:#}")),
+            Err(e) => break Heard::Lost(crate::printed::error_text(&e)),
         };
         if let Some((id, state)) = first_reached(&rows, states) {
             break Heard::Reached(target(host, id), state);
@@ -108,7 +108,7 @@ pub fn wait_any(
         let (process, mut r) = match remote::spawn(&host) {
             Ok(started) => started,
             Err(e) => {
-                errln!("termic: {e:#}");
+                errln!("termic: {}", crate::printed::error_text(&e));
                 continue;
             }
         };

@@ -141,12 +141,13 @@ impl termic_web::Backend for Socket {
     }
 
     fn open_on_host(&self, host: &str, task: &str) -> io::Result<UnixStream> {
-        view_on_host(&self.paths, host, task).map_err(|e| io::Error::other(format!("{e:#}")))
+        view_on_host(&self.paths, host, task)
+            .map_err(|e| io::Error::other(crate::printed::error_text(&e)))
     }
 
     fn answer_on_host(&self, host: &str, task: &str, choice: &str) -> io::Result<String> {
         let answer = super::answer::answer_on_host(&self.paths, host, task, choice)
-            .map_err(|e| io::Error::other(format!("{e:#}")))?;
+            .map_err(|e| io::Error::other(crate::printed::error_text(&e)))?;
         serde_json::to_string(&answer).map_err(io::Error::other)
     }
 }
@@ -156,7 +157,7 @@ fn open_local(paths: &TermicPaths) -> io::Result<UnixStream> {
     match client::connect_quiet(paths) {
         Ok(Connected::Ready(c)) => Ok(c.into_streams().0.into_inner()),
         Ok(Connected::Mismatch { message, .. }) => Err(io::Error::other(message)),
-        Err(e) => Err(io::Error::other(format!("{e:#}"))),
+        Err(e) => Err(io::Error::other(crate::printed::error_text(&e))),
     }
 }
 

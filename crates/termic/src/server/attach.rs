@@ -148,7 +148,7 @@ impl Server {
         let ending = match self.show(request, notice, input, &out, client) {
             Ok(ending) => ending,
             Err(e) => {
-                let message = format!("{e:#}");
+                let message = crate::printed::error_text(&e);
                 errln!("termic server: an attached client ended: {message}");
                 let _ = write_frame(&mut *lock(&out), &Response::Error { message });
                 Ending::Detached

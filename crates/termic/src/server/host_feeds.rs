@@ -241,7 +241,7 @@ fn actor(program: std::ffi::OsString, defs: Vec<HostDef>) -> crate::app::remote_
                     r.request(&request)
                 });
                 if let Some(answer) = lock(&taken).take() {
-                    answer(result.map_err(|e| format!("{e:#}")));
+                    answer(result.map_err(|e| crate::printed::error_text(&e)));
                 }
             });
         if let Err(e) = spawned {
@@ -380,7 +380,7 @@ impl Link<'_> {
         let (host, stop, board) = (self.host, self.stop, self.board);
         let (ssh, mut remote) = match remote::spawn_program(self.program, host) {
             Ok(started) => started,
-            Err(e) => return Ended::Failed(format!("{e:#}")),
+            Err(e) => return Ended::Failed(crate::printed::error_text(&e)),
         };
         if !stop.hold(ssh) {
             return Ended::Stopped;
@@ -398,7 +398,7 @@ impl Link<'_> {
         if let Err(e) = listed {
             return match stop.is_stopped() {
                 true => Ended::Stopped,
-                false => Ended::Failed(format!("{e:#}")),
+                false => Ended::Failed(crate::printed::error_text(&e)),
             };
         }
         wake(self.wakers);
@@ -415,7 +415,7 @@ impl Link<'_> {
                 }
                 // Something a later version pushes: ignored.
                 Ok(_) => continue,
-                Err(e) => return Ended::Lost(format!("{e:#}")),
+                Err(e) => return Ended::Lost(crate::printed::error_text(&e)),
             }
             wake(self.wakers);
         }

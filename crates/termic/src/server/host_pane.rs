@@ -140,8 +140,8 @@ impl PaneLink {
     /// One view: `Ok(true)` when the task was closed, `Ok(false)` when a
     /// live view was lost, `Err` when it never started.
     fn follow(&self) -> Result<bool, String> {
-        let (ssh, mut remote) =
-            remote::spawn_program(&self.program, &self.host).map_err(|e| format!("{e:#}"))?;
+        let (ssh, mut remote) = remote::spawn_program(&self.program, &self.host)
+            .map_err(|e| crate::printed::error_text(&e))?;
         if !self.stop.hold(ssh) {
             return Ok(false);
         }
@@ -161,7 +161,7 @@ impl PaneLink {
             }
         })();
         if let Err(e) = viewing {
-            return Err(format!("{e:#}"));
+            return Err(crate::printed::error_text(&e));
         }
         lock(&self.screen).connected();
         self.woke();
@@ -250,7 +250,7 @@ fn history(
                     _ => anyhow::bail!("host {}: its server sent no history", r.host),
                 }
             });
-            lock(&screen).history = Some(answer.map_err(|e| format!("{e:#}")));
+            lock(&screen).history = Some(answer.map_err(|e| crate::printed::error_text(&e)));
             let _ = wake.try_send(());
         });
 }

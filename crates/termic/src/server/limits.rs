@@ -38,7 +38,7 @@ fn errno_in_text(text: &str) -> Option<i32> {
 
 /// `err`'s text, followed by what to do when a shortage caused it.
 pub fn with_hint(err: &anyhow::Error) -> String {
-    let text = format!("{err:#}");
+    let text = crate::printed::error_text(err);
     match shortage(err) {
         Some(s) => format!("{text}. {}", s.sentence()),
         None => text,

@@ -865,7 +865,10 @@ impl Server {
         result.unwrap_or_else(|e| {
             let shortage = limits::shortage(&e);
             if shortage.is_some() {
-                self.report_shortage(&format!("a request failed: {e:#}"), shortage);
+                self.report_shortage(
+                    &format!("a request failed: {}", crate::printed::error_text(&e)),
+                    shortage,
+                );
             }
             Response::Error {
                 message: limits::with_hint(&e),

@@ -105,7 +105,7 @@ impl Server {
         }) {
             Ok(found) => found,
             Err(e) => {
-                let message = format!("{e:#}");
+                let message = crate::printed::error_text(&e);
                 let _ = write_frame(&mut *lock(&out), &Response::Error { message });
                 return;
             }

@@ -397,7 +397,7 @@ impl Services for WorkspaceServices {
             Err(err) => vec![HooksRow {
                 agent: "hooks".into(),
                 state: crate::ui::settings::HooksState::Error {
-                    message: format!("{err:#}"),
+                    message: crate::printed::error_text(&err),
                 },
                 ours_on_disk: false,
                 native_seen: false,
@@ -511,7 +511,10 @@ impl Services for WorkspaceServices {
             let files = match self.plans(&action) {
                 Ok(plans) => hooks_rows::plan_lines(&plans),
                 Err(err) => {
-                    without_toggle.push((id, format!("cannot be wired: {err:#}")));
+                    without_toggle.push((
+                        id,
+                        format!("cannot be wired: {}", crate::printed::error_text(&err)),
+                    ));
                     continue;
                 }
             };
@@ -540,7 +543,11 @@ impl Services for WorkspaceServices {
             };
             said.push(match self.apply(&action) {
                 Ok(msg) => msg,
-                Err(err) => format!("{} hooks not installed: {err:#}", choice.agent),
+                Err(err) => format!(
+                    "{} hooks not installed: {}",
+                    choice.agent,
+                    crate::printed::error_text(&err)
+                ),
             });
         }
         self.save_notify(view.notify)?;
