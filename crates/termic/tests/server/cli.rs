@@ -713,6 +713,24 @@ fn event_log_and_record_apply_to_the_tasks_their_client_starts_and_no_other() {
         err.contains("cannot append to the event log /nonexistent-dir/x.jsonl"),
         "{err}"
     );
+    // The cause once, though the error quotes it and keeps it as its
+    // source (it was printed twice until 2026-12-07).
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+    let out = s.termic(&[
+        "run",
+        "--detach",
+        "--record",
+        "/proc/no-such-dir",
+        "--",
+        "true",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("cannot record into /proc/no-such-dir"),
+        "{err}"
+    );
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
     assert_eq!(s.ls().len(), tasks, "no task started");
 }
 
