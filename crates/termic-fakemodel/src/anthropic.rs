@@ -5,6 +5,7 @@
 
 use serde_json::{json, Value};
 
+use crate::scenario::{Compaction, COMPACTION_PROMPT, SUMMARY_MARK};
 use crate::sse::{named, Frame};
 use crate::turn::{content_text, split_at_prompt, summarize, tool_specs, Answer, Turn};
 
@@ -51,6 +52,30 @@ pub fn analyze(body: &Value) -> Turn {
         tool_results,
         json_schema: None,
         forced_tool: None,
+        compaction: compaction(body),
+    }
+}
+
+/// Whether the request asks for a compaction's summary (its last user
+/// message has a text starting with Claude Code's compaction prompt, beside
+/// a tool result when the turn is not over) or carries one.
+fn compaction(body: &Value) -> Compaction {
+    let last_user = body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"));
+    let texts = last_user
+        .and_then(|m| m["content"].as_array())
+        .into_iter()
+        .flatten()
+        .filter(|b| b["type"] == "text")
+        .filter_map(|b| b["text"].as_str());
+    let asked = match last_user.map(|m| &m["content"]) {
+        Some(Value::String(text)) => text.starts_with(COMPACTION_PROMPT),
+        _ => texts.into_iter().any(|t| t.starts_with(COMPACTION_PROMPT)),
+    };
+    Compaction {
+        asked,
+        summarized: body["messages"].to_string().contains(SUMMARY_MARK),
     }
 }
 

@@ -38,6 +38,7 @@ pub fn analyze(body: &Value) -> Turn {
         last_user: split.prompt,
         tool_results,
         json_schema,
+        compaction: Default::default(),
     }
 }
 

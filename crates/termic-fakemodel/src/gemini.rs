@@ -110,6 +110,7 @@ pub fn analyze(body: &Value) -> Turn {
             .unwrap_or_default(),
         tool_results,
         json_schema,
+        compaction: Default::default(),
     }
 }
 

@@ -8,8 +8,15 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use termic_fakemodel::{FakeModel, Scenario, ScenarioName, ServerConfig};
 
-const USAGE: &str = "usage: termic-fakemodel --scenario plain|write|ask|plan|slow|multi|error-429|error-500|error-529|error-401 \
-[--write-path ABS_PATH] [--log FILE.jsonl] [--dump-dir DIR] [--slow-secs N] [--steps N]";
+/// The usage line, every scenario named (from [`ScenarioName::ALL`]).
+fn usage() -> String {
+    let names: Vec<&str> = ScenarioName::ALL.iter().map(|s| s.as_str()).collect();
+    format!(
+        "usage: termic-fakemodel --scenario {} [--write-path ABS_PATH] [--log FILE.jsonl] \
+         [--dump-dir DIR] [--slow-secs N] [--steps N]",
+        names.join("|")
+    )
+}
 
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
@@ -19,7 +26,7 @@ fn main() -> Result<()> {
     while let Some(flag) = args.next() {
         let mut value = || {
             args.next()
-                .with_context(|| format!("{flag} needs a value\n{USAGE}"))
+                .with_context(|| format!("{flag} needs a value\n{}", usage()))
         };
         match flag.as_str() {
             "--scenario" => scenario_name = Some(value()?),
@@ -35,15 +42,15 @@ fn main() -> Result<()> {
             }
             "--steps" => steps = Some(value()?.parse::<usize>().context("--steps takes a count")?),
             "-h" | "--help" => {
-                println!("{USAGE}");
+                println!("{}", usage());
                 return Ok(());
             }
-            other => bail!("unknown argument {other:?}\n{USAGE}"),
+            other => bail!("unknown argument {other:?}\n{}", usage()),
         }
     }
-    let name = scenario_name.with_context(|| format!("--scenario is required\n{USAGE}"))?;
+    let name = scenario_name.with_context(|| format!("--scenario is required\n{}", usage()))?;
     let name = ScenarioName::parse(&name)
-        .with_context(|| format!("unknown scenario {name:?}\n{USAGE}"))?;
+        .with_context(|| format!("unknown scenario {name:?}\n{}", usage()))?;
     let mut scenario = Scenario::new(name, write_path);
     if let Some(secs) = slow_secs {
         scenario.slow_for = Duration::from_secs_f64(secs);

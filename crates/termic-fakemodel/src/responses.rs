@@ -66,6 +66,7 @@ pub fn analyze(body: &Value) -> Turn {
         last_user,
         tool_results,
         json_schema,
+        compaction: Default::default(),
     }
 }
 

@@ -48,10 +48,18 @@ pub enum ScenarioName {
     /// ([`COMPACTION_PROMPT`]) gets a summary streamed over `slow_for`;
     /// every other request gets text.
     Compact,
+    /// A context compaction inside one turn: a prompt with
+    /// [`OVERFLOW_WORD`] gets one read-only tool call, and the turn's next
+    /// request is refused as too long ([`ApiFailure::PromptTooLong`])
+    /// until the conversation carries a compaction's summary
+    /// ([`SUMMARY_MARK`]): Claude Code compacts in the middle of its turn
+    /// and sends the request again. The compaction request gets a summary
+    /// streamed over `slow_for`, the request after it text.
+    CompactInTurn,
 }
 
 impl ScenarioName {
-    pub const ALL: [ScenarioName; 16] = [
+    pub const ALL: [ScenarioName; 17] = [
         ScenarioName::Plain,
         ScenarioName::Write,
         ScenarioName::Ask,
@@ -68,6 +76,7 @@ impl ScenarioName {
         ScenarioName::AskMany,
         ScenarioName::AskMultiSelect,
         ScenarioName::Compact,
+        ScenarioName::CompactInTurn,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -84,6 +93,7 @@ impl ScenarioName {
             ScenarioName::AskMany => "ask-many",
             ScenarioName::AskMultiSelect => "ask-multi-select",
             ScenarioName::Compact => "compact",
+            ScenarioName::CompactInTurn => "compact-in-turn",
         }
     }
 
@@ -108,6 +118,10 @@ pub enum ApiFailure {
     /// rate-limit headers (`rejected`, the reset as Unix seconds), and a
     /// message naming the reset time ([`USAGE_LIMIT_RESET`]).
     UsageLimit,
+    /// 400 (`invalid_request_error`): the conversation is longer than the
+    /// model's window, in the words Claude Code matches. Not a fail
+    /// scenario of its own: the compact-in-turn scenario answers it.
+    PromptTooLong,
 }
 
 /// The reset time the usage-limit reply's message names.
@@ -131,6 +145,7 @@ impl ApiFailure {
             ApiFailure::Overloaded => "error-529",
             ApiFailure::AuthFailed => "error-401",
             ApiFailure::UsageLimit => "usage-limit",
+            ApiFailure::PromptTooLong => "prompt-too-long",
         }
     }
 
@@ -141,6 +156,7 @@ impl ApiFailure {
             ApiFailure::Overloaded => 529,
             ApiFailure::AuthFailed => 401,
             ApiFailure::UsageLimit => 429,
+            ApiFailure::PromptTooLong => 400,
         }
     }
 
@@ -176,6 +192,12 @@ impl ApiFailure {
                 "rate_limit_error",
                 "rate_limit_exceeded",
                 "Usage limit reached for this key. Your limit resets at 15:00.",
+            ),
+            ApiFailure::PromptTooLong => (
+                "invalid_request_error",
+                "invalid_request_error",
+                "context_length_exceeded",
+                "prompt is too long: 210000 tokens > 200000 maximum",
             ),
         };
         let body = match family {
@@ -327,6 +349,12 @@ pub const COMPACT_INPUT_TOKENS: u64 = 190_000;
 /// How Claude Code 2.1.332's compaction request (its summary of the
 /// conversation) starts its last user message (measured 2026-12-06).
 pub const COMPACTION_PROMPT: &str = "CRITICAL: Respond with TEXT ONLY.";
+/// The compact-in-turn scenario calls its tool only for a prompt with this
+/// word.
+pub const OVERFLOW_WORD: &str = "OSPREY-OVERFLOW";
+/// In every compaction summary the fake model writes: a request that
+/// carries it comes after a compaction.
+pub const SUMMARY_MARK: &str = "OSPREY-SUMMARY";
 /// Context in use every other reply reports.
 pub const INPUT_TOKENS: u64 = 10;
 /// The text the compact scenario ends its turn with.
@@ -347,8 +375,41 @@ pub fn background_marker(scenario: &Scenario) -> PathBuf {
     scenario.write_path.with_file_name("bg-done")
 }
 
+/// What a request says of a compaction.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Compaction {
+    /// The request asks for a summary: its last user message has a text
+    /// that starts with [`COMPACTION_PROMPT`] (in the middle of a turn,
+    /// beside the last tool result).
+    pub asked: bool,
+    /// The conversation carries a summary the fake model wrote
+    /// ([`SUMMARY_MARK`]).
+    pub summarized: bool,
+}
+
+/// The HTTP error this request gets instead of an answer: in the
+/// compact-in-turn scenario, a request after its tool call and before a
+/// compaction's summary is too long. (The fail scenarios refuse every
+/// request before this is asked.)
+pub fn refusal(
+    scenario: &Scenario,
+    tool_calls_made: usize,
+    compaction: Compaction,
+) -> Option<ApiFailure> {
+    (scenario.name == ScenarioName::CompactInTurn
+        && tool_calls_made > 0
+        && !compaction.asked
+        && !compaction.summarized)
+        .then_some(ApiFailure::PromptTooLong)
+}
+
 /// The answer for a request whose user prompt is `prompt` (see [`reply`]).
-pub fn reply_to(scenario: &Scenario, tool_calls_made: usize, prompt: &str) -> Reply {
+pub fn reply_to(
+    scenario: &Scenario,
+    tool_calls_made: usize,
+    prompt: &str,
+    compaction: Compaction,
+) -> Reply {
     if scenario.name == ScenarioName::Background && !prompt.contains(BACKGROUND_WORD) {
         return Reply::text("The background job finished.");
     }
@@ -365,12 +426,17 @@ pub fn reply_to(scenario: &Scenario, tool_calls_made: usize, prompt: &str) -> Re
             return Reply::text(PLAIN_ANSWER);
         }
     }
-    if scenario.name == ScenarioName::Compact && prompt.starts_with(COMPACTION_PROMPT) {
-        let words: Vec<String> =
-            "<summary> The user asked to read the readme; it was read. </summary>"
-                .split_inclusive(' ')
-                .map(str::to_owned)
-                .collect();
+    let compacts = matches!(
+        scenario.name,
+        ScenarioName::Compact | ScenarioName::CompactInTurn
+    );
+    if compacts && (compaction.asked || prompt.starts_with(COMPACTION_PROMPT)) {
+        let words: Vec<String> = format!(
+            "<summary> {SUMMARY_MARK} The user asked to read the readme; it was read. </summary>"
+        )
+        .split_inclusive(' ')
+        .map(str::to_owned)
+        .collect();
         return Reply::Text {
             lead: Duration::ZERO,
             interval: scenario.slow_for / words.len() as u32,
@@ -379,6 +445,14 @@ pub fn reply_to(scenario: &Scenario, tool_calls_made: usize, prompt: &str) -> Re
     }
     if scenario.name == ScenarioName::Compact && !prompt.contains(COMPACT_WORD) {
         return Reply::text(AFTER_COMPACT_ANSWER);
+    }
+    if scenario.name == ScenarioName::CompactInTurn {
+        if compaction.summarized {
+            return Reply::text(AFTER_COMPACT_ANSWER);
+        }
+        if !prompt.contains(OVERFLOW_WORD) {
+            return Reply::text(PLAIN_ANSWER);
+        }
     }
     reply(scenario, tool_calls_made)
 }
@@ -495,14 +569,14 @@ pub fn reply(scenario: &Scenario, tool_calls_made: usize) -> Reply {
             },
         },
         ScenarioName::AskMany | ScenarioName::AskMultiSelect => Reply::text(AFTER_TOOL_ANSWER),
-        ScenarioName::Compact if first => Reply::Tool {
+        ScenarioName::Compact | ScenarioName::CompactInTurn if first => Reply::Tool {
             lead: Duration::ZERO,
             preface: Some("Reading the readme first.".to_string()),
             action: Action::Read {
                 path: scenario.write_path.with_file_name("README.md"),
             },
         },
-        ScenarioName::Compact => Reply::text(AFTER_TOOL_ANSWER),
+        ScenarioName::Compact | ScenarioName::CompactInTurn => Reply::text(AFTER_TOOL_ANSWER),
         // The server answers these with an HTTP error before planning a
         // reply; text here only if a caller plans one anyway.
         ScenarioName::Fail(failure) => Reply::text(failure.scenario_name()),
@@ -625,19 +699,22 @@ mod tests {
         let s = scenario(ScenarioName::Compact);
         let prompt = format!("{COMPACT_WORD} read it");
         assert!(matches!(
-            reply_to(&s, 0, &prompt),
+            reply_to(&s, 0, &prompt, Compaction::default()),
             Reply::Tool {
                 action: Action::Read { .. },
                 ..
             }
         ));
-        assert_eq!(reply_to(&s, 1, &prompt), Reply::text(AFTER_TOOL_ANSWER));
+        assert_eq!(
+            reply_to(&s, 1, &prompt, Compaction::default()),
+            Reply::text(AFTER_TOOL_ANSWER)
+        );
         assert_eq!(input_tokens(&s, &prompt), COMPACT_INPUT_TOKENS);
         // The compaction's own request: a summary over `slow_for`, small.
         let summary = format!("{COMPACTION_PROMPT} Do NOT call any tools.");
         let Reply::Text {
             chunks, interval, ..
-        } = reply_to(&s, 0, &summary)
+        } = reply_to(&s, 0, &summary, Compaction::default())
         else {
             panic!("the summary is text");
         };
@@ -649,10 +726,64 @@ mod tests {
         );
         assert_eq!(input_tokens(&s, &summary), INPUT_TOKENS);
         // The turn after it: text, small.
-        assert_eq!(reply_to(&s, 0, "go on"), Reply::text(AFTER_COMPACT_ANSWER));
+        assert_eq!(
+            reply_to(&s, 0, "go on", Compaction::default()),
+            Reply::text(AFTER_COMPACT_ANSWER)
+        );
         assert_eq!(input_tokens(&s, "go on"), INPUT_TOKENS);
         let plain = scenario(ScenarioName::Plain);
         assert_eq!(input_tokens(&plain, &prompt), INPUT_TOKENS);
+    }
+
+    #[test]
+    fn compact_in_turn_refuses_the_turns_next_request_until_a_summary_comes() {
+        let s = scenario(ScenarioName::CompactInTurn);
+        let prompt = format!("{OVERFLOW_WORD} read it");
+        assert_eq!(refusal(&s, 0, Compaction::default()), None);
+        assert!(matches!(
+            reply_to(&s, 0, &prompt, Compaction::default()),
+            Reply::Tool {
+                action: Action::Read { .. },
+                ..
+            }
+        ));
+        // After the tool call: too long, in the words Claude Code matches.
+        let refused = refusal(&s, 1, Compaction::default()).expect("refused");
+        assert_eq!(refused.status(), 400);
+        let body: serde_json::Value =
+            serde_json::from_str(&refused.body(ApiFamily::Anthropic)).unwrap();
+        assert_eq!(body["error"]["type"], "invalid_request_error");
+        assert!(body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("prompt is too long: "));
+        // The compaction's own request (its text beside the tool result,
+        // so the prompt is still the user's) is answered with a summary
+        // that carries the mark; the request sent again after it, with text.
+        let asked = Compaction {
+            asked: true,
+            summarized: false,
+        };
+        assert_eq!(refusal(&s, 1, asked), None);
+        let Reply::Text { chunks, .. } = reply_to(&s, 1, &prompt, asked) else {
+            panic!("the summary is text");
+        };
+        assert!(chunks.concat().contains(SUMMARY_MARK));
+        let summarized = Compaction {
+            asked: false,
+            summarized: true,
+        };
+        assert_eq!(refusal(&s, 1, summarized), None);
+        assert_eq!(
+            reply_to(&s, 0, "This session is being continued", summarized),
+            Reply::text(AFTER_COMPACT_ANSWER)
+        );
+        // Another agent's side request or a later prompt: plain text.
+        assert_eq!(
+            reply_to(&s, 0, "say hello", Compaction::default()),
+            Reply::text(PLAIN_ANSWER)
+        );
+        assert_eq!(ScenarioName::parse("compact-in-turn"), Some(s.name));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::gemini::{self, GeminiCall};
 use crate::http::{read_request, write_head_with, Request};
 use crate::log::{unix_ms, LogEntry, RequestLog};
-use crate::scenario::{ApiFamily, Scenario, ScenarioName};
+use crate::scenario::{self, ApiFailure, ApiFamily, Scenario, ScenarioName};
 use crate::sse::Frame;
 use crate::turn::{plan, Turn};
 use crate::{anthropic, chat, responses};
@@ -317,13 +317,16 @@ fn answer(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .clone();
-    if let ScenarioName::Fail(failure) = scenario.name {
-        let family = match route {
-            Route::Anthropic => ApiFamily::Anthropic,
-            _ => ApiFamily::OpenAi,
-        };
+    let family = match route {
+        Route::Anthropic => ApiFamily::Anthropic,
+        _ => ApiFamily::OpenAi,
+    };
+    let refuse = |failure: ApiFailure, entry: &mut LogEntry| {
         entry.reply = format!("{} {}", failure.status(), failure.scenario_name());
-        return json_reply(failure.status(), failure.body(family));
+        json_reply(failure.status(), failure.body(family))
+    };
+    if let ScenarioName::Fail(failure) = scenario.name {
+        return refuse(failure, entry);
     }
     let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
         let encoding = request.header("content-encoding").unwrap_or("none");
@@ -340,12 +343,15 @@ fn answer(
         Route::Gemini(_) => gemini::analyze(&body),
         _ => responses::analyze(&body),
     };
-    let planned = plan(&scenario, &turn);
     entry.side = turn.side;
     entry.step = turn.tool_calls_made;
     entry.last_user = turn.last_user.clone();
     entry.tool_results = turn.tool_results.clone();
     entry.tools = turn.tools.iter().map(|t| t.name.clone()).collect();
+    if let Some(failure) = scenario::refusal(&scenario, turn.tool_calls_made, turn.compaction) {
+        return refuse(failure, entry);
+    }
+    let planned = plan(&scenario, &turn);
     entry.reply = planned.summary();
     let model = body["model"].as_str().unwrap_or("fake-model");
     let frames = match route {

@@ -33,6 +33,8 @@ pub struct Turn {
     /// A tool the request forces the model to call (`tool_choice`); grok
     /// asks for its session title this way.
     pub forced_tool: Option<String>,
+    /// Whether it asks for a compaction's summary, or carries one.
+    pub compaction: scenario::Compaction,
 }
 
 /// A concrete tool call for the wire.
@@ -442,7 +444,12 @@ pub fn plan(scenario: &Scenario, turn: &Turn) -> Answer {
         return Answer::text(&side_answer(turn));
     }
     let input_tokens = scenario::input_tokens(scenario, &turn.last_user);
-    match scenario::reply_to(scenario, turn.tool_calls_made, &turn.last_user) {
+    match scenario::reply_to(
+        scenario,
+        turn.tool_calls_made,
+        &turn.last_user,
+        turn.compaction,
+    ) {
         Reply::Text {
             lead,
             chunks,

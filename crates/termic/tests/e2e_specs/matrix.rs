@@ -59,6 +59,7 @@ fn script(sim: &Sim, scenario: Scenario) -> Option<&'static str> {
         | Scenario::PlanApproval
         | Scenario::QuestionMany
         | Scenario::Compaction
+        | Scenario::CompactionInTurn
         | Scenario::Clear
         | Scenario::Resume
         | Scenario::UsageLimit => None,

@@ -34,6 +34,11 @@ pub enum Scenario {
     /// prompt is submitted): one done per turn, the second after its last
     /// model answer.
     Compaction,
+    /// A context compaction inside one turn: a tool call, the turn's next
+    /// request refused as too long (400), Claude Code's compaction (a
+    /// summary streamed over 10 s, the main agent silent), then the turn's
+    /// answer: one done, after that answer, and no error for the refusal.
+    CompactionInTurn,
     /// Two turns with `/clear` between them (a new session id in the same
     /// task): one done per turn, none for the `/clear`.
     Clear,
@@ -54,7 +59,7 @@ pub enum Channel {
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 14] = [
+    pub const ALL: [Scenario; 15] = [
         Scenario::Plain,
         Scenario::Permission,
         Scenario::Question,
@@ -66,6 +71,7 @@ impl Scenario {
         Scenario::PlanApproval,
         Scenario::QuestionMany,
         Scenario::Compaction,
+        Scenario::CompactionInTurn,
         Scenario::Clear,
         Scenario::Resume,
         Scenario::UsageLimit,
@@ -84,6 +90,7 @@ impl Scenario {
             Scenario::PlanApproval => "plan",
             Scenario::QuestionMany => "questions",
             Scenario::Compaction => "compaction",
+            Scenario::CompactionInTurn => "compaction-in-turn",
             Scenario::Clear => "clear",
             Scenario::Resume => "resume",
             Scenario::UsageLimit => "usage-limit",
@@ -162,7 +169,11 @@ impl Row {
                 let early = all.iter().skip(1).filter(|l| l.ts < end).count();
                 (early.max(all.len().saturating_sub(2)), 0)
             }
-            Scenario::ToolCalls | Scenario::Background | Scenario::Subagent | Scenario::Resume => {
+            Scenario::ToolCalls
+            | Scenario::Background
+            | Scenario::Subagent
+            | Scenario::Resume
+            | Scenario::CompactionInTurn => {
                 let all: Vec<&Step> = steps.iter().filter(|l| l.to == "done").collect();
                 let end = work_ended.unwrap_or(u64::MAX);
                 let early = all.iter().filter(|l| l.ts < end).count();

@@ -39,6 +39,7 @@ fn applies_to(scenario: Scenario, agent: Agent) -> bool {
             | Scenario::PlanApproval
             | Scenario::QuestionMany
             | Scenario::Compaction
+            | Scenario::CompactionInTurn
             | Scenario::Clear
             | Scenario::Resume
             | Scenario::UsageLimit
@@ -183,6 +184,11 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Cell {
             setup.slow_for = Some(10 * SEC);
             ScenarioName::Compact
         }
+        Scenario::CompactionInTurn => {
+            // The summary streams over 10 s, the main agent silent.
+            setup.slow_for = Some(10 * SEC);
+            ScenarioName::CompactInTurn
+        }
         Scenario::Clear => ScenarioName::Plain,
         Scenario::Resume => {
             // A conversation to resume: one turn in print mode, then the
@@ -244,7 +250,10 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Cell {
         task.wait_steady(std::time::Instant::now() + 60 * SEC);
     }
     task.takes_input();
-    if matches!(scenario, Scenario::ToolCalls | Scenario::Compaction) {
+    if matches!(
+        scenario,
+        Scenario::ToolCalls | Scenario::Compaction | Scenario::CompactionInTurn
+    ) {
         std::fs::write(
             task.project.join("README.md"),
             "A file the fake model reads.\n",
@@ -261,6 +270,10 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Cell {
         Scenario::Compaction => task.prompt(&format!(
             "{} read the readme",
             termic_fakemodel::scenario::COMPACT_WORD
+        )),
+        Scenario::CompactionInTurn => task.prompt(&format!(
+            "{} read the readme",
+            termic_fakemodel::scenario::OVERFLOW_WORD
         )),
         Scenario::Subagent => task.prompt(&format!(
             "{} have a subagent count for me",
@@ -328,6 +341,25 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Cell {
         Scenario::ToolCalls | Scenario::Subagent | Scenario::Resume => {
             task.wait_state(end, t0, 150 * SEC);
             latency = signal_to_badge(&task.timeline(), "done");
+        }
+        Scenario::CompactionInTurn => {
+            task.wait_state(end, t0, 150 * SEC);
+            latency = signal_to_badge(&task.timeline(), "done");
+            let replies: Vec<String> = task
+                .server
+                .requests()
+                .into_iter()
+                .map(|r| r.reply)
+                .collect();
+            if !replies.iter().any(|r| r.starts_with("400 ")) {
+                problems.push(format!("no request was refused as too long: {replies:?}"));
+            }
+            if !replies
+                .iter()
+                .any(|r| r.contains(termic_fakemodel::scenario::SUMMARY_MARK))
+            {
+                problems.push(format!("Claude did not compact: {replies:?}"));
+            }
         }
         Scenario::QuestionMany => {
             if task.wait_state("needs_you", t0, 90 * SEC).is_some() {
@@ -511,6 +543,17 @@ fn run_cell(agent: Agent, scenario: Scenario, channel: Channel) -> Cell {
         }
     }
     thread::sleep(Duration::from_secs(6)); // a late done or a settle shows up here
+    if scenario == Scenario::CompactionInTurn {
+        // The refused request is Claude's to handle (it compacts and sends
+        // it again): not an error, nothing to ask.
+        let moved = moves_between(&task, t0, u64::MAX);
+        if moved
+            .iter()
+            .any(|m| !(m.starts_with("working") || m.starts_with("done")))
+        {
+            problems.push(format!("a state the agent did not reach: {moved:?}"));
+        }
+    }
     if std::env::var_os("TERMIC_MATRIX_TIMELINE").is_some() {
         // The cell's Inspector timeline and screen, to see why it reads so.
         for line in task.timeline() {
@@ -776,6 +819,34 @@ fn cell_claude_compaction_both() {
 #[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
 fn cell_claude_compaction_neither() {
     assert_cell(Agent::Claude, Scenario::Compaction, Channel::Neither);
+}
+
+/// Issue 35: a context compaction inside one turn (measured 2026-12-07):
+/// the fake model refuses the request after a tool call as too long;
+/// Claude Code 2.1.332 compacts at once (a summary over 10 s) and sends it
+/// again: one done, after the turn's answer, and no error.
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_claude_compaction_in_turn_hooks() {
+    assert_cell(Agent::Claude, Scenario::CompactionInTurn, Channel::Hooks);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_claude_compaction_in_turn_native() {
+    assert_cell(Agent::Claude, Scenario::CompactionInTurn, Channel::Native);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_claude_compaction_in_turn_both() {
+    assert_cell(Agent::Claude, Scenario::CompactionInTurn, Channel::Both);
+}
+
+#[test]
+#[ignore = "needs the real agents (TERMIC_REAL_AGENTS)"]
+fn cell_claude_compaction_in_turn_neither() {
+    assert_cell(Agent::Claude, Scenario::CompactionInTurn, Channel::Neither);
 }
 
 /// Issue 35: `/clear` between two turns (a new session id in the same
