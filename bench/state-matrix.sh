@@ -1,7 +1,8 @@
 #!/bin/sh
 # The state-truth matrix (issue 12 item 8): real agents as termic tasks by
 # scenario (plain, permission, question, escape, tool calls, API error, and
-# Claude's background, subagent, plan, questions, compaction, clear, resume,
+# Claude's background, subagent, plan, questions, compaction (between turns
+# and inside one), clear, resume,
 # usage-limit) and channel (hooks, native, both, neither), then the simulated agy and grok
 # 1.0.5 (termic-sim) by the same scenarios, all scored on termic's event log
 # (crates/termic/tests/matrix_score). Writes the table to OUT (default
