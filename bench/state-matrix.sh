@@ -43,5 +43,13 @@ mkdir -p "$(dirname "$out")"
   echo "| agent | scenario | channel | transitions | false dones | missed needs-you | signal to badge (ms) |"
   echo "|---|---|---|---|---|---|---|"
   grep -E '^\| [a-z]' "$log" | grep -v '^| agent |'
+  # What a cell found wrong beyond its counts (a state the agent did not
+  # reach, a session id that did not follow `/clear`), under its row.
+  if grep -q '^  wrong: ' "$log"; then
+    echo
+    echo "Found wrong:"
+    grep -E '^\| [a-z]|^  wrong: ' "$log" | grep -v '^| agent |' |
+      awk '/^\|/ { row = $0; next } { print "- " row; print "  " $0 }'
+  fi
 } >"$out"
 echo "wrote $out" >&2
