@@ -63,15 +63,14 @@ fn compaction(body: &Value) -> Compaction {
     let last_user = body["messages"]
         .as_array()
         .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"));
-    let texts = last_user
-        .and_then(|m| m["content"].as_array())
-        .into_iter()
-        .flatten()
-        .filter(|b| b["type"] == "text")
-        .filter_map(|b| b["text"].as_str());
     let asked = match last_user.map(|m| &m["content"]) {
         Some(Value::String(text)) => text.starts_with(COMPACTION_PROMPT),
-        _ => texts.into_iter().any(|t| t.starts_with(COMPACTION_PROMPT)),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter(|b| b["type"] == "text")
+            .filter_map(|b| b["text"].as_str())
+            .any(|t| t.starts_with(COMPACTION_PROMPT)),
+        _ => false,
     };
     Compaction {
         asked,
@@ -147,6 +146,44 @@ pub fn render(answer: &Answer, model: &str, id: u64) -> Vec<Frame> {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    /// Claude Code 2.1.332's compaction inside a turn, as measured
+    /// 2026-12-07: its prompt beside the last tool result; then the turn
+    /// sent on from the summary.
+    #[test]
+    fn a_compaction_is_seen_beside_a_tool_result_and_its_summary_after_it() {
+        let asking = json!({"tools": [{"name": "Read", "input_schema": {}}], "messages": [
+            {"role": "user", "content": "[earlier conversation truncated for compaction retry]"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "1 A file"},
+                {"type": "text", "text": format!("{COMPACTION_PROMPT} Do NOT call any tools.")},
+            ]},
+        ]});
+        let turn = analyze(&asking);
+        assert_eq!(turn.tool_calls_made, 1);
+        assert_eq!(
+            turn.compaction,
+            Compaction {
+                asked: true,
+                summarized: false
+            }
+        );
+        let after = json!({"tools": [{"name": "Read", "input_schema": {}}], "messages": [
+            {"role": "user", "content": [{"type": "text", "text": format!(
+                "This session is being continued. <summary> {SUMMARY_MARK} it was read. </summary>"
+            )}]},
+        ]});
+        assert_eq!(
+            analyze(&after).compaction,
+            Compaction {
+                asked: false,
+                summarized: true
+            }
+        );
+        let plain = json!({"messages": [{"role": "user", "content": "say hello"}]});
+        assert_eq!(analyze(&plain).compaction, Compaction::default());
+    }
 
     #[test]
     fn the_prompt_is_the_last_user_message_even_when_system_entries_follow() {
