@@ -692,45 +692,44 @@ fn event_log_and_record_apply_to_the_tasks_their_client_starts_and_no_other() {
     let cast = std::fs::read_to_string(&files[0]).unwrap();
     assert!(cast.contains("REC-MARK") && !cast.contains("NOT-RECORDED"));
 
-    // A log that cannot be opened is refused with the reason, and nothing
+    // A log or a recording directory that cannot be opened is refused with
+    // the reason, which names its cause once, though the error quotes it
+    // and keeps it as its source (printed twice until 2026-12-07); nothing
     // starts.
     let tasks = s.ls().len();
-    let out = s.termic(&[
-        "--event-log",
-        "/nonexistent-dir/x.jsonl",
-        "run",
-        "--detach",
-        "--name",
-        "bad",
-        "--",
-        "sh",
-        "-c",
-        "sleep 30",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = text(&out.stderr);
-    assert!(
-        err.contains("cannot append to the event log /nonexistent-dir/x.jsonl"),
-        "{err}"
+    let refused = |args: &[&str], what: &str| {
+        let out = s.termic(args);
+        assert_eq!(out.status.code(), Some(1));
+        let err = text(&out.stderr);
+        assert!(err.contains(what), "{err}");
+        assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+    };
+    refused(
+        &[
+            "--event-log",
+            "/nonexistent-dir/x.jsonl",
+            "run",
+            "--detach",
+            "--name",
+            "bad",
+            "--",
+            "sh",
+            "-c",
+            "sleep 30",
+        ],
+        "cannot append to the event log /nonexistent-dir/x.jsonl",
     );
-    // The cause once, though the error quotes it and keeps it as its
-    // source (it was printed twice until 2026-12-07).
-    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
-    let out = s.termic(&[
-        "run",
-        "--detach",
-        "--record",
-        "/proc/no-such-dir",
-        "--",
-        "true",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = text(&out.stderr);
-    assert!(
-        err.contains("cannot record into /proc/no-such-dir"),
-        "{err}"
+    refused(
+        &[
+            "run",
+            "--detach",
+            "--record",
+            "/proc/no-such-dir",
+            "--",
+            "true",
+        ],
+        "cannot record into /proc/no-such-dir",
     );
-    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
     assert_eq!(s.ls().len(), tasks, "no task started");
 }
 
