@@ -340,6 +340,9 @@ fn python3_waiting_at_its_prompt_in_a_shell_is_idle_and_a_resize_does_not_wake_i
 /// read first, as work; CI of 2026-12-07.)
 #[test]
 fn a_redraw_at_once_after_each_of_many_resizes_is_never_work() {
+    if !crate::requires::program("python3", "python3") {
+        return;
+    }
     const REDRAW_ON_SIGWINCH: &str = "import os, signal\n\
         signal.signal(signal.SIGWINCH, lambda *_: os.write(1, b'\\r\\x1b[Kredrawn> '))\n\
         os.write(1, b'ready> ')\n\
