@@ -780,10 +780,9 @@ impl App {
         let area = self.task_area(other);
         if remote_pane::is_remote(other) {
             let remote = self.remote_panes.get(other)?;
-            let screen = lock(&remote.screen);
-            let mut snapshot = PaneSnapshot::capture(screen.parser.as_ref()?.screen(), area, false);
-            snapshot.wants_mouse = false;
-            return Some(snapshot);
+            let wall = self.clock.wall_ms();
+            let offset = attach::utc_offset_secs(wall);
+            return Some(remote_pane::unfocused_snapshot(remote, area, offset));
         }
         self.runtime.with_screen(TaskId(other), |screen| {
             PaneSnapshot::capture(screen, area, false)

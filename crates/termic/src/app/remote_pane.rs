@@ -269,6 +269,29 @@ impl RemotePane {
     }
 }
 
+/// What the half of a split that shows `pane` without the focus draws in
+/// `area`: the remote screen as last seen (nothing before the link
+/// brought it) and, while the link is not live, what it is doing on the
+/// half's last row. The focused half says that on the status line; this
+/// one would otherwise show a stale screen as if it were live
+/// (2026-12-07).
+pub fn unfocused_snapshot(
+    pane: &RemotePane,
+    area: ratatui::layout::Rect,
+    utc_offset_secs: i64,
+) -> crate::ui::pane::PaneSnapshot {
+    use crate::ui::pane::PaneSnapshot;
+    let mut snapshot = match termic_runtime::lock(&pane.screen).parser.as_ref() {
+        Some(parser) => PaneSnapshot::capture(parser.screen(), area, false),
+        None => PaneSnapshot::blank(area),
+    };
+    snapshot.wants_mouse = false;
+    if let Some(status) = pane.status(utc_offset_secs) {
+        snapshot.banner(&status);
+    }
+    snapshot
+}
+
 /// Opens a remote task's pane: host name, task number, pane size.
 pub type PaneOpener = Arc<dyn Fn(&str, u64, (u16, u16)) -> Option<RemotePane> + Send + Sync>;
 
@@ -627,6 +650,45 @@ mod tests {
         assert!(!is_remote(7) && is_remote(REMOTE) && is_remote(REMOTE_2));
         panes.set(7, Some(pane("far", 3, &ended)));
         assert_eq!((count(), panes.len()), (4, 0));
+    }
+
+    #[test]
+    fn an_unfocused_half_says_when_its_link_is_not_live() {
+        let ended = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let pane = pane("far", 1, &ended);
+        let area = ratatui::layout::Rect::new(0, 0, 50, 3);
+        let rows = |s: &crate::ui::pane::PaneSnapshot| -> Vec<String> {
+            (0..3)
+                .map(|y| {
+                    let row: String = (0..50).map(|x| s.buffer[(x, y)].symbol()).collect();
+                    row.trim_end().to_owned()
+                })
+                .collect()
+        };
+        // Before the link brought a screen: blank, and connecting.
+        let s = unfocused_snapshot(&pane, area, 0);
+        assert_eq!(rows(&s), ["", "", "far: connecting"]);
+        // Live: the screen alone.
+        {
+            let mut screen = termic_runtime::lock(&pane.screen);
+            screen.connected();
+            screen.sized(Size { cols: 50, rows: 3 });
+            screen.output(b"far got it");
+        }
+        let s = unfocused_snapshot(&pane, area, 0);
+        assert_eq!(rows(&s), ["far got it", "", ""]);
+        assert!(!s.wants_mouse && s.cursor.is_none());
+        // Down: the last screen stays, and the half says so.
+        termic_runtime::lock(&pane.screen).down(3_600_000, "ssh ended".into());
+        let s = unfocused_snapshot(&pane, area, 0);
+        assert_eq!(
+            rows(&s),
+            [
+                "far got it",
+                "",
+                "far: disconnected since 01:00, reconnecting"
+            ]
+        );
     }
 
     #[test]

@@ -229,9 +229,6 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
             path.display()
         );
     }
-    // Its tasks whose records are still here were lost: the first client
-    // hears which, once (they move to lost/).
-    let lost = claim_lost(&paths.data_dir);
     // Snapshot refs of tasks no record names any more (closed by a server
     // that was killed before it deleted them): deleted in the background,
     // only those taken before this start.
@@ -261,10 +258,6 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
     if let Some(notice) = &swept {
         errln!("termic server: {notice}");
     }
-    let startup_notice = match (lost, swept) {
-        (Some(lost), Some(swept)) => Some(format!("{lost}\n{swept}")),
-        (lost, swept) => lost.or(swept),
-    };
 
     let services = WorkspaceServices::new(paths.clone(), PathBuf::from("/"), Default::default())?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock::new());
@@ -311,7 +304,7 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
         push,
         missed_notice: Mutex::new(None),
         shortage_reports: Mutex::new(limits::RateLimit::new(limits::REPORT_EVERY)),
-        startup_notice: Mutex::new(startup_notice),
+        startup_notice: Mutex::new(None),
         clients: Mutex::new(Vec::new()),
         stop: stop::Stop::new().context("cannot make the server's stop pipe")?,
         hosts: host_feeds::HostFeeds::new(Arc::clone(&clock)),
@@ -336,6 +329,16 @@ pub fn serve(paths: TermicPaths) -> Result<u8> {
         .with_context(|| format!("cannot listen on {}", server_paths.socket.display()))?;
     std::fs::set_permissions(&server_paths.socket, std::fs::Permissions::from_mode(0o600))
         .with_context(|| format!("cannot chmod 600 {}", server_paths.socket.display()))?;
+    // Its tasks whose records are still here were lost: the first client
+    // welcomed hears which, once (they move to lost/). Claimed only once
+    // this start can serve: a start refused (at the process limit, say)
+    // leaves them for the next, whose first client is told (2026-12-07).
+    // A client that connects meanwhile waits in the listen queue.
+    let lost = claim_lost(&server.paths.data_dir);
+    *lock(&server.startup_notice) = match (lost, swept) {
+        (Some(lost), Some(swept)) => Some(format!("{lost}\n{swept}")),
+        (lost, swept) => lost.or(swept),
+    };
     errln!(
         "termic server {} (pid {}) listening on {}",
         env!("CARGO_PKG_VERSION"),

@@ -110,6 +110,37 @@ impl PaneSnapshot {
         }
     }
 
+    /// A pane with nothing drawn yet (a remote task whose link has not
+    /// brought its screen).
+    pub fn blank(pane: Rect) -> Self {
+        PaneSnapshot {
+            buffer: Buffer::empty(pane),
+            cursor: None,
+            wants_mouse: false,
+        }
+    }
+
+    /// Writes `text` over the snapshot's last row, reversed and cut to the
+    /// width: what an unfocused half says of itself (its remote link), as
+    /// the status line does for the focused one.
+    pub fn banner(&mut self, text: &str) {
+        let area = self.buffer.area;
+        if area.is_empty() {
+            return;
+        }
+        let y = area.bottom() - 1;
+        let style = Style::new().add_modifier(Modifier::REVERSED);
+        for x in area.left()..area.right() {
+            self.buffer[(x, y)].reset();
+            self.buffer[(x, y)].set_style(style);
+        }
+        self.buffer
+            .set_stringn(area.x, y, text, usize::from(area.width), style);
+        if self.cursor.is_some_and(|c| c.y == y) {
+            self.cursor = None;
+        }
+    }
+
     /// Highlights copy mode's cells: search matches, the selection and its
     /// cursor (pane-relative rows and columns).
     pub fn mark(&mut self, marks: &[crate::app::copy_mode::Mark]) {
@@ -275,6 +306,31 @@ mod tests {
         assert_eq!(text_lines(&t), vec!["row0".to_string(), "row1".to_string()]);
         // the cursor in view already: the top left part, as it is
         assert_eq!(view_offset(screen(4, 8, b"ab").screen(), pane), (0, 0));
+    }
+
+    #[test]
+    fn a_banner_takes_the_last_row_reversed_and_cut_to_the_width() {
+        let parser = screen(3, 10, b"top\r\nmiddle\r\nbottom-row");
+        let pane = Rect::new(2, 1, 8, 3);
+        let mut snapshot = PaneSnapshot::capture(parser.screen(), pane, false);
+        snapshot.banner("far: disconnected since 01:00");
+        let row = |y: u16| -> String {
+            (pane.left()..pane.right())
+                .map(|x| snapshot.buffer[(x, y)].symbol())
+                .collect()
+        };
+        assert_eq!(row(1), "top     ");
+        assert_eq!(row(2), "middle  ");
+        assert_eq!(row(3), "far: dis");
+        assert!((pane.left()..pane.right()).all(|x| snapshot.buffer[(x, 3)]
+            .modifier
+            .contains(Modifier::REVERSED)));
+        // A short text: the rest of the row is blank, reversed too.
+        let mut blank = PaneSnapshot::blank(pane);
+        blank.banner("far");
+        assert_eq!(blank.buffer[(5, 3)].symbol(), " ");
+        assert!(blank.buffer[(9, 3)].modifier.contains(Modifier::REVERSED));
+        assert_eq!(blank.buffer[(2, 1)].symbol(), " ");
     }
 
     #[test]

@@ -15,8 +15,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use real_agents_support::{
-    assert_grok_released, assert_honest_turn, assert_no_termic_file, assert_released_to_working,
-    begin, escape_turn, permission_turn, snapshot, Driven, Setup, QWEN_INPUT_BOX, SEC,
+    assert_grok_released, assert_honest_turn, assert_honest_turn_per_frame, assert_no_termic_file,
+    assert_released_to_working, begin, escape_turn, permission_turn, snapshot, Driven, Setup,
+    QWEN_INPUT_BOX, SEC,
 };
 use termic_fakemodel::agents::{base_env, Agent};
 use termic_fakemodel::drive::{scratch_dir, serve_scenario};
@@ -871,7 +872,7 @@ fn real_binary_claude_native_status_without_hooks() {
     let fx = Fixture::new(&cache, Agent::Claude, ScenarioName::Write, setup);
     let termic = fx.run();
     let (t0, states) = permission_turn(&termic, b"\r");
-    assert_honest_turn(&states);
+    assert_honest_turn_per_frame(&states);
     termic.assert_needs_you_from(t0, "native_blocked", Some("permission"));
     assert!(termic.quit(), "termic quit");
 }

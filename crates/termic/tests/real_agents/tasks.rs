@@ -94,7 +94,7 @@ fn real_termic_claude_native_status_without_hooks_gives_needs_you_then_one_done(
     };
     let task = TermicTask::start(&cache, Agent::Claude, ScenarioName::Write, setup);
     let (t0, states) = permission_turn(&task, b"\r");
-    assert_honest_turn(&states);
+    assert_honest_turn_per_frame(&states);
     assert_released_to_working(&states);
     task.assert_needs_you_from(t0, "native_blocked", Some("permission"));
     assert_eq!(task.first("done", t0).rule, "native_done");

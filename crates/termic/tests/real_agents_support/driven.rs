@@ -212,14 +212,27 @@ pub fn assert_grok_released(lines: &[Line], since: u64) {
 
 /// Working, needs you (no done before it), then done exactly once.
 pub fn assert_honest_turn(states: &[String]) {
+    honest_turn(states, &["working"]);
+}
+
+/// [`assert_honest_turn`] for Claude Code's native status alone, which it
+/// sends with its frames: a state that lasts less than a frame is never
+/// sent, so on a loaded machine (two agents at once) the turn's first
+/// report can be its `blocked`, and the badge goes from idle straight to
+/// needs you (docs/gotchas.md, "Claude Code sends its status with its
+/// frames"). True either way; a done before the needs you never is.
+pub fn assert_honest_turn_per_frame(states: &[String]) {
+    honest_turn(states, &["working", "needs_you"]);
+}
+
+fn honest_turn(states: &[String], first: &[&str]) {
     let needs = states
         .iter()
         .position(|s| s == "needs_you")
         .expect("needs_you");
-    assert_eq!(
-        states.first().map(String::as_str),
-        Some("working"),
-        "{states:?}"
+    assert!(
+        states.first().is_some_and(|s| first.contains(&s.as_str())),
+        "the turn opened with none of {first:?}: {states:?}"
     );
     assert!(
         !states[..needs].iter().any(|s| s == "done"),
