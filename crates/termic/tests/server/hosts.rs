@@ -2028,7 +2028,8 @@ fn a_remote_task_splits_beside_a_local_one_and_its_details_name_command_branch_c
 
     // Two far tasks side by side: the local half focused, then far's
     // second task (the previous place, wrapping) takes that half.
-    let ssh_one = ssh_of(&f).len();
+    let ssh_before = ssh_of(&f);
+    let ssh_one = ssh_before.len();
     a.prefix(b"p");
     a.prefix(b"p");
     shown(
@@ -2052,6 +2053,30 @@ fn a_remote_task_splits_beside_a_local_one_and_its_details_name_command_branch_c
     let (first, second) = (got("repo").unwrap(), got("other").unwrap());
     assert!(!first.contains("two-b"), "{first}");
     assert!(!second.contains("two-a"), "{second}");
+    // The half without the focus loses its link: it says so on its last
+    // row (the focused half's status line says nothing), and comes back
+    // by itself (the first retry is a second away, 2026-12-07).
+    let second_link: Vec<i32> = ssh_of(&f)
+        .into_iter()
+        .filter(|p| !ssh_before.contains(p))
+        .collect();
+    assert_eq!(second_link.len(), 1, "{second_link:?}");
+    // SAFETY: a signal to an ssh this test's server started.
+    unsafe {
+        libc::kill(second_link[0], libc::SIGKILL);
+    }
+    a.wait_for("the unfocused half says its link is down", |s| {
+        s.contains("far: disconnected since") && s.contains("far got two-a")
+    });
+    a.wait_within(
+        "the unfocused half reconnected",
+        Duration::from_secs(10),
+        |s| {
+            s.contains("far got two-b")
+                && !s.contains("far: disconnected")
+                && !s.contains("far: connecting")
+        },
+    );
     // Each far PTY has its half's size: the remote half's before, and
     // the local half's before.
     let far_size = |g: &str, line: &str| -> (u16, u16) {
