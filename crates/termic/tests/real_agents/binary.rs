@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use real_agents_support::{
     assert_grok_released, assert_honest_turn, assert_honest_turn_per_frame, assert_no_termic_file,
-    assert_released_to_working, begin, escape_turn, permission_turn, snapshot, Driven, Setup,
-    QWEN_INPUT_BOX, SEC,
+    assert_released_to_working, begin, escape_turn, permission_turn, read_lines, snapshot, Driven,
+    Setup, QWEN_INPUT_BOX, SEC,
 };
 use termic_fakemodel::agents::{base_env, Agent};
 use termic_fakemodel::drive::{scratch_dir, serve_scenario};
@@ -226,7 +226,7 @@ impl Fixture {
                 screen_of(&pty)
             );
         }
-        pty.wait_quiet(Duration::from_millis(2500), 15 * SEC);
+        wait_pane_steady(&pty, Duration::from_millis(2500), 15 * SEC);
         TermicProcess {
             fx: self,
             agent,
@@ -321,6 +321,10 @@ impl Driven for TermicProcess<'_> {
         let t = now_ms() as u64;
         self.pty().send(bytes).unwrap();
         t
+    }
+
+    fn prompt(&self, text: &str) -> u64 {
+        submit(self.fx, &mut self.pty(), text)
     }
 
     fn dump(&self) {
@@ -1083,7 +1087,7 @@ fn attach_task(fx: &Fixture, focus: Option<&str>, reap_home: bool) -> PtySession
             screen_of(&pty)
         );
     }
-    pty.wait_quiet(Duration::from_millis(2500), 15 * SEC);
+    wait_pane_steady(&pty, Duration::from_millis(2500), 15 * SEC);
     pty
 }
 
@@ -1107,6 +1111,38 @@ fn wait_on_screen(pty: &PtySession, markers: &[&[u8]], timeout: Duration) -> boo
         pty.wait_for(b"\x1b", seen, Duration::from_millis(200));
     }
 }
+
+/// Waits until the agent's pane held still for `quiet` (or `timeout`):
+/// termic's screen right of its sidebar, above its status line. The whole
+/// output never goes quiet: the sidebar's clock ("idle 12s") ticks every
+/// second, so a wait for quiet output always ran to its timeout.
+fn wait_pane_steady(pty: &PtySession, quiet: Duration, timeout: Duration) {
+    let size = |n| std::num::NonZeroU16::new(n).expect("a size");
+    let mut parser = vt100::Parser::new(size(45), size(160), 0);
+    let (mut read, mut last, mut since) = (0, String::new(), Instant::now());
+    let deadline = Instant::now() + timeout;
+    while Instant::now() < deadline {
+        let out = pty.output();
+        parser.process(&out[read..]);
+        read = out.len();
+        let pane: String = parser
+            .screen()
+            .rows(SIDEBAR_COLS, 160 - SIDEBAR_COLS)
+            .take(44)
+            .collect::<Vec<_>>()
+            .join("\n");
+        if pane != last {
+            (last, since) = (pane, Instant::now());
+        } else if since.elapsed() >= quiet {
+            return;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+    eprintln!("the agent's pane did not hold still for {quiet:?} within {timeout:?}:\n{last}");
+}
+
+/// termic's sidebar at 160 columns (a quarter, at most 30), and its border.
+const SIDEBAR_COLS: u16 = 31;
 
 /// What a 160x45 terminal shows after `pty`'s output so far (a failure's
 /// message, and what [`wait_on_screen`] reads).
@@ -1138,13 +1174,15 @@ fn restored_in_its_own_conversation(
     let fx = Fixture::new(&cache, agent, ScenarioName::Plain, setup);
     run_detached(&fx, "talk", agent.name());
     let mut pty = attach_agent(&fx);
-    pty.send(b"remember the word PELICAN-41").unwrap();
-    thread::sleep(Duration::from_millis(400)); // typed, then Enter (a paste-burst guard)
-    pty.send(b"\r").unwrap();
+    submit(&fx, &mut pty, "remember the word PELICAN-41");
     let first = fx
         .server
         .wait_for(60 * SEC, |r| r.last_user.contains("PELICAN-41"));
-    assert!(first.is_some(), "the first turn never reached the model");
+    assert!(
+        first.is_some(),
+        "the first turn never reached the model; termic showed:\n{}",
+        screen_of(&pty)
+    );
     // The turn ends (and, with hooks that carry it, the conversation id
     // reaches the task's record).
     let deadline = Instant::now() + 60 * SEC;
@@ -1190,17 +1228,10 @@ fn restored_in_its_own_conversation(
     assert_eq!(talk["session"].as_str(), session.as_deref(), "{restored}");
     assert_eq!(talk["row"]["id"], 1, "{restored}");
     let mut pty = attach_agent(&fx);
-    pty.send(b"what was the word").unwrap();
     // In the agent's prompt box, not eaten by a dialog (Copilot's "Session
-    // in use" takes no text and answers the Enter).
-    if !wait_on_screen(&pty, &[b"what was the word"], 30 * SEC) {
-        panic!(
-            "the typed text never showed; termic attach showed:\n{}",
-            screen_of(&pty)
-        );
-    }
-    thread::sleep(Duration::from_millis(400)); // typed, then Enter (a paste-burst guard)
-    pty.send(b"\r").unwrap();
+    // in use" takes no text and answers the Enter): `submit` panics when
+    // the text never shows.
+    submit(&fx, &mut pty, "what was the word");
     let second = fx
         .server
         .wait_for(60 * SEC, |r| r.last_user.contains("what was the word"));
@@ -1384,12 +1415,46 @@ fn kill_9_the_server(fx: &Fixture) {
     }
 }
 
+/// Types `text` on termic's `pty` as a person does: the text shows in the
+/// agent's input box (a panic if it never does, with the screen), 400 ms
+/// later Enter (typed keys and an Enter that reach the agent together
+/// are a paste to Codex CLI and Gemini CLI: the Enter becomes a newline).
+/// When in 10 s no request carries the text and no state moved, Enter once
+/// more, as a person who sees the prompt still in its box would: Codex CLI
+/// just after start-up and Gemini CLI under load kept a shown prompt
+/// after its Enter (docs/gotchas.md, "A prompt left in its input box").
+/// Returns the unix ms of the first Enter.
+fn submit(fx: &Fixture, pty: &mut PtySession, text: &str) -> u64 {
+    pty.send(text.as_bytes()).unwrap();
+    if !wait_on_screen(pty, &[text.as_bytes()], 30 * SEC) {
+        panic!(
+            "the typed {text:?} never showed; termic showed:\n{}",
+            screen_of(pty)
+        );
+    }
+    thread::sleep(Duration::from_millis(400));
+    let enter = now_ms() as u64;
+    pty.send(b"\r").unwrap();
+    let taken = fx
+        .server
+        .wait_for(10 * SEC, |r| r.ts_ms >= enter && r.last_user.contains(text))
+        .is_some();
+    let moved = read_lines(&fx.log).iter().any(|l| l.ts >= enter);
+    if !taken && !moved {
+        eprintln!(
+            "{}: {text:?} still unsent 10 s after its Enter; Enter again. termic showed:\n{}",
+            fx.agent.name(),
+            screen_of(pty)
+        );
+        pty.send(b"\r").unwrap();
+    }
+    enter
+}
+
 /// Types `text` into the attached task, then Enter, and waits for the
 /// fake model to receive it; returns that request.
 fn turn(fx: &Fixture, pty: &mut PtySession, text: &str) -> termic_fakemodel::log::LogEntry {
-    pty.send(text.as_bytes()).unwrap();
-    thread::sleep(Duration::from_millis(400)); // typed, then Enter (a paste-burst guard)
-    pty.send(b"\r").unwrap();
+    submit(fx, pty, text);
     fx.server
         .wait_for(60 * SEC, |r| r.last_user.contains(text))
         .unwrap_or_else(|| {
