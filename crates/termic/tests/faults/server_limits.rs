@@ -752,8 +752,6 @@ fn listening_pid(f: &Fixture) -> Option<i32> {
     line.rsplit("(pid ").next()?.split(')').next()?.parse().ok()
 }
 
-/// Threads and processes of `uid` now, as the kernel counts them against
-/// RLIMIT_NPROC.
 /// [`tasks_of_user`] once it held for 300 ms (processes that were ending
 /// have ended), waited for up to 10 s.
 fn settled_tasks_of_user(uid: u32) -> u64 {
@@ -769,6 +767,8 @@ fn settled_tasks_of_user(uid: u32) -> u64 {
     }
 }
 
+/// Threads and processes of `uid` now, as the kernel counts them against
+/// RLIMIT_NPROC.
 fn tasks_of_user(uid: u32) -> u64 {
     let mut count = 0;
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {

@@ -214,8 +214,8 @@ impl Fixture {
         let (agent, marker) = (self.agent, ready_marker(self.agent));
         let cmd = self.termic_command(&["run", agent.name(), "--event-log", &log]);
         let options = PtyOptions {
-            cols: 160,
-            rows: 45,
+            cols: COLS,
+            rows: ROWS,
             ..PtyOptions::default()
         };
         let pty = PtySession::spawn(cmd, options, Some(&self.home)).unwrap();
@@ -829,12 +829,11 @@ fn real_binary_opencode_permission_answered_with_termic_answer() {
 /// the task's colours), then the row's own background; empty when not
 /// shown.
 fn options_shades(pty: &PtySession) -> Vec<(String, vt100::Color)> {
-    let size = |n| std::num::NonZeroU16::new(n).expect("a size");
-    let mut parser = vt100::Parser::new(size(45), size(160), 0);
+    let mut parser = termic_screen();
     parser.process(&pty.output());
     let screen = parser.screen();
     let mut out = Vec::new();
-    for (row, text) in screen.rows(0, 160).enumerate() {
+    for (row, text) in screen.rows(0, COLS).enumerate() {
         if !text.contains("Allow once") || !text.contains("Reject") {
             continue;
         }
@@ -1073,8 +1072,8 @@ fn attach_task(fx: &Fixture, focus: Option<&str>, reap_home: bool) -> PtySession
     args.extend(focus);
     let cmd = fx.termic_command(&args);
     let options = PtyOptions {
-        cols: 160,
-        rows: 45,
+        cols: COLS,
+        rows: ROWS,
         ..PtyOptions::default()
     };
     let pty = PtySession::spawn(cmd, options, reap_home.then_some(fx.home.as_path())).unwrap();
@@ -1117,8 +1116,7 @@ fn wait_on_screen(pty: &PtySession, markers: &[&[u8]], timeout: Duration) -> boo
 /// output never goes quiet: the sidebar's clock ("idle 12s") ticks every
 /// second, so a wait for quiet output always ran to its timeout.
 fn wait_pane_steady(pty: &PtySession, quiet: Duration, timeout: Duration) {
-    let size = |n| std::num::NonZeroU16::new(n).expect("a size");
-    let mut parser = vt100::Parser::new(size(45), size(160), 0);
+    let mut parser = termic_screen();
     let (mut read, mut last, mut since) = (0, String::new(), Instant::now());
     let deadline = Instant::now() + timeout;
     while Instant::now() < deadline {
@@ -1127,8 +1125,8 @@ fn wait_pane_steady(pty: &PtySession, quiet: Duration, timeout: Duration) {
         read = out.len();
         let pane: String = parser
             .screen()
-            .rows(SIDEBAR_COLS, 160 - SIDEBAR_COLS)
-            .take(44)
+            .rows(SIDEBAR_COLS, COLS - SIDEBAR_COLS)
+            .take(usize::from(ROWS) - 1)
             .collect::<Vec<_>>()
             .join("\n");
         if pane != last {
@@ -1141,14 +1139,24 @@ fn wait_pane_steady(pty: &PtySession, quiet: Duration, timeout: Duration) {
     eprintln!("the agent's pane did not hold still for {quiet:?} within {timeout:?}:\n{last}");
 }
 
-/// termic's sidebar at 160 columns (a quarter, at most 30), and its border.
-const SIDEBAR_COLS: u16 = 31;
+/// The size of the terminal termic runs in, in these tests.
+const COLS: u16 = 160;
+const ROWS: u16 = 45;
+
+/// termic's sidebar at [`COLS`] (a quarter, at most its full width), and
+/// its border.
+const SIDEBAR_COLS: u16 = termic::ui::layout::SIDEBAR_WIDTH + 1;
+
+/// A terminal of termic's size in these tests, to feed its output to.
+fn termic_screen() -> vt100::Parser {
+    let size = |n| std::num::NonZeroU16::new(n).expect("a size");
+    vt100::Parser::new(size(ROWS), size(COLS), 0)
+}
 
 /// What a 160x45 terminal shows after `pty`'s output so far (a failure's
 /// message, and what [`wait_on_screen`] reads).
 fn screen_of(pty: &PtySession) -> String {
-    let size = |n| std::num::NonZeroU16::new(n).expect("a size");
-    let mut parser = vt100::Parser::new(size(45), size(160), 0);
+    let mut parser = termic_screen();
     parser.process(&pty.output());
     parser.screen().contents()
 }
@@ -1422,7 +1430,8 @@ fn kill_9_the_server(fx: &Fixture) {
 /// When in 10 s no request carries the text and no state moved, Enter once
 /// more, as a person who sees the prompt still in its box would: Codex CLI
 /// just after start-up and Gemini CLI under load kept a shown prompt
-/// after its Enter (docs/gotchas.md, "A prompt left in its input box").
+/// after its Enter (docs/gotchas.md, "termic's own screen is never quiet,
+/// and a prompt left in its input box").
 /// Returns the unix ms of the first Enter.
 fn submit(fx: &Fixture, pty: &mut PtySession, text: &str) -> u64 {
     pty.send(text.as_bytes()).unwrap();
